@@ -1,0 +1,25 @@
+import type { CreateSessionOptions, DomainList, Message, MessageSummary, Session } from '../core/types';
+
+/** How POST parameters travel. The public service reads forms, so that is the default. */
+export type PostEncoding = 'form' | 'json' | 'query';
+
+export interface ApiOptions {
+  /** Base URL of the service, e.g. http://127.0.0.1:8025/ (a path prefix is kept). */
+  baseUrl: string;
+  postEncoding?: PostEncoding;
+  /** Per-request timeout in ms (default 10 000). */
+  timeoutMs?: number;
+  /** Retries for GETs on network errors and 5xx (default 2). create-session is never retried blindly. */
+  retries?: number;
+  /** The service's zone for wire times without one, in minutes east of UTC (default 0). */
+  serverOffsetMinutes?: number;
+}
+
+/** The whole client: one got instance behind these calls. All results are terminal-safe project types. */
+export interface TempMailApi {
+  listDomains(): Promise<DomainList>;
+  createSession(options?: CreateSessionOptions): Promise<Session>;
+  checkMail(token: string): Promise<MessageSummary[]>;
+  readMail(token: string, id: number): Promise<Message>;
+  deleteMail(token: string, id: number): Promise<void>;
+}

@@ -1,0 +1,79 @@
+/**
+ * The one terminal-safe boundary. Every string that comes from the service or from a message passes
+ * through here before it enters the app's state, and again after any decoding step that can produce
+ * control characters (HTML entities, MIME encoded-words, quoted-printable). What comes out can be
+ * written to a terminal verbatim: it holds no C0 control but `\n` (and, multi-line, spaces from tabs),
+ * no DEL, no C1 control, no escape sequence of any kind and no bidi override or isolate.
+ */
+
+export interface SafeTextOptions {
+  /** Keep line breaks (message bodies). Single-line fields (subject, names) fold them to spaces. */
+  multiline?: boolean;
+  /** Cut the result to this many UTF-16 code units, ending with an ellipsis. */
+  maxLength?: number;
+}
+
+// Whole sequences go first, so that their payloads (a title, a clipboard blob, a DCS query) vanish
+// with them rather than being left as stray text. Introducers are 7-bit (ESC x) or their C1 twins.
+// String sequences end at ST (ESC \ or U+009C) or BEL; an unterminated one loses only its introducer
+// below, so a truncated attack cannot swallow the rest of a message.
+const STRING_SEQUENCE = /(?:\x1b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\x07\x1b\u009c]*(?:\x07|\x1b\\|\u009c)/g;
+// CSI: parameters, intermediates, one final byte.
+const CSI_SEQUENCE = /(?:\x1b\[|\u009b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?/g;
+// Any other escape: ESC, optional intermediates, one final byte (ESC c, ESC ( B, ESC 7, ESC #8 ...).
+const OTHER_ESCAPE = /\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
+// What is left of controls after the sequences are gone: C0 but \n and \t, DEL, C1, lone ESC.
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+// Bidi embeddings, overrides, isolates and marks: removed, so text can never be shown reordered.
+const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+// A lone UTF-16 surrogate (possible from a `\u` escape in JSON) is not text a terminal can show.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Makes `input` safe to write to a terminal. Never throws; anything that is not a string becomes "". */
+export function safeText(input: unknown, options: SafeTextOptions = {}): string {
+  if (typeof input !== 'string' || input.length === 0) return '';
+  let text = input
+    .replace(STRING_SEQUENCE, '')
+    .replace(CSI_SEQUENCE, '')
+    .replace(OTHER_ESCAPE, '')
+    // A carriage return is a line break in mail (CRLF) and an overwrite trick on a terminal:
+    // either way it must not move the cursor, so it becomes a line break.
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u2028\u2029\x0b\x0c]/g, '\n')
+    .replace(CONTROL, '')
+    .replace(BIDI, '')
+    .replace(LONE_SURROGATE, '\ufffd');
+  if (options.multiline) {
+    text = expandTabs(text);
+  } else {
+    text = text.replace(/[\t\n]+/g, ' ');
+  }
+  if (options.maxLength !== undefined && text.length > options.maxLength) {
+    text = `${text.slice(0, Math.max(0, options.maxLength - 1))}…`;
+  }
+  return text;
+}
+
+/** Single-line shorthand for fields such as subject, sender name and address. */
+export const safeLine = (input: unknown, maxLength = 1000): string => safeText(input, { maxLength });
+
+/** Multi-line shorthand for message bodies. */
+export const safeBlock = (input: unknown): string => safeText(input, { multiline: true });
+
+/** True when `text` would pass through `safeText` unchanged apart from tabs: used by tests and asserts. */
+export function isTerminalSafe(text: string): boolean {
+  return !/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/.test(text);
+}
+
+// Terminals disagree on tab width and Ink measures a tab as zero columns; spaces lay out the same everywhere.
+function expandTabs(text: string): string {
+  if (!text.includes('\t')) return text;
+  return text
+    .split('\n')
+    .map((line) => {
+      let out = '';
+      for (const ch of line) out += ch === '\t' ? ' '.repeat(8 - (out.length % 8)) : ch;
+      return out;
+    })
+    .join('\n');
+}

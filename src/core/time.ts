@@ -1,0 +1,76 @@
+/** Times on the wire are `YYYY-MM-DD HH:MM:SS` with no zone; the reference service means UTC. */
+
+const WIRE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Parses a wire time. `offsetMinutes` is the service's zone when the string carries none
+ * (0 = UTC, the default). Returns null for anything that is not a real time.
+ */
+export function parseWireTime(value: unknown, offsetMinutes = 0): Date | null {
+  if (typeof value !== 'string') return null;
+  const m = WIRE_TIME.exec(value.trim());
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s, zone] = m;
+  let offset = offsetMinutes;
+  if (zone === 'Z') offset = 0;
+  else if (zone) {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+  }
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offset * 60_000;
+  const date = new Date(ms);
+  // Reject 2026-02-31 and friends, which Date.UTC silently rolls over.
+  if (Number.isNaN(ms) || new Date(ms + offset * 60_000).getUTCDate() !== Number(d)) return null;
+  return date;
+}
+
+/** Formats an instant as a UTC wire time. */
+export function formatWireTime(date: Date): string {
+  return date.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * Parses a zone setting: "UTC", "Z", "+02:00", "-0530", or an IANA name such as "Europe/Berlin"
+ * (resolved at `at`). Returns the offset in minutes, or null when it is not a zone.
+ */
+export function parseZoneOffset(zone: string, at: Date = new Date()): number | null {
+  const z = zone.trim();
+  if (/^(utc|gmt|z)$/i.test(z)) return 0;
+  const m = /^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(z);
+  if (m) {
+    const minutes = Number(m[2]) * 60 + Number(m[3] ?? 0);
+    return minutes > 14 * 60 ? null : (m[1] === '-' ? -1 : 1) * minutes;
+  }
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: z,
+      hourCycle: 'h23',
+      year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+    }).formatToParts(at);
+    const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+    const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+    return Math.round((local - Math.floor(at.getTime() / 1000) * 1000) / 60_000);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Seconds left until `expiresAt`, clamped to [0, maxSeconds]: a service in an unexpected zone must never
+ * make the countdown negative or absurd (a 60-minute session showing 9 hours).
+ */
+export function secondsLeft(expiresAt: Date, now: Date, maxSeconds = 7 * 24 * 3600): number {
+  const left = Math.floor((expiresAt.getTime() - now.getTime()) / 1000);
+  if (!Number.isFinite(left) || left < 0) return 0;
+  return Math.min(left, maxSeconds);
+}
+
+/** "59:07", "1:02:03", "0:00". */
+export function formatCountdown(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}

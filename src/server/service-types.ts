@@ -1,0 +1,116 @@
+/**
+ * The contract between the mail service (src/server/mail-service.ts) and the two protocol front ends
+ * (HTTP routes, SMTP intake). The front ends depend only on this; the service depends only on a Store.
+ */
+
+export type ServiceErrorCode =
+  | 'bad_request'
+  | 'invalid_token'
+  | 'not_found'
+  | 'prefix_taken'
+  | 'session_expired'
+  | 'too_large'
+  | 'rate_limited'
+  | 'storage_unavailable'
+  | 'internal';
+
+const STATUS: Record<ServiceErrorCode, number> = {
+  bad_request: 400,
+  invalid_token: 401,
+  not_found: 404,
+  prefix_taken: 409,
+  session_expired: 410,
+  too_large: 413,
+  rate_limited: 429,
+  storage_unavailable: 503,
+  internal: 500,
+};
+
+/** An error the service answers with: `{status:"error", error: code, message}` and `status` over HTTP. */
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+  readonly status: number;
+  constructor(
+    readonly code: ServiceErrorCode,
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.status = STATUS[code];
+  }
+}
+
+export interface CreateSessionInput {
+  prefix?: string;
+  domainId?: number;
+  useExtmail?: boolean;
+  extmailAuto?: boolean;
+  extmailId?: number;
+  /** Remote address, for the per-client rate limit. */
+  clientAddress: string;
+}
+
+export interface CreatedSession {
+  email: string;
+  token: string;
+  expiresAt: Date;
+}
+
+export interface AttachmentMeta {
+  id: number;
+  filename: string;
+  contentType: string;
+  size: number;
+}
+
+export interface MessageMeta {
+  id: number;
+  senderName: string;
+  senderEmail: string;
+  subject: string;
+  receivedAt: Date;
+}
+
+export interface MessageFull extends MessageMeta {
+  to: string[];
+  cc: string[];
+  text: string | null;
+  html: string | null;
+  /** Selected headers as lines, e.g. ["Date: ...", "Message-ID: ..."]. */
+  headers: Record<string, string>;
+  attachments: AttachmentMeta[];
+}
+
+/** Answer to an SMTP RCPT TO. */
+export type RecipientVerdict = 'ok' | 'unknown' | 'expired' | 'full';
+
+export interface ServiceHealth {
+  ok: boolean;
+  storage: 'ok' | 'failing';
+  /** Why storage is failing, e.g. "EROFS: read-only file system". */
+  detail?: string;
+  sessions: number;
+}
+
+export interface MailService {
+  listDomains(): { domains: { id: number; domain: string }[]; extmailAccounts: { id: number; email: string }[] };
+  createSession(input: CreateSessionInput): Promise<CreatedSession>;
+  checkMail(token: string): Promise<MessageMeta[]>;
+  readMail(token: string, id: number): Promise<MessageFull>;
+  deleteMail(token: string, id: number): Promise<void>;
+  rawMessage(token: string, id: number): Promise<Buffer>;
+  attachment(token: string, id: number, attachmentId: number): Promise<{ meta: AttachmentMeta; bytes: Buffer }>;
+
+  /** SMTP RCPT TO: may this address receive mail now? */
+  checkRecipient(address: string): Promise<RecipientVerdict>;
+  /**
+   * Stores one message for every live recipient. Resolves only when it is durably on disk
+   * (the SMTP side answers 250 after this). Rejects with ServiceError('storage_unavailable') when it can't.
+   */
+  deliver(input: { raw: Buffer; recipients: string[]; envelopeFrom?: string }): Promise<{ delivered: number }>;
+
+  health(): ServiceHealth;
+  /** Removes expired sessions and their messages; returns how many sessions went. */
+  purgeExpired(): Promise<number>;
+  close(): Promise<void>;
+}
