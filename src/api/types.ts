@@ -13,6 +13,10 @@ export interface ApiOptions {
   retries?: number;
   /** The service's zone for wire times without one, in minutes east of UTC (default 0). */
   serverOffsetMinutes?: number;
+  /** First retry delay in ms, doubled per attempt with a little jitter (default 500). */
+  retryBaseDelayMs?: number;
+  /** Answers larger than this are refused as bad_response (default 64 MiB). */
+  maxResponseBytes?: number;
 }
 
 /** The whole client: one got instance behind these calls. All results are terminal-safe project types. */

@@ -49,6 +49,8 @@ export interface Message extends MessageSummary {
   bodyText: string | null;
   bodyHtml: string | null;
   attachments: AttachmentInfo[];
+  /** Selected headers (e.g. Date, Message-ID) when the service sends them (reference-service extension). */
+  headers?: Record<string, string>;
 }
 
 export interface CreateSessionOptions {
