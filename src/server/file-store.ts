@@ -1,0 +1,379 @@
+/**
+ * The persistent Store: plain files under a data directory (no native modules), with an in-memory index
+ * loaded at open.
+ *
+ *   DATA/sessions/<sessionId>.json      one session record
+ *   DATA/messages/<sessionId>/<n>.msg   one message (see message-file.ts)
+ *   DATA/messages/<sessionId>/hwm       highest id ever handed out, written before deleting the newest
+ *
+ * Every file appears by temp-write + fsync + rename + directory fsync (durable-fs.ts), so after `kill -9`
+ * a file is either whole or absent: an acknowledged message is never lost, never half-written and never
+ * doubled. open() removes temp leftovers and message directories whose session is gone, and sets aside
+ * (renames to *.corrupt) any file that does not check out. Directories are 0700, files 0600.
+ */
+import { readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TEMP_PREFIX, mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './durable-fs';
+import { CorruptFileError, encodeMessageFile, parseBody, readMessageLayout, sectionOf, type MessageLayout } from './message-file';
+import {
+  StoreClosedError,
+  UnknownSessionError,
+  type NewMessage,
+  type Store,
+  type StoredMessage,
+  type StoredMessageMeta,
+  type StoredSession,
+} from './store';
+import { isStoredSession, metaCopy, SESSION_ID } from './file-store-records';
+
+interface SessionEntry {
+  session: StoredSession;
+  dir: string;
+  /** The message directory exists and its entry is durable. */
+  dirReady: boolean;
+  messages: Map<number, MessageLayout>;
+  lastId: number;
+  /** What the hwm file on disk says (0 when absent). */
+  hwmOnDisk: number;
+}
+
+export interface FileStoreOptions {
+  /** One line per oddity found at open (corrupt file set aside, orphan removed). */
+  log?: (line: string) => void;
+}
+
+const MESSAGE_FILE = /^(\d{1,15})\.msg$/;
+const HWM = 'hwm';
+
+/** The file-backed Store. */
+export class FileStore implements Store {
+  private readonly sessionsDir: string;
+  private readonly messagesDir: string;
+  private readonly sessions = new Map<string, SessionEntry>();
+  private readonly byToken = new Map<string, string>();
+  private readonly byAddress = new Map<string, string>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private state: 'new' | 'open' | 'closed' = 'new';
+  private readonly log: (line: string) => void;
+
+  constructor(
+    readonly dataDir: string,
+    options: FileStoreOptions = {},
+  ) {
+    this.sessionsDir = join(dataDir, 'sessions');
+    this.messagesDir = join(dataDir, 'messages');
+    this.log = options.log ?? (() => undefined);
+  }
+
+  async open(): Promise<void> {
+    if (this.state !== 'new') throw new Error('FileStore.open() called twice');
+    await mkdirDurable(this.dataDir, join(this.dataDir, '..'));
+    await mkdirDurable(this.sessionsDir, this.dataDir);
+    await mkdirDurable(this.messagesDir, this.dataDir);
+    await this.loadSessions();
+    await this.loadMessages();
+    this.state = 'open';
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    await Promise.allSettled([...this.pending]);
+  }
+
+  /** Runs a write while counting it in flight, so close() can wait for it. */
+  private track<T>(work: () => Promise<T>): Promise<T> {
+    this.check();
+    const p = work();
+    this.pending.add(p);
+    const done = () => this.pending.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  private check(): void {
+    if (this.state !== 'open') throw new StoreClosedError();
+  }
+
+  private async loadSessions(): Promise<void> {
+    for (const name of await readdir(this.sessionsDir)) {
+      const path = join(this.sessionsDir, name);
+      if (name.startsWith(TEMP_PREFIX)) {
+        await unlink(path).catch(() => undefined);
+        continue;
+      }
+      const m = /^(.+)\.json$/.exec(name);
+      if (!m || !SESSION_ID.test(m[1] ?? '')) continue;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await readFile(path, 'utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      if (!isStoredSession(parsed) || parsed.id !== m[1]) {
+        await this.setAside(path, 'session record is not valid');
+        continue;
+      }
+      this.index(parsed);
+    }
+  }
+
+  private async loadMessages(): Promise<void> {
+    for (const name of await readdir(this.messagesDir)) {
+      const entry = this.sessions.get(name);
+      const dir = join(this.messagesDir, name);
+      if (!entry) {
+        // A session deleted just before a crash (its record goes first), or a temp leftover.
+        await rm(dir, { recursive: true, force: true });
+        continue;
+      }
+      entry.dirReady = true;
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (err) {
+        // Keep serving the other sessions; writes to this one will fail and say why.
+        this.log(`store: cannot read messages of session ${name}: ${errText(err)}`);
+        continue;
+      }
+      await this.loadSessionMessages(entry, names);
+    }
+  }
+
+  private async loadSessionMessages(entry: SessionEntry, names: string[]): Promise<void> {
+    for (const name of names) {
+      const path = join(entry.dir, name);
+      if (name.startsWith(TEMP_PREFIX)) {
+        await unlink(path).catch(() => undefined);
+        continue;
+      }
+      if (name === HWM) {
+        const n = Number((await readFile(path, 'utf8')).trim());
+        if (Number.isSafeInteger(n) && n > 0) {
+          entry.hwmOnDisk = n;
+          entry.lastId = Math.max(entry.lastId, n);
+        }
+        continue;
+      }
+      const m = MESSAGE_FILE.exec(name) ?? /^(\d{1,15})\.msg\.corrupt$/.exec(name);
+      if (!m) continue;
+      const id = Number(m[1]);
+      // Even a corrupt file's id stays used: ids are never handed out twice.
+      entry.lastId = Math.max(entry.lastId, id);
+      if (name.endsWith('.corrupt')) continue;
+      try {
+        entry.messages.set(id, await readMessageLayout(path, id));
+      } catch (err) {
+        if (!(err instanceof CorruptFileError)) throw err;
+        await this.setAside(path, err.message);
+      }
+    }
+  }
+
+  private async setAside(path: string, why: string): Promise<void> {
+    this.log(`store: set aside ${path}: ${why}`);
+    await rename(path, `${path}.corrupt`);
+  }
+
+  private index(session: StoredSession): SessionEntry {
+    const old = this.sessions.get(session.id);
+    if (old) {
+      this.byToken.delete(old.session.tokenHash);
+      if (this.byAddress.get(old.session.addressKey) === session.id) this.byAddress.delete(old.session.addressKey);
+    }
+    const entry: SessionEntry = old ?? {
+      session,
+      dir: join(this.messagesDir, session.id),
+      dirReady: false,
+      messages: new Map(),
+      lastId: 0,
+      hwmOnDisk: 0,
+    };
+    entry.session = session;
+    this.sessions.set(session.id, entry);
+    this.byToken.set(session.tokenHash, session.id);
+    const holder = this.sessions.get(this.byAddress.get(session.addressKey) ?? '');
+    if (!holder || holder.session.createdAt <= session.createdAt) this.byAddress.set(session.addressKey, session.id);
+    return entry;
+  }
+
+  private unindex(entry: SessionEntry): void {
+    const s = entry.session;
+    this.sessions.delete(s.id);
+    if (this.byToken.get(s.tokenHash) === s.id) this.byToken.delete(s.tokenHash);
+    if (this.byAddress.get(s.addressKey) !== s.id) return;
+    this.byAddress.delete(s.addressKey);
+    // Rare: an older session with the same key is still stored; it holds the address again.
+    let next: StoredSession | undefined;
+    for (const e of this.sessions.values()) {
+      if (e.session.addressKey === s.addressKey && (!next || e.session.createdAt >= next.createdAt)) next = e.session;
+    }
+    if (next) this.byAddress.set(next.addressKey, next.id);
+  }
+
+  private copyOf(id: string | undefined): StoredSession | undefined {
+    const e = id === undefined ? undefined : this.sessions.get(id);
+    return e && { ...e.session };
+  }
+
+  putSession(session: StoredSession): Promise<void> {
+    return this.track(async () => {
+      if (!SESSION_ID.test(session.id)) throw new Error('session id must be 1-64 of [A-Za-z0-9_-]');
+      const copy = { ...session };
+      await writeFileDurable(this.sessionsDir, `${copy.id}.json`, [Buffer.from(JSON.stringify(copy), 'utf8')]);
+      const entry = this.index(copy);
+      await this.ensureDir(entry);
+    });
+  }
+
+  private async ensureDir(entry: SessionEntry): Promise<void> {
+    if (entry.dirReady) return;
+    await mkdirDurable(entry.dir, this.messagesDir);
+    entry.dirReady = true;
+  }
+
+  async getSession(id: string): Promise<StoredSession | undefined> {
+    this.check();
+    return this.copyOf(id);
+  }
+
+  async getSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined> {
+    this.check();
+    return this.copyOf(this.byToken.get(tokenHash));
+  }
+
+  async findSessionByAddress(addressKey: string): Promise<StoredSession | undefined> {
+    this.check();
+    return this.copyOf(this.byAddress.get(addressKey));
+  }
+
+  async listSessions(): Promise<StoredSession[]> {
+    this.check();
+    return [...this.sessions.values()].map((e) => ({ ...e.session }));
+  }
+
+  async countSessions(): Promise<number> {
+    this.check();
+    return this.sessions.size;
+  }
+
+  deleteSession(id: string): Promise<boolean> {
+    return this.track(async () => {
+      const entry = this.sessions.get(id);
+      if (!entry) return false;
+      // The record goes first and durably: from then on the session is gone, and a crash before the
+      // messages are removed leaves an orphan directory that open() cleans.
+      await unlinkDurable(this.sessionsDir, `${id}.json`);
+      this.unindex(entry);
+      await rm(entry.dir, { recursive: true, force: true }).catch((err: unknown) => {
+        this.log(`store: could not remove messages of deleted session ${id}: ${errText(err)}`);
+      });
+      return true;
+    });
+  }
+
+  addMessage(sessionId: string, input: NewMessage): Promise<StoredMessageMeta> {
+    return this.track(async () => {
+      const entry = this.sessions.get(sessionId);
+      if (!entry) throw new UnknownSessionError();
+      // Taken before any await, so concurrent adds never share an id. A failed add burns its id.
+      const id = ++entry.lastId;
+      await this.ensureDir(entry);
+      const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers } = input;
+      const meta: StoredMessageMeta = {
+        id,
+        senderName,
+        senderEmail,
+        subject,
+        receivedAt,
+        size: raw.length,
+        attachments: attachments.map((a, i) => ({
+          id: i + 1,
+          filename: a.filename,
+          contentType: a.contentType,
+          size: a.bytes.length,
+        })),
+      };
+      const chunks = encodeMessageFile(meta, { to, cc, text, html, headers }, raw, attachments.map((a) => a.bytes));
+      await writeFileDurable(entry.dir, `${id}.msg`, chunks);
+      const header = chunks[0]?.length ?? 0;
+      const parts = [chunks[1]?.length ?? 0, raw.length, ...attachments.map((a) => a.bytes.length)];
+      // A session deleted meanwhile is not brought back; its directory is gone or an orphan.
+      if (this.sessions.get(sessionId) === entry) entry.messages.set(id, { meta, bodyOffset: header, parts });
+      return metaCopy(meta);
+    });
+  }
+
+  async listMessages(sessionId: string): Promise<StoredMessageMeta[]> {
+    this.check();
+    const entry = this.sessions.get(sessionId);
+    if (!entry) return [];
+    return [...entry.messages.values()].map((l) => metaCopy(l.meta)).sort((a, b) => a.id - b.id);
+  }
+
+  async countMessages(sessionId: string): Promise<number> {
+    this.check();
+    return this.sessions.get(sessionId)?.messages.size ?? 0;
+  }
+
+  private async section(sessionId: string, id: number, index: number): Promise<Buffer | undefined> {
+    this.check();
+    const entry = this.sessions.get(sessionId);
+    const layout = entry?.messages.get(id);
+    const where = layout && sectionOf(layout, index);
+    if (!entry || !where) return undefined;
+    try {
+      return await readExactly(join(entry.dir, `${id}.msg`), where.position, where.length);
+    } catch (err) {
+      // Deleted between the lookup and the read.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !entry.messages.has(id)) return undefined;
+      throw err;
+    }
+  }
+
+  async getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined> {
+    const layout = this.sessions.get(sessionId)?.messages.get(id);
+    const body = await this.section(sessionId, id, 0);
+    if (!layout || !body) return undefined;
+    return { ...metaCopy(layout.meta), ...parseBody(body) };
+  }
+
+  rawMessage(sessionId: string, id: number): Promise<Buffer | undefined> {
+    return this.section(sessionId, id, 1);
+  }
+
+  async attachmentBytes(sessionId: string, id: number, attachmentId: number): Promise<Buffer | undefined> {
+    if (!Number.isSafeInteger(attachmentId) || attachmentId < 1) return undefined;
+    return this.section(sessionId, id, attachmentId + 1);
+  }
+
+  deleteMessage(sessionId: string, id: number): Promise<boolean> {
+    return this.track(async () => {
+      const entry = this.sessions.get(sessionId);
+      if (!entry || !entry.messages.has(id)) return false;
+      if (entry.hwmOnDisk < id) {
+        // Deleting the newest file would let a restart hand its id out again: record the high-water mark.
+        const hwm = entry.lastId;
+        await writeFileDurable(entry.dir, HWM, [Buffer.from(`${hwm}\n`)]);
+        entry.hwmOnDisk = Math.max(entry.hwmOnDisk, hwm);
+      }
+      const removed = await unlinkDurable(entry.dir, `${id}.msg`);
+      entry.messages.delete(id);
+      return removed;
+    });
+  }
+}
+
+/** "ENOTDIR: not a directory" from a Node error, without the path. */
+export function errText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const message = typeof e?.message === 'string' ? e.message.split(',')[0] ?? '' : String(err);
+  return e?.code && !message.startsWith(e.code) ? `${e.code}: ${message}` : message;
+}
+
+/** Opens a FileStore on `dataDir` (created if needed). */
+export async function openFileStore(dataDir: string, options?: FileStoreOptions): Promise<FileStore> {
+  const store = new FileStore(dataDir, options);
+  await store.open();
+  return store;
+}
