@@ -1,0 +1,180 @@
+/**
+ * Copying that works over SSH: the OSC 52 escape asks the user's own terminal to set its clipboard, so
+ * it works from a remote shell, and through tmux or GNU screen when wrapped for them. A local clipboard
+ * tool is tried as well where one exists (it covers terminals that ignore OSC 52). The copied text goes
+ * to the tool on stdin, never in argv, where `ps` would show it.
+ */
+import { spawn } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+const ESC = '\x1b';
+const BEL = '\x07';
+const ST = `${ESC}\\`;
+/**
+ * Largest base64 payload we send. Terminals cap OSC 52 (xterm and others around 100 KB, some less) and
+ * drop longer ones silently, so a copy that cannot work is reported rather than pretended.
+ */
+export const OSC52_MAX_BASE64 = 100_000;
+// GNU screen passes at most 768 bytes per DCS string through; vim-oscyank and others chunk by 76.
+const SCREEN_CHUNK = 76;
+const TOOL_TIMEOUT_MS = 2000;
+
+export interface Osc52Options {
+  /** Wrap for tmux passthrough (ESC P tmux; ... ESC \, inner ESCs doubled). Needs `allow-passthrough on`. */
+  tmux?: boolean;
+  /** Wrap for GNU screen (chunked DCS strings). Ignored when `tmux` is set. */
+  screen?: boolean;
+  /** End with ST (ESC \) instead of BEL. BEL is the most widely understood. */
+  st?: boolean;
+}
+
+/** The OSC 52 sequence that sets the clipboard to `text` (UTF-8). Throws RangeError past OSC52_MAX_BASE64. */
+export function osc52(text: string, options: Osc52Options = {}): string {
+  const b64 = Buffer.from(text, 'utf8').toString('base64');
+  if (b64.length > OSC52_MAX_BASE64) {
+    throw new RangeError(`text too long for OSC 52 (${b64.length} base64 bytes, limit ${OSC52_MAX_BASE64})`);
+  }
+  const end = options.st ? ST : BEL;
+  const plain = `${ESC}]52;c;${b64}${end}`;
+  if (options.tmux) {
+    // tmux forwards a DCS "tmux;" string to the outer terminal after undoubling every ESC in it.
+    return `${ESC}Ptmux;${plain.replaceAll(ESC, ESC + ESC)}${ST}`;
+  }
+  if (options.screen) {
+    const chunks: string[] = [];
+    for (let i = 0; i < b64.length; i += SCREEN_CHUNK) chunks.push(b64.slice(i, i + SCREEN_CHUNK));
+    return `${ESC}P${ESC}]52;c;${chunks.join(`${ST}${ESC}P`)}${end}${ST}`;
+  }
+  return plain;
+}
+
+/** Wrapping for the multiplexer this process runs in, from its environment. */
+export function osc52OptionsFor(env: NodeJS.ProcessEnv): Osc52Options {
+  if (env.TMUX) return { tmux: true };
+  if (env.STY) return { screen: true };
+  return {};
+}
+
+export interface ClipboardTool {
+  /** Name for the status line ("xclip"). */
+  name: string;
+  /** Absolute path found on PATH. */
+  path: string;
+  args: string[];
+}
+
+/**
+ * The local clipboard tool to use, or null: wl-copy on Wayland, xclip or xsel with an X display,
+ * pbcopy on macOS, clip.exe on WSL, clip on Windows; each only when found on env.PATH.
+ */
+export function findClipboardTool(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): ClipboardTool | null {
+  const candidates: Array<[string, string[]]> = [];
+  if (env.WAYLAND_DISPLAY) candidates.push(['wl-copy', []]);
+  if (env.DISPLAY) candidates.push(['xclip', ['-selection', 'clipboard']], ['xsel', ['--clipboard', '--input']]);
+  if (platform === 'darwin') candidates.push(['pbcopy', []]);
+  if (env.WSL_DISTRO_NAME || env.WSL_INTEROP) candidates.push(['clip.exe', []]);
+  if (platform === 'win32') candidates.push(['clip.exe', []]);
+  for (const [name, args] of candidates) {
+    const path = which(name, env, platform);
+    if (path) return { name, path, args };
+  }
+  return null;
+}
+
+export interface CopyResult {
+  /** True when at least one way was used (OSC 52 written or the tool succeeded). */
+  ok: boolean;
+  /** One line for the status bar: "Copied via OSC 52 and xclip". */
+  message: string;
+  osc52: boolean;
+  /** The tool that took the text, or null. */
+  tool: string | null;
+}
+
+export interface CopyOptions {
+  /** Writes to the terminal (the app's stdout). */
+  write: (s: string) => void;
+  env?: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+  timeoutMs?: number;
+}
+
+/** Copies `text` by OSC 52 and a local tool when there is one. Never throws; says what happened. */
+export async function copyToClipboard(text: string, options: CopyOptions): Promise<CopyResult> {
+  const env = options.env ?? process.env;
+  let oscState: 'written' | 'too-long' | 'failed' = 'written';
+  try {
+    options.write(osc52(text, osc52OptionsFor(env)));
+  } catch (error) {
+    oscState = error instanceof RangeError ? 'too-long' : 'failed';
+  }
+  const tool = safeFind(env, options.platform);
+  const toolError = tool ? await runTool(tool, text, env, options.timeoutMs ?? TOOL_TIMEOUT_MS) : 'absent';
+  const toolOk = toolError === null;
+  const osc = oscState === 'written';
+  let message: string;
+  if (osc && toolOk) message = `Copied via OSC 52 and ${tool!.name}`;
+  else if (osc && !tool) message = 'Copied via OSC 52 (no local clipboard tool)';
+  else if (osc) message = `Copied via OSC 52 (${tool!.name} failed: ${toolError})`;
+  else if (toolOk) message = `Copied via ${tool!.name} (${oscState === 'too-long' ? 'too long for OSC 52' : 'OSC 52 not written'})`;
+  else if (oscState === 'too-long') message = `Not copied: too long for OSC 52 and ${tool ? `${tool.name} failed` : 'no local clipboard tool'}`;
+  else message = `Not copied: the terminal could not be written and ${tool ? `${tool.name} failed` : 'no local clipboard tool'}`;
+  return { ok: osc || toolOk, message, osc52: osc, tool: toolOk ? tool!.name : null };
+}
+
+function safeFind(env: NodeJS.ProcessEnv, platform?: NodeJS.Platform): ClipboardTool | null {
+  try {
+    return findClipboardTool(env, platform);
+  } catch {
+    return null;
+  }
+}
+
+/** Feeds `text` to the tool's stdin; resolves null on exit 0, else a short reason. Never rejects. */
+function runTool(tool: ClipboardTool, text: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (reason: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(reason);
+    };
+    let child: ReturnType<typeof spawn>;
+    try {
+      // stdout/stderr ignored: xclip and wl-copy fork a child that keeps serving the selection, and a
+      // pipe held open by it must not keep us waiting.
+      child = spawn(tool.path, tool.args, { env, stdio: ['pipe', 'ignore', 'ignore'] });
+    } catch {
+      resolve('could not start');
+      return;
+    }
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish('timed out');
+    }, timeoutMs);
+    timer.unref?.();
+    child.on('error', () => finish('could not start'));
+    child.on('exit', (code, signal) => finish(code === 0 ? null : signal ? `killed by ${signal}` : `exit ${code}`));
+    // A tool that exits without reading leaves us with EPIPE on stdin; the exit status tells the story.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(text, 'utf8');
+  });
+}
+
+function which(name: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | null {
+  const pathVar = env.PATH ?? env.Path ?? '';
+  const sep = platform === 'win32' ? ';' : delimiter;
+  for (const dir of pathVar.split(sep)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, platform === 'win32' ? constants.F_OK : constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here; next PATH entry.
+    }
+  }
+  return null;
+}
