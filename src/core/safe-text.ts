@@ -16,12 +16,18 @@ export interface SafeTextOptions {
 // Whole sequences go first, so that their payloads (a title, a clipboard blob, a DCS query) vanish
 // with them rather than being left as stray text. Introducers are 7-bit (ESC x) or their C1 twins.
 // String sequences end at ST (ESC \ or U+009C) or BEL; an unterminated one loses only its introducer
-// below, so a truncated attack cannot swallow the rest of a message.
-const STRING_SEQUENCE = /(?:\x1b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\x07\x1b\u009c]*(?:\x07|\x1b\\|\u009c)/g;
+// below, so a truncated attack cannot swallow the rest of a message. The payload also stops at the next
+// C1 introducer: otherwise every introducer of a flood would rescan to the end of the text (quadratic;
+// 40,000 U+0090 took a second, a 2 MB mail would hang the app). The leftovers are removed below anyway.
+const STRING_SEQUENCE = /(?:\x1b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\x07\x1b\u009c\u009d\u0090\u0098\u009e\u009f]*(?:\x07|\x1b\\|\u009c)/g;
 // CSI: parameters, intermediates, one final byte.
 const CSI_SEQUENCE = /(?:\x1b\[|\u009b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?/g;
 // Any other escape: ESC, optional intermediates, one final byte (ESC c, ESC ( B, ESC 7, ESC #8 ...).
 const OTHER_ESCAPE = /\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
+// The three in ONE left-to-right pass, as a terminal parses: separate passes would join what one removal
+// leaves behind (a lone ESC before a CSI) with the next visible letter and eat it ("a ESC ESC[31m b" -> "a").
+// Every ESC starts a match here (OTHER_ESCAPE always matches), so none survives this pass.
+const SEQUENCE = new RegExp(`${STRING_SEQUENCE.source}|${CSI_SEQUENCE.source}|${OTHER_ESCAPE.source}`, 'g');
 // What is left of controls after the sequences are gone: C0 but \n and \t, DEL, C1, lone ESC.
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // Bidi embeddings, overrides, isolates and marks: removed, so text can never be shown reordered.
@@ -33,9 +39,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export function safeText(input: unknown, options: SafeTextOptions = {}): string {
   if (typeof input !== 'string' || input.length === 0) return '';
   let text = input
-    .replace(STRING_SEQUENCE, '')
-    .replace(CSI_SEQUENCE, '')
-    .replace(OTHER_ESCAPE, '')
+    .replace(SEQUENCE, '')
     // A carriage return is a line break in mail (CRLF) and an overwrite trick on a terminal:
     // either way it must not move the cursor, so it becomes a line break.
     .replace(/\r\n?/g, '\n')
@@ -49,7 +53,10 @@ export function safeText(input: unknown, options: SafeTextOptions = {}): string 
     text = text.replace(/[\t\n]+/g, ' ');
   }
   if (options.maxLength !== undefined && text.length > options.maxLength) {
-    text = `${text.slice(0, Math.max(0, options.maxLength - 1))}…`;
+    let cut = Math.max(0, options.maxLength - 1);
+    // Never split a surrogate pair: half of one is a lone surrogate, which is not text.
+    if (cut > 0 && /[\ud800-\udbff]/.test(text[cut - 1] ?? '')) cut -= 1;
+    text = `${text.slice(0, cut)}…`;
   }
   return text;
 }
