@@ -16,13 +16,24 @@ export function parseWireTime(value: unknown, offsetMinutes = 0): Date | null {
   else if (zone) {
     const sign = zone.startsWith('-') ? -1 : 1;
     const digits = zone.slice(1).replace(':', '');
-    offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+    const zh = Number(digits.slice(0, 2));
+    const zm = Number(digits.slice(2));
+    if (zh > 14 || zm > 59) return null;
+    offset = sign * (zh * 60 + zm);
   }
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) - offset * 60_000;
-  const date = new Date(ms);
-  // Reject 2026-02-31 and friends, which Date.UTC silently rolls over.
-  if (Number.isNaN(ms) || new Date(ms + offset * 60_000).getUTCDate() !== Number(d)) return null;
-  return date;
+  const parts = [y, mo, d, h, mi, s].map(Number) as [number, number, number, number, number, number];
+  const local = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not map years 0-99 to 1900-1999.
+  local.setUTCFullYear(parts[0], parts[1] - 1, parts[2]);
+  local.setUTCHours(parts[3], parts[4], parts[5], 0);
+  // Reject 2026-02-31, month 13, 10:60 and friends, which Date silently rolls over.
+  const back = [
+    local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate(),
+    local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds(),
+  ];
+  if (Number.isNaN(local.getTime()) || back.some((v, i) => v !== parts[i])) return null;
+  const ms = local.getTime() - offset * 60_000;
+  return Number.isFinite(ms) ? new Date(ms) : null;
 }
 
 /** Formats an instant as a UTC wire time. */
@@ -68,7 +79,8 @@ export function secondsLeft(expiresAt: Date, now: Date, maxSeconds = 7 * 24 * 36
 
 /** "59:07", "1:02:03", "0:00". */
 export function formatCountdown(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
+  // NaN or Infinity (a broken expiry) shows as 0:00, never "NaN:NaN".
+  const s = Number.isFinite(seconds) ? Math.max(0, Math.floor(seconds)) : 0;
   const h = Math.floor(s / 3600);
   const m = Math.floor((s % 3600) / 60);
   const sec = String(s % 60).padStart(2, '0');

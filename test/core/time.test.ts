@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { formatCountdown, formatWireTime, parseWireTime, parseZoneOffset, secondsLeft } from '../../src/core/time';
+
+describe('parseWireTime', () => {
+  it('reads the wire format as UTC by default', () => {
+    expect(parseWireTime('2026-11-21 10:00:00')?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+  });
+  it('applies the configured service zone when the string has none', () => {
+    expect(parseWireTime('2026-11-21 10:00:00', 120)?.toISOString()).toBe('2026-11-21T08:00:00.000Z');
+    expect(parseWireTime('2026-11-21 10:00:00', -330)?.toISOString()).toBe('2026-11-21T15:30:00.000Z');
+  });
+  it('honours an explicit zone over the configured one (ISO forms)', () => {
+    expect(parseWireTime('2026-11-21T10:00:00Z', 120)?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+    expect(parseWireTime('2026-11-21T10:00:00+02:00')?.toISOString()).toBe('2026-11-21T08:00:00.000Z');
+    expect(parseWireTime('2026-11-21T10:00:00-0530')?.toISOString()).toBe('2026-11-21T15:30:00.000Z');
+    expect(parseWireTime('2026-11-21 10:00:00.123')?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+  });
+  it('tolerates surrounding whitespace', () => {
+    expect(parseWireTime(' 2026-11-21 10:00:00 \n')?.toISOString()).toBe('2026-11-21T10:00:00.000Z');
+  });
+  it('handles leap days and year ends', () => {
+    expect(parseWireTime('2028-02-29 23:59:59')?.toISOString()).toBe('2028-02-29T23:59:59.000Z');
+    expect(parseWireTime('2026-12-31 23:30:00', -60)?.toISOString()).toBe('2027-01-01T00:30:00.000Z');
+  });
+  it('rejects impossible dates and times instead of rolling them over', () => {
+    for (const bad of [
+      '2026-02-29 00:00:00', '2026-02-31 00:00:00', '2026-13-01 00:00:00', '2026-00-10 00:00:00',
+      '2026-01-00 00:00:00', '2026-01-01 24:00:00', '2026-01-01 10:60:00', '2026-01-01 10:00:61',
+      '2026-01-01T00:00:00+25:00', '2026-01-01T00:00:00+01:75',
+    ]) {
+      expect(parseWireTime(bad), bad).toBeNull();
+    }
+  });
+  it('rejects what is not a wire time', () => {
+    for (const bad of [undefined, null, 0, 1732183200, {}, '', 'soon', '2026-11-21', '21/11/2026 10:00:00', '2026-11-21 10:00']) {
+      expect(parseWireTime(bad), String(bad)).toBeNull();
+    }
+    expect(parseWireTime('2026-11-21 10:00:00', Number.NaN)).toBeNull();
+  });
+});
+
+describe('formatWireTime', () => {
+  it('writes YYYY-MM-DD HH:MM:SS in UTC and round-trips', () => {
+    const at = new Date('2026-03-04T05:06:07.890Z');
+    expect(formatWireTime(at)).toBe('2026-03-04 05:06:07');
+    expect(formatWireTime(at)).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect(parseWireTime(formatWireTime(at))?.toISOString()).toBe('2026-03-04T05:06:07.000Z');
+  });
+});
+
+describe('parseZoneOffset', () => {
+  it('reads UTC names and numeric offsets', () => {
+    expect(parseZoneOffset('UTC')).toBe(0);
+    expect(parseZoneOffset('z')).toBe(0);
+    expect(parseZoneOffset('GMT')).toBe(0);
+    expect(parseZoneOffset('+02:00')).toBe(120);
+    expect(parseZoneOffset('-0530')).toBe(-330);
+    expect(parseZoneOffset('+2')).toBe(120);
+    expect(parseZoneOffset('UTC+01:30')).toBe(90);
+  });
+  it('resolves IANA names at the given instant (daylight saving)', () => {
+    expect(parseZoneOffset('Europe/Berlin', new Date('2026-01-15T12:00:00Z'))).toBe(60);
+    expect(parseZoneOffset('Europe/Berlin', new Date('2026-07-15T12:00:00Z'))).toBe(120);
+    expect(parseZoneOffset('Asia/Kolkata', new Date('2026-07-15T12:00:00Z'))).toBe(330);
+    expect(parseZoneOffset('America/New_York', new Date('2026-01-15T12:00:00Z'))).toBe(-300);
+  });
+  it('returns null for what is not a zone', () => {
+    expect(parseZoneOffset('Mars/Olympus')).toBeNull();
+    expect(parseZoneOffset('+15:00')).toBeNull();
+    expect(parseZoneOffset('')).toBeNull();
+  });
+});
+
+describe('secondsLeft and formatCountdown', () => {
+  const now = new Date('2026-11-21T10:00:00Z');
+  it('counts down whole seconds', () => {
+    expect(secondsLeft(new Date('2026-11-21T10:59:07Z'), now)).toBe(3547);
+    expect(secondsLeft(new Date('2026-11-21T10:00:00.999Z'), now)).toBe(0);
+  });
+  it('never goes negative, whatever the zone mistake', () => {
+    expect(secondsLeft(new Date('2026-11-21T08:00:00Z'), now)).toBe(0);
+  });
+  it('never shows an absurd value', () => {
+    expect(secondsLeft(new Date('2036-11-21T10:00:00Z'), now)).toBe(7 * 24 * 3600);
+    expect(secondsLeft(new Date('2026-11-21T19:00:00Z'), now, 3600)).toBe(3600);
+    expect(secondsLeft(new Date(Number.NaN), now)).toBe(0);
+  });
+  it('formats minutes and hours', () => {
+    expect(formatCountdown(3547)).toBe('59:07');
+    expect(formatCountdown(3723)).toBe('1:02:03');
+    expect(formatCountdown(0)).toBe('0:00');
+    expect(formatCountdown(-5)).toBe('0:00');
+    expect(formatCountdown(59.9)).toBe('0:59');
+    expect(formatCountdown(Number.NaN)).toBe('0:00');
+    expect(formatCountdown(Number.POSITIVE_INFINITY)).toBe('0:00');
+  });
+});
