@@ -1,0 +1,116 @@
+/**
+ * The one place that wires the reference service together (inbucket's lifecycle.go): FileStore ->
+ * MailService -> HTTP and SMTP front ends, plus the purge timer. Everything else depends on contracts.
+ */
+import { systemClock, type Clock, type ServerConfig } from './config';
+import { FileStore } from './file-store';
+import { createHttpFront } from './http';
+import { createMailService } from './mail-service';
+import type { MailService } from './service-types';
+import { createSmtpFront } from './smtp';
+
+export interface RunningServer {
+  /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
+  httpUrl: string;
+  httpPort: number;
+  smtpHost: string;
+  smtpPort: number;
+  service: MailService;
+  config: ServerConfig;
+  /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface ServerDeps {
+  clock?: Clock;
+  /** One line per event; never carries a token. Default: silent. */
+  log?: (line: string) => void;
+}
+
+/** `host` as it goes into a URL: IPv6 literals need brackets. */
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Turns a listen failure into a sentence a user can act on. */
+function listenError(what: string, host: string, port: number, error: unknown): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') return new Error(`${what} port ${port} on ${host} is already in use (try another port, or 0 for any free one)`);
+  if (code === 'EACCES') return new Error(`${what} port ${port} on ${host} needs privileges (use a port above 1023)`);
+  if (code === 'EADDRNOTAVAIL') return new Error(`${what}: address ${host} is not available on this machine`);
+  return new Error(`${what} could not listen on ${host}:${port}: ${describe(error)}`);
+}
+
+/** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
+export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
+  const clock = deps.clock ?? systemClock;
+  const log = deps.log ?? (() => {});
+  const store = new FileStore(config.dataDir, { log });
+  try {
+    await store.open();
+  } catch (error) {
+    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
+  }
+  const service = createMailService({ store, config, clock });
+
+  let purging = false;
+  const purge = async () => {
+    if (purging) return; // a slow purge must not pile up behind itself
+    purging = true;
+    try {
+      const gone = await service.purgeExpired();
+      if (gone > 0) log(`purged ${gone} expired session(s)`);
+    } catch (error) {
+      log(`purge failed: ${describe(error)}`);
+    } finally {
+      purging = false;
+    }
+  };
+  await purge();
+
+  const http = createHttpFront(service, { log });
+  const smtp = createSmtpFront(service, config, { log });
+  const shutdown = async () => {
+    await Promise.allSettled([http.close(), smtp.close()]);
+    await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
+    await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
+  };
+
+  let httpPort: number;
+  let smtpPort: number;
+  try {
+    httpPort = await http.listen(config.httpPort, config.host).catch((e: unknown) => {
+      throw listenError('HTTP', config.host, config.httpPort, e);
+    });
+    smtpPort = await smtp.listen(config.smtpPort, config.host).catch((e: unknown) => {
+      throw listenError('SMTP', config.host, config.smtpPort, e);
+    });
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+
+  const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
+  timer.unref();
+
+  let closing: Promise<void> | undefined;
+  return {
+    httpUrl: `http://${urlHost(config.host)}:${httpPort}/`,
+    httpPort,
+    smtpHost: config.host,
+    smtpPort,
+    service,
+    config: { ...config, httpPort, smtpPort },
+    close() {
+      closing ??= (async () => {
+        clearInterval(timer);
+        await shutdown();
+      })();
+      return closing;
+    },
+  };
+}

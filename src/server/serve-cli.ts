@@ -1,0 +1,121 @@
+/**
+ * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM. Prints `HTTP <url>` and
+ * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
+ */
+import { parseArgs } from 'node:util';
+import { startServer } from './assemble';
+import { buildServerConfig, UsageError, type ServeFlags } from './serve-config';
+
+const HELP = `Usage: tempmail-tui serve [options]
+
+Runs the reference temp-mail service: the HTTP API of SPEC.md and an SMTP receiver for its domains.
+
+Options:
+  --host ADDR                 listen address for HTTP and SMTP (default 127.0.0.1)
+  --http-port N               HTTP port, 0 = any free port (default 8025)
+  --smtp-port N               SMTP port, 0 = any free port (default 2525)
+  --data-dir DIR              where sessions and messages live (default: the XDG data dir,
+                              or $TEMPMAIL_TUI_HOME/data)
+  --domain D                  a domain to hand out addresses on; repeatable
+                              (default tempmail.test and inbox.test)
+  --extmail-account EMAIL     an external mail account to hand out aliases of; repeatable.
+                              EMAIL:dots marks it dot-insensitive, EMAIL:nodots dot-sensitive;
+                              by default gmail.com and googlemail.com are dot-insensitive
+  --lifetime-minutes N        session lifetime (default 60)
+  --lifetime-seconds N        session lifetime in seconds (for tests)
+  --max-message-bytes N       SMTP SIZE limit (default 10485760)
+  --max-recipients N          recipients per SMTP transaction (default 50)
+  --inbox-limit N             messages an inbox holds before SMTP answers 452 (default 500)
+  --create-per-minute N       create-session calls per client address per minute (default 30)
+  --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
+                              extmailAccounts, lifetimeSeconds, ...); flags override it
+  -h, --help                  this help
+`;
+
+const OPTIONS = {
+  host: { type: 'string' },
+  'http-port': { type: 'string' },
+  'smtp-port': { type: 'string' },
+  'data-dir': { type: 'string' },
+  domain: { type: 'string', multiple: true },
+  'extmail-account': { type: 'string', multiple: true },
+  'lifetime-minutes': { type: 'string' },
+  'lifetime-seconds': { type: 'string' },
+  'max-message-bytes': { type: 'string' },
+  'max-recipients': { type: 'string' },
+  'inbox-limit': { type: 'string' },
+  'create-per-minute': { type: 'string' },
+  config: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function usage(message: string): number {
+  process.stderr.write(`tempmail-tui serve: ${message}\nTry 'tempmail-tui serve --help'.\n`);
+  return 2;
+}
+
+function logLine(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+/** Runs `serve` with its arguments; resolves with the exit code once the service has stopped. */
+export async function runServe(args: string[]): Promise<number> {
+  let flags: ServeFlags & { help?: boolean };
+  try {
+    flags = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }).values;
+  } catch (error) {
+    return usage(error instanceof Error ? error.message : String(error));
+  }
+  if (flags.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (flags['lifetime-minutes'] !== undefined && flags['lifetime-seconds'] !== undefined) {
+    return usage('give --lifetime-minutes or --lifetime-seconds, not both');
+  }
+  let config;
+  try {
+    config = buildServerConfig(flags);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(error.message);
+    throw error;
+  }
+
+  let server;
+  try {
+    server = await startServer(config, { log: logLine });
+  } catch (error) {
+    process.stderr.write(`tempmail-tui serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  const running = server;
+  process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${running.smtpHost}:${running.smtpPort}\n`);
+  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${config.dataDir}`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        // A second signal means "now": skip the graceful part.
+        logLine(`${signal} again, exiting at once`);
+        process.exit(130);
+      }
+      stopping = true;
+      logLine(`${signal}: closing (finishing requests in flight)`);
+      running.close().then(
+        () => {
+          logLine('closed');
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve(0);
+        },
+        (error: unknown) => {
+          logLine(`close failed: ${error instanceof Error ? error.message : String(error)}`);
+          resolve(1);
+        },
+      );
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,182 @@
+/**
+ * Builds a ServerConfig for `tempmail-tui serve` from defaults < config file < flags, validating every
+ * value so a typo is a clear message (exit 2), not a server that starts wrong.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './config';
+
+/** A value the user gave that we refuse; the CLI prints it and exits 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Providers known to ignore dots in the local part (j.ohn@ and john@ are one mailbox). */
+const DOT_INSENSITIVE_PROVIDERS = new Set(['gmail.com', 'googlemail.com']);
+
+const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const EMAIL_LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
+
+/** Checks and lower-cases a domain name. */
+export function parseDomain(value: string, where: string): string {
+  const d = value.trim().toLowerCase();
+  if (!DOMAIN.test(d)) throw new UsageError(`${where}: "${value}" is not a domain name`);
+  return d;
+}
+
+/**
+ * `name@provider` (dot-insensitive inferred for gmail.com/googlemail.com), `name@provider:dots` (force
+ * dot-insensitive) or `name@provider:nodots` (force dot-sensitive).
+ */
+export function parseExtmailAccount(value: string, where: string): ExtmailAccountConfig {
+  const [address = '', flag, ...rest] = value.trim().split(':');
+  const email = address.toLowerCase();
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at);
+  const domain = email.slice(at + 1);
+  if (rest.length > 0 || at < 1 || !EMAIL_LOCAL.test(local) || local.includes('+') || !DOMAIN.test(domain)) {
+    throw new UsageError(`${where}: "${value}" is not name@provider (optionally :dots or :nodots; no + in the name)`);
+  }
+  if (flag !== undefined && flag !== 'dots' && flag !== 'nodots') {
+    throw new UsageError(`${where}: "${flag}" after the address must be "dots" or "nodots"`);
+  }
+  const dotInsensitive = flag === undefined ? DOT_INSENSITIVE_PROVIDERS.has(domain) : flag === 'dots';
+  return { email, dotInsensitive };
+}
+
+/** An integer in [min, max] from a flag string or a JSON number. */
+export function parseIntIn(value: unknown, min: number, max: number, where: string): number {
+  const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${where}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** A positive number (fractions allowed) from a flag string or a JSON number. */
+export function parsePositive(value: unknown, where: string): number {
+  const n = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`${where}: expected a positive number, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+const YEAR_SECONDS = 366 * 24 * 3600;
+const MAX_INT = 2 ** 31 - 1;
+
+type Setter = (config: ServerConfig, value: unknown, where: string) => void;
+
+function stringList(value: unknown, where: string): string[] {
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new UsageError(`${where}: expected a list of strings`);
+  return value as string[];
+}
+
+/** Every key a config file may hold (ServerConfig in camelCase, plus lifetimeMinutes). */
+const FILE_KEYS: Record<string, Setter> = {
+  host: (c, v, w) => {
+    if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`${w}: expected a host name or address`);
+    c.host = v.trim();
+  },
+  httpPort: (c, v, w) => (c.httpPort = parseIntIn(v, 0, 65535, w)),
+  smtpPort: (c, v, w) => (c.smtpPort = parseIntIn(v, 0, 65535, w)),
+  dataDir: (c, v, w) => {
+    if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`${w}: expected a directory path`);
+    c.dataDir = resolve(v);
+  },
+  domains: (c, v, w) => (c.domains = stringList(v, w).map((d) => parseDomain(d, w))),
+  extmailAccounts: (c, v, w) => {
+    if (!Array.isArray(v)) throw new UsageError(`${w}: expected a list`);
+    c.extmailAccounts = v.map((item: unknown) => {
+      if (typeof item === 'string') return parseExtmailAccount(item, w);
+      const o = item as { email?: unknown; dotInsensitive?: unknown } | null;
+      if (!o || typeof o.email !== 'string' || (o.dotInsensitive !== undefined && typeof o.dotInsensitive !== 'boolean')) {
+        throw new UsageError(`${w}: each account is "name@provider" or {"email": "...", "dotInsensitive": true|false}`);
+      }
+      const parsed = parseExtmailAccount(o.email, w);
+      return { email: parsed.email, dotInsensitive: o.dotInsensitive ?? parsed.dotInsensitive };
+    });
+  },
+  lifetimeSeconds: (c, v, w) => (c.lifetimeSeconds = parseIntIn(v, 1, YEAR_SECONDS, w)),
+  lifetimeMinutes: (c, v, w) => (c.lifetimeSeconds = lifetimeFromMinutes(v, w)),
+  maxMessageBytes: (c, v, w) => (c.maxMessageBytes = parseIntIn(v, 1024, 1024 * 1024 * 1024, w)),
+  maxRecipients: (c, v, w) => (c.maxRecipients = parseIntIn(v, 1, 10_000, w)),
+  inboxLimit: (c, v, w) => (c.inboxLimit = parseIntIn(v, 1, 1_000_000, w)),
+  createPerMinute: (c, v, w) => (c.createPerMinute = parseIntIn(v, 1, 1_000_000, w)),
+  purgeIntervalMs: (c, v, w) => (c.purgeIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
+  smtpSocketTimeoutMs: (c, v, w) => (c.smtpSocketTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+};
+
+/** Minutes (fractions allowed) to whole seconds, at least one. */
+export function lifetimeFromMinutes(value: unknown, where: string): number {
+  const seconds = Math.round(parsePositive(value, where) * 60);
+  if (seconds < 1 || seconds > YEAR_SECONDS) throw new UsageError(`${where}: lifetime must be from 1 second to a year`);
+  return seconds;
+}
+
+/** Applies a JSON config file onto `config`. Unknown keys are refused: a misspelt key must not be ignored. */
+export function applyConfigFile(config: ServerConfig, path: string): void {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`--config: cannot read ${path} (${code})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--config: ${path} is not valid JSON (${error instanceof Error ? error.message : 'parse error'})`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`--config: ${path} must hold a JSON object`);
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    const set = Object.hasOwn(FILE_KEYS, key) ? FILE_KEYS[key] : undefined;
+    if (!set) throw new UsageError(`--config: unknown key "${key}" in ${path} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
+    set(config, value, `--config ${key}`);
+  }
+}
+
+/** The flags of `serve`, as node:util parseArgs returns them. */
+export interface ServeFlags {
+  host?: string;
+  'http-port'?: string;
+  'smtp-port'?: string;
+  'data-dir'?: string;
+  domain?: string[];
+  'extmail-account'?: string[];
+  'lifetime-minutes'?: string;
+  'lifetime-seconds'?: string;
+  'max-message-bytes'?: string;
+  'max-recipients'?: string;
+  'inbox-limit'?: string;
+  'create-per-minute'?: string;
+  config?: string;
+}
+
+/** defaults < config file < flags. */
+export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const config = defaultServerConfig(env);
+  if (flags.config !== undefined) applyConfigFile(config, flags.config);
+  const set = (flag: keyof ServeFlags, key: string) => {
+    const value = flags[flag];
+    if (value !== undefined) FILE_KEYS[key]!(config, value, `--${flag}`);
+  };
+  set('host', 'host');
+  set('http-port', 'httpPort');
+  set('smtp-port', 'smtpPort');
+  set('data-dir', 'dataDir');
+  set('domain', 'domains');
+  set('extmail-account', 'extmailAccounts');
+  set('lifetime-minutes', 'lifetimeMinutes');
+  set('lifetime-seconds', 'lifetimeSeconds');
+  set('max-message-bytes', 'maxMessageBytes');
+  set('max-recipients', 'maxRecipients');
+  set('inbox-limit', 'inboxLimit');
+  set('create-per-minute', 'createPerMinute');
+  if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
+    throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
+  }
+  if (new Set(config.domains).size !== config.domains.length) throw new UsageError('--domain: the same domain is listed twice');
+  return config;
+}

@@ -1,0 +1,170 @@
+/**
+ * SMTP intake of the reference service (smtp-server). It rejects early (STYLE.md item 9): recipients in
+ * RCPT TO through the service, size through the SIZE extension, and it answers 250 to DATA only after
+ * the service says the message is durably stored. It depends on nothing but the service contract.
+ */
+import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { ServerConfig } from './config';
+import { ServiceError, type MailService } from './service-types';
+
+export interface SmtpFrontOptions {
+  log?: (line: string) => void;
+  /** How long close() waits for a message still being received before cutting it off. Default 10 s. */
+  closeGraceMs?: number;
+  /** Most connections at once; more get 421. Default 200. */
+  maxClients?: number;
+}
+
+export interface SmtpFront {
+  server: SMTPServer;
+  listen(port: number, host: string): Promise<number>;
+  /** Stops accepting, says 421 to idle connections, lets a DATA in progress finish, then resolves. */
+  close(): Promise<void>;
+}
+
+/** An SMTP reply for a refusal; the enhanced status code leads the text, as in "550 5.1.1 ...". */
+function reply(code: number, text: string): Error & { responseCode: number } {
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+/** Builds the SMTP front end over a MailService. */
+export function createSmtpFront(service: MailService, config: ServerConfig, options: SmtpFrontOptions = {}): SmtpFront {
+  const log = options.log ?? (() => {});
+  const servedDomains = new Set(config.domains.map((d) => d.toLowerCase()));
+  /** Sessions (by id) that are inside DATA: close() lets them finish. */
+  const inData = new Set<string>();
+  const pending = new Set<Promise<unknown>>();
+  let closing = false;
+
+  async function checkRcpt(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
+    if (closing) throw reply(421, '4.3.2 Service shutting down, try again later');
+    const rcpt = address.address;
+    const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
+    if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
+      throw reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`);
+    }
+    const domain = rcpt.slice(rcpt.lastIndexOf('@') + 1).toLowerCase();
+    let verdict;
+    try {
+      verdict = await service.checkRecipient(rcpt);
+    } catch (error) {
+      log(`smtp rcpt check failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw reply(451, '4.3.0 Temporary failure, try again later');
+    }
+    if (verdict === 'ok') return;
+    if (verdict === 'full') throw reply(452, '4.2.2 Mailbox full, try again later');
+    if (verdict === 'expired') throw reply(550, '5.1.1 Mailbox expired');
+    // An address we do not know on a domain we do not serve (not even as an alias): we are no relay.
+    if (!servedDomains.has(domain)) throw reply(550, '5.7.1 Relay access denied');
+    throw reply(550, '5.1.1 No such mailbox');
+  }
+
+  async function store(raw: Buffer, session: SMTPServerSession): Promise<string> {
+    const recipients = session.envelope.rcptTo.map((r) => r.address);
+    const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
+    let delivered: number;
+    try {
+      ({ delivered } = await service.deliver({ raw, recipients, envelopeFrom }));
+    } catch (error) {
+      const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
+      log(`smtp deliver failed (${raw.length} bytes, ${recipients.length} rcpt): ${what}`);
+      // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
+      throw reply(451, '4.3.0 Temporary failure storing the message, try again later');
+    }
+    // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
+    if (delivered === 0) throw reply(550, '5.1.1 No live mailbox for this message');
+    log(`smtp stored ${raw.length} bytes for ${delivered} mailbox(es)`);
+    return `2.0.0 Ok: stored for ${delivered} mailbox(es)`;
+  }
+
+  function onData(
+    stream: SMTPServerDataStream,
+    session: SMTPServerSession,
+    callback: (err?: Error | null, message?: string) => void,
+  ): void {
+    inData.add(session.id);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      // Past the limit keep reading (the client must reach the final dot to hear 552) but stop keeping.
+      if (stream.sizeExceeded) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    // The client vanished mid-message: nothing was acknowledged, nothing is stored.
+    stream.on('error', () => inData.delete(session.id));
+    stream.on('end', () => {
+      if (stream.sizeExceeded) {
+        inData.delete(session.id);
+        log(`smtp refused oversize message (${stream.byteLength} bytes)`);
+        callback(reply(552, `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`));
+        return;
+      }
+      const job = store(Buffer.concat(chunks, size), session);
+      pending.add(job);
+      job.then(
+        (message) => callback(null, message),
+        (error: Error) => callback(error),
+      ).finally(() => {
+        pending.delete(job);
+        inData.delete(session.id);
+      });
+    });
+  }
+
+  const server = new SMTPServer({
+    name: config.domains[0] ?? 'localhost',
+    banner: 'tempmail-tui reference service ready',
+    // Loopback, receive-only: no AUTH to offer and no TLS to upgrade to.
+    secure: false,
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    disableReverseLookup: true,
+    size: config.maxMessageBytes,
+    socketTimeout: config.smtpSocketTimeoutMs,
+    closeTimeout: options.closeGraceMs ?? 10_000,
+    maxClients: options.maxClients ?? 200,
+    logger: false,
+    onRcptTo(address, session, callback) {
+      checkRcpt(address, session).then(
+        () => callback(),
+        (error: Error) => callback(error),
+      );
+    },
+    onMailFrom(_address, _session, callback) {
+      callback(closing ? reply(421, '4.3.2 Service shutting down, try again later') : undefined);
+    },
+    onData,
+  });
+  // Connection errors (resets, timeouts, garbage) arrive here; without a listener they would crash us.
+  server.on('error', (error: Error) => log(`smtp connection error: ${error.message}`));
+
+  let closed: Promise<void> | undefined;
+  return {
+    server,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.server.once('error', reject);
+        server.listen(port, host, () => {
+          server.server.off('error', reject);
+          const address = server.server.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      });
+    },
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Idle connections would otherwise hold the close for the whole grace time.
+        for (const connection of [...server.connections]) {
+          // A 421 reply makes smtp-server close the connection itself.
+          if (!inData.has(connection.session?.id)) connection.send(421, '4.3.2 Service shutting down');
+        }
+        await Promise.allSettled([...pending]);
+        await done;
+      })();
+      return closed;
+    },
+  };
+}
