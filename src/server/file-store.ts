@@ -23,6 +23,7 @@ import {
   type StoredMessage,
   type StoredMessageMeta,
   type StoredSession,
+  storageErrorText,
 } from './store';
 import { isStoredSession, metaCopy, SESSION_ID } from './file-store-records';
 
@@ -133,7 +134,7 @@ export class FileStore implements Store {
         names = await readdir(dir);
       } catch (err) {
         // Keep serving the other sessions; writes to this one will fail and say why.
-        this.log(`store: cannot read messages of session ${name}: ${errText(err)}`);
+        this.log(`store: cannot read messages of session ${name}: ${storageErrorText(err)}`);
         continue;
       }
       await this.loadSessionMessages(entry, names);
@@ -266,7 +267,7 @@ export class FileStore implements Store {
       await unlinkDurable(this.sessionsDir, `${id}.json`);
       this.unindex(entry);
       await rm(entry.dir, { recursive: true, force: true }).catch((err: unknown) => {
-        this.log(`store: could not remove messages of deleted session ${id}: ${errText(err)}`);
+        this.log(`store: could not remove messages of deleted session ${id}: ${storageErrorText(err)}`);
       });
       return true;
     });
@@ -362,13 +363,6 @@ export class FileStore implements Store {
       return removed;
     });
   }
-}
-
-/** "ENOTDIR: not a directory" from a Node error, without the path. */
-export function errText(err: unknown): string {
-  const e = err as NodeJS.ErrnoException;
-  const message = typeof e?.message === 'string' ? e.message.split(',')[0] ?? '' : String(err);
-  return e?.code && !message.startsWith(e.code) ? `${e.code}: ${message}` : message;
 }
 
 /** Opens a FileStore on `dataDir` (created if needed). */

@@ -118,3 +118,10 @@ export class UnknownSessionError extends Error {
     super('no such session');
   }
 }
+
+/** "ENOTDIR: not a directory" from a Node error, without the path. */
+export function storageErrorText(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const message = typeof e?.message === 'string' ? e.message.split(',')[0] ?? '' : String(err);
+  return e?.code && !message.startsWith(e.code) ? `${e.code}: ${message}` : message;
+}

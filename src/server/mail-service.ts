@@ -1,0 +1,326 @@
+/**
+ * The mail service of the reference service: sessions, inboxes, delivery and expiry on top of a Store.
+ * HTTP routes and SMTP intake depend only on this (through MailService); it knows nothing of either.
+ *
+ * Expired sessions are removed by purgeExpired(), which the assembler calls at start and every
+ * config.purgeIntervalMs; until then an expired session answers session_expired (410) and its address
+ * answers 'expired' to RCPT TO.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { formatWireTime } from '../core/time';
+import { checkPrefix, domainAddressKey, extmailAlias, randomLocalPart, recipientKey } from './addresses';
+import { systemClock, type Clock, type ServerConfig } from './config';
+import { parseMessage } from './mime';
+import { SlidingWindowLimiter } from './rate-limit';
+import {
+  ServiceError,
+  type AttachmentMeta,
+  type CreateSessionInput,
+  type CreatedSession,
+  type MailService,
+  type MessageFull,
+  type MessageMeta,
+  type RecipientVerdict,
+  type ServiceHealth,
+} from './service-types';
+import { storageErrorText, UnknownSessionError, type Store, type StoredMessageMeta, type StoredSession } from './store';
+
+export interface MailServiceDeps {
+  /** An opened store; the service closes it in close(). */
+  store: Store;
+  config: ServerConfig;
+  clock?: Clock;
+  /** One line per storage failure (never a token). */
+  log?: (line: string) => void;
+}
+
+/** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
+const RANDOM_ATTEMPTS = 20;
+
+/** sha256 of a token, hex: the only form in which a token is stored. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+type Target = { kind: 'domain'; domain: string } | { kind: 'extmail'; accountId: number };
+
+/** Builds the MailService on an opened store. */
+export function createMailService(deps: MailServiceDeps): MailService {
+  const { store, config } = deps;
+  const clock = deps.clock ?? systemClock;
+  const log = deps.log ?? (() => undefined);
+  const domains = config.domains.map((d) => d.toLowerCase());
+  const limiter = new SlidingWindowLimiter(config.createPerMinute, 60_000);
+  /** Routing keys being created right now: two concurrent requests for one prefix must not both win. */
+  const reserving = new Set<string>();
+  let storageFailure: string | undefined;
+  let sessionCount = 0;
+  let nextAccount = 0;
+
+  const refreshCount = () =>
+    store.countSessions().then(
+      (n) => void (sessionCount = n),
+      () => undefined,
+    );
+  void refreshCount();
+
+  /** Turns a store failure into the answer the front ends give, and remembers it for health(). */
+  function storageError(err: unknown): ServiceError {
+    if (err instanceof ServiceError) return err;
+    const detail = storageErrorText(err);
+    if (storageFailure !== detail) log(`storage failing: ${detail}`);
+    storageFailure = detail;
+    return new ServiceError('storage_unavailable', `Mail storage is unavailable (${detail}); try again later`);
+  }
+
+  /** Runs a store operation; a rejection becomes storage_unavailable, a success of a write clears it. */
+  async function guarded<T>(work: () => Promise<T>, isWrite = false): Promise<T> {
+    try {
+      const result = await work();
+      if (isWrite) storageFailure = undefined;
+      return result;
+    } catch (err) {
+      throw storageError(err);
+    }
+  }
+
+  function chooseTarget(input: CreateSessionInput): Target {
+    const wantsExtmail = input.useExtmail === true || input.extmailAuto === true || input.extmailId !== undefined;
+    if (!wantsExtmail) {
+      if (domains.length === 0) throw new ServiceError('bad_request', 'This service offers no domains');
+      if (input.domainId === undefined) return { kind: 'domain', domain: domains[0] as string };
+      const domain = Number.isSafeInteger(input.domainId) ? domains[input.domainId - 1] : undefined;
+      if (domain === undefined || input.domainId < 1) {
+        throw new ServiceError('bad_request', `domain_id ${input.domainId} is not an offered domain (see GET /domains)`);
+      }
+      return { kind: 'domain', domain };
+    }
+    const accounts = config.extmailAccounts;
+    if (accounts.length === 0) {
+      throw new ServiceError('bad_request', 'This service has no external mail accounts configured');
+    }
+    if (input.extmailId !== undefined) {
+      const ok = Number.isSafeInteger(input.extmailId) && input.extmailId >= 1 && input.extmailId <= accounts.length;
+      if (!ok) {
+        throw new ServiceError('bad_request', `extmail_id ${input.extmailId} is not an offered account (see GET /domains)`);
+      }
+      return { kind: 'extmail', accountId: input.extmailId };
+    }
+    // Automatic choice: round robin, so aliases spread over the accounts.
+    const accountId = (nextAccount % accounts.length) + 1;
+    nextAccount++;
+    return { kind: 'extmail', accountId };
+  }
+
+  function addressFor(target: Target, local: string) {
+    if (target.kind === 'domain') {
+      return {
+        email: `${local}@${target.domain}`,
+        addressKey: domainAddressKey(local, target.domain),
+        localPart: local,
+        domain: target.domain,
+      };
+    }
+    const alias = extmailAlias(config.extmailAccounts[target.accountId - 1]!, local);
+    if (!alias) throw new ServiceError('internal', 'An external mail account is misconfigured');
+    return alias;
+  }
+
+  /** The live session of a token, or the error the caller must answer with. */
+  async function sessionOf(token: string): Promise<StoredSession> {
+    if (typeof token !== 'string' || token === '') {
+      throw new ServiceError('invalid_token', 'A session token is required');
+    }
+    const session = await guarded(() => store.getSessionByTokenHash(hashToken(token)));
+    if (!session) throw new ServiceError('invalid_token', 'Unknown session token; create a new address');
+    if (session.expiresAt <= clock()) {
+      throw new ServiceError(
+        'session_expired',
+        `This address expired at ${formatWireTime(new Date(session.expiresAt))} UTC; create a new one`,
+      );
+    }
+    return session;
+  }
+
+  function notFound(id: number): ServiceError {
+    return new ServiceError('not_found', `No message with id ${Number.isFinite(id) ? id : '?'} in this inbox`);
+  }
+
+  function toMeta(m: StoredMessageMeta): MessageMeta {
+    return {
+      id: m.id,
+      senderName: m.senderName,
+      senderEmail: m.senderEmail,
+      subject: m.subject,
+      receivedAt: new Date(m.receivedAt),
+    };
+  }
+
+  async function liveSessionFor(address: string, now: number): Promise<StoredSession | 'expired' | undefined> {
+    const key = recipientKey({ domains, extmailAccounts: config.extmailAccounts }, address);
+    if (!key) return undefined;
+    const session = await guarded(() => store.findSessionByAddress(key));
+    if (!session) return undefined;
+    return session.expiresAt <= now ? 'expired' : session;
+  }
+
+  return {
+    listDomains() {
+      return {
+        domains: domains.map((domain, i) => ({ id: i + 1, domain })),
+        extmailAccounts: config.extmailAccounts.map((a, i) => ({ id: i + 1, email: a.email })),
+      };
+    },
+
+    async createSession(input) {
+      const now = clock();
+      const wait = limiter.hit(input.clientAddress, now);
+      if (wait > 0) {
+        throw new ServiceError('rate_limited', `Too many new addresses from this client; try again in ${wait} s`, wait);
+      }
+      let custom: string | undefined;
+      if (input.prefix !== undefined && input.prefix.trim() !== '') {
+        const checked = checkPrefix(input.prefix);
+        if (!checked.ok) throw new ServiceError('bad_request', checked.message);
+        custom = checked.prefix;
+      }
+      const target = chooseTarget(input);
+      for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
+        const address = addressFor(target, custom ?? randomLocalPart());
+        const taken = new ServiceError('prefix_taken', `The address ${address.email} is already in use`);
+        if (reserving.has(address.addressKey)) {
+          if (custom) throw taken;
+          continue;
+        }
+        reserving.add(address.addressKey);
+        try {
+          const holder = await guarded(() => store.findSessionByAddress(address.addressKey));
+          if (holder && holder.expiresAt > now) {
+            if (custom) throw taken;
+            continue;
+          }
+          // An expired holder gives its address up now rather than at the next purge.
+          if (holder) await guarded(() => store.deleteSession(holder.id), true);
+          const token = randomBytes(32).toString('base64url');
+          const session: StoredSession = {
+            id: randomBytes(16).toString('hex'),
+            tokenHash: hashToken(token),
+            ...address,
+            kind: target.kind,
+            extmailAccountId: target.kind === 'extmail' ? target.accountId : null,
+            createdAt: now,
+            expiresAt: now + config.lifetimeSeconds * 1000,
+          };
+          await guarded(() => store.putSession(session), true);
+          void refreshCount();
+          return { email: session.email, token, expiresAt: new Date(session.expiresAt) } satisfies CreatedSession;
+        } finally {
+          reserving.delete(address.addressKey);
+        }
+      }
+      throw new ServiceError('internal', 'Could not find a free random address; try again');
+    },
+
+    async checkMail(token) {
+      const session = await sessionOf(token);
+      const list = await guarded(() => store.listMessages(session.id));
+      return list.reverse().map(toMeta);
+    },
+
+    async readMail(token, id) {
+      const session = await sessionOf(token);
+      const m = await guarded(() => store.getMessage(session.id, id));
+      if (!m) throw notFound(id);
+      return {
+        ...toMeta(m),
+        to: m.to,
+        cc: m.cc,
+        text: m.text,
+        html: m.html,
+        headers: m.headers,
+        attachments: m.attachments.map((a): AttachmentMeta => ({ ...a })),
+      } satisfies MessageFull;
+    },
+
+    async deleteMail(token, id) {
+      const session = await sessionOf(token);
+      const removed = await guarded(() => store.deleteMessage(session.id, id), true);
+      if (!removed) throw notFound(id);
+    },
+
+    async rawMessage(token, id) {
+      const session = await sessionOf(token);
+      const raw = await guarded(() => store.rawMessage(session.id, id));
+      if (!raw) throw notFound(id);
+      return raw;
+    },
+
+    async attachment(token, id, attachmentId) {
+      const session = await sessionOf(token);
+      const m = await guarded(() => store.getMessage(session.id, id));
+      if (!m) throw notFound(id);
+      const meta = m.attachments.find((a) => a.id === attachmentId);
+      const bytes = meta && (await guarded(() => store.attachmentBytes(session.id, id, attachmentId)));
+      if (!meta || !bytes) {
+        throw new ServiceError('not_found', `Message ${id} has no attachment ${Number.isFinite(attachmentId) ? attachmentId : '?'}`);
+      }
+      return { meta: { ...meta }, bytes };
+    },
+
+    async checkRecipient(address): Promise<RecipientVerdict> {
+      const found = await liveSessionFor(address, clock());
+      if (found === undefined) return 'unknown';
+      if (found === 'expired') return 'expired';
+      const count = await guarded(() => store.countMessages(found.id));
+      return count >= config.inboxLimit ? 'full' : 'ok';
+    },
+
+    async deliver({ raw, recipients, envelopeFrom }) {
+      if (raw.length > config.maxMessageBytes) {
+        throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
+      }
+      const now = clock();
+      // One copy per live session: "A@x", "a@x" and a dot variant of one alias land once.
+      const targets = new Map<string, StoredSession>();
+      for (const r of recipients) {
+        const found = await liveSessionFor(r, now);
+        if (found && found !== 'expired') targets.set(found.id, found);
+      }
+      if (targets.size === 0) return { delivered: 0 };
+      const fields = await parseMessage(raw, envelopeFrom ?? '');
+      const results = await Promise.allSettled(
+        [...targets.keys()].map((sessionId) => store.addMessage(sessionId, { ...fields, raw, receivedAt: now })),
+      );
+      let delivered = 0;
+      for (const r of results) {
+        if (r.status === 'fulfilled') delivered++;
+        // A session purged between RCPT and now simply no longer receives; anything else is storage.
+        else if (!(r.reason instanceof UnknownSessionError)) throw storageError(r.reason);
+      }
+      storageFailure = undefined;
+      return { delivered };
+    },
+
+    health(): ServiceHealth {
+      return storageFailure === undefined
+        ? { ok: true, storage: 'ok', sessions: sessionCount }
+        : { ok: false, storage: 'failing', detail: storageFailure, sessions: sessionCount };
+    },
+
+    async purgeExpired() {
+      const now = clock();
+      const sessions = await guarded(() => store.listSessions());
+      let removed = 0;
+      for (const s of sessions) {
+        if (s.expiresAt > now) continue;
+        if (await guarded(() => store.deleteSession(s.id), true)) removed++;
+      }
+      await refreshCount();
+      return removed;
+    },
+
+    async close() {
+      await store.close();
+    },
+  };
+}
