@@ -22,7 +22,7 @@ let now = Date.UTC(2030, 0, 15, 12, 0, 0);
 
 beforeAll(async () => {
   svc = await startTestService(
-    { extmailAccounts: [{ email: 'john.doe@gmail.com', dotInsensitive: true }, { email: 'box@example.net', dotInsensitive: false }] },
+    { createPerMinute: 10_000, extmailAccounts: [{ email: 'john.doe@gmail.com', dotInsensitive: true }, { email: 'box@example.net', dotInsensitive: false }] },
     { clock: () => now },
   );
 });
