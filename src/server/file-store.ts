@@ -84,7 +84,7 @@ export class FileStore implements Store {
 
   /** Runs a write while counting it in flight, so close() can wait for it. */
   private track<T>(work: () => Promise<T>): Promise<T> {
-    this.check();
+    if (this.state !== 'open') return Promise.reject(new StoreClosedError());
     const p = work();
     this.pending.add(p);
     const done = () => this.pending.delete(p);
