@@ -1,0 +1,117 @@
+/**
+ * `tempmail-tui serve` as a user runs it: the built dist/cli.js in a child process. Its printed
+ * addresses, its exit codes, its config file, its graceful stop and a restart on the same data.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { call } from '../helpers/http';
+import { sendMail } from '../helpers/service';
+import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../helpers/serve-process';
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.splice(0).reverse()) await fn();
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tempmail-serve-'));
+  cleanup.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function track<T extends ServeProcess>(proc: T): T {
+  cleanup.push(() => stopServe(proc, 'SIGKILL'));
+  return proc;
+}
+
+describe('tempmail-tui serve', () => {
+  it('prints the HTTP URL and the SMTP address once, serves, and exits 0 on SIGTERM', async () => {
+    const dir = await tempDir();
+    const proc = track(await startServeProcess(['--data-dir', dir, '--domain', 'one.test', '--domain', 'Two.Test']));
+    expect(proc.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(proc.smtpHost).toBe('127.0.0.1');
+    const domains = await call(proc.baseUrl, '/domains');
+    expect(domains.json?.domains.map((d: { domain: string }) => d.domain)).toEqual(['one.test', 'two.test']);
+    expect(proc.stdout().match(/^HTTP /gm)).toHaveLength(1);
+    expect(proc.stdout().match(/^SMTP /gm)).toHaveLength(1);
+    expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
+  });
+
+  it('exits 0 on SIGINT too, and keeps the token out of its output', async () => {
+    const dir = await tempDir();
+    const proc = track(await startServeProcess(['--data-dir', dir]));
+    const s = (await call(proc.baseUrl, '/create-session', { form: {} })).json!;
+    await call(proc.baseUrl, '/check-mail', { query: { token: s.token } });
+    await call(proc.baseUrl, '/read-mail', { query: { token: s.token, id: 'x' } });
+    expect(await stopServe(proc, 'SIGINT')).toEqual({ code: 0, signal: null });
+    expect(proc.stderr()).toContain('GET /check-mail 200');
+    expect(proc.stdout() + proc.stderr()).not.toContain(s.token);
+  });
+
+  it('exits 2 with a clear message for a bad flag or value, 0 for --help', async () => {
+    for (const args of [['--bogus'], ['--http-port', 'abc'], ['--domain', 'not a domain'], ['--extmail-account', 'nobody'], ['--lifetime-minutes', '0'], ['stray']]) {
+      const proc = spawnCli(['serve', ...args]);
+      const { code } = await proc.exited;
+      expect(code, args.join(' ')).toBe(2);
+      expect(proc.stderr()).toMatch(/^tempmail-tui serve: .+\nTry 'tempmail-tui serve --help'\.\n$/);
+      expect(proc.stdout()).toBe('');
+    }
+    const help = spawnCli(['serve', '--help']);
+    expect((await help.exited).code).toBe(0);
+    expect(help.stdout()).toContain('--extmail-account');
+  });
+
+  it('reads a JSON config file, lets flags override it, and refuses unknown keys', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'serve.json');
+    await writeFile(file, JSON.stringify({ domains: ['file.test'], extmailAccounts: ['a.b@gmail.com', { email: 'c@corp.example', dotInsensitive: true }], lifetimeMinutes: 5, dataDir: join(dir, 'data') }));
+    const proc = track(await startServeProcess(['--config', file]));
+    const domains = (await call(proc.baseUrl, '/domains')).json!;
+    expect(domains.domains).toEqual([{ id: 1, domain: 'file.test' }]);
+    expect(domains.extmail_accounts.map((a: { email: string }) => a.email)).toEqual(['a.b@gmail.com', 'c@corp.example']);
+    const s = (await call(proc.baseUrl, '/create-session', { form: {} })).json!;
+    const minutes = (Date.parse(`${s.expires_at.replace(' ', 'T')}Z`) - Date.now()) / 60_000;
+    expect(minutes).toBeGreaterThan(4);
+    expect(minutes).toBeLessThanOrEqual(5);
+    await stopServe(proc);
+
+    const overridden = track(await startServeProcess(['--config', file, '--domain', 'flag.test']));
+    expect((await call(overridden.baseUrl, '/domains')).json!.domains).toEqual([{ id: 1, domain: 'flag.test' }]);
+    await stopServe(overridden);
+
+    await writeFile(file, JSON.stringify({ domians: ['typo.test'] }));
+    const bad = spawnCli(['serve', '--config', file]);
+    expect((await bad.exited).code).toBe(2);
+    expect(bad.stderr()).toContain('unknown key "domians"');
+  });
+
+  it('exits 1 with a readable message when a port is taken', async () => {
+    const dir = await tempDir();
+    const first = track(await startServeProcess(['--data-dir', dir]));
+    const port = new URL(first.baseUrl).port;
+    const second = spawnCli(['serve', '--data-dir', join(dir, 'other'), '--http-port', port, '--smtp-port', '0']);
+    expect((await second.exited).code).toBe(1);
+    expect(second.stderr()).toMatch(/HTTP port \d+ on 127\.0\.0\.1 is already in use/);
+    expect(second.stderr()).not.toMatch(/\n\s+at /); // no stack
+  });
+
+  it('keeps sessions and messages across a restart on the same data dir', async () => {
+    const home = await tempDir();
+    // No --data-dir: the default lives under TEMPMAIL_TUI_HOME.
+    const env = { TEMPMAIL_TUI_HOME: home };
+    const first = track(await startServeProcess([], env));
+    const s = (await call(first.baseUrl, '/create-session', { form: { prefix: 'keeper' } })).json!;
+    await sendMail(first, { to: s.email, subject: 'kept across restarts', text: 'still here' });
+    expect(await stopServe(first)).toEqual({ code: 0, signal: null });
+
+    const second = track(await startServeProcess([], env));
+    const list = await call(second.baseUrl, '/check-mail', { query: { token: s.token } });
+    expect(list.status).toBe(200);
+    expect(list.json!.messages.map((m: { subject: string }) => m.subject)).toEqual(['kept across restarts']);
+    // The address is still held: nobody else can take it.
+    expect((await call(second.baseUrl, '/create-session', { form: { prefix: 'keeper' } })).status).toBe(409);
+    await stopServe(second);
+  });
+});
