@@ -36,6 +36,16 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const pending = new Set<Promise<unknown>>();
   let closing = false;
 
+  /** A message is answered; when shutting down, the connection is told so instead of waiting for more. */
+  function release(session: SMTPServerSession): void {
+    inData.delete(session.id);
+    if (!closing) return;
+    for (const connection of server.connections) {
+      // A 421 reply makes smtp-server close the connection itself (after the 250 already written).
+      if (connection.session === session) connection.send(421, '4.3.2 Service shutting down');
+    }
+  }
+
   async function checkRcpt(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
     if (closing) throw reply(421, '4.3.2 Service shutting down, try again later');
     const rcpt = address.address;
@@ -92,12 +102,12 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       size += chunk.length;
     });
     // The client vanished mid-message: nothing was acknowledged, nothing is stored.
-    stream.on('error', () => inData.delete(session.id));
+    stream.on('error', () => release(session));
     stream.on('end', () => {
       if (stream.sizeExceeded) {
-        inData.delete(session.id);
         log(`smtp refused oversize message (${stream.byteLength} bytes)`);
         callback(reply(552, `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`));
+        release(session);
         return;
       }
       const job = store(Buffer.concat(chunks, size), session);
@@ -107,7 +117,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
         (error: Error) => callback(error),
       ).finally(() => {
         pending.delete(job);
-        inData.delete(session.id);
+        release(session);
       });
     });
   }
