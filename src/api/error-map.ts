@@ -72,9 +72,8 @@ export function errorFromAnswer(answer: Answer, secrets: readonly string[], data
   const http = `HTTP ${status}`;
   switch (kind) {
     case 'rate_limited':
-      return new ApiError(kind, retryAfterSeconds !== undefined
-        ? `Too many requests; try again in ${retryAfterSeconds} s`
-        : 'Too many requests; try again later', details);
+      // The wait is in details.retryAfterSeconds; callers word it (the app appends "try again in N s").
+      return new ApiError(kind, 'Too many requests to the service', details);
     case 'invalid_token':
       return new ApiError(kind, 'The session is not valid (unknown or missing token)', details);
     case 'session_expired':
@@ -118,11 +117,11 @@ export function errorFromRequest(error: RequestError, secrets: readonly string[]
     return new ApiError('timeout', `The service did not answer within ${formatSeconds(timeoutMs)}`, {});
   }
   const known = code ? NETWORK_CODES[code] : undefined;
-  if (known) return new ApiError('network', `The service is unreachable (${known})`, { code });
+  if (known) return new ApiError('network', `The service is unreachable (${known})`);
   if (code && /CERT|TLS|SSL/.test(code)) {
-    return new ApiError('network', `The secure connection failed (${code})`, { code });
+    return new ApiError('network', `The secure connection failed (${code})`);
   }
-  return new ApiError('network', `The request failed${code ? ` (${code})` : ''}`, code ? { code } : {});
+  return new ApiError('network', `The request failed${code ? ` (${code})` : ''}`);
 }
 
 function formatSeconds(ms: number): string {
