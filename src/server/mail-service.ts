@@ -8,14 +8,14 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { formatWireTime } from '../core/time';
-import { checkPrefix, domainAddressKey, extmailAlias, randomLocalPart, recipientKey } from './addresses';
+import { checkPrefix, randomLocalPart, recipientKey } from './addresses';
 import { systemClock, type Clock, type ServerConfig } from './config';
 import { parseMessage } from './mime';
 import { SlidingWindowLimiter } from './rate-limit';
+import { addressFor, chooseTarget, roundRobin } from './session-target';
 import {
   ServiceError,
   type AttachmentMeta,
-  type CreateSessionInput,
   type CreatedSession,
   type MailService,
   type MessageFull,
@@ -42,8 +42,6 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-type Target = { kind: 'domain'; domain: string } | { kind: 'extmail'; accountId: number };
-
 /** Builds the MailService on an opened store. */
 export function createMailService(deps: MailServiceDeps): MailService {
   const { store, config } = deps;
@@ -55,7 +53,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   const reserving = new Set<string>();
   let storageFailure: string | undefined;
   let sessionCount = 0;
-  let nextAccount = 0;
+  const pickAccount = roundRobin();
 
   const refreshCount = () =>
     store.countSessions().then(
@@ -82,48 +80,6 @@ export function createMailService(deps: MailServiceDeps): MailService {
     } catch (err) {
       throw storageError(err);
     }
-  }
-
-  function chooseTarget(input: CreateSessionInput): Target {
-    const wantsExtmail = input.useExtmail === true || input.extmailAuto === true || input.extmailId !== undefined;
-    if (!wantsExtmail) {
-      if (domains.length === 0) throw new ServiceError('bad_request', 'This service offers no domains');
-      if (input.domainId === undefined) return { kind: 'domain', domain: domains[0] as string };
-      const domain = Number.isSafeInteger(input.domainId) ? domains[input.domainId - 1] : undefined;
-      if (domain === undefined || input.domainId < 1) {
-        throw new ServiceError('bad_request', `domain_id ${input.domainId} is not an offered domain (see GET /domains)`);
-      }
-      return { kind: 'domain', domain };
-    }
-    const accounts = config.extmailAccounts;
-    if (accounts.length === 0) {
-      throw new ServiceError('bad_request', 'This service has no external mail accounts configured');
-    }
-    if (input.extmailId !== undefined) {
-      const ok = Number.isSafeInteger(input.extmailId) && input.extmailId >= 1 && input.extmailId <= accounts.length;
-      if (!ok) {
-        throw new ServiceError('bad_request', `extmail_id ${input.extmailId} is not an offered account (see GET /domains)`);
-      }
-      return { kind: 'extmail', accountId: input.extmailId };
-    }
-    // Automatic choice: round robin, so aliases spread over the accounts.
-    const accountId = (nextAccount % accounts.length) + 1;
-    nextAccount++;
-    return { kind: 'extmail', accountId };
-  }
-
-  function addressFor(target: Target, local: string) {
-    if (target.kind === 'domain') {
-      return {
-        email: `${local}@${target.domain}`,
-        addressKey: domainAddressKey(local, target.domain),
-        localPart: local,
-        domain: target.domain,
-      };
-    }
-    const alias = extmailAlias(config.extmailAccounts[target.accountId - 1]!, local);
-    if (!alias) throw new ServiceError('internal', 'An external mail account is misconfigured');
-    return alias;
   }
 
   /** The live session of a token, or the error the caller must answer with. */
@@ -184,9 +140,9 @@ export function createMailService(deps: MailServiceDeps): MailService {
         if (!checked.ok) throw new ServiceError('bad_request', checked.message);
         custom = checked.prefix;
       }
-      const target = chooseTarget(input);
+      const target = chooseTarget(input, domains, config.extmailAccounts, pickAccount);
       for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
-        const address = addressFor(target, custom ?? randomLocalPart());
+        const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
         const taken = new ServiceError('prefix_taken', `The address ${address.email} is already in use`);
         if (reserving.has(address.addressKey)) {
           if (custom) throw taken;
