@@ -89,7 +89,9 @@ export async function runServe(args: string[]): Promise<number> {
     return 1;
   }
   const running = server;
-  process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${running.smtpHost}:${running.smtpPort}\n`);
+  // An IPv6 host is bracketed, as in the URL, so "host:port" stays unambiguous.
+  const smtpHost = running.smtpHost.includes(':') ? `[${running.smtpHost}]` : running.smtpHost;
+  process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${smtpHost}:${running.smtpPort}\n`);
   logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${config.dataDir}`);
 
   return new Promise<number>((resolve) => {
