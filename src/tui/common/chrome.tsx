@@ -1,0 +1,38 @@
+/** The fixed lines around every screen: the status line and the footer of key hints (from the keymap). */
+import { Text } from 'ink';
+import React from 'react';
+import { fitToWidth } from '../../core/text-width';
+import { footerHints, type Screen } from '../keymap';
+import type { StatusMessage } from '../types';
+import { useTheme } from './theme';
+
+/** One line: the last message, red when it is an error. */
+export function StatusLine({ status, columns }: { status: StatusMessage | null; columns: number }) {
+  const theme = useTheme();
+  const color = status?.kind === 'error' ? theme.color('error') : undefined;
+  return (
+    <Text wrap="truncate" color={color} bold={status?.kind === 'error'}>
+      {fitToWidth(status?.text ?? '', columns)}
+    </Text>
+  );
+}
+
+/** One line of key hints for `screen`, generated from the keymap. */
+export function Footer({ screen, columns }: { screen: Screen; columns: number }) {
+  const theme = useTheme();
+  return (
+    <Text wrap="truncate" color={theme.color('muted')} dimColor={theme.noColor}>
+      {fitToWidth(footerHints(screen, columns), columns)}
+    </Text>
+  );
+}
+
+/** A question on the status line, answered by the `confirm` keys. */
+export function ConfirmLine({ question, columns }: { question: string; columns: number }) {
+  const theme = useTheme();
+  return (
+    <Text wrap="truncate" bold color={theme.color('warn')}>
+      {fitToWidth(`${question} y = yes, any other key = no`, columns)}
+    </Text>
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * Turns anything thrown into a line for the status bar, and judges failures for the poller. The client
+ * already writes short, token-free messages; this only adds the app's advice and makes sure nothing
+ * else (a stack, a raw object) can reach the screen.
+ */
+import { isApiError } from '../api/errors';
+import type { FailureVerdict } from '../core/poller';
+import { safeLine } from '../core/safe-text';
+
+/** A readable one-line description of an error, safe for the terminal. */
+export function describeError(error: unknown): string {
+  if (isApiError(error)) {
+    const text = safeLine(error.message, 200) || 'The service answered with an error';
+    if (error.kind === 'rate_limited' && error.details.retryAfterSeconds !== undefined) {
+      return `${text} (try again in ${Math.ceil(error.details.retryAfterSeconds)} s)`;
+    }
+    return text;
+  }
+  // Not ours: only the message, never a stack, and still made terminal-safe.
+  const message = error instanceof Error ? error.message : '';
+  return `Unexpected error${message ? `: ${safeLine(message, 200)}` : ''}`;
+}
+
+/** How the inbox poller should react to a failed check. */
+export function pollVerdict(error: unknown): FailureVerdict {
+  if (isApiError(error)) {
+    switch (error.kind) {
+      case 'session_expired':
+        return { message: 'This address has expired', stop: true };
+      case 'invalid_token':
+        return { message: 'The service no longer knows this address', stop: true };
+      case 'rate_limited':
+        return { message: 'Rate limited by the service', retryAfterMs: (error.details.retryAfterSeconds ?? 30) * 1000 };
+      case 'network':
+      case 'timeout':
+        return { message: `Offline: ${describeError(error)}` };
+      default:
+        return { message: describeError(error) };
+    }
+  }
+  return { message: describeError(error) };
+}

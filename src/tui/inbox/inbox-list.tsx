@@ -1,0 +1,81 @@
+/**
+ * The message list: only the rows inside the scroll window are drawn (a slice of the visible list), so
+ * a keypress costs the same with 10 messages or 10,000. Each row is cut to the width by columns, never
+ * inside a wide character.
+ */
+import { Box, Text } from 'ink';
+import React, { memo } from 'react';
+import { fitToWidth } from '../../core/text-width';
+import type { MessageSummary } from '../../core/types';
+import { useTheme } from '../common/theme';
+import { senderLabel, shortTime, subjectLabel } from '../format';
+import type { InboxState } from './inbox-state';
+import { selectedIndex } from './inbox-state';
+
+export interface InboxListProps {
+  state: InboxState;
+  columns: number;
+  /** For "today" vs. older times. */
+  now: number;
+}
+
+const TIME_COLS = 6;
+
+/** The columns of one row: marker, sender, subject, time. */
+export function rowText(m: MessageSummary, marker: string, columns: number, now: number): string {
+  const senderCols = Math.min(30, Math.max(10, Math.floor(columns * 0.28)));
+  const subjectCols = Math.max(1, columns - 2 - senderCols - 1 - 1 - TIME_COLS);
+  return (
+    `${marker} ` +
+    `${fitToWidth(senderLabel(m), senderCols)} ` +
+    `${fitToWidth(subjectLabel(m.subject), subjectCols)} ` +
+    `${shortTime(m.receivedAt, now).padStart(TIME_COLS)}`
+  );
+}
+
+/** `+` arrived while you watched, `N` not opened yet, blank when read. */
+export function markerOf(state: InboxState, id: number): string {
+  if (state.fresh.has(id)) return '+';
+  return state.unread.has(id) ? 'N' : ' ';
+}
+
+const Row = memo(function Row(props: { text: string; selected: boolean; unread: boolean; fresh: boolean }) {
+  const theme = useTheme();
+  return (
+    <Text wrap="truncate" inverse={props.selected} bold={props.unread} color={props.fresh ? theme.color('fresh') : undefined}>
+      {props.text}
+    </Text>
+  );
+});
+
+/** The visible window of the list, plus how much is above and below it. */
+export function InboxList({ state, columns, now }: InboxListProps) {
+  const theme = useTheme();
+  const selected = selectedIndex(state);
+  const rows = state.visible.slice(state.offset, state.offset + state.rows);
+  const below = Math.max(0, state.visible.length - state.offset - rows.length);
+  const unread = state.all.filter((m) => state.unread.has(m.id)).length;
+  const summary =
+    `${state.visible.length} message${state.visible.length === 1 ? '' : 's'}` +
+    (state.filter ? ` matching "${state.filter}" (of ${state.all.length})` : '') +
+    ` · ${unread} unread` +
+    (state.fresh.size > 0 ? ` · ${state.fresh.size} new` : '') +
+    (state.offset > 0 ? ` · ${state.offset} above` : '') +
+    (below > 0 ? ` · ${below} below` : '');
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate" color={theme.color('muted')}>
+        {fitToWidth(summary, columns)}
+      </Text>
+      {rows.map((m, i) => (
+        <Row
+          key={m.id}
+          text={rowText(m, markerOf(state, m.id), columns, now)}
+          selected={state.offset + i === selected}
+          unread={state.unread.has(m.id)}
+          fresh={state.fresh.has(m.id)}
+        />
+      ))}
+    </Box>
+  );
+}

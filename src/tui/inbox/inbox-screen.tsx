@@ -1,0 +1,105 @@
+/**
+ * The inbox screen: the list, or an empty state that says what to do (in local mode, the exact SMTP
+ * target), and the inbox keys. Commands that leave the screen or talk to the service are the session's
+ * (passed in); list movement is the reducer's.
+ */
+import { Box, Text } from 'ink';
+import React from 'react';
+import { fitToWidth } from '../../core/text-width';
+import type { MessageSummary } from '../../core/types';
+import { useTheme } from '../common/theme';
+import { useKeys } from '../common/use-keys';
+import { useNow } from '../common/use-now';
+import type { LocalServiceInfo } from '../types';
+import { InboxList } from './inbox-list';
+import { selectedMessage, type InboxAction, type InboxState } from './inbox-state';
+
+export interface InboxScreenProps {
+  state: InboxState;
+  dispatch: (action: InboxAction) => void;
+  address: string;
+  columns: number;
+  /** Lines available for the list and its summary. */
+  rows: number;
+  intervalMs: number;
+  clock: () => number;
+  local?: LocalServiceInfo;
+  isActive: boolean;
+  onOpen: (m: MessageSummary) => void;
+  onDelete: (m: MessageSummary) => void;
+  onRefresh: () => void;
+  onNewAddress: () => void;
+  onCopy: () => void;
+  onFilter: () => void;
+  onHelp: () => void;
+  onQuit: () => void;
+}
+
+/** What to do when there is no mail yet. */
+export function emptyLines(address: string, intervalMs: number, local?: LocalServiceInfo): string[] {
+  const lines = [`No mail yet for ${address}.`, ''];
+  if (local) {
+    lines.push(
+      `Send a message to it via SMTP ${local.smtpHost}:${local.smtpPort} (no login, no TLS), for example:`,
+      `  swaks --server ${local.smtpHost}:${local.smtpPort} --to ${address}`,
+    );
+  } else {
+    lines.push('Use the address where you sign up; mail shows up here by itself.');
+  }
+  lines.push('', `Checking every ${Math.round(intervalMs / 1000)} s; press r to check now, ? for keys.`);
+  return lines;
+}
+
+/** The inbox list with its keys. */
+export function InboxScreen(props: InboxScreenProps) {
+  const { state, dispatch, columns, rows, isActive } = props;
+  const theme = useTheme();
+  // Times in the list change from "14:03" to "Nov 21" at midnight: a slow tick is plenty.
+  const now = useNow(props.clock, 60_000);
+  const withSelected = (f: (m: MessageSummary) => void) => () => {
+    const m = selectedMessage(state);
+    if (m) f(m);
+  };
+  useKeys(
+    'inbox',
+    {
+      down: () => dispatch({ type: 'move', delta: 1 }),
+      up: () => dispatch({ type: 'move', delta: -1 }),
+      pageDown: () => dispatch({ type: 'page', direction: 1 }),
+      pageUp: () => dispatch({ type: 'page', direction: -1 }),
+      first: () => dispatch({ type: 'first' }),
+      last: () => dispatch({ type: 'last' }),
+      open: withSelected(props.onOpen),
+      delete: withSelected(props.onDelete),
+      refresh: props.onRefresh,
+      newAddress: props.onNewAddress,
+      copy: props.onCopy,
+      filter: props.onFilter,
+      help: props.onHelp,
+      quit: props.onQuit,
+    },
+    { isActive },
+  );
+
+  let body: React.ReactNode;
+  if (!state.loaded) {
+    body = <Text color={theme.color('muted')}>Loading the inbox…</Text>;
+  } else if (state.all.length === 0) {
+    body = emptyLines(props.address, props.intervalMs, props.local).map((line, i) => (
+      <Text key={i} wrap="truncate">
+        {fitToWidth(line, columns)}
+      </Text>
+    ));
+  } else if (state.visible.length === 0) {
+    body = (
+      <Text wrap="truncate">{fitToWidth(`Nothing matches "${state.filter}". Press / and Esc to clear the filter.`, columns)}</Text>
+    );
+  } else {
+    body = <InboxList state={state} columns={columns} now={now} />;
+  }
+  return (
+    <Box flexDirection="column" height={rows} overflow="hidden">
+      {body}
+    </Box>
+  );
+}

@@ -1,0 +1,166 @@
+/**
+ * The inbox list as a reducer: the messages (newest first), what is unread and what arrived while the
+ * user watched, the filter, the selection (kept by id, so mail arriving on top never moves it) and the
+ * scroll window (offset + rows), which the view slices so only visible rows are drawn.
+ */
+import type { MessageSummary } from '../../core/types';
+
+export interface InboxState {
+  /** Every listed message, newest first. */
+  all: MessageSummary[];
+  /** `all` after the filter: what the list shows. */
+  visible: MessageSummary[];
+  filter: string;
+  selectedId: number | null;
+  /** Index in `visible` of the first drawn row. */
+  offset: number;
+  /** Rows the list may draw. */
+  rows: number;
+  /** Ids not opened yet in this app. */
+  unread: ReadonlySet<number>;
+  /** Ids that arrived after the first listing and were not opened yet ("new"). */
+  fresh: ReadonlySet<number>;
+  /** Ids deleted here: a listing that was already on its way must not bring them back. */
+  deleted: ReadonlySet<number>;
+  /** A first listing has arrived. */
+  loaded: boolean;
+  /** Counts listings that brought new mail; the bell and the "new mail" line follow it. */
+  arrivals: number;
+  /** How many messages the last arrival brought. */
+  lastArrived: number;
+}
+
+export type InboxAction =
+  | { type: 'listed'; messages: MessageSummary[] }
+  | { type: 'move'; delta: number }
+  | { type: 'page'; direction: 1 | -1 }
+  | { type: 'first' }
+  | { type: 'last' }
+  | { type: 'viewport'; rows: number }
+  | { type: 'opened'; id: number }
+  | { type: 'removed'; id: number }
+  | { type: 'filter'; text: string };
+
+/** The state before anything is listed. */
+export function initialInboxState(rows = 10): InboxState {
+  return {
+    all: [],
+    visible: [],
+    filter: '',
+    selectedId: null,
+    offset: 0,
+    rows: Math.max(1, rows),
+    unread: new Set(),
+    fresh: new Set(),
+    deleted: new Set(),
+    loaded: false,
+    arrivals: 0,
+    lastArrived: 0,
+  };
+}
+
+const byNewest = (a: MessageSummary, b: MessageSummary): number =>
+  (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || b.id - a.id;
+
+/** Case-insensitive match of the filter against sender name, address and subject. */
+export function matchesFilter(m: MessageSummary, filter: string): boolean {
+  if (!filter) return true;
+  const needle = filter.toLowerCase();
+  return (
+    m.subject.toLowerCase().includes(needle) ||
+    m.senderName.toLowerCase().includes(needle) ||
+    m.senderEmail.toLowerCase().includes(needle)
+  );
+}
+
+const sameList = (a: MessageSummary[], b: MessageSummary[]): boolean =>
+  a.length === b.length && a.every((m, i) => m.id === b[i]!.id);
+
+/** Index of the selection in `visible` (0 when none or gone). */
+export function selectedIndex(state: InboxState): number {
+  if (state.selectedId === null) return 0;
+  const i = state.visible.findIndex((m) => m.id === state.selectedId);
+  return i < 0 ? 0 : i;
+}
+
+/** The selected message, if the list has one. */
+export const selectedMessage = (state: InboxState): MessageSummary | undefined => state.visible[selectedIndex(state)];
+
+// Puts the selection at `index` (clamped) and scrolls just enough to keep it in the window.
+function selectAt(state: InboxState, index: number): InboxState {
+  const count = state.visible.length;
+  if (count === 0) return { ...state, selectedId: null, offset: 0 };
+  const i = Math.min(count - 1, Math.max(0, index));
+  let offset = Math.min(state.offset, Math.max(0, count - state.rows));
+  if (i < offset) offset = i;
+  if (i >= offset + state.rows) offset = i - state.rows + 1;
+  return { ...state, selectedId: state.visible[i]!.id, offset: Math.max(0, offset) };
+}
+
+// Rebuilds `visible` after the list or the filter changed, keeping the selection where it can.
+function revisit(state: InboxState, all: MessageSummary[], filter: string): InboxState {
+  const visible = filter ? all.filter((m) => matchesFilter(m, filter)) : all;
+  const keep = state.selectedId !== null && visible.some((m) => m.id === state.selectedId);
+  const oldIndex = selectedIndex(state);
+  const next = { ...state, all, visible, filter };
+  return keep ? selectAt(next, visible.findIndex((m) => m.id === state.selectedId)) : selectAt(next, oldIndex);
+}
+
+/** The reducer; exhaustive over InboxAction. */
+export function inboxReducer(state: InboxState, action: InboxAction): InboxState {
+  switch (action.type) {
+    case 'listed': {
+      const incoming = action.messages.filter((m) => !state.deleted.has(m.id)).sort(byNewest);
+      // Idle polling brings the same list back every few seconds: keep the state as is, draw nothing.
+      if (state.loaded && sameList(state.all, incoming)) return state;
+      const known = new Set(state.all.map((m) => m.id));
+      const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
+      const ids = new Set(incoming.map((m) => m.id));
+      const unread = new Set([...state.unread].filter((id) => ids.has(id)));
+      const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
+      for (const m of incoming) if (!state.loaded || !known.has(m.id)) unread.add(m.id);
+      for (const id of arrived) fresh.add(id);
+      const next = revisit({ ...state, unread, fresh, loaded: true }, incoming, state.filter);
+      return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
+    }
+    case 'move':
+      return selectAt(state, selectedIndex(state) + action.delta);
+    case 'page':
+      return pageBy(state, action.direction);
+    case 'first':
+      return selectAt({ ...state, offset: 0 }, 0);
+    case 'last':
+      return selectAt(state, state.visible.length - 1);
+    case 'viewport':
+      return selectAt({ ...state, rows: Math.max(1, action.rows) }, selectedIndex(state));
+    case 'opened': {
+      if (!state.unread.has(action.id) && !state.fresh.has(action.id)) return state;
+      const unread = new Set(state.unread);
+      const fresh = new Set(state.fresh);
+      unread.delete(action.id);
+      fresh.delete(action.id);
+      return { ...state, unread, fresh };
+    }
+    case 'removed': {
+      const index = selectedIndex(state);
+      const deleted = new Set(state.deleted).add(action.id);
+      const all = state.all.filter((m) => m.id !== action.id);
+      const visible = state.visible.filter((m) => m.id !== action.id);
+      const next = { ...state, all, visible, deleted };
+      // The selection moves to the message that took the deleted one's place.
+      return state.selectedId === action.id ? selectAt(next, index) : selectAt(next, selectedIndex(next));
+    }
+    case 'filter':
+      return revisit(state, state.all, action.text);
+  }
+}
+
+// A page moves the window and the selection together, like a pager.
+function pageBy(state: InboxState, direction: 1 | -1): InboxState {
+  const count = state.visible.length;
+  if (count === 0) return state;
+  const step = Math.max(1, state.rows - 1);
+  const index = selectedIndex(state);
+  const offset = Math.min(Math.max(0, count - state.rows), Math.max(0, state.offset + direction * step));
+  return selectAt({ ...state, offset }, Math.min(count - 1, Math.max(0, index + direction * step)));
+}

@@ -1,0 +1,168 @@
+/**
+ * The address picker: the service's domains (random or custom name), each external-mail account and
+ * "picked for me". Loading and errors are visible, and a service that cannot be reached offers a retry.
+ * The custom name is checked as it is typed; a name in use is "taken, try another".
+ */
+import { Box, Text } from 'ink';
+import SelectInput from 'ink-select-input';
+import TextInput from 'ink-text-input';
+import React, { useState } from 'react';
+import type { TempMailApi } from '../../api/types';
+import { fitToWidth } from '../../core/text-width';
+import type { Domain, Session } from '../../core/types';
+import { Footer, StatusLine } from '../common/chrome';
+import { HelpScreen } from '../common/help-screen';
+import { useTheme } from '../common/theme';
+import { useKeys } from '../common/use-keys';
+import type { Screen } from '../keymap';
+import type { LocalServiceInfo } from '../types';
+import { pickerItems, sessionOptions, type PickerChoice } from './picker-items';
+import { normalizePrefix, prefixProblem } from './prefix-rules';
+import { usePicker } from './use-picker';
+
+export interface PickerScreenProps {
+  api: TempMailApi;
+  columns: number;
+  rows: number;
+  /** "Local service ..." or the service's host, shown under the title. */
+  serviceLine: string;
+  local?: LocalServiceInfo;
+  isActive: boolean;
+  onCreated: (session: Session) => void;
+  /** Set when there is an address to go back to (Esc). */
+  onCancel?: () => void;
+  onQuit: () => void;
+}
+
+interface Custom {
+  domain: Domain;
+  value: string;
+  taken: boolean;
+}
+
+// ink-select-input colours its selection blue; these draw it with a pointer and inverse, or in colour.
+function Indicator({ isSelected = false }: { isSelected?: boolean }) {
+  const theme = useTheme();
+  return <Text color={theme.color('accent')}>{isSelected ? '> ' : '  '}</Text>;
+}
+function Item({ isSelected = false, label }: { isSelected?: boolean; label: string }) {
+  const theme = useTheme();
+  return (
+    <Text inverse={isSelected && theme.noColor} color={isSelected ? theme.color('accent') : undefined} wrap="truncate">
+      {label}
+    </Text>
+  );
+}
+
+/** The picker with its keys. */
+export function PickerScreen(props: PickerScreenProps) {
+  const { columns, rows, isActive } = props;
+  const theme = useTheme();
+  const picker = usePicker(props.api, props.onCreated);
+  const [custom, setCustom] = useState<Custom | null>(null);
+  const [help, setHelp] = useState(false);
+  const screen: Screen = help ? 'help' : custom ? 'prefix' : 'picker';
+  const listing = isActive && !help && !custom && !picker.creating;
+
+  useKeys(
+    'picker',
+    {
+      refresh: () => picker.domains.status === 'error' && picker.retry(),
+      back: () => props.onCancel?.(),
+      help: () => setHelp(true),
+      quit: props.onQuit,
+    },
+    { isActive: listing },
+  );
+  useKeys('prefix', { back: () => setCustom(null) }, { isActive: isActive && !help && custom !== null && !picker.creating });
+
+  const choose = (choice: PickerChoice) => {
+    if (choice.kind === 'custom') {
+      picker.clearError();
+      setCustom({ domain: choice.domain, value: '', taken: false });
+    } else {
+      picker.create(sessionOptions(choice));
+    }
+  };
+  const submitCustom = () => {
+    if (!custom || prefixProblem(custom.value) !== null) return;
+    picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, custom.value), () =>
+      setCustom((c) => (c ? { ...c, taken: true } : c)),
+    );
+  };
+
+  // Title, service line, blank; status and footer at the bottom.
+  const bodyRows = Math.max(3, rows - 5);
+  let body: React.ReactNode;
+  if (picker.domains.status === 'loading') {
+    body = <Text color={theme.color('muted')}>Loading the domains from the service…</Text>;
+  } else if (picker.domains.status === 'error') {
+    body = (
+      <Box flexDirection="column">
+        <Text wrap="truncate" color={theme.color('error')}>
+          {fitToWidth(`Could not load the domains: ${picker.domains.error}`, columns)}
+        </Text>
+        <Text>Press r to retry, q to quit.</Text>
+      </Box>
+    );
+  } else if (custom) {
+    const problem = prefixProblem(custom.value);
+    const address = `${custom.value || 'name'}@${custom.domain.domain}`;
+    let verdict = problem ? `✗ ${problem}` : `✓ ${address}`;
+    if (custom.taken && !problem) verdict = `✗ ${address} is taken, try another`;
+    body = (
+      <Box flexDirection="column">
+        <Text>Custom name on {custom.domain.domain} (Enter creates it, Esc goes back):</Text>
+        <Box>
+          <TextInput
+            value={custom.value}
+            focus={isActive && !help && !picker.creating}
+            placeholder="your-name"
+            onChange={(typed) => setCustom((c) => (c ? { ...c, value: normalizePrefix(typed), taken: false } : c))}
+            onSubmit={submitCustom}
+          />
+          <Text color={theme.color('muted')}>@{custom.domain.domain}</Text>
+        </Box>
+        <Text wrap="truncate" color={problem || custom.taken ? theme.color('error') : theme.color('ok')}>
+          {fitToWidth(picker.creating ? 'Creating the address…' : verdict, columns)}
+        </Text>
+      </Box>
+    );
+  } else {
+    const items = pickerItems(picker.domains.list);
+    body =
+      items.length === 0 ? (
+        <Text>The service offers no domains and no external accounts. Press q to quit.</Text>
+      ) : (
+        <SelectInput<PickerChoice>
+          items={items}
+          isFocused={listing}
+          limit={Math.max(1, bodyRows)}
+          indicatorComponent={Indicator}
+          itemComponent={Item}
+          onSelect={(item) => choose(item.value)}
+        />
+      );
+  }
+
+  const status = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  return (
+    <Box flexDirection="column" width={columns}>
+      <Text bold color={theme.color('accent')} wrap="truncate">
+        {fitToWidth('tempmail-tui · choose an address', columns)}
+      </Text>
+      <Text wrap="truncate" color={props.local ? theme.color('ok') : theme.color('muted')}>
+        {fitToWidth(props.serviceLine, columns)}
+      </Text>
+      <Text> </Text>
+      <Box display={help ? 'none' : 'flex'} flexDirection="column" height={bodyRows} overflow="hidden">
+        {body}
+      </Box>
+      {help ? (
+        <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => setHelp(false)} isActive={isActive && help} />
+      ) : null}
+      <StatusLine status={status ? { text: status, kind: picker.error ? 'error' : 'info' } : null} columns={columns} />
+      <Footer screen={screen} columns={columns} />
+    </Box>
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * Renders the real App against a real reference service (loopback, port 0) through the real client,
+ * with the test in control of the clock, the bell and the clipboard.
+ */
+import React from 'react';
+import { createApi } from '../../src/api/client';
+import type { TempMailApi } from '../../src/api/types';
+import type { Session } from '../../src/core/types';
+import { App, type AppProps } from '../../src/tui/app';
+import { startTestService, type TestService } from '../helpers/service';
+import { renderAt, type Screen } from './ui';
+
+export interface AppHarness {
+  svc: TestService;
+  api: TempMailApi;
+  screen: Screen;
+  bells: () => number;
+  copied: string[];
+  quits: () => number;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  columns?: number;
+  rows?: number;
+  /** Render in local mode (shows the SMTP target). */
+  local?: boolean;
+  pollIntervalMs?: number;
+  bell?: boolean;
+  props?: Partial<AppProps>;
+  /** A service already running (else one is started). */
+  svc?: TestService;
+  /** Wraps the client (e.g. to count requests); still the real client underneath. */
+  wrapApi?: (api: TempMailApi) => TempMailApi;
+  initialSession?: Session;
+}
+
+/** Starts a service (unless given) and renders the App against it. */
+export async function startApp(options: HarnessOptions = {}): Promise<AppHarness> {
+  const svc = options.svc ?? (await startTestService());
+  const real = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0 });
+  const api = options.wrapApi ? options.wrapApi(real) : real;
+  let bells = 0;
+  let quits = 0;
+  const copied: string[] = [];
+  const screen = renderAt(
+    <App
+      api={api}
+      settings={{ pollIntervalMs: options.pollIntervalMs ?? 60_000, bell: options.bell ?? true }}
+      local={options.local ? { smtpHost: svc.smtpHost, smtpPort: svc.smtpPort } : undefined}
+      serviceLabel="Service: test"
+      ringBell={() => (bells += 1)}
+      copy={async (text) => {
+        copied.push(text);
+        return 'Copied (test clipboard)';
+      }}
+      onQuit={() => (quits += 1)}
+      noColor
+      initialSession={options.initialSession}
+      {...options.props}
+    />,
+    options.columns ?? 80,
+    options.rows ?? 24,
+  );
+  return {
+    svc,
+    api,
+    screen,
+    bells: () => bells,
+    copied,
+    quits: () => quits,
+    async close() {
+      screen.unmount();
+      if (!options.svc) await svc.close();
+    },
+  };
+}
+
+/** Picks the first choice (a random address on the first domain) and returns the address shown. */
+export async function pickFirstDomain(h: AppHarness): Promise<string> {
+  await h.screen.waitFor('Random address on');
+  await h.screen.press('\r');
+  const frame = await h.screen.waitFor(/expires in/);
+  const address = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/.exec(frame)?.[1];
+  if (!address) throw new Error(`no address on screen:\n${frame}`);
+  return address;
+}
