@@ -36,13 +36,21 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Turns a listen failure into a sentence a user can act on. */
-function listenError(what: string, host: string, port: number, error: unknown): Error {
+/**
+ * Turns a listen failure into a sentence a user can act on. The errno code stays on the error (`code`,
+ * plus `which`: "HTTP" or "SMTP") so a caller can retry on the next port after EADDRINUSE.
+ */
+function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: unknown): Error {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'EADDRINUSE') return new Error(`${what} port ${port} on ${host} is already in use (try another port, or 0 for any free one)`);
-  if (code === 'EACCES') return new Error(`${what} port ${port} on ${host} needs privileges (use a port above 1023)`);
-  if (code === 'EADDRNOTAVAIL') return new Error(`${what}: address ${host} is not available on this machine`);
-  return new Error(`${what} could not listen on ${host}:${port}: ${describe(error)}`);
+  const message =
+    code === 'EADDRINUSE'
+      ? `${what} port ${port} on ${host} is already in use (try another port, or 0 for any free one)`
+      : code === 'EACCES'
+        ? `${what} port ${port} on ${host} needs privileges (use a port above 1023)`
+        : code === 'EADDRNOTAVAIL'
+          ? `${what}: address ${host} is not available on this machine`
+          : `${what} could not listen on ${host}:${port}: ${describe(error)}`;
+  return Object.assign(new Error(message), { code, which: what });
 }
 
 /** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
