@@ -11,10 +11,10 @@
  * doubled. open() removes temp leftovers and message directories whose session is gone, and sets aside
  * (renames to *.corrupt) any file that does not check out. Directories are 0700, files 0600.
  */
-import { readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TEMP_PREFIX, mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './durable-fs';
-import { CorruptFileError, encodeMessageFile, parseBody, readMessageLayout, sectionOf, type MessageLayout } from './message-file';
+import { mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './durable-fs';
+import { encodeMessageFile, parseBody, sectionOf, type MessageLayout } from './message-file';
 import {
   StoreClosedError,
   UnknownSessionError,
@@ -25,7 +25,7 @@ import {
   type StoredSession,
   storageErrorText,
 } from './store';
-import { isStoredSession, metaCopy, SESSION_ID } from './file-store-records';
+import { HWM, loadMessageDir, loadSessions, metaCopy, SESSION_ID } from './file-store-load';
 
 interface SessionEntry {
   session: StoredSession;
@@ -36,6 +36,8 @@ interface SessionEntry {
   lastId: number;
   /** What the hwm file on disk says (0 when absent). */
   hwmOnDisk: number;
+  /** Set when the message directory could not be read at open: ids are unknown, so no adds. */
+  loadError?: unknown;
 }
 
 export interface FileStoreOptions {
@@ -43,8 +45,6 @@ export interface FileStoreOptions {
   log?: (line: string) => void;
 }
 
-const MESSAGE_FILE = /^(\d{1,15})\.msg$/;
-const HWM = 'hwm';
 
 /** The file-backed Store. */
 export class FileStore implements Store {
@@ -71,7 +71,7 @@ export class FileStore implements Store {
     await mkdirDurable(this.dataDir, join(this.dataDir, '..'));
     await mkdirDurable(this.sessionsDir, this.dataDir);
     await mkdirDurable(this.messagesDir, this.dataDir);
-    await this.loadSessions();
+    for (const session of await loadSessions(this.sessionsDir, this.log)) this.index(session);
     await this.loadMessages();
     this.state = 'open';
   }
@@ -96,29 +96,6 @@ export class FileStore implements Store {
     if (this.state !== 'open') throw new StoreClosedError();
   }
 
-  private async loadSessions(): Promise<void> {
-    for (const name of await readdir(this.sessionsDir)) {
-      const path = join(this.sessionsDir, name);
-      if (name.startsWith(TEMP_PREFIX)) {
-        await unlink(path).catch(() => undefined);
-        continue;
-      }
-      const m = /^(.+)\.json$/.exec(name);
-      if (!m || !SESSION_ID.test(m[1] ?? '')) continue;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(await readFile(path, 'utf8'));
-      } catch {
-        parsed = undefined;
-      }
-      if (!isStoredSession(parsed) || parsed.id !== m[1]) {
-        await this.setAside(path, 'session record is not valid');
-        continue;
-      }
-      this.index(parsed);
-    }
-  }
-
   private async loadMessages(): Promise<void> {
     for (const name of await readdir(this.messagesDir)) {
       const entry = this.sessions.get(name);
@@ -129,51 +106,15 @@ export class FileStore implements Store {
         continue;
       }
       entry.dirReady = true;
-      let names: string[];
       try {
-        names = await readdir(dir);
+        Object.assign(entry, await loadMessageDir(dir, this.log));
       } catch (err) {
-        // Keep serving the other sessions; writes to this one will fail and say why.
+        // Keep serving the other sessions. This one refuses new messages until a restart can read
+        // its directory: without its files, ids could be handed out twice.
         this.log(`store: cannot read messages of session ${name}: ${storageErrorText(err)}`);
-        continue;
-      }
-      await this.loadSessionMessages(entry, names);
-    }
-  }
-
-  private async loadSessionMessages(entry: SessionEntry, names: string[]): Promise<void> {
-    for (const name of names) {
-      const path = join(entry.dir, name);
-      if (name.startsWith(TEMP_PREFIX)) {
-        await unlink(path).catch(() => undefined);
-        continue;
-      }
-      if (name === HWM) {
-        const n = Number((await readFile(path, 'utf8')).trim());
-        if (Number.isSafeInteger(n) && n > 0) {
-          entry.hwmOnDisk = n;
-          entry.lastId = Math.max(entry.lastId, n);
-        }
-        continue;
-      }
-      const m = MESSAGE_FILE.exec(name) ?? /^(\d{1,15})\.msg\.corrupt$/.exec(name);
-      if (!m) continue;
-      const id = Number(m[1]);
-      // Even a corrupt file's id stays used: ids are never handed out twice.
-      entry.lastId = Math.max(entry.lastId, id);
-      if (name.endsWith('.corrupt')) continue;
-      try {
-        entry.messages.set(id, await readMessageLayout(path, id));
-      } catch (err) {
-        if (!(err instanceof CorruptFileError)) throw err;
-        await this.setAside(path, err.message);
+        entry.loadError = err;
       }
     }
-  }
-
-  private async setAside(path: string, why: string): Promise<void> {
-    this.log(`store: set aside ${path}: ${why}`);
-    await rename(path, `${path}.corrupt`);
   }
 
   private index(session: StoredSession): SessionEntry {
@@ -277,6 +218,7 @@ export class FileStore implements Store {
     return this.track(async () => {
       const entry = this.sessions.get(sessionId);
       if (!entry) throw new UnknownSessionError();
+      if (entry.loadError) throw entry.loadError;
       // Taken before any await, so concurrent adds never share an id. A failed add burns its id.
       const id = ++entry.lastId;
       await this.ensureDir(entry);

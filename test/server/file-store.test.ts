@@ -124,6 +124,28 @@ describe('FileStore on disk', () => {
     await store.close();
   });
 
+  it('opens with one unreadable message directory, and refuses adds there rather than reuse ids', async () => {
+    const dataDir = await tempDir();
+    let store = await openFileStore(dataDir);
+    const broken = sessionRecord();
+    const fine = sessionRecord();
+    await store.putSession(broken);
+    await store.putSession(fine);
+    await store.addMessage(broken.id, newMessage());
+    await store.addMessage(fine.id, newMessage());
+    await store.close();
+    const msgDir = join(dataDir, 'messages', broken.id);
+    await rm(msgDir, { recursive: true });
+    await writeFile(msgDir, 'not a directory');
+    const lines: string[] = [];
+    store = await openFileStore(dataDir, { log: (l) => lines.push(l) });
+    expect(lines.join('\n')).toMatch(/cannot read messages of session .*ENOTDIR/);
+    expect((await store.listMessages(fine.id)).map((m) => m.id)).toEqual([1]);
+    expect((await store.addMessage(fine.id, newMessage())).id).toBe(2);
+    await expect(store.addMessage(broken.id, newMessage())).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await store.close();
+  });
+
   it('rejects at open when the data dir cannot be a directory', async () => {
     const dataDir = await tempDir();
     await mkdir(join(dataDir, '..'), { recursive: true });
