@@ -129,6 +129,22 @@ describe('deliver and read', () => {
   });
 });
 
+describe('delivery speed', () => {
+  it('delivers 1,000 composed messages to a file store in well under a minute', async () => {
+    const f = await svc({ inboxLimit: 2000 }, true);
+    const s = await f.service.createSession(client);
+    const raw = await compose({ to: s.email, subject: 'bulk', text: 'x'.repeat(2000), html: '<p>x</p>' });
+    const t0 = performance.now();
+    for (let i = 0; i < 100; i++) {
+      await Promise.all(Array.from({ length: 10 }, () => f.service.deliver({ raw, recipients: [s.email] })));
+    }
+    const ms = performance.now() - t0;
+    expect(await f.service.checkMail(s.token)).toHaveLength(1000);
+    console.log(`mail service: 1000 deliveries (parse + durable store) in ${ms.toFixed(0)} ms`);
+    expect(ms).toBeLessThan(60_000);
+  }, 120_000);
+});
+
 const MALFORMED: Record<string, Buffer> = {
   empty: Buffer.alloc(0),
   'no headers, binary': Buffer.from([0, 1, 2, 0xff, 0xfe, 0x1b, 0x5b, 0x32, 0x4a, 13, 10, 13, 10, 0x80]),
