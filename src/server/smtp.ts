@@ -31,6 +31,19 @@ function reply(code: number, text: string): Error & { responseCode: number } {
 export function createSmtpFront(service: MailService, config: ServerConfig, options: SmtpFrontOptions = {}): SmtpFront {
   const log = options.log ?? (() => {});
   const servedDomains = new Set(config.domains.map((d) => d.toLowerCase()));
+  /** Ours: on one of our domains, or an alias (name+tag) of one of our external-mail accounts. */
+  function isOurs(address: string): boolean {
+    const split = (a: string) => ({ local: a.slice(0, a.lastIndexOf('@')), domain: a.slice(a.lastIndexOf('@') + 1).toLowerCase() });
+    const rcpt = split(address);
+    if (servedDomains.has(rcpt.domain)) return true;
+    const name = (rcpt.local.split('+')[0] ?? '').toLowerCase();
+    return config.extmailAccounts.some((account) => {
+      const own = split(account.email);
+      // Dot-insensitive providers (gmail-like) deliver j.o.hn@ to john@: compare without dots.
+      const norm = (l: string) => (account.dotInsensitive ? l.replaceAll('.', '') : l).toLowerCase();
+      return own.domain === rcpt.domain && norm(own.local) === norm(name);
+    });
+  }
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
   const pending = new Set<Promise<unknown>>();
@@ -53,7 +66,6 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
       throw reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`);
     }
-    const domain = rcpt.slice(rcpt.lastIndexOf('@') + 1).toLowerCase();
     let verdict;
     try {
       verdict = await service.checkRecipient(rcpt);
@@ -64,8 +76,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     if (verdict === 'ok') return;
     if (verdict === 'full') throw reply(452, '4.2.2 Mailbox full, try again later');
     if (verdict === 'expired') throw reply(550, '5.1.1 Mailbox expired');
-    // An address we do not know on a domain we do not serve (not even as an alias): we are no relay.
-    if (!servedDomains.has(domain)) throw reply(550, '5.7.1 Relay access denied');
+    // An address that is neither on our domains nor an alias of our accounts: we are no relay.
+    if (!isOurs(rcpt)) throw reply(550, '5.7.1 Relay access denied');
     throw reply(550, '5.1.1 No such mailbox');
   }
 

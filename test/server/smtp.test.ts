@@ -17,7 +17,7 @@ let svc: TestService;
 let now = Date.UTC(2030, 5, 1, 8, 0, 0);
 
 beforeAll(async () => {
-  svc = await startTestService({ maxRecipients: 3, inboxLimit: 5, maxMessageBytes: 64 * 1024, createPerMinute: 10_000 }, { clock: () => now });
+  svc = await startTestService({ maxRecipients: 3, inboxLimit: 5, maxMessageBytes: 64 * 1024, createPerMinute: 10_000, extmailAccounts: [{ email: 'john.doe@gmail.com', dotInsensitive: true }] }, { clock: () => now });
 });
 afterAll(() => svc?.close());
 
@@ -117,6 +117,18 @@ describe('delivery', () => {
     const [m] = await inbox(s.token);
     expect(m).toBeDefined();
     expect((await call(svc.baseUrl, '/read-mail', { query: { token: s.token, id: m!.id } })).status).toBe(200);
+  });
+  it('delivers to an external-mail alias and its dot variants', async () => {
+    const alias = (await call(svc.baseUrl, '/create-session', { form: { use_extmail: 1 } })).json as { email: string; token: string };
+    // A dot-insensitive account may hand out a dot variant of its name (joh.ndoe+tag@...).
+    expect(alias.email.replace(/\./g, '')).toMatch(/^johndoe\+[^@]+@gmailcom$/);
+    const tag = alias.email.slice(alias.email.indexOf('+'), alias.email.indexOf('@'));
+    await sendMail(svc, { to: alias.email, subject: 'as given', text: 'x' });
+    await sendMail(svc, { to: `j.o.h.n.doe${tag}@GMAIL.com`, subject: 'dot variant', text: 'x' });
+    expect((await inbox(alias.token)).map((m) => m.subject)).toEqual(['dot variant', 'as given']);
+    // An alias nobody holds is an unknown mailbox; another name at the provider is somebody else's.
+    expect((await refusal(sendMail(svc, { to: 'john.doe+nobody-holds-this@gmail.com', text: 'x' }))).response).toMatch(/^550 5\.1\.1/);
+    expect((await refusal(sendMail(svc, { to: 'someone.else@gmail.com', text: 'x' }))).response).toMatch(/^550 5\.7\.1/);
   });
 });
 
