@@ -228,6 +228,16 @@ describe('errors of the HTTP layer', () => {
         }
       }
     }
+    const jsonValues: unknown[] = [[], {}, null, true, false, 1.5, -3, 1e300, 'x', '', [1], { token: s.token }];
+    for (const value of jsonValues) {
+      for (const key of ['token', 'prefix', 'domain_id', 'use_extmail', 'extmail_auto', 'extmail_id', 'id']) {
+        for (const path of ['/create-session', '/delete-mail']) {
+          const res = await call(svc.baseUrl, path, { json: { token: s.token, [key]: value } });
+          expect(res.status, `${path} ${key}=${JSON.stringify(value)}`).toBeLessThan(500);
+          expect(res.json?.status).toBeDefined();
+        }
+      }
+    }
   }, 60_000);
 });
 
