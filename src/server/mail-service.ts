@@ -23,7 +23,14 @@ import {
   type RecipientVerdict,
   type ServiceHealth,
 } from './service-types';
-import { storageErrorText, UnknownSessionError, type Store, type StoredMessageMeta, type StoredSession } from './store';
+import {
+  storageErrorText,
+  StoreClosedError,
+  UnknownSessionError,
+  type Store,
+  type StoredMessageMeta,
+  type StoredSession,
+} from './store';
 
 export interface MailServiceDeps {
   /** An opened store; the service closes it in close(). */
@@ -65,6 +72,10 @@ export function createMailService(deps: MailServiceDeps): MailService {
   /** Turns a store failure into the answer the front ends give, and remembers it for health(). */
   function storageError(err: unknown): ServiceError {
     if (err instanceof ServiceError) return err;
+    // Shutting down is not a storage fault: answer "try later" without marking health failing.
+    if (err instanceof StoreClosedError) {
+      return new ServiceError('storage_unavailable', 'The service is shutting down; try again later');
+    }
     const detail = storageErrorText(err);
     if (storageFailure !== detail) log(`storage failing: ${detail}`);
     storageFailure = detail;

@@ -243,3 +243,14 @@ describe('storage failure', () => {
     expect(f.service.health().detail).toBeUndefined();
   });
 });
+
+describe('close', () => {
+  it('closes the store: later calls answer storage_unavailable without marking storage failing', async () => {
+    const f = await svc({}, true);
+    const s = await f.service.createSession(client);
+    await f.service.close();
+    await expect(f.service.checkMail(s.token)).rejects.toMatchObject({ code: 'storage_unavailable', message: /shutting down/ });
+    expect(f.service.health().storage).toBe('ok');
+    await f.store.close(); // idempotent
+  });
+});
