@@ -1,12 +1,129 @@
 /**
- * The app's command line. Until the terminal app lands, running without a subcommand starts the
- * reference service with its defaults, so `npm install && npm start` already shows something real.
+ * The app's command line: flags, settings, help. Kept free of React and Ink (type imports aside) so
+ * `--help`, `--version` and bad flags answer at bare-Node speed; the app itself is imported only when
+ * it is about to run.
  */
-export async function runAppCli(argv: string[], version: string): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`tempmail-tui ${version}\n\nUsage:\n  tempmail-tui serve [options]   run the reference service (see --help there)\n`);
+import { parseArgs } from 'node:util';
+import { ConfigError, loadSettings, type Settings } from '../core/config';
+import { appPaths } from '../core/paths';
+import { safeLine } from '../core/safe-text';
+
+/** Where the CLI reads and writes; the process's own streams unless a test passes others. */
+export interface CliIo {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadStream;
+  env: NodeJS.ProcessEnv;
+}
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'poll-interval': { type: 'string' },
+  'no-bell': { type: 'boolean' },
+  'server-tz': { type: 'string' },
+  'post-encoding': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const;
+
+/** The --help text. */
+export function helpText(version: string, configDir: string): string {
+  return `tempmail-tui ${version}: a temporary email address in your terminal
+
+Usage:
+  tempmail-tui [options]          the app: pick an address, watch the inbox, read mail
+  tempmail-tui serve [options]    run the reference service (tempmail-tui serve --help)
+
+Options:
+  --base-url URL       the service to use (also TEMPMAIL_BASE_URL or "baseUrl" in the config file);
+                       with none, the reference service runs in-process on 127.0.0.1 and the app
+                       shows where to send mail (SMTP 127.0.0.1:2525 or the next free port)
+  --poll-interval S    seconds between inbox checks (default 5, at least 1)
+  --no-bell            no terminal bell on new mail
+  --server-tz TZ       the service's time zone for its times: UTC (default), +02:00, Europe/Berlin
+  --post-encoding E    how POST parameters are sent: form (default), json or query
+  -h, --help           this help
+  -V, --version        the version
+
+Config file: ${configDir}/config.json (keys baseUrl, pollIntervalSeconds, bell, serverTz, postEncoding).
+Environment: TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ,
+TEMPMAIL_POST_ENCODING; NO_COLOR turns colours off. Flags beat the environment, which beats the file.
+
+Keys: j/k or arrows move, Enter opens, d deletes (asks), r checks now, n new address, c copies it,
+/ filters, ? lists every key of the screen, q quits (Esc or q goes back from a message).
+
+Exit status: 0 done, 1 error, 2 bad usage or setting.
+`;
+}
+
+// parseArgs' own messages explain how to pass positionals that start with "-": not what a user needs.
+function usageError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const quoted = /'([^']*)'/.exec(message)?.[1];
+  const name = safeLine((quoted ?? '').replace(/ <value>$/, ''), 80);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${name}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return /missing/.test(message) ? `option ${name} needs a value` : `option ${name} takes no value`;
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${name}`;
+  return safeLine(message, 160);
+}
+
+/** Parses flags into settings; a usage or setting problem becomes a message (exit 2). */
+export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv): { help?: true; version?: true; settings?: Settings; error?: string } {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    return { error: usageError(error) };
+  }
+  if (values.help) return { help: true };
+  if (values.version) return { version: true };
+  try {
+    const settings = loadSettings({
+      flags: {
+        baseUrl: values['base-url'] as string | undefined,
+        pollInterval: values['poll-interval'] as string | undefined,
+        bell: values['no-bell'] ? false : undefined,
+        serverTz: values['server-tz'] as string | undefined,
+        postEncoding: values['post-encoding'] as string | undefined,
+      },
+      env,
+      paths: appPaths(env),
+    });
+    return { settings };
+  } catch (error) {
+    if (error instanceof ConfigError) return { error: safeLine(error.message, 400) };
+    throw error;
+  }
+}
+
+/** Runs the app CLI; resolves with the exit status. */
+export async function runAppCli(argv: string[], version: string, io?: Partial<CliIo>): Promise<number> {
+  const out: CliIo = {
+    stdout: io?.stdout ?? process.stdout,
+    stderr: io?.stderr ?? process.stderr,
+    stdin: io?.stdin ?? process.stdin,
+    env: io?.env ?? process.env,
+  };
+  const parsed = parseAppArgs(argv, out.env);
+  if (parsed.error !== undefined) {
+    out.stderr.write(`tempmail-tui: ${parsed.error}\nTry 'tempmail-tui --help'.\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    out.stdout.write(helpText(version, appPaths(out.env).config));
     return 0;
   }
-  const { runServe } = await import('../server/serve-cli');
-  return runServe(argv);
+  if (parsed.version) {
+    out.stdout.write(`${version}\n`);
+    return 0;
+  }
+  if (!out.stdin.isTTY || !out.stdout.isTTY) {
+    out.stderr.write('tempmail-tui: the app needs an interactive terminal (stdin and stdout must be a TTY)\n');
+    return 2;
+  }
+  const { runApp } = await import('./run-app');
+  return runApp({ settings: parsed.settings!, io: out });
 }

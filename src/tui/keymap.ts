@@ -111,7 +111,7 @@ export const KEYMAP: readonly Binding[] = [
     description: {
       prefix: 'create the address with this name',
       filter: 'keep this filter',
-      viewer: 'show the link whose number was typed (needed only for 1 when there are 10+ links)',
+      viewer: 'show the link number typed so far (with 10+ links)',
     },
     screens: ['prefix', 'filter', 'viewer'],
     hint: 'ok',

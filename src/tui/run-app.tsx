@@ -1,0 +1,97 @@
+/**
+ * Runs the app on the real terminal: starts the local service when none is configured, builds the
+ * client, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP puts the terminal back
+ * as it was (main screen, cursor shown) before the process ends.
+ */
+import { render } from 'ink';
+import React from 'react';
+import { createApi } from '../api/client';
+import { copyToClipboard } from '../core/clipboard';
+import type { Settings } from '../core/config';
+import { safeLine } from '../core/safe-text';
+import { parseZoneOffset } from '../core/time';
+import { App } from './app';
+import type { CliIo } from './app-cli';
+import { noColorRequested } from './common/theme';
+import { startLocalService, type LocalService } from './local-service';
+
+const ENTER_ALT_SCREEN = '\x1b[?1049h';
+const LEAVE_ALT_SCREEN = '\x1b[?1049l';
+const SHOW_CURSOR = '\x1b[?25h';
+
+/** "Service: mail.example/api": what the picker says it talks to (never user:password). */
+export function serviceLabel(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `Service: ${safeLine(`${url.host}${path}`, 200)}`;
+  } catch {
+    return 'Service: (configured)';
+  }
+}
+
+/** Runs the app until the user quits; resolves with the exit status. */
+export async function runApp({ settings, io }: { settings: Settings; io: CliIo }): Promise<number> {
+  const { stdout, stderr, stdin, env } = io;
+  let local: LocalService | undefined;
+  let baseUrl = settings.baseUrl;
+  if (!baseUrl) {
+    try {
+      local = await startLocalService(env);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      stderr.write(`tempmail-tui: could not start the local service: ${safeLine(why, 300)}\n`);
+      return 1;
+    }
+    baseUrl = local.httpUrl;
+  }
+  const api = createApi({
+    baseUrl,
+    postEncoding: settings.postEncoding,
+    serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
+  });
+
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+  };
+  stdout.write(ENTER_ALT_SCREEN);
+  // Whatever ends the process, the user's shell gets its screen back.
+  process.once('exit', restore);
+
+  const instance = render(
+    <App
+      api={api}
+      settings={settings}
+      local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort } : undefined}
+      serviceLabel={serviceLabel(baseUrl)}
+      ringBell={() => stdout.write('\x07')}
+      copy={async (text) => (await copyToClipboard(text, { write: (s) => stdout.write(s), env })).message}
+      noColor={noColorRequested(env)}
+    />,
+    { stdout, stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
+  );
+  // A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends the app like `q` does.
+  const stop = () => instance.unmount();
+  process.once('SIGTERM', stop);
+  process.once('SIGHUP', stop);
+
+  let code = 0;
+  try {
+    await instance.waitUntilExit();
+  } catch (error) {
+    code = 1;
+    const why = error instanceof Error ? error.message : String(error);
+    restore();
+    stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
+  } finally {
+    process.off('SIGTERM', stop);
+    process.off('SIGHUP', stop);
+    restore();
+    process.off('exit', restore);
+  }
+  await local?.close();
+  return code;
+}
