@@ -1,0 +1,80 @@
+/**
+ * What every scripting command needs: the settings (config file < env < flags), a client for the right
+ * service, the saved sessions, and the address to work on.
+ */
+import { createApi } from '../api/client';
+import type { ApiOptions, TempMailApi } from '../api/types';
+import { loadSettings, type Settings } from '../core/config';
+import { appPaths } from '../core/paths';
+import { normalizeBaseUrl, openSavedSessions, type SavedSession, type SavedSessionStore } from '../core/saved-sessions';
+import { parseZoneOffset } from '../core/time';
+import { str, type Parsed, show } from './args';
+import { ScriptError, UsageError, type ScriptIo } from './io';
+
+export const NO_SERVICE = 'no service configured: pass --base-url or set TEMPMAIL_BASE_URL';
+
+export interface Context {
+  io: ScriptIo;
+  settings: Settings;
+  sessions: SavedSessionStore;
+  now: () => Date;
+  /** A client for `baseUrl` (the configured one when omitted); a usage error when none is configured. */
+  api(baseUrl?: string, tuning?: Pick<ApiOptions, 'timeoutMs' | 'retries'>): TempMailApi;
+  /** Writes a message line to stderr unless --quiet. */
+  info(line: string): void;
+}
+
+/** Loads settings from flags/env/file and opens the saved sessions. ConfigError propagates (exit 2). */
+export function makeContext(io: ScriptIo, parsed: Parsed): Context {
+  const paths = appPaths(io.env);
+  const settings = loadSettings({
+    env: io.env,
+    paths,
+    flags: {
+      baseUrl: str(parsed, 'base-url'),
+      serverTz: str(parsed, 'server-tz'),
+      postEncoding: str(parsed, 'post-encoding'),
+    },
+  });
+  const now = io.now ?? (() => new Date());
+  const quiet = parsed.values.quiet === true;
+  return {
+    io,
+    settings,
+    sessions: openSavedSessions({ dir: paths.state, clock: now }),
+    now,
+    api(baseUrl = settings.baseUrl, tuning = {}) {
+      if (baseUrl === undefined) throw new UsageError(NO_SERVICE);
+      return createApi({
+        ...tuning,
+        baseUrl,
+        postEncoding: settings.postEncoding,
+        serverOffsetMinutes: parseZoneOffset(settings.serverTz, now()) ?? 0,
+      });
+    },
+    info(line) {
+      if (!quiet) io.stderr.write(`${line}\n`);
+    },
+  };
+}
+
+/**
+ * The saved address to work on: `--address` when given, else the most recently created live one. Only
+ * addresses of the configured service count when one is configured; otherwise each saved address
+ * carries its own service URL, so `wait` needs no --base-url after `new --base-url ...`.
+ */
+export function pickSession(ctx: Context, address: string | undefined): SavedSession {
+  const live = ctx.sessions.listLive(ctx.now(), ctx.settings.baseUrl);
+  const where = ctx.settings.baseUrl ? ` for ${normalizeBaseUrl(ctx.settings.baseUrl)}` : '';
+  if (address === undefined) {
+    const current = live[0];
+    if (!current) throw new ScriptError(`no saved address${where}: create one with \`tempmail-tui new\``);
+    return current;
+  }
+  const wanted = address.trim().toLowerCase();
+  const found = live.find((s) => s.email.toLowerCase() === wanted);
+  if (!found) {
+    throw new ScriptError(`${show(address)} is not a saved live address${where}; see \`tempmail-tui new\``);
+  }
+  return found;
+}

@@ -1,0 +1,106 @@
+/**
+ * The scripting subcommands of the one binary: no UI, data on stdout, messages on stderr, and exit
+ * codes 0 (ok), 1 (timeout, not found, service error) and 2 (usage or configuration). The token of a
+ * saved address is printed only by `new --show-token`.
+ */
+import { isApiError } from '../api/errors';
+import { ConfigError } from '../core/config';
+import { safeLine } from '../core/safe-text';
+import { SecureFileError } from '../core/secure-file';
+import { runDomains, runList, runNew, runRead } from './commands';
+import { EXIT, processIo, ScriptError, type ScriptIo } from './io';
+import { runWait } from './wait';
+
+/** Names `runScript` answers to; the CLI sends these here and everything else to the app. */
+export const SCRIPT_COMMANDS = ['new', 'domains', 'list', 'read', 'wait'] as const;
+
+const COMMON_HELP = `Common options:
+  --base-url URL        the service (also TEMPMAIL_BASE_URL or baseUrl in config.json)
+  --server-tz TZ        the service's time zone for its times (default UTC)
+  --post-encoding E     form (default), json or query
+  --json                JSON on stdout instead of lines
+  -q, --quiet           no messages on stderr (errors still are)
+  -h, --help            this help
+
+Exit codes: 0 ok, 1 timeout / not found / service error, 2 usage or configuration error.`;
+
+const HELP: Record<(typeof SCRIPT_COMMANDS)[number], string> = {
+  new: `Usage: tempmail-tui new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]
+
+Creates an address, saves it (with its token, mode 0600) for later commands and the app, and prints it.
+  --prefix P            the part before the @ (random when omitted)
+  --domain D            a domain name or id from \`tempmail-tui domains\`
+  --extmail             an alias of an external mail account, picked by the service
+  --account EMAIL       ... of this account (implies --extmail)
+  --show-token          also print the session token (second line, or "token" in JSON)`,
+  domains: `Usage: tempmail-tui domains [--json]
+
+Lists the service's domains and external mail accounts: "id<TAB>domain|extmail<TAB>name" lines.`,
+  list: `Usage: tempmail-tui list [--address A] [--json]
+
+Lists the messages of the newest saved address (or A), newest first:
+"id<TAB>received (UTC)<TAB>sender<TAB>subject" lines.`,
+  read: `Usage: tempmail-tui read ID [--address A] [--json]
+
+Prints one message as text (headers, detected code and link, body with numbered links).`,
+  wait: `Usage: tempmail-tui wait [--address A] [--from REGEX] [--subject REGEX] [--timeout SECONDS]
+                         [--print code|link|text|json] [--existing] [--interval SECONDS]
+
+Blocks until a new message matching the filters reaches the newest saved address (or A), then prints
+its verification code, its confirmation link, its text (default) or the whole message as JSON.
+  --from, --subject     case-insensitive regular expressions on "Name <email>" and the subject
+  --timeout SECONDS     give up after this long, exit 1 (default 300; 0 = until the address expires)
+  --existing            also consider messages already in the inbox (default: only new ones)
+  --interval SECONDS    how often to check (default 1.5)
+With --print code or link, a matching message without one is skipped and the wait goes on.`,
+};
+
+/** Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. */
+export async function runScript(command: string, args: string[], io: ScriptIo = processIo()): Promise<number> {
+  if (!isScriptCommand(command)) {
+    io.stderr.write(`tempmail-tui: unknown command ${safeLine(JSON.stringify(command), 60)}\n`);
+    return EXIT.usage;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(`${HELP[command]}\n\n${COMMON_HELP}\n`);
+    return EXIT.ok;
+  }
+  try {
+    switch (command) {
+      case 'new':
+        return await runNew(args, io);
+      case 'domains':
+        return await runDomains(args, io);
+      case 'list':
+        return await runList(args, io);
+      case 'read':
+        return await runRead(args, io);
+      case 'wait':
+        return await runWait(args, io);
+    }
+  } catch (error) {
+    const { message, code } = describe(error, command);
+    io.stderr.write(`tempmail-tui ${command}: ${message}\n`);
+    return code;
+  }
+}
+
+/** True for the names in SCRIPT_COMMANDS. */
+export function isScriptCommand(command: string): command is (typeof SCRIPT_COMMANDS)[number] {
+  return (SCRIPT_COMMANDS as readonly string[]).includes(command);
+}
+
+// Errors become one line and an exit code. ApiError and ConfigError messages are written to be shown
+// (token-free, terminal-safe); anything unexpected shows its message only, never its stack.
+function describe(error: unknown, command: string): { message: string; code: number } {
+  if (error instanceof ScriptError) {
+    const message = error.message.startsWith(`${command}: `) ? error.message.slice(command.length + 2) : error.message;
+    const hint = error.exitCode === EXIT.usage && !message.startsWith('no service') ? ` (see tempmail-tui ${command} --help)` : '';
+    return { message: safeLine(message, 500) + hint, code: error.exitCode };
+  }
+  if (error instanceof ConfigError) return { message: safeLine(error.message, 500), code: EXIT.usage };
+  if (isApiError(error)) return { message: safeLine(error.message, 500), code: EXIT.failed };
+  if (error instanceof SecureFileError) return { message: safeLine(error.message, 500), code: EXIT.failed };
+  const text = error instanceof Error ? error.message : String(error);
+  return { message: `unexpected error: ${safeLine(text, 300)}`, code: EXIT.failed };
+}

@@ -1,0 +1,218 @@
+/**
+ * `wait`: blocks until a new message matching --from/--subject arrives at a saved address, then prints
+ * its code, link, text or JSON. Polls check-mail every ~1.5 s (one request at a time), waits out a 429's
+ * Retry-After, backs off while the service is unreachable, and opens (read-mail) only new messages whose
+ * summary matches, so a busy inbox costs one listing per poll.
+ */
+import { isApiError } from '../api/errors';
+import type { TempMailApi } from '../api/types';
+import type { Message, MessageSummary } from '../core/types';
+import { flag, parseCommandArgs, seconds, show, str } from './args';
+import { makeContext, pickSession, type Context } from './context';
+import { analyse, json, messageJson, senderOf, type ReadResult } from './format';
+import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
+
+const PRINT_MODES = ['code', 'link', 'text', 'json'] as const;
+type PrintMode = (typeof PRINT_MODES)[number];
+export const DEFAULT_WAIT_TIMEOUT_S = 300;
+const DEFAULT_INTERVAL_S = 1.5;
+const MAX_BACKOFF_MS = 15_000;
+// A request stuck longer than this is given up and retried on the next poll, rather than eating the wait.
+const REQUEST_TIMEOUT_MS = 5_000;
+
+interface Filters {
+  from?: RegExp;
+  subject?: RegExp;
+}
+
+/** `wait [--address A] [--from RE] [--subject RE] [--timeout S] [--print code|link|text|json] [--existing]`. */
+export async function runWait(args: string[], io: ScriptIo): Promise<number> {
+  const parsed = parseCommandArgs('wait', args, {
+    address: { type: 'string' },
+    from: { type: 'string' },
+    subject: { type: 'string' },
+    timeout: { type: 'string' },
+    print: { type: 'string' },
+    interval: { type: 'string' },
+    existing: { type: 'boolean' },
+  });
+  const print = (str(parsed, 'print') ?? 'text') as PrintMode;
+  if (!PRINT_MODES.includes(print)) {
+    throw new UsageError(`wait: --print must be one of ${PRINT_MODES.join(', ')}, got ${show(String(print))}`);
+  }
+  const filters: Filters = { from: regex(parsed, 'from'), subject: regex(parsed, 'subject') };
+  // 0 means no limit: wait until the address expires.
+  const timeoutS = seconds('wait', parsed, 'timeout', DEFAULT_WAIT_TIMEOUT_S, 0);
+  const intervalMs = seconds('wait', parsed, 'interval', DEFAULT_INTERVAL_S, 0.2) * 1000;
+  if (parsed.values.json === true && print !== 'json') throw new UsageError('wait: use --print json for JSON output');
+  const ctx = makeContext(io, parsed);
+  const session = pickSession(ctx, str(parsed, 'address'));
+  const api = ctx.api(session.baseUrl, { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS });
+  const start = ctx.now().getTime();
+  const deadline = Math.min(timeoutS > 0 ? start + timeoutS * 1000 : Infinity, session.expiresAt.getTime());
+  const what = [filters.from && `from ${show(filters.from.source)}`, filters.subject && `subject ${show(filters.subject.source)}`]
+    .filter(Boolean)
+    .join(' and ');
+  const waiting = `Waiting for ${print === 'code' ? 'a code' : print === 'link' ? 'a link' : 'a message'} at ${session.email}${what ? ` (${what})` : ''}`;
+
+  const seen = new Set<number>();
+  let baselined = flag(parsed, 'existing');
+  if (baselined) ctx.info(`${waiting} (including messages already there)...`);
+  let failures = 0;
+  let lastProblem = '';
+  for (;;) {
+    let delay = intervalMs;
+    try {
+      const summaries = await beforeDeadline(api.checkMail(session.token), deadline, ctx);
+      if (failures > 0) ctx.info('Service reachable again.');
+      failures = 0;
+      lastProblem = '';
+      if (!baselined) {
+        // Messages already there when `wait` started are not what it waits for (unless --existing).
+        for (const s of summaries) seen.add(s.id);
+        baselined = true;
+        const earlier = summaries.length ? ` (ignoring ${summaries.length} earlier; --existing includes them)` : '';
+        // Said only now: from this line on, any mail that arrives counts (scripts and tests may wait for it).
+        ctx.info(`${waiting}${earlier}...`);
+      } else {
+        const hit = await firstMatch(ctx, api, session.token, summaries, seen, filters, print, io.columns ?? 80);
+        if (hit) {
+          io.stdout.write(output(hit, print));
+          return EXIT.ok;
+        }
+      }
+    } catch (error) {
+      if (error instanceof DeadlineReached) break;
+      if (!isApiError(error)) throw error;
+      if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw error;
+      if (error.kind === 'rate_limited') {
+        delay = Math.max(intervalMs, (error.details.retryAfterSeconds ?? 5) * 1000);
+      } else {
+        failures += 1;
+        delay = Math.min(intervalMs * 2 ** failures, MAX_BACKOFF_MS);
+      }
+      if (error.message !== lastProblem) ctx.info(`${error.message}; retrying in ${Math.ceil(delay / 1000)} s`);
+      lastProblem = error.message;
+    }
+    const remaining = deadline - ctx.now().getTime();
+    if (remaining <= 0) break;
+    await sleep(Math.min(delay, remaining), io.signal);
+    if (io.signal?.aborted) throw new ScriptError('wait: interrupted');
+  }
+  if (deadline === session.expiresAt.getTime() && ctx.now().getTime() >= deadline) {
+    throw new ScriptError(`wait: ${session.email} expired before a matching message arrived`);
+  }
+  const why = lastProblem ? ` (last problem: ${lastProblem})` : '';
+  throw new ScriptError(`wait: no matching message within ${timeoutS} s${why}`);
+}
+
+// New messages oldest first; the first that matches and has what --print asks for.
+async function firstMatch(
+  ctx: Context,
+  api: TempMailApi,
+  token: string,
+  summaries: MessageSummary[],
+  seen: Set<number>,
+  filters: Filters,
+  print: PrintMode,
+  width: number,
+): Promise<ReadResult | null> {
+  const fresh = summaries.filter((s) => !seen.has(s.id)).sort((a, b) => a.id - b.id);
+  for (const summary of fresh) {
+    // Listings of some services leave out sender_email: then --from is judged on the full record.
+    const fromUnknown = filters.from !== undefined && !summary.senderEmail;
+    if (!matches(summary, fromUnknown ? { subject: filters.subject } : filters)) {
+      seen.add(summary.id);
+      continue;
+    }
+    let message: Message;
+    try {
+      message = await api.readMail(token, summary.id);
+    } catch (error) {
+      // Deleted between listing and reading: not the one. Anything else: retried on the next poll.
+      if (isApiError(error) && error.kind === 'not_found') {
+        seen.add(summary.id);
+        continue;
+      }
+      throw error;
+    }
+    seen.add(summary.id);
+    if (!matches(message, filters)) continue;
+    const result = analyse(message, width);
+    if (print === 'code' && !result.code) {
+      ctx.info(`Message ${summary.id} (${show(message.subject)}) matched but has no code; still waiting`);
+      continue;
+    }
+    if (print === 'link' && !result.link) {
+      ctx.info(`Message ${summary.id} (${show(message.subject)}) matched but has no link; still waiting`);
+      continue;
+    }
+    return result;
+  }
+  return null;
+}
+
+function matches(m: MessageSummary, filters: Filters): boolean {
+  if (filters.from && !filters.from.test(senderOf(m))) return false;
+  if (filters.subject && !filters.subject.test(m.subject)) return false;
+  return true;
+}
+
+function output(r: ReadResult, print: PrintMode): string {
+  switch (print) {
+    case 'code':
+      return `${r.code}\n`;
+    case 'link':
+      return `${r.link}\n`;
+    case 'json':
+      return json(messageJson(r));
+    case 'text':
+      return r.text.endsWith('\n') ? r.text : `${r.text}\n`;
+  }
+}
+
+// Regexes are case-insensitive: "github" should match "GitHub <noreply@github.com>".
+function regex(parsed: Parameters<typeof str>[0], name: string): RegExp | undefined {
+  const source = str(parsed, name);
+  if (source === undefined) return undefined;
+  try {
+    return new RegExp(source, 'i');
+  } catch {
+    throw new UsageError(`wait: --${name} is not a valid regular expression: ${show(source)}`);
+  }
+}
+
+class DeadlineReached extends Error {}
+
+// A request that outlives the deadline is abandoned (its late answer or error is dropped).
+function beforeDeadline<T>(work: Promise<T>, deadline: number, ctx: Context): Promise<T> {
+  const remaining = deadline - ctx.now().getTime();
+  if (!Number.isFinite(remaining)) return work;
+  work.catch(() => undefined);
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new DeadlineReached()), Math.max(0, remaining));
+    work.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,50 @@
+/** Runs a scripting command in-process with captured stdout/stderr, the way the CLI would. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runScript } from '../../src/scripting/index';
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Runner {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Every byte any command wrote, to assert that no token ever leaked. */
+  transcript: string[];
+  run(command: string, args: string[], options?: { env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<RunResult> & { live: RunResult };
+  cleanup(): void;
+}
+
+/** A runner with its own TEMPMAIL_TUI_HOME (config, saved sessions) in a temp dir. */
+export function makeRunner(): Runner {
+  const home = mkdtempSync(join(tmpdir(), 'tempmail-script-'));
+  const env: NodeJS.ProcessEnv = { TEMPMAIL_TUI_HOME: home, HOME: home };
+  const transcript: string[] = [];
+  return {
+    home,
+    env,
+    transcript,
+    run(command, args, options = {}) {
+      // `live` fills while the command runs, so a test can wait until `wait` has started.
+      const live: RunResult = { code: -1, stdout: '', stderr: '' };
+      const promise = runScript(command, args, {
+        stdout: { write: (s: string) => (live.stdout += s) },
+        stderr: { write: (s: string) => (live.stderr += s) },
+        env: { ...env, ...options.env },
+        signal: options.signal,
+      }).then((code) => {
+        live.code = code;
+        transcript.push(live.stdout, live.stderr);
+        return live;
+      });
+      return Object.assign(promise, { live });
+    },
+    cleanup() {
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
