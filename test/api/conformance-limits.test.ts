@@ -11,6 +11,7 @@ import { isTerminalSafe } from '../../src/core/safe-text';
 import { sendRaw, startTestService, type TestService } from '../helpers/service';
 import { waitFor } from '../helpers/wait';
 import { expectFailure } from './assert';
+import { HOSTILE_DIR } from '../helpers/fixtures';
 
 let svc: TestService;
 let api: TempMailApi;
@@ -22,7 +23,7 @@ afterAll(() => svc?.close());
 
 describe('hostile mail end to end', () => {
   it('the hostile fixtures come back through the client terminal-safe, words intact', async () => {
-    const dir = '/work/shared/fixtures/hostile';
+    const dir = HOSTILE_DIR;
     const words: Record<string, string[]> = {
       '01-raw-csi-subject.eml': ['Your code', 'RED', 'inside'],
       '02-bidi-sender.eml': ['evil', 'Bank'],

@@ -4,6 +4,7 @@ import { acceptUrl, DEFAULT_MAX_BYTES, renderBody, renderBodyAsync, SLICE_BYTES 
 import { isTerminalSafe } from '../../src/core/safe-text';
 import { textWidth } from '../../src/core/text-width';
 import { newsletterHtml } from '../../bench/html-fixture';
+import { HOSTILE_DIR } from '../helpers/fixtures';
 
 const html = (bodyHtml: string) => ({ bodyHtml, bodyText: null });
 const text = (bodyText: string) => ({ bodyHtml: null, bodyText });
@@ -97,7 +98,7 @@ describe('renderBody from HTML', () => {
   });
 
   it('renders the hostile HTML fixture with its words and without its script', () => {
-    const eml = readFileSync('/work/shared/fixtures/hostile/04-html-script.eml', 'utf8');
+    const eml = readFileSync(`${HOSTILE_DIR}/04-html-script.eml`, 'utf8');
     const body = eml.slice(eml.indexOf('\r\n\r\n') + 4);
     const r = renderBody(html(body), 80);
     expect(r.text).toContain('Welcome');

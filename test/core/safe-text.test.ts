@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { isTerminalSafe, safeBlock, safeLine, safeText } from '../../src/core/safe-text';
+import { HOSTILE_DIR } from '../helpers/fixtures';
 
 const ESC = '\x1b';
 const BEL = '\x07';
@@ -133,7 +134,7 @@ describe('safeText: line handling and length', () => {
 });
 
 describe('safeText on the hostile fixtures (parsed by mailparser)', () => {
-  const dir = '/work/shared/fixtures/hostile';
+  const dir = HOSTILE_DIR;
   // Words that must survive, per fixture; payload fragments that must not.
   const expectations: Record<string, { words: string[]; gone?: string[] }> = {
     '01-raw-csi-subject.eml': { words: ['Your code', 'RED', 'inside', 'Plain body', 'here.'], gone: ['[2J', '[31m', '[10;10H'] },

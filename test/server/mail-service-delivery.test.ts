@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/server/service-types';
 import { compose, makeService, T0, type ServiceFixture } from './service-fixture';
+import { HOSTILE_DIR } from '../helpers/fixtures';
 
 const fixtures: ServiceFixture[] = [];
 async function svc(...args: Parameters<typeof makeService>): Promise<ServiceFixture> {
@@ -19,7 +20,6 @@ afterEach(async () => {
 });
 
 const client = { clientAddress: '127.0.0.1' };
-const HOSTILE_DIR = '/work/shared/fixtures/hostile';
 
 describe('deliver and read', () => {
   it('stores sender, recipients, subject, text, HTML, headers, attachments and the raw bytes', async () => {

@@ -10,8 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http';
 import { sendMail, sendRaw, startTestService, type TestService } from '../helpers/service';
 import { openSmtp } from '../helpers/smtp-dialog';
+import { HOSTILE_DIR } from '../helpers/fixtures';
 
-const FIXTURES = '/work/shared/fixtures/hostile';
+const FIXTURES = HOSTILE_DIR;
 
 let svc: TestService;
 let now = Date.UTC(2030, 5, 1, 8, 0, 0);
