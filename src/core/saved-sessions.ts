@@ -4,10 +4,10 @@
  * terminal) may write at once: each change re-reads the file under a short lock file and renames a
  * complete new file into place, so neither loses the other's address.
  */
-import { closeSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { appPaths } from './paths';
-import { ensurePrivateDir, readPrivateFile, writePrivateFile } from './secure-file';
+import { ensurePrivateDir, isTempFileName, readPrivateFile, writePrivateFile } from './secure-file';
 import type { Session } from './types';
 
 export const SESSIONS_FILE = 'sessions.json';
@@ -15,6 +15,8 @@ export const SESSIONS_FILE = 'sessions.json';
 const MAX_SAVED = 200;
 const LOCK_STALE_MS = 10_000;
 const LOCK_WAIT_MS = 3_000;
+// A temp file this old belongs to a write that crashed (a live one exists for milliseconds).
+const TEMP_STALE_MS = 60_000;
 
 /** A saved address: the session plus the service it belongs to. The token is secret: never print it. */
 export interface SavedSession extends Session {
@@ -63,6 +65,8 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
       if (corrupt) renameSync(file, `${file}.corrupt-${now.getTime()}`);
       const next = change(prune(sessions, now));
       writePrivateFile(file, `${JSON.stringify({ version: 1, sessions: next }, null, 2)}\n`);
+      // A crashed write's temp file holds tokens too; it should not outlive them.
+      removeStaleTemps(dir);
     });
   };
 
@@ -198,9 +202,21 @@ function withLock<T>(dir: string, fn: () => T): T {
   }
 }
 
-function isStale(lock: string): boolean {
+function removeStaleTemps(dir: string): void {
   try {
-    return Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS;
+    for (const name of readdirSync(dir)) {
+      if (!isTempFileName(name) || !name.startsWith(`.${SESSIONS_FILE}.`)) continue;
+      const path = join(dir, name);
+      if (isStale(path, TEMP_STALE_MS)) removeQuietly(path);
+    }
+  } catch {
+    // Housekeeping only: the sessions file itself is already written.
+  }
+}
+
+function isStale(lock: string, maxAgeMs = LOCK_STALE_MS): boolean {
+  try {
+    return Date.now() - statSync(lock).mtimeMs > maxAgeMs;
   } catch {
     return true;
   }

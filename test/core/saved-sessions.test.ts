@@ -108,6 +108,11 @@ describe('saved sessions', () => {
     expect(store.listLive().map((s) => s.email)).toEqual(['b@x.test', 'a@x.test']);
     expect(readdirSync(stateDir).filter((n) => n.endsWith('.tmp') && n !== '.sessions.json.deadbeef0000.tmp')).toEqual([]);
     expect(readdirSync(stateDir)).not.toContain('.sessions.json.lock');
+    // Once it is clearly a crash's leftover (minutes old), the next write removes it: it may hold tokens.
+    const old = new Date(Date.now() - 5 * 60_000);
+    utimesSync(join(stateDir, '.sessions.json.deadbeef0000.tmp'), old, old);
+    store.forget('b@x.test', BASE);
+    expect(readdirSync(stateDir).sort()).toEqual(['sessions.json']);
   });
 
   it('drops malformed entries and keeps a corrupt file aside instead of overwriting it', () => {
