@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { detectCode, detectLink } from '../../src/core/codes';
+import { renderBody } from '../../src/core/html-text';
+import { SIGNUP_FIXTURES, type SignupFixture } from '../fixtures/signup/messages';
+
+interface Score {
+  tp: number;
+  fp: number;
+  fn: number;
+  misses: string[];
+}
+
+/** Precision/recall bookkeeping: a wrong answer is both a false positive and a false negative. */
+function tally(score: Score, name: string, expected: string | null, got: string | null): void {
+  if (got !== null && got === expected) score.tp++;
+  else {
+    if (got !== null) score.fp++;
+    if (expected !== null) score.fn++;
+    if (got !== expected) score.misses.push(`${name}: expected ${expected} got ${got}`);
+  }
+}
+
+const ratio = (a: number, b: number) => (b === 0 ? 1 : a / b);
+
+function analyse(f: SignupFixture) {
+  const body = renderBody({ bodyHtml: f.html ?? null, bodyText: f.text ?? null }, 80);
+  return {
+    code: detectCode({ subject: f.subject, text: body.text }),
+    link: detectLink({ subject: f.subject, text: body.text, links: body.links }),
+  };
+}
+
+describe('code and link detection on the signup fixtures', () => {
+  it('has at least 30 varied fixtures', () => {
+    expect(SIGNUP_FIXTURES.length).toBeGreaterThanOrEqual(30);
+    expect(SIGNUP_FIXTURES.filter((f) => f.code).length).toBeGreaterThanOrEqual(15);
+    expect(SIGNUP_FIXTURES.filter((f) => f.link).length).toBeGreaterThanOrEqual(8);
+    expect(SIGNUP_FIXTURES.filter((f) => !f.code && !f.link).length).toBeGreaterThanOrEqual(5);
+    expect(new Set(SIGNUP_FIXTURES.map((f) => f.name)).size).toBe(SIGNUP_FIXTURES.length);
+  });
+
+  it('finds codes and links with precision >= 0.95 and recall >= 0.9', () => {
+    const codes: Score = { tp: 0, fp: 0, fn: 0, misses: [] };
+    const links: Score = { tp: 0, fp: 0, fn: 0, misses: [] };
+    for (const f of SIGNUP_FIXTURES) {
+      const found = analyse(f);
+      tally(codes, f.name, f.code, found.code?.code ?? null);
+      tally(links, f.name, f.link, found.link?.url ?? null);
+    }
+    const result = {
+      fixtures: SIGNUP_FIXTURES.length,
+      codePrecision: ratio(codes.tp, codes.tp + codes.fp),
+      codeRecall: ratio(codes.tp, codes.tp + codes.fn),
+      linkPrecision: ratio(links.tp, links.tp + links.fp),
+      linkRecall: ratio(links.tp, links.tp + links.fn),
+    };
+    const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+    console.log(
+      `signup fixtures: ${result.fixtures}; codes precision ${pct(result.codePrecision)} recall ${pct(result.codeRecall)} ` +
+        `(tp ${codes.tp} fp ${codes.fp} fn ${codes.fn}); links precision ${pct(result.linkPrecision)} recall ${pct(result.linkRecall)} ` +
+        `(tp ${links.tp} fp ${links.fp} fn ${links.fn})` +
+        [...codes.misses, ...links.misses].map((m) => `\n  miss: ${m}`).join(''),
+    );
+    expect(result.codePrecision).toBeGreaterThanOrEqual(0.95);
+    expect(result.codeRecall).toBeGreaterThanOrEqual(0.9);
+    expect(result.linkPrecision).toBeGreaterThanOrEqual(0.95);
+    expect(result.linkRecall).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('detectCode', () => {
+  const code = (subject: string, text: string) => detectCode({ subject, text })?.code ?? null;
+
+  it('takes a labelled code and reports a confidence in 0..1', () => {
+    const r = detectCode({ subject: 'Verify', text: 'Your verification code is 123456.' });
+    expect(r?.code).toBe('123456');
+    expect(r!.confidence).toBeGreaterThan(0.6);
+    expect(r!.confidence).toBeLessThanOrEqual(1);
+  });
+
+  it('prefers the labelled code over other numbers', () => {
+    expect(code('Hi', 'Order 998877 shipped. Your code: 246810. Call 555-0100.')).toBe('246810');
+    expect(code('Hi', 'Ref 4471920\nVerification code\n\n 803 112 \n')).toBe('803112');
+  });
+
+  it('rejects decoys on their own', () => {
+    for (const text of [
+      'Happy new year 2026!',
+      'Price: $12.99, was 1,299 points',
+      'Order #123456 has shipped',
+      'Order number 123456',
+      'Call us at +1 (555) 123-4567',
+      'Meet on 2026-11-21 at 10:30',
+      'Visit us: 1 Market St, Springfield, IL 62704',
+      'Invoice 20261121 attached',
+      'Ticket 48213 updated',
+      'color: #A1B2C3',
+      'Tracking 1Z999AA10123456784',
+      'Use promo code SUMMER20 for 20% off',
+      'Your zip code 90210 is in our delivery area',
+    ]) {
+      expect(code('Hello', text), text).toBeNull();
+    }
+  });
+
+  it('finds a code given only in the subject', () => {
+    expect(code('123456 is your Acme code', 'Use the code in the subject.')).toBe('123456');
+  });
+
+  it('ignores the link list and link references of a rendered body', () => {
+    const text = 'Click to verify [1]\n\nLinks:\n[1] https://x.example/v?code=482913&t=AB12CD34';
+    expect(code('Verify your email', text)).toBeNull();
+  });
+
+  it('copes with empty or odd input', () => {
+    expect(detectCode({ subject: '', text: '' })).toBeNull();
+    expect(detectCode({ subject: undefined as unknown as string, text: null as unknown as string })).toBeNull();
+  });
+
+  it('stays fast on a long text', () => {
+    const long = `${'lorem ipsum 2026 $12.99 order 123456 '.repeat(40000)}`;
+    const t = performance.now();
+    detectCode({ subject: 'x', text: long });
+    expect(performance.now() - t).toBeLessThan(500);
+  });
+});
+
+describe('detectLink', () => {
+  const links = (...urls: [string, string][]) => urls.map(([url, text], i) => ({ n: i + 1, url, text }));
+
+  it('prefers the confirm link over help, privacy, social and unsubscribe links', () => {
+    const r = detectLink({
+      subject: 'Confirm your email',
+      text: 'Welcome!',
+      links: links(
+        ['https://x.example/help', 'Help'],
+        ['https://twitter.com/x', 'Twitter'],
+        ['https://x.example/confirm?token=abcdef123456', 'Confirm my email'],
+        ['https://x.example/unsubscribe?u=1', 'Unsubscribe'],
+      ),
+    });
+    expect(r).toEqual({ url: 'https://x.example/confirm?token=abcdef123456', text: 'Confirm my email' });
+  });
+
+  it('uses the sentence before a "click here" link', () => {
+    const text = 'To activate your account, click here [1].\n\nQuestions? Visit our FAQ [2].';
+    const r = detectLink({ subject: 'Welcome', text, links: links(['https://x.example/a?t=9f8e7d6c5b4a', 'click here'], ['https://x.example/faq', 'FAQ']) });
+    expect(r?.url).toBe('https://x.example/a?t=9f8e7d6c5b4a');
+  });
+
+  it('returns null when no link looks like a confirmation, and for mailto links', () => {
+    expect(detectLink({ subject: 'News', text: '', links: links(['https://x.example/blog/1', 'Read more']) })).toBeNull();
+    expect(detectLink({ subject: 'Verify', text: '', links: links(['mailto:verify@x.example', 'verify@x.example']) })).toBeNull();
+    expect(detectLink({ subject: 'Verify', text: '', links: [] })).toBeNull();
+  });
+});
