@@ -1,0 +1,140 @@
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { helpRows } from '../../src/tui/keymap';
+import { startTestService, type TestService } from '../helpers/service';
+import { startApp, pickFirstDomain, type AppHarness } from './harness';
+import { KEY } from './ui';
+
+let h: AppHarness | undefined;
+const extra: TestService[] = [];
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+  await Promise.all(extra.splice(0).map((s) => s.close()));
+});
+
+/** A loopback port that was free a moment ago (for "service down, then up"). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('picker', () => {
+  it('offers every domain (random and custom name), each external account and "picked for me"', async () => {
+    const svc = await startTestService({ extmailAccounts: [{ email: 'someone@gmail.com', dotInsensitive: true }] });
+    extra.push(svc);
+    h = await startApp({ svc });
+    const frame = await h.screen.waitFor('picked for me');
+    expect(frame).toContain('Random address on tempmail.test');
+    expect(frame).toContain('Random address on inbox.test');
+    expect(frame).toContain('Custom name on tempmail.test');
+    expect(frame).toContain('Custom name on inbox.test');
+    expect(frame).toContain('External alias of someone@gmail.com');
+    expect(frame).toContain('External alias, picked for me');
+    expect(frame).toContain('Service: test');
+  });
+
+  it('creates a random address on the chosen domain and opens its inbox with a live countdown', async () => {
+    h = await startApp({ local: true });
+    await h.screen.waitFor('Random address on inbox.test');
+    await h.screen.press('j', KEY.ENTER);
+    const frame = await h.screen.waitFor(/expires in 59:[0-5]\d/);
+    expect(frame).toMatch(/[a-z0-9-]+@inbox\.test/);
+    expect(frame).toContain(`via SMTP 127.0.0.1:${h.svc.smtpPort}`);
+  });
+
+  it('creates an external alias picked by the service', async () => {
+    const svc = await startTestService({ extmailAccounts: [{ email: 'someone@gmail.com', dotInsensitive: true }] });
+    extra.push(svc);
+    h = await startApp({ svc });
+    await h.screen.waitFor('picked for me');
+    await h.screen.press('G'); // not a picker key: nothing happens
+    await h.screen.press(KEY.ARROW_DOWN, KEY.ARROW_DOWN, KEY.ARROW_DOWN, KEY.ARROW_DOWN, KEY.ARROW_DOWN, KEY.ENTER);
+    const frame = await h.screen.waitFor('expires in');
+    // An alias of the account: plus-addressing and/or dots, the mailbox is still someone@gmail.com.
+    const local = /([a-z0-9.+-]+)@gmail\.com/.exec(frame)?.[1] ?? '';
+    expect(local.split('+')[0]!.replace(/\./g, '')).toBe('someone');
+  });
+
+  it('checks a custom name as it is typed, says "taken, try another" on 409, and accepts a free one', async () => {
+    h = await startApp();
+    await h.api.createSession({ prefix: 'taken-name', domainId: 1 });
+    await h.screen.waitFor('Custom name on tempmail.test');
+    await h.screen.press('j', 'j', KEY.ENTER);
+    await h.screen.waitFor('Custom name on tempmail.test (Enter creates it');
+    await h.screen.waitFor('type a name');
+    h.screen.type('Bad..Name');
+    await h.screen.waitFor('no two dots in a row');
+    expect(h.screen.frame()).toContain('bad..name'); // lower-cased as typed
+    await h.screen.press(KEY.ENTER); // refused locally: nothing is sent
+    await h.screen.press(...Array.from({ length: 9 }, () => KEY.BACKSPACE));
+    h.screen.type('root');
+    await h.screen.waitFor('"root" is reserved');
+    await h.screen.press(...Array.from({ length: 4 }, () => KEY.BACKSPACE));
+    h.screen.type('taken-name');
+    await h.screen.waitFor('✓ taken-name@tempmail.test');
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor('taken-name@tempmail.test is taken, try another');
+    await h.screen.press(KEY.BACKSPACE, KEY.BACKSPACE, KEY.BACKSPACE, KEY.BACKSPACE);
+    h.screen.type('free');
+    await h.screen.waitFor('✓ taken-free@tempmail.test');
+    await h.screen.press(KEY.ENTER);
+    const frame = await h.screen.waitFor('expires in');
+    expect(frame).toContain('taken-free@tempmail.test');
+  });
+
+  it('Esc leaves the custom name input for the list', async () => {
+    h = await startApp();
+    await h.screen.waitFor('Custom name on tempmail.test');
+    await h.screen.press('3');
+    await h.screen.waitFor('Enter creates it');
+    await h.screen.press(KEY.ESC);
+    await h.screen.waitFor('Random address on tempmail.test');
+  });
+
+  it('shows an unreachable service as an error with retry, and recovers when it comes up', async () => {
+    const port = await freePort();
+    const { createApi } = await import('../../src/api/client');
+    const { renderAt } = await import('./ui');
+    const { App } = await import('../../src/tui/app');
+    const api = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
+    const screen = renderAt(<App api={api} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    try {
+      const frame = await screen.waitFor('Could not load the domains');
+      expect(frame).toMatch(/unreachable|refused/i);
+      expect(frame).toContain('Press r to retry');
+      const svc = await startTestService({ httpPort: port });
+      extra.push(svc);
+      await screen.press('r');
+      await screen.waitFor('Random address on tempmail.test');
+    } finally {
+      screen.unmount();
+    }
+  });
+
+  it('? lists the picker keys from the keymap; Esc closes the help; q quits', async () => {
+    h = await startApp();
+    await h.screen.waitFor('Random address on');
+    await h.screen.press('?');
+    const frame = await h.screen.waitFor('Keys: choosing an address');
+    for (const row of helpRows('picker')) expect(frame).toContain(row.description.slice(0, 40));
+    await h.screen.press(KEY.ESC);
+    await h.screen.waitFor('Random address on');
+    await h.screen.press('q');
+    expect(h.quits()).toBe(1);
+  });
+
+  it('a rate-limited create says so and stays on the picker', async () => {
+    const svc = await startTestService({ createPerMinute: 1 });
+    extra.push(svc);
+    h = await startApp({ svc });
+    await h.api.createSession({});
+    await h.screen.waitFor('Random address on');
+    await h.screen.press(KEY.ENTER);
+    const frame = await h.screen.waitFor(/rate|too many/i);
+    expect(frame).toContain('Random address on');
+  });
+});
