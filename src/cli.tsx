@@ -5,11 +5,18 @@
  */
 declare const __VERSION__: string;
 
+// Kept here, not imported from src/scripting, so dispatch loads nothing it does not run.
+const SCRIPT_COMMANDS = ['new', 'domains', 'list', 'read', 'wait'] as const;
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'serve') {
     const { runServe } = await import('./server/serve-cli');
     return runServe(rest);
+  }
+  if (command !== undefined && (SCRIPT_COMMANDS as readonly string[]).includes(command)) {
+    const { runScript } = await import('./scripting/index');
+    return runScript(command, rest);
   }
   if (command === '--version' || command === '-V') {
     process.stdout.write(`${__VERSION__}\n`);
