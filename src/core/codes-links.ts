@@ -78,6 +78,9 @@ const TOKEN_QUERY = /[?&#](?:token|t|code|key|k|otp|ticket|nonce|auth|sig|signat
 const RANDOM_VALUE = /[?&#][\w.-]+=(?=[A-Za-z0-9._~%-]*\d)(?=[A-Za-z0-9._~%-]*[A-Za-z])[A-Za-z0-9._~%-]{8,}/u;
 const TOKEN_PATH = /\/[A-Za-z0-9_-]{20,}(?:[/?#]|$)|eyJ[A-Za-z0-9_-]{10,}\./u;
 
+// "If this wasn't you, reset your password": a side action, not the one the mail is for.
+const NOT_YOU = /didn'?t (?:request|try|sign|make)|wasn'?t you|not you|if you did not/iu;
+
 const THRESHOLD = 0.55;
 
 // The sentence before the link's "[n]" in the text (HTML) or before the URL itself (plain text).
@@ -107,10 +110,13 @@ function score(link: Link, text: string, about: number): number {
   const word = POSITIVE.test(link.text);
   if (word) s += 0.5;
   if (POSITIVE.test(url)) s += 0.35;
-  if (TOKEN_QUERY.test(link.url) || RANDOM_VALUE.test(link.url) || TOKEN_PATH.test(link.url)) s += 0.25;
+  // A magic or confirmation link carries a one-off secret; a bare /login page is just the site.
+  s += TOKEN_QUERY.test(link.url) || RANDOM_VALUE.test(link.url) || TOKEN_PATH.test(link.url) ? 0.25 : -0.3;
   const context = contextBefore(text, link);
   // The words before a "click here" or a bare URL say what it is for.
-  if (!word && POSITIVE.test(context) && !NEGATIVE.test(context.slice(-60))) s += 0.3;
+  if (!word && POSITIVE.test(context) && !NEGATIVE.test(context.slice(-60)) && !NOT_YOU.test(context.slice(-80))) {
+    s += 0.3;
+  }
   return s;
 }
 

@@ -5,6 +5,8 @@
  * breaks stay where they were.
  */
 
+import { textWidth } from './text-width';
+
 // Words that put a code right after (or before) them. "code" may end a compound (Bestätigungscode,
 // Sicherheitscode, passcode); short words need a boundary on both sides (PIN, not "spinning").
 export const CODE_LABEL = new RegExp(
@@ -33,17 +35,26 @@ export const DECOY_PREFIX =
 export const MESSAGE_KEYWORD =
   /verif|confirm|bestätig|activat|aktivier|one[- ]time|otp|passcode|2fa|two[- ]factor|sign[- ]?in|log[- ]?in|anmeld|código|codigo|vérif|connexion|codice|accesso|weryfik|kod|код|подтвержд|認証|確認|验证|登录|인증|security code|\bcode\b/iu;
 
+// "Use 937402 to verify", "Enter 4821 to sign in": an imperative before and a purpose after.
+export const USE_BEFORE = /(?:use|enter|type|input|utilisez|usa|use o|ingresa|introduce|gib|verwende|nutze|wpisz|введите)\s*$/iu;
+export const PURPOSE_AFTER =
+  /^\s*(?:to|para|pour|per|um|aby|чтобы)\s+(?:\p{L}+\s+){0,2}(?:verif|confirm|sign|log|complet|finish|activat|continu|bestätig|verific|confirm|vérif|weryf)/iu;
+
 // A coupon line: "10% off", "discount", "at checkout".
 export const OFFER_LINE = /%|\boff\b|discount|coupon|at checkout|rabatt|descuento|réduction|sconto|gutschein/iu;
 
 const STREET =
   /\b(?:street|st\.|avenue|ave\b|road|rd\.|blvd|boulevard|lane|drive|suite|ste\.|floor|p\.?\s?o\.?\s?box|straße|strasse|str\.|platz|allee|calle|avenida|rue|via|piazza|ul\.)/iu;
 
-/** True for a line that reads like a postal address, whose numbers are house numbers and zip codes. */
-export function isAddressLine(line: string): boolean {
-  if (STREET.test(line)) return true;
-  if (/\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\b/.test(line)) return true; // "Springfield, IL 62704"
-  return line.includes(',') && /(?<!\S)\d{4,5}\s+\p{Lu}\p{Ll}+/u.test(line); // "10115 Berlin, Germany"
+/**
+ * True when the token between `before` and `after` (its line, cut to ~50 chars either side) reads
+ * like part of a postal address or an offer: a house number, a zip code, a coupon.
+ */
+export function isDecoyContext(before: string, after: string): boolean {
+  const near = `${before.slice(-50)} ${after.slice(0, 30)}`;
+  if (STREET.test(near) || OFFER_LINE.test(`${before.slice(-40)} ${after.slice(0, 40)}`)) return true;
+  if (/\b[A-Z]{2},?\s+$/.test(before)) return true; // "Springfield, IL 62704"
+  return /^\s+\p{Lu}\p{Ll}+/u.test(after) && /,/.test(near); // "10115 Berlin, Germany"
 }
 
 // Decoy shapes, masked before codes are looked for. Order matters: URLs and e-mail addresses first,
@@ -51,8 +62,8 @@ export function isAddressLine(line: string): boolean {
 const MASKS: RegExp[] = [
   /\b(?:https?:\/\/|www\.|mailto:)\S+/giu, // URLs
   /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/giu, // e-mail addresses
-  /\[\d+\]/g, // link references from renderBody
-  /\S{25,}/gu, // wrapped URL pieces, base64, tracking ids
+  /\[\d{1,3}\]/g, // link references from renderBody (a bracketed 4+ digit number may be a code)
+  /[\x21-\x7e]{25,}/g, // wrapped URL pieces, base64, tracking ids (ASCII: CJK prose has no spaces)
   /#[0-9a-f]{3,8}\b/giu, // CSS colours and "#123456" order numbers
   /\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b/gu, // dates
   /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?/giu, // times
@@ -77,8 +88,36 @@ export function blank(s: string): string {
   });
 }
 
-/** The rendered body without its link list, with decoy shapes masked. */
+const CJK_END = /[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]$/u;
+const CJK_START = /^[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/u;
+
+/**
+ * Undoes the viewer's word wrap, so that a zip code pushed to the next line stays beside its state
+ * and a wrapped phone number stays whole. renderBody wraps greedily at some width W: a line was
+ * broken there when the next line's first word would not have fitted after it. W is taken as the
+ * widest line; texts narrower than 20 columns are left alone (they were not wrapped to speak of).
+ */
+export function unwrap(text: string): string {
+  const lines = text.split('\n');
+  const widths = lines.map(textWidth);
+  const w = Math.max(0, ...widths);
+  if (w < 20 || lines.length < 2) return text;
+  let out = lines[0] ?? '';
+  for (let i = 1; i < lines.length; i++) {
+    const prev = lines[i - 1] ?? '';
+    const line = lines[i] ?? '';
+    const first = line.trimStart().split(' ')[0] ?? '';
+    // A line ending a sentence is taken as a real break: the widest line of an unwrapped text
+    // always "overflows" by this test, and joining a code line to the address below it would hurt.
+    const wrapped =
+      prev.trim() !== '' && first !== '' && !/[.!?:。！？：]$/u.test(prev) && (widths[i - 1] ?? 0) + 1 + textWidth(first) > w;
+    out += wrapped ? (CJK_END.test(prev) && CJK_START.test(line) ? '' : ' ') + line.trimStart() : `\n${line}`;
+  }
+  return out;
+}
+
+/** The rendered body without its link list, unwrapped, with decoy shapes masked. */
 export function prepareText(text: string): string {
   const list = text.lastIndexOf('\n\nLinks:\n[1] ');
-  return blank(list >= 0 ? text.slice(0, list) : text);
+  return blank(unwrap(list >= 0 ? text.slice(0, list) : text));
 }

@@ -15,10 +15,11 @@ import {
   CODE_LABEL,
   DECOY_LABEL,
   DECOY_PREFIX,
-  isAddressLine,
+  isDecoyContext,
   MESSAGE_KEYWORD,
-  OFFER_LINE,
   prepareText,
+  PURPOSE_AFTER,
+  USE_BEFORE,
 } from './codes-text';
 
 export { detectLink } from './codes-links';
@@ -114,7 +115,8 @@ function labelWindow(text: string, start: number, alone: boolean): string {
 /** How strongly the text around [start, end) says "this is a code" (positive) or a decoy (negative). */
 function contextScore(text: string, start: number, end: number, alone: boolean): number {
   const line = lineAround(text, start, end);
-  if (isAddressLine(line) || OFFER_LINE.test(line)) return -1;
+  const at = line.indexOf(text.slice(start, end));
+  if (isDecoyContext(line.slice(0, at), line.slice(at + end - start))) return -1;
   const before = labelWindow(text, start, alone);
   const after = text.slice(end, end + 48).split('\n')[0] ?? '';
   const label = lastMatch(CODE_LABEL_G, before);
@@ -126,6 +128,8 @@ function contextScore(text: string, start: number, end: number, alone: boolean):
     score += 0.5;
   } else if (CODE_LABEL.test(after) && !DECOY_LABEL.test(after)) {
     score += 0.45; // "482913 is your verification code"
+  } else if (USE_BEFORE.test(before) && PURPOSE_AFTER.test(after)) {
+    score += 0.45; // "Use 937402 to verify your email"
   }
   if (alone) score += 0.2;
   return score;
@@ -159,8 +163,7 @@ function candidates(text: string, base: number, order: number, out: Candidate[])
     if (!/\d/.test(token) && !/^[A-Z]{4,8}$/.test(token)) continue; // a plain word follows the label
     if (/^(?:19|20)\d\d$/.test(token)) continue;
     if (DECOY_PREFIX.test(text.slice(Math.max(0, at - 24), at))) continue;
-    const line = lineAround(text, at, at + t[0].length);
-    if (isAddressLine(line) || OFFER_LINE.test(line)) continue;
+    if (isDecoyContext(text.slice(Math.max(0, at - 60), at), text.slice(at, at + 60).split('\n')[0] ?? '')) continue;
     if (out.some((c) => c.code === token)) continue;
     out.push({ code: token, score: base + 0.2 + 0.5, order: order + at });
   }
