@@ -135,7 +135,7 @@ export function renderBody(input: BodyInput, width: number, options: RenderOptio
   const job = startJob(input, width);
   const limit = capAt(job, Math.max(1024, options.maxBytes ?? DEFAULT_MAX_BYTES));
   while (job.pos < limit) step(job, limit);
-  if (limit >= job.source.length) return finish(job, '');
+  if (limit >= job.source.length) return textInstead(job, input, width, options) ?? finish(job, '');
   const hint = options.loadAllHint ? `, ${safeLine(options.loadAllHint, 80)}` : '';
   const note = `[message truncated at ${kb(limit)} of ${kb(job.source.length)}${hint}]`;
   return { ...finish(job, note), truncated: { shownBytes: limit, totalBytes: job.source.length } };
@@ -155,5 +155,13 @@ export async function renderBodyAsync(input: BodyInput, width: number, signal?: 
     signal?.throwIfAborted();
     step(job, limit);
   }
-  return finish(job, '');
+  return textInstead(job, input, width, {}) ?? finish(job, '');
+}
+
+// An HTML part that shows nothing (only images, only a hidden block) while a text part exists: the
+// text part is what the sender meant to be read.
+function textInstead(job: Job, input: BodyInput, width: number, options: RenderOptions): RenderedBody | null {
+  if (!job.html || job.table.links.length > 0 || job.parts.some((p) => p.trim() !== '')) return null;
+  if (typeof input.bodyText !== 'string' || input.bodyText.trim() === '') return null;
+  return renderBody({ bodyHtml: null, bodyText: input.bodyText }, width, options);
 }

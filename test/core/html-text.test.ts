@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { acceptUrl, DEFAULT_MAX_BYTES, renderBody, renderBodyAsync, SLICE_BYTES } from '../../src/core/html-text';
 import { isTerminalSafe } from '../../src/core/safe-text';
@@ -107,6 +108,16 @@ describe('renderBody from HTML', () => {
     expect(r.links).toEqual([{ n: 1, url: 'https://example.test/confirm?t=abc', text: 'Confirm your account' }]);
   });
 
+  it('renders every hostile fixture terminal-safe, through HTML and text alike', async () => {
+    const dir = HOSTILE_DIR;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.eml'))) {
+      const mail = await simpleParser(readFileSync(`${dir}/${file}`));
+      const r = renderBody({ bodyHtml: typeof mail.html === 'string' ? mail.html : null, bodyText: mail.text ?? null }, 60);
+      expect(isTerminalSafe(r.text), file).toBe(true);
+      for (const l of r.links) expect(isTerminalSafe(l.url + l.text), file).toBe(true);
+    }
+  });
+
   it('keeps table cells apart and headings in their case', () => {
     const r = renderBody(html('<h1>Your Code</h1><table><tr><td>Code:</td><td><b>482913</b></td></tr><tr><td>Expires</td><td>10 min</td></tr></table>'), 80);
     expect(r.text).toContain('Your Code');
@@ -153,6 +164,12 @@ describe('renderBody from text', () => {
     const r = renderBody(text('Sign in: https://acme.example/magic?t=Zx9 (valid 15 min).\nOr mailto:help@acme.example.'), 80);
     expect(r.links.map((l) => l.url)).toEqual(['https://acme.example/magic?t=Zx9', 'mailto:help@acme.example']);
     expect(r.text).toMatch(/Links:\n\[1\] https:\/\/acme\.example\/magic\?t=Zx9\n\[2\] mailto:help@acme\.example$/);
+  });
+
+  it('falls back to body_text when the HTML part shows nothing', async () => {
+    const input = { bodyHtml: '<html><body><img src="banner.png"><div hidden>x</div></body></html>', bodyText: 'Your code is 123456' };
+    expect(renderBody(input, 80).text).toBe('Your code is 123456');
+    expect((await renderBodyAsync(input, 80)).text).toBe('Your code is 123456');
   });
 
   it('makes text safe again and copes with no body at all', () => {
