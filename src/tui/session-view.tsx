@@ -72,7 +72,8 @@ export function SessionView(props: SessionViewProps) {
   const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - 2);
   useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const live = inbox.poll.phase !== 'stopped' && session.expiresAt.getTime() > props.clock();
+  // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
+  const live = inbox.poll.phase !== 'stopped';
   const screen: Screen = question ? 'confirm' : help ? 'help' : filtering ? 'filter' : view.kind;
 
   const open = (m: MessageSummary) => {

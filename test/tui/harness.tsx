@@ -4,7 +4,7 @@
  */
 import React from 'react';
 import { createApi } from '../../src/api/client';
-import type { TempMailApi } from '../../src/api/types';
+import type { ApiOptions, TempMailApi } from '../../src/api/types';
 import type { Session } from '../../src/core/types';
 import { App, type AppProps } from '../../src/tui/app';
 import { startTestService, type TestService } from '../helpers/service';
@@ -33,12 +33,14 @@ export interface HarnessOptions {
   /** Wraps the client (e.g. to count requests); still the real client underneath. */
   wrapApi?: (api: TempMailApi) => TempMailApi;
   initialSession?: Session;
+  /** Extra client options (e.g. a wrong serverOffsetMinutes). */
+  apiOptions?: Partial<ApiOptions>;
 }
 
 /** Starts a service (unless given) and renders the App against it. */
 export async function startApp(options: HarnessOptions = {}): Promise<AppHarness> {
   const svc = options.svc ?? (await startTestService());
-  const real = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0 });
+  const real = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0, ...options.apiOptions });
   const api = options.wrapApi ? options.wrapApi(real) : real;
   let bells = 0;
   let quits = 0;
@@ -80,7 +82,7 @@ export async function startApp(options: HarnessOptions = {}): Promise<AppHarness
 export async function pickFirstDomain(h: AppHarness): Promise<string> {
   await h.screen.waitFor('Random address on');
   await h.screen.press('\r');
-  const frame = await h.screen.waitFor(/expires in/);
+  const frame = await h.screen.waitFor(/expires in|expired|expiry unclear/);
   const address = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/.exec(frame)?.[1];
   if (!address) throw new Error(`no address on screen:\n${frame}`);
   return address;

@@ -22,6 +22,21 @@ export interface SessionHeaderProps {
   local?: LocalServiceInfo;
 }
 
+// No temporary address lives longer than a day; a longer countdown means the service's zone is misread.
+const MAX_COUNTDOWN_SECONDS = 24 * 3600;
+
+/**
+ * The countdown words. The service is the authority on expiry: when our count reaches 0 while it still
+ * answers, its `expires_at` was in another zone than configured, and the header says so instead of
+ * claiming the address is dead.
+ */
+export function expiryText(left: number, poll: PollStatus): string {
+  if (poll.phase === 'stopped' && poll.stopReason !== 'left') return 'expired';
+  if (left > 0) return `expires in ${formatCountdown(left)}`;
+  if (poll.lastSuccessAt === null) return 'expired';
+  return 'expiry unclear (service zone? see --server-tz)';
+}
+
 /** The local-mode lines: the exact SMTP target for this address, on two lines when one is too narrow. */
 export function localLines(local: LocalServiceInfo, address: string, columns: number): string[] {
   const target = `via SMTP ${local.smtpHost}:${local.smtpPort}`;
@@ -38,8 +53,8 @@ export function headerHeight(address: string, columns: number, local?: LocalServ
 export function SessionHeader({ session, poll, intervalMs, clock, columns, local }: SessionHeaderProps) {
   const theme = useTheme();
   const now = useNow(clock);
-  const left = secondsLeft(session.expiresAt, new Date(now));
-  const countdown = left > 0 ? `expires in ${formatCountdown(left)}` : 'expired';
+  const left = secondsLeft(session.expiresAt, new Date(now), MAX_COUNTDOWN_SECONDS);
+  const countdown = expiryText(left, poll);
   const right = ` ${countdown}`;
   const address = fitToWidth(session.email, Math.max(1, columns - textWidth(right)));
   const failing = poll.phase === 'retrying' || poll.phase === 'stopped';

@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isTerminalSafe } from '../../src/core/safe-text';
+import { sendRaw, startTestService } from '../helpers/service';
+import { startApp, pickFirstDomain, type AppHarness } from './harness';
+import { KEY } from './ui';
+
+let h: AppHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const HOSTILE = '/work/shared/fixtures/hostile';
+
+describe('session lifetime', () => {
+  it('counts down with the clock, stops polling when the service says expired, and n goes straight to the picker', async () => {
+    let t = Date.UTC(2026, 10, 21, 12, 0, 0);
+    const clock = () => t;
+    const svc = await startTestService({ lifetimeSeconds: 120 }, { clock });
+    h = await startApp({ svc, props: { clock } });
+    await pickFirstDomain(h);
+    await h.screen.waitFor('expires in 2:00');
+    t += 61_000;
+    await h.screen.waitFor('expires in 0:59');
+    t += 120_000;
+    await h.screen.press('r');
+    const frame = await h.screen.waitFor('This address has expired · press n for a new address');
+    expect(frame).toMatch(/ expired\n/);
+    expect(frame).not.toMatch(/-\d+:\d\d/);
+    await h.screen.press('r');
+    await h.screen.waitFor('Polling stopped');
+    await h.screen.press('n');
+    await h.screen.waitFor('Random address on');
+    await svc.close();
+  });
+
+  it('never shows a negative countdown when the service zone is misread', async () => {
+    // We are told the service writes +03:00, it writes UTC: its expiry looks 3 hours in the past.
+    h = await startApp({ apiOptions: { serverOffsetMinutes: 180 } });
+    await pickFirstDomain(h);
+    const frame = await h.screen.waitFor('expiry unclear (service zone? see --server-tz)');
+    expect(frame).not.toMatch(/-\d+:\d\d/);
+    expect(frame).not.toContain('has expired');
+  });
+});
+
+describe('hostile mail', () => {
+  it('shows the visible words of every fixture and writes none of their control sequences', async () => {
+    h = await startApp();
+    const address = await pickFirstDomain(h);
+    const files = readdirSync(HOSTILE).filter((f) => f.endsWith('.eml')).sort();
+    for (const f of files) {
+      const raw = readFileSync(join(HOSTILE, f), 'utf8').replaceAll('{TO}', address);
+      await sendRaw(h.svc, address, raw);
+    }
+    await h.screen.press('r');
+    let frame = await h.screen.waitFor(`${files.length} messages`);
+    for (const words of ['Your code', 'RED', 'inside', 'evil', 'Bank', 'Invoice ready', 'Quoted printable', 'HTML with script', 'NUL', 'DEL']) {
+      expect(frame).toContain(words);
+    }
+    // Open each one; the list is newest first, all arrived together: walk it top to bottom.
+    const bodies: string[] = [];
+    for (let i = 0; i < files.length; i += 1) {
+      await h.screen.press(KEY.ENTER);
+      frame = await h.screen.waitFor(/lines \d+-\d+ of \d+/);
+      bodies.push(frame);
+      await h.screen.press(KEY.ESC, 'j');
+      await h.screen.waitFor('j/k move  Enter open');
+    }
+    const all = bodies.join('\n');
+    for (const words of ['Plain body with a CSI clear-screen:', 'here.', 'right-to-left override', 'blinking', 'a bell', 'Welcome', 'Confirm your account', 'XYZ']) {
+      expect(all).toContain(words);
+    }
+    expect(all).not.toContain('alert(1)');
+    // Every frame the app drew: no escape, no C0 but \n, no DEL, no C1, no bidi control (colours are off).
+    for (const f of h.screen.frames) {
+      expect(f.includes('\x1b')).toBe(false);
+      expect(isTerminalSafe(f)).toBe(true);
+    }
+  });
+});
