@@ -12,6 +12,7 @@ import { DEFAULT_MAX_BYTES, renderBody, renderBodyAsync } from '../src/core/html
 import { newsletterHtml } from './html-fixture';
 
 export interface HtmlBenchResult {
+  /** UTF-8 size of the generated HTML. */
   bytes: number;
   baselineMs: number;
   fullMs: number;
@@ -66,7 +67,7 @@ export async function benchHtml(bytes = 2 * 1024 * 1024): Promise<HtmlBenchResul
     asyncMs = Math.min(asyncMs, r.totalMs);
     asyncMaxBlockMs = Math.min(asyncMaxBlockMs, r.maxBlockMs);
   }
-  return { bytes: html.length, baselineMs, fullMs, cappedMs, asyncMs, asyncMaxBlockMs };
+  return { bytes: Buffer.byteLength(html), baselineMs, fullMs, cappedMs, asyncMs, asyncMaxBlockMs };
 }
 
 /** One line: times in ms and each as a multiple of the JSON.parse baseline. */
