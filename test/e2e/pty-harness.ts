@@ -3,6 +3,7 @@
  * (what a user would see) and is also kept as raw bytes (what the program actually wrote), so tests can
  * assert both on the screen and on the absence of escape sequences the app did not mean to send.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { IPty } from 'node-pty';
@@ -14,6 +15,9 @@ const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headles
 const pty = require('node-pty') as typeof import('node-pty');
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/** Generous by default: CI runs on 2 shared cores, where a frame can take seconds to arrive. */
+export const SCREEN_TIMEOUT_MS = 20_000;
 
 export const KEYS = {
   ENTER: '\r',
@@ -27,31 +31,60 @@ export const KEYS = {
   TAB: '\t',
 } as const;
 
+export type ScreenMatch = string | RegExp | ((screen: string) => boolean);
+
 export interface PtyApp {
   /** Bytes the program wrote, as received. */
   raw(): Buffer;
+  /** A position in the raw output, for `rawSince`. */
+  mark(): number;
+  /** Bytes written since `mark()` returned `from`. */
+  rawSince(from: number): Buffer;
   /** Visible screen, one string per row, trailing spaces trimmed. */
   screen(): string[];
   screenText(): string;
+  /** The real terminal: which buffer is active ('alternate' while the app draws full screen), modes. */
+  terminal(): XTerm;
   write(keys: string): void;
+  /**
+   * Waits until the program has drawn and gone quiet, then sends the keys, then (optionally) waits for
+   * the screen to match. Ink subscribes a screen's key handler after drawing it, and coalesces an Esc
+   * with the next key into Alt+key, so keys sent straight after a frame can be lost or misread.
+   */
+  press(keys: string, expect?: ScreenMatch, timeoutMs?: number): Promise<string>;
+  /** Resolves once no output has arrived for `quietMs` (the app has drawn what it was going to). */
+  settle(quietMs?: number, timeoutMs?: number): Promise<void>;
   resize(cols: number, rows: number): void;
   /** Waits until the screen matches, then returns the screen text. */
-  waitForScreen(match: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<string>;
+  waitForScreen(match: ScreenMatch, timeoutMs?: number): Promise<string>;
   /** Resolves with the exit code. */
   exited(timeoutMs?: number): Promise<number>;
+  /** Kills the program (if still running) and frees the terminal. Safe to call twice. */
   kill(): void;
 }
 
 export interface SpawnOptions {
   args?: string[];
+  /** Added to (and overriding) the test's environment; `undefined` removes a variable. */
   env?: NodeJS.ProcessEnv;
   cols?: number;
   rows?: number;
   cwd?: string;
 }
 
+function describeMatch(match: ScreenMatch): string {
+  return typeof match === 'function' ? match.name || 'a screen condition' : String(match);
+}
+
+function matcher(match: ScreenMatch): (screen: string) => boolean {
+  if (typeof match === 'function') return match;
+  if (typeof match === 'string') return (s) => s.includes(match);
+  return (s) => match.test(s);
+}
+
 /** Starts `node dist/cli.js ...args` in a pty. CI is removed from its env: Ink prints only the last frame under CI. */
 export function spawnApp(options: SpawnOptions = {}): PtyApp {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   const cols = options.cols ?? 100;
   const rows = options.rows ?? 30;
   const env: Record<string, string> = {};
@@ -63,6 +96,8 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   env.TERM = env.TERM && env.TERM !== 'dumb' ? env.TERM : 'xterm-256color';
   const term: XTerm = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
   const chunks: Buffer[] = [];
+  let size = 0;
+  let lastOutputAt = Date.now();
   const child: IPty = pty.spawn(process.execPath, [CLI, ...(options.args ?? [])], {
     name: env.TERM,
     cols,
@@ -73,11 +108,14 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     encoding: null,
   });
   let exitCode: number | undefined;
+  let disposed = false;
   const exitWaiters: ((code: number) => void)[] = [];
   child.onData((data: string | Buffer) => {
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     chunks.push(buf);
-    term.write(buf);
+    size += buf.length;
+    lastOutputAt = Date.now();
+    if (!disposed) term.write(buf);
   });
   child.onExit(({ exitCode: code }) => {
     exitCode = code;
@@ -91,34 +129,51 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     return lines;
   };
   // xterm parses asynchronously: flush pending writes before reading the screen.
-  const flushed = () => new Promise<void>((resolve) => term.write('', resolve));
+  const flushed = () => new Promise<void>((resolve) => (disposed ? resolve() : term.write('', resolve)));
+  const tick = () => new Promise((r) => setTimeout(r, 25));
 
-  return {
+  const app: PtyApp = {
     raw: () => Buffer.concat(chunks),
+    mark: () => size,
+    rawSince: (from) => Buffer.concat(chunks).subarray(from),
     screen,
     screenText: () => screen().join('\n'),
+    terminal: () => term,
     write: (keys) => child.write(keys),
     resize: (c, r) => {
       child.resize(c, r);
       term.resize(c, r);
     },
-    async waitForScreen(match, timeoutMs = 10_000) {
-      const test =
-        typeof match === 'function' ? match : typeof match === 'string' ? (s: string) => s.includes(match) : (s: string) => match.test(s);
+    async settle(quietMs = 100, timeoutMs = SCREEN_TIMEOUT_MS) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() - lastOutputAt < quietMs) {
+        if (exitCode !== undefined) return;
+        if (Date.now() > deadline) throw new Error(`the program never went quiet for ${quietMs} ms`);
+        await tick();
+      }
+      await flushed();
+    },
+    async press(keys, expect, timeoutMs = SCREEN_TIMEOUT_MS) {
+      await app.settle();
+      child.write(keys);
+      return expect === undefined ? app.screenText() : app.waitForScreen(expect, timeoutMs);
+    },
+    async waitForScreen(match, timeoutMs = SCREEN_TIMEOUT_MS) {
+      const test = matcher(match);
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         await flushed();
         const text = screen().join('\n');
         if (test(text)) return text;
-        if (exitCode !== undefined) throw new Error(`program exited (${exitCode}) before the screen matched ${String(match)}:\n${text}`);
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(match)}; screen was:\n${text}`);
-        await new Promise((r) => setTimeout(r, 25));
+        if (exitCode !== undefined) throw new Error(`program exited (${exitCode}) before the screen matched ${describeMatch(match)}:\n${text}`);
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${describeMatch(match)}; screen was:\n${text}`);
+        await tick();
       }
     },
-    exited(timeoutMs = 10_000) {
+    exited(timeoutMs = SCREEN_TIMEOUT_MS) {
       if (exitCode !== undefined) return Promise.resolve(exitCode);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('program did not exit in time')), timeoutMs);
+        const timer = setTimeout(() => reject(new Error(`program did not exit within ${timeoutMs} ms:\n${app.screenText()}`)), timeoutMs);
         exitWaiters.push((code) => {
           clearTimeout(timer);
           resolve(code);
@@ -127,6 +182,11 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     },
     kill: () => {
       if (exitCode === undefined) child.kill('SIGKILL');
+      if (!disposed) {
+        disposed = true;
+        term.dispose();
+      }
     },
   };
+  return app;
 }
