@@ -145,7 +145,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'link',
     keys: [{ digits: '0-9' }],
-    description: 'show link number N in full and copy it (type its number)',
+    description: 'show link N in full and copy it (type its number)',
     screens: ['viewer'],
     hint: 'link',
   },
@@ -164,16 +164,22 @@ export const KEYMAP: readonly Binding[] = [
     // In the picker, Esc works only when there is an address to go back to: not worth a footer entry.
     footer: ['viewer', 'help', 'prefix', 'filter'],
   },
-  { command: 'help', keys: [char('?')], description: 'this help', screens: ['picker', 'inbox', 'viewer', 'help'], hint: 'help' },
+  {
+    command: 'help',
+    keys: [char('?')],
+    description: { picker: 'this help', inbox: 'this help', viewer: 'this help', help: 'close the help' },
+    screens: ['picker', 'inbox', 'viewer', 'help'],
+    hint: 'help',
+  },
   {
     command: 'quit',
     keys: [char('q')],
-    description: 'quit (the address keeps working until it expires)',
+    description: { picker: 'quit', inbox: 'quit (the address keeps working until it expires)' },
     screens: ['picker', 'inbox'],
     hint: 'quit',
   },
   { command: 'yes', keys: [char('y'), char('Y')], description: 'yes, do it', screens: ['confirm'], hint: 'yes' },
-  { command: 'no', keys: [{ any: true }], description: 'any other key: no', screens: ['confirm'], hint: 'no' },
+  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm'], hint: 'no' },
 ];
 
 // On screens with a text input, printable keys are text: only special keys may carry a command there.

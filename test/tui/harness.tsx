@@ -17,6 +17,10 @@ export interface AppHarness {
   bells: () => number;
   copied: string[];
   quits: () => number;
+  /** Tokens of the sessions the app created (captured below the app), to prove none reaches the screen. */
+  tokens: string[];
+  /** True when no frame drawn so far contains any of `tokens`. */
+  tokenNeverShown(): boolean;
   close(): Promise<void>;
 }
 
@@ -40,7 +44,16 @@ export interface HarnessOptions {
 /** Starts a service (unless given) and renders the App against it. */
 export async function startApp(options: HarnessOptions = {}): Promise<AppHarness> {
   const svc = options.svc ?? (await startTestService());
-  const real = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0, ...options.apiOptions });
+  const created = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0, ...options.apiOptions });
+  const tokens: string[] = [];
+  const real: TempMailApi = {
+    ...created,
+    createSession: async (o) => {
+      const session = await created.createSession(o);
+      tokens.push(session.token);
+      return session;
+    },
+  };
   const api = options.wrapApi ? options.wrapApi(real) : real;
   let bells = 0;
   let quits = 0;
@@ -71,6 +84,8 @@ export async function startApp(options: HarnessOptions = {}): Promise<AppHarness
     bells: () => bells,
     copied,
     quits: () => quits,
+    tokens,
+    tokenNeverShown: () => tokens.length > 0 && !screen.frames.some((f) => tokens.some((t) => f.includes(t))),
     async close() {
       screen.unmount();
       if (!options.svc) await svc.close();

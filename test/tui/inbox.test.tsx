@@ -153,6 +153,7 @@ describe('inbox', () => {
     await h.screen.waitFor('Keys: inbox');
     await h.screen.press('?');
     await h.screen.waitFor('No mail yet');
+    expect(h.tokenNeverShown()).toBe(true);
   });
 
   it('cuts rows to the width without breaking wide characters, and re-lays out on resize', async () => {

@@ -33,6 +33,7 @@ describe('session lifetime', () => {
     await h.screen.waitFor('Polling stopped');
     await h.screen.press('n');
     await h.screen.waitFor('Random address on');
+    expect(h.tokenNeverShown()).toBe(true);
     await svc.close();
   });
 
@@ -79,5 +80,6 @@ describe('hostile mail', () => {
       expect(f.includes('\x1b')).toBe(false);
       expect(isTerminalSafe(f)).toBe(true);
     }
+    expect(h.tokenNeverShown()).toBe(true);
   });
 });
