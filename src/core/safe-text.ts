@@ -23,7 +23,9 @@ const STRING_SEQUENCE = /(?:\x1b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\x07
 // CSI: parameters, intermediates, one final byte.
 const CSI_SEQUENCE = /(?:\x1b\[|\u009b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?/g;
 // Any other escape: ESC, optional intermediates, one final byte (ESC c, ESC ( B, ESC 7, ESC #8 ...).
-const OTHER_ESCAPE = /\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
+// A space right after ESC ends it as a lone ESC: otherwise "ESC word" text would lose " w" as
+// intermediate and final, and no sequence worth keeping out starts ESC SP once its ESC is gone.
+const OTHER_ESCAPE = /\x1b(?:[\x21-\x2f][\x20-\x2f]*)?[\x30-\x7e]?/g;
 // The three in ONE left-to-right pass, as a terminal parses: separate passes would join what one removal
 // leaves behind (a lone ESC before a CSI) with the next visible letter and eat it ("a ESC ESC[31m b" -> "a").
 // Every ESC starts a match here (OTHER_ESCAPE always matches), so none survives this pass.
