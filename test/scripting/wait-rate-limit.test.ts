@@ -1,0 +1,62 @@
+/**
+ * `wait` against a service that rate-limits check-mail: a small real HTTP server on loopback that
+ * answers the public shapes and a 429 with Retry-After once. The reference service does not limit
+ * check-mail, so this is the only way to see that wait honours Retry-After instead of hammering.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openSavedSessions } from '../../src/core/saved-sessions';
+import { makeRunner, type Runner } from './run';
+
+let server: Server;
+let baseUrl: string;
+let r: Runner;
+const checks: number[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(JSON.stringify(body));
+    };
+    if (url.pathname === '/check-mail') {
+      checks.push(Date.now());
+      // 1: baseline (empty); 2: rate limited for 1 s; 3+: the message is there.
+      if (checks.length === 1) return send(200, { status: 'success', messages: [] });
+      if (checks.length === 2) return send(429, { status: 'error', error: 'rate_limited', message: 'Slow down' }, { 'retry-after': '1' });
+      return send(200, {
+        status: 'success',
+        messages: [{ id: 7, sender_name: 'Bank', sender_email: 'otp@bank.test', subject: 'Your one-time code', received_at: '2026-03-01 12:00:00' }],
+      });
+    }
+    if (url.pathname === '/read-mail') {
+      return send(200, {
+        status: 'success',
+        message: { id: 7, subject: 'Your one-time code', sender_name: 'Bank', sender_email: 'otp@bank.test', received_at: '2026-03-01 12:00:00', body_text: 'Your one-time code is 204816. Never share it.', body_html: null },
+      });
+    }
+    send(404, { status: 'error', error: 'not_found', message: 'no such route' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  r = makeRunner();
+  openSavedSessions({ env: r.env }).save({ email: 'me@bank.test', token: 'tok-rate-secret', expiresAt: new Date(Date.now() + 600_000) }, baseUrl);
+});
+afterAll(async () => {
+  r.cleanup();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+it('waits out a 429 Retry-After before asking again, then prints the code', async () => {
+  const res = await r.run('wait', ['--print', 'code', '--timeout', '20', '--interval', '0.2']);
+  expect(res.code).toBe(0);
+  expect(res.stdout).toBe('204816\n');
+  expect(res.stderr).toMatch(/retrying in 1 s/);
+  expect(res.stderr).not.toContain('tok-rate-secret');
+  // The poll after the 429 came no sooner than Retry-After said (a little slack for timer rounding).
+  expect(checks[2]! - checks[1]!).toBeGreaterThanOrEqual(950);
+  // ...while the normal cadence is the 0.2 s interval.
+  expect(checks[1]! - checks[0]!).toBeLessThan(900);
+});
