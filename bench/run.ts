@@ -1,0 +1,26 @@
+/**
+ * `npm run bench`: every performance goal of DESIGN.md ("Speed"), each reported as a ratio against a
+ * baseline measured in the same run, so a slow or busy machine scales both sides. Needs `npm run build`.
+ */
+import { startTestService } from '../test/helpers/service';
+import { createApi } from '../src/api/client';
+import { benchStartup, formatStartup } from './startup';
+import { benchDelivery, formatDelivery } from './delivery';
+import { benchHtml, formatHtmlBench } from './html';
+
+const lines: string[] = [];
+const report = (line: string) => {
+  lines.push(line);
+  console.log(line);
+};
+
+const svc = await startTestService({ createPerMinute: 0 });
+try {
+  const api = createApi({ baseUrl: svc.baseUrl });
+  const session = await api.createSession({});
+  report(formatStartup(await benchStartup(svc.baseUrl, 'Random address on')));
+  report(formatDelivery(await benchDelivery(svc, session.email)));
+  report(formatHtmlBench(await benchHtml()));
+} finally {
+  await svc.close();
+}
