@@ -55,8 +55,14 @@ export function SessionView(props: SessionViewProps) {
   const [filtering, setFiltering] = useState(false);
   const [filterText, setFilterText] = useState('');
   const [status, setStatus] = useState<StatusMessage | null>(null);
+  // Deletes and copies finish after the user may have left this address: no state update then.
   const mounted = useRef(true);
-  useEffect(() => () => void (mounted.current = false), []);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
 
   const info = (text: string) => setStatus({ text, kind: 'info' });
   const fail = (text: string) => setStatus({ text, kind: 'error' });
@@ -180,7 +186,11 @@ export function SessionView(props: SessionViewProps) {
         isActive={screen === 'inbox'}
         onOpen={open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
-        onRefresh={() => info(inbox.refresh() ? 'Checking now…' : refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited))}
+        onRefresh={() => {
+          // The header already says "checking…"; the status line speaks only when r can't check now.
+          if (inbox.refresh()) setStatus(null);
+          else info(refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited));
+        }}
         onNewAddress={newAddress}
         onCopy={copyAddress}
         onFilter={() => setFiltering(true)}

@@ -131,7 +131,7 @@ describe('inbox', () => {
     await h.screen.press('r');
     await h.screen.waitFor('Beta code');
     await h.screen.press('/');
-    h.screen.type('beta');
+    await h.screen.type('beta');
     let frame = await h.screen.waitFor('matching "beta" (of 2)');
     expect(frame).not.toContain('Alpha news');
     await h.screen.press(KEY.ENTER);

@@ -66,7 +66,7 @@ describe('picker', () => {
     await h.screen.press('j', 'j', KEY.ENTER);
     await h.screen.waitFor('Custom name on tempmail.test (Enter creates it');
     await h.screen.waitFor('type a name');
-    h.screen.type('Bad..Name');
+    await h.screen.type('Bad..Name');
     await h.screen.waitFor('no two dots in a row');
     expect(h.screen.frame()).toContain('bad..name'); // lower-cased as typed
     await h.screen.press(KEY.ENTER); // refused locally: nothing is sent
@@ -79,17 +79,17 @@ describe('picker', () => {
     await h.screen.waitFor('Random address on tempmail.test');
     await h.screen.press('3'); // the third line: custom name on tempmail.test
     await h.screen.waitFor('type a name');
-    h.screen.type('root');
+    await h.screen.type('root');
     await h.screen.waitFor('"root" is reserved');
     await h.screen.press(KEY.ESC);
     await h.screen.waitFor('Random address on tempmail.test');
     await h.screen.press('3'); // the third line: custom name on tempmail.test
     await h.screen.waitFor('type a name');
-    h.screen.type('taken-name');
+    await h.screen.type('taken-name');
     await h.screen.waitFor('✓ taken-name@tempmail.test');
     await h.screen.press(KEY.ENTER);
     await h.screen.waitFor('taken-name@tempmail.test is taken, try another');
-    h.screen.type('2');
+    await h.screen.press('2');
     await h.screen.waitFor('✓ taken-name2@tempmail.test');
     await h.screen.press(KEY.ENTER);
     const frame = await h.screen.waitFor('expires in');

@@ -87,7 +87,7 @@ async function keyToFrame(screen: ReturnType<typeof renderAt>, key: string): Pro
   await screen.press(); // let listeners settle after the previous frame
   const before = screen.frames.length;
   const t0 = performance.now();
-  screen.type(key);
+  screen.write(key);
   while (screen.frames.length === before) await new Promise((r) => setImmediate(r));
   return performance.now() - t0;
 }

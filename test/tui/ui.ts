@@ -38,8 +38,10 @@ export interface Screen {
   frames: string[];
   /** Writes keys one at a time (each its own chunk, as a typist would). */
   press(...keys: string[]): Promise<void>;
-  /** Types text as one chunk (like a paste). */
-  type(text: string): void;
+  /** Types text as one chunk (like a paste), after letting key listeners settle. */
+  type(text: string): Promise<void>;
+  /** Writes to stdin at once, nothing awaited (for timing a key). */
+  write(text: string): void;
   /** Waits until the frame contains `text` (or matches), returns the frame. */
   waitFor(match: string | RegExp | ((frame: string) => boolean), timeoutMs?: number): Promise<string>;
   /** Waits until the frame no longer contains `text`. */
@@ -74,7 +76,12 @@ export function renderAt(tree: ReactElement, columns = 80, rows = 24): Screen {
         await settle();
       }
     },
-    type(text) {
+    async type(text) {
+      await settle();
+      r.stdin.write(text);
+      await settle();
+    },
+    write(text) {
       r.stdin.write(text);
     },
     async waitFor(match, timeoutMs = 5000) {

@@ -62,7 +62,10 @@ export function PickerScreen(props: PickerScreenProps) {
   const [custom, setCustom] = useState<Custom | null>(null);
   const [help, setHelp] = useState(false);
   const screen: Screen = help ? 'help' : custom ? 'prefix' : 'picker';
+  // While an address is being created the list does not take Enter (no second address), but q and ?
+  // still work: a slow service must not hold the keyboard.
   const listing = isActive && !help && !custom && !picker.creating;
+  const pickerKeys = isActive && !help && !custom;
 
   useKeys(
     'picker',
@@ -72,7 +75,7 @@ export function PickerScreen(props: PickerScreenProps) {
       help: () => setHelp(true),
       quit: props.onQuit,
     },
-    { isActive: listing },
+    { isActive: pickerKeys },
   );
   useKeys('prefix', { back: () => setCustom(null) }, { isActive: isActive && !help && custom !== null && !picker.creating });
 
