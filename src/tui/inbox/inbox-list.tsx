@@ -54,7 +54,7 @@ export function InboxList({ state, columns, now }: InboxListProps) {
   const selected = selectedIndex(state);
   const rows = state.visible.slice(state.offset, state.offset + state.rows);
   const below = Math.max(0, state.visible.length - state.offset - rows.length);
-  const unread = state.all.filter((m) => state.unread.has(m.id)).length;
+  const unread = state.unread.size;
   const summary =
     `${state.visible.length} message${state.visible.length === 1 ? '' : 's'}` +
     (state.filter ? ` matching "${state.filter}" (of ${state.all.length})` : '') +

@@ -98,7 +98,7 @@ export function InboxScreen(props: InboxScreenProps) {
     body = <InboxList state={state} columns={columns} now={now} />;
   }
   return (
-    <Box flexDirection="column" height={rows} overflow="hidden">
+    <Box flexDirection="column" height={rows} overflowY="hidden">
       {body}
     </Box>
   );

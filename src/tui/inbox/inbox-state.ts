@@ -16,7 +16,7 @@ export interface InboxState {
   offset: number;
   /** Rows the list may draw. */
   rows: number;
-  /** Ids not opened yet in this app. */
+  /** Ids not opened yet in this app; only ids of listed messages, so its size is the unread count. */
   unread: ReadonlySet<number>;
   /** Ids that arrived after the first listing and were not opened yet ("new"). */
   fresh: ReadonlySet<number>;
@@ -146,7 +146,11 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const deleted = new Set(state.deleted).add(action.id);
       const all = state.all.filter((m) => m.id !== action.id);
       const visible = state.visible.filter((m) => m.id !== action.id);
-      const next = { ...state, all, visible, deleted };
+      const unread = new Set(state.unread);
+      const fresh = new Set(state.fresh);
+      unread.delete(action.id);
+      fresh.delete(action.id);
+      const next = { ...state, all, visible, deleted, unread, fresh };
       // The selection moves to the message that took the deleted one's place.
       return state.selectedId === action.id ? selectAt(next, index) : selectAt(next, selectedIndex(next));
     }

@@ -158,7 +158,7 @@ export function PickerScreen(props: PickerScreenProps) {
         {fitToWidth(props.serviceLine, columns)}
       </Text>
       <Text> </Text>
-      <Box display={help ? 'none' : 'flex'} flexDirection="column" height={bodyRows} overflow="hidden">
+      <Box display={help ? 'none' : 'flex'} flexDirection="column" height={bodyRows} overflowY="hidden">
         {body}
       </Box>
       {help ? (

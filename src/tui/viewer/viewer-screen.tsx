@@ -120,7 +120,7 @@ export function ViewerScreen(props: ViewerScreenProps) {
   }
   const labelCols = 10;
   return (
-    <Box flexDirection="column" height={rows} overflow="hidden">
+    <Box flexDirection="column" height={rows} overflowY="hidden">
       {headers.map(([label, value]) => (
         <Text key={label} wrap="truncate">
           <Text bold color={theme.color('accent')}>
