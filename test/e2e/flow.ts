@@ -98,6 +98,12 @@ export async function pickFirstDomain(app: PtyApp, firstDomain?: string): Promis
   return address;
 }
 
+/** The text of the selected (inverse-video) row, or '' when none is. */
+export function selectedRow(app: PtyApp): string {
+  const row = app.inverseRows()[0];
+  return row === undefined ? '' : (app.screen()[row] ?? '');
+}
+
 /** Rows of the screen that contain `text`. */
 export function rowsWith(app: PtyApp, text: string): number[] {
   return app

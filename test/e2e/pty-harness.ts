@@ -14,7 +14,8 @@ const require = createRequire(import.meta.url);
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
 const pty = require('node-pty') as typeof import('node-pty');
 
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+/** The built program; TEMPMAIL_E2E_CLI points the tests at another build (e.g. a deliberately broken one). */
+export const CLI = process.env.TEMPMAIL_E2E_CLI ?? fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 /** Generous by default: CI runs on 2 shared cores, where a frame can take seconds to arrive. */
 export const SCREEN_TIMEOUT_MS = 20_000;
@@ -43,6 +44,8 @@ export interface PtyApp {
   /** Visible screen, one string per row, trailing spaces trimmed. */
   screen(): string[];
   screenText(): string;
+  /** Rows (0-based) with inverse-video cells: how lists show their selection. */
+  inverseRows(): number[];
   /** The real terminal: which buffer is active ('alternate' while the app draws full screen), modes. */
   terminal(): XTerm;
   write(keys: string): void;
@@ -52,7 +55,11 @@ export interface PtyApp {
    * with the next key into Alt+key, so keys sent straight after a frame can be lost or misread.
    */
   press(keys: string, expect?: ScreenMatch, timeoutMs?: number): Promise<string>;
-  /** Resolves once no output has arrived for `quietMs` (the app has drawn what it was going to). */
+  /**
+   * Resolves once no output has arrived for `quietMs` (the app has drawn what it was going to) and the
+   * last key went out at least as long ago: keys sent back to back can reach the app as one read, which
+   * Ink takes for pasted text rather than two keys.
+   */
   settle(quietMs?: number, timeoutMs?: number): Promise<void>;
   resize(cols: number, rows: number): void;
   /** Waits until the screen matches, then returns the screen text. */
@@ -98,6 +105,7 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   const chunks: Buffer[] = [];
   let size = 0;
   let lastOutputAt = Date.now();
+  let lastWriteAt = 0;
   const child: IPty = pty.spawn(process.execPath, [CLI, ...(options.args ?? [])], {
     name: env.TERM,
     cols,
@@ -139,14 +147,32 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     screen,
     screenText: () => screen().join('\n'),
     terminal: () => term,
-    write: (keys) => child.write(keys),
+    inverseRows: () => {
+      const buffer = term.buffer.active;
+      const cell = buffer.getNullCell();
+      const out: number[] = [];
+      for (let i = 0; i < term.rows; i++) {
+        const line = buffer.getLine(buffer.viewportY + i);
+        for (let x = 0; line && x < term.cols; x++) {
+          if (line.getCell(x, cell)?.isInverse()) {
+            out.push(i);
+            break;
+          }
+        }
+      }
+      return out;
+    },
+    write: (keys) => {
+      lastWriteAt = Date.now();
+      child.write(keys);
+    },
     resize: (c, r) => {
       child.resize(c, r);
       term.resize(c, r);
     },
     async settle(quietMs = 100, timeoutMs = SCREEN_TIMEOUT_MS) {
       const deadline = Date.now() + timeoutMs;
-      while (Date.now() - lastOutputAt < quietMs) {
+      while (Date.now() - Math.max(lastOutputAt, lastWriteAt) < quietMs) {
         if (exitCode !== undefined) return;
         if (Date.now() > deadline) throw new Error(`the program never went quiet for ${quietMs} ms`);
         await tick();
@@ -155,7 +181,7 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     },
     async press(keys, expect, timeoutMs = SCREEN_TIMEOUT_MS) {
       await app.settle();
-      child.write(keys);
+      app.write(keys);
       return expect === undefined ? app.screenText() : app.waitForScreen(expect, timeoutMs);
     },
     async waitForScreen(match, timeoutMs = SCREEN_TIMEOUT_MS) {
