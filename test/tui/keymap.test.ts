@@ -89,9 +89,10 @@ describe('keymap', () => {
     expect(md).toContain('**Inbox**');
     expect(md).toContain('| `d` | delete the message (asks first) |');
     expect(md).toContain('| `Esc`, `q` | back to the inbox |');
-    // Once the README carries the generated table between markers, it must stay equal to it.
+    // The README carries the generated table between markers; it must stay equal to it.
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const m = /<!-- keys:start -->\n([\s\S]*?)<!-- keys:end -->/.exec(readme);
-    if (m) expect(m[1]!.trim()).toBe(md.trim());
+    expect(m, "README.md keeps the generated keys table between its markers").not.toBeNull();
+    expect(m![1]!.trim()).toBe(md.trim());
   });
 });
