@@ -62,7 +62,7 @@ export function encodedWords(s: string, kind: 'B' | 'Q'): string {
 }
 
 /** A quoted-string: backslash and double quote escaped, everything else as it is. */
-const quoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+export const quoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 
 /** Folds a long raw header value at its spaces (a value without spaces stays one long line). */
 function fold(value: string): string {
@@ -87,7 +87,8 @@ export function quotedPrintable(bytes: Buffer): string {
   return lines.join('\r\n');
 }
 
-const base64Lines = (bytes: Buffer) => bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
+/** Base64 in 76-character lines. */
+export const base64Lines = (bytes: Buffer) => bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
 
 const NAMED: Record<string, string> = {
   '\u200e': '&lrm;',
@@ -116,7 +117,7 @@ const NAMED: Record<string, string> = {
 };
 
 /** Text for HTML on `path`: minimal escaping, or every non-alphanumeric character as an entity. */
-function htmlText(s: string, path: MimePath): string {
+export function htmlText(s: string, path: MimePath): string {
   if (path === 'entDec' || path === 'entHex') {
     return [...s].map((c) => (/[A-Za-z0-9 ]/.test(c) ? c : path === 'entDec' ? `&#${c.codePointAt(0)};` : `&#x${c.codePointAt(0)!.toString(16)};`)).join('');
   }
