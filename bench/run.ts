@@ -7,6 +7,7 @@ import { createApi } from '../src/api/client';
 import { benchStartup, formatStartup } from './startup';
 import { benchDelivery, formatDelivery } from './delivery';
 import { benchHtml, formatHtmlBench } from './html';
+import { benchKeypress, formatKeypress } from './keypress';
 
 const lines: string[] = [];
 const report = (line: string) => {
@@ -21,6 +22,7 @@ try {
   report(formatStartup(await benchStartup(svc.baseUrl, 'Random address on')));
   report(formatDelivery(await benchDelivery(svc, session.email)));
   report(formatHtmlBench(await benchHtml()));
+  report(formatKeypress(await benchKeypress()));
 } finally {
   await svc.close();
 }
