@@ -93,6 +93,11 @@ export async function pickFirstDomain(app: PtyApp, firstDomain?: string): Promis
     throw new Error(`the picker's first choice is not the first domain (${firstDomain}):\n${picker}`);
   }
   await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in/.test(s));
+  return addressOnScreen(app);
+}
+
+/** The address in the header row of a session screen. */
+export function addressOnScreen(app: PtyApp): string {
   const address = ADDRESS.exec(headerRow(app))?.[1];
   if (!address) throw new Error(`no address in the header row:\n${app.screenText()}`);
   return address;
