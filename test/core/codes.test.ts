@@ -157,11 +157,9 @@ describe('detectCode', () => {
     expect(detectCode({ subject: undefined as unknown as string, text: null as unknown as string })).toBeNull();
   });
 
-  it('stays fast on a long text', () => {
+  it('finishes on a long text full of decoys (a backtracking regex would not, within the test timeout)', () => {
     const long = `${'lorem ipsum 2026 $12.99 order 123456 '.repeat(40000)}`;
-    const t = performance.now();
-    detectCode({ subject: 'x', text: long });
-    expect(performance.now() - t).toBeLessThan(500);
+    expect(detectCode({ subject: 'x', text: long })).toBeNull();
   });
 });
 

@@ -124,10 +124,9 @@ describe('safeText: line handling and length', () => {
       `${ESC}[`.repeat(200_000),
       `${ESC}[1;`.repeat(100_000),
     ];
+    // A quadratic scan of these takes minutes, far past the test timeout; a linear one takes milliseconds.
     for (const flood of floods) {
-      const started = performance.now();
       const out = safeBlock(flood);
-      expect(performance.now() - started).toBeLessThan(1000);
       expectInert(out);
     }
   });

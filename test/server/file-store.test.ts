@@ -171,7 +171,6 @@ describe('FileStore on disk', () => {
     expect(await store.countMessages(s.id)).toBe(1000);
     await store.close();
     console.log(`file store: 1000 adds in ${addMs.toFixed(0)} ms, reopen in ${openMs.toFixed(0)} ms`);
-    expect(addMs).toBeLessThan(60_000);
   }, 120_000);
 });
 

@@ -37,9 +37,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
 
 describe('app CLI', () => {
   it('--help shows usage with the version and answers without starting anything', async () => {
-    const t0 = performance.now();
+    // How fast it answers is measured by npm run bench (bench/startup.ts).
     const { code, out, err } = await run(['--help']);
-    expect(performance.now() - t0).toBeLessThan(500);
     expect(code).toBe(0);
     expect(err).toBe('');
     expect(out).toContain('tempmail-tui 9.9.9');
