@@ -8,6 +8,7 @@ import { benchStartup, formatStartup } from './startup';
 import { benchDelivery, formatDelivery } from './delivery';
 import { benchHtml, formatHtmlBench } from './html';
 import { benchKeypress, formatKeypress } from './keypress';
+import { benchIdle, formatIdle } from './idle';
 
 const lines: string[] = [];
 const report = (line: string) => {
@@ -23,6 +24,7 @@ try {
   report(formatDelivery(await benchDelivery(svc, session.email)));
   report(formatHtmlBench(await benchHtml()));
   report(formatKeypress(await benchKeypress()));
+  report(formatIdle(await benchIdle(svc.baseUrl, session.token)));
 } finally {
   await svc.close();
 }

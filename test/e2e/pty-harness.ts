@@ -35,6 +35,8 @@ export const KEYS = {
 export type ScreenMatch = string | RegExp | ((screen: string) => boolean);
 
 export interface PtyApp {
+  /** The program's process id (benchmarks read its CPU time). */
+  pid(): number;
   /** Bytes the program wrote, as received. */
   raw(): Buffer;
   /** A position in the raw output, for `rawSince`. */
@@ -141,6 +143,7 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   const tick = () => new Promise((r) => setTimeout(r, 25));
 
   const app: PtyApp = {
+    pid: () => child.pid,
     raw: () => Buffer.concat(chunks),
     mark: () => size,
     rawSince: (from) => Buffer.concat(chunks).subarray(from),
