@@ -30,7 +30,7 @@ export interface E2EOptions {
 }
 
 /** Environment variables of the outer shell that would change what the app does. */
-function neutralEnv(): NodeJS.ProcessEnv {
+export function neutralEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of Object.keys(process.env)) {
     if (key.startsWith('TEMPMAIL_') || key.startsWith('XDG_') || key === 'NO_COLOR' || key === 'FORCE_COLOR' || key === 'TMUX') {

@@ -13,7 +13,7 @@ import { sendMail, sendRaw } from '../helpers/service';
 import { isInbox, isViewer, pickFirstDomain, selectedRow, startE2E, type E2E } from './flow';
 import { addressed, loadHostileFixtures, type HostileFixture } from './hostile-fixtures';
 import { KEYS, type PtyApp } from './pty-harness';
-import { CLEAR_TERMINAL, countOf, showToken, tokenSet, unexpectedTokens } from './terminal-bytes';
+import { CLEAR_TERMINAL, controlTokens, countOf, isColourSgr, showToken, tokenSet, unexpectedTokens } from './terminal-bytes';
 
 const MODES = [
   { mode: 'NO_COLOR', env: { NO_COLOR: '1' } },
@@ -32,7 +32,7 @@ async function openNewest(app: PtyApp, words: string[]): Promise<string> {
   return app.press(KEYS.ENTER, (s) => isViewer(s) && words.every((w) => s.includes(w)));
 }
 
-describe.each(MODES)('hostile fixtures in the pty ($mode)', ({ env }) => {
+describe.each(MODES)('hostile fixtures in the pty ($mode)', ({ mode, env }) => {
   let e2e: E2E;
   let fixtures: HostileFixture[];
   let address: string;
@@ -120,6 +120,11 @@ describe.each(MODES)('hostile fixtures in the pty ($mode)', ({ env }) => {
     const hostile = e2e.app.rawSince(baselineEnd).toString('utf8');
     const unexpected = [...unexpectedTokens(hostile, baseline)].map(([t, n]) => `${showToken(t)} x${n}`);
     expect(unexpected).toEqual([]);
+  });
+
+  it.runIf(mode === 'NO_COLOR')('honours NO_COLOR: not one colour sequence in the whole run', () => {
+    const colours = new Set(controlTokens(e2e.app.raw().toString('utf8')).filter(isColourSgr));
+    expect([...colours].map(showToken)).toEqual([]);
   });
 
   it('shows the words of each message in the viewer, and no script source', () => {

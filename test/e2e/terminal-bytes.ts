@@ -66,6 +66,13 @@ export function isInkVocabulary(token: string): boolean {
   return /^\x1b\[(?:1|2|3|4|7|9|22|23|24|27|29|39|49)m$/.test(token);
 }
 
+/** True for an SGR sequence that sets a foreground or background colour (any palette). */
+export function isColourSgr(token: string): boolean {
+  const m = /^\x1b\[([\d;:]*)m$/.exec(token);
+  if (!m) return false;
+  return m[1]!.split(/[;:]/).some((p) => /^(3[0-8]|4[0-8]|9[0-7]|10[0-7])$/.test(p));
+}
+
 /** Tokens of `text` that are neither Ink's vocabulary nor in `baseline`, with counts. */
 export function unexpectedTokens(text: string, baseline: Set<string>): Map<string, number> {
   const out = new Map<string, number>();

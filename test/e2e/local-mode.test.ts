@@ -1,0 +1,51 @@
+/**
+ * What a new user gets from `npm start`: no service configured, so the app runs the reference service
+ * in-process and says where to send mail. The test sends there with nodemailer and reads the mail, all
+ * in the built app in a real pseudo-terminal, with its data under a temp TEMPMAIL_TUI_HOME.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sendMail } from '../helpers/service';
+import { isInbox, isViewer, neutralEnv, pickFirstDomain } from './flow';
+import { KEYS, spawnApp, type PtyApp } from './pty-harness';
+
+let app: PtyApp | undefined;
+let home: string | undefined;
+afterEach(async () => {
+  app?.kill();
+  if (home) await rm(home, { recursive: true, force: true });
+  app = undefined;
+  home = undefined;
+});
+
+describe('local mode (no service configured)', () => {
+  it('starts the reference service in-process, shows the SMTP target, and mail sent there is readable', async () => {
+    home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-local-'));
+    app = spawnApp({ env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
+    const picker = await app.waitForScreen(/Random address on/);
+    expect(picker).toMatch(/Local service: mail is received via SMTP 127\.0\.0\.1:\d+/);
+
+    const address = await pickFirstDomain(app);
+    // One line at this width; the target is the loopback SMTP port the app found free (2525 or next).
+    const screen = await app.waitForScreen(/Local service: send mail to \S+\s+via SMTP/);
+    const target = /Local service: send mail to (\S+)\s+via SMTP ([\d.]+):(\d+)/.exec(screen);
+    expect(target?.[1]).toBe(address);
+    const smtpHost = target![2]!;
+    const smtpPort = Number(target![3]);
+    expect(smtpHost).toBe('127.0.0.1');
+    expect(smtpPort).toBeGreaterThan(0);
+    expect(screen).toContain(`No mail yet for ${address}.`);
+
+    await sendMail({ smtpHost, smtpPort }, { to: address, subject: 'Hello from the new user', text: 'It works locally.' });
+    await app.press('r', (s) => isInbox(s) && s.includes('Hello from the new user'));
+    await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes('It works locally.'));
+    await app.press('q', isInbox);
+    await app.press('q');
+    expect(await app.exited()).toBe(0);
+    // The service's data went to the temp home, not the user's real data directory.
+    expect(existsSync(join(home, 'data'))).toBe(true);
+  });
+});
