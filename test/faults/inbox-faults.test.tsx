@@ -1,0 +1,143 @@
+/**
+ * Fault matrix, live inbox (issue 5): the real App and client against a service that misbehaves over
+ * real HTTP. For each fault: the app keeps running, says what is wrong on its status line, backs off
+ * (no request storm: the next check waits ~1-2 s, then longer, while all-is-well polling is every
+ * 300 ms), and recovers by itself once the service behaves again, without a restart.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectReadable, pollLine, startFaultApp, unhandled, watchUnhandled, type FaultApp } from './fault-app';
+import { startSpecService, type Fault, type SpecService } from './spec-service';
+
+let spec: SpecService;
+let app: FaultApp | undefined;
+let unwatch: () => void;
+beforeAll(async () => {
+  unwatch = watchUnhandled();
+  spec = await startSpecService();
+});
+afterEach(() => {
+  app?.close();
+  app = undefined;
+  expect(unhandled, 'unhandled rejections or exceptions').toEqual([]);
+});
+afterAll(async () => {
+  unwatch?.();
+  await spec?.close();
+});
+
+/** A live address with one message in it, and the app on its inbox showing that message. */
+async function inboxWithMail(options: { timeoutMs?: number } = {}) {
+  spec.setFault('ok');
+  const session = spec.session();
+  spec.add(session.token, { subject: 'Kept through the storm', sender_name: 'Ops', sender_email: 'ops@example.org', body_text: 'hello', body_html: null });
+  app = startFaultApp(spec, { session, ...options });
+  await app.screen.waitFor((f) => f.includes('Kept through the storm') && /last checked/.test(pollLine(f)));
+  return { session, app };
+}
+
+/** Waits until the poll line shows the failure, checks it reads well, and returns it. */
+async function failing(a: FaultApp, expected: RegExp, timeoutMs = 8000): Promise<string> {
+  const frame = await a.screen.waitFor((f) => expected.test(pollLine(f)) && /retrying in \d+ s/.test(pollLine(f)), timeoutMs);
+  expectReadable(frame);
+  // The list the user had is still there while the service is away.
+  expect(frame).toContain('Kept through the storm');
+  return pollLine(frame);
+}
+
+/** Restores the service and waits for the app to find it again by itself (no key pressed). */
+async function recovers(a: FaultApp, timeoutMs = 12_000): Promise<void> {
+  spec.setFault('ok');
+  const frame = await a.screen.waitFor((f) => /^last checked \d\d:\d\d:\d\d · every/.test(pollLine(f)), timeoutMs);
+  expectReadable(frame);
+  expect(frame).toContain('Kept through the storm');
+}
+
+/** Gaps between consecutive checks from index `from` on, in ms. */
+function gaps(a: FaultApp, from: number): number[] {
+  const at = a.checks().slice(from).map((c) => c.at);
+  return at.slice(1).map((t, i) => t - at[i]!);
+}
+
+describe('fault matrix: the inbox against a misbehaving service', () => {
+  const cases: [string, Fault, RegExp][] = [
+    ['500s', 'http500', /^The service failed \(internal, HTTP 500\): something went wrong/],
+    ['malformed JSON', 'malformed', /^The service sent an unexpected answer \(not JSON\)/],
+    ['an HTML error page', 'html', /^The service failed \(HTTP 502\)/],
+    ['valid JSON of the wrong shape', 'wrongShape', /^The service sent an unexpected answer \(no list of messages\)/],
+    ['a connection reset', 'reset', /^Offline: The service is unreachable \(connection (?:reset|closed early)\)|^Offline: The request failed/],
+  ];
+  for (const [name, fault, expected] of cases) {
+    it(`${name}: status line, backoff, recovery by itself`, async () => {
+      const { app: a } = await inboxWithMail();
+      const before = a.checks().length;
+      spec.setFault(fault, ['check-mail']);
+      const line = await failing(a, expected);
+      expect(line).toMatch(/retrying in [1-3] s/); // backoff 1-2 s, shown rounded up on a 1 s tick
+      // Two failed checks apart: the second waited out the backoff, not the 300 ms interval.
+      await a.screen.waitFor(() => a.checks().length >= before + 2, 8000);
+      expect(Math.min(...gaps(a, before))).toBeGreaterThanOrEqual(900);
+      await recovers(a);
+    }, 30_000);
+  }
+
+  it('the backoff grows with each failure (500s): ~1-2 s, then ~2-4 s', async () => {
+    const { app: a } = await inboxWithMail();
+    const before = a.checks().length;
+    spec.setFault('http500', ['check-mail']);
+    await a.screen.waitFor(() => a.checks().length >= before + 3, 15_000);
+    const [first, second] = gaps(a, before);
+    expect(first).toBeGreaterThanOrEqual(900);
+    expect(second).toBeGreaterThanOrEqual(1900);
+    expect(a.checks().slice(before).every((c) => c.status === 500)).toBe(true);
+    await recovers(a, 15_000);
+  }, 40_000);
+
+  it('429 with Retry-After: waits at least what the service asked, says so, then recovers', async () => {
+    const { app: a } = await inboxWithMail();
+    spec.retryAfter = 3;
+    const before = a.checks().length;
+    spec.setFault('http429', ['check-mail']);
+    const line = await failing(a, /^Rate limited by the service/);
+    expect(line).toMatch(/retrying in [3-5] s/);
+    // `r` does not cut a Retry-After wait short.
+    await a.screen.press('r');
+    await a.screen.waitFor('Rate limited: waiting as the service asked.');
+    await a.screen.waitFor(() => a.checks().length >= before + 2, 8000);
+    expect(gaps(a, before)[0]).toBeGreaterThanOrEqual(2900);
+    await recovers(a);
+  }, 30_000);
+
+  it('a service that answers only after 30 s: a timeout on the status line, then recovery', async () => {
+    const { app: a } = await inboxWithMail({ timeoutMs: 800 });
+    spec.slowMs = 30_000;
+    spec.setFault('slow', ['check-mail']);
+    const line = await failing(a, /^Offline: The service did not answer within 0\.8 s/);
+    expect(line).toMatch(/retrying in [1-3] s/); // backoff 1-2 s, shown rounded up on a 1 s tick
+    // The keyboard still answers while a check hangs.
+    await a.screen.press('?');
+    await a.screen.waitFor('Keys: inbox');
+    await a.screen.press('?');
+    await recovers(a);
+  }, 30_000);
+
+  it('a service that dies mid-session and comes back on the same port', async () => {
+    const { app: a } = await inboxWithMail();
+    await spec.stop();
+    await failing(a, /^Offline: The service is unreachable \(connection refused\)/);
+    await spec.start();
+    await recovers(a);
+  }, 30_000);
+
+  it('a service that is down at start: the inbox says offline, then finds it', async () => {
+    spec.setFault('ok');
+    const session = spec.session();
+    spec.add(session.token, { subject: 'Kept through the storm', sender_name: 'Ops', sender_email: 'ops@example.org', body_text: 'x', body_html: null });
+    await spec.stop();
+    app = startFaultApp(spec, { session });
+    const frame = await app.screen.waitFor((f) => /^Offline: The service is unreachable \(connection refused\) · retrying in \d+ s \(not checked yet\)/.test(pollLine(f)));
+    expectReadable(frame);
+    await spec.start();
+    await app.screen.waitFor('Kept through the storm', 12_000);
+    await recovers(app);
+  }, 30_000);
+});
