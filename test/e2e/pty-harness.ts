@@ -68,7 +68,7 @@ export interface PtyApp {
   waitForScreen(match: ScreenMatch, timeoutMs?: number): Promise<string>;
   /** Resolves with the exit code. */
   exited(timeoutMs?: number): Promise<number>;
-  /** Kills the program (if still running) and frees the terminal. Safe to call twice. */
+  /** Kills the program (SIGKILL) if it is still running. Safe to call twice. */
   kill(): void;
 }
 
@@ -118,14 +118,13 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     encoding: null,
   });
   let exitCode: number | undefined;
-  let disposed = false;
   const exitWaiters: ((code: number) => void)[] = [];
   child.onData((data: string | Buffer) => {
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
     chunks.push(buf);
     size += buf.length;
     lastOutputAt = Date.now();
-    if (!disposed) term.write(buf);
+    term.write(buf);
   });
   child.onExit(({ exitCode: code }) => {
     exitCode = code;
@@ -139,7 +138,7 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     return lines;
   };
   // xterm parses asynchronously: flush pending writes before reading the screen.
-  const flushed = () => new Promise<void>((resolve) => (disposed ? resolve() : term.write('', resolve)));
+  const flushed = () => new Promise<void>((resolve) => term.write('', resolve));
   const tick = () => new Promise((r) => setTimeout(r, 25));
 
   const app: PtyApp = {
@@ -209,12 +208,9 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
         });
       });
     },
+    // The terminal is left readable (screen, raw) after a kill, for failure messages.
     kill: () => {
       if (exitCode === undefined) child.kill('SIGKILL');
-      if (!disposed) {
-        disposed = true;
-        term.dispose();
-      }
     },
   };
   return app;
