@@ -28,7 +28,7 @@ const messagesLine = (n: number) => new RegExp(`^${n} messages?\\b`, 'm');
  * `words` are on the viewer.
  */
 async function openNewest(app: PtyApp, words: string[]): Promise<string> {
-  await app.press('g', (s) => isInbox(s) && selectedRow(app).includes(words[0]!));
+  await app.press('g', (s) => isInbox(s) && selectedRow(app).includes(words[0] ?? ''));
   return app.press(KEYS.ENTER, (s) => isViewer(s) && words.every((w) => s.includes(w)));
 }
 
