@@ -108,7 +108,9 @@ const NETWORK_CODES: Record<string, string> = {
 export function errorFromRequest(error: RequestError, secrets: readonly string[], timeoutMs: number): ApiError {
   const response = error.response;
   if (error.name === 'HTTPError' && response) {
-    const body = typeof response.body === 'string' ? response.body : '';
+    // Downloads ask for a Buffer; their error answers are JSON text all the same.
+    const raw = response.body;
+    const body = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8', 0, Math.min(raw.length, 64 * 1024)) : '';
     return errorFromAnswer({ status: response.statusCode, headers: response.headers, body }, secrets);
   }
   // Only a code that looks like one (ECONNREFUSED, ERR_TLS_...) is echoed: never got's message.

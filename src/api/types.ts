@@ -26,4 +26,9 @@ export interface TempMailApi {
   checkMail(token: string): Promise<MessageSummary[]>;
   readMail(token: string, id: number): Promise<Message>;
   deleteMail(token: string, id: number): Promise<void>;
+  /**
+   * The bytes of one attachment (reference-service extension: GET /attachment?token&id&attachment_id).
+   * A service without that route fails with ApiError('not_found', 'This service does not serve attachment bytes').
+   */
+  downloadAttachment(token: string, id: number, attachmentId: number): Promise<Buffer>;
 }
