@@ -22,6 +22,7 @@ const OPTIONS = {
   'no-bell': { type: 'boolean' },
   'server-tz': { type: 'string' },
   'post-encoding': { type: 'string' },
+  'download-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -42,15 +43,19 @@ Options:
   --no-bell            no terminal bell on new mail
   --server-tz TZ       the service's time zone for its times: UTC (default), +02:00, Europe/Berlin
   --post-encoding E    how POST parameters are sent: form (default), json or query
+  --download-dir DIR   where \`a\` saves attachments (default ~/Downloads)
   -h, --help           this help
   -V, --version        the version
 
-Config file: ${configDir}/config.json (keys baseUrl, pollIntervalSeconds, bell, serverTz, postEncoding).
-Environment: TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ,
-TEMPMAIL_POST_ENCODING; NO_COLOR turns colours off. Flags beat the environment, which beats the file.
+Config file: ${configDir}/config.json (keys baseUrl, pollIntervalSeconds, bell, serverTz, postEncoding,
+downloadDir). Environment: TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ,
+TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR; NO_COLOR turns colours off. Flags beat the environment,
+which beats the file. Every address you create is saved; the picker offers the live ones first.
 
 Keys: j/k or arrows move, Enter opens, d deletes (asks), r checks now, n new address, c copies it,
-/ filters, ? lists every key of the screen, q quits (Esc or q goes back from a message).
+s switches between saved addresses, x forgets one, / filters, ? lists every key of the screen, q quits.
+In a message: y copies the code (or the picked link), 1-9 pick a link, o opens it, a saves an
+attachment, Esc or q goes back.
 
 Exit status: 0 done, 1 error, 2 bad usage or setting.
 `;
@@ -88,6 +93,7 @@ export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv): { help?: t
         bell: values['no-bell'] ? false : undefined,
         serverTz: values['server-tz'] as string | undefined,
         postEncoding: values['post-encoding'] as string | undefined,
+        downloadDir: values['download-dir'] as string | undefined,
       },
       env,
       paths: appPaths(env),

@@ -1,68 +1,109 @@
 /**
- * The app: the picker until there is an address, then the session screens. It takes every dependency
- * as a prop (the client, settings, the local service, a clock, the bell, the clipboard), so tests render
- * it against a real test service and the CLI wires the real terminal.
+ * The app: the picker until there is an address, then the session screens, with the address switcher
+ * (`s`) on top when asked. Every created address is saved (when a store is given) and the picker and the
+ * switcher offer the live saved ones. It takes every dependency as a prop (the client, settings, the
+ * saved-session store, a clock, the bell, the clipboard, the browser opener), so tests render it against
+ * a real test service and the CLI wires the real terminal.
  */
-import { Box, useApp } from 'ink';
+import { Box, useApp, useStdout } from 'ink';
 import React, { useCallback, useState } from 'react';
 import type { TempMailApi } from '../api/types';
+import type { OpenResult } from '../core/browser';
+import type { SavedSession } from '../core/saved-sessions';
 import type { Session } from '../core/types';
 import { ThemeProvider } from './common/theme';
 import { useTerminalSize } from './common/use-terminal-size';
 import { PickerScreen } from './picker/picker-screen';
+import { SwitchScreen } from './saved/switch-screen';
+import { useSaved, type SavedConfig } from './saved/use-saved';
 import { SessionView } from './session-view';
-import type { LocalServiceInfo } from './types';
+import type { LocalServiceInfo, StatusMessage } from './types';
 
 export interface AppProps {
   api: TempMailApi;
-  /** Poll interval and bell, from the settings. */
-  settings: { pollIntervalMs: number; bell: boolean };
+  /** Poll interval, bell and where attachments go, from the settings. */
+  settings: { pollIntervalMs: number; bell: boolean; downloadDir?: string };
   /** Set in local mode: where mail is sent. */
   local?: LocalServiceInfo;
   /** Shown in the picker when not in local mode, e.g. "Service: mail.example". */
   serviceLabel?: string;
+  /** Where created addresses are saved and found again; without it nothing is saved. */
+  saved?: SavedConfig;
   /** Milliseconds since the epoch (injected so tests control countdowns). */
   clock?: () => number;
   /** Rings the terminal bell (injected: tests count rings instead of writing BEL). */
   ringBell?: () => void;
-  /** Copies text to the clipboard and says how, in one line. */
-  copy?: (text: string) => Promise<string>;
+  /**
+   * Copies text to the clipboard and says how, in one line. `write` puts an escape sequence (OSC 52) on
+   * the terminal through Ink, which redraws its frame around it so the screen stays whole.
+   */
+  copy?: (text: string, write: (sequence: string) => void) => Promise<string>;
+  /** Opens a link in a browser where there is a display (src/core/browser.ts); default: never. */
+  openLink?: (url: string) => Promise<OpenResult>;
   noColor?: boolean;
   /** Start on this address instead of the picker. */
   initialSession?: Session;
   /** Called on `q`; the default exits Ink. */
   onQuit?: () => void;
-  /** Called whenever a new address is created (the CLI saves it). */
+  /** Called whenever a new address is created (after it is saved). */
   onSession?: (session: Session) => void;
 }
 
 const noCopy = async () => 'No clipboard here: select the address with the mouse';
+const noBrowser = async (): Promise<OpenResult> => ({ opened: false, reason: 'no-display' });
+type Mode = 'session' | 'picker' | 'switch';
 
 /** The whole terminal app. */
 export function App(props: AppProps) {
   const { exit } = useApp();
+  const { write } = useStdout();
   const { columns, rows } = useTerminalSize();
-  const [session, setSession] = useState<Session | null>(props.initialSession ?? null);
-  const [picking, setPicking] = useState(props.initialSession === undefined);
   const clock = props.clock ?? Date.now;
+  const saved = useSaved(props.saved, clock);
+  const [session, setSession] = useState<Session | null>(props.initialSession ?? null);
+  const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
+  const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
   // One line is left free: a frame as tall as the terminal makes Ink clear the whole screen each time.
   const height = Math.max(8, rows - 1);
 
   const { onSession } = props;
+  const { save } = saved;
   const created = useCallback(
     (s: Session) => {
+      save(s);
       setSession(s);
-      setPicking(false);
+      setMode('session');
+      setNotice(null);
       onSession?.(s);
     },
-    [onSession],
+    [onSession, save],
   );
+  const resume = (s: SavedSession) => {
+    setSession({ email: s.email, token: s.token, expiresAt: s.expiresAt });
+    setMode('session');
+    setNotice(null);
+  };
+  const forget = (email: string) => {
+    const wasCurrent = session !== null && session.email.toLowerCase() === email.toLowerCase();
+    saved.forget(email);
+    setNotice({ text: `Forgot ${email}`, kind: 'info' });
+    if (wasCurrent) {
+      setSession(null);
+      setMode('picker');
+    }
+  };
+  const openSwitcher = () => {
+    saved.reload();
+    setNotice(null);
+    setMode('switch');
+  };
 
   const local = props.local;
   const serviceLine = local
     ? `Local service: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
     : (props.serviceLabel ?? '');
+  const storeError = saved.error ? ({ text: saved.error, kind: 'error' } as const) : null;
   return (
     <ThemeProvider noColor={props.noColor ?? false}>
       <Box flexDirection="column" width={columns} height={height}>
@@ -73,27 +114,54 @@ export function App(props: AppProps) {
             session={session}
             intervalMs={props.settings.pollIntervalMs}
             bell={props.settings.bell}
+            downloadDir={props.settings.downloadDir}
             clock={clock}
             local={local}
             columns={columns}
             rows={height}
-            active={!picking}
+            active={mode === 'session'}
             ringBell={props.ringBell ?? (() => undefined)}
-            copy={props.copy ?? noCopy}
-            onNewAddress={() => setPicking(true)}
+            copy={(text) => (props.copy ?? noCopy)(text, write)}
+            openLink={props.openLink ?? noBrowser}
+            notice={storeError ?? notice}
+            onNewAddress={() => {
+              saved.reload();
+              setMode('picker');
+            }}
+            onSwitch={openSwitcher}
+            onForget={() => forget(session.email)}
             onQuit={quit}
           />
         ) : null}
-        {picking ? (
+        {mode === 'switch' ? (
+          <SwitchScreen
+            list={saved.list}
+            current={session?.email ?? null}
+            columns={columns}
+            rows={height}
+            clock={clock}
+            isActive
+            status={storeError ?? notice}
+            onChoose={(s) => (session && s.email === session.email ? setMode('session') : resume(s))}
+            onForget={(s) => forget(s.email)}
+            onBack={() => setMode(session ? 'session' : 'picker')}
+          />
+        ) : null}
+        {mode === 'picker' ? (
           <PickerScreen
             api={props.api}
             columns={columns}
             rows={height}
             serviceLine={serviceLine}
             local={local}
-            isActive={picking}
+            isActive
+            saved={saved.list}
+            current={session?.email ?? null}
+            clock={clock}
+            notice={storeError ?? notice}
             onCreated={created}
-            onCancel={session ? () => setPicking(false) : undefined}
+            onResume={(s) => (session && s.email === session.email ? setMode('session') : resume(s))}
+            onCancel={session ? () => setMode('session') : undefined}
             onQuit={quit}
           />
         ) : null}

@@ -2,185 +2,13 @@
  * THE keymap: one table of command -> keys -> description -> screens. Input handlers ask "does this key
  * mean command X on this screen?" (`commandFor`), and the `?` help, the footer hints and the README's
  * keys table are generated from the same rows, so a rebinding can never leave the help wrong.
- * Conventions follow aerc/mutt (DESIGN.md, "Keys"), with arrows and Page/Home/End too.
+ * The table itself is data in keymap-table.ts.
  */
 import type { Key } from 'ink';
 import { textWidth } from '../core/text-width';
+import { KEYMAP, type Binding, type Command, type KeySpec, type Screen, type Special } from './keymap-table';
 
-/** Where a key is read. `prefix` and `filter` are the text inputs; `confirm` is a y/n question. */
-export type Screen = 'picker' | 'prefix' | 'inbox' | 'filter' | 'viewer' | 'confirm' | 'help';
-
-export type Command =
-  | 'up'
-  | 'down'
-  | 'pageUp'
-  | 'pageDown'
-  | 'first'
-  | 'last'
-  | 'open'
-  | 'choose'
-  | 'submit'
-  | 'delete'
-  | 'refresh'
-  | 'newAddress'
-  | 'copy'
-  | 'filter'
-  | 'headers'
-  | 'link'
-  | 'back'
-  | 'help'
-  | 'quit'
-  | 'yes'
-  | 'no';
-
-type Special = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape';
-
-/**
- * One key: a typed character (case matters), a special key, the digits 1-9, or any key at all;
- * `only` limits it to some of the binding's screens (`q` goes back in the viewer but quits the inbox).
- */
-export type KeySpec = ({ char: string } | { special: Special } | { digits: '1-9' | '0-9' } | { any: true }) & {
-  only?: readonly Screen[];
-};
-
-export interface Binding {
-  command: Command;
-  keys: readonly KeySpec[];
-  /** What the key does, for the help screen (per screen where the meaning differs). */
-  description: string | Partial<Record<Screen, string>>;
-  screens: readonly Screen[];
-  /** Short word for the footer; bindings without one are only in the help. */
-  hint?: string;
-  /** Screens whose footer shows the hint (default: all of `screens`). */
-  footer?: readonly Screen[];
-}
-
-const char = (c: string): KeySpec => ({ char: c });
-const special = (s: Special): KeySpec => ({ special: s });
-
-/** The table. Order is the order of the help screen and footer. */
-export const KEYMAP: readonly Binding[] = [
-  {
-    command: 'down',
-    keys: [char('j'), special('downArrow')],
-    description: { picker: 'next choice', inbox: 'next message', viewer: 'scroll down one line' },
-    screens: ['picker', 'inbox', 'viewer'],
-    hint: 'move',
-  },
-  {
-    command: 'up',
-    keys: [char('k'), special('upArrow')],
-    description: { picker: 'previous choice', inbox: 'previous message', viewer: 'scroll up one line' },
-    screens: ['picker', 'inbox', 'viewer'],
-    hint: 'move',
-  },
-  {
-    command: 'pageDown',
-    keys: [char(' '), special('pageDown')],
-    description: { inbox: 'next page of messages', viewer: 'next page' },
-    screens: ['inbox', 'viewer'],
-  },
-  {
-    command: 'pageUp',
-    keys: [char('b'), special('pageUp')],
-    description: { inbox: 'previous page of messages', viewer: 'previous page' },
-    screens: ['inbox', 'viewer'],
-  },
-  {
-    command: 'first',
-    keys: [char('g'), special('home')],
-    description: { inbox: 'first (newest) message', viewer: 'top of the message' },
-    screens: ['inbox', 'viewer'],
-  },
-  {
-    command: 'last',
-    keys: [char('G'), special('end')],
-    description: { inbox: 'last (oldest) message', viewer: 'bottom of the message' },
-    screens: ['inbox', 'viewer'],
-  },
-  {
-    command: 'choose',
-    keys: [special('return'), { digits: '1-9' }],
-    description: 'create the highlighted address (1-9 pick a line directly)',
-    screens: ['picker'],
-    hint: 'choose',
-  },
-  {
-    command: 'submit',
-    keys: [special('return')],
-    description: {
-      prefix: 'create the address with this name',
-      filter: 'keep this filter',
-      viewer: 'show the link number typed so far (with 10+ links)',
-    },
-    screens: ['prefix', 'filter', 'viewer'],
-    hint: 'ok',
-    footer: ['prefix', 'filter'],
-  },
-  { command: 'open', keys: [special('return')], description: 'open the message', screens: ['inbox'], hint: 'open' },
-  {
-    command: 'delete',
-    keys: [char('d')],
-    description: 'delete the message (asks first)',
-    screens: ['inbox', 'viewer'],
-    hint: 'delete',
-  },
-  {
-    command: 'refresh',
-    keys: [char('r')],
-    description: { picker: 'retry loading the domains', inbox: 'check for mail now', viewer: 'retry loading the message' },
-    screens: ['picker', 'inbox', 'viewer'],
-    hint: 'refresh',
-  },
-  {
-    command: 'newAddress',
-    keys: [char('n')],
-    description: 'new address (asks before leaving a live one)',
-    screens: ['inbox'],
-    hint: 'new',
-  },
-  { command: 'copy', keys: [char('c')], description: 'copy the address to the clipboard', screens: ['inbox'], hint: 'copy' },
-  { command: 'filter', keys: [char('/')], description: 'filter by sender or subject', screens: ['inbox'], hint: 'filter' },
-  { command: 'headers', keys: [char('H')], description: 'show or hide the headers', screens: ['viewer'], hint: 'headers' },
-  {
-    command: 'link',
-    keys: [{ digits: '0-9' }],
-    description: 'show link N in full and copy it (type its number)',
-    screens: ['viewer'],
-    hint: 'link',
-  },
-  {
-    command: 'back',
-    keys: [special('escape'), { char: 'q', only: ['viewer', 'help'] }],
-    description: {
-      viewer: 'back to the inbox',
-      help: 'close the help',
-      prefix: 'back to the list',
-      filter: 'clear the filter',
-      picker: 'back to the current address (when there is one)',
-    },
-    screens: ['viewer', 'help', 'prefix', 'filter', 'picker'],
-    hint: 'back',
-    // In the picker, Esc works only when there is an address to go back to: not worth a footer entry.
-    footer: ['viewer', 'help', 'prefix', 'filter'],
-  },
-  {
-    command: 'help',
-    keys: [char('?')],
-    description: { picker: 'this help', inbox: 'this help', viewer: 'this help', help: 'close the help' },
-    screens: ['picker', 'inbox', 'viewer', 'help'],
-    hint: 'help',
-  },
-  {
-    command: 'quit',
-    keys: [char('q')],
-    description: { picker: 'quit', inbox: 'quit (the address keeps working until it expires)' },
-    screens: ['picker', 'inbox'],
-    hint: 'quit',
-  },
-  { command: 'yes', keys: [char('y'), char('Y')], description: 'yes, do it', screens: ['confirm'], hint: 'yes' },
-  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm'], hint: 'no' },
-];
+export { KEYMAP, type Binding, type Command, type KeySpec, type Screen } from './keymap-table';
 
 // On screens with a text input, printable keys are text: only special keys may carry a command there.
 const TEXT_SCREENS: readonly Screen[] = ['prefix', 'filter'];
@@ -273,7 +101,9 @@ const SCREEN_TITLES: Partial<Record<Screen, string>> = {
   inbox: 'Inbox',
   filter: 'Filter input',
   viewer: 'Message viewer',
-  confirm: 'Questions (delete, new address)',
+  switch: 'Address switcher (s)',
+  attachment: 'Choosing an attachment to save (a)',
+  confirm: 'Questions (delete, new address, forget)',
   help: 'Help screen',
 };
 

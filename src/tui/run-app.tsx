@@ -1,13 +1,16 @@
 /**
  * Runs the app on the real terminal: starts the local service when none is configured, builds the
- * client, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP puts the terminal back
- * as it was (main screen, cursor shown) before the process ends.
+ * client, opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
+ * puts the terminal back as it was (main screen, cursor shown) before the process ends.
  */
 import { render } from 'ink';
 import React from 'react';
 import { createApi } from '../api/client';
+import { openInBrowser } from '../core/browser';
 import { copyToClipboard } from '../core/clipboard';
 import type { Settings } from '../core/config';
+import { appPaths } from '../core/paths';
+import { normalizeBaseUrl, openSavedSessions } from '../core/saved-sessions';
 import { safeLine } from '../core/safe-text';
 import { parseZoneOffset } from '../core/time';
 import { App } from './app';
@@ -30,10 +33,20 @@ export function serviceLabel(baseUrl: string): string {
   }
 }
 
+/**
+ * The key under which addresses are saved. A configured service is its normalized URL (what the
+ * scripting commands use too). The local service gets a new HTTP port every run, so its addresses are
+ * saved under "local:" plus its data directory, which is what actually holds them across runs.
+ */
+export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
+  return baseUrl ? normalizeBaseUrl(baseUrl) : `local:${appPaths(env).data}`;
+}
+
 /** Runs the app until the user quits; resolves with the exit status. */
 export async function runApp({ settings, io }: { settings: Settings; io: CliIo }): Promise<number> {
   const { stdout, stderr, stdin, env } = io;
   let local: LocalService | undefined;
+  const key = serviceKey(settings.baseUrl, env);
   let baseUrl = settings.baseUrl;
   if (!baseUrl) {
     try {
@@ -67,8 +80,10 @@ export async function runApp({ settings, io }: { settings: Settings; io: CliIo }
       settings={settings}
       local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort } : undefined}
       serviceLabel={serviceLabel(baseUrl)}
+      saved={{ store: openSavedSessions({ env }), serviceKey: key }}
       ringBell={() => stdout.write('\x07')}
-      copy={async (text) => (await copyToClipboard(text, { write: (s) => stdout.write(s), env })).message}
+      copy={async (text, write) => (await copyToClipboard(text, { write, env })).message}
+      openLink={(url) => openInBrowser(url, { env })}
       noColor={noColorRequested(env)}
     />,
     { stdout, stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },

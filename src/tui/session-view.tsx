@@ -1,25 +1,28 @@
 /**
- * One live address: the header, the inbox or the viewer, the `?` help, the delete and leave questions,
- * the filter input, the status line and the footer. Polling and body fetching live in hooks; list and
- * viewer state in reducers; this component only routes between them.
+ * One live address: the header, the inbox or the viewer, the `?` help, the questions (delete, leave,
+ * forget, which attachment), the filter input, the status line and the footer. Polling, body fetching
+ * and prefetching live in hooks; list and viewer state in reducers; copying, opening links and saving
+ * attachments in session-actions.ts; this component only routes between them.
  */
-import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
+import { Box } from 'ink';
 import React, { useEffect, useRef, useState } from 'react';
 import { isApiError } from '../api/errors';
 import type { TempMailApi } from '../api/types';
-import { safeLine } from '../core/safe-text';
-import type { MessageSummary, Session } from '../core/types';
-import { ConfirmLine, Footer, StatusLine } from './common/chrome';
+import type { OpenResult } from '../core/browser';
+import type { AttachmentInfo, MessageSummary, Session } from '../core/types';
+import { Footer, StatusLine } from './common/chrome';
 import { HelpScreen } from './common/help-screen';
 import { useKeys } from './common/use-keys';
 import { describeError } from './errors';
 import { subjectLabel } from './format';
 import { InboxScreen } from './inbox/inbox-screen';
-import { useInbox } from './inbox/use-inbox';
 import { headerHeight, SessionHeader } from './inbox/session-header';
+import { useInbox } from './inbox/use-inbox';
 import type { Screen } from './keymap';
+import { sessionActions } from './session-actions';
+import { QuestionLine, FilterLine, type Question } from './session-bottom';
 import type { LocalServiceInfo, StatusMessage } from './types';
+import { badgeOf } from './viewer/mark';
 import { useMessageCache } from './viewer/use-message-cache';
 import { ViewerScreen } from './viewer/viewer-screen';
 
@@ -28,21 +31,32 @@ export interface SessionViewProps {
   session: Session;
   intervalMs: number;
   bell: boolean;
+  /** Where `a` saves attachments; unset means saving is refused with a message. */
+  downloadDir?: string;
   clock: () => number;
   local?: LocalServiceInfo;
   columns: number;
   /** Lines the app may draw. */
   rows: number;
-  /** False while the picker is shown on top: polling goes on, keys and drawing stop. */
+  /** False while the picker or switcher is shown on top: polling goes on, keys and drawing stop. */
   active: boolean;
   ringBell: () => void;
   copy: (text: string) => Promise<string>;
+  openLink: (url: string) => Promise<OpenResult>;
+  /** Said on the status line when this view has nothing of its own to say (e.g. "Forgot ..."). */
+  notice?: StatusMessage | null;
   onNewAddress: () => void;
+  /** `s`: the saved-address switcher. */
+  onSwitch: () => void;
+  /** `x`, confirmed: forget this address (the app then shows the picker). */
+  onForget: () => void;
   onQuit: () => void;
 }
 
 type View = { kind: 'inbox' } | { kind: 'viewer'; message: MessageSummary };
-type Question = { kind: 'delete'; message: MessageSummary } | { kind: 'leave' };
+
+// Bodies fetched ahead of time, so the list can show their codes: the newest unread few.
+const PREFETCH_COUNT = 5;
 
 /** The session screens. */
 export function SessionView(props: SessionViewProps) {
@@ -55,8 +69,9 @@ export function SessionView(props: SessionViewProps) {
   const [filtering, setFiltering] = useState(false);
   const [filterText, setFilterText] = useState('');
   const [status, setStatus] = useState<StatusMessage | null>(null);
-  // Deletes and copies finish after the user may have left this address: no state update then.
+  // Deletes, copies and downloads finish after the user may have left this address: no state update then.
   const mounted = useRef(true);
+  const saving = useRef(false);
   useEffect(
     () => () => {
       mounted.current = false;
@@ -66,21 +81,38 @@ export function SessionView(props: SessionViewProps) {
 
   const info = (text: string) => setStatus({ text, kind: 'info' });
   const fail = (text: string) => setStatus({ text, kind: 'error' });
+  const actions = sessionActions({
+    api,
+    session,
+    copy: props.copy,
+    openLink: props.openLink,
+    downloadDir: props.downloadDir,
+    info,
+    fail,
+    mounted,
+    saving,
+  });
 
   // New mail: a line, and the bell unless it is switched off.
-  const { arrivals, lastArrived } = inbox.state;
+  const { arrivals, lastArrived, all, unread } = inbox.state;
   useEffect(() => {
     if (arrivals === 0) return;
     info(`${lastArrived} new message${lastArrived === 1 ? '' : 's'}`);
     if (props.bell) props.ringBell();
   }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  // The newest unread bodies, fetched one at a time in the background (the cache never asks twice).
+  useEffect(() => {
+    cache.prefetch(all.filter((m) => unread.has(m.id)).slice(0, PREFETCH_COUNT).map((m) => m.id));
+  }, [all, unread, cache.prefetch]); // eslint-disable-line react-hooks/exhaustive-deps
+
   const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - 2);
   useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
   const live = inbox.poll.phase !== 'stopped';
-  const screen: Screen = question ? 'confirm' : help ? 'help' : filtering ? 'filter' : view.kind;
+  const asking: Screen | null = question ? (question.kind === 'attachment' ? 'attachment' : 'confirm') : null;
+  const screen: Screen = asking ?? (help ? 'help' : filtering ? 'filter' : view.kind);
 
   const open = (m: MessageSummary) => {
     inbox.dispatch({ type: 'opened', id: m.id });
@@ -107,6 +139,11 @@ export function SessionView(props: SessionViewProps) {
     info(`Deleted "${subjectLabel(m.subject)}"`);
   };
 
+  const saveFrom = (m: MessageSummary, attachments: readonly AttachmentInfo[]) => {
+    if (attachments.length === 1) return actions.saveAttachment(m.id, attachments[0]!);
+    setQuestion({ kind: 'attachment', message: m, attachments });
+  };
+
   useKeys(
     'confirm',
     {
@@ -115,13 +152,32 @@ export function SessionView(props: SessionViewProps) {
         setQuestion(null);
         if (q?.kind === 'delete') void remove(q.message);
         if (q?.kind === 'leave') props.onNewAddress();
+        if (q?.kind === 'forget') props.onForget();
       },
       no: () => {
         setQuestion(null);
         info('Cancelled');
       },
     },
-    { isActive: active && question !== null },
+    { isActive: active && asking === 'confirm' },
+  );
+  useKeys(
+    'attachment',
+    {
+      choose: (input) => {
+        const q = question;
+        setQuestion(null);
+        if (q?.kind !== 'attachment') return;
+        const chosen = q.attachments[Number(input) - 1];
+        if (chosen) actions.saveAttachment(q.message.id, chosen);
+        else info(`No attachment ${input}: this message has ${q.attachments.length}.`);
+      },
+      no: () => {
+        setQuestion(null);
+        info('Cancelled');
+      },
+    },
+    { isActive: active && asking === 'attachment' },
   );
   useKeys(
     'filter',
@@ -139,13 +195,6 @@ export function SessionView(props: SessionViewProps) {
   if (!active) return null;
 
   const newAddress = () => (live ? setQuestion({ kind: 'leave' }) : props.onNewAddress());
-  const copyAddress = () => {
-    info('Copying…');
-    props.copy(session.email).then(
-      (text) => mounted.current && info(safeLine(text, 300)),
-      (error: unknown) => mounted.current && fail(describeError(error)),
-    );
-  };
 
   let content: React.ReactNode;
   if (view.kind === 'viewer') {
@@ -162,13 +211,9 @@ export function SessionView(props: SessionViewProps) {
         onDelete={() => setQuestion({ kind: 'delete', message: m })}
         onReload={() => cache.load(m.id, true)}
         onHelp={() => setHelp(true)}
-        onLink={(n, url) => {
-          info(`Link ${n}: ${url}`);
-          props.copy(url).then(
-            (text) => mounted.current && info(`Link ${n}: ${url} (${safeLine(text, 120)})`),
-            () => undefined,
-          );
-        }}
+        onCopy={actions.copyText}
+        onOpenLink={actions.openUrl}
+        onSave={(attachments) => saveFrom(m, attachments)}
         onStatus={info}
       />
     );
@@ -184,6 +229,10 @@ export function SessionView(props: SessionViewProps) {
         clock={props.clock}
         local={props.local}
         isActive={screen === 'inbox'}
+        badge={(id) => {
+          const entry = cache.get(id);
+          return entry?.status === 'ready' ? badgeOf(entry.mark) : '';
+        }}
         onOpen={open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
         onRefresh={() => {
@@ -192,7 +241,9 @@ export function SessionView(props: SessionViewProps) {
           else info(refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited));
         }}
         onNewAddress={newAddress}
-        onCopy={copyAddress}
+        onCopy={() => actions.copyText(`address ${session.email}`, session.email)}
+        onSwitch={props.onSwitch}
+        onForget={() => setQuestion({ kind: 'forget' })}
         onFilter={() => setFiltering(true)}
         onHelp={() => setHelp(true)}
         onQuit={props.onQuit}
@@ -201,29 +252,19 @@ export function SessionView(props: SessionViewProps) {
   }
 
   let bottom: React.ReactNode;
-  if (question?.kind === 'delete') {
-    bottom = <ConfirmLine question={`Delete "${subjectLabel(question.message.subject)}"?`} columns={columns} />;
-  } else if (question?.kind === 'leave') {
-    bottom = <ConfirmLine question={`Leave ${session.email} for a new address? It keeps working until it expires.`} columns={columns} />;
-  } else if (filtering) {
+  if (question) bottom = <QuestionLine question={question} email={session.email} columns={columns} />;
+  else if (filtering) {
     bottom = (
-      <Box>
-        <Text>/</Text>
-        <TextInput
-          value={filterText}
-          focus={screen === 'filter'}
-          placeholder="filter by sender or subject"
-          onChange={(text) => {
-            const clean = safeLine(text, 200);
-            setFilterText(clean);
-            inbox.dispatch({ type: 'filter', text: clean });
-          }}
-        />
-      </Box>
+      <FilterLine
+        value={filterText}
+        focus={screen === 'filter'}
+        onChange={(clean) => {
+          setFilterText(clean);
+          inbox.dispatch({ type: 'filter', text: clean });
+        }}
+      />
     );
-  } else {
-    bottom = <StatusLine status={status} columns={columns} />;
-  }
+  } else bottom = <StatusLine status={status ?? props.notice ?? null} columns={columns} />;
 
   return (
     <Box flexDirection="column" width={columns}>

@@ -13,7 +13,7 @@ import {
   type Screen,
 } from '../../src/tui/keymap';
 
-const SCREENS: Screen[] = ['picker', 'prefix', 'inbox', 'filter', 'viewer', 'confirm', 'help'];
+const SCREENS: Screen[] = ['picker', 'prefix', 'inbox', 'filter', 'viewer', 'confirm', 'help', 'switch', 'attachment'];
 
 const noKey: Key = {
   upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false,
@@ -56,6 +56,17 @@ describe('keymap', () => {
     expect([cmd('picker', 'q'), cmd('picker', '', { escape: true })]).toEqual(['quit', 'back']);
     // Typing a name: letters are text, not commands.
     expect([cmd('prefix', 'q'), cmd('filter', 'd'), cmd('filter', '', { escape: true })]).toEqual([undefined, undefined, 'back']);
+    // Issue 4: switch and forget addresses, copy the code, open a link, save an attachment.
+    expect([cmd('inbox', 's'), cmd('inbox', 'x'), cmd('switch', 'x'), cmd('switch', '', { return: true }), cmd('switch', '2')]).toEqual([
+      'switch',
+      'forget',
+      'forget',
+      'choose',
+      'choose',
+    ]);
+    expect([cmd('switch', 'q'), cmd('switch', '', { escape: true }), cmd('switch', 'j')]).toEqual(['back', 'back', 'down']);
+    expect([cmd('viewer', 'y'), cmd('viewer', 'o'), cmd('viewer', 'a')]).toEqual(['yank', 'openLink', 'save']);
+    expect([cmd('attachment', '2'), cmd('attachment', 'q'), cmd('attachment', '', { escape: true })]).toEqual(['choose', 'no', 'no']);
     // Modified keys are not plain letters.
     expect(cmd('inbox', 'd', { ctrl: true })).toBeUndefined();
   });

@@ -113,14 +113,18 @@ describe('viewer', () => {
     expect(reads).toHaveLength(1);
   });
 
-  it('a number key shows and copies that link', async () => {
+  it('a number key picks a link: shown whole at the top, y copies it, a wrong number says so', async () => {
     h = await startApp();
     await withMessage(h, { subject: 'Links', html: HTML });
     await h.screen.press(KEY.ENTER);
     await h.screen.waitFor('Please confirm');
-    await h.screen.press('1');
-    await h.screen.waitFor('Link 1: https://example.com/confirm?token=abc123');
-    expect(h.copied).toEqual(['https://example.com/confirm?token=abc123']);
+    await h.screen.press('2');
+    let frame = await h.screen.waitFor('Link 2 picked: o opens it, y copies it.');
+    expect(frame).toMatch(/^Link: +\[2\] https:\/\/example\.com\/help$/m);
+    expect(h.copied).toEqual([]);
+    await h.screen.press('y');
+    frame = await h.screen.waitFor('Copied link 2 (test clipboard)');
+    expect(h.copied).toEqual(['https://example.com/help']);
     await h.screen.press('7');
     await h.screen.waitFor('No link 7: this message has 2.');
   });

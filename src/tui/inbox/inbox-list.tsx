@@ -5,7 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import React, { memo } from 'react';
-import { fitToWidth } from '../../core/text-width';
+import { fitToWidth, textWidth } from '../../core/text-width';
 import type { MessageSummary } from '../../core/types';
 import { useTheme } from '../common/theme';
 import { senderLabel, shortTime, subjectLabel } from '../format';
@@ -17,20 +17,25 @@ export interface InboxListProps {
   columns: number;
   /** For "today" vs. older times. */
   now: number;
+  /** The mark of a fetched message ("code 482913", "link"), '' when none or not fetched. */
+  badge?: (id: number) => string;
 }
 
 const TIME_COLS = 6;
 
-/** The columns of one row: marker, sender, subject, time. */
-export function rowText(m: MessageSummary, marker: string, columns: number, now: number): string {
+/**
+ * The columns of one row: marker, sender, subject, time. A badge (the detected code) ends the subject
+ * column, so it stays visible however long the subject is.
+ */
+export function rowText(m: MessageSummary, marker: string, columns: number, now: number, badge = ''): string {
   const senderCols = Math.min(30, Math.max(10, Math.floor(columns * 0.28)));
   const subjectCols = Math.max(1, columns - 2 - senderCols - 1 - 1 - TIME_COLS);
-  return (
-    `${marker} ` +
-    `${fitToWidth(senderLabel(m), senderCols)} ` +
-    `${fitToWidth(subjectLabel(m.subject), subjectCols)} ` +
-    `${shortTime(m.receivedAt, now).padStart(TIME_COLS)}`
-  );
+  const badgeCols = badge ? textWidth(badge) + 3 : 0;
+  const subject =
+    badge && badgeCols < subjectCols - 8
+      ? `${fitToWidth(subjectLabel(m.subject), subjectCols - badgeCols)} [${badge}]`
+      : fitToWidth(subjectLabel(m.subject), subjectCols);
+  return `${marker} ${fitToWidth(senderLabel(m), senderCols)} ${subject} ${shortTime(m.receivedAt, now).padStart(TIME_COLS)}`;
 }
 
 /** `+` arrived while you watched, `N` not opened yet, blank when read. */
@@ -49,7 +54,7 @@ const Row = memo(function Row(props: { text: string; selected: boolean; unread: 
 });
 
 /** The visible window of the list, plus how much is above and below it. */
-export function InboxList({ state, columns, now }: InboxListProps) {
+export function InboxList({ state, columns, now, badge }: InboxListProps) {
   const theme = useTheme();
   const selected = selectedIndex(state);
   const rows = state.visible.slice(state.offset, state.offset + state.rows);
@@ -70,7 +75,7 @@ export function InboxList({ state, columns, now }: InboxListProps) {
       {rows.map((m, i) => (
         <Row
           key={m.id}
-          text={rowText(m, markerOf(state, m.id), columns, now)}
+          text={rowText(m, markerOf(state, m.id), columns, now, badge?.(m.id))}
           selected={state.offset + i === selected}
           unread={state.unread.has(m.id)}
           fresh={state.fresh.has(m.id)}

@@ -33,6 +33,12 @@ export interface InboxScreenProps {
   onFilter: () => void;
   onHelp: () => void;
   onQuit: () => void;
+  /** Switches to another saved address (`s`). */
+  onSwitch?: () => void;
+  /** Forgets this address (`x`, asks first). */
+  onForget?: () => void;
+  /** The mark of a fetched message, for its row. */
+  badge?: (id: number) => string;
 }
 
 /** What to do when there is no mail yet. */
@@ -74,6 +80,8 @@ export function InboxScreen(props: InboxScreenProps) {
       refresh: props.onRefresh,
       newAddress: props.onNewAddress,
       copy: props.onCopy,
+      switch: props.onSwitch,
+      forget: props.onForget,
       filter: props.onFilter,
       help: props.onHelp,
       quit: props.onQuit,
@@ -95,7 +103,7 @@ export function InboxScreen(props: InboxScreenProps) {
       <Text wrap="truncate">{fitToWidth(`Nothing matches "${state.filter}". Press / and Esc to clear the filter.`, columns)}</Text>
     );
   } else {
-    body = <InboxList state={state} columns={columns} now={now} />;
+    body = <InboxList state={state} columns={columns} now={now} badge={props.badge} />;
   }
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">

@@ -1,16 +1,39 @@
-/** The picker's choices, built from what the service offers. */
+/** The picker's choices: the saved addresses to resume, then what the service offers. */
+import type { SavedSession } from '../../core/saved-sessions';
+import { formatCountdown, secondsLeft } from '../../core/time';
 import type { CreateSessionOptions, Domain, DomainList } from '../../core/types';
 
-export type PickerChoice =
+/** A choice that creates an address. */
+export type NewChoice =
   | { kind: 'random'; domain: Domain }
   | { kind: 'custom'; domain: Domain }
   | { kind: 'extmail'; account: { id: number; email: string } }
   | { kind: 'extmailAuto' };
 
+export type PickerChoice = NewChoice | { kind: 'saved'; session: SavedSession };
+
 export interface PickerItem {
   key: string;
   label: string;
   value: PickerChoice;
+}
+
+/**
+ * The live saved addresses, to resume, with their remaining time ("current" for the one on screen). Only
+ * the label changes as time passes, not the value, so the ticking countdown keeps the selection.
+ */
+export function savedItems(saved: readonly SavedSession[], now: number, current?: string | null): PickerItem[] {
+  return saved
+    .filter((s) => s.expiresAt.getTime() > now)
+    .map((session) => {
+      const left = formatCountdown(secondsLeft(session.expiresAt, new Date(now)));
+      const mark = current && current.toLowerCase() === session.email.toLowerCase() ? ', current' : '';
+      return {
+        key: `s${session.email}`,
+        label: `Resume ${session.email} (expires in ${left}${mark})`,
+        value: { kind: 'saved', session },
+      };
+    });
 }
 
 /** Random and custom address per domain, an alias per external account, and "picked for me". */
@@ -32,7 +55,7 @@ export function pickerItems(list: DomainList): PickerItem[] {
 }
 
 /** The create-session options of a choice (custom names add their prefix). */
-export function sessionOptions(choice: PickerChoice, prefix?: string): CreateSessionOptions {
+export function sessionOptions(choice: NewChoice, prefix?: string): CreateSessionOptions {
   switch (choice.kind) {
     case 'random':
       return { domainId: choice.domain.id };

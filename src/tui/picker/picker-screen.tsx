@@ -1,7 +1,8 @@
 /**
- * The address picker: the service's domains (random or custom name), each external-mail account and
- * "picked for me". Loading and errors are visible, and a service that cannot be reached offers a retry.
- * The custom name is checked as it is typed; a name in use is "taken, try another".
+ * The address picker: the live saved addresses first (to resume, with their remaining time), then the
+ * service's domains (random or custom name), each external-mail account and "picked for me". Loading and
+ * errors are visible, and a service that cannot be reached offers a retry while saved addresses stay
+ * choosable. The custom name is checked as it is typed; a name in use is "taken, try another".
  */
 import { Box, Text } from 'ink';
 import SelectInput from 'ink-select-input';
@@ -9,14 +10,16 @@ import TextInput from 'ink-text-input';
 import React, { useState } from 'react';
 import type { TempMailApi } from '../../api/types';
 import { fitToWidth } from '../../core/text-width';
+import type { SavedSession } from '../../core/saved-sessions';
 import type { Domain, Session } from '../../core/types';
 import { Footer, StatusLine } from '../common/chrome';
 import { HelpScreen } from '../common/help-screen';
 import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
+import { useNow } from '../common/use-now';
 import type { Screen } from '../keymap';
-import type { LocalServiceInfo } from '../types';
-import { pickerItems, sessionOptions, type PickerChoice } from './picker-items';
+import type { LocalServiceInfo, StatusMessage } from '../types';
+import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
 import { normalizePrefix, prefixProblem } from './prefix-rules';
 import { usePicker } from './use-picker';
 
@@ -29,6 +32,16 @@ export interface PickerScreenProps {
   local?: LocalServiceInfo;
   isActive: boolean;
   onCreated: (session: Session) => void;
+  /** Live saved addresses of this service, offered first. */
+  saved?: readonly SavedSession[];
+  /** The address on screen when the picker was opened over it. */
+  current?: string | null;
+  /** A saved address was chosen. */
+  onResume?: (session: SavedSession) => void;
+  /** For the remaining times of saved addresses. */
+  clock?: () => number;
+  /** A line for the status bar when nothing else is said (e.g. "Forgot ..."). */
+  notice?: StatusMessage | null;
   /** Set when there is an address to go back to (Esc). */
   onCancel?: () => void;
   onQuit: () => void;
@@ -59,6 +72,7 @@ export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
   const picker = usePicker(props.api, props.onCreated);
+  const now = useNow(props.clock ?? Date.now);
   const [custom, setCustom] = useState<Custom | null>(null);
   const [help, setHelp] = useState(false);
   const screen: Screen = help ? 'help' : custom ? 'prefix' : 'picker';
@@ -80,7 +94,9 @@ export function PickerScreen(props: PickerScreenProps) {
   useKeys('prefix', { back: () => setCustom(null) }, { isActive: isActive && !help && custom !== null && !picker.creating });
 
   const choose = (choice: PickerChoice) => {
-    if (choice.kind === 'custom') {
+    if (choice.kind === 'saved') {
+      props.onResume?.(choice.session);
+    } else if (choice.kind === 'custom') {
       picker.clearError();
       setCustom({ domain: choice.domain, value: '', taken: false });
     } else {
@@ -96,11 +112,13 @@ export function PickerScreen(props: PickerScreenProps) {
 
   // Title, service line, blank; status and footer at the bottom.
   const bodyRows = Math.max(3, rows - 5);
+  const resumable = savedItems(props.saved ?? [], now, props.current);
   let body: React.ReactNode;
+  let domainsNote: React.ReactNode = null;
   if (picker.domains.status === 'loading') {
-    body = <Text color={theme.color('muted')}>Loading the domains from the service…</Text>;
+    domainsNote = <Text color={theme.color('muted')}>Loading the domains from the service…</Text>;
   } else if (picker.domains.status === 'error') {
-    body = (
+    domainsNote = (
       <Box flexDirection="column">
         <Text wrap="truncate" color={theme.color('error')}>
           {fitToWidth(`Could not load the domains: ${picker.domains.error}`, columns)}
@@ -108,7 +126,8 @@ export function PickerScreen(props: PickerScreenProps) {
         <Text>Press r to retry, q to quit.</Text>
       </Box>
     );
-  } else if (custom) {
+  }
+  if (custom) {
     const problem = prefixProblem(custom.value);
     const address = `${custom.value || 'name'}@${custom.domain.domain}`;
     let verdict = problem ? `✗ ${problem}` : `✓ ${address}`;
@@ -132,23 +151,31 @@ export function PickerScreen(props: PickerScreenProps) {
       </Box>
     );
   } else {
-    const items = pickerItems(picker.domains.list);
-    body =
-      items.length === 0 ? (
-        <Text>The service offers no domains and no external accounts. Press q to quit.</Text>
-      ) : (
-        <SelectInput<PickerChoice>
-          items={items}
-          isFocused={listing}
-          limit={Math.max(1, bodyRows)}
-          indicatorComponent={Indicator}
-          itemComponent={Item}
-          onSelect={(item) => choose(item.value)}
-        />
-      );
+    const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
+    const items = [...resumable, ...offered];
+    const noteRows = domainsNote ? (picker.domains.status === 'error' ? 2 : 1) : 0;
+    body = (
+      <Box flexDirection="column">
+        {items.length > 0 ? (
+          <SelectInput<PickerChoice>
+            items={items}
+            isFocused={listing}
+            limit={Math.max(1, bodyRows - noteRows)}
+            indicatorComponent={Indicator}
+            itemComponent={Item}
+            onSelect={(item) => choose(item.value)}
+          />
+        ) : null}
+        {domainsNote}
+        {items.length === 0 && !domainsNote ? (
+          <Text>The service offers no domains and no external accounts. Press q to quit.</Text>
+        ) : null}
+      </Box>
+    );
   }
 
-  const status = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  const said = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  const status: StatusMessage | null = said ? { text: said, kind: picker.error ? 'error' : 'info' } : (props.notice ?? null);
   return (
     <Box flexDirection="column" width={columns}>
       <Text bold color={theme.color('accent')} wrap="truncate">
@@ -164,7 +191,7 @@ export function PickerScreen(props: PickerScreenProps) {
       {help ? (
         <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => setHelp(false)} isActive={isActive && help} />
       ) : null}
-      <StatusLine status={status ? { text: status, kind: picker.error ? 'error' : 'info' } : null} columns={columns} />
+      <StatusLine status={status} columns={columns} />
       <Footer screen={screen} columns={columns} />
     </Box>
   );

@@ -1,16 +1,22 @@
 /**
- * Message bodies of one session, fetched when a message is opened and cached for the session: a
- * message already fetched (or on its way) is never asked for again, so going back and forth costs no
- * request. A failed fetch is kept as an error until the user asks again.
+ * Message bodies of one session, fetched when a message is opened, or ahead of time in the background
+ * (the newest unread few, so the inbox can show their code), and cached for the session: a message
+ * already fetched (or on its way) is never asked for again, so going back and forth costs no request.
+ * Background fetches run one at a time, never two in flight, and stop when the session view goes away.
+ * Each fetched body is read once for its verification code and likely link (its "mark").
+ * A failed fetch the user asked for is kept as an error until the user asks again; a failed background
+ * fetch is forgotten quietly (opening the message tries again).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { isApiError } from '../../api/errors';
 import type { TempMailApi } from '../../api/types';
 import type { Message } from '../../core/types';
 import { describeError } from '../errors';
+import { markOf, type Mark } from './mark';
 
 export type BodyEntry =
   | { status: 'loading' }
-  | { status: 'ready'; message: Message }
+  | { status: 'ready'; message: Message; mark: Mark }
   | { status: 'error'; error: string };
 
 export interface MessageCache {
@@ -18,6 +24,8 @@ export interface MessageCache {
   get(id: number): BodyEntry | undefined;
   /** Fetches a message unless it is cached or pending; `force` retries a failed one. */
   load(id: number, force?: boolean): void;
+  /** Fetches these bodies in the background, in this order, one at a time (replaces the previous list). */
+  prefetch(ids: readonly number[]): void;
   /** Forgets a message (after delete). */
   evict(id: number): void;
 }
@@ -25,46 +33,92 @@ export interface MessageCache {
 /** A per-session cache of full messages. */
 export function useMessageCache(api: TempMailApi, token: string): MessageCache {
   const entries = useRef(new Map<number, BodyEntry>());
-  // The map lives in a ref; this counter makes a settled fetch re-render the viewer.
+  // The map lives in a ref; this counter makes a settled fetch re-render the viewer and the list.
   const [, setVersion] = useState(0);
   const alive = useRef(true);
+  const queue = useRef<number[]>([]);
+  const backgroundBusy = useRef(false);
+  // Messages the user opened: their failures are shown, not dropped.
+  const opened = useRef(new Set<number>());
 
   useEffect(() => {
     alive.current = true;
     entries.current = new Map();
+    queue.current = [];
+    backgroundBusy.current = false;
+    opened.current = new Set();
     return () => {
       alive.current = false;
+      queue.current = [];
     };
   }, [token]);
 
-  const load = useCallback(
-    (id: number, force = false) => {
-      const current = entries.current.get(id);
-      if (current?.status === 'loading' || current?.status === 'ready') return;
-      if (current?.status === 'error' && !force) return;
+  const fetch = useCallback(
+    (id: number, background: boolean) => {
       const map = entries.current;
       map.set(id, { status: 'loading' });
       setVersion((v) => v + 1);
+      const current = () => alive.current && map === entries.current && map.has(id);
       api.readMail(token, id).then(
         (message) => {
-          if (!alive.current || map !== entries.current || !map.has(id)) return;
-          map.set(id, { status: 'ready', message });
+          if (background) backgroundBusy.current = false;
+          if (!current()) return;
+          map.set(id, { status: 'ready', message, mark: markOf(message) });
           setVersion((v) => v + 1);
+          if (background) pumpRef.current();
         },
         (error: unknown) => {
-          if (!alive.current || map !== entries.current || !map.has(id)) return;
-          map.set(id, { status: 'error', error: describeError(error) });
+          if (background) backgroundBusy.current = false;
+          if (!current()) return;
+          if (background && !opened.current.has(id)) {
+            map.delete(id);
+            // The service is struggling (not merely missing this one message): stop until the next listing.
+            if (!(isApiError(error) && error.kind === 'not_found')) queue.current = [];
+          } else {
+            map.set(id, { status: 'error', error: describeError(error) });
+          }
           setVersion((v) => v + 1);
+          if (background) pumpRef.current();
         },
       );
     },
     [api, token],
   );
 
+  // Starts the next background fetch when none is running.
+  const pumpRef = useRef(() => undefined as void);
+  pumpRef.current = () => {
+    if (backgroundBusy.current || !alive.current) return;
+    while (queue.current.length > 0) {
+      const id = queue.current.shift()!;
+      if (entries.current.has(id)) continue;
+      backgroundBusy.current = true;
+      fetch(id, true);
+      return;
+    }
+  };
+
+  const load = useCallback(
+    (id: number, force = false) => {
+      opened.current.add(id);
+      const current = entries.current.get(id);
+      if (current?.status === 'loading' || current?.status === 'ready') return;
+      if (current?.status === 'error' && !force) return;
+      fetch(id, false);
+    },
+    [fetch],
+  );
+
+  const prefetch = useCallback((ids: readonly number[]) => {
+    queue.current = ids.filter((id) => !entries.current.has(id));
+    pumpRef.current();
+  }, []);
+
   const get = useCallback((id: number) => entries.current.get(id), []);
   const evict = useCallback((id: number) => {
     entries.current.delete(id);
+    queue.current = queue.current.filter((q) => q !== id);
   }, []);
 
-  return { get, load, evict };
+  return { get, load, prefetch, evict };
 }

@@ -1,17 +1,20 @@
 /**
- * The message viewer: headers (toggled by `H`), the body wrapped to the width (HTML through
- * html-to-text with numbered links), scrolling by line and page, links picked by number. Only the
- * lines inside the window are drawn.
+ * The message viewer: headers (toggled by `H`), the detected code and link, the attachments, the body
+ * wrapped to the width (HTML through html-to-text with numbered links), scrolling by line and page, links
+ * picked by number, and the keys that act on them: `y` copies the code (or the picked or detected link),
+ * `o` opens a link, `a` saves an attachment (the session does the I/O). Only the lines inside the window
+ * are drawn.
  */
 import { Box, Text } from 'ink';
 import React, { useEffect, useMemo, useReducer } from 'react';
 import { fitToWidth } from '../../core/text-width';
-import type { Message, MessageSummary } from '../../core/types';
+import type { AttachmentInfo, Message, MessageSummary } from '../../core/types';
 import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
-import { byteSize, longTime, senderFull, subjectLabel } from '../format';
+import { longTime, senderFull, subjectLabel } from '../format';
 import type { BodyEntry } from './use-message-cache';
 import { useRenderedBody } from './use-rendered-body';
+import { extraLines, LABEL_COLS } from './viewer-extras';
 import { initialViewerState, linkChoice, viewerReducer } from './viewer-state';
 
 export interface ViewerScreenProps {
@@ -26,12 +29,16 @@ export interface ViewerScreenProps {
   onDelete: () => void;
   onReload: () => void;
   onHelp: () => void;
-  /** A link was picked by number: show it and copy it. */
-  onLink: (n: number, url: string) => void;
+  /** Copy `text`; `what` names it for the status line ("code 482913", "link 2"). */
+  onCopy: (what: string, text: string) => void;
+  /** Open link `n` in a browser (or show and copy it where there is none). */
+  onOpenLink: (n: number, url: string) => void;
+  /** Save one of these attachments (asks which when there are several). */
+  onSave: (attachments: readonly AttachmentInfo[]) => void;
   onStatus: (text: string) => void;
 }
 
-/** The header lines of a message: From, To, Cc, Subject, Date, attachments. */
+/** The header lines of a message: From, To, Cc, Subject, Date (attachments are listed by viewer-extras). */
 export function headerLines(m: MessageSummary & Partial<Message>, full: boolean): [string, string][] {
   const lines: [string, string][] = [];
   if (full) lines.push(['From', senderFull(m)]);
@@ -39,9 +46,6 @@ export function headerLines(m: MessageSummary & Partial<Message>, full: boolean)
   if (full && m.cc?.length) lines.push(['Cc', m.cc.join(', ')]);
   lines.push(['Subject', subjectLabel(m.subject)]);
   if (full) lines.push(['Date', longTime(m.receivedAt)]);
-  if (full && m.attachments?.length) {
-    lines.push(['Attached', m.attachments.map((a) => `${a.filename || 'unnamed'} (${byteSize(a.size)})`).join(', ')]);
-  }
   return lines;
 }
 
@@ -54,8 +58,13 @@ export function ViewerScreen(props: ViewerScreenProps) {
   const view = useRenderedBody(message, columns);
   const lines = useMemo(() => (view?.status === 'ready' ? view.body.text.split('\n') : []), [view]);
   const links = view?.status === 'ready' ? view.body.links : [];
+  const mark = entry?.status === 'ready' ? entry.mark : undefined;
+  const picked = state.picked !== null ? (links[state.picked - 1] ?? null) : null;
 
-  const headers = headerLines({ ...props.summary, ...message }, state.showHeaders);
+  const headers = [
+    ...headerLines({ ...props.summary, ...message }, state.showHeaders),
+    ...extraLines({ mark, picked, attachments: message?.attachments ?? [], columns }),
+  ];
   const bodyRows = Math.max(1, rows - headers.length - 1);
   const maxScroll = Math.max(0, lines.length - bodyRows);
   useEffect(() => dispatch({ type: 'clamp', max: maxScroll }), [maxScroll]);
@@ -66,8 +75,34 @@ export function ViewerScreen(props: ViewerScreenProps) {
     dispatch({ type: 'linkDigits', digits: choice.wait ?? '' });
     if (choice.wait) return props.onStatus(`Link ${choice.wait}… (another digit, or Enter)`);
     const link = choice.pick !== undefined ? links[choice.pick - 1] : undefined;
-    if (link) props.onLink(link.n, link.url);
+    if (link) pick(link.n);
     else props.onStatus(`No link ${state.linkDigits}${digit}: this message has ${links.length}.`);
+  };
+  const pick = (n: number) => {
+    dispatch({ type: 'pick', n });
+    props.onStatus(`Link ${n} picked: o opens it, y copies it.`);
+  };
+  // `y`: the picked link, else the code, else the detected link.
+  const yank = () => {
+    if (picked) return props.onCopy(`link ${picked.n}`, picked.url);
+    if (mark?.code) return props.onCopy(`code ${mark.code}`, mark.code);
+    if (mark?.link) return props.onCopy(`link ${mark.link.n}`, mark.link.url);
+    if (!message) return props.onStatus('The message is not loaded yet.');
+    props.onStatus(links.length ? 'No code found here: type a link number first, then y copies it.' : 'No code or link found in this message.');
+  };
+  // `o`: the picked link, else the detected one; picking it shows it whole at the top.
+  const openLink = () => {
+    const target = picked ?? (mark?.link ? links[mark.link.n - 1] : undefined);
+    if (!target) {
+      return props.onStatus(links.length ? `Which link? Type its number (1-${links.length}), then o.` : 'This message has no links.');
+    }
+    if (state.picked !== target.n) dispatch({ type: 'pick', n: target.n });
+    props.onOpenLink(target.n, target.url);
+  };
+  const save = () => {
+    if (!message) return props.onStatus('The message is not loaded yet.');
+    if (message.attachments.length === 0) return props.onStatus('This message has no attachments.');
+    props.onSave(message.attachments);
   };
   const page = Math.max(1, bodyRows - 1);
   useKeys(
@@ -84,8 +119,11 @@ export function ViewerScreen(props: ViewerScreenProps) {
       submit: () => {
         const link = state.linkDigits ? links[Number(state.linkDigits) - 1] : undefined;
         dispatch({ type: 'linkDigits', digits: '' });
-        if (link) props.onLink(link.n, link.url);
+        if (link) pick(link.n);
       },
+      yank,
+      openLink,
+      save,
       delete: props.onDelete,
       refresh: () => {
         if (entry?.status === 'error') props.onReload();
@@ -118,13 +156,13 @@ export function ViewerScreen(props: ViewerScreenProps) {
       </Text>
     ));
   }
-  const labelCols = 10;
+  const labelCols = LABEL_COLS;
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">
-      {headers.map(([label, value]) => (
-        <Text key={label} wrap="truncate">
+      {headers.map(([label, value], i) => (
+        <Text key={`${label}-${i}`} wrap="truncate">
           <Text bold color={theme.color('accent')}>
-            {fitToWidth(`${label}:`, labelCols)}
+            {fitToWidth(label ? `${label}:` : '', labelCols)}
           </Text>
           {fitToWidth(value, Math.max(1, columns - labelCols))}
         </Text>

@@ -1,5 +1,6 @@
 /**
- * The viewer as a reducer: scroll position, header visibility and the link number being typed. Limits
+ * The viewer as a reducer: scroll position, header visibility, the link number being typed and the link
+ * picked (for `y` and `o`). Limits
  * (how far one may scroll) come with the actions, since they depend on the rendered body and the window.
  */
 
@@ -8,6 +9,8 @@ export interface ViewerState {
   showHeaders: boolean;
   /** Digits typed so far to pick a link ("1" waits for "12" when there are 12 links). */
   linkDigits: string;
+  /** Number of the picked link, or null. */
+  picked: number | null;
 }
 
 export type ViewerAction =
@@ -16,9 +19,10 @@ export type ViewerAction =
   | { type: 'bottom'; max: number }
   | { type: 'toggleHeaders' }
   | { type: 'clamp'; max: number }
-  | { type: 'linkDigits'; digits: string };
+  | { type: 'linkDigits'; digits: string }
+  | { type: 'pick'; n: number | null };
 
-export const initialViewerState: ViewerState = { scroll: 0, showHeaders: true, linkDigits: '' };
+export const initialViewerState: ViewerState = { scroll: 0, showHeaders: true, linkDigits: '', picked: null };
 
 const clamp = (n: number, max: number) => Math.max(0, Math.min(Math.max(0, max), n));
 
@@ -41,6 +45,8 @@ export function viewerReducer(state: ViewerState, action: ViewerAction): ViewerS
     }
     case 'linkDigits':
       return { ...state, linkDigits: action.digits };
+    case 'pick':
+      return { ...state, picked: action.n, linkDigits: '' };
   }
 }
 

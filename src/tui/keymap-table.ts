@@ -1,0 +1,236 @@
+/**
+ * THE key table: command -> keys -> description -> screens, as data. keymap.ts reads it for input, the
+ * `?` help, the footer hints and the README; nothing else lists keys. Conventions follow aerc/mutt
+ * (DESIGN.md, "Keys"), with arrows and Page/Home/End too.
+ */
+
+/**
+ * Where a key is read. `prefix` and `filter` are the text inputs; `confirm` is a y/n question; `switch`
+ * is the list of saved addresses; `attachment` asks which attachment to save.
+ */
+export type Screen = 'picker' | 'prefix' | 'inbox' | 'filter' | 'viewer' | 'confirm' | 'help' | 'switch' | 'attachment';
+
+export type Command =
+  | 'up'
+  | 'down'
+  | 'pageUp'
+  | 'pageDown'
+  | 'first'
+  | 'last'
+  | 'open'
+  | 'choose'
+  | 'submit'
+  | 'delete'
+  | 'refresh'
+  | 'newAddress'
+  | 'copy'
+  | 'switch'
+  | 'forget'
+  | 'yank'
+  | 'openLink'
+  | 'save'
+  | 'filter'
+  | 'headers'
+  | 'link'
+  | 'back'
+  | 'help'
+  | 'quit'
+  | 'yes'
+  | 'no';
+
+export type Special = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape';
+
+/**
+ * One key: a typed character (case matters), a special key, the digits 1-9, or any key at all;
+ * `only` limits it to some of the binding's screens (`q` goes back in the viewer but quits the inbox).
+ */
+export type KeySpec = ({ char: string } | { special: Special } | { digits: '1-9' | '0-9' } | { any: true }) & {
+  only?: readonly Screen[];
+};
+
+export interface Binding {
+  command: Command;
+  keys: readonly KeySpec[];
+  /** What the key does, for the help screen (per screen where the meaning differs). */
+  description: string | Partial<Record<Screen, string>>;
+  screens: readonly Screen[];
+  /** Short word for the footer; bindings without one are only in the help. */
+  hint?: string;
+  /** Screens whose footer shows the hint (default: all of `screens`). */
+  footer?: readonly Screen[];
+}
+
+const char = (c: string): KeySpec => ({ char: c });
+const special = (s: Special): KeySpec => ({ special: s });
+
+/** The table. Order is the order of the help screen and footer. */
+export const KEYMAP: readonly Binding[] = [
+  {
+    command: 'down',
+    keys: [char('j'), special('downArrow')],
+    description: { picker: 'next choice', inbox: 'next message', viewer: 'scroll down one line', switch: 'next address' },
+    screens: ['picker', 'inbox', 'viewer', 'switch'],
+    hint: 'move',
+  },
+  {
+    command: 'up',
+    keys: [char('k'), special('upArrow')],
+    description: { picker: 'previous choice', inbox: 'previous message', viewer: 'scroll up one line', switch: 'previous address' },
+    screens: ['picker', 'inbox', 'viewer', 'switch'],
+    hint: 'move',
+  },
+  {
+    command: 'pageDown',
+    keys: [char(' '), special('pageDown')],
+    description: { inbox: 'next page of messages', viewer: 'next page' },
+    screens: ['inbox', 'viewer'],
+  },
+  {
+    command: 'pageUp',
+    keys: [char('b'), special('pageUp')],
+    description: { inbox: 'previous page of messages', viewer: 'previous page' },
+    screens: ['inbox', 'viewer'],
+  },
+  {
+    command: 'first',
+    keys: [char('g'), special('home')],
+    description: { inbox: 'first (newest) message', viewer: 'top of the message' },
+    screens: ['inbox', 'viewer'],
+  },
+  {
+    command: 'last',
+    keys: [char('G'), special('end')],
+    description: { inbox: 'last (oldest) message', viewer: 'bottom of the message' },
+    screens: ['inbox', 'viewer'],
+  },
+  {
+    command: 'choose',
+    keys: [special('return'), { digits: '1-9' }],
+    description: {
+      picker: 'create or resume the highlighted address (1-9 pick a line directly)',
+      switch: 'switch to the highlighted address (1-9 pick a line directly)',
+    },
+    screens: ['picker', 'switch'],
+    hint: 'choose',
+  },
+  {
+    command: 'submit',
+    keys: [special('return')],
+    description: {
+      prefix: 'create the address with this name',
+      filter: 'keep this filter',
+      viewer: 'pick the link number typed so far (with 10+ links)',
+    },
+    screens: ['prefix', 'filter', 'viewer'],
+    hint: 'ok',
+    footer: ['prefix', 'filter'],
+  },
+  { command: 'open', keys: [special('return')], description: 'open the message', screens: ['inbox'], hint: 'open' },
+  {
+    command: 'delete',
+    keys: [char('d')],
+    description: 'delete the message (asks first)',
+    screens: ['inbox', 'viewer'],
+    hint: 'delete',
+  },
+  {
+    command: 'refresh',
+    keys: [char('r')],
+    description: { picker: 'retry loading the domains', inbox: 'check for mail now', viewer: 'retry loading the message' },
+    screens: ['picker', 'inbox', 'viewer'],
+    hint: 'refresh',
+    // The inbox checks by itself and the viewer retries only after an error: the footer room goes elsewhere.
+    footer: ['picker'],
+  },
+  {
+    command: 'newAddress',
+    keys: [char('n')],
+    description: 'new address (asks before leaving a live one)',
+    screens: ['inbox'],
+    hint: 'new',
+  },
+  { command: 'copy', keys: [char('c')], description: 'copy the address to the clipboard', screens: ['inbox'], hint: 'copy' },
+  {
+    command: 'switch',
+    keys: [char('s')],
+    description: 'switch to another saved address (they keep their mail)',
+    screens: ['inbox'],
+    hint: 'switch',
+  },
+  {
+    command: 'forget',
+    keys: [char('x')],
+    description: {
+      inbox: 'forget this address (asks; then the picker)',
+      switch: 'forget the highlighted address (asks)',
+    },
+    screens: ['inbox', 'switch'],
+    hint: 'forget',
+    footer: ['switch'],
+  },
+  {
+    command: 'yank',
+    keys: [char('y')],
+    description: 'copy the code (or the picked link, or the detected link)',
+    screens: ['viewer'],
+    hint: 'copy',
+  },
+  {
+    command: 'openLink',
+    keys: [char('o')],
+    description: 'open the picked (or detected) link in a browser; with no display, show and copy it',
+    screens: ['viewer'],
+    hint: 'open',
+  },
+  {
+    command: 'save',
+    keys: [char('a')],
+    description: 'save an attachment to the download directory (then its number, when there are several)',
+    screens: ['viewer'],
+    hint: 'save',
+  },
+  { command: 'filter', keys: [char('/')], description: 'filter by sender or subject', screens: ['inbox'], hint: 'filter' },
+  // In the help only: the footer's room goes to the keys of codes, links and attachments.
+  { command: 'headers', keys: [char('H')], description: 'show or hide the headers', screens: ['viewer'], hint: 'headers', footer: [] },
+  {
+    command: 'link',
+    keys: [{ digits: '0-9' }],
+    description: 'pick link N (type its number): shown in full; y copies it, o opens it',
+    screens: ['viewer'],
+    hint: 'link',
+  },
+  {
+    command: 'back',
+    keys: [special('escape'), { char: 'q', only: ['viewer', 'help', 'switch'] }],
+    description: {
+      viewer: 'back to the inbox',
+      help: 'close the help',
+      prefix: 'back to the list',
+      filter: 'clear the filter',
+      picker: 'back to the current address (when there is one)',
+      switch: 'back to the current address',
+    },
+    screens: ['viewer', 'help', 'prefix', 'filter', 'picker', 'switch'],
+    hint: 'back',
+    // In the picker, Esc works only when there is an address to go back to: not worth a footer entry.
+    footer: ['viewer', 'help', 'prefix', 'filter', 'switch'],
+  },
+  {
+    command: 'help',
+    keys: [char('?')],
+    description: { picker: 'this help', inbox: 'this help', viewer: 'this help', help: 'close the help' },
+    screens: ['picker', 'inbox', 'viewer', 'help'],
+    hint: 'help',
+  },
+  {
+    command: 'quit',
+    keys: [char('q')],
+    description: { picker: 'quit', inbox: 'quit (the address keeps working until it expires)' },
+    screens: ['picker', 'inbox'],
+    hint: 'quit',
+  },
+  { command: 'yes', keys: [char('y'), char('Y')], description: 'yes, do it', screens: ['confirm'], hint: 'yes' },
+  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm'], hint: 'no' },
+  { command: 'choose', keys: [{ digits: '1-9' }], description: 'save attachment N', screens: ['attachment'], hint: 'save' },
+  { command: 'no', keys: [{ any: true }], description: 'cancel', screens: ['attachment'], hint: 'cancel' },
+];

@@ -1,0 +1,112 @@
+/**
+ * The address switcher (`s`): the live saved addresses of this service with their remaining time, the
+ * current one marked. Enter or a digit switches, `x` forgets the highlighted one after asking, Esc or `q`
+ * goes back. Switching leaves nothing behind: every address keeps receiving until it expires.
+ */
+import { Box, Text } from 'ink';
+import React, { useState } from 'react';
+import type { SavedSession } from '../../core/saved-sessions';
+import { fitToWidth } from '../../core/text-width';
+import { formatCountdown, secondsLeft } from '../../core/time';
+import { ConfirmLine, Footer, StatusLine } from '../common/chrome';
+import { useTheme } from '../common/theme';
+import { useKeys } from '../common/use-keys';
+import { useNow } from '../common/use-now';
+import type { StatusMessage } from '../types';
+import { stillLive } from './use-saved';
+
+export interface SwitchScreenProps {
+  /** Live saved addresses, newest first. */
+  list: SavedSession[];
+  /** The address on screen before `s` (marked "current"). */
+  current: string | null;
+  columns: number;
+  rows: number;
+  clock: () => number;
+  isActive: boolean;
+  status: StatusMessage | null;
+  onChoose: (session: SavedSession) => void;
+  /** Forget this one (already confirmed). */
+  onForget: (session: SavedSession) => void;
+  onBack: () => void;
+}
+
+/** One row: number, address, time left, and whether it is the current one. */
+export function switchRow(s: SavedSession, index: number, now: number, current: string | null): string {
+  const left = secondsLeft(s.expiresAt, new Date(now));
+  const mark = current !== null && s.email.toLowerCase() === current.toLowerCase() ? '  (current)' : '';
+  return `${index < 9 ? index + 1 : ' '}  ${s.email}   expires in ${formatCountdown(left)}${mark}`;
+}
+
+/** The switcher with its keys. */
+export function SwitchScreen(props: SwitchScreenProps) {
+  const { columns, rows, isActive } = props;
+  const theme = useTheme();
+  const now = useNow(props.clock);
+  const list = stillLive(props.list, now);
+  const [selected, setSelected] = useState(() => {
+    const i = list.findIndex((s) => s.email === props.current);
+    return i < 0 ? 0 : i;
+  });
+  const [asking, setAsking] = useState<SavedSession | null>(null);
+  const index = Math.min(selected, Math.max(0, list.length - 1));
+  const highlighted = list[index];
+
+  useKeys(
+    'switch',
+    {
+      down: () => setSelected(Math.min(list.length - 1, index + 1)),
+      up: () => setSelected(Math.max(0, index - 1)),
+      choose: (input) => {
+        const target = /^[1-9]$/.test(input) ? list[Number(input) - 1] : highlighted;
+        if (target) props.onChoose(target);
+      },
+      forget: () => highlighted && setAsking(highlighted),
+      back: props.onBack,
+    },
+    { isActive: isActive && asking === null },
+  );
+  useKeys(
+    'confirm',
+    {
+      yes: () => {
+        if (asking) props.onForget(asking);
+        setAsking(null);
+      },
+      no: () => setAsking(null),
+    },
+    { isActive: isActive && asking !== null },
+  );
+
+  // Title, blank, rows, blank, status, footer.
+  const listRows = Math.max(1, rows - 5);
+  // Just enough scrolling to keep the highlighted row in view.
+  const first = Math.max(0, index - listRows + 1);
+  const shown = list.slice(first, first + listRows);
+  return (
+    <Box flexDirection="column" width={columns} height={rows}>
+      <Text bold color={theme.color('accent')} wrap="truncate">
+        {fitToWidth(`tempmail-tui · saved addresses (${list.length})`, columns)}
+      </Text>
+      <Text> </Text>
+      <Box flexDirection="column" height={listRows} overflowY="hidden">
+        {list.length === 0 ? (
+          <Text wrap="truncate">{fitToWidth('No saved address is still live. Esc goes back; n in the inbox makes a new one.', columns)}</Text>
+        ) : (
+          shown.map((s, i) => (
+            <Text key={s.email} wrap="truncate" inverse={first + i === index}>
+              {fitToWidth(switchRow(s, first + i, now, props.current), columns)}
+            </Text>
+          ))
+        )}
+      </Box>
+      <Text> </Text>
+      {asking ? (
+        <ConfirmLine question={`Forget ${asking.email}? It keeps receiving until it expires, but cannot be reopened.`} columns={columns} />
+      ) : (
+        <StatusLine status={props.status} columns={columns} />
+      )}
+      <Footer screen={asking ? 'confirm' : 'switch'} columns={columns} />
+    </Box>
+  );
+}

@@ -1,0 +1,82 @@
+/**
+ * The app's view of the saved addresses (src/core/saved-sessions.ts): the live ones of this service,
+ * newest first, and saving and forgetting. The store is a small synchronous file; a failure to read or
+ * write it (permissions, a full disk) becomes a line for the status bar, never a crash, and the app goes
+ * on without saving.
+ */
+import { useCallback, useState } from 'react';
+import type { SavedSession, SavedSessionStore } from '../../core/saved-sessions';
+import { safeLine } from '../../core/safe-text';
+import type { Session } from '../../core/types';
+
+/** Where addresses are saved, and under which service key (see run-app.tsx: URL, or "local:" + data dir). */
+export interface SavedConfig {
+  store: SavedSessionStore;
+  serviceKey: string;
+}
+
+export interface SavedHandle {
+  /** Live saved addresses of this service, newest first (as last read; expired ones are dropped on read). */
+  list: SavedSession[];
+  /** Re-reads the file (another process may have saved or forgotten one). */
+  reload(): void;
+  /** Saves a new address. */
+  save(session: Session): void;
+  /** Forgets an address; true when it was saved. */
+  forget(email: string): boolean;
+  /** The last store failure, for the status line; null when all went well. */
+  error: string | null;
+}
+
+function why(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return safeLine(code && !message.includes(code) ? `${message} (${code})` : message, 200);
+}
+
+/** Saved addresses of one service; with no config, an empty list and no saving. */
+export function useSaved(config: SavedConfig | undefined, clock: () => number): SavedHandle {
+  const read = useCallback((): { list: SavedSession[]; error: string | null } => {
+    if (!config) return { list: [], error: null };
+    try {
+      return { list: config.store.listLive(new Date(clock()), config.serviceKey), error: null };
+    } catch (error) {
+      return { list: [], error: `Saved addresses could not be read: ${why(error)}` };
+    }
+  }, [config, clock]);
+  const [state, setState] = useState(read);
+
+  const reload = useCallback(() => setState(read()), [read]);
+  const save = useCallback(
+    (session: Session) => {
+      if (!config) return;
+      try {
+        config.store.save(session, config.serviceKey);
+        setState(read());
+      } catch (error) {
+        setState((s) => ({ ...s, error: `Not saved (it works until it expires, but cannot be resumed): ${why(error)}` }));
+      }
+    },
+    [config, read],
+  );
+  const forget = useCallback(
+    (email: string) => {
+      if (!config) return false;
+      try {
+        const found = config.store.forget(email, config.serviceKey);
+        setState(read());
+        return found;
+      } catch (error) {
+        setState((s) => ({ ...s, error: `Not forgotten: ${why(error)}` }));
+        return false;
+      }
+    },
+    [config, read],
+  );
+  return { list: state.list, error: state.error, reload, save, forget };
+}
+
+/** The entries still live at `now` (the list is read now and then; the clock moves on meanwhile). */
+export function stillLive(list: SavedSession[], now: number): SavedSession[] {
+  return list.filter((s) => s.expiresAt.getTime() > now);
+}

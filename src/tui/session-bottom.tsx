@@ -1,0 +1,54 @@
+/** The line above the footer when it is not the status: a question, or the filter input. */
+import { Box, Text } from 'ink';
+import TextInput from 'ink-text-input';
+import React from 'react';
+import { safeLine } from '../core/safe-text';
+import type { AttachmentInfo, MessageSummary } from '../core/types';
+import { fitToWidth } from '../core/text-width';
+import { ConfirmLine } from './common/chrome';
+import { useTheme } from './common/theme';
+import { subjectLabel } from './format';
+
+/** A question the session asks: y/n (delete, leave, forget), or which attachment to save. */
+export type Question =
+  | { kind: 'delete'; message: MessageSummary }
+  | { kind: 'leave' }
+  | { kind: 'forget' }
+  | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[] };
+
+/** The question's words on the status line. */
+export function QuestionLine({ question, email, columns }: { question: Question; email: string; columns: number }) {
+  const theme = useTheme();
+  switch (question.kind) {
+    case 'delete':
+      return <ConfirmLine question={`Delete "${subjectLabel(question.message.subject)}"?`} columns={columns} />;
+    case 'leave':
+      return <ConfirmLine question={`Leave ${email} for a new address? It keeps working until it expires.`} columns={columns} />;
+    case 'forget':
+      return <ConfirmLine question={`Forget ${email}? It keeps receiving until it expires, but cannot be reopened.`} columns={columns} />;
+    case 'attachment': {
+      const count = question.attachments.length;
+      const text = `Save which attachment? 1-${Math.min(9, count)} (of ${count}), any other key cancels`;
+      return (
+        <Text wrap="truncate" bold color={theme.color('warn')}>
+          {fitToWidth(text, columns)}
+        </Text>
+      );
+    }
+  }
+}
+
+/** The filter input ("/"), its text made terminal-safe as typed. */
+export function FilterLine(props: { value: string; focus: boolean; onChange: (clean: string) => void }) {
+  return (
+    <Box>
+      <Text>/</Text>
+      <TextInput
+        value={props.value}
+        focus={props.focus}
+        placeholder="filter by sender or subject"
+        onChange={(text) => props.onChange(safeLine(text, 200))}
+      />
+    </Box>
+  );
+}
