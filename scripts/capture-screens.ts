@@ -39,6 +39,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write('Run `npx tsx scripts/capture-screens.ts` to update README.md.\n');
     return 1;
   }
+  // A capture that differs only in clock times is kept as it is: no churn in README.md's history.
+  for (const name of CAPTURE_NAMES) {
+    const current = readCapture(readme, name);
+    if (current !== undefined && maskVolatile(current) === maskVolatile(captures[name])) captures[name] = current;
+  }
   const updated = writeCaptures(readme, captures);
   if (updated === readme) {
     process.stdout.write('README.md captures already up to date.\n');
