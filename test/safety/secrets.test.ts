@@ -195,6 +195,37 @@ describe('saved sessions on disk, through the built CLI', () => {
     expect(statSync(join(home, 'state')).mode & 0o777).toBe(0o700);
   });
 
+  it('the app tightens a loose saved-session file, and refuses a foreign one with a message on screen', async () => {
+    const home = await tmp('app-modes');
+    const created = await run(['new'], home);
+    expect(created.code, created.err).toBe(0);
+    const address = /(\S+@fixture\.test)/.exec(created.out)![1]!;
+    const file = join(home, 'state', 'sessions.json');
+    chmodSync(join(home, 'state'), 0o755);
+    chmodSync(file, 0o644);
+    // Wide: the message leads with the (long, temporary) path and the reason comes after it.
+    const spawnIt = () => spawnApp({ args: ['--base-url', spec.baseUrl], env: { TEMPMAIL_TUI_HOME: home }, cols: 220, rows: 30 });
+    let app = spawnIt();
+    try {
+      await app.waitForScreen(address);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(statSync(join(home, 'state')).mode & 0o777).toBe(0o700);
+    } finally {
+      app.kill();
+    }
+    if (process.getuid?.() !== 0) return;
+    chownSync(file, 65534, 65534);
+    app = spawnIt();
+    try {
+      const screen = await app.waitForScreen((s) => /belongs to another/.test(s.replace(/\s+/g, ' ')) && /Random address on/.test(s));
+      expect(screen).toMatch(/Saved addresses could not be read/);
+      expect(screen).not.toContain(address);
+      expectNoToken(app.raw().toString('utf8'), 'app with a foreign sessions file');
+    } finally {
+      app.kill();
+    }
+  }, 60_000);
+
   it('a file owned by someone else, or a symbolic link, is refused with a message (no stack)', async () => {
     const foreign = await tmp('foreign');
     expect((await run(['new'], foreign)).code).toBe(0);
