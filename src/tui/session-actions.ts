@@ -72,7 +72,7 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
         if (result.opened) return info(openedLine(n, result.opener));
         input.copy(url).then(
           live((said: string) => info(shownInsteadLine(n, result, said))),
-          live(() => info(shownInsteadLine(n, result, 'Not copied'))),
+          live(() => info(shownInsteadLine(n, result, 'not copied'))),
         );
       }),
       live((error: unknown) => fail(`Link ${n} not opened: ${describeError(error)}`)),

@@ -241,7 +241,7 @@ export function SessionView(props: SessionViewProps) {
           else info(refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited));
         }}
         onNewAddress={newAddress}
-        onCopy={() => actions.copyText(`address ${session.email}`, session.email)}
+        onCopy={() => actions.copyText('address', session.email)}
         onSwitch={props.onSwitch}
         onForget={() => setQuestion({ kind: 'forget' })}
         onFilter={() => setFiltering(true)}

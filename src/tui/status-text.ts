@@ -12,11 +12,11 @@ export function copiedLine(what: string, said: string): string {
   return `${what.charAt(0).toUpperCase()}${what.slice(1)}: ${clean}`;
 }
 
-/** Why a link was not opened, as the start of a sentence. */
+/** Why a link was not opened, in a few words. */
 export function notOpenedReason(result: Exclude<OpenResult, { opened: true }>): string {
-  if (result.reason === 'unsafe') return 'Not a web (http/https) link, so not opened';
-  if (result.reason === 'failed') return `${safeLine(result.detail ?? 'The browser opener failed', 80)}`;
-  return 'No display here for a browser';
+  if (result.reason === 'unsafe') return 'not a web link';
+  if (result.reason === 'failed') return safeLine(result.detail ?? 'the opener failed', 60);
+  return 'no display';
 }
 
 /** "Opened link 2 in a browser (xdg-open)". */
@@ -24,8 +24,12 @@ export function openedLine(n: number, opener: string): string {
   return `Opened link ${n} in a browser (${safeLine(opener, 40)})`;
 }
 
-/** "No display here for a browser: link 2 is shown above; copied via OSC 52". */
+/**
+ * "Link 2 not opened (no display), shown above and copied via OSC 52 (...)": what happened first, so a
+ * narrow status line cut at its end still says it.
+ */
 export function shownInsteadLine(n: number, result: Exclude<OpenResult, { opened: true }>, copySaid: string): string {
-  const copied = copiedLine(`link ${n}`, copySaid);
-  return `${notOpenedReason(result)}: link ${n} is shown in full above. ${copied}`;
+  const head = `Link ${n} not opened (${notOpenedReason(result)}), shown above`;
+  const said = safeLine(copySaid, 200);
+  return /^Copied\b/.test(said) ? `${head} and ${said.replace(/^Copied\b/, 'copied')}` : `${head}; ${said}`;
 }

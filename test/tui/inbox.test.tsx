@@ -119,7 +119,7 @@ describe('inbox', () => {
     h = await startApp();
     const address = await pickFirstDomain(h);
     await h.screen.press('c');
-    await h.screen.waitFor(`Copied address ${address} (test clipboard)`);
+    await h.screen.waitFor('Copied address (test clipboard)');
     expect(h.copied).toEqual([address]);
   });
 

@@ -19,21 +19,17 @@ export interface PickerItem {
 }
 
 /**
- * The live saved addresses, to resume, with their remaining time ("current" for the one on screen). Only
- * the label changes as time passes, not the value, so the ticking countdown keeps the selection.
+ * The live saved addresses, to resume, with their remaining time. Only the label changes as time
+ * passes, not the value, so the ticking countdown keeps the selection.
  */
-export function savedItems(saved: readonly SavedSession[], now: number, current?: string | null): PickerItem[] {
+export function savedItems(saved: readonly SavedSession[], now: number): PickerItem[] {
   return saved
     .filter((s) => s.expiresAt.getTime() > now)
-    .map((session) => {
-      const left = formatCountdown(secondsLeft(session.expiresAt, new Date(now)));
-      const mark = current && current.toLowerCase() === session.email.toLowerCase() ? ', current' : '';
-      return {
-        key: `s${session.email}`,
-        label: `Resume ${session.email} (expires in ${left}${mark})`,
-        value: { kind: 'saved', session },
-      };
-    });
+    .map((session) => ({
+      key: `s${session.email}`,
+      label: `Resume ${session.email} (expires in ${formatCountdown(secondsLeft(session.expiresAt, new Date(now)))})`,
+      value: { kind: 'saved', session },
+    }));
 }
 
 /** Random and custom address per domain, an alias per external account, and "picked for me". */

@@ -112,7 +112,8 @@ export function PickerScreen(props: PickerScreenProps) {
 
   // Title, service line, blank; status and footer at the bottom.
   const bodyRows = Math.max(3, rows - 5);
-  const resumable = savedItems(props.saved ?? [], now, props.current);
+  // The current address is not offered: Esc goes back to it.
+  const resumable = savedItems(props.saved ?? [], now).filter((item) => item.key !== `s${props.current ?? ''}`);
   let body: React.ReactNode;
   let domainsNote: React.ReactNode = null;
   if (picker.domains.status === 'loading') {
@@ -152,7 +153,9 @@ export function PickerScreen(props: PickerScreenProps) {
     );
   } else {
     const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
-    const items = [...resumable, ...offered];
+    // At start the saved addresses come first (resuming is the likely wish); opened by `n` from an
+    // address, the user asked for a new one, so the new choices come first.
+    const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
     const noteRows = domainsNote ? (picker.domains.status === 'error' ? 2 : 1) : 0;
     body = (
       <Box flexDirection="column">

@@ -102,7 +102,7 @@ export function SwitchScreen(props: SwitchScreenProps) {
       </Box>
       <Text> </Text>
       {asking ? (
-        <ConfirmLine question={`Forget ${asking.email}? It keeps receiving until it expires, but cannot be reopened.`} columns={columns} />
+        <ConfirmLine question={`Forget ${asking.email}? (it cannot be reopened)`} columns={columns} />
       ) : (
         <StatusLine status={props.status} columns={columns} />
       )}
