@@ -5,7 +5,7 @@
  * error messages and pages. Saved sessions are 0600 in a 0700 directory; a loose file is tightened, a
  * foreign or linked one refused with a message.
  */
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,9 +66,10 @@ describe('the token in the app (built, in a pty) against a service that echoes i
     };
     // Every process the app starts, sampled while it runs: their argv must not carry the token.
     const argvs = new Set<string>();
-    const appPid = await findPid(spec.baseUrl);
+    // /proc is Linux's; elsewhere the stand-in tools' own records below still cover the children.
+    const appPid = existsSync('/proc/self/cmdline') ? await findPid(spec.baseUrl) : undefined;
     const sampler = setInterval(() => {
-      for (const p of [appPid, ...descendants(appPid)]) argvs.add(p.cmdline);
+      if (appPid) for (const p of [appPid, ...descendants(appPid)]) argvs.add(p.cmdline);
     }, 50);
     try {
       await look('Random address on fixture.test');
@@ -123,7 +124,7 @@ describe('the token in the app (built, in a pty) against a service that echoes i
     // Also with every escape sequence taken out, in case a cursor move split the token on screen.
     expectNoToken(raw.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|[\r\n]/g, ''), 'raw output without sequences');
 
-    expect(argvs.size).toBeGreaterThan(0);
+    if (appPid) expect(argvs.size).toBeGreaterThan(0);
     for (const line of argvs) expectNoToken(line, `argv "${line}"`);
     const toolRuns = toolLog();
     for (const line of toolRuns) expectNoToken(line, `tool run "${line}"`);
