@@ -64,7 +64,10 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
  * carries its own service URL, so `wait` needs no --base-url after `new --base-url ...`.
  */
 export function pickSession(ctx: Context, address: string | undefined): SavedSession {
-  const live = ctx.sessions.listLive(ctx.now(), ctx.settings.baseUrl);
+  const all = ctx.sessions.listLive(ctx.now(), ctx.settings.baseUrl);
+  // Addresses the app made on its in-process local service are saved under "local:<data dir>": that
+  // service lives only inside the app, at a port nobody saved, so a script cannot reach them.
+  const live = all.filter((s) => /^https?:\/\//i.test(s.baseUrl));
   const where = ctx.settings.baseUrl ? ` for ${normalizeBaseUrl(ctx.settings.baseUrl)}` : '';
   if (address === undefined) {
     const current = live[0];
@@ -73,6 +76,9 @@ export function pickSession(ctx: Context, address: string | undefined): SavedSes
   }
   const wanted = address.trim().toLowerCase();
   const found = live.find((s) => s.email.toLowerCase() === wanted);
+  if (!found && all.some((s) => s.email.toLowerCase() === wanted)) {
+    throw new ScriptError(`${show(address)} belongs to the app's built-in local service, which only runs inside the app`);
+  }
   if (!found) {
     throw new ScriptError(`${show(address)} is not a saved live address${where}; see \`tempmail-tui new\``);
   }
