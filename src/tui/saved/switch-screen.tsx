@@ -6,7 +6,7 @@
 import { Box, Text } from 'ink';
 import React, { useState } from 'react';
 import type { SavedSession } from '../../core/saved-sessions';
-import { fitToWidth } from '../../core/text-width';
+import { fitToWidth, textWidth } from '../../core/text-width';
 import { formatCountdown, secondsLeft } from '../../core/time';
 import { ConfirmLine, Footer, StatusLine } from '../common/chrome';
 import { useTheme } from '../common/theme';
@@ -31,11 +31,12 @@ export interface SwitchScreenProps {
   onBack: () => void;
 }
 
-/** One row: number, address, time left, and whether it is the current one. */
-export function switchRow(s: SavedSession, index: number, now: number, current: string | null): string {
+/** One row: number, address (padded to `emailCols`), time left, and whether it is the current one. */
+export function switchRow(s: SavedSession, index: number, now: number, current: string | null, emailCols = 0): string {
   const left = secondsLeft(s.expiresAt, new Date(now));
   const mark = current !== null && s.email.toLowerCase() === current.toLowerCase() ? '  (current)' : '';
-  return `${index < 9 ? index + 1 : ' '}  ${s.email}   expires in ${formatCountdown(left)}${mark}`;
+  const email = s.email + ' '.repeat(Math.max(0, emailCols - textWidth(s.email)));
+  return `${index < 9 ? index + 1 : ' '}  ${email}   expires in ${formatCountdown(left)}${mark}`;
 }
 
 /** The switcher with its keys. */
@@ -83,6 +84,8 @@ export function SwitchScreen(props: SwitchScreenProps) {
   // Just enough scrolling to keep the highlighted row in view.
   const first = Math.max(0, index - listRows + 1);
   const shown = list.slice(first, first + listRows);
+  // Addresses padded to the longest (within reason), so the times line up.
+  const emailCols = Math.min(48, Math.max(0, ...shown.map((s) => textWidth(s.email))));
   return (
     <Box flexDirection="column" width={columns} height={rows}>
       <Text bold color={theme.color('accent')} wrap="truncate">
@@ -95,7 +98,7 @@ export function SwitchScreen(props: SwitchScreenProps) {
         ) : (
           shown.map((s, i) => (
             <Text key={s.email} wrap="truncate" inverse={first + i === index}>
-              {fitToWidth(switchRow(s, first + i, now, props.current), columns)}
+              {fitToWidth(switchRow(s, first + i, now, props.current, emailCols), columns)}
             </Text>
           ))
         )}
