@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAppArgs, runAppCli } from '../../src/tui/app-cli';
-import { serviceLabel } from '../../src/tui/run-app';
+import { serviceKey, serviceLabel } from '../../src/tui/run-app';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -95,6 +95,19 @@ describe('app CLI', () => {
       TEMPMAIL_BASE_URL: 'http://127.0.0.1:8025/',
     });
     expect(parsed.settings).toMatchObject({ pollIntervalMs: 2000, bell: false, serverTz: '+02:00', baseUrl: 'http://127.0.0.1:8025/' });
+  });
+
+  it('--download-dir sets where attachments go; addresses are saved under the URL, or local: plus the data dir', async () => {
+    const dir = home();
+    expect(parseAppArgs(['--download-dir', '/tmp/dl'], { TEMPMAIL_TUI_HOME: dir }).settings?.downloadDir).toBe('/tmp/dl');
+    expect(parseAppArgs([], { TEMPMAIL_TUI_HOME: dir }).settings?.downloadDir).toBe(join(dir, 'downloads'));
+    expect((await run(['--download-dir'])).err).toContain('option --download-dir needs a value');
+    expect((await run(['--help'])).out).toContain('--download-dir');
+    // One key per service: the same URL however it is spelled; the local service by where its data lives.
+    expect(serviceKey('http://127.0.0.1:8025', {})).toBe('http://127.0.0.1:8025/');
+    expect(serviceKey('http://127.0.0.1:8025/', {})).toBe('http://127.0.0.1:8025/');
+    expect(serviceKey(undefined, { TEMPMAIL_TUI_HOME: dir })).toBe(`local:${join(dir, 'data')}`);
+    expect(serviceKey(undefined, { XDG_DATA_HOME: '/srv/x', HOME: '/home/u' })).toBe('local:/srv/x/tempmail-tui');
   });
 
   it('names the service by host and path, never with a password', () => {
