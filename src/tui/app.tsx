@@ -86,8 +86,8 @@ export function App(props: AppProps) {
   };
   const forget = (email: string) => {
     const wasCurrent = session !== null && session.email.toLowerCase() === email.toLowerCase();
-    saved.forget(email);
-    setNotice({ text: `Forgot ${email}`, kind: 'info' });
+    const found = saved.forget(email);
+    setNotice({ text: found ? `Forgot ${email}` : `${email} was not saved here`, kind: 'info' });
     if (wasCurrent) {
       setSession(null);
       setMode('picker');

@@ -4,9 +4,11 @@
  * ones pruned), `s` switches between them, `x` forgets one after asking.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createApi } from '../../src/api/client';
 import { openSavedSessions, type SavedSessionStore } from '../../src/core/saved-sessions';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { startApp, type AppHarness } from './harness';
@@ -30,6 +32,15 @@ async function service(): Promise<TestService> {
   const svc = await startTestService();
   cleanup.push(() => svc.close());
   return svc;
+}
+
+/** A loopback port that was free a moment ago: a service that is down. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 const ADDRESS = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/;
@@ -150,6 +161,27 @@ describe('saved addresses', () => {
     expect(frame).toContain(`Forgot ${second}`);
     expect(frame).not.toContain('Resume');
     expect(store.listLive(new Date(), svc.baseUrl)).toEqual([]);
+  });
+
+  it('a saved address can be resumed while the service cannot list its domains', async () => {
+    const svc = await service();
+    const { store } = tempStore();
+    const session = await createApi({ baseUrl: svc.baseUrl }).createSession();
+    store.save(session, svc.baseUrl);
+    const down = await freePort();
+    const dead = `http://127.0.0.1:${down}/`;
+    store.save({ ...session, email: `down-${session.email}` }, dead);
+    h = await startApp({
+      svc,
+      wrapApi: () => createApi({ baseUrl: dead, retries: 0, timeoutMs: 1000 }),
+      props: { saved: { store, serviceKey: dead } },
+    });
+    const frame = await h.screen.waitFor('Could not load the domains');
+    expect(frame).toContain(`Resume down-${session.email} (expires in`);
+    expect(frame).not.toContain(`Resume ${session.email}`);
+    await h.screen.press('1');
+    await h.screen.waitFor(/Offline: The service is unreachable/);
+    expect(h.screen.frame().split('\n')[0]).toContain(`down-${session.email}`);
   });
 
   it('a store that cannot be written is said on the status line; the address still works', async () => {
