@@ -126,6 +126,7 @@ export function App(props: AppProps) {
             notice={storeError ?? notice}
             onNewAddress={() => {
               saved.reload();
+              setNotice(null);
               setMode('picker');
             }}
             onSwitch={openSwitcher}
