@@ -15,7 +15,7 @@ export interface Mark {
 
 // Wide enough that the text is not wrapped (the detectors undo wrapping anyway, this saves them work).
 const MARK_WIDTH = 1000;
-const MARK_BYTES = 2 * SLICE_BYTES;
+const MARK_BYTES = SLICE_BYTES;
 
 /** The code and link of a message; nulls when nothing looks like one (or the body cannot be read). */
 export function markOf(message: Message): Mark {
