@@ -16,7 +16,8 @@ import { markOf, type Mark } from './mark';
 
 export type BodyEntry =
   | { status: 'loading' }
-  | { status: 'ready'; message: Message; mark: Mark }
+  /** `mark` is read on a later turn of the event loop than the fetch (it costs a few ms on big mail). */
+  | { status: 'ready'; message: Message; mark?: Mark }
   | { status: 'error'; error: string };
 
 export interface MessageCache {
@@ -63,9 +64,18 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
         (message) => {
           if (background) backgroundBusy.current = false;
           if (!current()) return;
-          map.set(id, { status: 'ready', message, mark: markOf(message) });
+          const entry: BodyEntry = { status: 'ready', message };
+          map.set(id, entry);
           setVersion((v) => v + 1);
-          if (background) pumpRef.current();
+          // Parsing the answer already took its share of this turn; the mark waits for the next one, and
+          // the next background fetch for the mark (one piece of work at a time).
+          setImmediate(() => {
+            if (current() && map.get(id) === entry) {
+              map.set(id, { ...entry, mark: markOf(message) });
+              setVersion((v) => v + 1);
+            }
+            if (background) pumpRef.current();
+          });
         },
         (error: unknown) => {
           if (background) backgroundBusy.current = false;
