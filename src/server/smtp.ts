@@ -27,6 +27,23 @@ function reply(code: number, text: string): Error & { responseCode: number } {
   return Object.assign(new Error(text), { responseCode: code });
 }
 
+type SmtpConnection = SMTPServer['connections'] extends Set<infer C> ? C : never;
+
+/**
+ * smtp-server refuses a SIZE= over the limit in MAIL FROM itself, before onMailFrom, and words it
+ * "552 Error: message exceeds ..." with no enhanced status code. Its only 552 replies are size refusals,
+ * so any 552 not already leading with an enhanced code is re-worded to read like our own 552 5.3.4.
+ * (Turning the library's check off with hideSize would also hide the limit from EHLO, which lets
+ * senders skip a doomed transfer.)
+ */
+function rewordSizeRefusals(connection: SmtpConnection, text: string): void {
+  const send = connection.send.bind(connection);
+  connection.send = (code, data, context) => {
+    if (code === 552 && !(typeof data === 'string' && /^5\.\d{1,3}\.\d{1,3} /.test(data))) send(code, text, false);
+    else send(code, data, context);
+  };
+}
+
 /** Builds the SMTP front end over a MailService. */
 export function createSmtpFront(service: MailService, config: ServerConfig, options: SmtpFrontOptions = {}): SmtpFront {
   const log = options.log ?? (() => {});
@@ -44,6 +61,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       return own.domain === rcpt.domain && norm(own.local) === norm(name);
     });
   }
+  const tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
   const pending = new Set<Promise<unknown>>();
@@ -118,7 +136,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     stream.on('end', () => {
       if (stream.sizeExceeded) {
         log(`smtp refused oversize message (${stream.byteLength} bytes)`);
-        callback(reply(552, `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`));
+        callback(reply(552, tooBig));
         release(session);
         return;
       }
@@ -147,6 +165,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     closeTimeout: options.closeGraceMs ?? 10_000,
     maxClients: options.maxClients ?? 200,
     logger: false,
+    onConnect(session, callback) {
+      // The greeting (and so any command) waits for this callback: the connection is worded before MAIL FROM.
+      for (const connection of server.connections) if (connection.session === session) rewordSizeRefusals(connection, tooBig);
+      callback();
+    },
     onRcptTo(address, session, callback) {
       checkRcpt(address, session).then(
         () => callback(),

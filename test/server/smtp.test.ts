@@ -167,6 +167,17 @@ describe('refusals', () => {
     expect((await inbox(s.token)).length).toBe(1);
   });
 
+  it('refuses a SIZE declared over the limit in MAIL FROM with 552 5.3.4, like an oversize DATA, and goes on', async () => {
+    const s = await session();
+    const c = await openSmtp(svc);
+    await c.command('EHLO test.local');
+    // smtp-server refuses this one itself, before our handlers see it; it must read like ours.
+    expect(await c.command(`MAIL FROM:<a@example.org> SIZE=${64 * 1024 + 1}`)).toBe(`552 5.3.4 Message too big (limit ${64 * 1024} bytes)`);
+    expect(await c.command(`MAIL FROM:<a@example.org> SIZE=${64 * 1024}`)).toMatch(/^250 /);
+    expect(await c.command(`RCPT TO:<${s.email}>`)).toMatch(/^250 /);
+    await c.command('QUIT');
+  });
+
   it('refuses recipients past the limit with 452 4.5.3 and a full inbox with 452 4.2.2', async () => {
     const live = [await session(), await session(), await session(), await session()];
     const info = await sendMail(svc, { to: live.map((s) => s.email), subject: 'many', text: 'x' });
@@ -190,7 +201,7 @@ describe('refusals', () => {
     const ehlo = await c.command('EHLO test.local');
     expect(ehlo).toContain(`SIZE ${64 * 1024}`);
     expect(ehlo).not.toMatch(/AUTH|STARTTLS/);
-    expect(await c.command('MAIL FROM:<a@example.org> SIZE=999999')).toMatch(/^552 /);
+    expect(await c.command('MAIL FROM:<a@example.org> SIZE=999999')).toMatch(/^552 5\.3\.4 /);
     expect(await c.command('MAIL FROM:<a@example.org>')).toMatch(/^250 /);
     expect(await c.command(`RCPT TO:<${s.email}>`)).toMatch(/^250 /);
     expect(await c.command('DATA')).toMatch(/^354 /);
