@@ -3,6 +3,7 @@
  * addresses, switching between them with `s`, a restart that offers both first in the picker with their
  * remaining time, and copying over OSC 52: `c` writes ESC ] 52 ; c ; <base64 of the address>, and `y` on
  * a mail with a code writes the code's base64. Asserted on the raw bytes the app wrote and on the screen.
+ * In local mode (no --base-url) an address is saved under "local:<data dir>" and offered after a restart.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync, statSync } from 'node:fs';
@@ -123,4 +124,28 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     expect(tokens).toHaveLength(2);
     for (const run of apps) for (const t of tokens) expect(run.raw().toString('latin1')).not.toContain(t);
   }, 120_000);
+
+  it('local mode: the address is saved under the data dir, so a restart (new HTTP port) offers it again', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-home-'));
+    dirs.push(home);
+    const local = () => {
+      const app = spawnApp({ args: ['--poll-interval', '1'], env: cleanEnv(home), cols: 100, rows: 30 });
+      apps.push(app);
+      return app;
+    };
+    let app = local();
+    await app.waitForScreen((s) => isPicker(s) && s.includes('Local service'));
+    await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in/.test(s));
+    const address = addressOnScreen(app);
+    await app.press('q');
+    expect(await app.exited()).toBe(0);
+    const saved = JSON.parse(readFileSync(join(home, 'state', 'sessions.json'), 'utf8')) as { sessions: { email: string; baseUrl: string }[] };
+    expect(saved.sessions.map((s) => [s.email, s.baseUrl])).toEqual([[address, `local:${join(home, 'data')}/`]]);
+
+    app = local();
+    await app.waitForScreen((s) => isPicker(s) && s.includes(`Resume ${address} (expires in`));
+    await app.press(KEYS.ENTER, (s) => isInbox(s) && s.includes(`No mail yet for ${address}`));
+    await app.press('q');
+    expect(await app.exited()).toBe(0);
+  }, 60_000);
 });
