@@ -4,6 +4,7 @@
  * client's job. Parsing never throws: a message mailparser cannot handle is kept with best-effort fields.
  */
 import { simpleParser, type AddressObject, type EmailAddress, type HeaderLines, type ParsedMail } from 'mailparser';
+import { headerDigest, headerEnd } from './mime-fallback';
 
 /** What the service keeps from a parsed message (the raw bytes are kept separately, untouched). */
 export interface ParsedFields {
@@ -33,20 +34,26 @@ const PARSER_OPTIONS = {
   keepCidLinks: true,
 };
 
-/** Parses `raw`; never rejects. `envelopeFrom` stands in for a missing From. */
-export async function parseMessage(raw: Buffer, envelopeFrom = ''): Promise<ParsedFields> {
+/** mailparser, given up on after PARSE_TIMEOUT_MS. */
+async function parse(raw: Buffer): Promise<ParsedMail> {
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('parse timed out')), PARSE_TIMEOUT_MS);
       timer.unref();
     });
-    const parsed = await Promise.race([simpleParser(raw, PARSER_OPTIONS), timeout]);
-    return fieldsOf(parsed, envelopeFrom);
-  } catch {
-    return fallbackFields(raw, envelopeFrom);
+    return await Promise.race([simpleParser(raw, PARSER_OPTIONS), timeout]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** Parses `raw`; never rejects. `envelopeFrom` stands in for a missing From. */
+export async function parseMessage(raw: Buffer, envelopeFrom = ''): Promise<ParsedFields> {
+  try {
+    return fieldsOf(await parse(raw), envelopeFrom);
+  } catch {
+    return fallbackFields(raw, envelopeFrom);
   }
 }
 
@@ -72,21 +79,21 @@ function fieldsOf(p: ParsedMail, envelopeFrom: string): ParsedFields {
   };
 }
 
-/** Best effort for a message the parser gave up on: the body after the first blank line, as UTF-8. */
-function fallbackFields(raw: Buffer, envelopeFrom: string): ParsedFields {
-  const s = raw.toString('utf8');
-  const m = /\r?\n\r?\n/.exec(s);
-  return {
-    senderName: '',
-    senderEmail: envelopeFrom,
-    subject: '',
-    to: [],
-    cc: [],
-    text: m ? s.slice(m.index + m[0].length) : null,
-    html: null,
-    headers: {},
-    attachments: [],
-  };
+/**
+ * Best effort for a message the parser gave up on (past ~1 MB of header or ~1,000 parts): sender,
+ * recipients, subject and the header pane from the top-level header alone, and as text the body after
+ * the first blank line, as UTF-8. No HTML and no attachments: those needed the MIME tree.
+ */
+async function fallbackFields(raw: Buffer, envelopeFrom: string): Promise<ParsedFields> {
+  const end = headerEnd(raw);
+  const text = end < raw.length ? raw.toString('utf8', end).replace(/^\r?\n\r?\n/, '') : null;
+  let header: ParsedFields;
+  try {
+    header = fieldsOf(await parse(headerDigest(raw)), envelopeFrom);
+  } catch {
+    header = { senderName: '', senderEmail: envelopeFrom, subject: '', to: [], cc: [], text: null, html: null, headers: {}, attachments: [] };
+  }
+  return { ...header, text, html: null, attachments: [] };
 }
 
 function flatten(obj: AddressObject | AddressObject[] | undefined): EmailAddress[] {

@@ -108,7 +108,7 @@ describe('SMTP under abuse', () => {
       expect(list.length).toBe(3);
       expect(list.map((m) => m.subject)).toContain('unclosed');
       // mailparser gives up past 1 MB of header or ~1,000 parts; the service then keeps best-effort
-      // fields (the subject is lost) and the raw message, which is served intact.
+      // fields (read from the top-level header: test/server/mime.test.ts) and the raw message, served intact.
       const stored = [];
       for (const m of list) stored.push((await call(big.baseUrl, '/raw-mail', { query: { token: b.token, id: m.id } })).bytes);
       const bySize = (a: Buffer, z: Buffer) => a.length - z.length;
