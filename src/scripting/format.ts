@@ -63,9 +63,10 @@ export interface ReadResult {
   link: string | null;
 }
 
-/** Renders a message at `width` and runs the code and link detectors on the text. */
+/** Renders the whole message at `width` and runs the code and link detectors on the text. */
 export function analyse(message: Message, width: number): ReadResult {
-  const body = renderBody({ bodyHtml: message.bodyHtml, bodyText: message.bodyText }, width);
+  // No render cap: it keeps a viewer's keyboard responsive, and a script has no keyboard but wants it all.
+  const body = renderBody({ bodyHtml: message.bodyHtml, bodyText: message.bodyText }, width, { maxBytes: Infinity });
   const found = detectCode({ subject: message.subject, text: body.text });
   const link = detectLink({ subject: message.subject, text: body.text, links: body.links });
   return { message, text: body.text, links: body.links, code: found?.code ?? null, link: link?.url ?? null };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/core/saved-sessions';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
-import { makeRunner, type Runner } from './run';
+import { BIG_HTML_END, bigHtml, makeRunner, type Runner } from './run';
 
 let svc: TestService;
 let r: Runner;
@@ -156,6 +156,17 @@ describe('list and read', () => {
     const readJson = JSON.parse((await r.run('read', [id!, '--json'])).stdout);
     expect(readJson).toMatchObject({ id: Number(id), code: '482913', subject, to: [email], attachments: [] });
     expect(readJson.text).toContain('Verification code: 482913');
+  });
+
+  it('read prints the whole of a 600 KB HTML message (no viewer cap in a script), its last paragraph too', async () => {
+    const email = (await r.run('new', [...base, '-q'])).stdout.trim();
+    await sendMail(svc, { to: email, subject: 'long newsletter', html: bigHtml() });
+    const id = (await r.run('list', [])).stdout.split('\t')[0]!;
+    const read = await r.run('read', [id]);
+    expect(read.code).toBe(0);
+    expect(read.stdout).toContain(BIG_HTML_END);
+    expect(read.stdout).not.toContain('message truncated');
+    expect(JSON.parse((await r.run('read', [id, '--json'])).stdout).text).toContain(BIG_HTML_END);
   });
 
   it('read: unknown id is exit 1; a bad or missing id is exit 2', async () => {

@@ -48,3 +48,14 @@ export function makeRunner(): Runner {
     },
   };
 }
+
+/** The last paragraph of bigHtml(). */
+export const BIG_HTML_END = 'This is the last paragraph of the newsletter.';
+
+/** About 600 KB of HTML (past the viewer's 256 KB render cap), ending with BIG_HTML_END. */
+export function bigHtml(): string {
+  const paragraphs = Array.from({ length: 9000 }, (_, i) => `<p>Paragraph ${i} of a long newsletter, with <b>some</b> markup.</p>`);
+  const html = `<html><body>${paragraphs.join('\n')}<p>${BIG_HTML_END}</p></body></html>`;
+  if (html.length < 600_000) throw new Error(`bigHtml is only ${html.length} bytes`);
+  return html;
+}

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/core/saved-sessions';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { waitFor } from '../helpers/wait';
-import { makeRunner, type RunResult, type Runner } from './run';
+import { BIG_HTML_END, bigHtml, makeRunner, type RunResult, type Runner } from './run';
 
 let svc: TestService;
 let r: Runner;
@@ -102,6 +102,15 @@ describe('wait', () => {
     const res = await running.done;
     expect(res.stdout).toContain('Your verification code is 739204.');
     expect(res.stdout.endsWith('\n')).toBe(true);
+  });
+
+  it('--print text prints the whole of a 600 KB HTML message, its last paragraph too', async () => {
+    const email = await newAddress();
+    const running = await startWait(['--timeout', '20']);
+    await sendMail(svc, { to: email, subject: 'long newsletter', html: bigHtml() });
+    const res = await running.done;
+    expect(res.stdout).toContain(BIG_HTML_END);
+    expect(res.stdout).not.toContain('message truncated');
   });
 
   it('times out with exit 1 and a clear message', async () => {
