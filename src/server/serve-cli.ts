@@ -3,6 +3,7 @@
  * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
+import { safeLine } from '../core/safe-text';
 import { startServer } from './assemble';
 import { buildServerConfig, UsageError, type ServeFlags } from './serve-config';
 
@@ -49,13 +50,15 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+// Messages can carry what the user typed or a config file held (an option name, a path, a value with a
+// `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
 function usage(message: string): number {
-  process.stderr.write(`tempmail-tui serve: ${message}\nTry 'tempmail-tui serve --help'.\n`);
+  process.stderr.write(`tempmail-tui serve: ${safeLine(message, 600)}\nTry 'tempmail-tui serve --help'.\n`);
   return 2;
 }
 
 function logLine(line: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  process.stderr.write(`${new Date().toISOString()} ${safeLine(line, 2000)}\n`);
 }
 
 /** Runs `serve` with its arguments; resolves with the exit code once the service has stopped. */
@@ -85,7 +88,7 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     server = await startServer(config, { log: logLine });
   } catch (error) {
-    process.stderr.write(`tempmail-tui serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`tempmail-tui serve: ${safeLine(error instanceof Error ? error.message : String(error), 600)}\n`);
     return 1;
   }
   const running = server;

@@ -4,11 +4,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { safeLine } from '../core/safe-text';
 import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './config';
 
 /** A value the user gave that we refuse; the CLI prints it and exits 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+/**
+ * A value from the command line or a config file, quoted for an error message. JSON quoting escapes C0
+ * controls but not C1 or bidi controls, and a config file's `\u001b` is a real ESC once parsed: the
+ * result goes through the terminal-safe boundary too, as everything written to a terminal does.
+ */
+export function show(value: unknown): string {
+  return safeLine(JSON.stringify(value) ?? String(value), 120);
 }
 
 /** Providers known to ignore dots in the local part (j.ohn@ and john@ are one mailbox). */
@@ -20,7 +30,7 @@ const EMAIL_LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
 /** Checks and lower-cases a domain name. */
 export function parseDomain(value: string, where: string): string {
   const d = value.trim().toLowerCase();
-  if (!DOMAIN.test(d)) throw new UsageError(`${where}: "${value}" is not a domain name`);
+  if (!DOMAIN.test(d)) throw new UsageError(`${where}: ${show(value)} is not a domain name`);
   return d;
 }
 
@@ -35,10 +45,10 @@ export function parseExtmailAccount(value: string, where: string): ExtmailAccoun
   const local = email.slice(0, at);
   const domain = email.slice(at + 1);
   if (rest.length > 0 || at < 1 || !EMAIL_LOCAL.test(local) || local.includes('+') || !DOMAIN.test(domain)) {
-    throw new UsageError(`${where}: "${value}" is not name@provider (optionally :dots or :nodots; no + in the name)`);
+    throw new UsageError(`${where}: ${show(value)} is not name@provider (optionally :dots or :nodots; no + in the name)`);
   }
   if (flag !== undefined && flag !== 'dots' && flag !== 'nodots') {
-    throw new UsageError(`${where}: "${flag}" after the address must be "dots" or "nodots"`);
+    throw new UsageError(`${where}: ${show(flag)} after the address must be "dots" or "nodots"`);
   }
   const dotInsensitive = flag === undefined ? DOT_INSENSITIVE_PROVIDERS.has(domain) : flag === 'dots';
   return { email, dotInsensitive };
@@ -48,7 +58,7 @@ export function parseExtmailAccount(value: string, where: string): ExtmailAccoun
 export function parseIntIn(value: unknown, min: number, max: number, where: string): number {
   const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${where}: expected a whole number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw new UsageError(`${where}: expected a whole number from ${min} to ${max}, got ${show(value)}`);
   }
   return n;
 }
@@ -57,7 +67,7 @@ export function parseIntIn(value: unknown, min: number, max: number, where: stri
 export function parsePositive(value: unknown, where: string): number {
   const n = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) {
-    throw new UsageError(`${where}: expected a positive number, got ${JSON.stringify(value)}`);
+    throw new UsageError(`${where}: expected a positive number, got ${show(value)}`);
   }
   return n;
 }
@@ -121,18 +131,18 @@ export function applyConfigFile(config: ServerConfig, path: string): void {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--config: cannot read ${path} (${code})`);
+    throw new UsageError(`--config: cannot read ${show(path)} (${safeLine(code, 40)})`);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--config: ${path} is not valid JSON (${error instanceof Error ? error.message : 'parse error'})`);
+    throw new UsageError(`--config: ${show(path)} is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`);
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`--config: ${path} must hold a JSON object`);
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`--config: ${show(path)} must hold a JSON object`);
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const set = Object.hasOwn(FILE_KEYS, key) ? FILE_KEYS[key] : undefined;
-    if (!set) throw new UsageError(`--config: unknown key "${key}" in ${path} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
+    if (!set) throw new UsageError(`--config: unknown key ${show(key)} in ${show(path)} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
     set(config, value, `--config ${key}`);
   }
 }
