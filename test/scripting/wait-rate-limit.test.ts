@@ -23,9 +23,9 @@ beforeAll(async () => {
     };
     if (url.pathname === '/check-mail') {
       checks.push(Date.now());
-      // 1: baseline (empty); 2: rate limited for 1 s; 3+: the message is there.
+      // 1: baseline (empty); 2: rate limited for 2 s; 3+: the message is there.
       if (checks.length === 1) return send(200, { status: 'success', messages: [] });
-      if (checks.length === 2) return send(429, { status: 'error', error: 'rate_limited', message: 'Slow down' }, { 'retry-after': '1' });
+      if (checks.length === 2) return send(429, { status: 'error', error: 'rate_limited', message: 'Slow down' }, { 'retry-after': '2' });
       return send(200, {
         status: 'success',
         messages: [{ id: 7, sender_name: 'Bank', sender_email: 'otp@bank.test', subject: 'Your one-time code', received_at: '2026-03-01 12:00:00' }],
@@ -53,10 +53,11 @@ it('waits out a 429 Retry-After before asking again, then prints the code', asyn
   const res = await r.run('wait', ['--print', 'code', '--timeout', '20', '--interval', '0.2']);
   expect(res.code).toBe(0);
   expect(res.stdout).toBe('204816\n');
-  expect(res.stderr).toMatch(/retrying in 1 s/);
+  expect(res.stderr).toMatch(/retrying in 2 s/);
   expect(res.stderr).not.toContain('tok-rate-secret');
   // The poll after the 429 came no sooner than Retry-After said (a little slack for timer rounding).
-  expect(checks[2]! - checks[1]!).toBeGreaterThanOrEqual(950);
-  // ...while the normal cadence is the 0.2 s interval.
-  expect(checks[1]! - checks[0]!).toBeLessThan(900);
+  // Only a lower bound, which a busy machine can never break: 2 s is longer than both the default
+  // interval (1.5 s, were --interval ignored) and the failure backoff (0.4 s, were the 429 taken for
+  // an outage), so passing it proves Retry-After was honoured without timing the normal cadence.
+  expect(checks[2]! - checks[1]!).toBeGreaterThanOrEqual(1950);
 });
