@@ -3,10 +3,10 @@
  * subcommands run without a UI, anything else starts the terminal app. Subcommands are imported
  * lazily so `--help` and `--version` answer without loading React or the server.
  */
-declare const __VERSION__: string;
+// The list alone (a module with no imports), so dispatch loads nothing it does not run.
+import { isScriptCommand } from './scripting/commands-list';
 
-// Kept here, not imported from src/scripting, so dispatch loads nothing it does not run.
-const SCRIPT_COMMANDS = ['new', 'domains', 'list', 'read', 'wait'] as const;
+declare const __VERSION__: string;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -14,7 +14,7 @@ async function main(argv: string[]): Promise<number> {
     const { runServe } = await import('./server/serve-cli');
     return runServe(rest);
   }
-  if (command !== undefined && (SCRIPT_COMMANDS as readonly string[]).includes(command)) {
+  if (command !== undefined && isScriptCommand(command)) {
     const { runScript } = await import('./scripting/index');
     return runScript(command, rest);
   }

@@ -8,11 +8,10 @@ import { ConfigError } from '../core/config';
 import { safeLine } from '../core/safe-text';
 import { SecureFileError } from '../core/secure-file';
 import { runDomains, runList, runNew, runRead } from './commands';
+import { isScriptCommand, type ScriptCommand } from './commands-list';
 import { EXIT, processIo, ScriptError, type ScriptIo } from './io';
 import { runWait } from './wait';
 
-/** Names `runScript` answers to; the CLI sends these here and everything else to the app. */
-export const SCRIPT_COMMANDS = ['new', 'domains', 'list', 'read', 'wait'] as const;
 
 const COMMON_HELP = `Common options:
   --base-url URL        the service (also TEMPMAIL_BASE_URL or baseUrl in config.json)
@@ -24,7 +23,7 @@ const COMMON_HELP = `Common options:
 
 Exit codes: 0 ok, 1 timeout / not found / service error, 2 usage or configuration error.`;
 
-const HELP: Record<(typeof SCRIPT_COMMANDS)[number], string> = {
+const HELP: Record<ScriptCommand, string> = {
   new: `Usage: tempmail-tui new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]
 
 Creates an address, saves it (with its token, mode 0600) for later commands and the app, and prints it.
@@ -83,11 +82,6 @@ export async function runScript(command: string, args: string[], io: ScriptIo = 
     io.stderr.write(`tempmail-tui ${command}: ${message}\n`);
     return code;
   }
-}
-
-/** True for the names in SCRIPT_COMMANDS. */
-export function isScriptCommand(command: string): command is (typeof SCRIPT_COMMANDS)[number] {
-  return (SCRIPT_COMMANDS as readonly string[]).includes(command);
 }
 
 // Errors become one line and an exit code. ApiError and ConfigError messages are written to be shown
