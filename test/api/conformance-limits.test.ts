@@ -33,6 +33,8 @@ describe('hostile mail end to end', () => {
     };
     const hostile = await api.createSession({ prefix: 'hostile' });
     const files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+    // Every known sample is there: an empty or renamed fixture dir must fail here, not pass vacuously.
+    expect(files).toEqual(expect.arrayContaining(Object.keys(words)));
     for (const file of files) {
       await sendRaw(svc, hostile.email, readFileSync(join(dir, file), 'utf8').replaceAll('{TO}', hostile.email));
     }
