@@ -1,11 +1,11 @@
 /** The line above the footer when it is not the status: a question, or the filter input. */
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import React from 'react';
 import { safeLine } from '../core/safe-text';
 import type { AttachmentInfo, MessageSummary } from '../core/types';
 import { fitToWidth } from '../core/text-width';
 import { ConfirmLine } from './common/chrome';
+import { TextInput } from './common/text-input';
 import { useTheme } from './common/theme';
 import { subjectLabel } from './format';
 

@@ -96,6 +96,20 @@ describe('picker', () => {
     expect(frame).toContain('taken-name2@tempmail.test');
   });
 
+  it('keeps every key of a fast typist: single-key chunks back to back, no frame in between', async () => {
+    h = await startApp();
+    await h.screen.waitFor('Custom name on tempmail.test');
+    await h.screen.press('3');
+    await h.screen.waitFor('type a name');
+    // Over SSH keys often arrive faster than a frame: each is its own chunk, none waits for a render.
+    for (const key of 'quick-fox.2') h.screen.write(key);
+    await h.screen.waitFor('✓ quick-fox.2@tempmail.test');
+    // Editing keys as fast: two backspaces, a cursor move and an insert, then Enter in the same burst.
+    for (const key of [KEY.BACKSPACE, KEY.BACKSPACE, KEY.ARROW_LEFT, KEY.ARROW_LEFT, 'e', KEY.ENTER]) h.screen.write(key);
+    const frame = await h.screen.waitFor('expires in');
+    expect(frame).toContain('quick-feox@tempmail.test');
+  });
+
   it('Esc leaves the custom name input for the list', async () => {
     h = await startApp();
     await h.screen.waitFor('Custom name on tempmail.test');

@@ -6,7 +6,6 @@
  */
 import { Box, Text } from 'ink';
 import SelectInput from 'ink-select-input';
-import TextInput from 'ink-text-input';
 import React, { useState } from 'react';
 import type { TempMailApi } from '../../api/types';
 import { fitToWidth } from '../../core/text-width';
@@ -14,6 +13,7 @@ import type { SavedSession } from '../../core/saved-sessions';
 import type { Domain, Session } from '../../core/types';
 import { Footer, StatusLine } from '../common/chrome';
 import { HelpScreen } from '../common/help-screen';
+import { TextInput } from '../common/text-input';
 import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
 import { useNow } from '../common/use-now';
@@ -103,9 +103,11 @@ export function PickerScreen(props: PickerScreenProps) {
       picker.create(sessionOptions(choice));
     }
   };
-  const submitCustom = () => {
-    if (!custom || prefixProblem(custom.value) !== null) return;
-    picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, custom.value), () =>
+  // The input passes what was typed: keys that came in the same burst as Enter may not be rendered yet.
+  const submitCustom = (typed: string) => {
+    const value = normalizePrefix(typed);
+    if (!custom || prefixProblem(value) !== null) return;
+    picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () =>
       setCustom((c) => (c ? { ...c, taken: true } : c)),
     );
   };
