@@ -63,7 +63,9 @@ function body(value: unknown): string | null {
 // Wire time in the service's zone; epoch seconds or milliseconds are accepted from services that send them.
 function time(value: unknown, offsetMinutes: number): Date | null {
   if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
-    return new Date(value < 1e12 ? value * 1000 : value);
+    const date = new Date(value < 1e12 ? value * 1000 : value);
+    // Past ±8.64e15 ms a Date is Invalid: it would show as "NaN" and throw in toISOString.
+    return Number.isNaN(date.getTime()) ? null : date;
   }
   return parseWireTime(value, offsetMinutes);
 }
