@@ -45,3 +45,12 @@ export async function call(baseUrl: string, path: string, options: CallOptions =
   }
   return { status: res.status, headers: res.headers, json, bytes };
 }
+
+/** A new address (no options) on the service at `baseUrl`; throws unless it answers 200 with one. */
+export async function newSession(baseUrl: string): Promise<{ email: string; token: string; expires_at: string }> {
+  const res = await call(baseUrl, '/create-session', { form: {} });
+  if (res.status !== 200 || typeof res.json?.email !== 'string') {
+    throw new Error(`create-session answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 200)}`);
+  }
+  return res.json as { email: string; token: string; expires_at: string };
+}

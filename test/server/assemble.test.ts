@@ -2,30 +2,20 @@
  * The wiring of startServer(): graceful close (a message mid-DATA still gets its 250 and is kept; idle
  * connections hear 421), and expired sessions purged at start and on the timer (clock injected, no sleep).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../helpers/cleanup';
 import { call } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/service';
 import { openSmtp } from '../helpers/smtp-dialog';
 import { waitFor } from '../helpers/wait';
 
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn();
-});
-
+const cleanup = cleanupAfterEach();
+const tempDir = () => cleanup.tempDir('tempmail-assemble-');
+/** A test service, closed after the test. */
 async function started(...args: Parameters<typeof startTestService>): Promise<TestService> {
-  const svc = await startTestService(...args);
-  cleanup.push(() => svc.close());
-  return svc;
-}
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tempmail-assemble-'));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+  return cleanup.defer(await startTestService(...args), (svc) => svc.close());
 }
 
 describe('startServer', () => {

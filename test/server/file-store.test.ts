@@ -1,21 +1,15 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FileStore, openFileStore } from '../../src/server/file-store';
+import { cleanupAfterEach } from '../helpers/cleanup';
 import { waitFor } from '../helpers/wait';
 import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from './store-suite';
 
-const dirs: string[] = [];
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tempmail-store-'));
-  dirs.push(dir);
-  return join(dir, 'data');
-}
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
+const cleanup = cleanupAfterEach();
+/** A data dir that does not exist yet, inside a temp dir removed after the test. */
+const tempDir = async () => join(await cleanup.tempDir('tempmail-store-'), 'data');
 
 runStoreSuite('FileStore', async () => {
   const dataDir = await tempDir();

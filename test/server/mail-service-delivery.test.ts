@@ -4,20 +4,12 @@
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/server/service-types';
-import { compose, makeService, T0, type ServiceFixture } from './service-fixture';
+import { compose, serviceMaker, T0 } from './service-fixture';
 import { HOSTILE_DIR } from '../helpers/fixtures';
 
-const fixtures: ServiceFixture[] = [];
-async function svc(...args: Parameters<typeof makeService>): Promise<ServiceFixture> {
-  const f = await makeService(...args);
-  fixtures.push(f);
-  return f;
-}
-afterEach(async () => {
-  for (const f of fixtures.splice(0)) await f.close();
-});
+const svc = serviceMaker();
 
 const client = { clientAddress: '127.0.0.1' };
 

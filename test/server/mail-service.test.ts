@@ -1,21 +1,13 @@
 /** Sessions of the mail service: creation rules, tokens, rate limit and expiry (injected clock, no sleeping). */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatWireTime } from '../../src/core/time';
 import { hashToken } from '../../src/server/mail-service';
 import { ServiceError, type ServiceErrorCode } from '../../src/server/service-types';
-import { compose, makeService, T0, type ServiceFixture } from './service-fixture';
+import { compose, serviceMaker, T0 } from './service-fixture';
 
-const fixtures: ServiceFixture[] = [];
-async function svc(...args: Parameters<typeof makeService>): Promise<ServiceFixture> {
-  const f = await makeService(...args);
-  fixtures.push(f);
-  return f;
-}
-afterEach(async () => {
-  for (const f of fixtures.splice(0)) await f.close();
-});
+const svc = serviceMaker();
 
 /** Expects `p` to reject with a ServiceError of `code` (and its HTTP status). */
 async function rejectsWith(p: Promise<unknown>, code: ServiceErrorCode, message?: RegExp): Promise<ServiceError> {

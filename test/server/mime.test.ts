@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMessage } from '../../src/server/mime';
 import { FIELD_CAP } from '../../src/server/mime-fallback';
-import { call } from '../helpers/http';
+import { call, newSession } from '../helpers/http';
 import { sendRaw, startTestService, type TestService } from '../helpers/service';
 
 const CRLF = '\r\n';
@@ -62,7 +62,7 @@ describe('over SMTP', () => {
   afterAll(() => svc?.close());
 
   it('lists a message with a 1.5 MB header under its real sender and subject, raw kept byte for byte', async () => {
-    const s = (await call(svc.baseUrl, '/create-session', { form: {} })).json as { email: string; token: string };
+    const s = await newSession(svc.baseUrl);
     const raw = bigHeader();
     expect((await sendRaw(svc, s.email, raw)).response).toMatch(/^250 /);
     const [m] = (await call(svc.baseUrl, '/check-mail', { query: { token: s.token } })).json!.messages;

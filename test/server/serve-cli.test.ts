@@ -2,29 +2,18 @@
  * `tempmail-tui serve` as a user runs it: the built dist/cli.js in a child process. Its printed
  * addresses, its exit codes, its config file, its graceful stop and a restart on the same data.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../helpers/cleanup';
 import { call } from '../helpers/http';
 import { sendMail } from '../helpers/service';
 import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../helpers/serve-process';
 
-const cleanup: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanup.splice(0).reverse()) await fn();
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tempmail-serve-'));
-  cleanup.push(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function track<T extends ServeProcess>(proc: T): T {
-  cleanup.push(() => stopServe(proc, 'SIGKILL'));
-  return proc;
-}
+const cleanup = cleanupAfterEach();
+const tempDir = () => cleanup.tempDir('tempmail-serve-');
+/** Kills `proc` after the test, if it is still running. */
+const track = <T extends ServeProcess>(proc: T): T => cleanup.defer(proc, (p) => stopServe(p, 'SIGKILL'));
 
 describe('tempmail-tui serve', () => {
   it('prints the HTTP URL and the SMTP address once, serves, and exits 0 on SIGTERM', async () => {

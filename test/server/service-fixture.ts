@@ -10,6 +10,7 @@ import { createMailService } from '../../src/server/mail-service';
 import { MemoryStore } from '../../src/server/memory-store';
 import type { MailService } from '../../src/server/service-types';
 import type { Store } from '../../src/server/store';
+import { cleanupAfterEach } from '../helpers/cleanup';
 
 /** 2026-11-21 10:00:00 UTC: the tests' "now", moved by hand. */
 export const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);
@@ -68,4 +69,10 @@ const composer = nodemailer.createTransport({ streamTransport: true, buffer: tru
 export async function compose(options: Mail.Options): Promise<Buffer> {
   const info = await composer.sendMail({ from: '"Ann Sender" <ann@example.test>', ...options });
   return info.message as Buffer;
+}
+
+/** makeService for a test file: every service it makes is closed after its test. Call at the top level. */
+export function serviceMaker(): typeof makeService {
+  const cleanup = cleanupAfterEach();
+  return async (...args) => cleanup.defer(await makeService(...args), (f) => f.close());
 }

@@ -3,7 +3,7 @@
  * over-long line, a sender that goes quiet. Each case ends with the service still answering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../helpers/http';
+import { call, newSession } from '../helpers/http';
 import { sendRaw, startTestService, type TestService } from '../helpers/service';
 import { openSmtp } from '../helpers/smtp-dialog';
 
@@ -13,9 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-async function box(): Promise<{ email: string; token: string }> {
-  return (await call(svc.baseUrl, '/create-session', { form: {} })).json as { email: string; token: string };
-}
+const box = () => newSession(svc.baseUrl);
 
 async function stillServing(): Promise<void> {
   const c = await openSmtp(svc);

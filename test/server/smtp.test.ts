@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../helpers/http';
+import { call, newSession } from '../helpers/http';
 import { sendMail, sendRaw, startTestService, type TestService } from '../helpers/service';
 import { openSmtp } from '../helpers/smtp-dialog';
 import { HOSTILE_DIR } from '../helpers/fixtures';
@@ -22,11 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => svc?.close());
 
-async function session(target: TestService = svc): Promise<{ email: string; token: string }> {
-  const res = await call(target.baseUrl, '/create-session', { form: {} });
-  expect(res.status).toBe(200);
-  return res.json as { email: string; token: string };
-}
+const session = (target: TestService = svc) => newSession(target.baseUrl);
 
 async function inbox(token: string, target: TestService = svc): Promise<{ id: number; subject: string }[]> {
   const res = await call(target.baseUrl, '/check-mail', { query: { token } });
