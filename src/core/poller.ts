@@ -26,6 +26,17 @@ export interface PollStatus {
   stopReason: string | null;
 }
 
+/** The status of a poller that has not checked yet (also what a view shows before its poller exists). */
+export const IDLE_POLL_STATUS: Readonly<PollStatus> = Object.freeze({
+  phase: 'idle',
+  lastSuccessAt: null,
+  nextAt: null,
+  failures: 0,
+  error: null,
+  rateLimited: false,
+  stopReason: null,
+});
+
 /** How the caller judges one failure. */
 export interface FailureVerdict {
   /** A readable line for the status bar (never a stack, never the token). */
@@ -90,15 +101,7 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inFlight = false;
   let started = false;
-  let state: PollStatus = {
-    phase: 'idle',
-    lastSuccessAt: null,
-    nextAt: null,
-    failures: 0,
-    error: null,
-    rateLimited: false,
-    stopReason: null,
-  };
+  let state: PollStatus = { ...IDLE_POLL_STATUS };
 
   const publish = (patch: Partial<PollStatus>) => {
     state = { ...state, ...patch };
