@@ -4,7 +4,7 @@
  * leaves either the old state or the new one (plus, at worst, a temp file that open() removes).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Temp files start with this; anything so named is a crash leftover. */
@@ -26,11 +26,28 @@ export async function mkdirDurable(dir: string, parent: string): Promise<void> {
   await fsyncDir(parent);
 }
 
+/** File systems that cannot make a hard link say so with one of these; publishing falls back to rename. */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
+
+export interface WriteOptions {
+  /**
+   * False: never replace an existing `dir/name`; reject with code EEXIST instead. The file is published
+   * with link() (which refuses an existing name) rather than rename() (which silently replaces it), so a
+   * second process writing into the same data dir can never overwrite a message this one acknowledged.
+   */
+  replace?: boolean;
+}
+
 /**
  * Writes `chunks` as `dir/name` (mode 0600) atomically and durably. Rejects with the file-system error
  * (EROFS, ENOSPC, EACCES, ENOTDIR...) and leaves nothing behind when it can.
  */
-export async function writeFileDurable(dir: string, name: string, chunks: readonly Uint8Array[]): Promise<void> {
+export async function writeFileDurable(
+  dir: string,
+  name: string,
+  chunks: readonly Uint8Array[],
+  options: WriteOptions = {},
+): Promise<void> {
   const tmp = join(dir, `${TEMP_PREFIX}${name}-${randomBytes(6).toString('hex')}`);
   const fh = await open(tmp, 'wx', 0o600);
   try {
@@ -44,12 +61,32 @@ export async function writeFileDurable(dir: string, name: string, chunks: readon
   }
   await fh.close();
   try {
-    await rename(tmp, join(dir, name));
+    await publish(tmp, join(dir, name), options.replace ?? true);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
   await fsyncDir(dir);
+}
+
+/** Gives the complete temp file its final name: rename, or link + unlink when it must not replace. */
+async function publish(tmp: string, target: string, replace: boolean): Promise<void> {
+  if (replace) return rename(tmp, target);
+  try {
+    await link(tmp, target);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === undefined || !NO_LINKS.has(code)) throw err;
+    // No hard links here: look, then rename. Only a writer racing between the two can still clobber.
+    const taken = await open(target, 'r').then(
+      (fh) => fh.close().then(() => true),
+      () => false,
+    );
+    if (taken) throw Object.assign(new Error(`EEXIST: file already exists, ${target}`), { code: 'EEXIST' });
+    return rename(tmp, target);
+  }
+  // A crash before this unlink leaves a temp file, which open() removes; the message is whole either way.
+  await unlink(tmp);
 }
 
 /** Unlinks `dir/name` durably; false when it was not there. */

@@ -40,6 +40,9 @@ interface SessionEntry {
   loadError?: unknown;
 }
 
+/** Ids tried past ones another writer already holds before an add gives up. */
+const MAX_ID_ATTEMPTS = 1000;
+
 export interface FileStoreOptions {
   /** One line per oddity found at open (corrupt file set aside, orphan removed). */
   log?: (line: string) => void;
@@ -219,12 +222,9 @@ export class FileStore implements Store {
       const entry = this.sessions.get(sessionId);
       if (!entry) throw new UnknownSessionError();
       if (entry.loadError) throw entry.loadError;
-      // Taken before any await, so concurrent adds never share an id. A failed add burns its id.
-      const id = ++entry.lastId;
       await this.ensureDir(entry);
       const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers } = input;
-      const meta: StoredMessageMeta = {
-        id,
+      const base = {
         senderName,
         senderEmail,
         subject,
@@ -237,8 +237,21 @@ export class FileStore implements Store {
           size: a.bytes.length,
         })),
       };
-      const chunks = encodeMessageFile(meta, { to, cc, text, html, headers }, raw, attachments.map((a) => a.bytes));
-      await writeFileDurable(entry.dir, `${id}.msg`, chunks);
+      let meta: StoredMessageMeta;
+      let chunks: Buffer[];
+      for (let attempt = 0; ; attempt++) {
+        // Taken before the write's first await, so concurrent adds never share an id. A failed add burns its id.
+        meta = { id: ++entry.lastId, ...base };
+        chunks = encodeMessageFile(meta, { to, cc, text, html, headers }, raw, attachments.map((a) => a.bytes));
+        try {
+          // Never over an existing file: another process on this data dir may have taken the id.
+          await writeFileDurable(entry.dir, `${meta.id}.msg`, chunks, { replace: false });
+          break;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= MAX_ID_ATTEMPTS) throw err;
+        }
+      }
+      const id = meta.id;
       const header = chunks[0]?.length ?? 0;
       const parts = [chunks[1]?.length ?? 0, raw.length, ...attachments.map((a) => a.bytes.length)];
       // A session deleted meanwhile is not brought back; its directory is gone or an orphan.
