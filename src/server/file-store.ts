@@ -26,6 +26,7 @@ import {
   storageErrorText,
 } from './store';
 import { HWM, loadMessageDir, loadSessions, metaCopy, SESSION_ID } from './file-store-load';
+import { SessionIndex } from './session-index';
 
 interface SessionEntry {
   session: StoredSession;
@@ -53,9 +54,7 @@ export interface FileStoreOptions {
 export class FileStore implements Store {
   private readonly sessionsDir: string;
   private readonly messagesDir: string;
-  private readonly sessions = new Map<string, SessionEntry>();
-  private readonly byToken = new Map<string, string>();
-  private readonly byAddress = new Map<string, string>();
+  private readonly sessions = new SessionIndex<SessionEntry>();
   private readonly pending = new Set<Promise<unknown>>();
   private state: 'new' | 'open' | 'closed' = 'new';
   private readonly log: (line: string) => void;
@@ -120,45 +119,20 @@ export class FileStore implements Store {
     }
   }
 
+  /** Indexes `session`, with a new entry (no messages yet) when its id is new. */
   private index(session: StoredSession): SessionEntry {
-    const old = this.sessions.get(session.id);
-    if (old) {
-      this.byToken.delete(old.session.tokenHash);
-      if (this.byAddress.get(old.session.addressKey) === session.id) this.byAddress.delete(old.session.addressKey);
-    }
-    const entry: SessionEntry = old ?? {
+    return this.sessions.put(session, () => ({
       session,
       dir: join(this.messagesDir, session.id),
       dirReady: false,
       messages: new Map(),
       lastId: 0,
       hwmOnDisk: 0,
-    };
-    entry.session = session;
-    this.sessions.set(session.id, entry);
-    this.byToken.set(session.tokenHash, session.id);
-    const holder = this.sessions.get(this.byAddress.get(session.addressKey) ?? '');
-    if (!holder || holder.session.createdAt <= session.createdAt) this.byAddress.set(session.addressKey, session.id);
-    return entry;
+    }));
   }
 
-  private unindex(entry: SessionEntry): void {
-    const s = entry.session;
-    this.sessions.delete(s.id);
-    if (this.byToken.get(s.tokenHash) === s.id) this.byToken.delete(s.tokenHash);
-    if (this.byAddress.get(s.addressKey) !== s.id) return;
-    this.byAddress.delete(s.addressKey);
-    // Rare: an older session with the same key is still stored; it holds the address again.
-    let next: StoredSession | undefined;
-    for (const e of this.sessions.values()) {
-      if (e.session.addressKey === s.addressKey && (!next || e.session.createdAt >= next.createdAt)) next = e.session;
-    }
-    if (next) this.byAddress.set(next.addressKey, next.id);
-  }
-
-  private copyOf(id: string | undefined): StoredSession | undefined {
-    const e = id === undefined ? undefined : this.sessions.get(id);
-    return e && { ...e.session };
+  private copyOf(entry: SessionEntry | undefined): StoredSession | undefined {
+    return entry && { ...entry.session };
   }
 
   putSession(session: StoredSession): Promise<void> {
@@ -179,17 +153,17 @@ export class FileStore implements Store {
 
   async getSession(id: string): Promise<StoredSession | undefined> {
     this.check();
-    return this.copyOf(id);
+    return this.copyOf(this.sessions.get(id));
   }
 
   async getSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined> {
     this.check();
-    return this.copyOf(this.byToken.get(tokenHash));
+    return this.copyOf(this.sessions.withToken(tokenHash));
   }
 
   async findSessionByAddress(addressKey: string): Promise<StoredSession | undefined> {
     this.check();
-    return this.copyOf(this.byAddress.get(addressKey));
+    return this.copyOf(this.sessions.withAddress(addressKey));
   }
 
   async listSessions(): Promise<StoredSession[]> {
@@ -209,7 +183,7 @@ export class FileStore implements Store {
       // The record goes first and durably: from then on the session is gone, and a crash before the
       // messages are removed leaves an orphan directory that open() cleans.
       await unlinkDurable(this.sessionsDir, `${id}.json`);
-      this.unindex(entry);
+      this.sessions.remove(entry);
       await rm(entry.dir, { recursive: true, force: true }).catch((err: unknown) => {
         this.log(`store: could not remove messages of deleted session ${id}: ${storageErrorText(err)}`);
       });
