@@ -21,6 +21,9 @@ export function describeError(error: unknown): string {
   return `Unexpected error${message ? `: ${safeLine(message, 200)}` : ''}`;
 }
 
+/** How a network failure's verdict starts; the poll line turns it into "Offline, retrying in N s: ...". */
+export const OFFLINE = 'Offline: ';
+
 /** How the inbox poller should react to a failed check. */
 export function pollVerdict(error: unknown): FailureVerdict {
   if (isApiError(error)) {
@@ -33,7 +36,7 @@ export function pollVerdict(error: unknown): FailureVerdict {
         return { message: 'Rate limited by the service', retryAfterMs: (error.details.retryAfterSeconds ?? 30) * 1000 };
       case 'network':
       case 'timeout':
-        return { message: `Offline: ${describeError(error)}` };
+        return { message: `${OFFLINE}${describeError(error)}` };
       default:
         return { message: describeError(error) };
     }

@@ -11,6 +11,7 @@ import { safeLine } from '../core/safe-text';
 import type { AttachmentInfo, Session } from '../core/types';
 import { describeError } from './errors';
 import { byteSize } from './format';
+import { fsReason } from './fs-reason';
 import { copiedLine, openedLine, shownInsteadLine } from './status-text';
 
 export interface SessionActionsInput {
@@ -34,20 +35,6 @@ export interface SessionActions {
   openUrl(n: number, url: string): void;
   /** Downloads an attachment and writes it, new file, mode 0600, into the download directory. */
   saveAttachment(messageId: number, attachment: AttachmentInfo): void;
-}
-
-function fsWhy(error: unknown): string {
-  const e = error as NodeJS.ErrnoException | null;
-  const words: Record<string, string> = {
-    EACCES: 'permission denied',
-    EPERM: 'not permitted',
-    ENOSPC: 'the disk is full',
-    EROFS: 'the file system is read-only',
-    ENOTDIR: 'a part of the path is not a directory',
-    EDQUOT: 'over the disk quota',
-  };
-  if (e?.code && words[e.code]) return words[e.code]!;
-  return safeLine(error instanceof Error ? error.message : String(error), 160);
 }
 
 /** The actions of one session, reporting through `info` and `fail`. */
@@ -95,7 +82,8 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
           mkdirSync(dir, { recursive: true, mode: 0o700 });
           path = writeNewFile(dir, attachment.filename, bytes);
         } catch (error) {
-          return live(fail)(`${name} not saved in ${safeLine(dir, 200)}: ${fsWhy(error)}`);
+          // The reason first: the folder can be long enough to push it off the line.
+          return live(fail)(`${name} not saved: ${fsReason(error)} (in ${safeLine(dir, 200)})`);
         }
         // The path says it all: the folder, and the name as made safe and numbered ("a (1).pdf").
         live(info)(`Saved ${name} (${byteSize(bytes.length)}) to ${safeLine(path, 300)}`);

@@ -70,7 +70,7 @@ export function watchUnhandled(): () => void {
   };
 }
 
-/** The second header line: the poll state ("last checked …", "Offline: … · retrying in 2 s …"). */
+/** The second header line: the poll state ("last checked …", "Offline, retrying in 2 s: …"). */
 export const pollLine = (frame: string): string => frame.split('\n')[1] ?? '';
 
 /** The frame is still the app, and says nothing a user should not read. */

@@ -60,11 +60,11 @@ function gaps(a: FaultApp, from: number): number[] {
 
 describe('fault matrix: the inbox against a misbehaving service', () => {
   const cases: [string, Fault, RegExp][] = [
-    ['500s', 'http500', /^The service failed \(internal, HTTP 500\): something went wrong/],
-    ['malformed JSON', 'malformed', /^The service sent an unexpected answer \(not JSON\)/],
-    ['an HTML error page', 'html', /^The service failed \(HTTP 502\)/],
-    ['valid JSON of the wrong shape', 'wrongShape', /^The service sent an unexpected answer \(no list of messages\)/],
-    ['a connection reset', 'reset', /^Offline: The service is unreachable \(connection (?:reset|closed early)\)|^Offline: The request failed/],
+    ['500s', 'http500', /^Error, retrying in \d+ s: The service failed \(internal, HTTP 500\): something went wrong/],
+    ['malformed JSON', 'malformed', /^Error, retrying in \d+ s: The service sent an unexpected answer \(not JSON\)/],
+    ['an HTML error page', 'html', /^Error, retrying in \d+ s: The service failed \(HTTP 502\)/],
+    ['valid JSON of the wrong shape', 'wrongShape', /^Error, retrying in \d+ s: The service sent an unexpected answer \(no list of messages\)/],
+    ['a connection reset', 'reset', /^Offline, retrying in \d+ s: (?:The service is unreachable \(connection (?:reset|closed early)\)|The request failed)/],
   ];
   for (const [name, fault, expected] of cases) {
     it(`${name}: status line, backoff, recovery by itself`, async () => {
@@ -97,7 +97,7 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     spec.retryAfter = 3;
     const before = a.checks().length;
     spec.setFault('http429', ['check-mail']);
-    const line = await failing(a, /^Rate limited by the service/);
+    const line = await failing(a, /^Rate limited by the service, retrying in \d+ s/);
     expect(line).toMatch(/retrying in [3-5] s/);
     // `r` does not cut a Retry-After wait short.
     await a.screen.press('r');
@@ -111,7 +111,7 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     const { app: a } = await inboxWithMail({ timeoutMs: 800 });
     spec.slowMs = 30_000;
     spec.setFault('slow', ['check-mail']);
-    const line = await failing(a, /^Offline: The service did not answer within 0\.8 s/);
+    const line = await failing(a, /^Offline, retrying in \d+ s: The service did not answer within 0\.8 s/);
     expect(line).toMatch(/retrying in [1-3] s/); // backoff 1-2 s, shown rounded up on a 1 s tick
     // The keyboard still answers while a check hangs.
     await a.screen.press('?');
@@ -123,7 +123,7 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
   it('a service that dies mid-session and comes back on the same port', async () => {
     const { app: a } = await inboxWithMail();
     await spec.stop();
-    await failing(a, /^Offline: The service is unreachable \(connection refused\)/);
+    await failing(a, /^Offline, retrying in \d+ s: The service is unreachable \(connection refused\)/);
     await spec.start();
     await recovers(a);
   }, 30_000);
@@ -134,7 +134,7 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     spec.add(session.token, { subject: 'Kept through the storm', sender_name: 'Ops', sender_email: 'ops@example.org', body_text: 'x', body_html: null });
     await spec.stop();
     app = startFaultApp(spec, { session });
-    const frame = await app.screen.waitFor((f) => /^Offline: The service is unreachable \(connection refused\) · retrying in \d+ s \(not checked yet\)/.test(pollLine(f)));
+    const frame = await app.screen.waitFor((f) => /^Offline, retrying in \d+ s: The service is unreachable \(connection refused\) \(not checked yet\)/.test(pollLine(f)));
     expectReadable(frame);
     await spec.start();
     await app.screen.waitFor('Kept through the storm', 12_000);

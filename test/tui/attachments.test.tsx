@@ -111,6 +111,22 @@ describe('attachments', () => {
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
   });
 
+  it('a download directory that cannot be made: the status line leads with the reason, the folder last', async () => {
+    const blocked = downloads();
+    writeFileSync(join(blocked, '..', 'file'), 'x');
+    const dir = join(blocked, '..', 'file', 'Downloads');
+    h = await startApp({ props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } } });
+    const address = await pickFirstDomain(h);
+    await sendMail(h.svc, { to: address, subject: 'One file', text: 'Just one.', attachments: [{ filename: 'notes.txt', content: 'x' }] });
+    await h.screen.press('r');
+    await h.screen.waitFor('One file');
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor('Just one.');
+    await h.screen.press('a');
+    const frame = await h.screen.waitFor('notes.txt not saved');
+    expect(frame.split('\n').at(-2)).toMatch(/^notes\.txt not saved: a part of the path is not a directory \(in \//);
+  });
+
   it('a service without the attachment route: "This service does not serve attachment bytes"', async () => {
     const svc = await startTestService();
     cleanup.push(() => svc.close());

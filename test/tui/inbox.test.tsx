@@ -149,8 +149,13 @@ describe('inbox', () => {
     await h.screen.waitFor('No mail yet');
     await h.svc.close();
     await h.screen.press('r');
-    const frame = await h.screen.waitFor(/Offline: .* retrying in \d+ s/);
+    // The state and the countdown lead, the reason follows: a narrow line cuts the reason, not the countdown.
+    const pollLine = (f: string) => f.split('\n')[1] ?? '';
+    let frame = await h.screen.waitFor((f) => /^Offline, retrying in \d+ s: The service is unreachable/.test(pollLine(f)));
     expect(frame).toContain(address);
+    h.screen.resize(40, 24);
+    frame = await h.screen.waitFor((f) => /^Offline, retrying in \d+ s/.test(pollLine(f)) && !f.includes('unreachable'));
+    h.screen.resize(80, 24);
     await h.screen.press('?');
     await h.screen.waitFor('Keys: inbox');
     await h.screen.press('?');

@@ -180,20 +180,23 @@ describe('saved addresses', () => {
     expect(frame).toContain(`Resume down-${session.email} (expires in`);
     expect(frame).not.toContain(`Resume ${session.email}`);
     await h.screen.press('1');
-    await h.screen.waitFor(/Offline: The service is unreachable/);
+    await h.screen.waitFor(/Offline, retrying in \d+ s: The service is unreachable/);
     expect(h.screen.frame().split('\n')[0]).toContain(`down-${session.email}`);
   });
 
-  it('a store that cannot be written is said on the status line; the address still works', async () => {
+  it('a store that cannot be read or written is said on the status line, reason first; the address still works', async () => {
     const svc = await service();
     // A "directory" that is a file: every write fails.
     const { dir } = tempStore();
     const blocked = join(dir, 'not-a-dir');
     writeFileSync(blocked, 'x');
     const store = openSavedSessions({ dir: join(blocked, 'state') });
+    // The reason leads and the (long, temporary) path comes last, so 80 columns show what went wrong.
+    const status = (f: string) => f.split('\n').at(-2) ?? '';
     h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
+    await h.screen.waitFor((f) => status(f).startsWith('Saved addresses could not be read: a part of the path is not a directory ('));
     const address = await create(h, 1);
-    await h.screen.waitFor('Not saved (it works until it expires, but cannot be resumed)');
+    await h.screen.waitFor((f) => status(f).startsWith('Address not saved: a part of the path is not a directory ('));
     await sendMail(svc, { to: address, subject: 'Still arrives', text: 'ok' });
     await h.screen.press('r');
     await h.screen.waitFor('Still arrives');

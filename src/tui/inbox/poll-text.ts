@@ -1,5 +1,6 @@
 /** The poll state as words for the header: last checked, checking, offline/retrying in N s, stopped. */
 import type { PollStatus } from '../../core/poller';
+import { OFFLINE } from '../errors';
 import { clockTime } from '../format';
 
 /** One line describing `poll` at time `now`. */
@@ -14,8 +15,21 @@ export function pollText(poll: PollStatus, now: number, intervalMs: number): str
     case 'waiting':
       return `${last} · every ${Math.round(intervalMs / 1000)} s`;
     case 'retrying':
-      return `${poll.error ?? 'check failed'} · retrying in ${inSeconds} s (${last})`;
+      return `${retryHead(poll, inSeconds)} (${last})`;
     case 'stopped':
       return poll.stopReason === 'left' ? 'stopped' : `${poll.stopReason ?? 'stopped'} · press n for a new address`;
   }
+}
+
+/**
+ * The state and the countdown first, the reason after: "Offline, retrying in 8 s: <reason>". A status
+ * line is cut at the terminal's edge, and a long reason first would cut the countdown off.
+ */
+function retryHead(poll: PollStatus, seconds: number): string {
+  const error = poll.error ?? 'the check failed';
+  const retrying = `retrying in ${seconds} s`;
+  // "Rate limited by the service" is the state itself; it has no further reason.
+  if (poll.rateLimited) return `${error}, ${retrying}`;
+  if (error.startsWith(OFFLINE)) return `Offline, ${retrying}: ${error.slice(OFFLINE.length)}`;
+  return `Error, ${retrying}: ${error}`;
 }

@@ -4,10 +4,11 @@
  * write it (permissions, a full disk) becomes a line for the status bar, never a crash, and the app goes
  * on without saving.
  */
+import { dirname } from 'node:path';
 import { useCallback, useState } from 'react';
 import type { SavedSession, SavedSessionStore } from '../../core/saved-sessions';
-import { safeLine } from '../../core/safe-text';
 import type { Session } from '../../core/types';
+import { fsProblem } from '../fs-reason';
 
 /** Where addresses are saved, and under which service key (see run-app.tsx: URL, or "local:" + data dir). */
 export interface SavedConfig {
@@ -28,14 +29,10 @@ export interface SavedHandle {
   error: string | null;
 }
 
-function why(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return safeLine(code && !message.includes(code) ? `${message} (${code})` : message, 200);
-}
-
 /** Saved addresses of one service; with no config, an empty list and no saving. */
 export function useSaved(config: SavedConfig | undefined, clock: () => number): SavedHandle {
+  // The reason first, the path last (see fs-reason.ts): the status line is cut at the right edge.
+  const why = useCallback((error: unknown) => (config ? fsProblem(error, [config.store.file, dirname(config.store.file)]) : ''), [config]);
   const read = useCallback((): { list: SavedSession[]; error: string | null } => {
     if (!config) return { list: [], error: null };
     try {
@@ -43,7 +40,7 @@ export function useSaved(config: SavedConfig | undefined, clock: () => number): 
     } catch (error) {
       return { list: [], error: `Saved addresses could not be read: ${why(error)}` };
     }
-  }, [config, clock]);
+  }, [config, clock, why]);
   const [state, setState] = useState(read);
 
   const reload = useCallback(() => setState(read()), [read]);
@@ -54,10 +51,10 @@ export function useSaved(config: SavedConfig | undefined, clock: () => number): 
         config.store.save(session, config.serviceKey);
         setState(read());
       } catch (error) {
-        setState((s) => ({ ...s, error: `Not saved (it works until it expires, but cannot be resumed): ${why(error)}` }));
+        setState((s) => ({ ...s, error: `Address not saved: ${why(error)}; it works until it expires but cannot be resumed` }));
       }
     },
-    [config, read],
+    [config, read, why],
   );
   const forget = useCallback(
     (email: string) => {
@@ -71,7 +68,7 @@ export function useSaved(config: SavedConfig | undefined, clock: () => number): 
         return false;
       }
     },
-    [config, read],
+    [config, read, why],
   );
   return { list: state.list, error: state.error, reload, save, forget };
 }
