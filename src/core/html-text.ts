@@ -155,13 +155,18 @@ export async function renderBodyAsync(input: BodyInput, width: number, signal?: 
     signal?.throwIfAborted();
     step(job, limit);
   }
-  return textInstead(job, input, width, {}) ?? finish(job, '');
+  // The text part shown instead is rendered the same way: whole, in slices.
+  if (prefersText(job, input)) return renderBodyAsync({ bodyHtml: null, bodyText: input.bodyText }, width, signal);
+  return finish(job, '');
 }
 
 // An HTML part that shows nothing (only images, only a hidden block) while a text part exists: the
 // text part is what the sender meant to be read.
+function prefersText(job: Job, input: BodyInput): boolean {
+  if (!job.html || job.table.links.length > 0 || job.parts.some((p) => p.trim() !== '')) return false;
+  return typeof input.bodyText === 'string' && input.bodyText.trim() !== '';
+}
+
 function textInstead(job: Job, input: BodyInput, width: number, options: RenderOptions): RenderedBody | null {
-  if (!job.html || job.table.links.length > 0 || job.parts.some((p) => p.trim() !== '')) return null;
-  if (typeof input.bodyText !== 'string' || input.bodyText.trim() === '') return null;
-  return renderBody({ bodyHtml: null, bodyText: input.bodyText }, width, options);
+  return prefersText(job, input) ? renderBody({ bodyHtml: null, bodyText: input.bodyText }, width, options) : null;
 }

@@ -185,3 +185,35 @@ describe('a 2 MB HTML message', () => {
     await h.screen.waitFor('Keys: reading a message');
   }, 60_000);
 });
+
+describe('bodies past the 256 KB synchronous cap', () => {
+  // One line per paragraph, numbered, so the end can be found and nothing is mistaken for it.
+  const lines = (n: number) => Array.from({ length: n }, (_, i) => `Line ${i + 1} of a long plain-text report, nothing more.`).join('\n');
+
+  /** Opens the message, goes to the end, and returns that frame: the last line must be there, no note. */
+  async function bottom(app: AppHarness): Promise<string> {
+    await app.screen.press(KEY.ENTER);
+    await app.screen.waitFor(/lines 1-\d+ of \d+/, 20_000);
+    await app.screen.press('G');
+    const frame = await app.screen.waitFor('The very last line.', 10_000);
+    expect(frame).not.toMatch(/truncated/);
+    return frame;
+  }
+
+  it('a 600 KB plain-text body is shown whole (rendered in slices, like big HTML)', async () => {
+    h = await startApp();
+    await withMessage(h, { subject: 'Long plain report', text: `${lines(10_000)}\nThe very last line.\n` });
+    const frame = await bottom(h);
+    expect(frame).toMatch(/lines \d+-10001 of 10001/);
+  }, 60_000);
+
+  it('an HTML part that shows nothing, with a 600 KB text part: the whole text part is shown', async () => {
+    h = await startApp();
+    await withMessage(h, {
+      subject: 'Image-only HTML',
+      html: '<html><body><img src="cid:banner"></body></html>',
+      text: `${lines(10_000)}\nThe very last line.\n`,
+    });
+    await bottom(h);
+  }, 60_000);
+});

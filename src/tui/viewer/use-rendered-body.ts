@@ -1,7 +1,9 @@
 /**
- * A message body as wrapped terminal text for the current width. Small bodies are converted at once
- * (no "rendering" flash); big HTML goes through renderBodyAsync in slices with event-loop yields, so a
- * 2 MB newsletter never blocks the keyboard, and a stale render is aborted when the user moves on.
+ * A message body as wrapped terminal text for the current width, always whole. Small bodies are
+ * converted at once (no "rendering" flash); anything bigger, HTML or plain text, goes through
+ * renderBodyAsync in slices with event-loop yields, so a 2 MB newsletter never blocks the keyboard, and
+ * a stale render is aborted when the user moves on. The viewer never shows a body cut at a cap: there
+ * is nothing to "load all" afterwards.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { renderBody, renderBodyAsync, SLICE_BYTES, type RenderedBody } from '../../core/html-text';
@@ -10,14 +12,22 @@ import { describeError } from '../errors';
 
 export type BodyView = { status: 'rendering' } | { status: 'ready'; body: RenderedBody };
 
-// Up to this much HTML the synchronous conversion costs a few ms: no reason to go async.
+// Up to this much the synchronous conversion costs a few ms: no reason to go async.
 const SYNC_LIMIT = SLICE_BYTES * 1.5;
 
 const fallback = (error: unknown): RenderedBody => ({ text: `[could not show this message: ${describeError(error)}]`, links: [] });
 
+/** Length of the body that will be shown: the HTML part when it has any content, else the text part. */
+export function shownLength(message: Pick<Message, 'bodyHtml' | 'bodyText'>): number {
+  const html = message.bodyHtml ?? '';
+  return html.trim() !== '' ? html.length : (message.bodyText?.length ?? 0);
+}
+
+// Capped at SYNC_LIMIT: an HTML part that shows nothing falls back to its text part, which can be
+// big; that comes back truncated and is then rendered whole, asynchronously.
 function renderNow(message: Message, width: number): RenderedBody {
   try {
-    return renderBody(message, width);
+    return renderBody(message, width, { maxBytes: SYNC_LIMIT });
   } catch (error) {
     return fallback(error);
   }
@@ -25,12 +35,13 @@ function renderNow(message: Message, width: number): RenderedBody {
 
 /** The rendered body of `message` at `width` columns; null while no message is given. */
 export function useRenderedBody(message: Message | undefined, width: number): BodyView | null {
-  const small = message !== undefined && (message.bodyHtml?.length ?? 0) <= SYNC_LIMIT;
+  const small = message !== undefined && shownLength(message) <= SYNC_LIMIT;
   const syncBody = useMemo(() => (message && small ? renderNow(message, width) : null), [message, small, width]);
+  const whole = syncBody !== null && syncBody.truncated === undefined;
   const [big, setBig] = useState<{ message: Message; width: number; body: RenderedBody } | null>(null);
 
   useEffect(() => {
-    if (!message || small) return;
+    if (!message || whole) return;
     const abort = new AbortController();
     renderBodyAsync(message, width, abort.signal).then(
       (body) => setBig({ message, width, body }),
@@ -39,10 +50,10 @@ export function useRenderedBody(message: Message | undefined, width: number): Bo
       },
     );
     return () => abort.abort();
-  }, [message, small, width]);
+  }, [message, whole, width]);
 
   if (!message) return null;
-  if (syncBody) return { status: 'ready', body: syncBody };
+  if (whole) return { status: 'ready', body: syncBody };
   if (big && big.message === message && big.width === width) return { status: 'ready', body: big.body };
   return { status: 'rendering' };
 }
