@@ -3,9 +3,9 @@
  * (`$XDG_CONFIG_HOME/tempmail-tui/config.json`), the environment (TEMPMAIL_*), then command-line flags.
  * A bad value anywhere is a ConfigError that names where it came from and which key, never a silent default.
  */
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { PostEncoding } from '../api/types';
 import type { AppPaths } from './paths';
 import { safeLine } from './safe-text';
@@ -102,6 +102,7 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
     if (code === 'ENOENT' || code === 'ENOTDIR') return {};
     throw new ConfigError(`${file}: cannot be read (${code ?? 'unknown error'})`);
   }
+  keepPrivate(file);
   raw = raw.replace(/^\ufeff/, '');
   // An empty file is what `touch config.json` leaves behind: read it as "nothing configured".
   if (raw.trim() === '') return {};
@@ -145,6 +146,32 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
     }
   }
   return out;
+}
+
+/**
+ * The config file can hold a service URL with a password in it, so it is kept like the saved sessions:
+ * 0600 in a 0700 directory. Looser modes are tightened; a file or directory of another user is refused.
+ * Symbolic links are followed (dotfile managers link config files), so the target is what is checked.
+ */
+function keepPrivate(file: string): void {
+  const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  for (const [path, mode] of [[file, 0o600], [dirname(file), 0o700]] as const) {
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      return; // gone since it was read: nothing to protect
+    }
+    if (me !== undefined && st.uid !== me) {
+      throw new ConfigError(`${path}: belongs to another user (uid ${st.uid}); refusing to use it. Remove it or set XDG_CONFIG_HOME to a directory of your own.`);
+    }
+    if ((st.mode & 0o077) === 0) continue;
+    try {
+      chmodSync(path, mode);
+    } catch {
+      // A read-only file system: the file still works; there is nothing more we can do about its mode.
+    }
+  }
 }
 
 function readEnv(env: NodeJS.ProcessEnv, home: string): SettingsLayer {
