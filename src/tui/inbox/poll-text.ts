@@ -6,7 +6,8 @@ import { clockTime } from '../format';
 /** One line describing `poll` at time `now`. */
 export function pollText(poll: PollStatus, now: number, intervalMs: number): string {
   const last = poll.lastSuccessAt !== null ? `last checked ${clockTime(poll.lastSuccessAt)}` : 'not checked yet';
-  const inSeconds = poll.nextAt !== null ? Math.max(0, Math.ceil((poll.nextAt - now) / 1000)) : 0;
+  // Floored like the expiry countdown (secondsLeft): both change on the same tick, never read high.
+  const inSeconds = poll.nextAt !== null ? Math.max(0, Math.floor((poll.nextAt - now) / 1000)) : 0;
   switch (poll.phase) {
     case 'idle':
       return 'starting…';
