@@ -162,6 +162,7 @@ export function App(props: AppProps) {
             notice={storeError ?? notice}
             onCreated={created}
             onResume={(s) => (session && s.email === session.email ? setMode('session') : resume(s))}
+            onForget={(s) => forget(s.email)}
             onCancel={session ? () => setMode('session') : undefined}
             onQuit={quit}
           />

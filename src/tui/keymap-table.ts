@@ -163,10 +163,11 @@ export const KEYMAP: readonly Binding[] = [
     description: {
       inbox: 'forget this address (asks; then the picker)',
       switch: 'forget the highlighted address (asks)',
+      picker: 'forget the highlighted saved address (asks)',
     },
-    screens: ['inbox', 'switch'],
+    screens: ['inbox', 'switch', 'picker'],
     hint: 'forget',
-    footer: ['switch'],
+    footer: ['switch', 'picker'],
   },
   {
     command: 'yank',
@@ -218,8 +219,8 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'help',
     keys: [char('?')],
-    description: { picker: 'this help', inbox: 'this help', viewer: 'this help', help: 'close the help' },
-    screens: ['picker', 'inbox', 'viewer', 'help'],
+    description: { picker: 'this help', inbox: 'this help', viewer: 'this help', switch: 'this help', help: 'close the help' },
+    screens: ['picker', 'inbox', 'viewer', 'switch', 'help'],
     hint: 'help',
   },
   {

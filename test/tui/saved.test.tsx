@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/client';
 import { openSavedSessions, type SavedSessionStore } from '../../src/core/saved-sessions';
+import { helpRows } from '../../src/tui/keymap';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { startApp, type AppHarness } from './harness';
 import { KEY } from './ui';
@@ -161,6 +162,51 @@ describe('saved addresses', () => {
     expect(frame).toContain(`Forgot ${second}`);
     expect(frame).not.toContain('Resume');
     expect(store.listLive(new Date(), svc.baseUrl)).toEqual([]);
+  });
+
+  it('x in the picker forgets the highlighted saved address after asking; on a new-address line it says what x is for', async () => {
+    const svc = await service();
+    const { store } = tempStore();
+    const api = createApi({ baseUrl: svc.baseUrl });
+    const older = await api.createSession();
+    const newer = await api.createSession();
+    store.save(older, svc.baseUrl);
+    store.save(newer, svc.baseUrl);
+    h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
+    await h.screen.waitFor('Random address on');
+    await h.screen.press('j', 'x'); // the second line: the older address
+    await h.screen.waitFor(`Forget ${older.email}? (it cannot be reopened) y = yes`);
+    await h.screen.press('n');
+    await h.screen.waitFor('Cancelled');
+    expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(2);
+    await h.screen.press('x', 'y');
+    const frame = await h.screen.waitFor(`Forgot ${older.email}`);
+    expect(frame).not.toContain(`Resume ${older.email}`);
+    expect(frame).toContain(`Resume ${newer.email}`);
+    expect(store.listLive(new Date(), svc.baseUrl).map((s) => s.email)).toEqual([newer.email]);
+    // The list starts again at its top: the remaining saved address, then a line that is not saved.
+    await h.screen.press('j', 'x');
+    await h.screen.waitFor('x forgets a saved address');
+    expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(1);
+    // Enter still works after all that: the highlighted line is what x looked at.
+    await h.screen.press('k', KEY.ENTER);
+    await h.screen.waitFor(`No mail yet for ${newer.email}`);
+  });
+
+  it('? in the switcher lists its keys from the keymap; Esc closes the help, then the switcher', async () => {
+    const svc = await service();
+    const { store } = tempStore();
+    h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
+    const address = await create(h, 1);
+    await h.screen.press('s');
+    await h.screen.waitFor('saved addresses (1)');
+    await h.screen.press('?');
+    const frame = await h.screen.waitFor('Keys: saved addresses');
+    for (const row of helpRows('switch')) expect(frame).toContain(row.description.slice(0, 40));
+    await h.screen.press(KEY.ESC);
+    await h.screen.waitFor('Enter choose');
+    await h.screen.press(KEY.ESC);
+    await h.screen.waitFor(`No mail yet for ${address}`);
   });
 
   it('a saved address can be resumed while the service cannot list its domains', async () => {

@@ -20,6 +20,7 @@ const TITLES: Partial<Record<Screen, string>> = {
   picker: 'Keys: choosing an address',
   inbox: 'Keys: inbox',
   viewer: 'Keys: reading a message',
+  switch: 'Keys: saved addresses',
 };
 
 /** Lists the keys of `screen`; `?`, Esc or `q` closes it. */

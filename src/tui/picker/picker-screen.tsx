@@ -2,7 +2,8 @@
  * The address picker: the live saved addresses first (to resume, with their remaining time), then the
  * service's domains (random or custom name), each external-mail account and "picked for me". Loading and
  * errors are visible, and a service that cannot be reached offers a retry while saved addresses stay
- * choosable. The custom name is checked as it is typed; a name in use is "taken, try another".
+ * choosable. The custom name is checked as it is typed; a name in use is "taken, try another". `x` on
+ * a saved address forgets it, after asking.
  */
 import { Box, Text } from 'ink';
 import SelectInput from 'ink-select-input';
@@ -11,7 +12,7 @@ import type { TempMailApi } from '../../api/types';
 import { fitToWidth } from '../../core/text-width';
 import type { SavedSession } from '../../core/saved-sessions';
 import type { Domain, Session } from '../../core/types';
-import { Footer, StatusLine } from '../common/chrome';
+import { ConfirmLine, Footer, StatusLine } from '../common/chrome';
 import { HelpScreen } from '../common/help-screen';
 import { TextInput } from '../common/text-input';
 import { useTheme } from '../common/theme';
@@ -38,6 +39,8 @@ export interface PickerScreenProps {
   current?: string | null;
   /** A saved address was chosen. */
   onResume?: (session: SavedSession) => void;
+  /** `x` on a saved address, confirmed: forget it. */
+  onForget?: (session: SavedSession) => void;
   /** For the remaining times of saved addresses. */
   clock?: () => number;
   /** A line for the status bar when nothing else is said (e.g. "Forgot ..."). */
@@ -75,16 +78,35 @@ export function PickerScreen(props: PickerScreenProps) {
   const now = useNow(props.clock ?? Date.now);
   const [custom, setCustom] = useState<Custom | null>(null);
   const [help, setHelp] = useState(false);
-  const screen: Screen = help ? 'help' : custom ? 'prefix' : 'picker';
+  const [forgetting, setForgetting] = useState<SavedSession | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
+  // ink-select-input reports moves, not its position: the highlighted key, valid for these items only
+  // (the list goes back to its top whenever its items change).
+  const [highlight, setHighlight] = useState<{ items: string; key: string } | null>(null);
+  const screen: Screen = forgetting ? 'confirm' : help ? 'help' : custom ? 'prefix' : 'picker';
   // While an address is being created the list does not take Enter (no second address), but q and ?
   // still work: a slow service must not hold the keyboard.
-  const listing = isActive && !help && !custom && !picker.creating;
-  const pickerKeys = isActive && !help && !custom;
+  const listing = isActive && !help && !custom && !forgetting && !picker.creating;
+  const pickerKeys = isActive && !help && !custom && !forgetting;
+
+  // The current address is not offered: Esc goes back to it.
+  const resumable = savedItems(props.saved ?? [], now).filter((item) => item.key !== `s${props.current ?? ''}`);
+  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
+  // At start the saved addresses come first (resuming is the likely wish); opened by `n` from an
+  // address, the user asked for a new one, so the new choices come first.
+  const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
+  const itemsKey = items.map((item) => item.key).join('\n');
+  const highlighted = items.find((item) => highlight?.items === itemsKey && item.key === highlight.key) ?? items[0];
 
   useKeys(
     'picker',
     {
       refresh: () => picker.domains.status === 'error' && picker.retry(),
+      forget: () => {
+        const choice = highlighted?.value;
+        if (choice?.kind === 'saved') setForgetting(choice.session);
+        else setSaid('x forgets a saved address: highlight a "Resume …" line first.');
+      },
       back: () => props.onCancel?.(),
       help: () => setHelp(true),
       quit: props.onQuit,
@@ -92,8 +114,24 @@ export function PickerScreen(props: PickerScreenProps) {
     { isActive: pickerKeys },
   );
   useKeys('prefix', { back: () => setCustom(null) }, { isActive: isActive && !help && custom !== null && !picker.creating });
+  useKeys(
+    'confirm',
+    {
+      yes: () => {
+        if (forgetting) props.onForget?.(forgetting);
+        setForgetting(null);
+        setSaid(null);
+      },
+      no: () => {
+        setForgetting(null);
+        setSaid('Cancelled');
+      },
+    },
+    { isActive: isActive && forgetting !== null },
+  );
 
   const choose = (choice: PickerChoice) => {
+    setSaid(null);
     if (choice.kind === 'saved') {
       props.onResume?.(choice.session);
     } else if (choice.kind === 'custom') {
@@ -114,8 +152,6 @@ export function PickerScreen(props: PickerScreenProps) {
 
   // Title, service line, blank; status and footer at the bottom.
   const bodyRows = Math.max(3, rows - 5);
-  // The current address is not offered: Esc goes back to it.
-  const resumable = savedItems(props.saved ?? [], now).filter((item) => item.key !== `s${props.current ?? ''}`);
   let body: React.ReactNode;
   let domainsNote: React.ReactNode = null;
   if (picker.domains.status === 'loading') {
@@ -154,10 +190,6 @@ export function PickerScreen(props: PickerScreenProps) {
       </Box>
     );
   } else {
-    const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
-    // At start the saved addresses come first (resuming is the likely wish); opened by `n` from an
-    // address, the user asked for a new one, so the new choices come first.
-    const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
     const noteRows = domainsNote ? (picker.domains.status === 'error' ? 2 : 1) : 0;
     body = (
       <Box flexDirection="column">
@@ -169,6 +201,7 @@ export function PickerScreen(props: PickerScreenProps) {
             indicatorComponent={Indicator}
             itemComponent={Item}
             onSelect={(item) => choose(item.value)}
+            onHighlight={(item) => setHighlight({ items: itemsKey, key: item.key ?? '' })}
           />
         ) : null}
         {domainsNote}
@@ -179,8 +212,10 @@ export function PickerScreen(props: PickerScreenProps) {
     );
   }
 
-  const said = picker.creating && !custom ? 'Creating the address…' : picker.error;
-  const status: StatusMessage | null = said ? { text: said, kind: picker.error ? 'error' : 'info' } : (props.notice ?? null);
+  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  let status: StatusMessage | null = props.notice ?? null;
+  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
+  else if (said) status = { text: said, kind: 'info' };
   return (
     <Box flexDirection="column" width={columns}>
       <Text bold color={theme.color('accent')} wrap="truncate">
@@ -196,7 +231,11 @@ export function PickerScreen(props: PickerScreenProps) {
       {help ? (
         <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => setHelp(false)} isActive={isActive && help} />
       ) : null}
-      <StatusLine status={status} columns={columns} />
+      {forgetting ? (
+        <ConfirmLine question={`Forget ${forgetting.email}? (it cannot be reopened)`} columns={columns} />
+      ) : (
+        <StatusLine status={status} columns={columns} />
+      )}
       <Footer screen={screen} columns={columns} />
     </Box>
   );

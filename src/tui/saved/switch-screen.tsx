@@ -1,7 +1,7 @@
 /**
  * The address switcher (`s`): the live saved addresses of this service with their remaining time, the
- * current one marked. Enter or a digit switches, `x` forgets the highlighted one after asking, Esc or `q`
- * goes back. Switching leaves nothing behind: every address keeps receiving until it expires.
+ * current one marked. Enter or a digit switches, `x` forgets the highlighted one after asking, `?` lists
+ * the keys, Esc or `q` goes back. Switching leaves nothing behind: every address keeps receiving until it expires.
  */
 import { Box, Text } from 'ink';
 import React, { useState } from 'react';
@@ -9,6 +9,7 @@ import type { SavedSession } from '../../core/saved-sessions';
 import { fitToWidth, textWidth } from '../../core/text-width';
 import { formatCountdown, secondsLeft } from '../../core/time';
 import { ConfirmLine, Footer, StatusLine } from '../common/chrome';
+import { HelpScreen } from '../common/help-screen';
 import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
 import { useNow } from '../common/use-now';
@@ -50,6 +51,7 @@ export function SwitchScreen(props: SwitchScreenProps) {
     return i < 0 ? 0 : i;
   });
   const [asking, setAsking] = useState<SavedSession | null>(null);
+  const [help, setHelp] = useState(false);
   const index = Math.min(selected, Math.max(0, list.length - 1));
   const highlighted = list[index];
 
@@ -63,9 +65,10 @@ export function SwitchScreen(props: SwitchScreenProps) {
         if (target) props.onChoose(target);
       },
       forget: () => highlighted && setAsking(highlighted),
+      help: () => setHelp(true),
       back: props.onBack,
     },
-    { isActive: isActive && asking === null },
+    { isActive: isActive && asking === null && !help },
   );
   useKeys(
     'confirm',
@@ -92,7 +95,8 @@ export function SwitchScreen(props: SwitchScreenProps) {
         {fitToWidth(`tempmail-tui · saved addresses (${list.length})`, columns)}
       </Text>
       <Text> </Text>
-      <Box flexDirection="column" height={listRows} overflowY="hidden">
+      {help ? <HelpScreen screen="switch" columns={columns} rows={listRows + 1} onClose={() => setHelp(false)} isActive={isActive} /> : null}
+      <Box display={help ? 'none' : 'flex'} flexDirection="column" height={listRows} overflowY="hidden">
         {list.length === 0 ? (
           <Text wrap="truncate">{fitToWidth('No saved address is still live. Esc goes back; n in the inbox makes a new one.', columns)}</Text>
         ) : (
@@ -103,13 +107,13 @@ export function SwitchScreen(props: SwitchScreenProps) {
           ))
         )}
       </Box>
-      <Text> </Text>
+      {help ? null : <Text> </Text>}
       {asking ? (
         <ConfirmLine question={`Forget ${asking.email}? (it cannot be reopened)`} columns={columns} />
       ) : (
         <StatusLine status={props.status} columns={columns} />
       )}
-      <Footer screen={asking ? 'confirm' : 'switch'} columns={columns} />
+      <Footer screen={asking ? 'confirm' : help ? 'help' : 'switch'} columns={columns} />
     </Box>
   );
 }
