@@ -195,6 +195,9 @@ export function PickerScreen(props: PickerScreenProps) {
       <Box flexDirection="column">
         {items.length > 0 ? (
           <SelectInput<PickerChoice>
+            // A new list is a new instance, at its top: ink-select-input would move there only in an
+            // effect after drawing, and a key handled before it would act on the old position.
+            key={itemsKey}
             items={items}
             isFocused={listing}
             limit={Math.max(1, bodyRows - noteRows)}
