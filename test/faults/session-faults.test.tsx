@@ -97,9 +97,14 @@ describe('fault matrix: picker, token, open', () => {
     const session = spec.session();
     const gone = mail(session.token, 'Deleted elsewhere');
     mail(session.token, 'Still here');
+    // The app fetches the newest unread bodies in the background as soon as they are listed: a body it
+    // got before the delete would be cached and open fine. Until the delete, read-mail fails (a failed
+    // background fetch is dropped), so the body is never fetched while the message exists.
+    spec.setFault('http500', ['read-mail']);
     app = startFaultApp(spec, { session, pollIntervalMs: 60_000 });
     await app.screen.waitFor('Deleted elsewhere');
     spec.remove(session.token, gone);
+    spec.setFault('ok');
     // Newest first: "Still here" is on top, the deleted one below it.
     await app.screen.press('j', KEY.ENTER);
     let frame = await app.screen.waitFor(/Could not load this message: .*\. Press r to try again\./);
@@ -115,9 +120,10 @@ describe('fault matrix: picker, token, open', () => {
   it('read-mail failing (500, then a 30 s hang) shows in the viewer, and r loads it once the service behaves', async () => {
     const session = spec.session();
     mail(session.token, 'Open me later');
+    // Failing before the app lists it: a background prefetch that won the race would cache the body.
+    spec.setFault('http500', ['read-mail']);
     app = startFaultApp(spec, { session, timeoutMs: 800, pollIntervalMs: 60_000 });
     await app.screen.waitFor('Open me later');
-    spec.setFault('http500', ['read-mail']);
     await app.screen.press(KEY.ENTER);
     let frame = await app.screen.waitFor('Could not load this message: The service failed (internal, HTTP 500): something went wrong. Press r');
     expectReadable(frame);
