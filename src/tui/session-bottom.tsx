@@ -8,13 +8,28 @@ import { ConfirmLine } from './common/chrome';
 import { TextInput } from './common/text-input';
 import { useTheme } from './common/theme';
 import { subjectLabel } from './format';
+import { linkChoice } from './viewer/viewer-state';
 
 /** A question the session asks: y/n (delete, leave, forget), or which attachment to save. */
 export type Question =
   | { kind: 'delete'; message: MessageSummary }
   | { kind: 'leave' }
   | { kind: 'forget' }
-  | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[] };
+  | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[]; typed?: string };
+
+type AttachmentQuestion = Extract<Question, { kind: 'attachment' }>;
+
+/**
+ * A digit typed at "Save which attachment?": like link numbers, it saves one at once when no longer
+ * number could follow ("2" of 12), else waits for another digit or Enter ("1" of 12).
+ */
+export function attachmentDigit(q: AttachmentQuestion, digit: string): { save?: AttachmentInfo; wait?: AttachmentQuestion; none?: string } {
+  const count = q.attachments.length;
+  const choice = linkChoice(q.typed ?? '', digit, count);
+  if (choice.wait) return { wait: { ...q, typed: choice.wait } };
+  const chosen = choice.pick !== undefined ? q.attachments[choice.pick - 1] : undefined;
+  return chosen ? { save: chosen } : { none: `No attachment ${q.typed ?? ''}${digit}: this message has ${count}.` };
+}
 
 /** The question's words on the status line. */
 export function QuestionLine({ question, email, columns }: { question: Question; email: string; columns: number }) {
@@ -28,7 +43,11 @@ export function QuestionLine({ question, email, columns }: { question: Question;
       return <ConfirmLine question={`Forget ${email}? (it cannot be reopened)`} columns={columns} />;
     case 'attachment': {
       const count = question.attachments.length;
-      const text = `Save which attachment? 1-${Math.min(9, count)} (of ${count}), any other key cancels`;
+      const text = question.typed
+        ? `Attachment ${question.typed}… (another digit, or Enter)`
+        : count > 9
+          ? `Save which attachment? Number 1-${count} then Enter; any other key cancels`
+          : `Save which attachment? 1-${count} (of ${count}), any other key cancels`;
       return (
         <Text wrap="truncate" bold color={theme.color('warn')}>
           {fitToWidth(text, columns)}

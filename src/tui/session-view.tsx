@@ -20,7 +20,8 @@ import { headerHeight, SessionHeader } from './inbox/session-header';
 import { useInbox } from './inbox/use-inbox';
 import type { Screen } from './keymap';
 import { sessionActions } from './session-actions';
-import { QuestionLine, FilterLine, type Question } from './session-bottom';
+import { attachmentDigit, QuestionLine, FilterLine, type Question } from './session-bottom';
+import { refreshRefusal } from './status-text';
 import type { LocalServiceInfo, StatusMessage } from './types';
 import { badgeOf } from './viewer/mark';
 import { useMessageCache } from './viewer/use-message-cache';
@@ -164,13 +165,19 @@ export function SessionView(props: SessionViewProps) {
   useKeys(
     'attachment',
     {
-      choose: (input) => {
+      choose: (digit) => {
+        if (question?.kind !== 'attachment') return;
+        const { save, wait, none } = attachmentDigit(question, digit);
+        setQuestion(wait ?? null);
+        if (save) actions.saveAttachment(question.message.id, save);
+        if (none) info(none);
+      },
+      submit: () => {
         const q = question;
         setQuestion(null);
-        if (q?.kind !== 'attachment') return;
-        const chosen = q.attachments[Number(input) - 1];
-        if (chosen) actions.saveAttachment(q.message.id, chosen);
-        else info(`No attachment ${input}: this message has ${q.attachments.length}.`);
+        const chosen = q?.kind === 'attachment' && q.typed ? q.attachments[Number(q.typed) - 1] : undefined;
+        if (q?.kind === 'attachment' && chosen) actions.saveAttachment(q.message.id, chosen);
+        else info('Cancelled');
       },
       no: () => {
         setQuestion(null);
@@ -287,10 +294,4 @@ export function SessionView(props: SessionViewProps) {
       <Footer screen={screen} columns={columns} />
     </Box>
   );
-}
-
-function refreshRefusal(phase: string, rateLimited: boolean): string {
-  if (phase === 'stopped') return 'Polling stopped: this address is no longer live. Press n for a new one.';
-  if (rateLimited) return 'Rate limited: waiting as the service asked.';
-  return 'Already checking…';
 }

@@ -1,4 +1,4 @@
-/** The status-line wording of copies, link opening and saved attachments, in one place. */
+/** The status-line wording of copies, link opening, saved attachments and a refused refresh, in one place. */
 import type { OpenResult } from '../core/browser';
 import { safeLine } from '../core/safe-text';
 
@@ -32,4 +32,11 @@ export function shownInsteadLine(n: number, result: Exclude<OpenResult, { opened
   const head = `Link ${n} not opened (${notOpenedReason(result)}), shown above`;
   const said = safeLine(copySaid, 200);
   return /^Copied\b/.test(said) ? `${head} and ${said.replace(/^Copied\b/, 'copied')}` : `${head}; ${said}`;
+}
+
+/** Why `r` did not check now, for the status line. */
+export function refreshRefusal(phase: string, rateLimited: boolean): string {
+  if (phase === 'stopped') return 'Polling stopped: this address is no longer live. Press n for a new one.';
+  if (rateLimited) return 'Rate limited: waiting as the service asked.';
+  return 'Already checking…';
 }

@@ -111,6 +111,39 @@ describe('attachments', () => {
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
   });
 
+  it('past the 9th: a number of two digits picks one (Enter ends a number that could go on)', async () => {
+    const dir = downloads();
+    h = await startApp({ props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } } });
+    const address = await pickFirstDomain(h);
+    const attachments = Array.from({ length: 12 }, (_, i) => ({ filename: `part-${i + 1}.txt`, content: `part ${i + 1}\n` }));
+    await sendMail(h.svc, { to: address, subject: 'Twelve files', text: 'A dozen.', attachments });
+    await h.screen.press('r');
+    await h.screen.waitFor('Twelve files');
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor('… and 8 more');
+    const saved = async (n: number) => {
+      await h!.screen.waitFor(`Saved part-${n}.txt`);
+      expect(readFileSync(join(dir, `part-${n}.txt`), 'utf8')).toBe(`part ${n}\n`);
+    };
+    await h.screen.press('a');
+    await h.screen.waitFor('Save which attachment? Number 1-12 then Enter; any other key cancels');
+    await h.screen.press('1', '2'); // 12: no longer number can follow, saved at once
+    await saved(12);
+    await h.screen.press('a', '1');
+    await h.screen.waitFor('Attachment 1… (another digit, or Enter)');
+    await h.screen.press(KEY.ENTER);
+    await saved(1);
+    await h.screen.press('a', '1', '0');
+    await saved(10);
+    await h.screen.press('a', '9');
+    await saved(9);
+    await h.screen.press('a', '1', '3');
+    await h.screen.waitFor('No attachment 13: this message has 12.');
+    await h.screen.press('a', '1', 'q');
+    await h.screen.waitFor('Cancelled');
+    expect(readdirSync(dir).sort()).toEqual(['part-1.txt', 'part-10.txt', 'part-12.txt', 'part-9.txt']);
+  });
+
   it('a download directory that cannot be made: the status line leads with the reason, the folder last', async () => {
     const blocked = downloads();
     writeFileSync(join(blocked, '..', 'file'), 'x');
