@@ -3,22 +3,16 @@
  * message the way the service does, so quoted-printable and encoded words count too) and the words a
  * user must still see.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { simpleParser } from 'mailparser';
 import { HOSTILE_DIR } from '../helpers/fixtures';
 import { controlTokens } from './terminal-bytes';
 
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/**
- * The shared fixtures beside the repo (CI clones shared/ at ../shared), else the copy kept in the repo
- * (test/fixtures/hostile) so a lone clone still runs.
- */
+/** The hostile fixtures kept in the repo (test/fixtures/hostile), so every machine runs the same set. */
 export function hostileDir(): string {
-  const shared = resolve(REPO_ROOT, '../shared/fixtures/hostile');
-  return existsSync(shared) ? shared : HOSTILE_DIR;
+  return HOSTILE_DIR;
 }
 
 export interface HostileFixture {

@@ -5,6 +5,7 @@ import { isTerminalSafe } from '../../src/core/safe-text';
 import { sendRaw, startTestService } from '../helpers/service';
 import { startApp, pickFirstDomain, type AppHarness } from './harness';
 import { KEY } from './ui';
+import { HOSTILE_DIR } from '../helpers/fixtures';
 
 let h: AppHarness | undefined;
 afterEach(async () => {
@@ -12,7 +13,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-const HOSTILE = '/work/shared/fixtures/hostile';
 
 describe('session lifetime', () => {
   it('counts down with the clock, stops polling when the service says expired, and n goes straight to the picker', async () => {
@@ -51,9 +51,10 @@ describe('hostile mail', () => {
   it('shows the visible words of every fixture and writes none of their control sequences', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);
-    const files = readdirSync(HOSTILE).filter((f) => f.endsWith('.eml')).sort();
+    const files = readdirSync(HOSTILE_DIR).filter((f) => f.endsWith('.eml')).sort();
+    expect(files.length).toBeGreaterThanOrEqual(5);
     for (const f of files) {
-      const raw = readFileSync(join(HOSTILE, f), 'utf8').replaceAll('{TO}', address);
+      const raw = readFileSync(join(HOSTILE_DIR, f), 'utf8').replaceAll('{TO}', address);
       await sendRaw(h.svc, address, raw);
     }
     await h.screen.press('r');
