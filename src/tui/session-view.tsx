@@ -23,6 +23,7 @@ import { sessionActions } from './session-actions';
 import { attachmentDigit, QuestionLine, FilterLine, type Question } from './session-bottom';
 import { refreshRefusal } from './status-text';
 import type { LocalServiceInfo, StatusMessage } from './types';
+import { loadReader } from './viewer/lazy-reader';
 import { badgeOf } from './viewer/mark';
 import { useMessageCache } from './viewer/use-message-cache';
 import { ViewerScreen } from './viewer/viewer-screen';
@@ -73,12 +74,13 @@ export function SessionView(props: SessionViewProps) {
   // Deletes, copies and downloads finish after the user may have left this address: no state update then.
   const mounted = useRef(true);
   const saving = useRef(false);
-  useEffect(
-    () => () => {
+  useEffect(() => {
+    // The message reader is not loaded at start (the picker does not need it); by the first open it is.
+    void loadReader();
+    return () => {
       mounted.current = false;
-    },
-    [],
-  );
+    };
+  }, []);
 
   const info = (text: string) => setStatus({ text, kind: 'info' });
   const fail = (text: string) => setStatus({ text, kind: 'error' });

@@ -12,7 +12,8 @@ import { isApiError } from '../../api/errors';
 import type { TempMailApi } from '../../api/types';
 import type { Message } from '../../core/types';
 import { describeError } from '../errors';
-import { markOf, type Mark } from './mark';
+import { loadReader } from './lazy-reader';
+import type { Mark } from './mark';
 
 export type BodyEntry =
   | { status: 'loading' }
@@ -70,11 +71,17 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
           // Parsing the answer already took its share of this turn; the mark waits for the next one, and
           // the next background fetch for the mark (one piece of work at a time).
           setImmediate(() => {
-            if (current() && map.get(id) === entry) {
-              map.set(id, { ...entry, mark: markOf(message) });
-              setVersion((v) => v + 1);
-            }
-            if (background) pumpRef.current();
+            // The reader (HTML conversion, detectors) is loaded on first use; it is usually there by now.
+            loadReader().then(
+              ({ markOf }) => {
+                if (current() && map.get(id) === entry) {
+                  map.set(id, { ...entry, mark: markOf(message) });
+                  setVersion((v) => v + 1);
+                }
+                if (background) pumpRef.current();
+              },
+              () => background && pumpRef.current(),
+            );
           });
         },
         (error: unknown) => {

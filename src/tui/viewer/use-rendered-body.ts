@@ -6,14 +6,16 @@
  * is nothing to "load all" afterwards.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { renderBody, renderBodyAsync, SLICE_BYTES, type RenderedBody } from '../../core/html-text';
+import type { RenderedBody } from '../../core/html-text';
 import type { Message } from '../../core/types';
 import { describeError } from '../errors';
+import { useReader, type Reader } from './lazy-reader';
 
 export type BodyView = { status: 'rendering' } | { status: 'ready'; body: RenderedBody };
 
-// Up to this much the synchronous conversion costs a few ms: no reason to go async.
-const SYNC_LIMIT = SLICE_BYTES * 1.5;
+// Up to this much the synchronous conversion costs a few ms: no reason to go async. (1.5 slices of
+// html-text.ts's SLICE_BYTES; spelled out so this module does not load the converter at start.)
+const SYNC_LIMIT = 48 * 1024;
 
 const fallback = (error: unknown): RenderedBody => ({ text: `[could not show this message: ${describeError(error)}]`, links: [] });
 
@@ -25,9 +27,9 @@ export function shownLength(message: Pick<Message, 'bodyHtml' | 'bodyText'>): nu
 
 // Capped at SYNC_LIMIT: an HTML part that shows nothing falls back to its text part, which can be
 // big; that comes back truncated and is then rendered whole, asynchronously.
-function renderNow(message: Message, width: number): RenderedBody {
+function renderNow(reader: Reader, message: Message, width: number): RenderedBody {
   try {
-    return renderBody(message, width, { maxBytes: SYNC_LIMIT });
+    return reader.renderBody(message, width, { maxBytes: SYNC_LIMIT });
   } catch (error) {
     return fallback(error);
   }
@@ -35,22 +37,27 @@ function renderNow(message: Message, width: number): RenderedBody {
 
 /** The rendered body of `message` at `width` columns; null while no message is given. */
 export function useRenderedBody(message: Message | undefined, width: number): BodyView | null {
+  // The converter is loaded on first use: until then the body is "rendering".
+  const reader = useReader();
   const small = message !== undefined && shownLength(message) <= SYNC_LIMIT;
-  const syncBody = useMemo(() => (message && small ? renderNow(message, width) : null), [message, small, width]);
+  const syncBody = useMemo(
+    () => (reader && message && small ? renderNow(reader, message, width) : null),
+    [reader, message, small, width],
+  );
   const whole = syncBody !== null && syncBody.truncated === undefined;
   const [big, setBig] = useState<{ message: Message; width: number; body: RenderedBody } | null>(null);
 
   useEffect(() => {
-    if (!message || whole) return;
+    if (!reader || !message || whole) return;
     const abort = new AbortController();
-    renderBodyAsync(message, width, abort.signal).then(
+    reader.renderBodyAsync(message, width, abort.signal).then(
       (body) => setBig({ message, width, body }),
       (error: unknown) => {
         if (!abort.signal.aborted) setBig({ message, width, body: fallback(error) });
       },
     );
     return () => abort.abort();
-  }, [message, whole, width]);
+  }, [reader, message, whole, width]);
 
   if (!message) return null;
   if (whole) return { status: 'ready', body: syncBody };
