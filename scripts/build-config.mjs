@@ -1,0 +1,59 @@
+// The esbuild options of the shipped bundle, shared by scripts/build.mjs and the test that checks what
+// the app loads before its first frame (test/e2e/startup-bundle.test.ts).
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
+
+// yoga-layout (Ink's layout engine) carries its wasm inline, as a data: URL, and its emscripten loader
+// fetch()es that URL whenever a global fetch exists: in Node that loads undici and decodes ~120 KB of
+// base64 through it, ~30 ms of the start-up. Its own fallback (atob) is what it does without fetch.
+export const YOGA_LOADER = /yoga-layout[\\/]dist[\\/]binaries[\\/]yoga-wasm-base64-esm\.js$/;
+const FETCH_TEST = '"function"!=typeof fetch?Promise.resolve()';
+
+/** The yoga loader without its fetch of the inline wasm; unchanged (and a warning) if yoga changed. */
+export function yogaWithoutFetch(source) {
+  if (!source.includes(FETCH_TEST)) console.warn('build: yoga-layout loader changed; its wasm is fetched as before');
+  return source.replace(FETCH_TEST, '!0?Promise.resolve()');
+}
+
+const yogaPlugin = {
+  name: 'yoga-without-fetch',
+  setup(b) {
+    b.onLoad({ filter: YOGA_LOADER }, async (args) => ({ contents: yogaWithoutFetch(await readFile(args.path, 'utf8')), loader: 'js' }));
+  },
+};
+
+/** esbuild options writing to `outdir` (relative to the repo root). */
+export function buildOptions(outdir = 'dist') {
+  return {
+    absWorkingDir: root,
+    entryPoints: ['src/cli.tsx'],
+    // Split at the dynamic imports: `--help` loads a few KB; the app never parses the service's SMTP
+    // and MIME code unless it starts the local service, nor the message reader (html-to-text, code
+    // detection) before the first message; `serve` never parses React.
+    outdir,
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
+    splitting: true,
+    bundle: true,
+    // Smaller files parse faster; stack traces are never shown to users, so names are not needed.
+    minify: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: false,
+    legalComments: 'none',
+    define: { __VERSION__: JSON.stringify(pkg.version), 'process.env.NODE_ENV': '"production"' },
+    // Ink imports react-devtools-core only when DEV is set; a stub keeps it out of the bundle.
+    alias: { 'react-devtools-core': './scripts/devtools-stub.mjs' },
+    // Some bundled CommonJS packages call require(); give the ESM bundle one.
+    banner: {
+      js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
+    plugins: [yogaPlugin],
+    logLevel: 'warning',
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * What the app loads before its first frame, read from esbuild's metafile of the shipped build options:
+ * the static imports of the entry and of the chunks on the app's path (app-cli, app-service, run-app).
+ * The message reader (html-to-text, its parser and entity tables, code and link detection) and the
+ * server are loaded only when needed; yoga's inline wasm is not fetched through undici.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a plain .mjs build script without types
+import { buildOptions, root, YOGA_LOADER, yogaWithoutFetch } from '../../scripts/build-config.mjs';
+
+const APP_PATH = ['src/tui/app-cli.ts', 'src/tui/app-service.ts', 'src/tui/run-app.tsx'];
+
+/** Inputs of the outputs reachable by static imports from the outputs of `entries`. */
+function loadedWith(meta: Metafile, entries: string[]): Set<string> {
+  const outputs = Object.entries(meta.outputs);
+  const starts = outputs.filter(([, o]) => o.entryPoint !== undefined && entries.includes(o.entryPoint)).map(([k]) => k);
+  expect(starts).toHaveLength(entries.length);
+  const seen = new Set<string>();
+  const walk = (key: string) => {
+    if (seen.has(key)) return;
+    seen.add(key);
+    for (const i of meta.outputs[key]!.imports) if (i.kind === 'import-statement' && meta.outputs[i.path]) walk(i.path);
+  };
+  starts.forEach(walk);
+  return new Set([...seen].flatMap((k) => Object.keys(meta.outputs[k]!.inputs)));
+}
+
+describe('start-up bundle', () => {
+  let meta: Metafile;
+  beforeAll(async () => {
+    const result = await build({ ...buildOptions('dist-meta'), write: false, metafile: true, logLevel: 'silent' });
+    meta = result.metafile!;
+  }, 60_000);
+
+  it('loads neither the message reader nor the server before the first frame', () => {
+    const inputs = [...loadedWith(meta, ['src/cli.tsx', ...APP_PATH])];
+    expect(inputs.some((i) => i.includes('node_modules/ink/'))).toBe(true); // the walk found the UI
+    const early = inputs.filter((i) =>
+      /node_modules\/(html-to-text|htmlparser2|entities|selderee|parseley)\/|src\/core\/(codes|html-text|html-convert)|src\/server\//.test(i),
+    );
+    expect(early).toEqual([]);
+  });
+
+  it("takes yoga's own wasm path instead of fetch() (which loads undici)", () => {
+    const loader = Object.keys(meta.inputs).find((i) => YOGA_LOADER.test(i));
+    expect(loader).toBeDefined();
+    const source = readFileSync(join(root as string, loader!), 'utf8');
+    expect(yogaWithoutFetch(source)).not.toBe(source);
+  });
+});
