@@ -130,6 +130,14 @@ export async function runAppCli(argv: string[], version: string, io?: Partial<Cl
     out.stderr.write('tempmail-tui: the app needs an interactive terminal (stdin and stdout must be a TTY)\n');
     return 2;
   }
+  // The service first (the domains are asked for at once), then the UI: the request travels while
+  // Ink and React load.
+  const { connectService } = await import('./app-service');
+  const service = await connectService(parsed.settings!, out.env);
+  if ('error' in service) {
+    out.stderr.write(`tempmail-tui: ${service.error}\n`);
+    return 1;
+  }
   const { runApp } = await import('./run-app');
-  return runApp({ settings: parsed.settings!, io: out });
+  return runApp({ settings: parsed.settings!, io: out, service });
 }

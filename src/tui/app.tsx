@@ -6,12 +6,13 @@
  * a real test service and the CLI wires the real terminal.
  */
 import { Box, useApp, useStdout } from 'ink';
-import React, { useCallback, useState } from 'react';
+import React, { useCallback, useEffect, useRef, useState } from 'react';
 import type { TempMailApi } from '../api/types';
 import type { OpenResult } from '../core/browser';
 import type { SavedSession } from '../core/saved-sessions';
-import type { Session } from '../core/types';
+import type { DomainList, Session } from '../core/types';
 import { ThemeProvider } from './common/theme';
+import type { Early } from './early';
 import { useTerminalSize } from './common/use-terminal-size';
 import { PickerScreen } from './picker/picker-screen';
 import { SwitchScreen } from './saved/switch-screen';
@@ -47,6 +48,8 @@ export interface AppProps {
   onQuit?: () => void;
   /** Called whenever a new address is created (after it is saved). */
   onSession?: (session: Session) => void;
+  /** The domains, asked for before the app was drawn: the first picker uses them instead of asking. */
+  domains?: Early<DomainList>;
 }
 
 const noCopy = async () => 'No clipboard here: select the address with the mouse';
@@ -64,6 +67,11 @@ export function App(props: AppProps) {
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
+  // The early domains serve the first picker only; a picker opened later asks again.
+  const earlyDomains = useRef(props.domains);
+  useEffect(() => {
+    if (mode !== 'picker') earlyDomains.current = undefined;
+  }, [mode]);
   // One line is left free: a frame as tall as the terminal makes Ink clear the whole screen each time.
   const height = Math.max(8, rows - 1);
 
@@ -151,6 +159,7 @@ export function App(props: AppProps) {
         {mode === 'picker' ? (
           <PickerScreen
             api={props.api}
+            domains={earlyDomains.current}
             columns={columns}
             rows={height}
             serviceLine={serviceLine}

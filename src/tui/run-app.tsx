@@ -1,22 +1,20 @@
 /**
- * Runs the app on the real terminal: starts the local service when none is configured, builds the
- * client, opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
+ * Runs the app on the real terminal, on a service made ready by app-service.ts (the local one when none
+ * is configured): opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
  * puts the terminal back as it was (main screen, cursor shown) before the process ends.
  */
 import { render } from 'ink';
 import React from 'react';
-import { createApi } from '../api/client';
 import { openInBrowser } from '../core/browser';
 import { copyToClipboard } from '../core/clipboard';
 import type { Settings } from '../core/config';
 import { appPaths } from '../core/paths';
 import { normalizeBaseUrl, openSavedSessions } from '../core/saved-sessions';
 import { safeLine } from '../core/safe-text';
-import { parseZoneOffset } from '../core/time';
 import { App } from './app';
 import type { CliIo } from './app-cli';
+import type { AppService } from './app-service';
 import { noColorRequested } from './common/theme';
-import { startLocalService, type LocalService } from './local-service';
 
 const ENTER_ALT_SCREEN = '\x1b[?1049h';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
@@ -43,26 +41,10 @@ export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv):
 }
 
 /** Runs the app until the user quits; resolves with the exit status. */
-export async function runApp({ settings, io }: { settings: Settings; io: CliIo }): Promise<number> {
+export async function runApp({ settings, io, service }: { settings: Settings; io: CliIo; service: AppService }): Promise<number> {
   const { stdout, stderr, stdin, env } = io;
-  let local: LocalService | undefined;
+  const { api, baseUrl, local } = service;
   const key = serviceKey(settings.baseUrl, env);
-  let baseUrl = settings.baseUrl;
-  if (!baseUrl) {
-    try {
-      local = await startLocalService(env);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      stderr.write(`tempmail-tui: could not start the local service: ${safeLine(why, 300)}\n`);
-      return 1;
-    }
-    baseUrl = local.httpUrl;
-  }
-  const api = createApi({
-    baseUrl,
-    postEncoding: settings.postEncoding,
-    serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
-  });
 
   let restored = false;
   const restore = () => {
@@ -85,6 +67,7 @@ export async function runApp({ settings, io }: { settings: Settings; io: CliIo }
       copy={async (text, write) => (await copyToClipboard(text, { write, env })).message}
       openLink={(url) => openInBrowser(url, { env })}
       noColor={noColorRequested(env)}
+      domains={service.domains}
     />,
     { stdout, stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
   );

@@ -1,5 +1,8 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createApi } from '../../src/api/client';
+import type { TempMailApi } from '../../src/api/types';
+import { early } from '../../src/tui/early';
 import { helpRows } from '../../src/tui/keymap';
 import { startTestService, type TestService } from '../helpers/service';
 import { startApp, pickFirstDomain, type AppHarness } from './harness';
@@ -134,6 +137,49 @@ describe('picker', () => {
       extra.push(svc);
       await screen.press('r');
       await screen.waitFor('Random address on tempmail.test');
+    } finally {
+      screen.unmount();
+    }
+  });
+
+  it('domains asked for before the app is drawn: the first frame has them, no "Loading" frame, no second request', async () => {
+    const svc = await startTestService();
+    extra.push(svc);
+    const asked: string[] = [];
+    const counting = (api: TempMailApi): TempMailApi => ({ ...api, listDomains: () => (asked.push('list'), api.listDomains()) });
+    const domains = early(createApi({ baseUrl: svc.baseUrl }).listDomains());
+    await domains.promise;
+    h = await startApp({ svc, wrapApi: counting, props: { domains } });
+    await h.screen.waitFor('Random address on tempmail.test');
+    expect(h.screen.frames.some((f) => f.includes('Loading the domains'))).toBe(false);
+    expect(h.screen.frames.find((f) => f.includes('choose an address'))).toContain('Random address on tempmail.test');
+    expect(asked).toEqual([]);
+    // A picker opened later (n) asks the service again: the early answer served the first one only.
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor('expires in');
+    await h.screen.press('n', 'y');
+    await h.screen.waitFor('Random address on tempmail.test');
+    expect(asked).toEqual(['list']);
+  });
+
+  it('an early request still on its way: "Loading", then its answer (not a second request); its failure offers r', async () => {
+    const port = await freePort();
+    const dead = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
+    const asked: string[] = [];
+    const domains = early(dead.listDomains());
+    const { renderAt } = await import('./ui');
+    const { App } = await import('../../src/tui/app');
+    const api: TempMailApi = { ...dead, listDomains: () => (asked.push('list'), dead.listDomains()) };
+    const screen = renderAt(<App api={api} domains={domains} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    try {
+      await screen.waitFor('Loading the domains');
+      await screen.waitFor('Could not load the domains');
+      expect(asked).toEqual([]);
+      const svc = await startTestService({ httpPort: port });
+      extra.push(svc);
+      await screen.press('r');
+      await screen.waitFor('Random address on tempmail.test');
+      expect(asked).toEqual(['list']);
     } finally {
       screen.unmount();
     }

@@ -11,13 +11,14 @@ import React, { useState } from 'react';
 import type { TempMailApi } from '../../api/types';
 import { fitToWidth } from '../../core/text-width';
 import type { SavedSession } from '../../core/saved-sessions';
-import type { Domain, Session } from '../../core/types';
+import type { Domain, DomainList, Session } from '../../core/types';
 import { ConfirmLine, Footer, StatusLine } from '../common/chrome';
 import { HelpScreen } from '../common/help-screen';
 import { TextInput } from '../common/text-input';
 import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
 import { useNow } from '../common/use-now';
+import type { Early } from '../early';
 import type { Screen } from '../keymap';
 import type { LocalServiceInfo, StatusMessage } from '../types';
 import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
@@ -26,6 +27,8 @@ import { usePicker } from './use-picker';
 
 export interface PickerScreenProps {
   api: TempMailApi;
+  /** The domains asked for early (see early.ts); without it the picker asks when it is shown. */
+  domains?: Early<DomainList>;
   columns: number;
   rows: number;
   /** "Local service ..." or the service's host, shown under the title. */
@@ -74,7 +77,7 @@ function Item({ isSelected = false, label }: { isSelected?: boolean; label: stri
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
-  const picker = usePicker(props.api, props.onCreated);
+  const picker = usePicker(props.api, props.onCreated, props.domains);
   const now = useNow(props.clock ?? Date.now);
   const [custom, setCustom] = useState<Custom | null>(null);
   const [help, setHelp] = useState(false);

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../api/errors';
 import type { TempMailApi } from '../../api/types';
 import type { CreateSessionOptions, DomainList, Session } from '../../core/types';
+import type { Early } from '../early';
 import { describeError } from '../errors';
 
 export type DomainsState = { status: 'loading' } | { status: 'error'; error: string } | { status: 'ready'; list: DomainList };
@@ -22,9 +23,17 @@ export interface PickerHandle {
   clearError(): void;
 }
 
-/** Domain list and address creation for the picker. */
-export function usePicker(api: TempMailApi, onCreated: (session: Session) => void): PickerHandle {
-  const [domains, setDomains] = useState<DomainsState>({ status: 'loading' });
+function fromOutcome(early: Early<DomainList> | undefined): DomainsState {
+  const outcome = early?.settled();
+  if (!outcome) return { status: 'loading' };
+  return outcome.ok ? { status: 'ready', list: outcome.value } : { status: 'error', error: describeError(outcome.error) };
+}
+
+/** Domain list and address creation for the picker; `early` is a listDomains already on its way. */
+export function usePicker(api: TempMailApi, onCreated: (session: Session) => void, early?: Early<DomainList>): PickerHandle {
+  // Only the first load may use the early request; a retry asks again.
+  const first = useRef(early);
+  const [domains, setDomains] = useState<DomainsState>(() => fromOutcome(early));
   const [attempt, setAttempt] = useState(0);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -39,8 +48,12 @@ export function usePicker(api: TempMailApi, onCreated: (session: Session) => voi
 
   useEffect(() => {
     let cancelled = false;
+    const pending = first.current;
+    first.current = undefined;
+    // Already settled: the first render showed it.
+    if (pending?.settled()) return;
     setDomains({ status: 'loading' });
-    api.listDomains().then(
+    (pending?.promise ?? api.listDomains()).then(
       (list) => !cancelled && setDomains({ status: 'ready', list }),
       (e: unknown) => !cancelled && setDomains({ status: 'error', error: describeError(e) }),
     );
