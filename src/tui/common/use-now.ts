@@ -24,8 +24,9 @@ export function useNow(clock: () => number, periodMs = 1000): number {
       setNow(at);
       schedule(at);
     };
-    // The clock may have moved since the first render: catch up now, then stay on the boundaries.
-    tick();
+    // No tick now: the first render read the clock a moment ago, and an extra render right after the
+    // first frame would hold the next real change back by Ink's render throttle.
+    schedule(clock());
     return () => clearTimeout(timer);
   }, [clock, periodMs]);
   return now;
