@@ -3,6 +3,7 @@
  * MailService -> HTTP and SMTP front ends, plus the purge timer. Everything else depends on contracts.
  */
 import { systemClock, type Clock, type ServerConfig } from './config';
+import { acquireDataDirLock, DataDirInUseError } from './data-lock';
 import { FileStore } from './file-store';
 import { createHttpFront } from './http';
 import { createMailService } from './mail-service';
@@ -57,10 +58,20 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? (() => {});
+  // The lock comes before the store opens: opening reads the index and tidies crash leftovers, which
+  // must not happen under a service that is running on the same dir.
+  let lock;
+  try {
+    lock = await acquireDataDirLock(config.dataDir);
+  } catch (error) {
+    if (error instanceof DataDirInUseError) throw error;
+    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
+  }
   const store = new FileStore(config.dataDir, { log });
   try {
     await store.open();
   } catch (error) {
+    await lock.release();
     throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
   }
   const service = createMailService({ store, config, clock });
@@ -86,6 +97,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     await Promise.allSettled([http.close(), smtp.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
+    await lock.release().catch((error: unknown) => log(`removing ${lock.file} failed: ${describe(error)}`));
   };
 
   let httpPort: number;
@@ -101,13 +113,20 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     await shutdown();
     throw error;
   }
+  const httpUrl = `http://${urlHost(config.host)}:${httpPort}/`;
+  try {
+    await lock.listening({ httpUrl, smtpHost: config.host, smtpPort });
+  } catch (error) {
+    await shutdown();
+    throw new Error(`cannot write ${lock.file}: ${describe(error)}`);
+  }
 
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
   timer.unref();
 
   let closing: Promise<void> | undefined;
   return {
-    httpUrl: `http://${urlHost(config.host)}:${httpPort}/`,
+    httpUrl,
     httpPort,
     smtpHost: config.host,
     smtpPort,
