@@ -1,4 +1,5 @@
 /** The one-shot scripting commands: `new`, `domains`, `list`, `read`. (`wait` is in wait.ts.) */
+import { normalizeBaseUrl, type SavedSession } from '../core/saved-sessions';
 import type { CreateSessionOptions, DomainList } from '../core/types';
 import { formatCountdown, secondsLeft } from '../core/time';
 import { flag, parseCommandArgs, show, str } from './args';
@@ -35,10 +36,22 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
     if (account === undefined) options.extmailAuto = true;
   }
   const session = await api.createSession(options);
-  const saved = ctx.sessions.save(session, baseUrl!);
   const showToken = flag(parsed, 'show-token');
-  if (flag(parsed, 'json')) io.stdout.write(json(sessionJson(saved, showToken)));
-  else io.stdout.write(`${saved.email}\n${showToken ? `${saved.token}\n` : ''}`);
+  const print = (s: SavedSession) => {
+    if (flag(parsed, 'json')) io.stdout.write(json(sessionJson(s, showToken)));
+    else io.stdout.write(`${s.email}\n${showToken ? `${s.token}\n` : ''}`);
+  };
+  let saved: SavedSession;
+  try {
+    saved = ctx.sessions.save(session, baseUrl!);
+  } catch (error) {
+    // The address exists on the service whether or not it was saved: print it first, so a script (or
+    // a person) still has it, then say it was not saved (later commands and the app will not know it).
+    print({ ...session, baseUrl: normalizeBaseUrl(baseUrl!), createdAt: ctx.now() });
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ScriptError(`${session.email} was created but not saved (${why}); list, wait, read and the app will not find it`);
+  }
+  print(saved);
   const left = secondsLeft(saved.expiresAt, ctx.now());
   ctx.info(`Saved ${saved.email}; expires in ${formatCountdown(left)}. Wait for mail: tempmail-tui wait --print code`);
   return EXIT.ok;
