@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { PostEncoding } from '../api/types';
 import type { AppPaths } from './paths';
 import { safeLine } from './safe-text';
+import { displayBaseUrl } from './base-url';
 import { parseZoneOffset } from './time';
 
 export interface Settings {
@@ -216,10 +217,11 @@ export function parseBaseUrl(where: string, value: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new ConfigError(`${where} must be an http(s) URL such as https://mail.example/api/, got ${show(value)}`);
+    // Said without user:password@: a mistyped URL can still carry a real password.
+    throw new ConfigError(`${where} must be an http(s) URL such as https://mail.example/api/, got ${show(displayBaseUrl(value))}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${where} must be an http(s) URL, got ${show(value)}`);
+    throw new ConfigError(`${where} must be an http(s) URL, got ${show(displayBaseUrl(value))}`);
   }
   return text;
 }

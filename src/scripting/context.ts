@@ -6,6 +6,7 @@ import { createApi } from '../api/client';
 import type { ApiOptions, TempMailApi } from '../api/types';
 import { loadSettings, type Settings } from '../core/config';
 import { appPaths } from '../core/paths';
+import { displayBaseUrl } from '../core/base-url';
 import { normalizeBaseUrl, openSavedSessions, type SavedSession, type SavedSessionStore } from '../core/saved-sessions';
 import { parseZoneOffset } from '../core/time';
 import { str, type Parsed, show } from './args';
@@ -68,7 +69,7 @@ export function pickSession(ctx: Context, address: string | undefined): SavedSes
   // Addresses the app made on its in-process local service are saved under "local:<data dir>": that
   // service lives only inside the app, at a port nobody saved, so a script cannot reach them.
   const live = all.filter((s) => /^https?:\/\//i.test(s.baseUrl));
-  const where = ctx.settings.baseUrl ? ` for ${normalizeBaseUrl(ctx.settings.baseUrl)}` : '';
+  const where = ctx.settings.baseUrl ? ` for ${displayBaseUrl(normalizeBaseUrl(ctx.settings.baseUrl))}` : '';
   if (address === undefined) {
     const current = live[0];
     if (!current) throw new ScriptError(`no saved address${where}: create one with \`tempmail-tui new\``);

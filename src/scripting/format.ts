@@ -6,6 +6,7 @@
 import { detectCode, detectLink } from '../core/codes';
 import { renderBody, type Link } from '../core/html-text';
 import type { DomainList, Message, MessageSummary } from '../core/types';
+import { displayBaseUrl } from '../core/base-url';
 import type { SavedSession } from '../core/saved-sessions';
 
 /** ISO 8601 in UTC without milliseconds, or null. */
@@ -25,7 +26,8 @@ export function sessionJson(s: SavedSession, showToken: boolean): Record<string,
     email: s.email,
     ...(showToken ? { token: s.token } : {}),
     expiresAt: iso(s.expiresAt),
-    baseUrl: s.baseUrl,
+    // Printed without user:password@; the saved file keeps them to reach the service.
+    baseUrl: displayBaseUrl(s.baseUrl),
     createdAt: iso(s.createdAt),
   };
 }
