@@ -11,7 +11,7 @@ import { formatWireTime } from '../core/time';
 import { checkPrefix, randomLocalPart, recipientKey } from './addresses';
 import { systemClock, type Clock, type ServerConfig } from './config';
 import { parseMessage } from './mime';
-import { SlidingWindowLimiter } from './rate-limit';
+import { rateLimitKey, SlidingWindowLimiter } from './rate-limit';
 import { addressFor, chooseTarget, roundRobin } from './session-target';
 import {
   ServiceError,
@@ -141,7 +141,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
     async createSession(input) {
       const now = clock();
-      const wait = limiter.hit(input.clientAddress, now);
+      const wait = limiter.hit(rateLimitKey(input.clientAddress), now);
       if (wait > 0) {
         throw new ServiceError('rate_limited', `Too many new addresses from this client; try again in ${wait} s`, wait);
       }

@@ -1,4 +1,5 @@
 /** A sliding-window rate limit per key (client address), on an injected clock so tests never sleep. */
+import { isIPv4, isIPv6 } from 'node:net';
 
 const SWEEP_AT = 10_000;
 
@@ -35,4 +36,35 @@ export class SlidingWindowLimiter {
       if (!times.some((t) => t > now - this.windowMs)) this.hits.delete(key);
     }
   }
+}
+
+/** The eight 16-bit groups of an IPv6 address (zone dropped, embedded dotted IPv4 folded in). */
+function ipv6Groups(address: string): number[] {
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const part = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * The key a client is rate-limited under. IPv4 by its address; an IPv4-mapped IPv6 address
+ * (::ffff:a.b.c.d, as a dual-stack socket reports IPv4 clients) as that IPv4; other IPv6 by its /64:
+ * one subscriber is routinely given a whole /64 and can pick a new address in it for every request.
+ */
+export function rateLimitKey(address: string): string {
+  if (isIPv4(address)) return address;
+  const bare = address.replace(/%.*$/, '');
+  if (!isIPv6(bare)) return address; // not an IP (a unix socket, "unknown"): as it is
+  const g = ipv6Groups(bare);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+    return [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff].join('.');
+  }
+  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
 }

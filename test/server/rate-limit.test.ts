@@ -1,0 +1,52 @@
+/**
+ * Who counts as one client for create-session's rate limit: an IPv4 address; an IPv4-mapped IPv6
+ * address as its IPv4; any IPv6 address by its /64, since one subscriber can rotate through a whole /64.
+ */
+import { describe, expect, it } from 'vitest';
+import { rateLimitKey } from '../../src/server/rate-limit';
+import { ServiceError } from '../../src/server/service-types';
+import { serviceMaker } from './service-fixture';
+
+const svc = serviceMaker();
+
+describe('rateLimitKey', () => {
+  it('keys IPv4 by the address, and IPv4-mapped IPv6 (both spellings) as that IPv4', () => {
+    expect(rateLimitKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(rateLimitKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(rateLimitKey('::FFFF:cb00:7107')).toBe('203.0.113.7');
+    expect(rateLimitKey('0:0:0:0:0:ffff:127.0.0.1')).toBe('127.0.0.1');
+  });
+
+  it('keys IPv6 by its /64, whatever the spelling of the address', () => {
+    const key = '2001:db8:aa:bb::/64';
+    for (const a of ['2001:db8:aa:bb::1', '2001:0db8:00aa:00bb:0000:0000:0000:0002', '2001:DB8:AA:BB:1234:5678:9abc:def0', '2001:db8:aa:bb::9%eth0']) {
+      expect(rateLimitKey(a), a).toBe(key);
+    }
+    expect(rateLimitKey('2001:db8:aa:bc::1')).toBe('2001:db8:aa:bc::/64');
+    expect(rateLimitKey('::1')).toBe('0:0:0:0::/64');
+    expect(rateLimitKey('fe80::1')).toBe('fe80:0:0:0::/64');
+    // NAT64 (64:ff9b::/96) is an IPv6 client like any other.
+    expect(rateLimitKey('64:ff9b::198.51.100.1')).toBe('64:ff9b:0:0::/64');
+  });
+
+  it('leaves what is not an IP address as it is', () => {
+    expect(rateLimitKey('unknown')).toBe('unknown');
+    expect(rateLimitKey('')).toBe('');
+  });
+});
+
+describe('create-session rate limit by client', () => {
+  it('counts every address of one IPv6 /64 together, another /64 apart, and a mapped IPv4 with its IPv4', async () => {
+    const f = await svc({ createPerMinute: 2 });
+    const create = (clientAddress: string) => f.service.createSession({ clientAddress });
+    await create('2001:db8:1:2::a');
+    await create('2001:db8:1:2:ffff:ffff:ffff:b');
+    await expect(create('2001:db8:1:2::c')).rejects.toSatisfy((e) => e instanceof ServiceError && e.code === 'rate_limited');
+    await create('2001:db8:1:3::a'); // the next /64 is someone else
+
+    await create('198.51.100.9');
+    await create('::ffff:198.51.100.9');
+    await expect(create('198.51.100.9')).rejects.toSatisfy((e) => e instanceof ServiceError && e.code === 'rate_limited');
+    await create('198.51.100.10');
+  });
+});
