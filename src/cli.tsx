@@ -5,6 +5,8 @@
  */
 // The list alone (a module with no imports), so dispatch loads nothing it does not run.
 import { isScriptCommand } from './scripting/commands-list';
+// The terminal-safe boundary has no imports of its own: the catch-all below needs it for any error.
+import { safeLine } from './core/safe-text';
 
 declare const __VERSION__: string;
 
@@ -33,8 +35,10 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // Never a stack trace for the user: one readable line. The token never reaches error text.
+    // The message can hold anything an error quoted (a path, a value, text from the network): it is
+    // made terminal-safe like every other line we write.
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`tempmail-tui: ${message}\n`);
+    process.stderr.write(`tempmail-tui: ${safeLine(message, 500)}\n`);
     process.exitCode = 1;
   },
 );
