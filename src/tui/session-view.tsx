@@ -23,7 +23,7 @@ import { sessionActions } from './session-actions';
 import { attachmentDigit, QuestionLine, FilterLine, type Question } from './session-bottom';
 import { refreshRefusal } from './status-text';
 import type { LocalServiceInfo, StatusMessage } from './types';
-import { loadReader } from './viewer/lazy-reader';
+import { preloadReader } from './viewer/lazy-reader';
 import { badgeOf } from './viewer/mark';
 import { useMessageCache } from './viewer/use-message-cache';
 import { ViewerScreen } from './viewer/viewer-screen';
@@ -76,7 +76,7 @@ export function SessionView(props: SessionViewProps) {
   const saving = useRef(false);
   useEffect(() => {
     // The message reader is not loaded at start (the picker does not need it); by the first open it is.
-    void loadReader();
+    preloadReader();
     return () => {
       mounted.current = false;
     };

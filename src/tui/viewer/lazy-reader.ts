@@ -1,6 +1,7 @@
 /**
  * Loads reader.ts (HTML conversion, code and link detection) on first use, once. `loadedReader()` is the
- * synchronous view for render code: undefined until the import has settled.
+ * synchronous view for render code: undefined until the import has settled. A failed load (the installed
+ * files replaced under a running app) is never a crash: the viewer says so, and the next ask retries.
  */
 import { useEffect, useState } from 'react';
 
@@ -9,25 +10,36 @@ export type Reader = typeof import('./reader');
 let loading: Promise<Reader> | undefined;
 let loaded: Reader | undefined;
 
-/** The reader module, loading it on the first call. */
+/** The reader module, loading it on the first call (and again after a failed load). */
 export function loadReader(): Promise<Reader> {
-  loading ??= import('./reader').then((reader) => (loaded = reader));
+  if (!loading) {
+    const attempt = import('./reader').then((reader) => (loaded = reader));
+    loading = attempt;
+    attempt.catch(() => {
+      if (loading === attempt) loading = undefined;
+    });
+  }
   return loading;
 }
 
-/** The reader if it is loaded already. */
-export const loadedReader = (): Reader | undefined => loaded;
+/** Starts loading the reader ahead of need; a failure waits for the next ask. */
+export function preloadReader(): void {
+  loadReader().catch(() => undefined);
+}
 
-/** The reader for a component: undefined on the renders before it has loaded (it asks for it). */
-export function useReader(): Reader | undefined {
-  const [reader, setReader] = useState(loaded);
+/** The reader for a component, or the error that kept it from loading; undefined while it loads. */
+export function useReader(): Reader | Error | undefined {
+  const [state, setState] = useState<Reader | Error | undefined>(loaded);
   useEffect(() => {
-    if (reader) return;
+    if (state) return;
     let cancelled = false;
-    void loadReader().then((r) => !cancelled && setReader(r));
+    loadReader().then(
+      (reader) => !cancelled && setState(reader),
+      (error: unknown) => !cancelled && setState(error instanceof Error ? error : new Error(String(error))),
+    );
     return () => {
       cancelled = true;
     };
-  }, [reader]);
-  return reader;
+  }, [state]);
+  return state;
 }

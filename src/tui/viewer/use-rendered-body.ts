@@ -38,7 +38,8 @@ function renderNow(reader: Reader, message: Message, width: number): RenderedBod
 /** The rendered body of `message` at `width` columns; null while no message is given. */
 export function useRenderedBody(message: Message | undefined, width: number): BodyView | null {
   // The converter is loaded on first use: until then the body is "rendering".
-  const reader = useReader();
+  const loaded = useReader();
+  const reader = loaded instanceof Error ? undefined : loaded;
   const small = message !== undefined && shownLength(message) <= SYNC_LIMIT;
   const syncBody = useMemo(
     () => (reader && message && small ? renderNow(reader, message, width) : null),
@@ -60,6 +61,7 @@ export function useRenderedBody(message: Message | undefined, width: number): Bo
   }, [reader, message, whole, width]);
 
   if (!message) return null;
+  if (loaded instanceof Error) return { status: 'ready', body: fallback(loaded) };
   if (whole) return { status: 'ready', body: syncBody };
   if (big && big.message === message && big.width === width) return { status: 'ready', body: big.body };
   return { status: 'rendering' };
