@@ -98,6 +98,40 @@ describe('codes and links', () => {
     expect(stats.maxInFlight).toBe(1);
   });
 
+  it('a message deleted while its background fetch travels does not stall the prefetch of the others', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const reads: number[] = [];
+    let first: number | undefined;
+    h = await startApp({
+      wrapApi: (api) => ({
+        ...api,
+        // The first background fetch is held until the test lets it go; the real request runs after.
+        readMail: async (token, id) => {
+          reads.push(id);
+          first ??= id;
+          if (id === first) await held;
+          return api.readMail(token, id);
+        },
+      }),
+    });
+    const address = await pickFirstDomain(h);
+    for (let i = 1; i <= 3; i += 1) {
+      await sendMail(h.svc, { to: address, subject: `Code mail ${i}`, text: `Your login code is ${810000 + i}.` });
+    }
+    await h.screen.press('r');
+    await h.screen.waitFor('3 messages');
+    await waitFor(() => reads.length === 1, { message: 'the first background fetch' });
+    // The newest is selected and its fetch is held: delete it, then let the fetch finish.
+    await h.screen.press('d', 'y');
+    await h.screen.waitFor('Deleted "Code mail 3"');
+    release();
+    const frame = await h.screen.waitFor((f) => f.includes('[code 810002]') && f.includes('[code 810001]'), 15_000);
+    const rows = frame.split('\n').filter((line) => /Code mail \d/.test(line) && !line.includes('Deleted "'));
+    expect(rows.map((row) => /Code mail (\d)/.exec(row)![1])).toEqual(['2', '1']);
+    expect(reads).toEqual([3, 2, 1]);
+  });
+
   it('a detected link shows at the top; o with no display shows the link whole and copies it', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);

@@ -43,6 +43,18 @@ describe('inbox reducer', () => {
     expect(selectedMessage(s)?.id).toBe(2);
   });
 
+  it('forgets a deleted id once a listing comes without it, and shows a repeated id once', () => {
+    let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) }, { type: 'removed', id: 3 });
+    s = run(s, { type: 'listed', messages: ids(3) });
+    expect([...s.deleted]).toEqual([3]);
+    s = run(s, { type: 'listed', messages: ids(2) });
+    expect(s.deleted.size).toBe(0);
+    expect(s.visible.map((m) => m.id)).toEqual([2, 1]);
+    s = run(s, { type: 'listed', messages: [msg(4), msg(4), ...ids(2)] });
+    expect(s.visible.map((m) => m.id)).toEqual([4, 2, 1]);
+    expect([s.lastArrived, s.unread.size]).toEqual([1, 3]);
+  });
+
   it('keeps the selection inside the scroll window and pages like a pager', () => {
     let s = run(initialInboxState(4), { type: 'listed', messages: ids(20) });
     s = run(s, { type: 'move', delta: 5 });

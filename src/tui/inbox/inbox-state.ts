@@ -110,9 +110,16 @@ function revisit(state: InboxState, all: MessageSummary[], filter: string): Inbo
 export function inboxReducer(state: InboxState, action: InboxAction): InboxState {
   switch (action.type) {
     case 'listed': {
-      const incoming = action.messages.filter((m) => !state.deleted.has(m.id)).sort(byNewest);
+      // One row per id, whatever the service sends (a duplicate would also be a duplicate React key).
+      const seen = new Set<number>();
+      const incoming = action.messages
+        .filter((m) => !state.deleted.has(m.id) && !seen.has(m.id) && seen.add(m.id))
+        .sort(byNewest);
+      // Listings arrive in order (never two in flight) and ids are never reused: once one comes without a
+      // deleted id, no later one can bring it back, so the id is dropped and the set stays small.
+      const deleted = state.deleted.size === 0 ? state.deleted : pruneDeleted(state.deleted, action.messages);
       // Idle polling brings the same list back every few seconds: keep the state as is, draw nothing.
-      if (state.loaded && sameList(state.all, incoming)) return state;
+      if (state.loaded && sameList(state.all, incoming)) return deleted === state.deleted ? state : { ...state, deleted };
       const known = new Set(state.all.map((m) => m.id));
       const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
       const ids = new Set(incoming.map((m) => m.id));
@@ -120,7 +127,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
       for (const m of incoming) if (!state.loaded || !known.has(m.id)) unread.add(m.id);
       for (const id of arrived) fresh.add(id);
-      const next = revisit({ ...state, unread, fresh, loaded: true }, incoming, state.filter);
+      const next = revisit({ ...state, unread, fresh, deleted, loaded: true }, incoming, state.filter);
       return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
     }
     case 'move':
@@ -157,6 +164,12 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
     case 'filter':
       return revisit(state, state.all, action.text);
   }
+}
+
+// The deleted ids a listing still carries (a listing sent before the delete reached the service).
+function pruneDeleted(deleted: ReadonlySet<number>, listed: readonly MessageSummary[]): ReadonlySet<number> {
+  const kept = new Set(listed.filter((m) => deleted.has(m.id)).map((m) => m.id));
+  return kept.size === deleted.size ? deleted : kept;
 }
 
 // A page moves the window and the selection together, like a pager.

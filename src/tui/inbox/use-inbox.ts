@@ -4,7 +4,7 @@
  */
 import { useEffect, useReducer, useRef, useState } from 'react';
 import type { TempMailApi } from '../../api/types';
-import { createPoller, type Poller, type PollStatus } from '../../core/poller';
+import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../core/poller';
 import type { Session } from '../../core/types';
 import { pollVerdict } from '../errors';
 import { inboxReducer, initialInboxState, type InboxAction, type InboxState } from './inbox-state';
@@ -24,20 +24,10 @@ export interface InboxHandle {
   refresh(): boolean;
 }
 
-const IDLE: PollStatus = {
-  phase: 'idle',
-  lastSuccessAt: null,
-  nextAt: null,
-  failures: 0,
-  error: null,
-  rateLimited: false,
-  stopReason: null,
-};
-
 /** Polls the session's inbox for as long as the component is mounted. */
 export function useInbox({ api, session, intervalMs, clock }: UseInboxOptions): InboxHandle {
   const [state, dispatch] = useReducer(inboxReducer, undefined, () => initialInboxState());
-  const [poll, setPoll] = useState<PollStatus>(IDLE);
+  const [poll, setPoll] = useState<PollStatus>(IDLE_POLL_STATUS);
   const pollerRef = useRef<Poller | null>(null);
 
   useEffect(() => {

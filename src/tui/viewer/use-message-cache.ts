@@ -60,11 +60,16 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
       const map = entries.current;
       map.set(id, { status: 'loading' });
       setVersion((v) => v + 1);
-      const current = () => alive.current && map === entries.current && map.has(id);
+      const sameSession = () => alive.current && map === entries.current;
+      const current = () => sameSession() && map.has(id);
+      // A message deleted (evicted) while its background fetch travelled must not stall the queue.
+      const skip = () => {
+        if (background && sameSession()) pumpRef.current();
+      };
       api.readMail(token, id).then(
         (message) => {
           if (background) backgroundBusy.current = false;
-          if (!current()) return;
+          if (!current()) return skip();
           const entry: BodyEntry = { status: 'ready', message };
           map.set(id, entry);
           setVersion((v) => v + 1);
@@ -86,7 +91,7 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
         },
         (error: unknown) => {
           if (background) backgroundBusy.current = false;
-          if (!current()) return;
+          if (!current()) return skip();
           if (background && !opened.current.has(id)) {
             map.delete(id);
             // The service is struggling (not merely missing this one message): stop until the next listing.
