@@ -1,7 +1,8 @@
 /**
  * Runs the app on the real terminal, on a service made ready by app-service.ts (the local one when none
  * is configured): opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
- * puts the terminal back as it was (main screen, cursor shown) before the process ends.
+ * puts the terminal back as it was (main screen, cursor shown) before the process ends. A signal
+ * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) ends it the same way, so the in-process service closes too.
  */
 import { render } from 'ink';
 import React from 'react';
@@ -71,10 +72,12 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     />,
     { stdout, stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
   );
-  // A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends the app like `q` does.
+  // A closed terminal (SIGHUP), a polite kill (SIGTERM) or an interrupt sent from outside (SIGINT: Ctrl+C
+  // itself reaches Ink as a key in raw mode) ends the app like `q` does, instead of the default action
+  // that would leave the alternate screen up and the local service's lock behind.
   const stop = () => instance.unmount();
-  process.once('SIGTERM', stop);
-  process.once('SIGHUP', stop);
+  const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of SIGNALS) process.once(signal, stop);
 
   let code = 0;
   try {
@@ -85,8 +88,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     restore();
     stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
   } finally {
-    process.off('SIGTERM', stop);
-    process.off('SIGHUP', stop);
+    for (const signal of SIGNALS) process.off(signal, stop);
     restore();
     process.off('exit', restore);
   }

@@ -3,7 +3,7 @@
  * in-process and says where to send mail. The test sends there with nodemailer and reads the mail, all
  * in the built app in a real pseudo-terminal, with its data under a temp TEMPMAIL_TUI_HOME.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,4 +49,21 @@ describe('local mode (no service configured)', () => {
     // The service's data went to the temp home, not the user's real data directory.
     expect(existsSync(join(home, 'data'))).toBe(true);
   });
+
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    it(`${signal} from outside ends the app like q: exit 0, main screen back, the local service closed`, async () => {
+      home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-signal-'));
+      app = spawnApp({ env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
+      await pickFirstDomain(app);
+      const lock = join(home, 'data', 'service.lock');
+      // The running in-process service names the app's own process in its lock.
+      expect(JSON.parse(readFileSync(lock, 'utf8')).pid).toBe(app.pid());
+      process.kill(app.pid(), signal);
+      expect(await app.exited()).toBe(0);
+      expect(existsSync(lock)).toBe(false);
+      const raw = app.raw().toString('utf8');
+      expect(raw.lastIndexOf('\x1b[?1049l')).toBeGreaterThan(raw.lastIndexOf('\x1b[?1049h'));
+      expect(app.terminal().buffer.active.type).toBe('normal');
+    });
+  }
 });
