@@ -158,7 +158,8 @@ describe('codes and links', () => {
     await h.screen.press('r');
     await h.screen.waitFor('Long link');
     await h.screen.press(KEY.ENTER);
-    await h.screen.waitFor('lines 1-');
+    // One link, counted in the singular on the position line.
+    await h.screen.waitFor(/lines 1-\d+ of \d+ · 1 link /);
     await h.screen.press('1');
     const frame = await h.screen.waitFor('Link 1 picked');
     const lines = frame.split('\n');

@@ -55,6 +55,7 @@ describe('viewer', () => {
     expect(frame).toMatch(/Confirm my account \[1\]/);
     expect(frame).toContain('[1] https://example.com/confirm?token=abc123');
     expect(frame).toContain('[2] https://example.com/help');
+    expect(frame).toMatch(/lines 1-\d+ of \d+ · 2 links /);
     expect(frame).not.toContain('alert(1)');
     expect(frame).not.toContain('javascript:');
     expect(frame).not.toContain('should not be shown');

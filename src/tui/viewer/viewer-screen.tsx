@@ -149,7 +149,7 @@ export function ViewerScreen(props: ViewerScreenProps) {
   } else {
     const shown = lines.slice(state.scroll, state.scroll + bodyRows);
     const last = Math.min(lines.length, state.scroll + bodyRows);
-    position = ` lines ${state.scroll + 1}-${last} of ${lines.length}${links.length ? ` · ${links.length} links` : ''} `;
+    position = ` lines ${state.scroll + 1}-${last} of ${lines.length}${links.length ? ` · ${links.length} link${links.length === 1 ? '' : 's'}` : ''} `;
     body = shown.map((line, i) => (
       <Text key={state.scroll + i} wrap="truncate">
         {line === '' ? ' ' : line}
