@@ -5,7 +5,6 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/client';
@@ -15,17 +14,10 @@ import { cleanupAfterEach } from '../helpers/cleanup';
 import { call } from '../helpers/http';
 import { startServeProcess, stopServe } from '../helpers/serve-process';
 import { sendMail } from '../helpers/service';
+import { closedPort } from '../helpers/ports';
 
 const cleanup = cleanupAfterEach();
 
-/** A port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('startLocalService on a locked data dir', () => {
   it('uses the serve already running on TEMPMAIL_TUI_HOME: its URL and SMTP target, and leaves it running', async () => {

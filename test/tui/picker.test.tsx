@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/client';
 import type { TempMailApi } from '../../src/api/types';
@@ -7,6 +6,7 @@ import { helpRows } from '../../src/tui/keymap';
 import { startTestService, type TestService } from '../helpers/service';
 import { startApp, pickFirstDomain, type AppHarness } from './harness';
 import { KEY } from './ui';
+import { closedPort } from '../helpers/ports';
 
 let h: AppHarness | undefined;
 const extra: TestService[] = [];
@@ -16,14 +16,6 @@ afterEach(async () => {
   await Promise.all(extra.splice(0).map((s) => s.close()));
 });
 
-/** A loopback port that was free a moment ago (for "service down, then up"). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('picker', () => {
   it('offers every domain (random and custom name), each external account and "picked for me"', async () => {
@@ -123,7 +115,7 @@ describe('picker', () => {
   });
 
   it('shows an unreachable service as an error with retry, and recovers when it comes up', async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const { createApi } = await import('../../src/api/client');
     const { renderAt } = await import('./ui');
     const { App } = await import('../../src/tui/app');
@@ -163,7 +155,7 @@ describe('picker', () => {
   });
 
   it('an early request still on its way: "Loading", then its answer (not a second request); its failure offers r', async () => {
-    const port = await freePort();
+    const port = await closedPort();
     const dead = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
     const asked: string[] = [];
     const domains = early(dead.listDomains());

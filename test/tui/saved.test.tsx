@@ -4,7 +4,6 @@
  * ones pruned), `s` switches between them, `x` forgets one after asking.
  */
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { helpRows } from '../../src/tui/keymap';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { startApp, type AppHarness } from './harness';
 import { KEY } from './ui';
+import { closedPort } from '../helpers/ports';
 
 let h: AppHarness | undefined;
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -35,14 +35,6 @@ async function service(): Promise<TestService> {
   return svc;
 }
 
-/** A loopback port that was free a moment ago: a service that is down. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const ADDRESS = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/;
 
@@ -214,7 +206,7 @@ describe('saved addresses', () => {
     const { store } = tempStore();
     const session = await createApi({ baseUrl: svc.baseUrl }).createSession();
     store.save(session, svc.baseUrl);
-    const down = await freePort();
+    const down = await closedPort();
     const dead = `http://127.0.0.1:${down}/`;
     store.save({ ...session, email: `down-${session.email}` }, dead);
     h = await startApp({
