@@ -109,7 +109,8 @@ export function App(props: AppProps) {
 
   const local = props.local;
   const serviceLine = local
-    ? `Local service: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
+    ? // A borrowed service ends with the process that runs it: say whose it is.
+      `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
     : (props.serviceLabel ?? '');
   const storeError = saved.error ? ({ text: saved.error, kind: 'error' } as const) : null;
   return (

@@ -61,7 +61,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     <App
       api={api}
       settings={settings}
-      local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort } : undefined}
+      local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
       serviceLabel={serviceLabel(baseUrl)}
       saved={{ store: openSavedSessions({ env }), serviceKey: key }}
       ringBell={() => stdout.write('\x07')}

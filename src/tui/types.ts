@@ -4,6 +4,8 @@
 export interface LocalServiceInfo {
   smtpHost: string;
   smtpPort: number;
+  /** The pid of the service when it is not the app's own but one already running on the data dir. */
+  sharedPid?: number;
 }
 
 /** A line for the status bar. */

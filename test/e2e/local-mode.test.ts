@@ -8,14 +8,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { call } from '../helpers/http';
+import { startServeProcess, stopServe, type ServeReady } from '../helpers/serve-process';
 import { sendMail } from '../helpers/service';
 import { isInbox, isViewer, neutralEnv, pickFirstDomain } from './flow';
 import { KEYS, spawnApp, type PtyApp } from './pty-harness';
 
 let app: PtyApp | undefined;
 let home: string | undefined;
+let serve: ServeReady | undefined;
 afterEach(async () => {
   app?.kill();
+  if (serve) await stopServe(serve, 'SIGKILL');
+  serve = undefined;
   if (home) await rm(home, { recursive: true, force: true });
   app = undefined;
   home = undefined;
@@ -66,4 +71,15 @@ describe('local mode (no service configured)', () => {
       expect(app.terminal().buffer.active.type).toBe('normal');
     });
   }
+
+  it('uses the service already running on its data dir, says whose it is, and leaves it running on q', async () => {
+    home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-shared-'));
+    serve = await startServeProcess([], { TEMPMAIL_TUI_HOME: home });
+    app = spawnApp({ env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
+    const picker = await app.waitForScreen(/Random address on/);
+    expect(picker).toContain(`Shared local service (pid ${serve.child.pid}): mail is received via SMTP ${serve.smtpHost}:${serve.smtpPort}`);
+    await app.press('q');
+    expect(await app.exited()).toBe(0);
+    expect((await call(serve.baseUrl, '/health')).status).toBe(200);
+  });
 });

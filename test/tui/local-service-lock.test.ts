@@ -18,7 +18,6 @@ import { closedPort } from '../helpers/ports';
 
 const cleanup = cleanupAfterEach();
 
-
 describe('startLocalService on a locked data dir', () => {
   it('uses the serve already running on TEMPMAIL_TUI_HOME: its URL and SMTP target, and leaves it running', async () => {
     const home = await cleanup.tempDir('tempmail-local-lock-');
