@@ -120,6 +120,27 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     await recovers(a);
   }, 30_000);
 
+  it('while a check hangs the line says checking… and every key still answers', async () => {
+    // The client's own default timeout (10 s), so the request is still open while the keys are pressed.
+    const { app: a } = await inboxWithMail({ timeoutMs: 10_000 });
+    spec.slowMs = 30_000;
+    spec.setFault('slow', ['check-mail']);
+    const hung = a.checks().length;
+    await a.screen.press('r');
+    await a.screen.waitFor((f) => /^checking… \(last checked \d\d:\d\d:\d\d\)/.test(pollLine(f)));
+    await a.screen.waitFor(() => a.checks().length === hung + 1);
+    await a.screen.press('?');
+    await a.screen.waitFor('Keys: inbox');
+    await a.screen.press('?');
+    await a.screen.press('c');
+    const frame = await a.screen.waitFor('Copied address (test)');
+    // All of it while the one request was still open: no answer yet, no second request.
+    expect(pollLine(frame)).toMatch(/^checking…/);
+    expect(a.checks()).toHaveLength(hung + 1);
+    expect(a.checks().at(-1)?.status).toBe(0); // 0: not answered yet
+    spec.setFault('ok');
+  }, 30_000);
+
   it('a service that dies mid-session and comes back on the same port', async () => {
     const { app: a } = await inboxWithMail();
     await spec.stop();

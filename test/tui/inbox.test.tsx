@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { textWidth } from '../../src/core/text-width';
-import { sendMail } from '../helpers/service';
+import { createApi } from '../../src/api/client';
+import { sendMail, startTestService } from '../helpers/service';
 import { waitFor } from '../helpers/wait';
 import { startApp, pickFirstDomain, type AppHarness } from './harness';
 import { KEY } from './ui';
@@ -74,6 +75,29 @@ describe('inbox', () => {
     frame = await h.screen.waitFor('3 messages · 1 unread');
     // Arrived while the inbox was watched and still not opened: marked new.
     expect(frame).toMatch(/^\+ Alice Example +Msg two/m);
+  });
+
+  it('marks mail that was there before the inbox opened N until it is opened', async () => {
+    const svc = await startTestService();
+    const session = await createApi({ baseUrl: svc.baseUrl }).createSession({});
+    for (const subject of ['Waiting one', 'Waiting two']) {
+      await sendMail(svc, { from: 'Alice Example <alice@example.org>', to: session.email, subject, text: 'hello' });
+    }
+    h = await startApp({ svc, initialSession: session });
+    let frame = await h.screen.waitFor('2 messages · 2 unread');
+    // Unread, but not "new": they were not seen arriving.
+    expect(frame).toMatch(/^N Alice Example +Waiting two/m);
+    expect(frame).toMatch(/^N Alice Example +Waiting one/m);
+    expect(frame).not.toMatch(/· \d+ new/);
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor('Subject:  Waiting two');
+    await h.screen.press(KEY.ESC);
+    frame = await h.screen.waitFor('2 messages · 1 unread');
+    expect(frame).toMatch(/^ {2}Alice Example +Waiting two/m);
+    expect(frame).toMatch(/^N Alice Example +Waiting one/m);
+    await h.close();
+    h = undefined;
+    await svc.close();
   });
 
   it('asks before deleting: another key cancels, y deletes and the message is gone', async () => {
