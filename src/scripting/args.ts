@@ -71,7 +71,10 @@ function describeParseError(error: unknown): string {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return `unknown option ${name}`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return /argument missing/.test(e.message ?? '') ? `option ${name} needs a value` : `option ${name} takes no value`;
+      if (/argument missing/.test(e.message ?? '')) return `option ${name} needs a value`;
+      // A value starting with "-" (`--server-tz -05:00`) could be the next option, so node refuses it.
+      if (/ambiguous/.test(e.message ?? '')) return `option ${name} needs a value; write one that starts with "-" as ${name}=-VALUE`;
+      return `option ${name} takes no value`;
     default:
       return safeLine(e.message ?? 'bad arguments', 200);
   }
