@@ -34,6 +34,7 @@ describe('the app in a pseudo-terminal', () => {
 
     const subject = 'Your sign-up at Example';
     const htmlOnly = 'Purple giraffes confirm accounts at noon.';
+    const beforeMail = app.mark();
     await sendMail(serve, {
       from: 'Example Shop <hello@shop.example.org>',
       to: address,
@@ -45,6 +46,10 @@ describe('the app in a pseudo-terminal', () => {
     const inbox = await app.waitForScreen((s) => isInbox(s) && s.includes(subject));
     expect(inbox).toContain('Example Shop');
     expect(inbox).toMatch(/1 message\b/);
+    // The new mail rang the terminal's bell, once (a BEL of its own, not the end of an OSC string).
+    await app.waitForScreen((s) => s.includes('1 new message'));
+    const written = app.rawSince(beforeMail).toString('utf8').replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '');
+    expect(written.split('\x07')).toHaveLength(2);
 
     const viewer = await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes(htmlOnly));
     expect(viewer).toMatch(new RegExp(`^Subject: +${subject}`, 'm'));
