@@ -13,3 +13,17 @@ export type ScriptCommand = (typeof SCRIPT_COMMANDS)[number];
 export function isScriptCommand(command: string): command is ScriptCommand {
   return (SCRIPT_COMMANDS as readonly string[]).includes(command);
 }
+
+// One line each for the top-level --help; a Record, so a new command without a line fails to compile.
+const SUMMARIES: Record<ScriptCommand, [usage: string, summary: string]> = {
+  new: ['new', 'create and save an address, print it'],
+  domains: ['domains', "list the service's domains and external mail accounts"],
+  list: ['list', 'list the messages of the newest saved address (or --address A)'],
+  read: ['read ID', 'print one message with its code and link'],
+  wait: ['wait', 'wait for a new message; print its code, link, text or JSON'],
+};
+
+/** The scripting commands block of the top-level --help, one indented "tempmail-tui CMD  summary" line each. */
+export function scriptCommandsHelp(): string {
+  return SCRIPT_COMMANDS.map((c) => `  ${`tempmail-tui ${SUMMARIES[c][0]}`.padEnd(30)}  ${SUMMARIES[c][1]}`).join('\n');
+}

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadSettings, type Settings } from '../core/config';
 import { appPaths } from '../core/paths';
 import { safeLine } from '../core/safe-text';
+import { scriptCommandsHelp } from '../scripting/commands-list';
 
 /** Where the CLI reads and writes; the process's own streams unless a test passes others. */
 export interface CliIo {
@@ -34,6 +35,9 @@ export function helpText(version: string, configDir: string): string {
 Usage:
   tempmail-tui [options]          the app: pick an address, watch the inbox, read mail
   tempmail-tui serve [options]    run the reference service (tempmail-tui serve --help)
+
+Scripting (no UI: data on stdout, messages on stderr; each takes --help):
+${scriptCommandsHelp()}
 
 Options:
   --base-url URL       the service to use (also TEMPMAIL_BASE_URL or "baseUrl" in the config file);
