@@ -1,5 +1,6 @@
 /** Argument parsing for the scripting commands: node:util parseArgs, with short, safe usage errors. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { describeArgsError } from '../core/args-error';
 import { safeLine } from '../core/safe-text';
 import { UsageError } from './io';
 
@@ -27,7 +28,7 @@ export function parseCommandArgs(command: string, args: string[], options: Optio
   try {
     parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new UsageError(`${command}: ${describeParseError(error)}`);
+    throw new UsageError(`${command}: ${describeArgsError(error)}`);
   }
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(`${command}: unexpected argument ${show(parsed.positionals[maxPositionals]!)}`);
@@ -62,20 +63,3 @@ export function show(value: string): string {
   return safeLine(JSON.stringify(value), 80);
 }
 
-// node's messages are long and suggest `--`; ours name the option and stop.
-function describeParseError(error: unknown): string {
-  const e = error as { code?: string; message?: string };
-  const option = /'([^']+)'/.exec(e.message ?? '')?.[1]?.replace(/ <value>$/, '');
-  const name = option ? safeLine(option, 60) : 'an option';
-  switch (e.code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return `unknown option ${name}`;
-    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      if (/argument missing/.test(e.message ?? '')) return `option ${name} needs a value`;
-      // A value starting with "-" (`--server-tz -05:00`) could be the next option, so node refuses it.
-      if (/ambiguous/.test(e.message ?? '')) return `option ${name} needs a value; write one that starts with "-" as ${name}=-VALUE`;
-      return `option ${name} takes no value`;
-    default:
-      return safeLine(e.message ?? 'bad arguments', 200);
-  }
-}

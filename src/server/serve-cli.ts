@@ -3,6 +3,7 @@
  * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
+import { describeArgsError } from '../core/args-error';
 import { safeLine } from '../core/safe-text';
 import { startServer } from './assemble';
 import { buildServerConfig, UsageError, type ServeFlags } from './serve-config';
@@ -67,7 +68,7 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     flags = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {
-    return usage(error instanceof Error ? error.message : String(error));
+    return usage(describeArgsError(error));
   }
   if (flags.help) {
     process.stdout.write(HELP);

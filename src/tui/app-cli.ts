@@ -4,6 +4,7 @@
  * it is about to run.
  */
 import { parseArgs } from 'node:util';
+import { describeArgsError } from '../core/args-error';
 import { ConfigError, loadSettings, type Settings } from '../core/config';
 import { appPaths } from '../core/paths';
 import { safeLine } from '../core/safe-text';
@@ -65,19 +66,6 @@ Exit status: 0 done, 1 error, 2 bad usage or setting.
 `;
 }
 
-// parseArgs' own messages explain how to pass positionals that start with "-": not what a user needs.
-function usageError(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  const quoted = /'([^']*)'/.exec(message)?.[1];
-  const name = safeLine((quoted ?? '').replace(/ <value>$/, ''), 80);
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${name}`;
-  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    return /missing/.test(message) ? `option ${name} needs a value` : `option ${name} takes no value`;
-  }
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `unexpected argument ${name}`;
-  return safeLine(message, 160);
-}
 
 /** Parses flags into settings; a usage or setting problem becomes a message (exit 2). */
 export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv): { help?: true; version?: true; settings?: Settings; error?: string } {
@@ -85,7 +73,7 @@ export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv): { help?: t
   try {
     values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    return { error: usageError(error) };
+    return { error: describeArgsError(error) };
   }
   if (values.help) return { help: true };
   if (values.version) return { version: true };

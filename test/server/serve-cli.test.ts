@@ -47,6 +47,17 @@ describe('tempmail-tui serve', () => {
       expect(proc.stderr()).toMatch(/^tempmail-tui serve: .+\nTry 'tempmail-tui serve --help'\.\n$/);
       expect(proc.stdout()).toBe('');
     }
+    // Option mistakes are worded like the app's and the scripting commands' (one shared describer).
+    for (const [args, message] of [
+      [['--bogus'], 'unknown option --bogus'],
+      [['--data-dir'], 'option --data-dir needs a value'],
+      [['--lifetime-minutes', '-5'], 'option --lifetime-minutes needs a value; write one that starts with "-" as --lifetime-minutes=-VALUE'],
+      [['stray'], 'unexpected argument stray'],
+    ] as const) {
+      const proc = spawnCli(['serve', ...args]);
+      expect((await proc.exited).code).toBe(2);
+      expect(proc.stderr()).toBe(`tempmail-tui serve: ${message}\nTry 'tempmail-tui serve --help'.\n`);
+    }
     const help = spawnCli(['serve', '--help']);
     expect((await help.exited).code).toBe(0);
     expect(help.stdout()).toContain('--extmail-account');

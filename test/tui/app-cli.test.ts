@@ -57,6 +57,7 @@ describe('app CLI', () => {
       [['-x'], 'unknown option -x'],
       [['--base-url'], 'option --base-url needs a value'],
       [['--no-bell=yes'], 'option --no-bell takes no value'],
+      [['--server-tz', '-05:00'], 'option --server-tz needs a value; write one that starts with "-" as --server-tz=-VALUE'],
       [['inbox'], 'unexpected argument inbox'],
     ] as const) {
       const { code, out, err } = await run([...argv]);
