@@ -3,6 +3,7 @@
  * is configured): opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
  * puts the terminal back as it was (main screen, cursor shown) before the process ends. A signal
  * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) ends it the same way, so the in-process service closes too.
+ * Keys reach Ink one at a time (common/key-stdin.ts), however many arrive in one read.
  */
 import { render } from 'ink';
 import React from 'react';
@@ -15,6 +16,7 @@ import { safeLine } from '../core/safe-text';
 import { App } from './app';
 import type { CliIo } from './app-cli';
 import type { AppService } from './app-service';
+import { keyByKey } from './common/key-stdin';
 import { noColorRequested } from './common/theme';
 
 const ENTER_ALT_SCREEN = '\x1b[?1049h';
@@ -70,7 +72,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       noColor={noColorRequested(env)}
       domains={service.domains}
     />,
-    { stdout, stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
+    { stdout, stdin: stdin.isTTY ? keyByKey(stdin) : stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
   );
   // A closed terminal (SIGHUP), a polite kill (SIGTERM) or an interrupt sent from outside (SIGINT: Ctrl+C
   // itself reaches Ink as a key in raw mode) ends the app like `q` does, instead of the default action

@@ -1,0 +1,116 @@
+/**
+ * One key per read for Ink. Ink hands a run of plain characters that arrives in one read to the screens
+ * as a single "paste" (`jj`, three DELs, `j` + Enter), which no key binding matches, so all of them are
+ * lost. That is what a laggy SSH link delivers when several keystrokes share a packet. This stdin
+ * stand-in splits every read into keys (an escape sequence stays whole) and gives Ink one key at a time.
+ * The next key waits for React: its renders and effects run as tasks of React's own scheduler, so the
+ * next key is queued there at idle priority, behind them. A key that moves the selection is drawn, and a
+ * screen it opens has subscribed to keys, before the following key is read, exactly as if the keys had
+ * arrived one by one.
+ */
+import { EventEmitter } from 'node:events';
+import { unstable_IdlePriority as IdlePriority, unstable_scheduleCallback as scheduleCallback } from 'scheduler';
+
+const ESC = '\x1b';
+// A CSI sequence (ESC [ params final) or SS3 (ESC O x), optionally after a second ESC (Alt+arrow).
+const SEQUENCE = /^\x1b\x1b?(?:\[\[?[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|O[\x40-\x7e])/;
+// The start of one that the read cut off: wait for the rest.
+const PARTIAL = /^\x1b\x1b?(?:\[\[?[\x30-\x3f]*[\x20-\x2f]*|O)?$/;
+
+/** Splits `text` into keys; an escape sequence cut off at the end comes back as `rest`. */
+export function splitKeys(text: string): { keys: string[]; rest: string } {
+  const keys: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] !== ESC) {
+      const point = String.fromCodePoint(text.codePointAt(i)!);
+      keys.push(point);
+      i += point.length;
+      continue;
+    }
+    const tail = text.slice(i);
+    const sequence = SEQUENCE.exec(tail)?.[0];
+    if (sequence) {
+      keys.push(sequence);
+      i += sequence.length;
+    } else if (PARTIAL.test(tail)) {
+      return { keys, rest: tail };
+    } else {
+      // ESC + one character: Alt+key (or Esc typed just before it, which Ink reads the same way).
+      const next = String.fromCodePoint(tail.codePointAt(1)!);
+      keys.push(ESC + next);
+      i += 1 + next.length;
+    }
+  }
+  return { keys, rest: '' };
+}
+
+/** Wraps a terminal's stdin so that Ink reads one key at a time (only what Ink uses of it is passed on). */
+export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
+  const out = new EventEmitter() as EventEmitter & Record<string, unknown>;
+  const queue: string[] = [];
+  let rest = '';
+  let gave = false;
+  let scheduled = false;
+  let restTimer: NodeJS.Immediate | undefined;
+
+  // Tells Ink a key is waiting; Ink then reads until null.
+  const announce = () => {
+    scheduled = false;
+    if (queue.length === 0) return;
+    gave = false;
+    out.emit('readable');
+  };
+  // Idle priority puts the key behind the render the last key caused (a Normal task). The key itself is
+  // given out on the next turn, outside the scheduler's loop: React queues the work of an update in a
+  // microtask, which would not run before the loop's next task if the key were handled inside it.
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    scheduleCallback(IdlePriority, () => setImmediate(announce));
+  };
+  const take = (text: string) => {
+    const split = splitKeys(rest + text);
+    rest = split.rest;
+    queue.push(...split.keys);
+    if (restTimer) clearImmediate(restTimer);
+    // A lone Esc (or a cut sequence that never completes) is a key of its own once nothing follows it.
+    restTimer = rest
+      ? setImmediate(() => {
+          restTimer = undefined;
+          queue.push(rest);
+          rest = '';
+          schedule();
+        })
+      : undefined;
+    schedule();
+  };
+  const onReadable = () => {
+    let chunk: string | Buffer | null;
+    while ((chunk = real.read() as string | Buffer | null) !== null) take(String(chunk));
+  };
+
+  out.on('newListener', (event: string) => {
+    if (event === 'readable' && out.listenerCount('readable') === 0) real.on('readable', onReadable);
+  });
+  out.on('removeListener', (event: string) => {
+    if (event === 'readable' && out.listenerCount('readable') === 0) real.off('readable', onReadable);
+  });
+  Object.assign(out, {
+    isTTY: real.isTTY,
+    setEncoding: (encoding: BufferEncoding) => (real.setEncoding(encoding), out),
+    setRawMode: (mode: boolean) => (real.setRawMode(mode), out),
+    ref: () => (real.ref(), out),
+    unref: () => (real.unref(), out),
+    // One key per announcement: the next one is announced on a later turn, after React has drawn.
+    read: () => {
+      if (gave || queue.length === 0) {
+        if (queue.length > 0) schedule();
+        return null;
+      }
+      gave = true;
+      return queue.shift()!;
+    },
+  });
+  return out as unknown as NodeJS.ReadStream;
+}
