@@ -3,7 +3,8 @@
  * through here before it enters the app's state, and again after any decoding step that can produce
  * control characters (HTML entities, MIME encoded-words, quoted-printable). What comes out can be
  * written to a terminal verbatim: it holds no C0 control but `\n` (and, multi-line, spaces from tabs),
- * no DEL, no C1 control, no escape sequence of any kind and no bidi override or isolate.
+ * no DEL, no C1 control, no escape sequence of any kind, no bidi override or isolate, and no invisible
+ * character that a terminal would draw wider than it is measured (soft hyphen, Hangul fillers).
  */
 
 export interface SafeTextOptions {
@@ -34,6 +35,11 @@ const SEQUENCE = new RegExp(`${STRING_SEQUENCE.source}|${CSI_SEQUENCE.source}|${
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 // Bidi embeddings, overrides, isolates and marks: removed, so text can never be shown reordered.
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+// Invisible characters that terminals still give a column (or two) while Ink measures them as zero: a
+// soft hyphen (`&shy;` in marketing HTML) and the Hangul fillers. Left in, one long subject full of them
+// is wider than Ink thinks, wraps, and scrolls the address off the top of the screen. They carry nothing
+// visible (a soft hyphen is only a hint where a word may break), so they go.
+const INVISIBLE_WIDE = /[\u00ad\u115f\u3164\uffa0]/g;
 // A lone UTF-16 surrogate (possible from a `\u` escape in JSON) is not text a terminal can show.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
@@ -48,6 +54,7 @@ export function safeText(input: unknown, options: SafeTextOptions = {}): string 
     .replace(/[\u2028\u2029\x0b\x0c]/g, '\n')
     .replace(CONTROL, '')
     .replace(BIDI, '')
+    .replace(INVISIBLE_WIDE, '')
     .replace(LONE_SURROGATE, '\ufffd');
   if (options.multiline) {
     text = expandTabs(text);

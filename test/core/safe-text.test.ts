@@ -83,6 +83,12 @@ describe('safeText: single characters', () => {
     expect(out).toBe('evil Bank x yz  !');
     expectInert(out);
   });
+  it('removes soft hyphens and Hangul fillers (terminals draw them a column wide, Ink counts none)', () => {
+    expect(safeText('Con\u00adfirm your ac\u00adcount')).toBe('Confirm your account');
+    expect(safeText('a\u3164b\u115fc\uffa0d')).toBe('abcd');
+    // Joiners and variation selectors that build emoji stay.
+    expect(safeText('👨\u200d👩\u200d👧 ❤\ufe0f')).toBe('👨\u200d👩\u200d👧 ❤\ufe0f');
+  });
   it('replaces lone surrogates and keeps real pairs', () => {
     expect(safeText('a\ud83db\ude00c 😀')).toBe('a\ufffdb\ufffdc 😀');
   });

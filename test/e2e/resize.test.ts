@@ -87,4 +87,25 @@ describe('the app at 80x24 and through resizes', () => {
     await app.press('q');
     expect(await app.exited()).toBe(0);
   });
+
+  it('a subject and sender full of soft hyphens (&shy;) and Hangul fillers keep the layout', async () => {
+    e2e = await startE2E({ cols: 80, rows: 24, args: ['--no-bell'] });
+    const { app, serve } = e2e;
+    const address = await pickFirstDomain(app);
+    const shy = '\u00ad';
+    // Each of these a terminal draws one column (or two) wide while Ink, left to itself, counts none.
+    const subject = `${SUBJECT} con${shy}firm your ac${shy}count at Ex${shy}am${shy}ple Shop to${shy}day, it is quite im${shy}por${shy}tant\u3164\u3164\u3164`;
+    await sendMail(serve, {
+      from: `"Ex${shy}am${shy}ple Shop\u115f" <shop@example.org>`,
+      to: address,
+      subject,
+      html: `<p>Con&shy;firm&shy;ation&shy; needed: ${'ac&shy;count '.repeat(30)}</p>`,
+    });
+    await app.press('r', (s) => isInbox(s) && s.includes(SUBJECT));
+    await expectLayout(app, address, 80, 24, 'inbox');
+    expect(app.screenText()).toContain('Example Shop');
+    await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes('Confirmation needed'));
+    await expectLayout(app, address, 80, 24, 'viewer');
+    expect(app.screenText()).toMatch(/^Subject: +Resize check confirm your account at Example Shop/m);
+  });
 });
