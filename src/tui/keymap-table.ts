@@ -209,10 +209,11 @@ export const KEYMAP: readonly Binding[] = [
       help: 'close the help',
       prefix: 'back to the list',
       filter: 'clear the filter',
+      inbox: 'clear the filter (when one is set)',
       picker: 'back to the current address (when there is one)',
       switch: 'back to the current address',
     },
-    screens: ['viewer', 'help', 'prefix', 'filter', 'picker', 'switch'],
+    screens: ['viewer', 'help', 'prefix', 'filter', 'inbox', 'picker', 'switch'],
     hint: 'back',
     // In the picker, Esc works only when there is an address to go back to: not worth a footer entry.
     footer: ['viewer', 'help', 'prefix', 'filter', 'switch'],

@@ -188,15 +188,17 @@ export function SessionView(props: SessionViewProps) {
     },
     { isActive: active && asking === 'attachment' },
   );
+  // Esc in the filter input, or in the list while a filter is set.
+  const clearFilter = () => {
+    setFiltering(false);
+    setFilterText('');
+    inbox.dispatch({ type: 'filter', text: '' });
+  };
   useKeys(
     'filter',
     {
       submit: () => setFiltering(false),
-      back: () => {
-        setFiltering(false);
-        setFilterText('');
-        inbox.dispatch({ type: 'filter', text: '' });
-      },
+      back: clearFilter,
     },
     { isActive: active && filtering && !question },
   );
@@ -254,6 +256,7 @@ export function SessionView(props: SessionViewProps) {
         onSwitch={props.onSwitch}
         onForget={() => setQuestion({ kind: 'forget' })}
         onFilter={() => setFiltering(true)}
+        onClearFilter={filterText ? clearFilter : undefined}
         onHelp={() => setHelp(true)}
         onQuit={props.onQuit}
       />

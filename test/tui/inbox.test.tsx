@@ -129,7 +129,8 @@ describe('inbox', () => {
     await h.screen.press(KEY.ESC);
     await h.screen.waitFor('Cancelled');
     await h.screen.press('n', 'y');
-    await h.screen.waitFor('Random address on');
+    // The picker says how to get back to the address it was opened over.
+    await h.screen.waitFor((f) => f.includes('Random address on') && f.includes(`Esc goes back to ${address}`));
     await h.screen.press(KEY.ESC);
     await h.screen.waitFor(address);
     await h.screen.press('n', 'y');
@@ -165,6 +166,15 @@ describe('inbox', () => {
     expect(frame).toContain('matching "beta"');
     await h.screen.press('/', KEY.ESC);
     await h.screen.waitFor('Alpha news');
+    // Esc in the list clears a filter that was kept with Enter, too.
+    await h.screen.press('/');
+    for (const key of 'alpha') h.screen.write(key);
+    await h.screen.waitFor('matching "alpha" (of 2)');
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor((f) => f.includes('j/k move') && !f.includes('Beta code'));
+    await h.screen.press(KEY.ESC);
+    frame = await h.screen.waitFor((f) => f.includes('Beta code') && f.includes('Alpha news'));
+    expect(frame).toContain('2 messages · ');
   });
 
   it('says when the service is down, keeps the keys working, and recovers', async () => {

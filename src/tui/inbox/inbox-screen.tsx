@@ -31,6 +31,8 @@ export interface InboxScreenProps {
   onNewAddress: () => void;
   onCopy: () => void;
   onFilter: () => void;
+  /** Set while a filter is set: Esc clears it. */
+  onClearFilter?: () => void;
   onHelp: () => void;
   onQuit: () => void;
   /** Switches to another saved address (`s`). */
@@ -83,6 +85,7 @@ export function InboxScreen(props: InboxScreenProps) {
       switch: props.onSwitch,
       forget: props.onForget,
       filter: props.onFilter,
+      back: props.onClearFilter,
       help: props.onHelp,
       quit: props.onQuit,
     },

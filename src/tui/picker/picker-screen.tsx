@@ -153,7 +153,9 @@ export function PickerScreen(props: PickerScreenProps) {
     );
   };
 
-  // Title, service line, blank; status and footer at the bottom.
+  // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
+  const canGoBack = Boolean(props.onCancel && props.current);
+  // Title, service line, blank (or the way back); status and footer at the bottom.
   const bodyRows = Math.max(3, rows - 5);
   let body: React.ReactNode;
   let domainsNote: React.ReactNode = null;
@@ -165,7 +167,7 @@ export function PickerScreen(props: PickerScreenProps) {
         <Text wrap="truncate" color={theme.color('error')}>
           {fitToWidth(`Could not load the domains: ${picker.domains.error}`, columns)}
         </Text>
-        <Text>Press r to retry, q to quit.</Text>
+        <Text>{canGoBack ? 'Press r to retry, Esc to go back to your address, q to quit.' : 'Press r to retry, q to quit.'}</Text>
       </Box>
     );
   }
@@ -230,7 +232,9 @@ export function PickerScreen(props: PickerScreenProps) {
       <Text wrap="truncate" color={props.local ? theme.color('ok') : theme.color('muted')}>
         {fitToWidth(props.serviceLine, columns)}
       </Text>
-      <Text> </Text>
+      <Text wrap="truncate" color={theme.color('muted')}>
+        {canGoBack ? fitToWidth(`Esc goes back to ${props.current}`, columns) : ' '}
+      </Text>
       <Box display={help ? 'none' : 'flex'} flexDirection="column" height={bodyRows} overflowY="hidden">
         {body}
       </Box>
