@@ -86,7 +86,8 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
           return live(fail)(`${name} not saved: ${fsReason(error)} (in ${safeLine(dir, 200)})`);
         }
         // The path says it all: the folder, and the name as made safe and numbered ("a (1).pdf").
-        live(info)(`Saved ${name} (${byteSize(bytes.length)}) to ${safeLine(path, 300)}`);
+        // It leads, so a narrow status line cuts the size rather than the file name.
+        live(info)(`Saved to ${safeLine(path, 300)} (${byteSize(bytes.length)})`);
       },
       (error: unknown) => {
         input.saving.current = false;

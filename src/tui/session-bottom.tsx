@@ -40,7 +40,7 @@ export function QuestionLine({ question, email, columns }: { question: Question;
     case 'leave':
       return <ConfirmLine question={`Leave ${email} for a new address? It keeps working until it expires.`} columns={columns} />;
     case 'forget':
-      return <ConfirmLine question={`Forget ${email}? (it cannot be reopened)`} columns={columns} />;
+      return <ConfirmLine question={`Forget ${email}? It cannot be reopened.`} columns={columns} />;
     case 'attachment': {
       const count = question.attachments.length;
       const text = question.typed

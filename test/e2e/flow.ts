@@ -75,8 +75,8 @@ export const isPicker = (s: string) => /Random address on \S+/.test(s);
 export const isInbox = (s: string) => /Enter open/.test(s) && /q quit/.test(s) && !isConfirm(s);
 /** The viewer: header lines of a message and the way back. */
 export const isViewer = (s: string) => /^From: /m.test(s) && /Esc back/.test(s) && !isConfirm(s);
-/** A yes/no question on the status line. */
-export const isConfirm = (s: string) => /y = yes, any other key = no/.test(s);
+/** A yes/no question on the status line (answers spelled out, or "(y/n)" when the line is tight). */
+export const isConfirm = (s: string) => /y = yes, any other key = no|\(y\/n\) *$/m.test(s);
 /** The first row: the address and its countdown. */
 export const headerRow = (app: PtyApp) => app.screen()[0] ?? '';
 

@@ -62,7 +62,7 @@ describe('attachments', () => {
     await h.screen.press('q');
     await h.screen.waitFor('Cancelled');
     await h.screen.press('a', '1');
-    await h.screen.waitFor(`Saved report.pdf (18 B) to ${join(dir, 'report.pdf')}`);
+    await h.screen.waitFor(`Saved to ${join(dir, 'report.pdf')} (18 B)`);
     const first = join(dir, 'report.pdf');
     expect(readFileSync(first).equals(PDFISH)).toBe(true);
     expect(statSync(first).mode & 0o777).toBe(0o600);
@@ -76,7 +76,7 @@ describe('attachments', () => {
 
     // A hostile name: no path, no leading dot, no bidi override; it lands inside the directory.
     await h.screen.press('a', '2');
-    const saved = await h.screen.waitFor(/Saved \S+ \(8 B\) to /);
+    const saved = await h.screen.waitFor(/Saved to .+ \(8 B\)/);
     const files = readdirSync(dir).sort();
     expect(files).toHaveLength(3);
     const odd = files.find((f) => !f.startsWith('report'))!;
@@ -107,7 +107,7 @@ describe('attachments', () => {
     const frame = await h.screen.waitFor('Just one.');
     expect(frame).toMatch(/^Attached: notes\.txt · text\/plain · 9 B$/m);
     await h.screen.press('a');
-    await h.screen.waitFor(`Saved notes.txt (9 B) to ${join(dir, 'notes.txt')}`);
+    await h.screen.waitFor(`Saved to ${join(dir, 'notes.txt')} (9 B)`);
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');
   });
 
@@ -122,7 +122,7 @@ describe('attachments', () => {
     await h.screen.press(KEY.ENTER);
     await h.screen.waitFor('… and 8 more');
     const saved = async (n: number) => {
-      await h!.screen.waitFor(`Saved part-${n}.txt`);
+      await h!.screen.waitFor(`Saved to ${join(dir, `part-${n}.txt`)} (`);
       expect(readFileSync(join(dir, `part-${n}.txt`), 'utf8')).toBe(`part ${n}\n`);
     };
     await h.screen.press('a');

@@ -136,7 +136,7 @@ describe('saved addresses', () => {
     await h.screen.press('s');
     await h.screen.waitFor('saved addresses (2)');
     await h.screen.press('j', 'x');
-    await h.screen.waitFor(`Forget ${first}? (it cannot be reopened) y = yes`);
+    await h.screen.waitFor(`Forget ${first}? It cannot be reopened. (y/n)`);
     await h.screen.press('n');
     await h.screen.waitFor('Enter choose');
     expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(2);
@@ -167,7 +167,7 @@ describe('saved addresses', () => {
     h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
     await h.screen.waitFor('Random address on');
     await h.screen.press('j', 'x'); // the second line: the older address
-    await h.screen.waitFor(`Forget ${older.email}? (it cannot be reopened) y = yes`);
+    await h.screen.waitFor(`Forget ${older.email}? It cannot be reopened. (y/n)`);
     await h.screen.press('n');
     await h.screen.waitFor('Cancelled');
     expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(2);

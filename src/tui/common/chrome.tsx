@@ -1,7 +1,7 @@
 /** The fixed lines around every screen: the status line and the footer of key hints (from the keymap). */
 import { Text } from 'ink';
 import React from 'react';
-import { fitToWidth } from '../../core/text-width';
+import { fitToWidth, textWidth, truncateToWidth } from '../../core/text-width';
 import { footerHints, type Screen } from '../keymap';
 import type { StatusMessage } from '../types';
 import { useTheme } from './theme';
@@ -32,7 +32,18 @@ export function ConfirmLine({ question, columns }: { question: string; columns: 
   const theme = useTheme();
   return (
     <Text wrap="truncate" bold color={theme.color('warn')}>
-      {fitToWidth(`${question} y = yes, any other key = no`, columns)}
+      {confirmText(question, columns)}
     </Text>
   );
+}
+
+const ANSWERS = ' y = yes, any other key = no';
+// The footer spells the answers out too, so a tight line says them briefly.
+const SHORT_ANSWERS = ' (y/n)';
+
+/** The question and how to answer it; a long question is cut, never the answer keys. */
+export function confirmText(question: string, columns: number): string {
+  if (textWidth(question + ANSWERS) <= columns) return fitToWidth(question + ANSWERS, columns);
+  const room = Math.max(1, columns - textWidth(SHORT_ANSWERS));
+  return fitToWidth(truncateToWidth(question, room) + SHORT_ANSWERS, columns);
 }

@@ -242,7 +242,7 @@ export function PickerScreen(props: PickerScreenProps) {
         <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => setHelp(false)} isActive={isActive && help} />
       ) : null}
       {forgetting ? (
-        <ConfirmLine question={`Forget ${forgetting.email}? (it cannot be reopened)`} columns={columns} />
+        <ConfirmLine question={`Forget ${forgetting.email}? It cannot be reopened.`} columns={columns} />
       ) : (
         <StatusLine status={status} columns={columns} />
       )}

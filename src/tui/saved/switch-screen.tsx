@@ -109,7 +109,7 @@ export function SwitchScreen(props: SwitchScreenProps) {
       </Box>
       {help ? null : <Text> </Text>}
       {asking ? (
-        <ConfirmLine question={`Forget ${asking.email}? (it cannot be reopened)`} columns={columns} />
+        <ConfirmLine question={`Forget ${asking.email}? It cannot be reopened.`} columns={columns} />
       ) : (
         <StatusLine status={props.status} columns={columns} />
       )}
