@@ -33,8 +33,14 @@ export function applyKey(edit: Edit, input: string, key: Key): Edit | null {
   const { value, cursor } = edit;
   if (key.leftArrow) return { value, cursor: Math.max(0, cursor - 1) };
   if (key.rightArrow) return { value, cursor: Math.min(value.length, cursor + 1) };
-  if (key.home) return { value, cursor: 0 };
-  if (key.end) return { value, cursor: value.length };
+  // Readline's line keys, which shell users type without thinking: Ctrl+A/E, Ctrl+U, Ctrl+W.
+  if (key.home || (key.ctrl && input === 'a')) return { value, cursor: 0 };
+  if (key.end || (key.ctrl && input === 'e')) return { value, cursor: value.length };
+  if (key.ctrl && input === 'u') return { value: value.slice(cursor), cursor: 0 };
+  if (key.ctrl && input === 'w') {
+    const start = value.slice(0, cursor).replace(/[^\s.\-_+]*[\s.\-_+]*$/, '').length;
+    return { value: value.slice(0, start) + value.slice(cursor), cursor: start };
+  }
   // Terminals send DEL (0x7f, "delete" to Ink) for the Backspace key: both erase before the cursor.
   if (key.backspace || key.delete) {
     return cursor === 0 ? edit : { value: value.slice(0, cursor - 1) + value.slice(cursor), cursor: cursor - 1 };
