@@ -131,7 +131,9 @@ export function SessionView(props: SessionViewProps) {
     } catch (error) {
       // Already gone on the service is what the user wanted anyway.
       if (!(isApiError(error) && error.kind === 'not_found')) {
-        if (mounted.current) fail(`Not deleted: ${describeError(error)}`);
+        // An expired address is purged by the service, which then knows its token no more: say why.
+        const expired = isApiError(error) && (error.kind === 'session_expired' || (error.kind === 'invalid_token' && session.expiresAt.getTime() <= props.clock()));
+        if (mounted.current) fail(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
         return;
       }
     }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../src/core/safe-text';
-import { sendRaw, startTestService } from '../helpers/service';
+import { sendMail, sendRaw, startTestService } from '../helpers/service';
 import { startApp, pickFirstDomain, type AppHarness } from './harness';
 import { KEY } from './ui';
 import { HOSTILE_DIR } from '../helpers/fixtures';
@@ -34,6 +34,24 @@ describe('session lifetime', () => {
     await h.screen.press('n');
     await h.screen.waitFor('Random address on');
     expect(h.tokenNeverShown()).toBe(true);
+    await svc.close();
+  });
+
+  it('deleting on an address that has expired says so, not "token not valid"', async () => {
+    let t = Date.UTC(2026, 10, 21, 12, 0, 0);
+    const clock = () => t;
+    const svc = await startTestService({ lifetimeSeconds: 120 }, { clock });
+    h = await startApp({ svc, props: { clock } });
+    const address = await pickFirstDomain(h);
+    await sendMail(svc, { to: address, subject: 'Listed before it expired', text: 'hi' });
+    await h.screen.press('r');
+    await h.screen.waitFor('Listed before it expired');
+    t += 180_000;
+    await h.screen.press('d', 'y');
+    await h.screen.waitFor('Not deleted: this address has expired · press n for a new address');
+    expect(h.screen.frame()).toContain('Listed before it expired');
+    await h.close();
+    h = undefined;
     await svc.close();
   });
 
