@@ -23,7 +23,7 @@ import { sessionActions } from './session-actions';
 import { attachmentDigit, QuestionLine, FilterLine, type Question } from './session-bottom';
 import { refreshRefusal } from './status-text';
 import type { LocalServiceInfo, StatusMessage } from './types';
-import { preloadReader } from './viewer/lazy-reader';
+import { loadedReader, preloadReader } from './viewer/lazy-reader';
 import { badgeOf } from './viewer/mark';
 import { useMessageCache } from './viewer/use-message-cache';
 import { ViewerScreen } from './viewer/viewer-screen';
@@ -242,9 +242,12 @@ export function SessionView(props: SessionViewProps) {
         clock={props.clock}
         local={props.local}
         isActive={screen === 'inbox'}
-        badge={(id) => {
-          const entry = cache.get(id);
-          return entry?.status === 'ready' ? badgeOf(entry.mark) : '';
+        badge={(m) => {
+          const entry = cache.get(m.id);
+          if (entry?.status === 'ready') return badgeOf(entry.mark);
+          // Not fetched (only the newest unread few are): a code in the subject needs no body.
+          const code = loadedReader()?.codeInSubject(m.subject);
+          return code ? `code ${code}` : '';
         }}
         onOpen={open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}

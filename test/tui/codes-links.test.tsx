@@ -98,6 +98,21 @@ describe('codes and links', () => {
     expect(stats.maxInFlight).toBe(1);
   });
 
+  it('a code in the subject shows on a row whose body was never fetched', async () => {
+    const stats = { reads: [] as number[], inFlight: 0, maxInFlight: 0 };
+    h = await startApp({ wrapApi: counting(stats) });
+    const address = await pickFirstDomain(h);
+    // The oldest of seven: not among the five newest unread that are prefetched.
+    await sendMail(h.svc, { to: address, subject: 'Your Acme code is 615243', text: 'Use it within 10 minutes.' });
+    for (let i = 1; i <= 6; i += 1) await sendMail(h.svc, { to: address, subject: `Newsletter ${i}`, text: 'Nothing to see.' });
+    await h.screen.press('r');
+    await h.screen.waitFor('7 messages');
+    const frame = await h.screen.waitFor(/Your Acme code is 615243 +\[code 615243\]/);
+    expect(frame).toContain('Newsletter 6');
+    await waitFor(() => stats.reads.length === 5, { message: 'the five prefetches' });
+    expect(stats.reads).not.toContain(1);
+  });
+
   it('a message deleted while its background fetch travels does not stall the prefetch of the others', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -18,7 +18,7 @@ export interface InboxListProps {
   /** For "today" vs. older times. */
   now: number;
   /** The mark of a fetched message ("code 482913", "link"), '' when none or not fetched. */
-  badge?: (id: number) => string;
+  badge?: (m: MessageSummary) => string;
 }
 
 const TIME_COLS = 6;
@@ -75,7 +75,7 @@ export function InboxList({ state, columns, now, badge }: InboxListProps) {
       {rows.map((m, i) => (
         <Row
           key={m.id}
-          text={rowText(m, markerOf(state, m.id), columns, now, badge?.(m.id))}
+          text={rowText(m, markerOf(state, m.id), columns, now, badge?.(m))}
           selected={state.offset + i === selected}
           unread={state.unread.has(m.id)}
           fresh={state.fresh.has(m.id)}

@@ -40,7 +40,7 @@ export interface InboxScreenProps {
   /** Forgets this address (`x`, asks first). */
   onForget?: () => void;
   /** The mark of a fetched message, for its row. */
-  badge?: (id: number) => string;
+  badge?: (m: MessageSummary) => string;
 }
 
 /** What to do when there is no mail yet. */

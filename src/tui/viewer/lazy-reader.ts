@@ -22,6 +22,11 @@ export function loadReader(): Promise<Reader> {
   return loading;
 }
 
+/** The reader if it has loaded, for render code that can do without it meanwhile. */
+export function loadedReader(): Reader | undefined {
+  return loaded;
+}
+
 /** Starts loading the reader ahead of need; a failure waits for the next ask. */
 export function preloadReader(): void {
   loadReader().catch(() => undefined);

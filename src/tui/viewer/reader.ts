@@ -27,3 +27,8 @@ export function markOf(message: Message): Mark {
     return { code: null, link: null };
   }
 }
+
+/** A code the subject alone gives away ("Your code is 482913"): the inbox badge before the body is fetched. */
+export function codeInSubject(subject: string): string | null {
+  return detectCode({ subject, text: '' })?.code ?? null;
+}
