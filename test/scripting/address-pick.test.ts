@@ -23,9 +23,7 @@ beforeAll(async () => {
   newer = (await r.run('new', [...base, '--prefix', 'newer-pick'])).stdout.trim();
 });
 afterAll(async () => {
-  const tokens = openSavedSessions({ env: r.env }).listLive().map((s) => s.token);
-  const all = r.transcript.join('');
-  for (const t of tokens) expect(all).not.toContain(t);
+  expect(r.leakedTokens()).toEqual([]);
   r.cleanup();
   await svc.close();
 });

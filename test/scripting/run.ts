@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openSavedSessions } from '../../src/core/saved-sessions';
 import { runScript } from '../../src/scripting/index';
 
 export interface RunResult {
@@ -16,6 +17,8 @@ export interface Runner {
   /** Every byte any command wrote, to assert that no token ever leaked. */
   transcript: string[];
   run(command: string, args: string[], options?: { env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<RunResult> & { live: RunResult };
+  /** Tokens of the live saved addresses that appear anywhere in the transcript (should be none). */
+  leakedTokens(): string[];
   cleanup(): void;
 }
 
@@ -42,6 +45,13 @@ export function makeRunner(): Runner {
         return live;
       });
       return Object.assign(promise, { live });
+    },
+    leakedTokens() {
+      const all = transcript.join('');
+      return openSavedSessions({ env })
+        .listLive()
+        .map((saved) => saved.token)
+        .filter((token) => all.includes(token));
     },
     cleanup() {
       rmSync(home, { recursive: true, force: true });

@@ -9,7 +9,6 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/core/saved-sessions';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { waitFor } from '../helpers/wait';
 import { makeRunner, type Runner } from './run';
@@ -76,9 +75,7 @@ beforeAll(async () => {
   r = makeRunner();
 });
 afterAll(async () => {
-  const tokens = openSavedSessions({ env: r.env }).listLive().map((s) => s.token);
-  const all = r.transcript.join('');
-  for (const t of tokens) expect(all).not.toContain(t);
+  expect(r.leakedTokens()).toEqual([]);
   r.cleanup();
   await proxy.close();
   await svc.close();

@@ -12,9 +12,7 @@ beforeAll(async () => {
   r = makeRunner();
 });
 afterAll(async () => {
-  const tokens = openSavedSessions({ env: r.env }).listLive().map((s) => s.token);
-  const all = r.transcript.join('');
-  for (const t of tokens) expect(all).not.toContain(t);
+  expect(r.leakedTokens()).toEqual([]);
   r.cleanup();
   await svc.close();
 });
