@@ -242,4 +242,11 @@ export const KEYMAP: readonly Binding[] = [
     hint: 'save',
   },
   { command: 'no', keys: [{ any: true }], description: 'cancel', screens: ['attachment'], hint: 'cancel' },
+  // The help scrolls when its lines do not fit (a small window); its last line then says these keys.
+  { command: 'down', keys: [char('j'), special('downArrow')], description: 'scroll the help down one line', screens: ['help'] },
+  { command: 'up', keys: [char('k'), special('upArrow')], description: 'scroll the help up one line', screens: ['help'] },
+  { command: 'pageDown', keys: [char(' '), special('pageDown')], description: 'next page of the help', screens: ['help'] },
+  { command: 'pageUp', keys: [char('b'), special('pageUp')], description: 'previous page of the help', screens: ['help'] },
+  { command: 'first', keys: [char('g'), special('home')], description: 'top of the help', screens: ['help'] },
+  { command: 'last', keys: [char('G'), special('end')], description: 'bottom of the help', screens: ['help'] },
 ];

@@ -107,3 +107,16 @@ describe('keymap', () => {
     expect(m![1]!.trim()).toBe(md.trim());
   });
 });
+
+describe('keys of the help screen', () => {
+  it('scrolls with the keys that scroll the viewer, and ?, q and Esc still close it', () => {
+    const cmd = (input: string, key: Partial<Key> = {}) => commandFor('help', input, { ...noKey, ...key });
+    expect([cmd('j'), cmd('', { downArrow: true }), cmd('k'), cmd('', { upArrow: true })]).toEqual(['down', 'down', 'up', 'up']);
+    expect([cmd(' '), cmd('', { pageDown: true }), cmd('b'), cmd('', { pageUp: true })]).toEqual(['pageDown', 'pageDown', 'pageUp', 'pageUp']);
+    expect([cmd('g'), cmd('', { home: true }), cmd('G'), cmd('', { end: true })]).toEqual(['first', 'first', 'last', 'last']);
+    expect([cmd('?'), cmd('q'), cmd('', { escape: true })]).toEqual(['help', 'back', 'back']);
+    // The rows added for the help do not change what the keys mean elsewhere.
+    expect(commandFor('viewer', 'j', noKey)).toBe('down');
+    expect(helpRows('viewer').find((r) => r.keys === 'j / ↓')?.description).toBe('scroll down one line');
+  });
+});

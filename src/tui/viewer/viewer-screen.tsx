@@ -1,17 +1,17 @@
 /**
- * The message viewer: headers (toggled by `H`), the detected code and link, the attachments, the body
- * wrapped to the width (HTML through html-to-text with numbered links), scrolling by line and page, links
- * picked by number, and the keys that act on them: `y` copies the code (or the picked or detected link),
- * `o` opens a link, `a` saves an attachment (the session does the I/O). Only the lines inside the window
- * are drawn.
+ * The message viewer: headers (toggled by `H`; long ones wrapped over a few lines by header-rows.ts), the
+ * detected code and link, the attachments, the body wrapped to the width (HTML through html-to-text with
+ * numbered links), scrolling by line and page, links picked by number, and the keys that act on them: `y`
+ * copies the code (or the picked or detected link), `o` opens a link, `a` saves an attachment (the
+ * session does the I/O). Only the lines inside the window are drawn.
  */
 import { Box, Text } from 'ink';
 import React, { useEffect, useMemo, useReducer } from 'react';
 import { fitToWidth } from '../../core/text-width';
-import type { AttachmentInfo, Message, MessageSummary } from '../../core/types';
+import type { AttachmentInfo, MessageSummary } from '../../core/types';
 import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
-import { longTime, senderFull, subjectLabel } from '../format';
+import { headerLines, wrappedHeaders } from './header-rows';
 import type { BodyEntry } from './use-message-cache';
 import { useRenderedBody } from './use-rendered-body';
 import { extraLines, LABEL_COLS } from './viewer-extras';
@@ -38,17 +38,6 @@ export interface ViewerScreenProps {
   onStatus: (text: string) => void;
 }
 
-/** The header lines of a message: From, To, Cc, Subject, Date (attachments are listed by viewer-extras). */
-export function headerLines(m: MessageSummary & Partial<Message>, full: boolean): [string, string][] {
-  const lines: [string, string][] = [];
-  if (full) lines.push(['From', senderFull(m)]);
-  if (full && m.to?.length) lines.push(['To', m.to.join(', ')]);
-  if (full && m.cc?.length) lines.push(['Cc', m.cc.join(', ')]);
-  lines.push(['Subject', subjectLabel(m.subject)]);
-  if (full) lines.push(['Date', longTime(m.receivedAt)]);
-  return lines;
-}
-
 /** The viewer with its keys. */
 export function ViewerScreen(props: ViewerScreenProps) {
   const { entry, columns, rows, isActive } = props;
@@ -61,10 +50,10 @@ export function ViewerScreen(props: ViewerScreenProps) {
   const mark = entry?.status === 'ready' ? entry.mark : undefined;
   const picked = state.picked !== null ? (links[state.picked - 1] ?? null) : null;
 
-  const headers = [
-    ...headerLines({ ...props.summary, ...message }, state.showHeaders),
-    ...extraLines({ mark, picked, attachments: message?.attachments ?? [], columns }),
-  ];
+  // Every row above the rule counts, wrapped header lines included: the body gets the rest, so the
+  // footer stays at the bottom and nothing pushes the session header off the top.
+  const extras = extraLines({ mark, picked, attachments: message?.attachments ?? [], columns });
+  const headers = [...wrappedHeaders(headerLines({ ...props.summary, ...message }, state.showHeaders), columns, rows, extras.length), ...extras];
   const bodyRows = Math.max(1, rows - headers.length - 1);
   const maxScroll = Math.max(0, lines.length - bodyRows);
   useEffect(() => dispatch({ type: 'clamp', max: maxScroll }), [maxScroll]);
