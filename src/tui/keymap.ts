@@ -82,11 +82,11 @@ export function helpRows(screen: Screen): { keys: string; description: string }[
  * with a hint; bindings sharing a hint word share one entry. When it does not fit in `columns`, the
  * entries before the last two (help and quit or back) are dropped from the end, whole.
  */
-export function footerHints(screen: Screen, columns = Number.POSITIVE_INFINITY): string {
+export function footerHints(screen: Screen, columns = Number.POSITIVE_INFINITY, hide: readonly Command[] = []): string {
   const groups = new Map<string, string[]>();
   for (const b of bindingsFor(screen)) {
     const first = keysOf(b, screen)[0];
-    if (b.hint === undefined || first === undefined || (b.footer && !b.footer.includes(screen))) continue;
+    if (b.hint === undefined || first === undefined || (b.footer && !b.footer.includes(screen)) || hide.includes(b.command)) continue;
     groups.set(b.hint, [...(groups.get(b.hint) ?? []), first]);
   }
   const entries = [...groups].map(([hint, keys]) => `${keys.join('/')} ${hint}`);

@@ -59,6 +59,8 @@ type View = { kind: 'inbox' } | { kind: 'viewer'; message: MessageSummary };
 
 // Bodies fetched ahead of time, so the list can show their codes: the newest unread few.
 const PREFETCH_COUNT = 5;
+// A message without attachments: the viewer's footer leaves out `a`.
+const NO_ATTACHMENTS = ['save'] as const;
 
 /** The session screens. */
 export function SessionView(props: SessionViewProps) {
@@ -209,6 +211,9 @@ export function SessionView(props: SessionViewProps) {
 
   const newAddress = () => (live ? setQuestion({ kind: 'leave' }) : props.onNewAddress());
 
+  // A message without attachments has nothing for `a` to save: its footer leaves it out.
+  const opened = view.kind === 'viewer' ? cache.get(view.message.id) : undefined;
+  const viewerHidden = opened?.status === 'ready' && opened.message.attachments.length === 0 ? NO_ATTACHMENTS : undefined;
   let content: React.ReactNode;
   if (view.kind === 'viewer') {
     const m = view.message;
@@ -301,7 +306,7 @@ export function SessionView(props: SessionViewProps) {
         <HelpScreen screen={view.kind} columns={columns} rows={height} onClose={() => setHelp(false)} isActive={screen === 'help'} />
       ) : null}
       {bottom}
-      <Footer screen={screen} columns={columns} />
+      <Footer screen={screen} columns={columns} hide={viewerHidden} />
     </Box>
   );
 }

@@ -100,12 +100,15 @@ describe('attachments', () => {
     await h.screen.press('r');
     await h.screen.waitFor('2 messages');
     await h.screen.press(KEY.ENTER);
-    await h.screen.waitFor('Nothing attached.');
+    let frame = await h.screen.waitFor('Nothing attached.');
+    // The footer offers `a` only where there is something to save.
+    expect(frame).not.toContain('a save');
     await h.screen.press('a');
     await h.screen.waitFor('This message has no attachments.');
     await h.screen.press(KEY.ESC, 'j', KEY.ENTER);
-    const frame = await h.screen.waitFor('Just one.');
+    frame = await h.screen.waitFor('Just one.');
     expect(frame).toMatch(/^Attached: notes\.txt · text\/plain · 9 B$/m);
+    expect(frame).toContain('a save');
     await h.screen.press('a');
     await h.screen.waitFor(`Saved to ${join(dir, 'notes.txt')} (9 B)`);
     expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('my notes\n');

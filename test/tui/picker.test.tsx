@@ -30,6 +30,8 @@ describe('picker', () => {
     expect(frame).toContain('External alias of someone@gmail.com');
     expect(frame).toContain('External alias, picked for me');
     expect(frame).toContain('Service: test');
+    // Nothing saved yet: the footer does not offer x (forget).
+    expect(frame).not.toContain('x forget');
   });
 
   it('creates a random address on the chosen domain and opens its inbox with a live countdown', async () => {

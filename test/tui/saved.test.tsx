@@ -165,7 +165,7 @@ describe('saved addresses', () => {
     store.save(older, svc.baseUrl);
     store.save(newer, svc.baseUrl);
     h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
-    await h.screen.waitFor('Random address on');
+    expect(await h.screen.waitFor('Random address on')).toContain('x forget');
     await h.screen.press('j', 'x'); // the second line: the older address
     await h.screen.waitFor(`Forget ${older.email}? It cannot be reopened. (y/n)`);
     await h.screen.press('n');

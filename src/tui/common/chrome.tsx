@@ -2,7 +2,7 @@
 import { Text } from 'ink';
 import React from 'react';
 import { fitToWidth, textWidth, truncateToWidth } from '../../core/text-width';
-import { footerHints, type Screen } from '../keymap';
+import { footerHints, type Command, type Screen } from '../keymap';
 import type { StatusMessage } from '../types';
 import { useTheme } from './theme';
 
@@ -17,12 +17,12 @@ export function StatusLine({ status, columns }: { status: StatusMessage | null; 
   );
 }
 
-/** One line of key hints for `screen`, generated from the keymap. */
-export function Footer({ screen, columns }: { screen: Screen; columns: number }) {
+/** One line of key hints for `screen`, generated from the keymap; `hide` leaves out keys that cannot act now. */
+export function Footer({ screen, columns, hide }: { screen: Screen; columns: number; hide?: readonly Command[] }) {
   const theme = useTheme();
   return (
     <Text wrap="truncate" color={theme.color('muted')} dimColor={theme.noColor}>
-      {fitToWidth(footerHints(screen, columns), columns)}
+      {fitToWidth(footerHints(screen, columns, hide), columns)}
     </Text>
   );
 }

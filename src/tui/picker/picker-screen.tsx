@@ -53,6 +53,9 @@ export interface PickerScreenProps {
   onQuit: () => void;
 }
 
+// Nothing saved to forget: the footer leaves x out.
+const FORGET = ['forget'] as const;
+
 interface Custom {
   domain: Domain;
   value: string;
@@ -246,7 +249,7 @@ export function PickerScreen(props: PickerScreenProps) {
       ) : (
         <StatusLine status={status} columns={columns} />
       )}
-      <Footer screen={screen} columns={columns} />
+      <Footer screen={screen} columns={columns} hide={resumable.length === 0 ? FORGET : undefined} />
     </Box>
   );
 }
