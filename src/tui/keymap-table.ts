@@ -107,8 +107,8 @@ export const KEYMAP: readonly Binding[] = [
     command: 'choose',
     keys: [special('return'), { digits: '1-9' }],
     description: {
-      picker: 'create or resume the highlighted address (1-9 pick a line directly)',
-      switch: 'switch to the highlighted address (1-9 pick a line directly)',
+      picker: 'create or resume the highlighted address (1-9: the line with that digit)',
+      switch: 'switch to the highlighted address (1-9: the line with that digit)',
     },
     screens: ['picker', 'switch'],
     hint: 'choose',

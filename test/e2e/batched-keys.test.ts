@@ -32,7 +32,7 @@ describe('keys that arrive in one read', () => {
     e2e = await startE2E({ cols: 80, rows: 24, args: ['--no-bell'] });
     const { app, serve } = e2e;
     const picker = await app.waitForScreen(isPicker);
-    const choices = picker.split('\n').filter((row) => /^\W*(Random address|Custom name|External alias)/.test(row));
+    const choices = picker.split('\n').filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
     const line = choices.findIndex((row) => row.includes('Custom name on'));
     await app.press(String(line + 1), /Custom name on \S+ \(Enter/);
     // Typed and corrected in single writes: the three DELs erase three characters.

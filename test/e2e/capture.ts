@@ -57,7 +57,7 @@ export async function captureScreens(): Promise<Captures> {
     const { app, serve } = e2e;
     const picker = await app.waitForScreen(isPicker);
     // The custom-name choice of the first domain, picked by its line number (the 1-9 keys).
-    const choices = picker.split('\n').filter((row) => /^\W*(Random address|Custom name|External alias)/.test(row));
+    const choices = picker.split('\n').filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
     const line = choices.findIndex((row) => row.includes('Custom name on'));
     if (line < 0 || line > 8) throw new Error(`no custom-name choice among the first nine:\n${picker}`);
     await app.press(String(line + 1), /Custom name on \S+ \(Enter/);

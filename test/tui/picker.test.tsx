@@ -32,6 +32,14 @@ describe('picker', () => {
     expect(frame).toContain('Service: test');
     // Nothing saved yet: the footer does not offer x (forget).
     expect(frame).not.toContain('x forget');
+    // Each line says the digit that picks it.
+    const numbered = frame.split('\n').map((row) => /^\W*(\d) (.+?)\s*$/.exec(row)).filter((m) => m !== null);
+    expect(numbered.map((m) => m[1])).toEqual(['1', '2', '3', '4', '5', '6']);
+    expect(numbered[0]![2]).toBe('Random address on tempmail.test');
+    const third = numbered[2]![2];
+    expect(third).toMatch(/^Custom name on /);
+    await h.screen.press('3');
+    await h.screen.waitFor(`${third.replace(/…$/, '')} (Enter creates it, Esc goes back):`);
   });
 
   it('creates a random address on the chosen domain and opens its inbox with a live countdown', async () => {

@@ -67,10 +67,13 @@ function Indicator({ isSelected = false }: { isSelected?: boolean }) {
   const theme = useTheme();
   return <Text color={theme.color('accent')}>{isSelected ? '> ' : '  '}</Text>;
 }
-function Item({ isSelected = false, label }: { isSelected?: boolean; label: string }) {
+// `n`: the digit that picks the line (0: a line past the ninth, padded); absent when the list scrolls.
+function Item({ isSelected = false, label, n }: { isSelected?: boolean; label: string; n?: number }) {
   const theme = useTheme();
+  const digit = n === undefined ? '' : n > 0 ? `${n} ` : '  ';
   return (
     <Text inverse={isSelected && theme.noColor} color={isSelected ? theme.color('accent') : undefined} wrap="truncate">
+      {digit}
       {label}
     </Text>
   );
@@ -199,6 +202,10 @@ export function PickerScreen(props: PickerScreenProps) {
     );
   } else {
     const noteRows = domainsNote ? (picker.domains.status === 'error' ? 2 : 1) : 0;
+    const limit = Math.max(1, bodyRows - noteRows);
+    // 1-9 pick the Nth line shown, so the lines say their digit; a list that scrolls would renumber its
+    // lines as it moves, so it shows none.
+    const numbered = items.length <= limit ? items.map((item, i) => ({ ...item, n: i < 9 ? i + 1 : 0 })) : items;
     body = (
       <Box flexDirection="column">
         {items.length > 0 ? (
@@ -206,9 +213,9 @@ export function PickerScreen(props: PickerScreenProps) {
             // A new list is a new instance, at its top: ink-select-input would move there only in an
             // effect after drawing, and a key handled before it would act on the old position.
             key={itemsKey}
-            items={items}
+            items={numbered}
             isFocused={listing}
-            limit={Math.max(1, bodyRows - noteRows)}
+            limit={limit}
             indicatorComponent={Indicator}
             itemComponent={Item}
             onSelect={(item) => choose(item.value)}
