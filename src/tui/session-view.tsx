@@ -225,7 +225,11 @@ export function SessionView(props: SessionViewProps) {
         columns={columns}
         rows={height}
         isActive={screen === 'viewer'}
-        onBack={() => setView({ kind: 'inbox' })}
+        onBack={() => {
+          // What the viewer said (no links, copied, ...) was about that message.
+          setStatus(null);
+          setView({ kind: 'inbox' });
+        }}
         onDelete={() => setQuestion({ kind: 'delete', message: m })}
         onReload={() => cache.load(m.id, true)}
         onHelp={() => setHelp(true)}

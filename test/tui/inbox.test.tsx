@@ -100,6 +100,21 @@ describe('inbox', () => {
     await svc.close();
   });
 
+  it('what the viewer said about a message is gone when the inbox is back', async () => {
+    h = await startApp();
+    const address = await pickFirstDomain(h);
+    await mail(h, address, 'No links here');
+    await h.screen.press('r');
+    await h.screen.waitFor('No links here');
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor('Body of No links here');
+    await h.screen.press('o');
+    await h.screen.waitFor('This message has no links.');
+    await h.screen.press(KEY.ESC);
+    const frame = await h.screen.waitFor((f) => f.includes('j/k move') && f.includes('No links here'));
+    expect(frame).not.toContain('This message has no links.');
+  });
+
   it('asks before deleting: another key cancels, y deletes and the message is gone', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);

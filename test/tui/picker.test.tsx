@@ -36,7 +36,7 @@ describe('picker', () => {
     const numbered = frame.split('\n').map((row) => /^\W*(\d) (.+?)\s*$/.exec(row)).filter((m) => m !== null);
     expect(numbered.map((m) => m[1])).toEqual(['1', '2', '3', '4', '5', '6']);
     expect(numbered[0]![2]).toBe('Random address on tempmail.test');
-    const third = numbered[2]![2];
+    const third = numbered[2]![2]!;
     expect(third).toMatch(/^Custom name on /);
     await h.screen.press('3');
     await h.screen.waitFor(`${third.replace(/…$/, '')} (Enter creates it, Esc goes back):`);
