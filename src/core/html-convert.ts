@@ -113,9 +113,10 @@ export function converterFor(width: number): Converter {
   if (cached) return cached;
   if (converters.size > 8) converters.clear(); // resizes are few; never let this grow unbounded
   const convert = compile({
-    wordwrap: width,
-    // Long words are left whole here and cut by wrapText, which knows columns and clusters.
-    longWordSplit: { forceWrapOnLimit: false, wrapCharacters: [] },
+    // Paragraphs stay whole here and are wrapped by wrapText, which counts columns and breaks CJK text
+    // between characters: html-to-text counts UTF-16 units and breaks only at spaces. (That also makes
+    // the text the same at every width but for the rule below, which is what keeps a resize in place.)
+    wordwrap: false,
     // The caller slices the input; html-to-text would otherwise warn on stderr, over the UI.
     limits: { maxInputLength: Number.MAX_SAFE_INTEGER },
     formatters: { numberedAnchor: formatAnchor, cell: formatCell },
@@ -123,6 +124,7 @@ export function converterFor(width: number): Converter {
       { selector: 'a', format: 'numberedAnchor' },
       { selector: 'tr', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
       { selector: 'td', format: 'cell' },
+      { selector: 'hr', options: { length: width } },
       { selector: 'th', format: 'cell' },
       ...SKIPPED.map((selector) => ({ selector, format: 'skip' })),
       // Hidden preheaders and tracking blocks: not what a mail client shows.

@@ -100,7 +100,8 @@ function step(job: Job, limit: number): void {
       if (url) job.table.number(url, '');
     }
   }
-  job.parts.push(wrapText(job.html ? text : text.replace(/\n$/, ''), job.cols));
+  // HTML lists and quotes keep their indent and "> " on continuation lines, as html-to-text laid them out.
+  job.parts.push(job.html ? wrapText(text, job.cols, { hang: true }) : wrapText(text.replace(/\n$/, ''), job.cols));
 }
 
 /** Joins the parts and adds the note and the link list, wrapped as well. */
