@@ -183,6 +183,7 @@ describe('inbox', () => {
     await h.screen.waitFor('Alpha news');
     // Esc in the list clears a filter that was kept with Enter, too.
     await h.screen.press('/');
+    await h.screen.waitFor('/filter by sender or subject');
     for (const key of 'alpha') h.screen.write(key);
     await h.screen.waitFor('matching "alpha" (of 2)');
     await h.screen.press(KEY.ENTER);
