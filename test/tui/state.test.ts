@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageSummary } from '../../src/core/types';
 import { inboxReducer, initialInboxState, selectedMessage, type InboxAction, type InboxState } from '../../src/tui/inbox/inbox-state';
-import { linkChoice, viewerReducer, initialViewerState } from '../../src/tui/viewer/viewer-state';
+import { wrapText } from '../../src/core/text-wrap';
+import { lineAt, linkChoice, topAnchor, viewerReducer, initialViewerState, type ViewerAction, type ViewerState } from '../../src/tui/viewer/viewer-state';
 
 const msg = (id: number, subject = `Subject ${id}`): MessageSummary => ({
   id,
@@ -109,5 +110,54 @@ describe('viewer reducer', () => {
     expect(linkChoice('1', '2', 12)).toEqual({ pick: 12 });
     expect(linkChoice('', '2', 12)).toEqual({ pick: 2 });
     expect(linkChoice('', '0', 12)).toEqual({});
+  });
+});
+
+describe('viewer re-wrap', () => {
+  const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1} ${'lorem ipsum dolor sit amet '.repeat(6)}${i === 7 ? 'Zanzibar ' : ''}end.`).join('\n\n');
+  const at = (width: number) => wrapText(text, width).split('\n');
+  const view = (...actions: ViewerAction[]) => actions.reduce<ViewerState>(viewerReducer, initialViewerState);
+
+  it('finds the line showing the same text at another width, for a line of words and for a blank line', () => {
+    const wide = at(80);
+    const narrow = at(50);
+    const top = wide.findIndex((l) => l.includes('Zanzibar'));
+    const moved = lineAt(narrow, topAnchor(wide, top));
+    expect(`${narrow[moved]} ${narrow[moved + 1]}`).toContain('Zanzibar');
+    expect(moved).not.toBe(top);
+    const blank = wide.indexOf('', 10);
+    const b = lineAt(narrow, topAnchor(wide, blank));
+    expect(narrow[b]).toBe('');
+    expect(narrow[b + 1]?.split(' ').slice(0, 2)).toEqual(wide[blank + 1]?.split(' ').slice(0, 2));
+    expect(lineAt(narrow, topAnchor(wide, 0))).toBe(0);
+  });
+
+  it('keeps the reader\'s place through several re-wraps and a window that could not scroll that far', () => {
+    const w80 = at(80);
+    const top = w80.findIndex((l) => l.includes('Zanzibar'));
+    let s = view({ type: 'scroll', delta: top, max: 1000 });
+    s = viewerReducer(s, { type: 'rewrap', from: w80, to: at(30), max: 1000 });
+    expect(at(30)[s.scroll]).toBeDefined();
+    s = viewerReducer(s, { type: 'rewrap', from: at(30), to: at(120), max: 3 }); // too tall: clamped
+    expect(s.scroll).toBe(3);
+    s = viewerReducer(s, { type: 'rewrap', from: at(120), to: w80, max: 1000 });
+    expect(s.scroll).toBe(top);
+    // Scrolling sets a new place.
+    s = viewerReducer(s, { type: 'scroll', delta: -2, max: 1000 });
+    s = viewerReducer(s, { type: 'rewrap', from: w80, to: w80, max: 1000 });
+    expect(s.scroll).toBe(top - 2);
+  });
+
+  it('stays at the end when the end was shown, through re-wraps and window changes', () => {
+    let s = view({ type: 'bottom', max: 40 });
+    s = viewerReducer(s, { type: 'rewrap', from: at(80), to: at(40), max: 70 });
+    expect(s.scroll).toBe(70);
+    s = viewerReducer(s, { type: 'clamp', max: 75 });
+    expect(s.scroll).toBe(75);
+    s = viewerReducer(s, { type: 'scroll', delta: -1, max: 75 });
+    s = viewerReducer(s, { type: 'clamp', max: 80 });
+    expect(s.scroll).toBe(74);
+    s = viewerReducer(s, { type: 'scroll', delta: 10, max: 80 });
+    expect(s.atEnd).toBe(true);
   });
 });

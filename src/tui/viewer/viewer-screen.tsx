@@ -6,7 +6,7 @@
  * session does the I/O). Only the lines inside the window are drawn.
  */
 import { Box, Text } from 'ink';
-import React, { useEffect, useMemo, useReducer } from 'react';
+import React, { useEffect, useMemo, useReducer, useState } from 'react';
 import { fitToWidth } from '../../core/text-width';
 import type { AttachmentInfo, MessageSummary } from '../../core/types';
 import { useTheme } from '../common/theme';
@@ -45,8 +45,9 @@ export function ViewerScreen(props: ViewerScreenProps) {
   const [state, dispatch] = useReducer(viewerReducer, initialViewerState);
   const message = entry?.status === 'ready' ? entry.message : undefined;
   const view = useRenderedBody(message, columns);
-  const lines = useMemo(() => (view?.status === 'ready' ? view.body.text.split('\n') : []), [view]);
-  const links = view?.status === 'ready' ? view.body.links : [];
+  const rendered = view?.status === 'ready' ? view.body : undefined;
+  const lines = useMemo(() => (rendered ? rendered.text.split('\n') : []), [rendered]);
+  const links = rendered?.links ?? [];
   const mark = entry?.status === 'ready' ? entry.mark : undefined;
   const picked = state.picked !== null ? (links[state.picked - 1] ?? null) : null;
 
@@ -56,7 +57,17 @@ export function ViewerScreen(props: ViewerScreenProps) {
   const headers = [...wrappedHeaders(headerLines({ ...props.summary, ...message }, state.showHeaders), columns, rows, extras.length), ...extras];
   const bodyRows = Math.max(1, rows - headers.length - 1);
   const maxScroll = Math.max(0, lines.length - bodyRows);
-  useEffect(() => dispatch({ type: 'clamp', max: maxScroll }), [maxScroll]);
+  // Re-wrapped for a new width: scroll to where the same text is, in this very render (no frame of the
+  // old line number over new text). While a big body renders anew, the old lines and position wait.
+  const [wrapped, setWrapped] = useState(lines);
+  if (lines !== wrapped && lines.length > 0) {
+    setWrapped(lines);
+    if (wrapped.length > 0) dispatch({ type: 'rewrap', from: wrapped, to: lines, max: maxScroll });
+  }
+  const hasLines = lines.length > 0;
+  useEffect(() => {
+    if (hasLines) dispatch({ type: 'clamp', max: maxScroll });
+  }, [maxScroll, hasLines]);
 
   const pickDigit = (digit: string) => {
     if (links.length === 0) return props.onStatus('This message has no links.');
