@@ -115,7 +115,7 @@ export function converterFor(width: number): Converter {
   const convert = compile({
     // Paragraphs stay whole here and are wrapped by wrapText, which counts columns and breaks CJK text
     // between characters: html-to-text counts UTF-16 units and breaks only at spaces. (That also makes
-    // the text the same at every width but for the rule below, which is what keeps a resize in place.)
+    // the text the same at every width but for the <hr> line below: a resize re-wraps the same text.)
     wordwrap: false,
     // The caller slices the input; html-to-text would otherwise warn on stderr, over the UI.
     limits: { maxInputLength: Number.MAX_SAFE_INTEGER },
