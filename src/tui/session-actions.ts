@@ -1,9 +1,11 @@
 /**
- * What the session's keys do beyond moving around: copy a thing (address, code, link), open a link in a
- * browser or show and copy it, save an attachment to the download directory. Each reports on the status
+ * What the session's keys do beyond moving around: delete a message on the service, copy a thing
+ * (address, code, link), open a link in a browser or show and copy it, save an attachment to the download
+ * directory. Each reports on the status
  * line; nothing throws. Results that arrive after the user left the address are dropped (`mounted`).
  */
 import { mkdirSync } from 'node:fs';
+import { isApiError } from '../api/errors';
 import type { TempMailApi } from '../api/types';
 import type { OpenResult } from '../core/browser';
 import { writeNewFile } from '../core/filenames';
@@ -26,9 +28,13 @@ export interface SessionActionsInput {
   mounted: { readonly current: boolean };
   /** True while an attachment is being saved (one at a time). */
   saving: { current: boolean };
+  /** Milliseconds since the epoch (is the address past its expiry?). */
+  clock: () => number;
 }
 
 export interface SessionActions {
+  /** Deletes a message; true when it is gone from the service (or was already), else says why not. */
+  deleteMessage(id: number): Promise<boolean>;
   /** Copies `text`, saying "Copied <what> via ...". */
   copyText(what: string, text: string): void;
   /** Opens link `n` in a browser; where none can open, copies it (the viewer shows it whole). */
@@ -42,6 +48,23 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
   const { api, session, mounted, info, fail } = input;
   const live = <A extends unknown[]>(f: (...args: A) => void) => (...args: A) => {
     if (mounted.current) f(...args);
+  };
+
+  const deleteMessage = async (id: number): Promise<boolean> => {
+    info('Deleting…');
+    try {
+      await api.deleteMail(session.token, id);
+    } catch (error) {
+      // Already gone on the service is what the user wanted anyway.
+      if (isApiError(error) && error.kind === 'not_found') return true;
+      // An expired address is purged by the service, which then knows its token no more: say why.
+      const expired =
+        isApiError(error) &&
+        (error.kind === 'session_expired' || (error.kind === 'invalid_token' && session.expiresAt.getTime() <= input.clock()));
+      live(fail)(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
+      return false;
+    }
+    return true;
   };
 
   const copyText = (what: string, text: string) => {
@@ -96,5 +119,5 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     );
   };
 
-  return { copyText, openUrl, saveAttachment };
+  return { deleteMessage, copyText, openUrl, saveAttachment };
 }

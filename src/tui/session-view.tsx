@@ -6,14 +6,12 @@
  */
 import { Box } from 'ink';
 import React, { useEffect, useRef, useState } from 'react';
-import { isApiError } from '../api/errors';
 import type { TempMailApi } from '../api/types';
 import type { OpenResult } from '../core/browser';
 import type { AttachmentInfo, MessageSummary, Session } from '../core/types';
 import { Footer, StatusLine } from './common/chrome';
 import { HelpScreen } from './common/help-screen';
 import { useKeys } from './common/use-keys';
-import { describeError } from './errors';
 import { subjectLabel } from './format';
 import { InboxScreen } from './inbox/inbox-screen';
 import { headerHeight, SessionHeader } from './inbox/session-header';
@@ -96,6 +94,7 @@ export function SessionView(props: SessionViewProps) {
     fail,
     mounted,
     saving,
+    clock: props.clock,
   });
 
   // New mail: a line, and the bell unless it is switched off.
@@ -127,18 +126,7 @@ export function SessionView(props: SessionViewProps) {
   };
 
   const remove = async (m: MessageSummary) => {
-    info('Deleting…');
-    try {
-      await api.deleteMail(session.token, m.id);
-    } catch (error) {
-      // Already gone on the service is what the user wanted anyway.
-      if (!(isApiError(error) && error.kind === 'not_found')) {
-        // An expired address is purged by the service, which then knows its token no more: say why.
-        const expired = isApiError(error) && (error.kind === 'session_expired' || (error.kind === 'invalid_token' && session.expiresAt.getTime() <= props.clock()));
-        if (mounted.current) fail(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
-        return;
-      }
-    }
+    if (!(await actions.deleteMessage(m.id))) return;
     if (!mounted.current) return;
     inbox.dispatch({ type: 'removed', id: m.id });
     cache.evict(m.id);
