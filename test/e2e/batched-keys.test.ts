@@ -7,7 +7,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { splitKeys } from '../../src/tui/common/key-stdin';
 import { sendMail } from '../helpers/service';
 import { addressOnScreen, isInbox, isPicker, isViewer, selectedRow, startE2E, type E2E } from './flow';
-import { KEYS } from './pty-harness';
 
 let e2e: E2E | undefined;
 afterEach(async () => {

@@ -4,7 +4,6 @@
  * a restart on the same data dir. A connection attempted while it is stopping is not served: smtp-server's
  * close() closes the listening socket at once (net.Server#close), so the attempt is refused.
  */
-import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/client';
 import { cleanupAfterEach } from '../helpers/cleanup';

@@ -4,7 +4,7 @@ import type { TempMailApi } from '../../src/api/types';
 import { early } from '../../src/tui/early';
 import { helpRows } from '../../src/tui/keymap';
 import { startTestService, type TestService } from '../helpers/service';
-import { startApp, pickFirstDomain, type AppHarness } from './harness';
+import { startApp, type AppHarness } from './harness';
 import { KEY } from './ui';
 import { closedPort } from '../helpers/ports';
 
