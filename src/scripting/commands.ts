@@ -1,6 +1,8 @@
 /** The one-shot scripting commands: `new`, `domains`, `list`, `read`. (`wait` is in wait.ts.) */
+import { ApiError, isApiError } from '../api/errors';
 import { normalizeBaseUrl, type SavedSession } from '../core/saved-sessions';
 import type { CreateSessionOptions, DomainList } from '../core/types';
+import { safeLine } from '../core/safe-text';
 import { formatCountdown, secondsLeft } from '../core/time';
 import { flag, parseCommandArgs, show, str } from './args';
 import { makeContext, pickSession } from './context';
@@ -35,7 +37,13 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
     options.useExtmail = true;
     if (account === undefined) options.extmailAuto = true;
   }
-  const session = await api.createSession(options);
+  const session = await api.createSession(options).catch((error: unknown) => {
+    // "That name is taken" names no name: say which one (the service picked the domain if none was given).
+    if (isApiError(error) && error.kind === 'prefix_taken' && prefix !== undefined) {
+      throw new ApiError('prefix_taken', `${safeLine(prefix, 64)}${domain !== undefined ? `@${safeLine(domain, 253)}` : ''} is taken; try another name`, error.details);
+    }
+    throw error;
+  });
   const showToken = flag(parsed, 'show-token');
   const print = (s: SavedSession) => {
     if (flag(parsed, 'json')) io.stdout.write(json(sessionJson(s, showToken)));

@@ -12,7 +12,9 @@ import { parseZoneOffset } from '../core/time';
 import { str, type Parsed, show } from './args';
 import { ScriptError, UsageError, type ScriptIo } from './io';
 
-export const NO_SERVICE = 'no service configured: pass --base-url or set TEMPMAIL_BASE_URL';
+// The app can run a service of its own; a script needs one that outlives it: say how to get one.
+export const NO_SERVICE =
+  'no service configured: pass --base-url or set TEMPMAIL_BASE_URL (`tempmail-tui serve` runs one and prints its URL)';
 
 export interface Context {
   io: ScriptIo;

@@ -93,7 +93,12 @@ function describe(error: unknown, command: string): { message: string; code: num
     return { message: safeLine(message, 500) + hint, code: error.exitCode };
   }
   if (error instanceof ConfigError) return { message: safeLine(error.message, 500), code: EXIT.usage };
-  if (isApiError(error)) return { message: safeLine(error.message, 500), code: EXIT.failed };
+  if (isApiError(error)) {
+    // The wait a 429 asked for is in its details; a script (or its user) wants to know it.
+    const wait = error.kind === 'rate_limited' ? error.details.retryAfterSeconds : undefined;
+    const after = wait !== undefined ? `; try again in ${Math.ceil(wait)} s` : '';
+    return { message: safeLine(error.message, 500) + after, code: EXIT.failed };
+  }
   if (error instanceof SecureFileError) return { message: safeLine(error.message, 500), code: EXIT.failed };
   const text = error instanceof Error ? error.message : String(error);
   return { message: `unexpected error: ${safeLine(text, 300)}`, code: EXIT.failed };

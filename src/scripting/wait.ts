@@ -36,7 +36,11 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
     interval: { type: 'string' },
     existing: { type: 'boolean' },
   });
-  const print = (str(parsed, 'print') ?? 'text') as PrintMode;
+  // --json, common to every command, means --print json here; with another --print it is a contradiction.
+  const json = parsed.values.json === true;
+  const asked = str(parsed, 'print');
+  if (json && asked !== undefined && asked !== 'json') throw new UsageError(`wait: --json and --print ${show(asked)} contradict each other`);
+  const print = (asked ?? (json ? 'json' : 'text')) as PrintMode;
   if (!PRINT_MODES.includes(print)) {
     throw new UsageError(`wait: --print must be one of ${PRINT_MODES.join(', ')}, got ${show(String(print))}`);
   }
@@ -44,7 +48,6 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   // 0 means no limit: wait until the address expires.
   const timeoutS = seconds('wait', parsed, 'timeout', DEFAULT_WAIT_TIMEOUT_S, 0);
   const intervalMs = seconds('wait', parsed, 'interval', DEFAULT_INTERVAL_S, 0.2) * 1000;
-  if (parsed.values.json === true && print !== 'json') throw new UsageError('wait: use --print json for JSON output');
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
   const api = ctx.api(session.baseUrl, { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS });

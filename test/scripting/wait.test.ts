@@ -82,6 +82,11 @@ describe('wait', () => {
     await sendMail(svc, signup(email, '605118'));
     const out = JSON.parse((await json.done).stdout);
     expect(out).toMatchObject({ subject: 'Your Acme verification code', senderEmail: 'accounts@acme.test', code: '605118', to: [email] });
+
+    // --json, listed with every command's options, means the same here.
+    const same = await startWait(['--json', '--timeout', '20']);
+    await sendMail(svc, signup(email, '605119'));
+    expect(JSON.parse((await same.done).stdout)).toMatchObject({ code: '605119', to: [email] });
   });
 
   it('--print code skips a matching message without a code and keeps waiting', async () => {
@@ -149,7 +154,9 @@ describe('wait', () => {
     expect(badRe.code).toBe(2);
     expect(badRe.stderr).toContain('--subject is not a valid regular expression');
     expect((await r.run('wait', ['--timeout', 'soon'])).code).toBe(2);
-    expect((await r.run('wait', ['--json'])).code).toBe(2);
+    const contradiction = await r.run('wait', ['--json', '--print', 'code']);
+    expect(contradiction.code).toBe(2);
+    expect(contradiction.stderr).toContain('--json and --print "code" contradict each other');
   });
 
   it('can be interrupted', async () => {
