@@ -6,8 +6,9 @@
  * second comer can say who is running, or (the app's local mode) use that service instead.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { makeDir } from '../core/make-dir';
 
 export const LOCK_FILE = 'service.lock';
 // A takeover guard older than this was left by a process that died in the middle of a takeover.
@@ -159,7 +160,8 @@ async function removeStale(file: string, staleText: string): Promise<boolean> {
  * cannot be parsed, is stale and taken over; a live one rejects with DataDirInUseError.
  */
 export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // makeDir, not a recursive mkdir, which spins forever under a parent like /proc that refuses entries.
+  await makeDir(dataDir, 0o700);
   const file = resolve(dataDir, LOCK_FILE);
   const mine: LockHolder = { pid: process.pid, startedAt: new Date().toISOString() };
   let written = JSON.stringify(mine);

@@ -4,8 +4,9 @@
  * leaves either the old state or the new one (plus, at worst, a temp file that open() removes).
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, open, rename, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { makeDir } from '../core/make-dir';
 
 /** Temp files start with this; anything so named is a crash leftover. */
 export const TEMP_PREFIX = '.tmp-';
@@ -20,9 +21,14 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Creates a directory (mode 0700) and makes its entry in the parent durable. */
+/**
+ * Creates a directory (mode 0700, with any missing parents) and makes its entry in the parent durable.
+ * makeDir, not a recursive mkdir: that one spins forever under a parent like /proc that refuses entries.
+ */
 export async function mkdirDurable(dir: string, parent: string): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const created = await makeDir(dir, 0o700);
+  // Each new parent's entry lives in its own parent; `parent` is synced as before (cheap when unchanged).
+  for (const made of created.slice(0, -1)) await fsyncDir(dirname(made));
   await fsyncDir(parent);
 }
 

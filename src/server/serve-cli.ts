@@ -6,11 +6,12 @@ import { parseArgs } from 'node:util';
 import { describeArgsError } from '../core/args-error';
 import { safeLine } from '../core/safe-text';
 import { startServer } from './assemble';
-import { buildServerConfig, UsageError, type ServeFlags } from './serve-config';
+import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 
 const HELP = `Usage: tempmail-tui serve [options]
 
-Runs the reference temp-mail service: the HTTP API of SPEC.md and an SMTP receiver for its domains.
+Runs the reference temp-mail service: the HTTP API described in README.md (Reference service)
+and an SMTP receiver for its domains.
 
 Options:
   --host ADDR                 listen address for HTTP and SMTP (default 127.0.0.1)
@@ -53,8 +54,10 @@ const OPTIONS = {
 
 // Messages can carry what the user typed or a config file held (an option name, a path, a value with a
 // `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
-function usage(message: string): number {
-  process.stderr.write(`tempmail-tui serve: ${safeLine(message, 600)}\nTry 'tempmail-tui serve --help'.\n`);
+// A config file's mistake ends with the file's path instead of the --help hint: the fix is in the file.
+function usage(message: string, hint = true): number {
+  const help = hint ? "\nTry 'tempmail-tui serve --help'." : '';
+  process.stderr.write(`tempmail-tui serve: ${safeLine(message, 1000)}${help}\n`);
   return 2;
 }
 
@@ -81,7 +84,7 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     config = buildServerConfig(flags);
   } catch (error) {
-    if (error instanceof UsageError) return usage(error.message);
+    if (error instanceof UsageError) return usage(error.message, !(error instanceof ConfigFileError));
     throw error;
   }
 

@@ -9,7 +9,21 @@ import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } fro
 
 /** A value the user gave that we refuse; the CLI prints it and exits 2. */
 export class UsageError extends Error {
-  override readonly name = 'UsageError';
+  override readonly name: string = 'UsageError';
+}
+
+/**
+ * A refusal of what a --config file holds: the message ends with the file's path, and the CLI prints no
+ * "--help" hint (the fix is in the file, not in the flags).
+ */
+export class ConfigFileError extends UsageError {
+  override readonly name = 'ConfigFileError';
+  constructor(
+    message: string,
+    readonly file: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -126,24 +140,33 @@ export function lifetimeFromMinutes(value: unknown, where: string): number {
 
 /** Applies a JSON config file onto `config`. Unknown keys are refused: a misspelt key must not be ignored. */
 export function applyConfigFile(config: ServerConfig, path: string): void {
-  let text: string;
+  const where = `(in ${safeLine(resolve(path), 300)})`;
+  const refuse = (message: string): never => {
+    throw new ConfigFileError(`${message} ${where}`, path);
+  };
+  let text = '';
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`--config: cannot read ${show(path)} (${safeLine(code, 40)})`);
+    refuse(`--config: cannot read the file (${safeLine(code, 40)})`);
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--config: ${show(path)} is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`);
+    refuse(`--config: the file is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`);
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new UsageError(`--config: ${show(path)} must hold a JSON object`);
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) refuse('--config: the file must hold a JSON object');
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const set = Object.hasOwn(FILE_KEYS, key) ? FILE_KEYS[key] : undefined;
-    if (!set) throw new UsageError(`--config: unknown key ${show(key)} in ${show(path)} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
-    set(config, value, `--config ${key}`);
+    if (!set) refuse(`--config: unknown key ${show(key)} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
+    try {
+      set!(config, value, `--config ${key}`);
+    } catch (error) {
+      if (error instanceof UsageError) refuse(error.message);
+      throw error;
+    }
   }
 }
 

@@ -27,6 +27,12 @@ function reply(code: number, text: string): Error & { responseCode: number } {
   return Object.assign(new Error(text), { responseCode: code });
 }
 
+/** Recipients for a log line: the first few, then how many more (a transaction may hold thousands). */
+function listed(addresses: readonly string[], shown = 10): string {
+  const head = addresses.slice(0, shown).join(', ');
+  return addresses.length > shown ? `${head} and ${addresses.length - shown} more` : head || '(none)';
+}
+
 type SmtpConnection = SMTPServer['connections'] extends Set<infer C> ? C : never;
 
 /**
@@ -36,11 +42,13 @@ type SmtpConnection = SMTPServer['connections'] extends Set<infer C> ? C : never
  * (Turning the library's check off with hideSize would also hide the limit from EHLO, which lets
  * senders skip a doomed transfer.)
  */
-function rewordSizeRefusals(connection: SmtpConnection, text: string): void {
+function rewordSizeRefusals(connection: SmtpConnection, text: string, log: (line: string) => void): void {
   const send = connection.send.bind(connection);
   connection.send = (code, data, context) => {
-    if (code === 552 && !(typeof data === 'string' && /^5\.\d{1,3}\.\d{1,3} /.test(data))) send(code, text, false);
-    else send(code, data, context);
+    if (code === 552 && !(typeof data === 'string' && /^5\.\d{1,3}\.\d{1,3} /.test(data))) {
+      log(`smtp refused MAIL FROM (declared SIZE over the limit): 552 ${text}`);
+      send(code, text, false);
+    } else send(code, data, context);
   };
 }
 
@@ -77,43 +85,64 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     }
   }
 
+  /** The envelope sender for a log line: `<>` for a bounce (null sender), `?` before MAIL FROM. */
+  function senderOf(session: SMTPServerSession): string {
+    const from = session.envelope.mailFrom;
+    if (!from) return '?';
+    return from.address === '' ? '<>' : from.address;
+  }
+
+  /** One log line per refused recipient, so "why didn't my mail arrive?" has an answer in the log. */
   async function checkRcpt(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
-    if (closing) throw reply(421, '4.3.2 Service shutting down, try again later');
-    const rcpt = address.address;
+    const refusal = await rcptRefusal(address.address, session);
+    if (!refusal) return;
+    log(`smtp refused RCPT ${address.address} from ${senderOf(session)}: ${refusal.responseCode} ${refusal.message}`);
+    throw refusal;
+  }
+
+  /** Why `rcpt` is refused (an SMTP reply), or undefined when it is accepted. */
+  async function rcptRefusal(rcpt: string, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
+    if (closing) return reply(421, '4.3.2 Service shutting down, try again later');
     const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
-      throw reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`);
+      return reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`);
     }
     let verdict;
     try {
       verdict = await service.checkRecipient(rcpt);
     } catch (error) {
       log(`smtp rcpt check failed: ${error instanceof Error ? error.message : String(error)}`);
-      throw reply(451, '4.3.0 Temporary failure, try again later');
+      return reply(451, '4.3.0 Temporary failure, try again later');
     }
-    if (verdict === 'ok') return;
-    if (verdict === 'full') throw reply(452, '4.2.2 Mailbox full, try again later');
-    if (verdict === 'expired') throw reply(550, '5.1.1 Mailbox expired');
+    if (verdict === 'ok') return undefined;
+    if (verdict === 'full') return reply(452, '4.2.2 Mailbox full, try again later');
+    if (verdict === 'expired') return reply(550, '5.1.1 Mailbox expired');
     // An address that is neither on our domains nor an alias of our accounts: we are no relay.
-    if (!isOurs(rcpt)) throw reply(550, '5.7.1 Relay access denied');
-    throw reply(550, '5.1.1 No such mailbox');
+    if (!isOurs(rcpt)) return reply(550, '5.7.1 Relay access denied');
+    return reply(550, '5.1.1 No such mailbox');
   }
 
   async function store(raw: Buffer, session: SMTPServerSession): Promise<string> {
     const recipients = session.envelope.rcptTo.map((r) => r.address);
     const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
+    const who = `from ${senderOf(session)} for ${listed(recipients)}`;
     let delivered: number;
     try {
       ({ delivered } = await service.deliver({ raw, recipients, envelopeFrom }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
-      log(`smtp deliver failed (${raw.length} bytes, ${recipients.length} rcpt): ${what}`);
+      log(`smtp deliver failed (${raw.length} bytes ${who}): ${what}`);
       // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
       throw reply(451, '4.3.0 Temporary failure storing the message, try again later');
     }
     // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
-    if (delivered === 0) throw reply(550, '5.1.1 No live mailbox for this message');
-    log(`smtp stored ${raw.length} bytes for ${delivered} mailbox(es)`);
+    if (delivered === 0) {
+      log(`smtp refused DATA (${raw.length} bytes ${who}): 550 5.1.1 No live mailbox for this message`);
+      throw reply(550, '5.1.1 No live mailbox for this message');
+    }
+    // Fewer than listed: some expired between RCPT and the end of DATA.
+    const some = delivered < recipients.length ? ` (${delivered} of ${recipients.length} still live)` : '';
+    log(`smtp stored ${raw.length} bytes ${who}${some}`);
     return `2.0.0 Ok: stored for ${delivered} mailbox(es)`;
   }
 
@@ -135,7 +164,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     stream.on('error', () => release(session));
     stream.on('end', () => {
       if (stream.sizeExceeded) {
-        log(`smtp refused oversize message (${stream.byteLength} bytes)`);
+        log(`smtp refused oversize message (${stream.byteLength} bytes from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}): 552 ${tooBig}`);
         callback(reply(552, tooBig));
         release(session);
         return;
@@ -167,7 +196,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     logger: false,
     onConnect(session, callback) {
       // The greeting (and so any command) waits for this callback: the connection is worded before MAIL FROM.
-      for (const connection of server.connections) if (connection.session === session) rewordSizeRefusals(connection, tooBig);
+      for (const connection of server.connections) if (connection.session === session) rewordSizeRefusals(connection, tooBig, log);
       callback();
     },
     onRcptTo(address, session, callback) {
@@ -176,13 +205,18 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
         (error: Error) => callback(error),
       );
     },
-    onMailFrom(_address, _session, callback) {
-      callback(closing ? reply(421, '4.3.2 Service shutting down, try again later') : undefined);
+    onMailFrom(address, _session, callback) {
+      if (!closing) return callback();
+      log(`smtp refused MAIL FROM ${address.address || '<>'}: 421 4.3.2 Service shutting down, try again later`);
+      callback(reply(421, '4.3.2 Service shutting down, try again later'));
     },
     onData,
   });
   // Connection errors (resets, timeouts, garbage) arrive here; without a listener they would crash us.
-  server.on('error', (error: Error) => log(`smtp connection error: ${error.message}`));
+  // A failed listen arrives here too, but listen() rejects with it and the caller words it: not logged twice.
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.syscall !== 'listen') log(`smtp connection error: ${error.message}`);
+  });
 
   let closed: Promise<void> | undefined;
   return {
