@@ -9,7 +9,6 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
@@ -20,6 +19,7 @@ import {
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { makeDirSync } from './make-dir';
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -35,7 +35,8 @@ const myUid = (): number | undefined => (typeof process.getuid === 'function' ? 
 
 /** Creates `dir` (and parents) as 0700, or checks an existing one: tightened if open to others, refused if not ours. */
 export function ensurePrivateDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  // Not mkdirSync's recursive mode: it loops forever under a parent that refuses entries (/proc).
+  makeDirSync(dir, DIR_MODE);
   checkPrivateDir(dir);
 }
 

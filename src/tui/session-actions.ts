@@ -4,11 +4,11 @@
  * directory. Each reports on the status
  * line; nothing throws. Results that arrive after the user left the address are dropped (`mounted`).
  */
-import { mkdirSync } from 'node:fs';
 import { isApiError } from '../api/errors';
 import type { TempMailApi } from '../api/types';
 import type { OpenResult } from '../core/browser';
 import { writeNewFile } from '../core/filenames';
+import { makeDirSync } from '../core/make-dir';
 import { safeLine } from '../core/safe-text';
 import type { AttachmentInfo, Session } from '../core/types';
 import { describeError } from './errors';
@@ -102,7 +102,7 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
         let path: string;
         try {
           // Created private if missing; an existing directory is left as the user made it.
-          mkdirSync(dir, { recursive: true, mode: 0o700 });
+          makeDirSync(dir, 0o700);
           path = writeNewFile(dir, attachment.filename, bytes);
         } catch (error) {
           // The reason first: the folder can be long enough to push it off the line.

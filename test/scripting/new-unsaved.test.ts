@@ -3,7 +3,7 @@
  * user's sessions.json, a file where the directory should be): the address was created on the service
  * all the same, so it is printed on stdout first, then the save error on stderr, exit 1.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http';
@@ -45,5 +45,13 @@ describe('new, when saving fails', () => {
     expect((await call(svc.baseUrl, '/check-mail', { query: { token: out.token } })).status).toBe(200);
     expect(res.stderr).toContain(`${out.email} was created but not saved`);
     expect(res.stderr).not.toContain(out.token);
+  });
+
+  // Node's recursive mkdir loops forever (at full CPU) under a parent that refuses entries; ours fails.
+  it.skipIf(!existsSync('/proc/self'))('a state directory under /proc fails at once instead of hanging', async () => {
+    const res = await r.run('new', ['--base-url', svc.baseUrl, '--prefix', 'proc-home'], { env: { TEMPMAIL_TUI_HOME: '/proc/tempmail-test-home' } });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/^proc-home@/);
+    expect(res.stderr).toMatch(/was created but not saved \(.*(ENOENT|does not allow)/);
   });
 });
