@@ -91,7 +91,10 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
   };
 
   out.on('newListener', (event: string) => {
-    if (event === 'readable' && out.listenerCount('readable') === 0) real.on('readable', onReadable);
+    if (event !== 'readable' || out.listenerCount('readable') > 0) return;
+    real.on('readable', onReadable);
+    // Ink lets go of stdin when no screen reads keys for a moment; keys queued meanwhile are still due.
+    if (queue.length > 0) schedule();
   });
   out.on('removeListener', (event: string) => {
     if (event === 'readable' && out.listenerCount('readable') === 0) real.off('readable', onReadable);
