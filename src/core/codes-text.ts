@@ -43,8 +43,9 @@ export const PURPOSE_AFTER =
 // A coupon line: "10% off", "discount", "at checkout".
 export const OFFER_LINE = /%|\boff\b|discount|coupon|at checkout|rabatt|descuento|réduction|sconto|gutschein/iu;
 
+// Whole words only: "Driver: 0151 ..." is no "drive", "Vianney" no "via".
 const STREET =
-  /\b(?:street|st\.|avenue|ave\b|road|rd\.|blvd|boulevard|lane|drive|suite|ste\.|floor|p\.?\s?o\.?\s?box|straße|strasse|str\.|platz|allee|calle|avenida|rue|via|piazza|ul\.)/iu;
+  /\b(?:street|st\.|avenue|ave|road|rd\.|blvd|boulevard|lane|drive|suite|ste\.|floor|p\.?\s?o\.?\s?box|straße|strasse|str\.|platz|allee|calle|avenida|rue|via|piazza|ul\.)(?!\p{L})/iu;
 
 /**
  * True when the token between `before` and `after` (its line, cut to ~50 chars either side) reads

@@ -46,8 +46,11 @@ const NOT_AFTER = String.raw`(?![\p{L}\p{N}_\-/@%‰°]|[.,:]\d)`;
 const CANDIDATE = new RegExp(
   NOT_BEFORE +
     '(?:' +
-    // spaced or dashed digit groups: 123 456, 123-456, 1234 5678, 12 34 56
-    String.raw`\d{3}[ \-]\d{3}(?![ \-]\d)|\d{4}[ \-]\d{4}(?![ \-]\d)|\d{2} \d{2} \d{2}(?! \d)` +
+    // a service's letter prefix before the digits: G-558214, FB-54821 (the field takes the digits)
+    String.raw`[A-Z]{1,2}-\d{4,8}|` +
+    // spaced or dashed digit groups: 123 456, 123-456, 1234 5678, 12 34 56, and one digit per
+    // table cell as html-to-text renders it: 5 8 2 9 1 7
+    String.raw`\d{3}[ \-]\d{3}(?![ \-]\d)|\d{4}[ \-]\d{4}(?![ \-]\d)|\d{2} \d{2} \d{2}(?! \d)|\d(?: \d){3,7}(?! \d)` +
     // dashed alphanumeric groups: A7K-29Q, ABCD-1234, 4F2-K9P-X1Q
     String.raw`|[A-Z0-9]{2,5}(?:-[A-Z0-9]{2,5}){1,2}` +
     // plain digits or upper-case alphanumeric: 482913, XK4P9Z
@@ -135,7 +138,10 @@ function contextScore(text: string, start: number, end: number, alone: boolean):
   return score;
 }
 
+// Spaced digits are typed without their spaces, and a letter prefix (G-, FB-) is printed by the
+// service beside its input field: the user types only the digits.
 function normalise(token: string): string {
+  if (/^[A-Z]{1,2}-\d+$/.test(token)) return token.slice(token.indexOf('-') + 1);
   return /^[\d ]+$/.test(token) ? token.replace(/ /g, '') : token;
 }
 

@@ -3,8 +3,9 @@ import { detectCode, detectLink } from '../../src/core/codes';
 import { renderBody } from '../../src/core/html-text';
 import { HELD_OUT_FIXTURES } from '../fixtures/signup/held-out';
 import { SIGNUP_FIXTURES, type SignupFixture } from '../fixtures/signup/messages';
+import { REVIEW_FIXTURES } from '../fixtures/signup/review-set';
 
-const ALL = [...SIGNUP_FIXTURES, ...HELD_OUT_FIXTURES];
+const ALL = [...SIGNUP_FIXTURES, ...HELD_OUT_FIXTURES, ...REVIEW_FIXTURES];
 
 interface Score {
   tp: number;
@@ -70,6 +71,7 @@ describe('code and link detection on the signup fixtures', () => {
       [
         line('signup fixtures', SIGNUP_FIXTURES.length, measure(SIGNUP_FIXTURES)),
         line('held-out fixtures', HELD_OUT_FIXTURES.length, measure(HELD_OUT_FIXTURES)),
+        line('review fixtures', REVIEW_FIXTURES.length, measure(REVIEW_FIXTURES)),
         line('all', ALL.length, all),
         ...[...all.codes.misses, ...all.links.misses].map((m) => `  miss: ${m}`),
       ].join('\n'),
@@ -141,6 +143,21 @@ describe('detectCode', () => {
     ]) {
       expect(code('Hello', text), text).toBeNull();
     }
+  });
+
+  it('takes the digits of a prefixed code and of a code drawn one digit per cell', () => {
+    expect(code('Sign in', 'Your Google verification code is G-558214')).toBe('558214');
+    expect(code('FB-54821 is your confirmation code', 'Enter it in the app.')).toBe('54821');
+    expect(code('Verify your account', 'Your verification code:\n\n5 8 2 9 1 7\n\nPhone: 0 8 0 0 1 2 3')).toBe('582917');
+    // A prefix is not enough without a label: ticket and order ids keep theirs and stay decoys.
+    for (const text of ['Your ticket JS-48213 was updated.', 'Ticket PR-4821 mentions your login.', 'Order A-123456 shipped.', 'Rate us: 1 2 3 4 5', 'Steps 1 2 3 4 are done.']) {
+      expect(code('Hello', text), text).toBeNull();
+    }
+  });
+
+  it('reads street words whole: "Driver" beside a number is not an address', () => {
+    expect(code('Your parcel', 'Driver: 0151 23456789. Show PIN 4821 at the door.')).toBe('4821');
+    expect(code('Hello', 'Visit us: 12 Drive, Springfield')).toBeNull();
   });
 
   it('finds a code given only in the subject', () => {
