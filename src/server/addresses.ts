@@ -9,34 +9,25 @@
  */
 import { randomInt } from 'node:crypto';
 import type { ExtmailAccountConfig } from './config';
+import { brokenPrefixRule, PREFIX_MAX, type PrefixRule } from '../core/prefix-rules';
 
-export const PREFIX_MAX = 64;
-
-/** Role and system names (RFC 2142 and common practice): nobody may hold them as a temporary address. */
-export const RESERVED_PREFIXES: ReadonlySet<string> = new Set([
-  'abuse', 'admin', 'administrator', 'billing', 'daemon', 'ftp', 'help', 'hostmaster', 'info', 'mail',
-  'mailer-daemon', 'mailerdaemon', 'marketing', 'news', 'no-reply', 'nobody', 'noc', 'noreply', 'null',
-  'operator', 'postmaster', 'root', 'sales', 'security', 'ssl-admin', 'support', 'sysadmin', 'system',
-  'usenet', 'uucp', 'webmaster', 'www',
-]);
+export { PREFIX_MAX, RESERVED_PREFIXES } from '../core/prefix-rules';
 
 export type PrefixCheck = { ok: true; prefix: string } | { ok: false; message: string };
+
+const SAY: Record<PrefixRule, (prefix: string) => string> = {
+  length: () => `prefix must be 1 to ${PREFIX_MAX} characters long`,
+  chars: () => 'prefix may only contain the letters a-z, digits 0-9, ".", "_" and "-"',
+  'edge-dot': () => 'prefix must not start or end with a dot',
+  'double-dot': () => 'prefix must not contain two dots in a row',
+  reserved: (prefix) => `prefix "${prefix}" is reserved`,
+};
 
 /** Validates and lower-cases a user-chosen prefix (1-64 of a-z 0-9 . _ -, no edge or double dot, not reserved). */
 export function checkPrefix(input: string): PrefixCheck {
   const prefix = input.trim().toLowerCase();
-  if (prefix.length < 1 || prefix.length > PREFIX_MAX) {
-    return { ok: false, message: `prefix must be 1 to ${PREFIX_MAX} characters long` };
-  }
-  if (!/^[a-z0-9._-]+$/.test(prefix)) {
-    return { ok: false, message: 'prefix may only contain the letters a-z, digits 0-9, ".", "_" and "-"' };
-  }
-  if (prefix.startsWith('.') || prefix.endsWith('.')) {
-    return { ok: false, message: 'prefix must not start or end with a dot' };
-  }
-  if (prefix.includes('..')) return { ok: false, message: 'prefix must not contain two dots in a row' };
-  if (RESERVED_PREFIXES.has(prefix)) return { ok: false, message: `prefix "${prefix}" is reserved` };
-  return { ok: true, prefix };
+  const rule = brokenPrefixRule(prefix);
+  return rule ? { ok: false, message: SAY[rule](prefix) } : { ok: true, prefix };
 }
 
 // 128 x 128 x 10,000 = 163 million names (27 bits): collisions are rare and are retried by the service.

@@ -64,6 +64,24 @@ describe('picker', () => {
     expect(local.split('+')[0]!.replace(/\./g, '')).toBe('someone');
   });
 
+  it('creates an alias of the external account picked by hand', async () => {
+    const svc = await startTestService({
+      extmailAccounts: [
+        { email: 'first@provider.test', dotInsensitive: false },
+        { email: 'someone@gmail.com', dotInsensitive: true },
+      ],
+    });
+    extra.push(svc);
+    h = await startApp({ svc });
+    const frame = await h.screen.waitFor('External alias of someone@gmail.com');
+    const line = frame.split('\n').find((row) => row.includes('External alias of someone@gmail.com'))!;
+    await h.screen.press(/(\d) External/.exec(line)![1]!);
+    const inbox = await h.screen.waitFor('expires in');
+    const local = /([a-z0-9.+-]+)@gmail\.com/.exec(inbox)?.[1] ?? '';
+    expect(local.split('+')[0]!.replace(/\./g, '')).toBe('someone');
+    expect(inbox).not.toContain('@provider.test');
+  });
+
   it('checks a custom name as it is typed, says "taken, try another" on 409, and accepts a free one', async () => {
     h = await startApp();
     await h.api.createSession({ prefix: 'taken-name', domainId: 1 });
@@ -84,8 +102,10 @@ describe('picker', () => {
     await h.screen.waitFor('Random address on tempmail.test');
     await h.screen.press('3'); // the third line: custom name on tempmail.test
     await h.screen.waitFor('type a name');
-    await h.screen.type('root');
-    await h.screen.waitFor('"root" is reserved');
+    // A role name the service refuses is refused as it is typed, never shown with a ✓ first.
+    await h.screen.type('support');
+    await h.screen.waitFor('"support" is reserved');
+    expect(h.screen.frame()).not.toContain('✓');
     await h.screen.press(KEY.ESC);
     await h.screen.waitFor('Random address on tempmail.test');
     await h.screen.press('3'); // the third line: custom name on tempmail.test
