@@ -235,7 +235,7 @@ export function SessionView(props: SessionViewProps) {
         address={session.email}
         columns={columns}
         rows={height}
-        intervalMs={props.intervalMs}
+        intervalMs={live ? props.intervalMs : null}
         clock={props.clock}
         local={props.local}
         isActive={screen === 'inbox'}

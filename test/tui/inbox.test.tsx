@@ -200,11 +200,16 @@ describe('inbox', () => {
     await h.svc.close();
     await h.screen.press('r');
     // The state and the countdown lead, the reason follows: a narrow line cuts the reason, not the countdown.
-    const pollLine = (f: string) => f.split('\n')[1] ?? '';
+    // The line after the countdown (at 40 columns the address has a line of its own above it).
+    const pollLine = (f: string) => {
+      const lines = f.split('\n');
+      return lines[lines.findIndex((l) => l.includes('expires in')) + 1] ?? '';
+    };
     let frame = await h.screen.waitFor((f) => /^Offline, retrying in \d+ s: The service is unreachable/.test(pollLine(f)));
     expect(frame).toContain(address);
     h.screen.resize(40, 24);
     frame = await h.screen.waitFor((f) => /^Offline, retrying in \d+ s/.test(pollLine(f)) && !f.includes('unreachable'));
+    expect(frame.split('\n')[0]?.trim()).toBe(address); // whole, not cut to make room for the countdown
     h.screen.resize(80, 24);
     await h.screen.press('?');
     await h.screen.waitFor('Keys: inbox');

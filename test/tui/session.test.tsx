@@ -29,6 +29,9 @@ describe('session lifetime', () => {
     const frame = await h.screen.waitFor('This address has expired · press n for a new address');
     expect(frame).toMatch(/ expired\n/);
     expect(frame).not.toMatch(/-\d+:\d\d/);
+    // The empty inbox no longer promises checks that will not come.
+    expect(frame).toContain('No longer checking this address: press n for a new one');
+    expect(frame).not.toContain('Checking every');
     await h.screen.press('r');
     await h.screen.waitFor('Polling stopped');
     await h.screen.press('n');

@@ -21,7 +21,8 @@ export interface InboxScreenProps {
   columns: number;
   /** Lines available for the list and its summary. */
   rows: number;
-  intervalMs: number;
+  /** The check interval, or null once polling has stopped for good. */
+  intervalMs: number | null;
   clock: () => number;
   local?: LocalServiceInfo;
   isActive: boolean;
@@ -43,8 +44,11 @@ export interface InboxScreenProps {
   badge?: (m: MessageSummary) => string;
 }
 
-/** What to do when there is no mail yet. */
-export function emptyLines(address: string, intervalMs: number, local?: LocalServiceInfo): string[] {
+/**
+ * What to do when there is no mail yet. `intervalMs` is null once polling has stopped (the address
+ * expired or the service forgot it): then there is nothing to wait for, and the way on is n.
+ */
+export function emptyLines(address: string, intervalMs: number | null, local?: LocalServiceInfo): string[] {
   const lines = [`No mail yet for ${address}.`, ''];
   if (local) {
     lines.push(
@@ -54,7 +58,12 @@ export function emptyLines(address: string, intervalMs: number, local?: LocalSer
   } else {
     lines.push('Use the address where you sign up; mail shows up here by itself.');
   }
-  lines.push('', `Checking every ${Math.round(intervalMs / 1000)} s; press r to check now, ? for keys.`);
+  lines.push(
+    '',
+    intervalMs === null
+      ? 'No longer checking this address: press n for a new one, ? for keys.'
+      : `Checking every ${Math.round(intervalMs / 1000)} s; press r to check now, ? for keys.`,
+  );
   return lines;
 }
 

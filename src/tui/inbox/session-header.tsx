@@ -5,7 +5,8 @@
 import { Box, Text } from 'ink';
 import React from 'react';
 import type { PollStatus } from '../../core/poller';
-import { fitToWidth, textWidth } from '../../core/text-width';
+import { fitToWidth, textWidth, truncateToWidth } from '../../core/text-width';
+import { wrapText } from '../../core/text-wrap';
 import { formatCountdown, secondsLeft } from '../../core/time';
 import type { Session } from '../../core/types';
 import { useTheme } from '../common/theme';
@@ -37,16 +38,38 @@ export function expiryText(left: number, poll: PollStatus): string {
   return 'expiry unclear (service zone? see --server-tz)';
 }
 
-/** The local-mode lines: the exact SMTP target for this address, on two lines when one is too narrow. */
+// Room kept beside the address for the countdown ("expires in 23:59:59"); with less, the address
+// takes lines of its own and the countdown the next one, so the address is always shown whole.
+const COUNTDOWN_ROOM = 1 + textWidth('expires in 23:59:59');
+
+/** The address lines: the address whole (cut into pieces of the width only when wider than it). */
+export function addressLines(address: string, columns: number): { lines: string[]; besideCountdown: boolean } {
+  if (textWidth(address) + COUNTDOWN_ROOM <= columns) return { lines: [address], besideCountdown: true };
+  return { lines: wrapText(address, columns, { breakAtSpaces: false }).split('\n'), besideCountdown: false };
+}
+
+/**
+ * The local-mode lines: the exact SMTP target for this address, on two lines when one is too narrow;
+ * an address too long for a line of its own here is the one shown whole above.
+ */
 export function localLines(local: LocalServiceInfo, address: string, columns: number): string[] {
   const target = `via SMTP ${local.smtpHost}:${local.smtpPort}`;
   const line = `Local service: send mail to ${address} ${target}`;
-  return textWidth(line) <= columns ? [line] : [`Local service: send mail to ${address}`, `  ${target}`];
+  if (textWidth(line) <= columns) return [line];
+  const first = `Local service: send mail to ${address}`;
+  return [textWidth(first) <= columns ? first : 'Local service: send mail to the address above', `  ${target}`];
 }
 
 /** Lines the header takes, so screens can size their body. */
 export function headerHeight(address: string, columns: number, local?: LocalServiceInfo): number {
-  return 2 + (local ? localLines(local, address, columns).length : 0);
+  const { lines, besideCountdown } = addressLines(address, columns);
+  return lines.length + (besideCountdown ? 0 : 1) + 1 + (local ? localLines(local, address, columns).length : 0);
+}
+
+/** `s` cut to `cols` columns and padded on the left to exactly `cols`. */
+function rightAligned(s: string, cols: number): string {
+  const cut = truncateToWidth(s, cols);
+  return ' '.repeat(Math.max(0, cols - textWidth(cut))) + cut;
 }
 
 /** Address, countdown, poll state and (local mode) the SMTP target. */
@@ -55,17 +78,25 @@ export function SessionHeader({ session, poll, intervalMs, clock, columns, local
   const now = useNow(clock);
   const left = secondsLeft(session.expiresAt, new Date(now), MAX_COUNTDOWN_SECONDS);
   const countdown = expiryText(left, poll);
-  const right = ` ${countdown}`;
-  const address = fitToWidth(session.email, Math.max(1, columns - textWidth(right)));
+  const { lines, besideCountdown } = addressLines(session.email, columns);
+  const color = left > 0 ? undefined : theme.color('error');
   const failing = poll.phase === 'retrying' || poll.phase === 'stopped';
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate">
-        <Text bold color={theme.color('accent')}>
-          {address}
+      {lines.map((line, i) => (
+        <Text key={i} wrap="truncate">
+          <Text bold color={theme.color('accent')}>
+            {line}
+          </Text>
+          {/* Right-aligned; it gives way ("expiry unclear (servi…") before the address does. */}
+          {besideCountdown ? <Text color={color}>{rightAligned(` ${countdown}`, columns - textWidth(line))}</Text> : null}
         </Text>
-        <Text color={left > 0 ? undefined : theme.color('error')}>{right}</Text>
-      </Text>
+      ))}
+      {besideCountdown ? null : (
+        <Text wrap="truncate" color={color}>
+          {countdown}
+        </Text>
+      )}
       <Text wrap="truncate" color={failing ? theme.color('warn') : theme.color('muted')}>
         {fitToWidth(pollText(poll, now, intervalMs), columns)}
       </Text>
