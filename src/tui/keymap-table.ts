@@ -228,7 +228,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'quit',
     keys: [char('q')],
-    description: { picker: 'quit', inbox: 'quit (the address keeps working until it expires)' },
+    description: { picker: 'quit', inbox: 'quit (the address stays saved; it receives mail while its service runs)' },
     screens: ['picker', 'inbox'],
     hint: 'quit',
   },
