@@ -86,3 +86,47 @@ export function formatCountdown(seconds: number): string {
   const sec = String(s % 60).padStart(2, '0');
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
+
+const QUARTER_HOUR = 15 * 60_000;
+// Clocks drift and mail takes a moment from SMTP to the listing: a smaller gap proves nothing.
+const ZONE_SLACK_MS = 10 * 60_000;
+
+/**
+ * How far a wire time was misread when the service writes another zone than we assume, learned from
+ * a message that arrived between two listings `seenAfter` and `seenBy` (clock ms): its true receive
+ * time lies in that window, so a parsed time far outside it is off by the zone error, a whole number
+ * of quarter hours (every zone is). 0 when the time fits the window.
+ */
+export function zoneErrorMs(receivedAt: Date, seenAfter: number, seenBy: number): number {
+  const t = receivedAt.getTime();
+  const off = t > seenBy + ZONE_SLACK_MS ? t - seenBy : t < seenAfter - ZONE_SLACK_MS ? t - seenAfter : 0;
+  return Math.round(off / QUARTER_HOUR) * QUARTER_HOUR;
+}
+
+/** "+5 h", "-3 h 30 min": a zone error for a status line. */
+export function formatZoneError(ms: number): string {
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return `${ms < 0 ? '-' : '+'}${h > 0 ? `${h} h` : ''}${h > 0 && m > 0 ? ' ' : ''}${m > 0 ? `${m} min` : ''}`;
+}
+
+/** What the arrivals so far say about the zone error: the latest reading and how many agree on it. */
+export interface ZoneVotes {
+  /** The zone error taken as true (ms); 0 until two arrivals agree on another. */
+  errorMs: number;
+  reading: number;
+  votes: number;
+}
+
+export const NO_ZONE_VOTES: ZoneVotes = { errorMs: 0, reading: 0, votes: 0 };
+
+/**
+ * Counts one arrival's reading. Two in a row must agree before the error is taken: a service that
+ * reports a sender's Date header as its receive time would otherwise let one badly dated mail move
+ * every time on screen.
+ */
+export function voteZone(v: ZoneVotes, reading: number): ZoneVotes {
+  const votes = reading === v.reading ? v.votes + 1 : 1;
+  return { errorMs: votes >= 2 ? reading : v.errorMs, reading, votes };
+}

@@ -15,6 +15,7 @@ import { useKeys } from './common/use-keys';
 import { subjectLabel } from './format';
 import { InboxScreen } from './inbox/inbox-screen';
 import { headerHeight, SessionHeader } from './inbox/session-header';
+import { formatZoneError } from '../core/time';
 import { useInbox } from './inbox/use-inbox';
 import type { Screen } from './keymap';
 import { sessionActions } from './session-actions';
@@ -104,6 +105,12 @@ export function SessionView(props: SessionViewProps) {
     info(`${lastArrived} new message${lastArrived === 1 ? '' : 's'}`);
     if (props.bell) props.ringBell();
   }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Mail showed the service's times off by a zone: say so once, and how to set it right.
+  const zoneError = inbox.zoneErrorMs;
+  useEffect(() => {
+    if (zoneError !== 0) info(`The service's times read ${formatZoneError(zoneError)} off; corrected from arriving mail (see --server-tz)`);
+  }, [zoneError]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The newest unread bodies, fetched one at a time in the background (the cache never asks twice).
   useEffect(() => {
@@ -284,6 +291,7 @@ export function SessionView(props: SessionViewProps) {
     <Box flexDirection="column" width={columns}>
       <SessionHeader
         session={session}
+        zoneErrorMs={inbox.zoneErrorMs}
         poll={inbox.poll}
         intervalMs={props.intervalMs}
         clock={props.clock}

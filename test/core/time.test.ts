@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatCountdown, formatWireTime, parseWireTime, parseZoneOffset, secondsLeft } from '../../src/core/time';
+import {
+  formatCountdown,
+  formatWireTime,
+  formatZoneError,
+  NO_ZONE_VOTES,
+  parseWireTime,
+  parseZoneOffset,
+  secondsLeft,
+  voteZone,
+  zoneErrorMs,
+} from '../../src/core/time';
 
 describe('parseWireTime', () => {
   it('reads the wire format as UTC by default', () => {
@@ -93,5 +103,46 @@ describe('secondsLeft and formatCountdown', () => {
     expect(formatCountdown(59.9)).toBe('0:59');
     expect(formatCountdown(Number.NaN)).toBe('0:00');
     expect(formatCountdown(Number.POSITIVE_INFINITY)).toBe('0:00');
+  });
+});
+
+describe('learning a misread zone from arriving mail', () => {
+  const H = 3_600_000;
+  const t0 = Date.UTC(2026, 10, 23, 12, 0, 0);
+  const at = (ms: number) => new Date(t0 + ms);
+
+  it('a receive time inside the window between two listings (give or take 10 min) says nothing', () => {
+    expect(zoneErrorMs(at(2_000), t0, t0 + 5_000)).toBe(0);
+    expect(zoneErrorMs(at(9 * 60_000), t0, t0 + 5_000)).toBe(0);
+    expect(zoneErrorMs(at(-9 * 60_000), t0, t0 + 5_000)).toBe(0);
+  });
+
+  it('far outside, it is the zone error in whole quarter hours, either way', () => {
+    expect(zoneErrorMs(at(5 * H + 3_000), t0, t0 + 5_000)).toBe(5 * H);
+    expect(zoneErrorMs(at(-3.5 * H + 1_000), t0, t0 + 5_000)).toBe(-3.5 * H);
+    // The receive time anywhere in a 5-minute window still rounds to the same error.
+    expect(zoneErrorMs(at(5 * H), t0, t0 + 5 * 60_000)).toBe(5 * H);
+    expect(zoneErrorMs(at(5 * H + 5 * 60_000), t0, t0 + 5 * 60_000)).toBe(5 * H);
+    expect(zoneErrorMs(at(5.75 * H), t0, t0 + 5_000)).toBe(5.75 * H);
+  });
+
+  it('takes an error only when two arrivals in a row agree on it', () => {
+    let v = voteZone(NO_ZONE_VOTES, 5 * H);
+    expect(v.errorMs).toBe(0);
+    v = voteZone(v, 5 * H);
+    expect(v.errorMs).toBe(5 * H);
+    v = voteZone(v, 0); // one mail that fits does not undo it
+    expect(v.errorMs).toBe(5 * H);
+    v = voteZone(voteZone(v, -2 * H), 5 * H); // nor do two that disagree
+    expect(v.errorMs).toBe(5 * H);
+    v = voteZone(v, 0);
+    v = voteZone(v, 0);
+    expect(v.errorMs).toBe(0);
+  });
+
+  it('says the error in hours and minutes', () => {
+    expect(formatZoneError(5 * H)).toBe('+5 h');
+    expect(formatZoneError(-3.5 * H)).toBe('-3 h 30 min');
+    expect(formatZoneError(0.75 * H)).toBe('+45 min');
   });
 });

@@ -58,6 +58,36 @@ describe('session lifetime', () => {
     await svc.close();
   });
 
+  it('learns a misread zone from arriving mail: the countdown, list and viewer times come right', async () => {
+    // We are told the service writes -05:00; it writes UTC: every time reads 5 hours late, so a
+    // 30-minute address would count down from 5:30:00.
+    const svc = await startTestService({ lifetimeSeconds: 30 * 60 });
+    h = await startApp({ svc, pollIntervalMs: 300, apiOptions: { serverOffsetMinutes: -300 } });
+    const address = await pickFirstDomain(h);
+    await h.screen.waitFor(/expires in 5:(29|30):\d\d/);
+    // One badly dated mail is not enough (a service may report a sender's Date): two must agree.
+    await sendMail(svc, { to: address, subject: 'First arrival', text: 'one' });
+    await h.screen.waitFor('First arrival');
+    expect(h.screen.frame()).toMatch(/expires in 5:(29|30):\d\d/);
+    await sendMail(svc, { to: address, subject: 'Second arrival', text: 'two' });
+    // The status line follows the list by one render.
+    const frame = await h.screen.waitFor("The service's times read +5 h off; corrected from arriving mail");
+    expect(frame).toContain('Second arrival');
+    expect(frame).toMatch(/expires in (29|30):\d\d/);
+    // Both rows (the first was listed before the zone was learned) show the time it is now.
+    const hhmm = new Date().toTimeString().slice(0, 5);
+    const rows = frame.split('\n').filter((l) => l.includes('arrival'));
+    expect(rows).toHaveLength(2);
+    const times = rows.map((r) => r.trim().slice(-5));
+    const minuteAgo = new Date(Date.now() - 60_000).toTimeString().slice(0, 5);
+    for (const t of times) expect([hhmm, minuteAgo]).toContain(t);
+    await h.screen.press(KEY.ENTER);
+    const viewer = await h.screen.waitFor('Date:');
+    const date = /Date: +(\S+ \S+)/.exec(viewer)?.[1] ?? '';
+    expect(Math.abs(new Date(date.replace(' ', 'T')).getTime() - Date.now())).toBeLessThan(5 * 60_000);
+    await svc.close();
+  });
+
   it('never shows a negative countdown when the service zone is misread', async () => {
     // We are told the service writes +03:00, it writes UTC: its expiry looks 3 hours in the past.
     h = await startApp({ apiOptions: { serverOffsetMinutes: 180 } });

@@ -28,10 +28,12 @@ export interface InboxState {
   arrivals: number;
   /** How many messages the last arrival brought. */
   lastArrived: number;
+  /** How far the service's times read off (ms), learned by use-inbox; listed times are corrected. */
+  zoneErrorMs: number;
 }
 
 export type InboxAction =
-  | { type: 'listed'; messages: MessageSummary[] }
+  | { type: 'listed'; messages: MessageSummary[]; zoneErrorMs?: number }
   | { type: 'move'; delta: number }
   | { type: 'page'; direction: 1 | -1 }
   | { type: 'first' }
@@ -56,8 +58,15 @@ export function initialInboxState(rows = 10): InboxState {
     loaded: false,
     arrivals: 0,
     lastArrived: 0,
+    zoneErrorMs: 0,
   };
 }
+
+// Receive times read in the wrong zone, put right.
+const shifted = (messages: MessageSummary[], errorMs: number): MessageSummary[] =>
+  errorMs === 0
+    ? messages
+    : messages.map((m) => (m.receivedAt ? { ...m, receivedAt: new Date(m.receivedAt.getTime() - errorMs) } : m));
 
 const byNewest = (a: MessageSummary, b: MessageSummary): number =>
   (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || b.id - a.id;
@@ -112,14 +121,17 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
     case 'listed': {
       // One row per id, whatever the service sends (a duplicate would also be a duplicate React key).
       const seen = new Set<number>();
-      const incoming = action.messages
+      const zoneErrorMs = action.zoneErrorMs ?? state.zoneErrorMs;
+      const incoming = shifted(action.messages, zoneErrorMs)
         .filter((m) => !state.deleted.has(m.id) && !seen.has(m.id) && seen.add(m.id))
         .sort(byNewest);
       // Listings arrive in order (never two in flight) and ids are never reused: once one comes without a
       // deleted id, no later one can bring it back, so the id is dropped and the set stays small.
       const deleted = state.deleted.size === 0 ? state.deleted : pruneDeleted(state.deleted, action.messages);
       // Idle polling brings the same list back every few seconds: keep the state as is, draw nothing.
-      if (state.loaded && sameList(state.all, incoming)) return deleted === state.deleted ? state : { ...state, deleted };
+      if (state.loaded && sameList(state.all, incoming) && zoneErrorMs === state.zoneErrorMs) {
+        return deleted === state.deleted ? state : { ...state, deleted };
+      }
       const known = new Set(state.all.map((m) => m.id));
       const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
       const ids = new Set(incoming.map((m) => m.id));
@@ -127,7 +139,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
       for (const m of incoming) if (!state.loaded || !known.has(m.id)) unread.add(m.id);
       for (const id of arrived) fresh.add(id);
-      const next = revisit({ ...state, unread, fresh, deleted, loaded: true }, incoming, state.filter);
+      const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, loaded: true }, incoming, state.filter);
       return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
     }
     case 'move':

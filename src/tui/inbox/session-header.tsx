@@ -16,6 +16,8 @@ import { pollText } from './poll-text';
 
 export interface SessionHeaderProps {
   session: Session;
+  /** How far the service's times read off (use-inbox learns it from arriving mail). */
+  zoneErrorMs?: number;
   poll: PollStatus;
   intervalMs: number;
   clock: () => number;
@@ -73,10 +75,10 @@ function rightAligned(s: string, cols: number): string {
 }
 
 /** Address, countdown, poll state and (local mode) the SMTP target. */
-export function SessionHeader({ session, poll, intervalMs, clock, columns, local }: SessionHeaderProps) {
+export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local }: SessionHeaderProps) {
   const theme = useTheme();
   const now = useNow(clock);
-  const left = secondsLeft(session.expiresAt, new Date(now), MAX_COUNTDOWN_SECONDS);
+  const left = secondsLeft(new Date(session.expiresAt.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS);
   const countdown = expiryText(left, poll);
   const { lines, besideCountdown } = addressLines(session.email, columns);
   const color = left > 0 ? undefined : theme.color('error');

@@ -5,6 +5,7 @@
 import { useEffect, useReducer, useRef, useState } from 'react';
 import type { TempMailApi } from '../../api/types';
 import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../core/poller';
+import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../core/time';
 import type { Session } from '../../core/types';
 import { pollVerdict } from '../errors';
 import { inboxReducer, initialInboxState, type InboxAction, type InboxState } from './inbox-state';
@@ -22,7 +23,17 @@ export interface InboxHandle {
   poll: PollStatus;
   /** Checks now; false when a check is already running, a Retry-After wait runs, or polling stopped. */
   refresh(): boolean;
+  /**
+   * How far the service's times read off (ms; 0 when they fit): learned from mail arriving while we
+   * watch, when the service writes another zone than assumed. Listed times are corrected by the
+   * reducer; the expiry countdown subtracts it.
+   */
+  zoneErrorMs: number;
 }
+
+// Arrivals teach the zone only when the two listings around them were close: the receive time must be
+// pinned to well under a quarter hour for the rounding in zoneErrorMs to be right.
+const LEARN_WINDOW_MS = 5 * 60_000;
 
 /** Polls the session's inbox for as long as the component is mounted. */
 export function useInbox({ api, session, intervalMs, clock }: UseInboxOptions): InboxHandle {
@@ -32,12 +43,24 @@ export function useInbox({ api, session, intervalMs, clock }: UseInboxOptions): 
 
   useEffect(() => {
     let cancelled = false;
+    let known: Set<number> | null = null;
+    let listedAt = 0;
+    let votes = NO_ZONE_VOTES;
     const poller = createPoller({
       intervalMs,
       now: clock,
       task: () => api.checkMail(session.token),
       onResult: (messages) => {
-        if (!cancelled) dispatch({ type: 'listed', messages });
+        if (cancelled) return;
+        const at = clock();
+        if (known && at - listedAt <= LEARN_WINDOW_MS) {
+          for (const m of messages) {
+            if (!known.has(m.id) && m.receivedAt) votes = voteZone(votes, zoneErrorMs(m.receivedAt, listedAt, at));
+          }
+        }
+        known = new Set(messages.map((m) => m.id));
+        listedAt = at;
+        dispatch({ type: 'listed', messages, zoneErrorMs: votes.errorMs });
       },
       onStatus: (status) => {
         if (!cancelled) setPoll(status);
@@ -53,5 +76,5 @@ export function useInbox({ api, session, intervalMs, clock }: UseInboxOptions): 
     };
   }, [api, session.token, intervalMs, clock]);
 
-  return { state, dispatch, poll, refresh: () => pollerRef.current?.refresh() ?? false };
+  return { state, dispatch, poll, refresh: () => pollerRef.current?.refresh() ?? false, zoneErrorMs: state.zoneErrorMs };
 }

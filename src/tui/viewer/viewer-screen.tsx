@@ -54,7 +54,9 @@ export function ViewerScreen(props: ViewerScreenProps) {
   // Every row above the rule counts, wrapped header lines included: the body gets the rest, so the
   // footer stays at the bottom and nothing pushes the session header off the top.
   const extras = extraLines({ mark, picked, attachments: message?.attachments ?? [], columns });
-  const headers = [...wrappedHeaders(headerLines({ ...props.summary, ...message }, state.showHeaders), columns, rows, extras.length), ...extras];
+  // The listed receive time wins over the fetched one: use-inbox corrects it when the zone was misread.
+  const shown = { ...props.summary, ...message, receivedAt: props.summary.receivedAt };
+  const headers = [...wrappedHeaders(headerLines(shown, state.showHeaders), columns, rows, extras.length), ...extras];
   const bodyRows = Math.max(1, rows - headers.length - 1);
   const maxScroll = Math.max(0, lines.length - bodyRows);
   // Re-wrapped for a new width: scroll to where the same text is, in this very render (no frame of the
