@@ -21,7 +21,7 @@ const SCREEN_CHUNK = 76;
 const TOOL_TIMEOUT_MS = 2000;
 
 export interface Osc52Options {
-  /** Wrap for tmux passthrough (ESC P tmux; ... ESC \, inner ESCs doubled). Needs `allow-passthrough on`. */
+  /** Also send it wrapped for tmux passthrough (ESC P tmux; ... ESC \, inner ESCs doubled). */
   tmux?: boolean;
   /** Wrap for GNU screen (chunked DCS strings). Ignored when `tmux` is set. */
   screen?: boolean;
@@ -38,8 +38,11 @@ export function osc52(text: string, options: Osc52Options = {}): string {
   const end = options.st ? ST : BEL;
   const plain = `${ESC}]52;c;${b64}${end}`;
   if (options.tmux) {
-    // tmux forwards a DCS "tmux;" string to the outer terminal after undoubling every ESC in it.
-    return `${ESC}Ptmux;${plain.replaceAll(ESC, ESC + ESC)}${ST}`;
+    // Both forms, as tmux is set up either way: its own clipboard handling (`set-clipboard`, on by
+    // default as "external") takes the plain sequence and passes it to the outer terminal it knows
+    // can take it; passthrough (`allow-passthrough`, off by default since tmux 3.3) forwards a DCS
+    // "tmux;" string after undoubling every ESC in it. A terminal given both sets the same text twice.
+    return `${plain}${ESC}Ptmux;${plain.replaceAll(ESC, ESC + ESC)}${ST}`;
   }
   if (options.screen) {
     const chunks: string[] = [];

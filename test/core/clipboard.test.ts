@@ -33,9 +33,11 @@ describe('osc52', () => {
     expect(b64).toBe(Buffer.from('anna+ü@mail.test').toString('base64'));
   });
 
-  it('wraps for tmux passthrough with every inner ESC doubled', () => {
-    expect(osc52('hello', { tmux: true })).toBe(`${ESC}Ptmux;${ESC}${ESC}]52;c;aGVsbG8=${BEL}${ESC}\\`);
-    expect(osc52('hello', { tmux: true, st: true })).toBe(`${ESC}Ptmux;${ESC}${ESC}]52;c;aGVsbG8=${ESC}${ESC}\\${ESC}\\`);
+  it('under tmux sends it plain (for set-clipboard) and wrapped for passthrough with every inner ESC doubled', () => {
+    expect(osc52('hello', { tmux: true })).toBe(`${ESC}]52;c;aGVsbG8=${BEL}${ESC}Ptmux;${ESC}${ESC}]52;c;aGVsbG8=${BEL}${ESC}\\`);
+    expect(osc52('hello', { tmux: true, st: true })).toBe(
+      `${ESC}]52;c;aGVsbG8=${ESC}\\${ESC}Ptmux;${ESC}${ESC}]52;c;aGVsbG8=${ESC}${ESC}\\${ESC}\\`,
+    );
   });
 
   it('wraps for GNU screen in chunks of 76', () => {
@@ -104,7 +106,7 @@ describe('copyToClipboard', () => {
       platform: 'linux',
     });
     expect(result).toEqual({ ok: true, message: 'Copied via OSC 52 (no local clipboard tool)', osc52: true, tool: null });
-    expect(written[0]).toBe(`${ESC}Ptmux;${ESC}${ESC}]52;c;MTIzNDU2${BEL}${ESC}\\`);
+    expect(written[0]).toBe(`${ESC}]52;c;MTIzNDU2${BEL}${ESC}Ptmux;${ESC}${ESC}]52;c;MTIzNDU2${BEL}${ESC}\\`);
   });
 
   it('reports a failing tool and a hanging one without throwing', async () => {

@@ -125,6 +125,32 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     for (const run of apps) for (const t of tokens) expect(run.raw().toString('latin1')).not.toContain(t);
   }, 120_000);
 
+  it('inside tmux and GNU screen, c writes OSC 52 in the form each passes on', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-home-'));
+    dirs.push(home);
+    const b64 = (s: string) => Buffer.from(s).toString('base64');
+    for (const [name, env] of [['tmux', { TMUX: '/tmp/tmux-0/default,4242,0' }], ['screen', { STY: '4242.pts-0.host' }]] as const) {
+      const app = spawnApp({ args: ['--poll-interval', '1'], env: { ...cleanEnv(home), ...env }, cols: 100, rows: 30 });
+      apps.push(app);
+      await app.waitForScreen((s) => isPicker(s) && s.includes('Local service'));
+      await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in/.test(s));
+      const address = addressOnScreen(app);
+      const mark = app.mark();
+      await app.press('c', 'Copied address via OSC 52');
+      const raw = app.rawSince(mark).toString('latin1');
+      if (name === 'tmux') {
+        // Plain for tmux's set-clipboard, and as a passthrough DCS with the inner ESCs doubled.
+        expect(raw).toContain(`\x1b]52;c;${b64(address)}\x07\x1bPtmux;\x1b\x1b]52;c;${b64(address)}\x07\x1b\\`);
+      } else {
+        // Chunks of at most 76 base64 characters, each in a DCS string of its own.
+        const chunks = b64(address).match(/.{1,76}/g)!;
+        expect(raw).toContain(`\x1bP\x1b]52;c;${chunks.join('\x1b\\\x1bP')}\x07\x1b\\`);
+      }
+      await app.press('q');
+      expect(await app.exited()).toBe(0);
+    }
+  }, 60_000);
+
   it('local mode: the address is saved under the data dir, so a restart (new HTTP port) offers it again', async () => {
     const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-home-'));
     dirs.push(home);
