@@ -1,7 +1,7 @@
-import type { CreateSessionOptions, DomainList, Message, MessageSummary, Session } from '../core/types';
+import type { CreateSessionOptions, DomainList, Message, MessageSummary, PostEncoding, Session } from '../core/types';
 
-/** How POST parameters travel. The public service reads forms, so that is the default. */
-export type PostEncoding = 'form' | 'json' | 'query';
+// Defined in core (the config file reads it too; core never imports api), offered here with the options.
+export type { PostEncoding } from '../core/types';
 
 export interface ApiOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8025/ (a path prefix is kept). */

@@ -6,7 +6,7 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { PostEncoding } from '../api/types';
+import type { PostEncoding } from './types';
 import type { AppPaths } from './paths';
 import { safeLine } from './safe-text';
 import { displayBaseUrl } from './base-url';

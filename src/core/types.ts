@@ -64,3 +64,9 @@ export interface CreateSessionOptions {
   /** With useExtmail: this account (reference-service extension). */
   extmailId?: number;
 }
+
+/**
+ * How POST parameters travel to the service. The public service reads forms, so that is the default. A
+ * plain domain type: the config file (core) and the client module (api) both name it.
+ */
+export type PostEncoding = 'form' | 'json' | 'query';
