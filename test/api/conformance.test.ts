@@ -87,6 +87,21 @@ describe('POST /create-session', () => {
       const s = await client.createSession({ useExtmail: true, extmailId: 2 });
       expect(s.email).toMatch(/^box\+[a-z0-9._-]+@mail\.test$/);
     });
+
+    // Read as a flag (a JSON 1 as much as a form "1"): an alias, never a domain address or a 400.
+    it(`reads use_extmail=1 alone, and with extmail_auto=1, sent as ${encoding}`, async () => {
+      const client = createApi({ baseUrl: svc.baseUrl, postEncoding: encoding });
+      const alias = /^(j\.?o\.?h\.?n\.?d\.?o\.?e|box)\+[a-z0-9._-]+@(gmail|mail)\.test$/;
+      expect((await client.createSession({ useExtmail: true })).email).toMatch(alias);
+      // Round robin over the two accounts: two automatic picks in a row land on both.
+      const picked = new Set<string>();
+      for (let i = 0; i < 2; i += 1) {
+        const s = await client.createSession({ useExtmail: true, extmailAuto: true });
+        expect(s.email).toMatch(alias);
+        picked.add(s.email.split('@')[1] ?? '');
+      }
+      expect([...picked].sort()).toEqual(['gmail.test', 'mail.test']);
+    });
   }
 
   it('lower-cases a custom prefix', async () => {
