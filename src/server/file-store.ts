@@ -139,9 +139,13 @@ export class FileStore implements Store {
     return this.track(async () => {
       if (!SESSION_ID.test(session.id)) throw new Error('session id must be 1-64 of [A-Za-z0-9_-]');
       const copy = { ...session };
+      // The messages directory comes first: a session whose directory cannot be made must not exist at all
+      // (the caller hears "failed", and a kept record would hold the address). A directory left without
+      // its record, if the record then fails, is an orphan that open() removes.
+      const known = this.sessions.get(copy.id);
+      if (!known?.dirReady) await mkdirDurable(join(this.messagesDir, copy.id), this.messagesDir);
       await writeFileDurable(this.sessionsDir, `${copy.id}.json`, [Buffer.from(JSON.stringify(copy), 'utf8')]);
-      const entry = this.index(copy);
-      await this.ensureDir(entry);
+      this.index(copy).dirReady = true;
     });
   }
 

@@ -4,7 +4,7 @@
  * its 16 KiB header cap) and 503 storage_unavailable (a real storage failure: the messages directory is
  * turned into a plain file). Each becomes the client's typed error, and none of them carries the token.
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/api/client';
@@ -83,6 +83,11 @@ describe('503 storage_unavailable', () => {
       }
       // No log line of the service carried the token either.
       expect(broken.logs.join('\n')).not.toContain(s.token);
+
+      // Repaired: the create that failed left nothing behind, so its prefix is free (not 409).
+      await rm(join(broken.dataDir, 'messages'));
+      await mkdir(join(broken.dataDir, 'messages'), { mode: 0o700 });
+      expect((await client.createSession({ prefix: 'after-break' })).email).toBe('after-break@tempmail.test');
     } finally {
       await broken.close();
     }

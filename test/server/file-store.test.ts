@@ -118,6 +118,29 @@ describe('FileStore on disk', () => {
     await store.close();
   });
 
+  it('a session whose messages directory cannot be made is not kept: it holds no address, now or after a restart', async () => {
+    const dataDir = await tempDir();
+    const store = await openFileStore(dataDir);
+    const messagesDir = join(dataDir, 'messages');
+    // A real ENOTDIR: the messages directory is a plain file, the sessions directory is fine.
+    await rm(messagesDir, { recursive: true });
+    await writeFile(messagesDir, 'not a directory');
+    const s = sessionRecord();
+    await expect(store.putSession(s)).rejects.toMatchObject({ code: 'ENOTDIR' });
+    // The caller heard "failed": no half-made session may hold the address (a retry would get 409).
+    expect(await store.findSessionByAddress(s.addressKey)).toBeUndefined();
+    expect(await store.getSessionByTokenHash(s.tokenHash)).toBeUndefined();
+    expect(await store.countSessions()).toBe(0);
+    expect(await readdir(join(dataDir, 'sessions'))).toEqual([]);
+    await store.close();
+    await rm(messagesDir);
+    const reopened = await openFileStore(dataDir);
+    expect(await reopened.listSessions()).toEqual([]);
+    await reopened.putSession(s);
+    expect(await reopened.findSessionByAddress(s.addressKey)).toEqual(s);
+    await reopened.close();
+  });
+
   it('opens with one unreadable message directory, and refuses adds there rather than reuse ids', async () => {
     const dataDir = await tempDir();
     let store = await openFileStore(dataDir);
