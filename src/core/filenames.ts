@@ -7,6 +7,7 @@
 import { constants, lstatSync, openSync, closeSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { safeLine } from './safe-text';
+import { replaceFileAtomically } from './secure-file';
 
 export const FALLBACK_NAME = 'attachment';
 /** Bytes of UTF-8; most file systems allow 255, the rest leaves room for " (12)" and a temp suffix. */
@@ -63,22 +64,48 @@ export function writeNewFile(dir: string, name: string, data: Uint8Array): strin
   const safe = safeFileName(name);
   for (let n = 0; n < 10_000; n++) {
     const candidate = join(dir, numbered(safe, n));
-    let fd: number;
-    try {
-      fd = openSync(candidate, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw error;
-    }
-    try {
-      let offset = 0;
-      while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
-    } finally {
-      closeSync(fd);
-    }
-    return candidate;
+    if (createExclusive(candidate, data)) return candidate;
   }
   throw new Error(`too many files named like ${safe} in ${dir}`);
+}
+
+/**
+ * Writes `data` to a new file in `dir` under exactly `name` made safe (no numbering), created exclusively;
+ * null when that name is taken (by anything: a file, a directory, even a dangling link), so the caller can
+ * ask whether to replace it (`replaceFile`) or keep both (`writeNewFile`).
+ */
+export function writeFileIfNew(dir: string, name: string, data: Uint8Array): string | null {
+  const path = join(dir, safeFileName(name));
+  return createExclusive(path, data) ? path : null;
+}
+
+/**
+ * Replaces the file `name` (made safe) in `dir` with `data`: written beside it, fsync'd, renamed over it,
+ * so it is the old content or the new, never half. A symbolic link there is replaced, never followed,
+ * and nothing is written outside `dir`. Mode 0600. Returns the path.
+ */
+export function replaceFile(dir: string, name: string, data: Uint8Array): string {
+  const path = join(dir, safeFileName(name));
+  replaceFileAtomically(path, data);
+  return path;
+}
+
+// O_EXCL: fails on any existing entry and never follows a link, so nothing is ever written through one.
+function createExclusive(path: string, data: Uint8Array): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    let offset = 0;
+    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 /** "name (n).ext" for n > 0, still within MAX_NAME_BYTES. */

@@ -74,14 +74,21 @@ export function readPrivateFile(file: string): string | null {
   }
 }
 
+/** Replaces `file` atomically (replaceFileAtomically) in a private directory, made or checked first. */
+export function writePrivateFile(file: string, data: string | Uint8Array): void {
+  ensurePrivateDir(dirname(file));
+  replaceFileAtomically(file, data);
+}
+
 /**
  * Replaces `file` atomically: a temp file in the same directory (mode 0600) is written and fsync'd, then
  * renamed over the target, then the directory is fsync'd so the rename itself survives a crash.
  * A reader sees the old content or the new, never a mix; a crash leaves at most a stray temp file.
+ * A symbolic link at `file` is replaced itself, never followed: rename swaps the directory entry.
+ * The directory is used as it is (a user's download folder keeps its own mode).
  */
-export function writePrivateFile(file: string, data: string | Uint8Array): void {
+export function replaceFileAtomically(file: string, data: string | Uint8Array): void {
   const dir = dirname(file);
-  ensurePrivateDir(dir);
   const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   // 'wx': never reuse (or follow a link at) an existing path; the mode applies at creation.
   const fd = openSync(temp, 'wx', FILE_MODE);

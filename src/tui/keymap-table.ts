@@ -6,9 +6,10 @@
 
 /**
  * Where a key is read. `prefix` and `filter` are the text inputs; `confirm` is a y/n question; `switch`
- * is the list of saved addresses; `attachment` asks which attachment to save.
+ * is the list of saved addresses; `attachment` asks which attachment to save; `overwrite` asks what to do
+ * when its file name is taken in the download directory.
  */
-export type Screen = 'picker' | 'prefix' | 'inbox' | 'filter' | 'viewer' | 'confirm' | 'help' | 'switch' | 'attachment';
+export type Screen = 'picker' | 'prefix' | 'inbox' | 'filter' | 'viewer' | 'confirm' | 'help' | 'switch' | 'attachment' | 'overwrite';
 
 export type Command =
   | 'up'
@@ -29,6 +30,8 @@ export type Command =
   | 'yank'
   | 'openLink'
   | 'save'
+  | 'overwrite'
+  | 'keepBoth'
   | 'filter'
   | 'headers'
   | 'link'
@@ -241,7 +244,22 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['attachment'],
     hint: 'save',
   },
-  { command: 'no', keys: [{ any: true }], description: 'cancel', screens: ['attachment'], hint: 'cancel' },
+  // The attachment's name is taken in the download directory: never replaced without this answer.
+  { command: 'overwrite', keys: [char('o'), char('O')], description: 'replace the existing file', screens: ['overwrite'], hint: 'overwrite' },
+  {
+    command: 'keepBoth',
+    keys: [char('k'), char('K')],
+    description: 'keep both: save under the next free number, like "report (1).pdf"',
+    screens: ['overwrite'],
+    hint: 'keep both',
+  },
+  {
+    command: 'no',
+    keys: [{ any: true }],
+    description: { attachment: 'cancel', overwrite: 'cancel: nothing is saved, the existing file stays as it is' },
+    screens: ['attachment', 'overwrite'],
+    hint: 'cancel',
+  },
   // The help scrolls when its lines do not fit (a small window); its last line then says these keys.
   { command: 'down', keys: [char('j'), special('downArrow')], description: 'scroll the help down one line', screens: ['help'] },
   { command: 'up', keys: [char('k'), special('upArrow')], description: 'scroll the help up one line', screens: ['help'] },

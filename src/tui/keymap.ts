@@ -103,6 +103,7 @@ const SCREEN_TITLES: Partial<Record<Screen, string>> = {
   viewer: 'Message viewer',
   switch: 'Address switcher (s)',
   attachment: 'Choosing an attachment to save (a)',
+  overwrite: 'Saving over a file that exists (a)',
   confirm: 'Questions (delete, new address, forget)',
   help: 'Help screen',
 };

@@ -1,13 +1,15 @@
 /**
  * What the session's keys do beyond moving around: delete a message on the service, copy a thing
  * (address, code, link), open a link in a browser or show and copy it, save an attachment to the download
- * directory. Each reports on the status
- * line; nothing throws. Results that arrive after the user left the address are dropped (`mounted`).
+ * directory (asking first when its name is taken there). Each reports on the status line; nothing
+ * throws. Results that arrive after the user left the address are dropped (`mounted`).
  */
+import { homedir } from 'node:os';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { isApiError } from '../api/errors';
 import type { TempMailApi } from '../api/types';
 import type { OpenResult } from '../core/browser';
-import { writeNewFile } from '../core/filenames';
+import { replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../core/filenames';
 import { makeDirSync } from '../core/make-dir';
 import { safeLine } from '../core/safe-text';
 import type { AttachmentInfo, Session } from '../core/types';
@@ -30,7 +32,27 @@ export interface SessionActionsInput {
   saving: { current: boolean };
   /** Milliseconds since the epoch (is the address past its expiry?). */
   clock: () => number;
+  /** Asks what to do with a downloaded attachment whose file name is taken (answered by `answerConflict`). */
+  ask: (conflict: SaveConflict) => void;
 }
+
+/** A downloaded attachment whose file name exists in the download directory: the question `a` asks. */
+export interface SaveConflict {
+  kind: 'overwrite';
+  /** The name as the service gave it. */
+  filename: string;
+  /** That name made safe: the file that exists in `dir`. */
+  name: string;
+  dir: string;
+  /** The directory as shown ("~/Downloads"). */
+  where: string;
+  /** The name "keep both" would take now ("report (1).pdf"). */
+  keepName: string;
+  bytes: Uint8Array;
+}
+
+/** The answers: o replaces the file, k saves beside it, any other key leaves it. */
+export type ConflictChoice = 'overwrite' | 'keep' | 'cancel';
 
 export interface SessionActions {
   /** Deletes a message; true when it is gone from the service (or was already), else says why not. */
@@ -39,8 +61,10 @@ export interface SessionActions {
   copyText(what: string, text: string): void;
   /** Opens link `n` in a browser; where none can open, copies it (the viewer shows it whole). */
   openUrl(n: number, url: string): void;
-  /** Downloads an attachment and writes it, new file, mode 0600, into the download directory. */
+  /** Downloads an attachment and writes it, new file, mode 0600, into the download directory; asks when the name is taken. */
   saveAttachment(messageId: number, attachment: AttachmentInfo): void;
+  /** Acts on the answer to `ask`. */
+  answerConflict(conflict: SaveConflict, choice: ConflictChoice): void;
 }
 
 /** The actions of one session, reporting through `info` and `fail`. */
@@ -89,6 +113,22 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     );
   };
 
+  // One write into the download directory: says where the file went (the path leads, so a narrow line cuts
+  // the size rather than the name), or why not (the reason first: a long folder could push it off the
+  // line). False when `write` found the name taken.
+  const writeOut = (name: string, dir: string, size: number, write: () => string | null, done = 'Saved to'): boolean => {
+    let path: string | null;
+    try {
+      path = write();
+    } catch (error) {
+      live(fail)(`${name} not saved: ${fsReason(error)} (in ${safeLine(dir, 200)})`);
+      return true;
+    }
+    if (path === null) return false;
+    live(info)(`${done} ${safeLine(path, 300)} (${byteSize(size)})`);
+    return true;
+  };
+
   const saveAttachment = (messageId: number, attachment: AttachmentInfo) => {
     const name = safeLine(attachment.filename.trim() || 'unnamed', 120);
     const dir = input.downloadDir;
@@ -99,18 +139,17 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     api.downloadAttachment(session.token, messageId, attachment.id).then(
       (bytes) => {
         input.saving.current = false;
-        let path: string;
-        try {
+        const fresh = () => {
           // Created private if missing; an existing directory is left as the user made it.
           makeDirSync(dir, 0o700);
-          path = writeNewFile(dir, attachment.filename, bytes);
-        } catch (error) {
-          // The reason first: the folder can be long enough to push it off the line.
-          return live(fail)(`${name} not saved: ${fsReason(error)} (in ${safeLine(dir, 200)})`);
-        }
-        // The path says it all: the folder, and the name as made safe and numbered ("a (1).pdf").
-        // It leads, so a narrow status line cuts the size rather than the file name.
-        live(info)(`Saved to ${safeLine(path, 300)} (${byteSize(bytes.length)})`);
+          return writeFileIfNew(dir, attachment.filename, bytes);
+        };
+        if (writeOut(name, dir, bytes.length, fresh)) return;
+        // The name is taken. Nobody left to ask (the user left this address): keep both, never replace.
+        if (!mounted.current) return void writeOut(name, dir, bytes.length, () => writeNewFile(dir, attachment.filename, bytes));
+        const safe = safeFileName(attachment.filename);
+        const keepName = basename(uniquePath(dir, safe));
+        input.ask({ kind: 'overwrite', filename: attachment.filename, name: safe, dir, where: homeRelative(dir), keepName, bytes });
       },
       (error: unknown) => {
         input.saving.current = false;
@@ -119,5 +158,19 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     );
   };
 
-  return { deleteMessage, copyText, openUrl, saveAttachment };
+  const answerConflict = (q: SaveConflict, choice: ConflictChoice) => {
+    const size = q.bytes.length;
+    if (choice === 'overwrite') writeOut(q.name, q.dir, size, () => replaceFile(q.dir, q.filename, q.bytes), 'Replaced');
+    else if (choice === 'keep') writeOut(q.name, q.dir, size, () => writeNewFile(q.dir, q.filename, q.bytes));
+    else info(`Cancelled: ${q.name} left as it was`);
+  };
+
+  return { deleteMessage, copyText, openUrl, saveAttachment, answerConflict };
+}
+
+// "~/Downloads" for a folder under the home directory: the question has to fit on one line.
+function homeRelative(dir: string): string {
+  const rest = relative(homedir(), resolve(dir));
+  const under = !rest.startsWith('..') && !isAbsolute(rest);
+  return safeLine(under ? join('~', rest) : dir, 200);
 }

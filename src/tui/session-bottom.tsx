@@ -8,14 +8,28 @@ import { ConfirmLine } from './common/chrome';
 import { TextInput } from './common/text-input';
 import { useTheme } from './common/theme';
 import { subjectLabel } from './format';
+import type { Screen } from './keymap';
+import type { SaveConflict } from './session-actions';
 import { linkChoice } from './viewer/viewer-state';
 
-/** A question the session asks: y/n (delete, leave, forget), or which attachment to save. */
+/** A question the session asks: y/n (delete, leave, forget), which attachment to save, or whether to replace a file. */
 export type Question =
   | { kind: 'delete'; message: MessageSummary }
   | { kind: 'leave' }
   | { kind: 'forget' }
-  | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[]; typed?: string };
+  | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[]; typed?: string }
+  | SaveConflict;
+
+/** The keymap screen that reads the answer to `question`. */
+export function questionScreen(question: Question): Screen {
+  if (question.kind === 'attachment' || question.kind === 'overwrite') return question.kind;
+  return 'confirm';
+}
+
+/** How "report.pdf exists" is answered, longest wording first: the line keeps the keys, cutting the question. */
+export function overwriteAnswers(q: SaveConflict): string[] {
+  return [`: o overwrite · k keep both (${q.keepName}) · other key cancels`, ': o overwrite · k keep both · other key cancels', ': o overwrite · k keep both'];
+}
 
 type AttachmentQuestion = Extract<Question, { kind: 'attachment' }>;
 
@@ -41,6 +55,8 @@ export function QuestionLine({ question, email, columns }: { question: Question;
       return <ConfirmLine question={`Leave ${email} for a new address? It keeps working until it expires.`} columns={columns} />;
     case 'forget':
       return <ConfirmLine question={`Forget ${email}? It cannot be reopened.`} columns={columns} />;
+    case 'overwrite':
+      return <ConfirmLine question={`${question.name} exists in ${question.where}`} answers={overwriteAnswers(question)} columns={columns} />;
     case 'attachment': {
       const count = question.attachments.length;
       const text = question.typed

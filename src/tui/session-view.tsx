@@ -1,14 +1,14 @@
 /**
  * One live address: the header, the inbox or the viewer, the `?` help, the questions (delete, leave,
- * forget, which attachment), the filter input, the status line and the footer. Polling, body fetching
- * and prefetching live in hooks; list and viewer state in reducers; copying, opening links and saving
- * attachments in session-actions.ts; this component only routes between them.
+ * forget, which attachment, replace a file), the filter input, the status line and the footer. Polling,
+ * body fetching and prefetching live in hooks; list and viewer state in reducers; copying, opening links
+ * and saving attachments in session-actions.ts; this component only routes between them.
  */
 import { Box } from 'ink';
 import React, { useEffect, useRef, useState } from 'react';
 import type { TempMailApi } from '../api/types';
 import type { OpenResult } from '../core/browser';
-import type { AttachmentInfo, MessageSummary, Session } from '../core/types';
+import type { MessageSummary, Session } from '../core/types';
 import { Footer, StatusLine } from './common/chrome';
 import { HelpScreen } from './common/help-screen';
 import { useKeys } from './common/use-keys';
@@ -19,9 +19,10 @@ import { formatZoneError } from '../core/time';
 import { useInbox } from './inbox/use-inbox';
 import type { Screen } from './keymap';
 import { sessionActions } from './session-actions';
-import { attachmentDigit, QuestionLine, FilterLine, type Question } from './session-bottom';
+import { questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
 import { refreshRefusal } from './status-text';
 import type { LocalServiceInfo, StatusMessage } from './types';
+import { useSaveQuestions } from './use-save-questions';
 import { loadedReader, preloadReader } from './viewer/lazy-reader';
 import { badgeOf } from './viewer/mark';
 import { useMessageCache } from './viewer/use-message-cache';
@@ -96,6 +97,7 @@ export function SessionView(props: SessionViewProps) {
     mounted,
     saving,
     clock: props.clock,
+    ask: setQuestion,
   });
 
   // New mail: a line, and the bell unless it is switched off.
@@ -122,7 +124,7 @@ export function SessionView(props: SessionViewProps) {
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
   const live = inbox.poll.phase !== 'stopped';
-  const asking: Screen | null = question ? (question.kind === 'attachment' ? 'attachment' : 'confirm') : null;
+  const asking: Screen | null = question ? questionScreen(question) : null;
   const screen: Screen = asking ?? (help ? 'help' : filtering ? 'filter' : view.kind);
 
   const open = (m: MessageSummary) => {
@@ -139,11 +141,6 @@ export function SessionView(props: SessionViewProps) {
     cache.evict(m.id);
     setView((v) => (v.kind === 'viewer' && v.message.id === m.id ? { kind: 'inbox' } : v));
     info(`Deleted "${subjectLabel(m.subject)}"`);
-  };
-
-  const saveFrom = (m: MessageSummary, attachments: readonly AttachmentInfo[]) => {
-    if (attachments.length === 1) return actions.saveAttachment(m.id, attachments[0]!);
-    setQuestion({ kind: 'attachment', message: m, attachments });
   };
 
   useKeys(
@@ -163,30 +160,8 @@ export function SessionView(props: SessionViewProps) {
     },
     { isActive: active && asking === 'confirm' },
   );
-  useKeys(
-    'attachment',
-    {
-      choose: (digit) => {
-        if (question?.kind !== 'attachment') return;
-        const { save, wait, none } = attachmentDigit(question, digit);
-        setQuestion(wait ?? null);
-        if (save) actions.saveAttachment(question.message.id, save);
-        if (none) info(none);
-      },
-      submit: () => {
-        const q = question;
-        setQuestion(null);
-        const chosen = q?.kind === 'attachment' && q.typed ? q.attachments[Number(q.typed) - 1] : undefined;
-        if (q?.kind === 'attachment' && chosen) actions.saveAttachment(q.message.id, chosen);
-        else info('Cancelled');
-      },
-      no: () => {
-        setQuestion(null);
-        info('Cancelled');
-      },
-    },
-    { isActive: active && asking === 'attachment' },
-  );
+  // Which attachment, and whether to replace a file of the same name.
+  const saveFrom = useSaveQuestions({ question, setQuestion, actions, info, screen, active });
   // Esc in the filter input, or in the list while a filter is set.
   const clearFilter = () => {
     setFiltering(false);

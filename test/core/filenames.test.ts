@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_NAME_BYTES, numbered, safeFileName, uniquePath, writeNewFile } from '../../src/core/filenames';
+import { MAX_NAME_BYTES, numbered, replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../src/core/filenames';
 import { isTerminalSafe } from '../../src/core/safe-text';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -111,5 +111,39 @@ describe('uniquePath and writeNewFile', () => {
     expect(readFileSync(second, 'utf8')).toBe('two');
     expect(statSync(second).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).sort()).toEqual(['report (1).pdf', 'report.pdf']);
+  });
+
+  it('writeFileIfNew takes only the exact safe name: null when anything has it, a dangling link too', () => {
+    expect(writeFileIfNew(dir, '../notes.txt', Buffer.from('one'))).toBe(join(dir, 'notes.txt'));
+    expect(writeFileIfNew(dir, 'notes.txt', Buffer.from('two'))).toBeNull();
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('one');
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'link.txt'));
+    expect(writeFileIfNew(dir, 'link.txt', Buffer.from('x'))).toBeNull();
+    expect(() => lstatSync(join(dir, 'nowhere'))).toThrow();
+  });
+
+  it('replaceFile swaps the file whole (0600, a new inode, no temp left) and never writes through a link', () => {
+    writeFileSync(join(dir, 'report.pdf'), 'old', { mode: 0o644 });
+    const inode = statSync(join(dir, 'report.pdf')).ino;
+    expect(replaceFile(dir, '../../report.pdf', Buffer.from('new'))).toBe(join(dir, 'report.pdf'));
+    expect(readFileSync(join(dir, 'report.pdf'), 'utf8')).toBe('new');
+    expect(statSync(join(dir, 'report.pdf')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'report.pdf')).ino).not.toBe(inode);
+
+    const outside = mkdtempSync(join(tmpdir(), 'tempmail-outside-'));
+    try {
+      writeFileSync(join(outside, 'target'), 'keep me');
+      symlinkSync(join(outside, 'target'), join(dir, 'linked.pdf'));
+      replaceFile(dir, 'linked.pdf', Buffer.from('new'));
+      expect(readFileSync(join(outside, 'target'), 'utf8')).toBe('keep me');
+      expect(lstatSync(join(dir, 'linked.pdf')).isFile()).toBe(true);
+      expect(readdirSync(outside)).toEqual(['target']);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+
+    mkdirSync(join(dir, 'folder.pdf'));
+    expect(() => replaceFile(dir, 'folder.pdf', Buffer.from('x'))).toThrow(/EISDIR/);
+    expect(readdirSync(dir).sort()).toEqual(['folder.pdf', 'linked.pdf', 'report.pdf']);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Attachments in the viewer, against the real service: listed with name, type and size; `a` saves one
- * (asking which when there are several) into the download directory under a safe name, as a new file
- * (numbered, never overwriting), mode 0600, with the exact bytes; a service without the attachment
- * route is named as such.
+ * (asking which when there are several) into the download directory under a safe name, as a new file,
+ * mode 0600, with the exact bytes (a name already there is asked about: attachments-overwrite.test.tsx);
+ * a service without the attachment route is named as such.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -49,7 +49,7 @@ async function openMailWithFiles(app: AppHarness) {
 }
 
 describe('attachments', () => {
-  it('lists name, type and size; a then a number saves that one, new file, 0600, exact bytes, never overwriting', async () => {
+  it('lists name, type and size; a then a number saves that one, new file, 0600, exact bytes; k keeps both', async () => {
     const dir = downloads();
     h = await startApp({ props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } } });
     const frame = await openMailWithFiles(h);
@@ -67,9 +67,11 @@ describe('attachments', () => {
     expect(readFileSync(first).equals(PDFISH)).toBe(true);
     expect(statSync(first).mode & 0o777).toBe(0o600);
 
-    // Again: a new, numbered file; the first one is untouched.
+    // Again: the name is taken, so it asks; k keeps both (a new, numbered file; the first one untouched).
     writeFileSync(first, 'edited by the user');
     await h.screen.press('a', '1');
+    await h.screen.waitFor('report.pdf exists in');
+    await h.screen.press('k');
     await h.screen.waitFor(`to ${join(dir, 'report (1).pdf')}`);
     expect(readFileSync(first, 'utf8')).toBe('edited by the user');
     expect(readFileSync(join(dir, 'report (1).pdf')).equals(PDFISH)).toBe(true);

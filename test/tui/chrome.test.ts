@@ -15,4 +15,14 @@ describe('confirmText', () => {
     expect(confirmText(question, 30).trimEnd()).toMatch(/… \(y\/n\)$/);
     expect(textWidth(confirmText(question, 30))).toBe(30);
   });
+
+  it('takes other answers, longest first: the first that fits whole, else the last after the question cut', () => {
+    const answers = [': o overwrite · k keep both (report (1).pdf) · other key cancels', ': o overwrite · k keep both · other key cancels', ': o overwrite · k keep both'];
+    const ask = (where: string, columns: number) => confirmText(`report.pdf exists in ${where}`, columns, answers).trimEnd();
+    expect(ask('~/Downloads', 100)).toBe('report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels');
+    expect(ask('~/Downloads', 80)).toBe('report.pdf exists in ~/Downloads: o overwrite · k keep both · other key cancels');
+    const cut = ask(`/mnt/${'shared/'.repeat(10)}Downloads`, 80);
+    expect(cut).toMatch(/^report\.pdf exists in \/mnt\/shared.*…: o overwrite · k keep both$/);
+    expect(textWidth(cut)).toBe(80);
+  });
 });

@@ -13,7 +13,7 @@ import {
   type Screen,
 } from '../../src/tui/keymap';
 
-const SCREENS: Screen[] = ['picker', 'prefix', 'inbox', 'filter', 'viewer', 'confirm', 'help', 'switch', 'attachment'];
+const SCREENS: Screen[] = ['picker', 'prefix', 'inbox', 'filter', 'viewer', 'confirm', 'help', 'switch', 'attachment', 'overwrite'];
 
 const noKey: Key = {
   upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false,
@@ -67,6 +67,13 @@ describe('keymap', () => {
     expect([cmd('switch', 'q'), cmd('switch', '', { escape: true }), cmd('switch', 'j')]).toEqual(['back', 'back', 'down']);
     expect([cmd('viewer', 'y'), cmd('viewer', 'o'), cmd('viewer', 'a')]).toEqual(['yank', 'openLink', 'save']);
     expect([cmd('attachment', '2'), cmd('attachment', 'q'), cmd('attachment', '', { escape: true })]).toEqual(['choose', 'no', 'no']);
+    // The attachment's name is taken: o replaces, k keeps both, any other key (the viewer's j and q too) cancels.
+    expect([cmd('overwrite', 'o'), cmd('overwrite', 'k'), cmd('overwrite', 'j'), cmd('overwrite', '', { escape: true })]).toEqual([
+      'overwrite',
+      'keepBoth',
+      'no',
+      'no',
+    ]);
     // Modified keys are not plain letters.
     expect(cmd('inbox', 'd', { ctrl: true })).toBeUndefined();
   });

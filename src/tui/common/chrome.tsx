@@ -27,23 +27,31 @@ export function Footer({ screen, columns, hide }: { screen: Screen; columns: num
   );
 }
 
-/** A question on the status line, answered by the `confirm` keys. */
-export function ConfirmLine({ question, columns }: { question: string; columns: number }) {
+/**
+ * A question on the status line, answered by the `confirm` keys, or by those `answers` say (longest
+ * wording first; see confirmText).
+ */
+export function ConfirmLine({ question, columns, answers }: { question: string; columns: number; answers?: readonly string[] }) {
   const theme = useTheme();
   return (
     <Text wrap="truncate" bold color={theme.color('warn')}>
-      {confirmText(question, columns)}
+      {confirmText(question, columns, answers)}
     </Text>
   );
 }
 
-const ANSWERS = ' y = yes, any other key = no';
 // The footer spells the answers out too, so a tight line says them briefly.
-const SHORT_ANSWERS = ' (y/n)';
+const YES_NO = [' y = yes, any other key = no', ' (y/n)'];
 
-/** The question and how to answer it; a long question is cut, never the answer keys. */
-export function confirmText(question: string, columns: number): string {
-  if (textWidth(question + ANSWERS) <= columns) return fitToWidth(question + ANSWERS, columns);
-  const room = Math.max(1, columns - textWidth(SHORT_ANSWERS));
-  return fitToWidth(truncateToWidth(question, room) + SHORT_ANSWERS, columns);
+/**
+ * The question and how to answer it: the first wording of `answers` that fits whole, else the last
+ * (shortest) one after the question cut to fit. The question is cut, never the answer keys.
+ */
+export function confirmText(question: string, columns: number, answers: readonly string[] = YES_NO): string {
+  for (const answer of answers.slice(0, -1)) {
+    if (textWidth(question + answer) <= columns) return fitToWidth(question + answer, columns);
+  }
+  const last = answers.at(-1) ?? '';
+  const room = Math.max(1, columns - textWidth(last));
+  return fitToWidth(truncateToWidth(question, room) + last, columns);
 }
