@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { describeArgsError } from '../core/args-error';
 import { safeLine } from '../core/safe-text';
+import type { ScriptCommand } from './commands-list';
 import { UsageError } from './io';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -12,21 +13,49 @@ export const COMMON_OPTIONS = {
   'server-tz': { type: 'string' },
   'post-encoding': { type: 'string' },
   json: { type: 'boolean' },
-  'show-token': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
+
+const address = { type: 'string' } as const;
+
+/**
+ * What each command takes beyond COMMON_OPTIONS; anything else is an unknown option (exit 2), so a flag
+ * that would do nothing is refused rather than silently ignored. Each command's --help lists these.
+ */
+export const COMMAND_OPTIONS = {
+  // Only `new` prints a token, so only `new` takes --show-token.
+  new: {
+    prefix: { type: 'string' },
+    domain: { type: 'string' },
+    extmail: { type: 'boolean' },
+    account: { type: 'string' },
+    'show-token': { type: 'boolean' },
+  },
+  domains: {},
+  list: { address },
+  read: { address },
+  wait: {
+    address,
+    from: { type: 'string' },
+    subject: { type: 'string' },
+    timeout: { type: 'string' },
+    print: { type: 'string' },
+    interval: { type: 'string' },
+    existing: { type: 'boolean' },
+  },
+} as const satisfies Record<ScriptCommand, Options>;
 
 export interface Parsed {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
 }
 
-/** Parses `args` against COMMON_OPTIONS plus `options`; throws UsageError for anything unknown or malformed. */
-export function parseCommandArgs(command: string, args: string[], options: Options, maxPositionals = 0): Parsed {
+/** Parses `args` against COMMON_OPTIONS plus the command's own; throws UsageError for anything unknown or malformed. */
+export function parseCommandArgs(command: ScriptCommand, args: string[], maxPositionals = 0): Parsed {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...options }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...COMMAND_OPTIONS[command] }, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(`${command}: ${describeArgsError(error)}`);
   }

@@ -9,14 +9,9 @@ import { makeContext, pickSession } from './context';
 import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine } from './format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
-/** `new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json]`: creates and saves an address. */
+/** `new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]`: creates and saves an address. */
 export async function runNew(args: string[], io: ScriptIo): Promise<number> {
-  const parsed = parseCommandArgs('new', args, {
-    prefix: { type: 'string' },
-    domain: { type: 'string' },
-    extmail: { type: 'boolean' },
-    account: { type: 'string' },
-  });
+  const parsed = parseCommandArgs('new', args);
   const domain = str(parsed, 'domain');
   const account = str(parsed, 'account');
   // --account names an external account, so it implies --extmail.
@@ -67,7 +62,7 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
 
 /** `domains [--json]`: the service's domains and external-mail accounts. */
 export async function runDomains(args: string[], io: ScriptIo): Promise<number> {
-  const parsed = parseCommandArgs('domains', args, {});
+  const parsed = parseCommandArgs('domains', args);
   const ctx = makeContext(io, parsed);
   const list = await ctx.api().listDomains();
   io.stdout.write(flag(parsed, 'json') ? json(domainsJson(list)) : domainsText(list));
@@ -76,7 +71,7 @@ export async function runDomains(args: string[], io: ScriptIo): Promise<number> 
 
 /** `list [--address A] [--json]`: the messages of the current (or given) saved address, newest first. */
 export async function runList(args: string[], io: ScriptIo): Promise<number> {
-  const parsed = parseCommandArgs('list', args, { address: { type: 'string' } });
+  const parsed = parseCommandArgs('list', args);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
   const messages = await ctx.api(session.baseUrl).checkMail(session.token);
@@ -91,7 +86,7 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
 
 /** `read ID [--address A] [--json]`: one message, rendered as text, with the detected code and link. */
 export async function runRead(args: string[], io: ScriptIo): Promise<number> {
-  const parsed = parseCommandArgs('read', args, { address: { type: 'string' } }, 1);
+  const parsed = parseCommandArgs('read', args, 1);
   const raw = parsed.positionals[0];
   if (raw === undefined) throw new UsageError('read: which message? usage: tempmail-tui read ID (ids from `tempmail-tui list`)');
   if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`read: ID must be a message number, got ${show(raw)}`);

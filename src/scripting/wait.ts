@@ -27,15 +27,7 @@ interface Filters {
 
 /** `wait [--address A] [--from RE] [--subject RE] [--timeout S] [--print code|link|text|json] [--existing]`. */
 export async function runWait(args: string[], io: ScriptIo): Promise<number> {
-  const parsed = parseCommandArgs('wait', args, {
-    address: { type: 'string' },
-    from: { type: 'string' },
-    subject: { type: 'string' },
-    timeout: { type: 'string' },
-    print: { type: 'string' },
-    interval: { type: 'string' },
-    existing: { type: 'boolean' },
-  });
+  const parsed = parseCommandArgs('wait', args);
   // --json, common to every command, means --print json here; with another --print it is a contradiction.
   const json = parsed.values.json === true;
   const asked = str(parsed, 'print');

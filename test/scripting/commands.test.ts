@@ -2,6 +2,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/core/saved-sessions';
+import { COMMAND_OPTIONS, COMMON_OPTIONS } from '../../src/scripting/args';
+import { SCRIPT_COMMANDS } from '../../src/scripting/commands-list';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { BIG_HTML_END, bigHtml, makeRunner, type Runner } from './run';
 
@@ -199,6 +201,24 @@ describe('usage', () => {
     expect(help.stdout).toContain('Usage: tempmail-tui wait');
     expect(help.stdout).toContain('Exit codes: 0 ok, 1 timeout / not found / service error, 2 usage');
     expect((await r.run('bogus', [])).code).toBe(2);
+  });
+
+  it('--show-token is for new alone: the other commands refuse it as an unknown option (exit 2, nothing asked)', async () => {
+    for (const [command, args] of [['list', []], ['domains', []], ['read', ['1']], ['wait', ['--timeout', '1']]] as const) {
+      const res = await r.run(command, [...base, ...args, '--show-token']);
+      expect(res, command).toMatchObject({ code: 2, stdout: '' });
+      expect(res.stderr).toBe(`tempmail-tui ${command}: unknown option --show-token (see tempmail-tui ${command} --help)\n`);
+    }
+  });
+
+  it("each command's --help lists exactly the options it takes", async () => {
+    for (const command of SCRIPT_COMMANDS) {
+      const help = (await r.run(command, ['--help'])).stdout;
+      const listed = new Set([...help.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1]));
+      const taken = Object.keys({ ...COMMON_OPTIONS, ...COMMAND_OPTIONS[command] });
+      expect([...listed].sort(), command).toEqual(taken.sort());
+    }
+    expect((await r.run('new', ['--help'])).stdout).toContain('--show-token');
   });
 
   it('the saved sessions file is shared with the app format', () => {
