@@ -90,6 +90,16 @@ export function quotedPrintable(bytes: Buffer): string {
 /** Base64 in 76-character lines. */
 export const base64Lines = (bytes: Buffer) => bytes.toString('base64').replace(/.{76}/g, '$&\r\n');
 
+/** A body part's Content-Transfer-Encoding on `path` and the text encoded with it. */
+export function transferEncoded(text: string, path: MimePath): { cte: string; body: string } {
+  if (path === 'qp') return { cte: 'quoted-printable', body: quotedPrintable(utf8(text)) };
+  if (path === 'b64') return { cte: 'base64', body: base64Lines(utf8(text)) };
+  return { cte: '8bit', body: text };
+}
+
+/** RFC 2231 percent-encoding of UTF-8: every byte but ASCII letters and digits as %XX. */
+export const percentEncoded = (s: string) => [...utf8(s)].map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${hex(b)}`)).join('');
+
 const NAMED: Record<string, string> = {
   '\u200e': '&lrm;',
   '\u200f': '&rlm;',
@@ -154,11 +164,8 @@ export function buildEml(path: MimePath, payload: Payload, to: string, caseId: s
   head.push(`Message-ID: <${caseId}@safety.test>`, 'Date: Thu, 01 Jan 2026 10:00:00 +0000', 'MIME-Version: 1.0');
   head.push('Content-Type: multipart/mixed; boundary="=_mixed_q"');
 
-  const cte = path === 'qp' ? 'quoted-printable' : path === 'b64' ? 'base64' : '8bit';
-  const encodeBody = (text: string) => {
-    const bytes = utf8(text);
-    return path === 'qp' ? quotedPrintable(bytes) : path === 'b64' ? base64Lines(bytes) : text;
-  };
+  const cte = transferEncoded('', path).cte;
+  const encodeBody = (text: string) => transferEncoded(text, path).body;
   const text = has('textBody') ? `Text part.\n${v('textBody')}\nEnd of text.\n` : 'Plain text part.\n';
   const htmlPath: MimePath = path;
   const para = has('htmlBody') ? htmlText(v('htmlBody'), htmlPath) : 'Plain HTML part.';
@@ -171,7 +178,7 @@ export function buildEml(path: MimePath, payload: Payload, to: string, caseId: s
   if (!has('attachmentName')) disposition = `attachment; filename="${file}"`;
   else if (path === 'ewB' || path === 'ewQ') disposition = `attachment; filename="${encodedWords(file, path === 'ewB' ? 'B' : 'Q')}"`;
   else if (path === 'rfc2231') {
-    const pct = [...utf8(file)].map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${hex(b)}`)).join('');
+    const pct = percentEncoded(file);
     // RFC 2231 continuations keep each line short however long the name is.
     const parts = pct.match(/.{1,60}(?=%|[A-Za-z0-9]|$)/g) ?? [pct];
     disposition = `attachment;\r\n ${parts.map((part, i) => `filename*${i}*=${i === 0 ? "utf-8''" : ''}${part}`).join(';\r\n ')}`;
