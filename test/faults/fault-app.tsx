@@ -1,15 +1,16 @@
 /**
  * The fault matrix's set-up: the real App (ink-testing-library) with the real client pointed at the
- * misbehaving SPEC service, plus what every fault case asserts afterwards: no unhandled rejection or
- * uncaught exception, a frame that is still the app (not a crash), and a readable status line.
+ * misbehaving SPEC service, and the hooks of a test file: the service, the apps closed after each test,
+ * the watch for unhandled rejections and uncaught exceptions (what every case asserts on the frame is in
+ * fault-checks.ts).
  */
 import React from 'react';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createApi } from '../../src/api/client';
 import type { Session } from '../../src/core/types';
 import { App } from '../../src/tui/app';
 import { renderAt, type Screen } from '../tui/ui';
-import type { SpecService } from './spec-service';
+import { startSpecService, type SpecService } from './spec-service';
 
 export interface FaultApp {
   screen: Screen;
@@ -44,7 +45,7 @@ export function startFaultApp(spec: SpecService, options: FaultAppOptions = {}):
     100,
     30,
   );
-  return {
+  const app: FaultApp = {
     screen,
     checks: () =>
       spec.requests
@@ -53,29 +54,36 @@ export function startFaultApp(spec: SpecService, options: FaultAppOptions = {}):
         .map((r) => ({ at: r.at, status: r.status })),
     close: () => screen.unmount(),
   };
+  running.push(app);
+  return app;
 }
 
+/** Apps started by the current test, closed after it. */
+const running: FaultApp[] = [];
 /** Rejections and exceptions nobody handled, collected for the whole file. */
-export const unhandled: unknown[] = [];
-const onRejection = (reason: unknown) => unhandled.push(reason);
-const onException = (error: unknown) => unhandled.push(error);
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
-/** Starts collecting; returns the function that stops. */
-export function watchUnhandled(): () => void {
-  process.on('unhandledRejection', onRejection);
-  process.on('uncaughtException', onException);
-  return () => {
-    process.off('unhandledRejection', onRejection);
-    process.off('uncaughtException', onException);
-  };
-}
-
-/** The second header line: the poll state ("last checked …", "Offline, retrying in 2 s: …"). */
-export const pollLine = (frame: string): string => frame.split('\n')[1] ?? '';
-
-/** The frame is still the app, and says nothing a user should not read. */
-export function expectReadable(frame: string): void {
-  expect(frame).toMatch(/\?\s*help/); // the footer is drawn: the app did not crash into an error box
-  expect(frame).not.toMatch(/\bat \S+\.(?:[cm]?js|tsx?):\d+/); // no stack
-  expect(frame).not.toMatch(/\[object |undefined|NaN|<html|<\/|Error:|http:\/\/127/i);
+/**
+ * The hooks of a fault test file: one service for the file (handed to `started`); after each test its
+ * apps are closed, the service answers honestly again, and no rejection or exception went unhandled.
+ */
+export function faultSuite(started: (spec: SpecService) => void): void {
+  let spec: SpecService | undefined;
+  beforeAll(async () => {
+    process.on('unhandledRejection', onUnhandled);
+    process.on('uncaughtException', onUnhandled);
+    spec = await startSpecService();
+    started(spec);
+  });
+  afterEach(() => {
+    for (const app of running.splice(0)) app.close();
+    spec?.setFault('ok');
+    expect(unhandled, 'unhandled rejections or exceptions').toEqual([]);
+  });
+  afterAll(async () => {
+    process.off('unhandledRejection', onUnhandled);
+    process.off('uncaughtException', onUnhandled);
+    await spec?.close();
+  });
 }

@@ -4,33 +4,20 @@
  * (no request storm: the next check waits ~1-2 s, then longer, while all-is-well polling is every
  * 300 ms), and recovers by itself once the service behaves again, without a restart.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectReadable, pollLine, startFaultApp, unhandled, watchUnhandled, type FaultApp } from './fault-app';
-import { startSpecService, type Fault, type SpecService } from './spec-service';
+import { describe, expect } from 'vitest';
+import { faultSuite, startFaultApp, type FaultApp } from './fault-app';
+import { expectReadable, faultTally, gaps as gapsOf, HEALTHY, pollLine, REFUSED, RETRIED_FAULTS } from './fault-checks';
+import type { SpecService } from './spec-service';
 
 let spec: SpecService;
-let app: FaultApp | undefined;
-let unwatch: () => void;
-beforeAll(async () => {
-  unwatch = watchUnhandled();
-  spec = await startSpecService();
-});
-afterEach(() => {
-  app?.close();
-  app = undefined;
-  expect(unhandled, 'unhandled rejections or exceptions').toEqual([]);
-});
-afterAll(async () => {
-  unwatch?.();
-  await spec?.close();
-});
+faultSuite((started) => (spec = started));
 
 /** A live address with one message in it, and the app on its inbox showing that message. */
 async function inboxWithMail(options: { timeoutMs?: number } = {}) {
   spec.setFault('ok');
   const session = spec.session();
   spec.add(session.token, { subject: 'Kept through the storm', sender_name: 'Ops', sender_email: 'ops@example.org', body_text: 'hello', body_html: null });
-  app = startFaultApp(spec, { session, ...options });
+  const app = startFaultApp(spec, { session, ...options });
   await app.screen.waitFor((f) => f.includes('Kept through the storm') && /last checked/.test(pollLine(f)));
   return { session, app };
 }
@@ -47,27 +34,19 @@ async function failing(a: FaultApp, expected: RegExp, timeoutMs = 8000): Promise
 /** Restores the service and waits for the app to find it again by itself (no key pressed). */
 async function recovers(a: FaultApp, timeoutMs = 12_000): Promise<void> {
   spec.setFault('ok');
-  const frame = await a.screen.waitFor((f) => /^last checked \d\d:\d\d:\d\d · every/.test(pollLine(f)), timeoutMs);
+  const frame = await a.screen.waitFor((f) => HEALTHY.test(pollLine(f)), timeoutMs);
   expectReadable(frame);
   expect(frame).toContain('Kept through the storm');
 }
 
 /** Gaps between consecutive checks from index `from` on, in ms. */
-function gaps(a: FaultApp, from: number): number[] {
-  const at = a.checks().slice(from).map((c) => c.at);
-  return at.slice(1).map((t, i) => t - at[i]!);
-}
+const gaps = (a: FaultApp, from: number): number[] => gapsOf(a.checks().slice(from).map((c) => c.at));
+
+const matrix = faultTally('the App (ink-testing-library), live inbox');
 
 describe('fault matrix: the inbox against a misbehaving service', () => {
-  const cases: [string, Fault, RegExp][] = [
-    ['500s', 'http500', /^Error, retrying in \d+ s: The service failed \(internal, HTTP 500\): something went wrong/],
-    ['malformed JSON', 'malformed', /^Error, retrying in \d+ s: The service sent an unexpected answer \(not JSON\)/],
-    ['an HTML error page', 'html', /^Error, retrying in \d+ s: The service failed \(HTTP 502\)/],
-    ['valid JSON of the wrong shape', 'wrongShape', /^Error, retrying in \d+ s: The service sent an unexpected answer \(no list of messages\)/],
-    ['a connection reset', 'reset', /^Offline, retrying in \d+ s: (?:The service is unreachable \(connection (?:reset|closed early)\)|The request failed)/],
-  ];
-  for (const [name, fault, expected] of cases) {
-    it(`${name}: status line, backoff, recovery by itself`, async () => {
+  for (const [name, fault, expected] of RETRIED_FAULTS) {
+    matrix.it(`${name}: status line, backoff, recovery by itself`, async () => {
       const { app: a } = await inboxWithMail();
       const before = a.checks().length;
       spec.setFault(fault, ['check-mail']);
@@ -80,7 +59,7 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     }, 30_000);
   }
 
-  it('the backoff grows with each failure (500s): ~1-2 s, then ~2-4 s', async () => {
+  matrix.it('the backoff grows with each failure (500s): ~1-2 s, then ~2-4 s', async () => {
     const { app: a } = await inboxWithMail();
     const before = a.checks().length;
     spec.setFault('http500', ['check-mail']);
@@ -92,22 +71,25 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     await recovers(a, 15_000);
   }, 40_000);
 
-  it('429 with Retry-After: waits at least what the service asked, says so, then recovers', async () => {
-    const { app: a } = await inboxWithMail();
-    spec.retryAfter = 3;
-    const before = a.checks().length;
-    spec.setFault('http429', ['check-mail']);
-    const line = await failing(a, /^Rate limited by the service, retrying in \d+ s/);
-    expect(line).toMatch(/retrying in [2-3] s/); // Retry-After 3 s (+ up to 0.25 s), floored
-    // `r` does not cut a Retry-After wait short.
-    await a.screen.press('r');
-    await a.screen.waitFor('Rate limited: waiting as the service asked.');
-    await a.screen.waitFor(() => a.checks().length >= before + 2, 8000);
-    expect(gaps(a, before)[0]).toBeGreaterThanOrEqual(2900);
-    await recovers(a);
-  }, 30_000);
+  for (const [name, fault, said] of [
+    ['429 with Retry-After', 'http429', /^Rate limited by the service, retrying in [2-3] s/],
+  ] as const) {
+    matrix.it(`${name}: waits at least what the service asked, says so, then recovers`, async () => {
+      const { app: a } = await inboxWithMail();
+      spec.retryAfter = 3;
+      const before = a.checks().length;
+      spec.setFault(fault, ['check-mail']);
+      await failing(a, said); // Retry-After 3 s (+ up to 0.25 s), floored
+      // `r` does not cut a Retry-After wait short.
+      await a.screen.press('r');
+      await a.screen.waitFor('waiting as the service asked.');
+      await a.screen.waitFor(() => a.checks().length >= before + 2, 8000);
+      expect(gaps(a, before)[0]).toBeGreaterThanOrEqual(2900);
+      await recovers(a);
+    }, 30_000);
+  }
 
-  it('a service that answers only after 30 s: a timeout on the status line, then recovery', async () => {
+  matrix.it('a service that answers only after 30 s: a timeout on the status line, then recovery', async () => {
     const { app: a } = await inboxWithMail({ timeoutMs: 800 });
     spec.slowMs = 30_000;
     spec.setFault('slow', ['check-mail']);
@@ -120,7 +102,7 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     await recovers(a);
   }, 30_000);
 
-  it('while a check hangs the line says checking… and every key still answers', async () => {
+  matrix.it('a check that hangs: the line says checking… and every key still answers', async () => {
     // The client's own default timeout (10 s), so the request is still open while the keys are pressed.
     const { app: a } = await inboxWithMail({ timeoutMs: 10_000 });
     spec.slowMs = 30_000;
@@ -141,21 +123,21 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
     spec.setFault('ok');
   }, 30_000);
 
-  it('a service that dies mid-session and comes back on the same port', async () => {
+  matrix.it('a service that dies mid-session and comes back on the same port', async () => {
     const { app: a } = await inboxWithMail();
     await spec.stop();
-    await failing(a, /^Offline, retrying in \d+ s: The service is unreachable \(connection refused\)/);
+    await failing(a, REFUSED);
     await spec.start();
     await recovers(a);
   }, 30_000);
 
-  it('a service that is down at start: the inbox says offline, then finds it', async () => {
+  matrix.it('a service that is down at start: the inbox says offline, then finds it', async () => {
     spec.setFault('ok');
     const session = spec.session();
     spec.add(session.token, { subject: 'Kept through the storm', sender_name: 'Ops', sender_email: 'ops@example.org', body_text: 'x', body_html: null });
     await spec.stop();
-    app = startFaultApp(spec, { session });
-    const frame = await app.screen.waitFor((f) => /^Offline, retrying in \d+ s: The service is unreachable \(connection refused\) \(not checked yet\)/.test(pollLine(f)));
+    const app = startFaultApp(spec, { session });
+    const frame = await app.screen.waitFor((f) => REFUSED.test(pollLine(f)) && pollLine(f).includes('(not checked yet)'));
     expectReadable(frame);
     await spec.start();
     await app.screen.waitFor('Kept through the storm', 12_000);

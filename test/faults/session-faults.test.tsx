@@ -4,37 +4,36 @@
  * read-mail. Same bar: a readable line, no crash, no unhandled rejection, and a way back that needs no
  * restart (the app's own keys: r to retry, n for a new address).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { KEY } from '../tui/ui';
-import { expectReadable, pollLine, startFaultApp, unhandled, watchUnhandled, type FaultApp } from './fault-app';
-import { startSpecService, type SpecService } from './spec-service';
+import { faultSuite, startFaultApp } from './fault-app';
+import { DOMAINS_DOWN, expectReadable, FATAL_FAULTS, faultTally, pollLine, STOPPED_NOTICE } from './fault-checks';
+import type { Fault, SpecService } from './spec-service';
 
 let spec: SpecService;
-let app: FaultApp | undefined;
-let unwatch: () => void;
-beforeAll(async () => {
-  unwatch = watchUnhandled();
-  spec = await startSpecService();
-});
-afterEach(() => {
-  app?.close();
-  app = undefined;
-  spec.setFault('ok');
-  expect(unhandled, 'unhandled rejections or exceptions').toEqual([]);
-});
-afterAll(async () => {
-  unwatch?.();
-  await spec?.close();
-});
+faultSuite((started) => (spec = started));
 
 const mail = (token: string, subject: string) =>
   spec.add(token, { subject, sender_name: 'Ops', sender_email: 'ops@example.org', body_text: `Body of ${subject}`, body_html: null });
 
+const matrix = faultTally('the App (ink-testing-library), picker, token, viewer');
+
+/** The app on the inbox of a new address holding one message, read-mail failing with `failing`. */
+async function inboxWithUnread(subject: string, failing: Fault, timeoutMs?: number) {
+  const session = spec.session();
+  mail(session.token, subject);
+  // Failing before the app lists it: a background prefetch that won the race would cache the body.
+  spec.setFault(failing, ['read-mail']);
+  const app = startFaultApp(spec, { session, timeoutMs, pollIntervalMs: 60_000 });
+  await app.screen.waitFor(subject);
+  return app;
+}
+
 describe('fault matrix: picker, token, open', () => {
-  it('service down at start: the picker says so, r retries once it is back', async () => {
+  matrix.it('service down at start: the picker says so, r retries once it is back', async () => {
     await spec.stop();
-    app = startFaultApp(spec);
-    let frame = await app.screen.waitFor('Could not load the domains: The service is unreachable (connection refused)');
+    const app = startFaultApp(spec);
+    let frame = await app.screen.waitFor(DOMAINS_DOWN);
     expect(frame).toContain('Press r to retry, q to quit.');
     expectReadable(frame);
     await spec.start();
@@ -45,10 +44,10 @@ describe('fault matrix: picker, token, open', () => {
     expectReadable(frame);
   });
 
-  it('create-session refused (500, then 429 with Retry-After): the picker says why, Enter works once it behaves', async () => {
+  matrix.it('create-session refused (500, then 429 with Retry-After): the picker says why, Enter works once it behaves', async () => {
     const creates = () => spec.requests.filter((r) => r.path === 'create-session').length;
     const before = creates();
-    app = startFaultApp(spec);
+    const app = startFaultApp(spec);
     await app.screen.waitFor('Random address on fixture.test');
     spec.setFault('http500', ['create-session']);
     await app.screen.press(KEY.ENTER);
@@ -66,14 +65,11 @@ describe('fault matrix: picker, token, open', () => {
     expect(creates() - before).toBe(3);
   });
 
-  for (const [name, fault, said] of [
-    ['an unknown token (401)', 'unknownToken', 'The service no longer knows this address · press n for a new address'],
-    ['an expired token (410)', 'expired', 'This address has expired · press n for a new address'],
-  ] as const) {
-    it(`${name}: polling stops with a clear line, n gets a new address without a restart`, async () => {
+  for (const [name, fault, said] of FATAL_FAULTS) {
+    matrix.it(`${name}: polling stops with a clear line, n gets a new address without a restart`, async () => {
       const session = spec.session();
       mail(session.token, 'Before the token went bad');
-      app = startFaultApp(spec, { session });
+      const app = startFaultApp(spec, { session });
       await app.screen.waitFor('Before the token went bad');
       spec.setFault(fault, ['check-mail']);
       let frame = await app.screen.waitFor((f) => pollLine(f).startsWith(said));
@@ -81,7 +77,7 @@ describe('fault matrix: picker, token, open', () => {
       // Stopped means stopped: no more requests with a dead token.
       const checks = app.checks().length;
       await app.screen.press('r');
-      await app.screen.waitFor('Polling stopped: this address is no longer live. Press n for a new one.');
+      await app.screen.waitFor(STOPPED_NOTICE);
       expect(app.checks().length).toBe(checks);
       spec.setFault('ok');
       await app.screen.press('n');
@@ -93,7 +89,7 @@ describe('fault matrix: picker, token, open', () => {
     });
   }
 
-  it('a message deleted elsewhere between list and open: the viewer says so, the list catches up', async () => {
+  matrix.it('a message deleted elsewhere between list and open: the viewer says so, the list catches up', async () => {
     const session = spec.session();
     const gone = mail(session.token, 'Deleted elsewhere');
     mail(session.token, 'Still here');
@@ -101,7 +97,7 @@ describe('fault matrix: picker, token, open', () => {
     // got before the delete would be cached and open fine. Until the delete, read-mail fails (a failed
     // background fetch is dropped), so the body is never fetched while the message exists.
     spec.setFault('http500', ['read-mail']);
-    app = startFaultApp(spec, { session, pollIntervalMs: 60_000 });
+    const app = startFaultApp(spec, { session, pollIntervalMs: 60_000 });
     await app.screen.waitFor('Deleted elsewhere');
     spec.remove(session.token, gone);
     spec.setFault('ok');
@@ -117,13 +113,8 @@ describe('fault matrix: picker, token, open', () => {
     expect(frame).toMatch(/\b1 message\b/);
   });
 
-  it('read-mail failing (500, then a 30 s hang) shows in the viewer, and r loads it once the service behaves', async () => {
-    const session = spec.session();
-    mail(session.token, 'Open me later');
-    // Failing before the app lists it: a background prefetch that won the race would cache the body.
-    spec.setFault('http500', ['read-mail']);
-    app = startFaultApp(spec, { session, timeoutMs: 800, pollIntervalMs: 60_000 });
-    await app.screen.waitFor('Open me later');
+  matrix.it('read-mail failing (500, then a 30 s hang): the viewer says so, r loads it once the service behaves', async () => {
+    const app = await inboxWithUnread('Open me later', 'http500', 800);
     await app.screen.press(KEY.ENTER);
     let frame = await app.screen.waitFor('Could not load this message: The service failed (internal, HTTP 500): something went wrong. Press r');
     expectReadable(frame);
@@ -137,4 +128,21 @@ describe('fault matrix: picker, token, open', () => {
     frame = await app.screen.waitFor('Body of Open me later');
     expectReadable(frame);
   });
+
+  for (const [name, failing, said] of [
+    ['malformed JSON', 'malformed', 'The service sent an unexpected answer (not JSON)'],
+    ['an HTML error page', 'html', 'The service failed (HTTP 502)'],
+    ['valid JSON of the wrong shape', 'wrongShape', 'The service sent an unexpected answer (no message in the answer)'],
+  ] as const) {
+    matrix.it(`read-mail answering ${name}: the viewer says so in one line, r loads it once the service behaves`, async () => {
+      const a = await inboxWithUnread(`Read through ${failing}`, failing);
+      await a.screen.press(KEY.ENTER);
+      const frame = await a.screen.waitFor(`Could not load this message: ${said}`);
+      expect(frame).toMatch(new RegExp(`Subject: +Read through ${failing}`));
+      expectReadable(frame);
+      spec.setFault('ok');
+      await a.screen.press('r');
+      expectReadable(await a.screen.waitFor(`Body of Read through ${failing}`));
+    });
+  }
 });

@@ -2,7 +2,8 @@
  * A tiny service speaking SPEC.md over real HTTP on loopback, for the fault matrix, the secrets tests and
  * the JSON path of the safety matrix. It is honest by default (domains, create-session, check-mail,
  * read-mail, delete-mail on an in-memory inbox) and misbehaves on demand: down, slow, 500, 429 with
- * Retry-After, malformed JSON, an HTML error page, the wrong shape, unknown or expired token, a reset.
+ * Retry-After, malformed JSON, an HTML error page, the wrong shape, unknown or expired token, a reset;
+ * every request is recorded with its time, so a test can measure the client's backoff on the wire.
  * It can also write every non-ASCII or control character of its JSON as a `\u` escape, so hostile text
  * reaches the client the way a JSON-escaping service would send it.
  */
@@ -64,6 +65,8 @@ export interface SpecService {
   setFault(fault: Fault, routes?: string[]): void;
   /** How long `slow` waits before answering (default 30 s). */
   slowMs: number;
+  /** Answers every request `slow` is holding now (the late answer arrives); returns how many. */
+  release(): number;
   /** Seconds in the Retry-After of a 429. */
   retryAfter: number;
   /** Creates a session directly (no request) and returns it. */
@@ -89,7 +92,8 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
   let defaultFault: Fault = 'ok';
   const requests: SeenRequest[] = [];
   const sockets = new Set<Socket>();
-  const pending = new Set<NodeJS.Timeout>();
+  // Held answers of `slow`: each timer with what it will do when it fires.
+  const pending = new Map<NodeJS.Timeout, () => void>();
   let server: Server;
 
   const newSession = (email?: string) => {
@@ -139,11 +143,12 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
         req.socket.destroy();
         return;
       case 'slow': {
-        const timer = setTimeout(() => {
+        const late = () => {
           pending.delete(timer);
           answer(req, res, body, seen);
-        }, api.slowMs);
-        pending.add(timer);
+        };
+        const timer = setTimeout(late, api.slowMs);
+        pending.set(timer, late);
         return;
       }
       case 'ok':
@@ -193,7 +198,7 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
   const boundPort = await listen(port);
 
   const stop = async () => {
-    for (const t of pending) clearTimeout(t);
+    for (const t of pending.keys()) clearTimeout(t);
     pending.clear();
     for (const s of sockets) s.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -204,6 +209,14 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
     port: boundPort,
     requests,
     slowMs: 30_000,
+    release() {
+      const held = [...pending];
+      for (const [timer, late] of held) {
+        clearTimeout(timer);
+        late();
+      }
+      return held.length;
+    },
     retryAfter: 2,
     setFault(fault, routes) {
       if (!routes) {
