@@ -37,6 +37,16 @@ export function pollVerdict(error: unknown): FailureVerdict {
       case 'network':
       case 'timeout':
         return { message: `${OFFLINE}${describeError(error)}` };
+      case 'service': {
+        // A 503 (maintenance, overload) that says when to come back is waited out like a 429; the client
+        // retries one asking for up to 5 s itself and passes a longer one on for the poller to honour.
+        const wait = error.details.retryAfterSeconds;
+        if (wait !== undefined && wait > 0) {
+          const status = error.details.status === undefined ? '' : ` (HTTP ${error.details.status})`;
+          return { message: `The service is unavailable${status}`, retryAfterMs: wait * 1000 };
+        }
+        return { message: describeError(error) };
+      }
       default:
         return { message: describeError(error) };
     }

@@ -1,8 +1,8 @@
 /**
  * A tiny service speaking SPEC.md over real HTTP on loopback, for the fault matrix, the secrets tests and
  * the JSON path of the safety matrix. It is honest by default (domains, create-session, check-mail,
- * read-mail, delete-mail on an in-memory inbox) and misbehaves on demand: down, slow, 500, 429 with
- * Retry-After, malformed JSON, an HTML error page, the wrong shape, unknown or expired token, a reset;
+ * read-mail, delete-mail on an in-memory inbox) and misbehaves on demand: down, slow, 500, 429 or 503
+ * with Retry-After, malformed JSON, an HTML error page, the wrong shape, unknown or expired token, a reset;
  * every request is recorded with its time, so a test can measure the client's backoff on the wire.
  * It can also write every non-ASCII or control character of its JSON as a `\u` escape, so hostile text
  * reaches the client the way a JSON-escaping service would send it.
@@ -17,6 +17,7 @@ export type Fault =
   | 'ok'
   | 'http500'
   | 'http429'
+  | 'http503'
   | 'malformed'
   | 'html'
   | 'wrongShape'
@@ -67,7 +68,7 @@ export interface SpecService {
   slowMs: number;
   /** Answers every request `slow` is holding now (the late answer arrives); returns how many. */
   release(): number;
-  /** Seconds in the Retry-After of a 429. */
+  /** Seconds in the Retry-After of a 429 or 503. */
   retryAfter: number;
   /** Creates a session directly (no request) and returns it. */
   session(email?: string): { email: string; token: string; expiresAt: Date };
@@ -129,6 +130,8 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
         return error(500, 'internal');
       case 'http429':
         return error(429, 'rate_limited', { 'retry-after': String(api.retryAfter) });
+      case 'http503':
+        return error(503, 'unavailable', { 'retry-after': String(api.retryAfter) });
       case 'malformed':
         return send(200, '{"status":"success","messages":[{"id":1,"subj');
       case 'html':
