@@ -233,7 +233,7 @@ export function SessionView(props: SessionViewProps) {
         onRefresh={() => {
           // The header already says "checking…"; the status line speaks only when r can't check now.
           if (inbox.refresh()) setStatus(null);
-          else info(refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited));
+          else info(refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited, inbox.poll.error));
         }}
         onNewAddress={newAddress}
         onCopy={() => actions.copyText('address', session.email)}

@@ -34,9 +34,12 @@ export function shownInsteadLine(n: number, result: Exclude<OpenResult, { opened
   return /^Copied\b/.test(said) ? `${head} and ${said.replace(/^Copied\b/, 'copied')}` : `${head}; ${said}`;
 }
 
-/** Why `r` did not check now, for the status line. */
-export function refreshRefusal(phase: string, rateLimited: boolean): string {
+/**
+ * Why `r` did not check now, for the status line. A wait the service asked for (429, or 503 with
+ * Retry-After) names its cause, so a 503 is not reported as rate limiting.
+ */
+export function refreshRefusal(phase: string, rateLimited: boolean, reason: string | null = null): string {
   if (phase === 'stopped') return 'Polling stopped: this address is no longer live. Press n for a new one.';
-  if (rateLimited) return 'Rate limited: waiting as the service asked.';
+  if (rateLimited) return `${safeLine(reason ?? 'The service asked to wait', 120)}: waiting as it asked.`;
   return 'Already checking…';
 }

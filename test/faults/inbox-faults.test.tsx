@@ -72,9 +72,9 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
   }, 40_000);
 
   // A 503 (maintenance) that says when to come back is waited out like a 429, not retried in 1-2 s.
-  for (const [name, fault, said] of [
-    ['429 with Retry-After', 'http429', /^Rate limited by the service, retrying in [2-3] s/],
-    ['503 with Retry-After (maintenance)', 'http503', /^The service is unavailable \(HTTP 503\), retrying in [2-3] s/],
+  for (const [name, fault, said, refused] of [
+    ['429 with Retry-After', 'http429', /^Rate limited by the service, retrying in [2-3] s/, 'Rate limited by the service: waiting as it asked.'],
+    ['503 with Retry-After (maintenance)', 'http503', /^The service is unavailable \(HTTP 503\), retrying in [2-3] s/, 'The service is unavailable (HTTP 503): waiting as it asked.'],
   ] as const) {
     matrix.it(`${name}: waits at least what the service asked, says so, then recovers`, async () => {
       const { app: a } = await inboxWithMail();
@@ -84,7 +84,7 @@ describe('fault matrix: the inbox against a misbehaving service', () => {
       await failing(a, said); // Retry-After 3 s (+ up to 0.25 s), floored
       // `r` does not cut a Retry-After wait short.
       await a.screen.press('r');
-      await a.screen.waitFor('waiting as the service asked.');
+      await a.screen.waitFor(refused);
       await a.screen.waitFor(() => a.checks().length >= before + 2, 8000);
       expect(gaps(a, before)[0]).toBeGreaterThanOrEqual(2900);
       await recovers(a);

@@ -148,7 +148,7 @@ describe('fault matrix: the built app in a pty', () => {
       spec.setFault('http429', ['check-mail']);
       await sees(a, polling(/^Rate limited by the service, retrying in [0-2] s/));
       // r does not cut the service's wait short.
-      await a.press('r', 'Rate limited: waiting as the service asked.');
+      await a.press('r', 'Rate limited by the service: waiting as it asked.');
       spec.setFault('ok');
       await sees(a, healthy);
       const [wait] = gaps(checksFrom(from).map((r) => r.at));
