@@ -23,6 +23,12 @@ export interface SavedSession extends Session {
   /** The service's base URL, normalized (see normalizeBaseUrl), or an opaque key such as "local". */
   baseUrl: string;
   createdAt: Date;
+  /**
+   * When the service last answered that it does not know this token (401) although it had not expired:
+   * its data was wiped, or it is another service on the same URL. Kept, not pruned: a service restored
+   * from backup knows it again, and a success clears the mark.
+   */
+  refusedAt?: Date;
 }
 
 export interface SavedSessionStore {
@@ -34,6 +40,8 @@ export interface SavedSessionStore {
   save(session: Session, baseUrl: string): SavedSession;
   /** Forgets an address of a service; true when it was saved. */
   forget(email: string, baseUrl: string): boolean;
+  /** Marks an address the service refused (`at`), or clears the mark (null); true when it was saved. */
+  markRefused(email: string, baseUrl: string, at: Date | null): boolean;
 }
 
 export interface SavedSessionOptions {
@@ -50,6 +58,7 @@ interface StoredSession {
   expiresAt: string;
   baseUrl: string;
   createdAt: string;
+  refusedAt?: string;
 }
 
 /** Opens the saved-session store (nothing is read until asked). */
@@ -104,6 +113,19 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
       });
       return found;
     },
+    markRefused(email, baseUrl, at) {
+      let found = false;
+      const key = normalizeBaseUrl(baseUrl);
+      mutate(clock(), (list) =>
+        list.map((s) => {
+          if (!sameAddress(s, email, key)) return s;
+          found = true;
+          const { refusedAt: _old, ...rest } = s;
+          return at === null ? rest : { ...rest, refusedAt: at.toISOString() };
+        }),
+      );
+      return found;
+    },
   };
 }
 
@@ -148,7 +170,8 @@ function isStored(value: unknown): value is StoredSession {
     typeof v.expiresAt === 'string' &&
     !Number.isNaN(Date.parse(v.expiresAt)) &&
     typeof v.createdAt === 'string' &&
-    !Number.isNaN(Date.parse(v.createdAt))
+    !Number.isNaN(Date.parse(v.createdAt)) &&
+    (v.refusedAt === undefined || (typeof v.refusedAt === 'string' && !Number.isNaN(Date.parse(v.refusedAt))))
   );
 }
 
@@ -167,6 +190,7 @@ function toSaved(s: StoredSession): SavedSession {
     expiresAt: new Date(s.expiresAt),
     baseUrl: s.baseUrl,
     createdAt: new Date(s.createdAt),
+    ...(s.refusedAt === undefined ? {} : { refusedAt: new Date(s.refusedAt) }),
   };
 }
 

@@ -140,6 +140,7 @@ export function App(props: AppProps) {
             }}
             onSwitch={openSwitcher}
             onForget={() => forget(session.email)}
+            onTokenAnswer={(known) => saved.setRefused(session.email, !known)}
             onQuit={quit}
           />
         ) : null}

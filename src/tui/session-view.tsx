@@ -52,6 +52,8 @@ export interface SessionViewProps {
   onSwitch: () => void;
   /** `x`, confirmed: forget this address (the app then shows the picker). */
   onForget: () => void;
+  /** The service knows this address's token (first good check), or refused it before its expiry. */
+  onTokenAnswer?: (known: boolean) => void;
   onQuit: () => void;
 }
 
@@ -65,7 +67,7 @@ const NO_ATTACHMENTS = ['save'] as const;
 /** The session screens. */
 export function SessionView(props: SessionViewProps) {
   const { api, session, columns, rows, active } = props;
-  const inbox = useInbox({ api, session, intervalMs: props.intervalMs, clock: props.clock });
+  const inbox = useInbox({ api, session, intervalMs: props.intervalMs, clock: props.clock, onTokenAnswer: props.onTokenAnswer });
   const cache = useMessageCache(api, session.token);
   const [view, setView] = useState<View>({ kind: 'inbox' });
   const [help, setHelp] = useState(false);

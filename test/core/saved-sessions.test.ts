@@ -86,6 +86,31 @@ describe('saved sessions', () => {
     expect(store.listLive(now).map((s) => s.token)).toEqual(['elsewhere']);
   });
 
+  it('marks an address the service refused and clears the mark; saving it anew clears it too', () => {
+    const store = open();
+    store.save({ email: 'a@x.test', token: 't', expiresAt: minutes(50) }, BASE);
+    store.save({ email: 'a@x.test', token: 'u', expiresAt: minutes(50) }, 'http://other.test/');
+    expect(store.markRefused('A@x.test', 'http://127.0.0.1:8025', minutes(1))).toBe(true);
+    expect(store.markRefused('b@x.test', BASE, minutes(1))).toBe(false);
+    // Persisted (a new store reads the file), and only for that service's entry.
+    expect(open().listLive(now, BASE)[0]!.refusedAt).toEqual(minutes(1));
+    expect(open().listLive(now, 'http://other.test/')[0]!.refusedAt).toBeUndefined();
+    expect(store.markRefused('a@x.test', BASE, null)).toBe(true);
+    expect(open().listLive(now, BASE)[0]).not.toHaveProperty('refusedAt');
+    expect(readFileSync(join(stateDir, 'sessions.json'), 'utf8')).not.toContain('refusedAt');
+    store.markRefused('a@x.test', BASE, minutes(2));
+    store.save({ email: 'a@x.test', token: 'v', expiresAt: minutes(50) }, BASE);
+    expect(store.listLive(now, BASE)[0]).not.toHaveProperty('refusedAt');
+  });
+
+  it('drops an entry whose refusedAt is not a date, like any malformed entry', () => {
+    mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    const entry = { email: 'a@x.test', token: 't', expiresAt: minutes(5).toISOString(), baseUrl: BASE, createdAt: T0.toISOString() };
+    const body = { version: 1, sessions: [{ ...entry, refusedAt: 'soon' }, { ...entry, email: 'b@x.test', refusedAt: T0.toISOString() }] };
+    writeFileSync(join(stateDir, 'sessions.json'), JSON.stringify(body), { mode: 0o600 });
+    expect(open().listLive().map((s) => [s.email, s.refusedAt])).toEqual([['b@x.test', T0]]);
+  });
+
   it('tightens a 0644 sessions file and a 0755 directory when reading', () => {
     mkdirSync(stateDir, { recursive: true });
     const file = join(stateDir, 'sessions.json');

@@ -3,6 +3,7 @@
  * feeding the inbox reducer. The only place the inbox does I/O; the screens render its state.
  */
 import { useEffect, useReducer, useRef, useState } from 'react';
+import { isApiError } from '../../api/errors';
 import type { TempMailApi } from '../../api/types';
 import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../core/poller';
 import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../core/time';
@@ -15,6 +16,11 @@ export interface UseInboxOptions {
   session: Session;
   intervalMs: number;
   clock: () => number;
+  /**
+   * The service's word on the token: true at the first successful check, false when it stops polling
+   * with "unknown token" before the address's expiry (the saved list marks such an address).
+   */
+  onTokenAnswer?: (known: boolean) => void;
 }
 
 export interface InboxHandle {
@@ -36,16 +42,21 @@ export interface InboxHandle {
 const LEARN_WINDOW_MS = 5 * 60_000;
 
 /** Polls the session's inbox for as long as the component is mounted. */
-export function useInbox({ api, session, intervalMs, clock }: UseInboxOptions): InboxHandle {
+export function useInbox({ api, session, intervalMs, clock, onTokenAnswer }: UseInboxOptions): InboxHandle {
   const [state, dispatch] = useReducer(inboxReducer, undefined, () => initialInboxState());
   const [poll, setPoll] = useState<PollStatus>(IDLE_POLL_STATUS);
   const pollerRef = useRef<Poller | null>(null);
+  // A ref, so a new callback each render does not restart the poller.
+  const answerRef = useRef(onTokenAnswer);
+  answerRef.current = onTokenAnswer;
+  const expiresAtMs = session.expiresAt.getTime();
 
   useEffect(() => {
     let cancelled = false;
     let known: Set<number> | null = null;
     let listedAt = 0;
     let votes = NO_ZONE_VOTES;
+    let answered = false;
     const poller = createPoller({
       intervalMs,
       now: clock,
@@ -61,11 +72,22 @@ export function useInbox({ api, session, intervalMs, clock }: UseInboxOptions): 
         known = new Set(messages.map((m) => m.id));
         listedAt = at;
         dispatch({ type: 'listed', messages, zoneErrorMs: votes.errorMs });
+        if (!answered) {
+          answered = true;
+          answerRef.current?.(true);
+        }
       },
       onStatus: (status) => {
         if (!cancelled) setPoll(status);
       },
-      classify: pollVerdict,
+      classify: (error) => {
+        const verdict = pollVerdict(error);
+        // An expired address is refused too once purged; that is expiry, not a refusal worth marking.
+        if (!cancelled && verdict.stop && isApiError(error) && error.kind === 'invalid_token' && expiresAtMs > clock()) {
+          answerRef.current?.(false);
+        }
+        return verdict;
+      },
     });
     pollerRef.current = poller;
     poller.start();
@@ -74,7 +96,7 @@ export function useInbox({ api, session, intervalMs, clock }: UseInboxOptions): 
       poller.stop('left');
       pollerRef.current = null;
     };
-  }, [api, session.token, intervalMs, clock]);
+  }, [api, session.token, expiresAtMs, intervalMs, clock]);
 
   return { state, dispatch, poll, refresh: () => pollerRef.current?.refresh() ?? false, zoneErrorMs: state.zoneErrorMs };
 }

@@ -1,6 +1,7 @@
 /** The picker's choices: the saved addresses to resume, then what the service offers. */
 import type { SavedSession } from '../../core/saved-sessions';
 import { formatCountdown, secondsLeft } from '../../core/time';
+import { clockTime } from '../format';
 import type { CreateSessionOptions, Domain, DomainList } from '../../core/types';
 
 /** A choice that creates an address. */
@@ -20,16 +21,21 @@ export interface PickerItem {
 
 /**
  * The live saved addresses, to resume, with their remaining time. Only the label changes as time
- * passes, not the value, so the ticking countdown keeps the selection.
+ * passes, not the value, so the ticking countdown keeps the selection. Those the service last refused
+ * come last, saying so: still offered, since a restored service knows them again.
  */
 export function savedItems(saved: readonly SavedSession[], now: number): PickerItem[] {
-  return saved
-    .filter((s) => s.expiresAt.getTime() > now)
-    .map((session) => ({
-      key: `s${session.email}`,
-      label: `Resume ${session.email} (expires in ${formatCountdown(secondsLeft(session.expiresAt, new Date(now)))})`,
-      value: { kind: 'saved', session },
-    }));
+  const live = saved.filter((s) => s.expiresAt.getTime() > now);
+  return [...live.filter((s) => !s.refusedAt), ...live.filter((s) => s.refusedAt)].map((session) => ({
+    key: `s${session.email}`,
+    label: `Resume ${session.email} (expires in ${formatCountdown(secondsLeft(session.expiresAt, new Date(now)))}${refusedNote(session)})`,
+    value: { kind: 'saved', session },
+  }));
+}
+
+/** " · unknown to the service at 14:02:11" for an address it refused, else nothing. */
+export function refusedNote(session: SavedSession): string {
+  return session.refusedAt ? ` · unknown to the service at ${clockTime(session.refusedAt.getTime())}` : '';
 }
 
 /** Random and custom address per domain, an alias per external account, and "picked for me". */

@@ -14,6 +14,7 @@ import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
 import { useNow } from '../common/use-now';
 import type { StatusMessage } from '../types';
+import { refusedNote } from '../picker/picker-items';
 import { stillLive } from './use-saved';
 
 export interface SwitchScreenProps {
@@ -32,12 +33,12 @@ export interface SwitchScreenProps {
   onBack: () => void;
 }
 
-/** One row: number, address (padded to `emailCols`), time left, and whether it is the current one. */
+/** One row: number, address (padded to `emailCols`), time left, whether it is the current one, and a refusal. */
 export function switchRow(s: SavedSession, index: number, now: number, current: string | null, emailCols = 0): string {
   const left = secondsLeft(s.expiresAt, new Date(now));
   const mark = current !== null && s.email.toLowerCase() === current.toLowerCase() ? '  (current)' : '';
   const email = s.email + ' '.repeat(Math.max(0, emailCols - textWidth(s.email)));
-  return `${index < 9 ? index + 1 : ' '}  ${email}   expires in ${formatCountdown(left)}${mark}`;
+  return `${index < 9 ? index + 1 : ' '}  ${email}   expires in ${formatCountdown(left)}${mark}${refusedNote(s)}`;
 }
 
 /** The switcher with its keys. */

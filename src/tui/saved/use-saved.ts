@@ -25,6 +25,11 @@ export interface SavedHandle {
   save(session: Session): void;
   /** Forgets an address; true when it was saved. */
   forget(email: string): boolean;
+  /**
+   * Records the service's word on an address: refused (marked, listed last with a note) or known again
+   * (mark cleared). Writes only when that changes what is saved.
+   */
+  setRefused(email: string, refused: boolean): void;
   /** The last store failure, for the status line; null when all went well. */
   error: string | null;
 }
@@ -70,7 +75,21 @@ export function useSaved(config: SavedConfig | undefined, clock: () => number): 
     },
     [config, read, why],
   );
-  return { list: state.list, error: state.error, reload, save, forget };
+  const setRefused = useCallback(
+    (email: string, refused: boolean) => {
+      if (!config) return;
+      const entry = state.list.find((s) => s.email.toLowerCase() === email.toLowerCase());
+      if (!entry || (entry.refusedAt !== undefined) === refused) return;
+      try {
+        config.store.markRefused(email, config.serviceKey, refused ? new Date(clock()) : null);
+        setState(read());
+      } catch (error) {
+        setState((s) => ({ ...s, error: `Saved addresses not updated: ${why(error)}` }));
+      }
+    },
+    [config, state.list, clock, read, why],
+  );
+  return { list: state.list, error: state.error, reload, save, forget, setRefused };
 }
 
 /** The entries still live at `now` (the list is read now and then; the clock moves on meanwhile). */
