@@ -91,7 +91,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   };
   await purge();
 
-  const http = createHttpFront(service, { log });
+  const http = createHttpFront(service, {
+    log,
+    headersTimeoutMs: config.httpHeadersTimeoutMs,
+    requestTimeoutMs: config.httpRequestTimeoutMs,
+  });
   const smtp = createSmtpFront(service, config, { log });
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close()]);

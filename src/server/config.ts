@@ -27,6 +27,10 @@ export interface ServerConfig {
   purgeIntervalMs: number;
   /** SMTP socket idle timeout in ms. */
   smtpSocketTimeoutMs: number;
+  /** An HTTP request's headers must arrive within this (ms), else 408. */
+  httpHeadersTimeoutMs: number;
+  /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */
+  httpRequestTimeoutMs: number;
 }
 
 export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -44,6 +48,8 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     createPerMinute: 30,
     purgeIntervalMs: 60_000,
     smtpSocketTimeoutMs: 60_000,
+    httpHeadersTimeoutMs: 15_000,
+    httpRequestTimeoutMs: 30_000,
   };
 }
 

@@ -129,6 +129,8 @@ const FILE_KEYS: Record<string, Setter> = {
   createPerMinute: (c, v, w) => (c.createPerMinute = parseIntIn(v, 1, 1_000_000, w)),
   purgeIntervalMs: (c, v, w) => (c.purgeIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpSocketTimeoutMs: (c, v, w) => (c.smtpSocketTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  httpRequestTimeoutMs: (c, v, w) => (c.httpRequestTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };
 
 /** Minutes (fractions allowed) to whole seconds, at least one. */
@@ -211,5 +213,8 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }
   if (new Set(config.domains).size !== config.domains.length) throw new UsageError('--domain: the same domain is listed twice');
+  if (config.httpRequestTimeoutMs < config.httpHeadersTimeoutMs) {
+    throw new UsageError('httpRequestTimeoutMs: must be at least httpHeadersTimeoutMs (the whole request includes its headers)');
+  }
   return config;
 }
