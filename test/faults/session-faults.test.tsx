@@ -34,7 +34,7 @@ describe('fault matrix: picker, token, open', () => {
     await spec.stop();
     const app = startFaultApp(spec);
     let frame = await app.screen.waitFor(DOMAINS_DOWN);
-    expect(frame).toContain('Press r to retry, q to quit.');
+    expect(frame).toContain('Press r to retry now, q to quit.');
     expectReadable(frame);
     await spec.start();
     await app.screen.press('r');

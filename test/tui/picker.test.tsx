@@ -164,6 +164,32 @@ describe('picker', () => {
     }
   });
 
+  it('an unreachable service is asked again by itself, with a countdown, and found without a key press', async () => {
+    const port = await closedPort();
+    const { createApi } = await import('../../src/api/client');
+    const { renderAt } = await import('./ui');
+    const { App } = await import('../../src/tui/app');
+    const asked: number[] = [];
+    const real = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
+    const api: TempMailApi = { ...real, listDomains: () => (asked.push(Date.now()), real.listDomains()) };
+    const screen = renderAt(<App api={api} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    try {
+      let frame = await screen.waitFor(/Retrying in [12] s\. Press r to retry now, q to quit\./);
+      expect(frame).toContain('Could not load the domains');
+      // Backs off: the second failure waits longer (2-4 s) than the first (1-2 s).
+      frame = await screen.waitFor(() => asked.length >= 3, 10_000);
+      const [a, b, c] = asked as [number, number, number];
+      expect(b - a).toBeGreaterThanOrEqual(950);
+      expect(c - b).toBeGreaterThanOrEqual(1950);
+      // Comes up: found on the next try, with no key pressed.
+      const svc = await startTestService({ httpPort: port });
+      extra.push(svc);
+      await screen.waitFor('Random address on tempmail.test', 12_000);
+    } finally {
+      screen.unmount();
+    }
+  }, 30_000);
+
   it('domains asked for before the app is drawn: the first frame has them, no "Loading" frame, no second request', async () => {
     const svc = await startTestService();
     extra.push(svc);

@@ -83,7 +83,7 @@ function Item({ isSelected = false, label, n }: { isSelected?: boolean; label: s
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
-  const picker = usePicker(props.api, props.onCreated, props.domains);
+  const picker = usePicker(props.api, props.onCreated, props.domains, props.clock);
   const now = useNow(props.clock ?? Date.now);
   const [custom, setCustom] = useState<Custom | null>(null);
   const [help, setHelp] = useState(false);
@@ -110,7 +110,7 @@ export function PickerScreen(props: PickerScreenProps) {
   useKeys(
     'picker',
     {
-      refresh: () => picker.domains.status === 'error' && picker.retry(),
+      refresh: () => picker.domains.status === 'error' && picker.domains.retryAt !== null && picker.retry(),
       forget: () => {
         const choice = highlighted?.value;
         if (choice?.kind === 'saved') setForgetting(choice.session);
@@ -173,7 +173,15 @@ export function PickerScreen(props: PickerScreenProps) {
         <Text wrap="truncate" color={theme.color('error')}>
           {fitToWidth(`Could not load the domains: ${picker.domains.error}`, columns)}
         </Text>
-        <Text>{canGoBack ? 'Press r to retry, Esc to go back to your address, q to quit.' : 'Press r to retry, q to quit.'}</Text>
+        <Text wrap="truncate">
+          {fitToWidth(
+            (picker.domains.retryAt === null
+              ? 'Retrying now… '
+              : `Retrying in ${Math.max(0, Math.ceil((picker.domains.retryAt - now) / 1000))} s. `) +
+              (canGoBack ? 'r: retry now, Esc: back to your address, q: quit.' : 'Press r to retry now, q to quit.'),
+            columns,
+          )}
+        </Text>
       </Box>
     );
   }

@@ -1,15 +1,32 @@
 /**
  * The picker's I/O: the domain list (loading, error with retry, ready) and address creation, one
- * request at a time. A taken custom name is reported to the caller rather than as a failure.
+ * request at a time. A taken custom name is reported to the caller rather than as a failure. A failed
+ * domain list is asked for again by itself, backing off (2 s doubling with jitter, up to 30 s, or the
+ * service's Retry-After), so an app started before its service finds it without a key press.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../api/errors';
 import type { TempMailApi } from '../../api/types';
+import { backoffDelay } from '../../core/poller';
 import type { CreateSessionOptions, DomainList, Session } from '../../core/types';
 import type { Early } from '../early';
 import { describeError } from '../errors';
 
-export type DomainsState = { status: 'loading' } | { status: 'error'; error: string } | { status: 'ready'; list: DomainList };
+export type DomainsState =
+  | { status: 'loading' }
+  /** `retryAt`: when it asks again by itself (ms on the app's clock); null while it is asking. */
+  | { status: 'error'; error: string; retryAt: number | null }
+  | { status: 'ready'; list: DomainList };
+
+const RETRY_BASE_MS = 2_000;
+const RETRY_MAX_MS = 30_000;
+
+/** When to ask again after `failures` failed loads: backoff, at least what a 429/503 asked for. */
+function retryDelay(failures: number, error: unknown): number {
+  const backoff = backoffDelay(failures, RETRY_BASE_MS, RETRY_MAX_MS, Math.random);
+  const asked = isApiError(error) ? error.details.retryAfterSeconds : undefined;
+  return asked !== undefined && asked > 0 ? Math.max(backoff, Math.min(asked * 1000, 5 * 60_000)) : backoff;
+}
 
 export interface PickerHandle {
   domains: DomainsState;
@@ -23,18 +40,26 @@ export interface PickerHandle {
   clearError(): void;
 }
 
-function fromOutcome(early: Early<DomainList> | undefined): DomainsState {
+function fromOutcome(early: Early<DomainList> | undefined, clock: () => number): DomainsState {
   const outcome = early?.settled();
   if (!outcome) return { status: 'loading' };
-  return outcome.ok ? { status: 'ready', list: outcome.value } : { status: 'error', error: describeError(outcome.error) };
+  if (outcome.ok) return { status: 'ready', list: outcome.value };
+  return { status: 'error', error: describeError(outcome.error), retryAt: clock() + retryDelay(1, outcome.error) };
 }
 
 /** Domain list and address creation for the picker; `early` is a listDomains already on its way. */
-export function usePicker(api: TempMailApi, onCreated: (session: Session) => void, early?: Early<DomainList>): PickerHandle {
+export function usePicker(
+  api: TempMailApi,
+  onCreated: (session: Session) => void,
+  early?: Early<DomainList>,
+  clock: () => number = Date.now,
+): PickerHandle {
   // Only the first load may use the early request; a retry asks again.
   const first = useRef(early);
-  const [domains, setDomains] = useState<DomainsState>(() => fromOutcome(early));
+  const [domains, setDomains] = useState<DomainsState>(() => fromOutcome(early, clock));
   const [attempt, setAttempt] = useState(0);
+  // Failed loads in a row, for the backoff; a success starts over.
+  const failures = useRef(domains.status === 'error' ? 1 : 0);
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const busy = useRef(false);
@@ -52,15 +77,32 @@ export function usePicker(api: TempMailApi, onCreated: (session: Session) => voi
     first.current = undefined;
     // Already settled: the first render showed it.
     if (pending?.settled()) return;
-    setDomains({ status: 'loading' });
+    // A retry keeps the error on screen (now "trying again") rather than flashing "Loading" each time.
+    setDomains((d) => (d.status === 'error' ? { ...d, retryAt: null } : { status: 'loading' }));
     (pending?.promise ?? api.listDomains()).then(
-      (list) => !cancelled && setDomains({ status: 'ready', list }),
-      (e: unknown) => !cancelled && setDomains({ status: 'error', error: describeError(e) }),
+      (list) => {
+        if (cancelled) return;
+        failures.current = 0;
+        setDomains({ status: 'ready', list });
+      },
+      (e: unknown) => {
+        if (cancelled) return;
+        failures.current += 1;
+        setDomains({ status: 'error', error: describeError(e), retryAt: clock() + retryDelay(failures.current, e) });
+      },
     );
     return () => {
       cancelled = true;
     };
-  }, [api, attempt]);
+  }, [api, attempt, clock]);
+
+  // Failed: ask again when due (r asks at once and cancels this wait).
+  const retryAt = domains.status === 'error' ? domains.retryAt : null;
+  useEffect(() => {
+    if (retryAt === null) return;
+    const timer = setTimeout(() => setAttempt((n) => n + 1), Math.max(0, retryAt - clock()));
+    return () => clearTimeout(timer);
+  }, [retryAt, clock]);
 
   const create = useCallback(
     (options: CreateSessionOptions, onTaken?: () => void) => {
