@@ -5,7 +5,7 @@ import type { CreateSessionOptions, DomainList } from '../core/types';
 import { safeLine } from '../core/safe-text';
 import { formatCountdown, secondsLeft } from '../core/time';
 import { flag, parseCommandArgs, show, str } from './args';
-import { makeContext, pickSession } from './context';
+import { makeContext, onSaved, pickSession } from './context';
 import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine } from './format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
@@ -74,7 +74,7 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('list', args);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const messages = await ctx.api(session.baseUrl).checkMail(session.token);
+  const messages = await onSaved(ctx, session, () => ctx.api(session.baseUrl).checkMail(session.token));
   if (flag(parsed, 'json')) {
     io.stdout.write(json({ address: session.email, messages: messages.map(summaryJson) }));
   } else {
@@ -92,7 +92,7 @@ export async function runRead(args: string[], io: ScriptIo): Promise<number> {
   if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`read: ID must be a message number, got ${show(raw)}`);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const message = await ctx.api(session.baseUrl).readMail(session.token, Number(raw));
+  const message = await onSaved(ctx, session, () => ctx.api(session.baseUrl).readMail(session.token, Number(raw)));
   const result = analyse(message, io.columns ?? 80);
   io.stdout.write(flag(parsed, 'json') ? json(messageJson(result)) : messageText(result));
   return EXIT.ok;

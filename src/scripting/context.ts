@@ -3,6 +3,7 @@
  * service, the saved sessions, and the address to work on.
  */
 import { createApi } from '../api/client';
+import { isApiError } from '../api/errors';
 import type { ApiOptions, TempMailApi } from '../api/types';
 import { loadSettings, type Settings } from '../core/config';
 import { appPaths } from '../core/paths';
@@ -86,4 +87,30 @@ export function pickSession(ctx: Context, address: string | undefined): SavedSes
     throw new ScriptError(`${show(address)} is not a saved live address${where}; see \`tempmail-tui new\``);
   }
   return found;
+}
+
+/**
+ * Runs a call on a saved address. The service answering "unknown token" before the address expires
+ * (its data wiped, or another service at that URL) becomes a clear message, and the address is marked
+ * refused in the saved list, as the app does (the app's picker then lists it last).
+ */
+export async function onSaved<T>(ctx: Context, session: SavedSession, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw refusal(ctx, session, error) ?? error;
+  }
+}
+
+/** The ScriptError for an address the service refused, or null when `error` is something else. */
+export function refusal(ctx: Context, session: SavedSession, error: unknown): ScriptError | null {
+  if (!isApiError(error) || error.kind !== 'invalid_token' || session.expiresAt <= ctx.now()) return null;
+  try {
+    ctx.sessions.markRefused(session.email, session.baseUrl, ctx.now());
+  } catch {
+    // Only a note in the saved list: the message below matters more than recording it.
+  }
+  return new ScriptError(
+    `the service no longer knows ${show(session.email)} (its data was reset, or another service answers at ${displayBaseUrl(session.baseUrl)}); \`tempmail-tui new\` makes another address`,
+  );
 }

@@ -8,7 +8,7 @@ import { isApiError } from '../api/errors';
 import type { TempMailApi } from '../api/types';
 import type { Message, MessageSummary } from '../core/types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
-import { makeContext, pickSession, type Context } from './context';
+import { makeContext, pickSession, refusal, type Context } from './context';
 import { analyse, json, messageJson, senderOf, type ReadResult } from './format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
@@ -79,7 +79,7 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
     } catch (error) {
       if (error instanceof DeadlineReached) break;
       if (!isApiError(error)) throw error;
-      if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw error;
+      if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw refusal(ctx, session, error) ?? error;
       if (error.kind === 'rate_limited') {
         delay = Math.max(intervalMs, (error.details.retryAfterSeconds ?? 5) * 1000);
       } else {
