@@ -170,8 +170,7 @@ function isStored(value: unknown): value is StoredSession {
     typeof v.expiresAt === 'string' &&
     !Number.isNaN(Date.parse(v.expiresAt)) &&
     typeof v.createdAt === 'string' &&
-    !Number.isNaN(Date.parse(v.createdAt)) &&
-    (v.refusedAt === undefined || (typeof v.refusedAt === 'string' && !Number.isNaN(Date.parse(v.refusedAt))))
+    !Number.isNaN(Date.parse(v.createdAt))
   );
 }
 
@@ -183,6 +182,10 @@ function sameAddress(s: StoredSession, email: string, baseUrl: string): boolean 
   return s.email.toLowerCase() === email.toLowerCase() && s.baseUrl === baseUrl;
 }
 
+function validDate(value: unknown): value is string {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+
 function toSaved(s: StoredSession): SavedSession {
   return {
     email: s.email,
@@ -190,7 +193,8 @@ function toSaved(s: StoredSession): SavedSession {
     expiresAt: new Date(s.expiresAt),
     baseUrl: s.baseUrl,
     createdAt: new Date(s.createdAt),
-    ...(s.refusedAt === undefined ? {} : { refusedAt: new Date(s.refusedAt) }),
+    // Only a note: one that is not a date is ignored, never a reason to drop the address and its token.
+    ...(validDate(s.refusedAt) ? { refusedAt: new Date(s.refusedAt) } : {}),
   };
 }
 

@@ -92,13 +92,27 @@ export function pickSession(ctx: Context, address: string | undefined): SavedSes
 /**
  * Runs a call on a saved address. The service answering "unknown token" before the address expires
  * (its data wiped, or another service at that URL) becomes a clear message, and the address is marked
- * refused in the saved list, as the app does (the app's picker then lists it last).
+ * refused in the saved list, as the app does (the app's picker then lists it last); an answer clears it.
  */
 export async function onSaved<T>(ctx: Context, session: SavedSession, call: () => Promise<T>): Promise<T> {
+  let result: T;
   try {
-    return await call();
+    result = await call();
   } catch (error) {
     throw refusal(ctx, session, error) ?? error;
+  }
+  accepted(ctx, session);
+  return result;
+}
+
+/** The service answered for this address: a refusal mark from earlier is cleared (a restored service). */
+export function accepted(ctx: Context, session: SavedSession): void {
+  if (!session.refusedAt) return;
+  try {
+    ctx.sessions.markRefused(session.email, session.baseUrl, null);
+    delete session.refusedAt;
+  } catch {
+    // Only a note in the saved list; the command's own result matters more.
   }
 }
 

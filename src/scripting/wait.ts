@@ -8,7 +8,7 @@ import { isApiError } from '../api/errors';
 import type { TempMailApi } from '../api/types';
 import type { Message, MessageSummary } from '../core/types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
-import { makeContext, pickSession, refusal, type Context } from './context';
+import { accepted, makeContext, pickSession, refusal, type Context } from './context';
 import { analyse, json, messageJson, senderOf, type ReadResult } from './format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
@@ -59,6 +59,7 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
     let delay = intervalMs;
     try {
       const summaries = await beforeDeadline(api.checkMail(session.token), deadline, ctx);
+      accepted(ctx, session);
       if (failures > 0) ctx.info('Service reachable again.');
       failures = 0;
       lastProblem = '';

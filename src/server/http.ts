@@ -130,14 +130,15 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   }
 
   const headersTimeout = options.headersTimeoutMs ?? 15_000;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const server = http.createServer(
     {
-      // A slow client may not hold a request open forever.
-      requestTimeout: Math.max(headersTimeout, options.requestTimeoutMs ?? 30_000),
+      // A slow client may not hold a request open forever. (0 is Node's "no limit".)
+      requestTimeout: requestTimeout > 0 ? Math.max(headersTimeout, requestTimeout) : 0,
       headersTimeout,
       // Node looks for overdue requests only this often (default 30 s, which let a 15 s header limit run
       // to 45 s); once a second keeps the limits what they say.
-      connectionsCheckingInterval: Math.min(1000, headersTimeout),
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeout || 1000)),
       maxHeaderSize: 16 * 1024,
     },
     (req, res) => {

@@ -103,12 +103,16 @@ describe('saved sessions', () => {
     expect(store.listLive(now, BASE)[0]).not.toHaveProperty('refusedAt');
   });
 
-  it('drops an entry whose refusedAt is not a date, like any malformed entry', () => {
+  it('ignores a refusedAt that is not a date, keeping the address and its token', () => {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const entry = { email: 'a@x.test', token: 't', expiresAt: minutes(5).toISOString(), baseUrl: BASE, createdAt: T0.toISOString() };
-    const body = { version: 1, sessions: [{ ...entry, refusedAt: 'soon' }, { ...entry, email: 'b@x.test', refusedAt: T0.toISOString() }] };
+    const body = { version: 1, sessions: [{ ...entry, refusedAt: 'soon' }, { ...entry, email: 'b@x.test', refusedAt: T0.toISOString() }, { ...entry, email: 'c@x.test', refusedAt: 7 }] };
     writeFileSync(join(stateDir, 'sessions.json'), JSON.stringify(body), { mode: 0o600 });
-    expect(open().listLive().map((s) => [s.email, s.refusedAt])).toEqual([['b@x.test', T0]]);
+    expect(open().listLive().map((s) => [s.email, s.token, s.refusedAt])).toEqual([
+      ['a@x.test', 't', undefined],
+      ['b@x.test', 't', T0],
+      ['c@x.test', 't', undefined],
+    ]);
   });
 
   it('tightens a 0644 sessions file and a 0755 directory when reading', () => {

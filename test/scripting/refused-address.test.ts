@@ -52,4 +52,19 @@ describe('a saved address the service no longer knows', () => {
     expect(waited.stderr).toContain(`tempmail-tui wait: ${NO_LONGER} "${address}"`);
     expect(r.transcript.join('')).not.toContain(token);
   });
+
+  it('a later good answer (a restored service) clears the mark', async () => {
+    const store = openSavedSessions({ env: r.env });
+    const created = await r.run('new', ['--base-url', svc.baseUrl, '-q']);
+    const fresh = created.stdout.trim();
+    store.markRefused(fresh, svc.baseUrl, new Date());
+    expect(store.listLive().find((s) => s.email === fresh)!.refusedAt).toBeInstanceOf(Date);
+    expect(await r.run('list', ['--address', fresh])).toMatchObject({ code: EXIT.ok });
+    expect(store.listLive().find((s) => s.email === fresh)!.refusedAt).toBeUndefined();
+    store.markRefused(fresh, svc.baseUrl, new Date());
+    expect((await r.run('wait', ['--address', fresh, '--timeout', '0.5', '--interval', '0.2'])).code).toBe(EXIT.failed); // timed out
+    expect(store.listLive().find((s) => s.email === fresh)!.refusedAt).toBeUndefined();
+    // The refused one is still marked.
+    expect(store.listLive().find((s) => s.email === address)!.refusedAt).toBeInstanceOf(Date);
+  });
 });

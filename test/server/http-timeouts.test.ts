@@ -13,6 +13,7 @@ import { createHttpFront } from '../../src/server/http';
 import { applyConfigFile, buildServerConfig, UsageError } from '../../src/server/serve-config';
 import { call } from '../helpers/http';
 import { startTestService, type TestService } from '../helpers/service';
+import { waitFor } from '../helpers/wait';
 
 const HEADERS_MS = 1000;
 const REQUEST_MS = 2500;
@@ -33,7 +34,7 @@ interface SlowResult {
  * Connects, writes `first`, then `drip` every `everyMs` (never finishing the request), and collects
  * what comes back until the server closes the connection (or 10 s pass: a failure).
  */
-function slowClient(first: string, drip = '', everyMs = 200): Promise<SlowResult> {
+function slowClient(first: string, drip = '', everyMs = 200, connected = { at: 0 }): Promise<SlowResult> {
   const url = new URL(svc.baseUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname);
@@ -42,6 +43,7 @@ function slowClient(first: string, drip = '', everyMs = 200): Promise<SlowResult
     let timer: NodeJS.Timeout | undefined;
     socket.on('connect', () => {
       started = Date.now();
+      connected.at = started;
       socket.write(first);
       if (drip) timer = setInterval(() => socket.writable && socket.write(drip), everyMs);
     });
@@ -84,10 +86,16 @@ describe('slow HTTP clients', () => {
   });
 
   it('a prompt client is served while a slow one is held', async () => {
-    const slow = slowClient('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const connected = { at: 0 };
+    const slow = slowClient('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n', '', 200, connected);
+    await waitFor(() => connected.at > 0, { message: 'the slow client to connect' });
     const res = await call(svc.baseUrl, '/health');
     expect(res.status).toBe(200);
-    expect408(await slow);
+    const servedAt = Date.now();
+    const held = await slow;
+    expect408(held);
+    // Served while the slow one still held its connection.
+    expect(servedAt).toBeLessThan(connected.at + held.closedAfterMs);
   });
 });
 

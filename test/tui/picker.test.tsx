@@ -184,7 +184,8 @@ describe('picker', () => {
       // Comes up: found on the next try, with no key pressed.
       const svc = await startTestService({ httpPort: port });
       extra.push(svc);
-      await screen.waitFor('Random address on tempmail.test', 12_000);
+      // The 4th try comes 4-8 s after the 3rd, the 5th 8-16 s later if the service was not up in time.
+      await screen.waitFor('Random address on tempmail.test', 20_000);
     } finally {
       screen.unmount();
     }

@@ -60,6 +60,11 @@ export function usePicker(
   const [attempt, setAttempt] = useState(0);
   // Failed loads in a row, for the backoff; a success starts over.
   const failures = useRef(domains.status === 'error' ? 1 : 0);
+  // A load is on its way: r and the retry timer wait for it rather than send a second one.
+  const loading = useRef(false);
+  // Read through a ref: a new clock function each render must not restart the load.
+  const clockRef = useRef(clock);
+  clockRef.current = clock;
   const [creating, setCreating] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const busy = useRef(false);
@@ -79,30 +84,36 @@ export function usePicker(
     if (pending?.settled()) return;
     // A retry keeps the error on screen (now "trying again") rather than flashing "Loading" each time.
     setDomains((d) => (d.status === 'error' ? { ...d, retryAt: null } : { status: 'loading' }));
+    loading.current = true;
     (pending?.promise ?? api.listDomains()).then(
       (list) => {
+        loading.current = false;
         if (cancelled) return;
         failures.current = 0;
         setDomains({ status: 'ready', list });
       },
       (e: unknown) => {
+        loading.current = false;
         if (cancelled) return;
         failures.current += 1;
-        setDomains({ status: 'error', error: describeError(e), retryAt: clock() + retryDelay(failures.current, e) });
+        setDomains({ status: 'error', error: describeError(e), retryAt: clockRef.current() + retryDelay(failures.current, e) });
       },
     );
     return () => {
       cancelled = true;
     };
-  }, [api, attempt, clock]);
+  }, [api, attempt]);
 
   // Failed: ask again when due (r asks at once and cancels this wait).
   const retryAt = domains.status === 'error' ? domains.retryAt : null;
+  const again = useCallback(() => {
+    if (!loading.current) setAttempt((n) => n + 1);
+  }, []);
   useEffect(() => {
     if (retryAt === null) return;
-    const timer = setTimeout(() => setAttempt((n) => n + 1), Math.max(0, retryAt - clock()));
+    const timer = setTimeout(again, Math.max(0, retryAt - clockRef.current()));
     return () => clearTimeout(timer);
-  }, [retryAt, clock]);
+  }, [retryAt, again]);
 
   const create = useCallback(
     (options: CreateSessionOptions, onTaken?: () => void) => {
@@ -132,7 +143,7 @@ export function usePicker(
 
   return {
     domains,
-    retry: () => setAttempt((n) => n + 1),
+    retry: again,
     creating,
     error,
     create,
