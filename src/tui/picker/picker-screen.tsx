@@ -110,7 +110,7 @@ export function PickerScreen(props: PickerScreenProps) {
   useKeys(
     'picker',
     {
-      refresh: () => picker.domains.status === 'error' && picker.domains.retryAt !== null && picker.retry(),
+      refresh: () => picker.domains.status === 'error' && picker.retry(),
       forget: () => {
         const choice = highlighted?.value;
         if (choice?.kind === 'saved') setForgetting(choice.session);

@@ -30,7 +30,7 @@ function retryDelay(failures: number, error: unknown): number {
 
 export interface PickerHandle {
   domains: DomainsState;
-  /** Loads the domains again (after an error). */
+  /** Loads the domains again (after an error); nothing while a load is on its way. */
   retry(): void;
   creating: boolean;
   /** The last creation error, for the status line. */
