@@ -1,11 +1,13 @@
 /**
  * SMTP intake under abuse (issue 5, the cheap part): odd MIME, endless headers, garbage commands, an
- * over-long line, a sender that goes quiet. Each case ends with the service still answering.
+ * over-long line, a sender that goes quiet, more connections than the cap. Each case ends with the service
+ * still answering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, newSession } from '../helpers/http';
 import { sendRaw, startTestService, type TestService } from '../helpers/service';
 import { openSmtp } from '../helpers/smtp-dialog';
+import { waitFor } from '../helpers/wait';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -78,4 +80,42 @@ describe('SMTP under abuse', () => {
     expect((await call(svc.baseUrl, '/check-mail', { query: { token: b.token } })).json!.messages).toEqual([]);
     await stillServing();
   });
+
+  it('holds 200 connections at once; the 201st hears 421 and is closed; one leaving makes room', async () => {
+    // Its own service: the shared one drops idle connections after 1.5 s, before 200 are open.
+    const many = await startTestService();
+    const held: Awaited<ReturnType<typeof openSmtp>>[] = [];
+    try {
+      for (let i = 0; i < 200; i += 50) {
+        held.push(...(await Promise.all(Array.from({ length: 50 }, () => openSmtp(many)))));
+      }
+      expect(held.every((c) => /^220 /.test(c.greeting))).toBe(true);
+      const extra = await openSmtp(many);
+      expect(extra.greeting).toMatch(/^421 .*Too many connected clients/);
+      await extra.closed;
+      // The 200 are still served.
+      expect(await held[199]!.command('NOOP')).toMatch(/^250 /);
+      expect(await held[0]!.command('QUIT')).toMatch(/^221 /);
+      await held[0]!.closed;
+      // The server notices the leaving connection a moment after the client does: wait for the free slot,
+      // then it takes a whole delivery.
+      const next = await waitFor(async () => {
+        const c = await openSmtp(many);
+        if (/^220 /.test(c.greeting)) return c;
+        await c.closed;
+        return null;
+      }, { message: 'a free slot after one connection left' });
+      const b = await newSession(many.baseUrl);
+      await next.command('EHLO room.test');
+      expect(await next.command('MAIL FROM:<a@example.org>')).toMatch(/^250 /);
+      expect(await next.command(`RCPT TO:<${b.email}>`)).toMatch(/^250 /);
+      expect(await next.command('DATA')).toMatch(/^354 /);
+      expect(await next.command(`Subject: room again\r\n\r\nhi\r\n.`)).toMatch(/^250 /);
+      expect((await call(many.baseUrl, '/check-mail', { query: { token: b.token } })).json!.messages).toHaveLength(1);
+      next.destroy();
+    } finally {
+      for (const c of held) c.destroy();
+      await many.close();
+    }
+  }, 30_000);
 });
