@@ -31,3 +31,11 @@ export class ApiError extends Error {
 }
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+
+/**
+ * The service does not know a token whose address has not expired yet (401 before `expiresAtMs`): its
+ * data was reset, or another service answers at its URL. After expiry the same 401 is only a purge.
+ */
+export function refusedBeforeExpiry(error: unknown, expiresAtMs: number, now: number): boolean {
+  return isApiError(error) && error.kind === 'invalid_token' && expiresAtMs > now;
+}

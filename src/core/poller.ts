@@ -92,6 +92,21 @@ export function backoffDelay(failures: number, baseMs: number, maxMs: number, ra
   return Math.min(maxMs, Math.max(0, Math.round(jittered)));
 }
 
+/**
+ * Delay before retry number `failures`: the service's Retry-After when it gave one (a floor, capped,
+ * plus a little jitter so clients spread out), else backoffDelay.
+ */
+export function failureDelay(
+  failures: number,
+  retryAfterMs: number | undefined,
+  baseMs: number,
+  maxMs: number,
+  random: () => number,
+): number {
+  if (retryAfterMs !== undefined && retryAfterMs > 0) return Math.min(MAX_RETRY_AFTER_MS, retryAfterMs) + Math.round(random() * 250);
+  return backoffDelay(failures, baseMs, maxMs, random);
+}
+
 /** Creates a poller; nothing runs until `start()`. */
 export function createPoller<T>(options: PollerOptions<T>): Poller {
   const maxBackoff = options.maxBackoffMs ?? 60_000;
@@ -147,12 +162,8 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
       publish({ phase: 'stopped', failures, error: verdict.message, stopReason: verdict.message, nextAt: null });
       return;
     }
-    const backoff = backoffDelay(failures, baseBackoff, maxBackoff, random);
     const rateLimited = verdict.retryAfterMs !== undefined && verdict.retryAfterMs > 0;
-    // Retry-After is a floor: wait at least that long, plus a little jitter so clients spread out.
-    const delay = rateLimited
-      ? Math.min(MAX_RETRY_AFTER_MS, verdict.retryAfterMs!) + Math.round(random() * 250)
-      : backoff;
+    const delay = failureDelay(failures, verdict.retryAfterMs, baseBackoff, maxBackoff, random);
     schedule(delay, { phase: 'retrying', failures, error: verdict.message, rateLimited });
   };
 

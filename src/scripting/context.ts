@@ -3,7 +3,7 @@
  * service, the saved sessions, and the address to work on.
  */
 import { createApi } from '../api/client';
-import { isApiError } from '../api/errors';
+import { refusedBeforeExpiry } from '../api/errors';
 import type { ApiOptions, TempMailApi } from '../api/types';
 import { loadSettings, type Settings } from '../core/config';
 import { appPaths } from '../core/paths';
@@ -118,7 +118,7 @@ export function accepted(ctx: Context, session: SavedSession): void {
 
 /** The ScriptError for an address the service refused, or null when `error` is something else. */
 export function refusal(ctx: Context, session: SavedSession, error: unknown): ScriptError | null {
-  if (!isApiError(error) || error.kind !== 'invalid_token' || session.expiresAt <= ctx.now()) return null;
+  if (!refusedBeforeExpiry(error, session.expiresAt.getTime(), ctx.now().getTime())) return null;
   try {
     ctx.sessions.markRefused(session.email, session.baseUrl, ctx.now());
   } catch {

@@ -1,4 +1,5 @@
 /** Small display helpers shared by the screens: senders, subjects, times, sizes. */
+import type { SavedSession } from '../core/saved-sessions';
 import type { MessageSummary } from '../core/types';
 
 /** The sender as a list shows it: the name, else the address. */
@@ -52,4 +53,9 @@ export function byteSize(bytes: number): string {
 export function clockTime(ms: number): string {
   const d = new Date(ms);
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** " · unknown to the service at 14:02:11" for a saved address the service refused, else nothing. */
+export function refusedNote(session: Pick<SavedSession, 'refusedAt'>): string {
+  return session.refusedAt ? ` · unknown to the service at ${clockTime(session.refusedAt.getTime())}` : '';
 }

@@ -3,7 +3,7 @@
  * feeding the inbox reducer. The only place the inbox does I/O; the screens render its state.
  */
 import { useEffect, useReducer, useRef, useState } from 'react';
-import { isApiError } from '../../api/errors';
+import { refusedBeforeExpiry } from '../../api/errors';
 import type { TempMailApi } from '../../api/types';
 import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../core/poller';
 import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../core/time';
@@ -82,8 +82,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer }: Use
       },
       classify: (error) => {
         const verdict = pollVerdict(error);
-        // An expired address is refused too once purged; that is expiry, not a refusal worth marking.
-        if (!cancelled && verdict.stop && isApiError(error) && error.kind === 'invalid_token' && expiresAtMs > clock()) {
+        if (!cancelled && verdict.stop && refusedBeforeExpiry(error, expiresAtMs, clock())) {
           answerRef.current?.(false);
         }
         return verdict;

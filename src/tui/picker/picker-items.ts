@@ -1,7 +1,7 @@
 /** The picker's choices: the saved addresses to resume, then what the service offers. */
 import type { SavedSession } from '../../core/saved-sessions';
 import { formatCountdown, secondsLeft } from '../../core/time';
-import { clockTime } from '../format';
+import { refusedNote } from '../format';
 import type { CreateSessionOptions, Domain, DomainList } from '../../core/types';
 
 /** A choice that creates an address. */
@@ -31,11 +31,6 @@ export function savedItems(saved: readonly SavedSession[], now: number): PickerI
     label: `Resume ${session.email} (expires in ${formatCountdown(secondsLeft(session.expiresAt, new Date(now)))}${refusedNote(session)})`,
     value: { kind: 'saved', session },
   }));
-}
-
-/** " · unknown to the service at 14:02:11" for an address it refused, else nothing. */
-export function refusedNote(session: SavedSession): string {
-  return session.refusedAt ? ` · unknown to the service at ${clockTime(session.refusedAt.getTime())}` : '';
 }
 
 /** Random and custom address per domain, an alias per external account, and "picked for me". */

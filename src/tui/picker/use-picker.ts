@@ -7,10 +7,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../api/errors';
 import type { TempMailApi } from '../../api/types';
-import { backoffDelay } from '../../core/poller';
+import { failureDelay } from '../../core/poller';
 import type { CreateSessionOptions, DomainList, Session } from '../../core/types';
 import type { Early } from '../early';
-import { describeError } from '../errors';
+import { describeError, pollVerdict } from '../errors';
 
 export type DomainsState =
   | { status: 'loading' }
@@ -18,14 +18,13 @@ export type DomainsState =
   | { status: 'error'; error: string; retryAt: number | null }
   | { status: 'ready'; list: DomainList };
 
+// The first retry after 1-2 s, then doubling to 30 s: a picker waits on a person, not a schedule.
 const RETRY_BASE_MS = 2_000;
 const RETRY_MAX_MS = 30_000;
 
-/** When to ask again after `failures` failed loads: backoff, at least what a 429/503 asked for. */
+/** When to ask again after `failures` failed loads: as the inbox poller would (backoff, or what a 429/503 asked for). */
 function retryDelay(failures: number, error: unknown): number {
-  const backoff = backoffDelay(failures, RETRY_BASE_MS, RETRY_MAX_MS, Math.random);
-  const asked = isApiError(error) ? error.details.retryAfterSeconds : undefined;
-  return asked !== undefined && asked > 0 ? Math.max(backoff, Math.min(asked * 1000, 5 * 60_000)) : backoff;
+  return failureDelay(failures, pollVerdict(error).retryAfterMs, RETRY_BASE_MS, RETRY_MAX_MS, Math.random);
 }
 
 export interface PickerHandle {

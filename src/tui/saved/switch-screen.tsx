@@ -13,8 +13,8 @@ import { HelpScreen } from '../common/help-screen';
 import { useTheme } from '../common/theme';
 import { useKeys } from '../common/use-keys';
 import { useNow } from '../common/use-now';
+import { refusedNote } from '../format';
 import type { StatusMessage } from '../types';
-import { refusedNote } from '../picker/picker-items';
 import { stillLive } from './use-saved';
 
 export interface SwitchScreenProps {
