@@ -174,10 +174,18 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     },
     async settle(quietMs = 100, timeoutMs = SCREEN_TIMEOUT_MS) {
       const deadline = Date.now() + timeoutMs;
-      while (Date.now() - Math.max(lastOutputAt, lastWriteAt) < quietMs) {
-        if (exitCode !== undefined) return;
-        if (Date.now() > deadline) throw new Error(`the program never went quiet for ${quietMs} ms`);
-        await tick();
+      const quiet = () => Date.now() - Math.max(lastOutputAt, lastWriteAt) >= quietMs;
+      for (;;) {
+        while (!quiet()) {
+          if (exitCode !== undefined) return;
+          if (Date.now() > deadline) throw new Error(`the program never went quiet for ${quietMs} ms`);
+          await tick();
+        }
+        // Timers run before I/O in a turn of the event loop: after this process was busy (a loaded CI
+        // machine, a big xterm parse), output can be waiting unread while the clock says "quiet", and
+        // the screen would be read mid-frame. setImmediate runs after the I/O poll: look again then.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (quiet()) break;
       }
       await flushed();
     },
