@@ -71,10 +71,25 @@ async function startJson(specs: Spec[]): Promise<Run> {
 
 const position = (screen: string) => /lines (\d+)-(\d+) of (\d+)/.exec(screen);
 
+/**
+ * The viewer's screen once a whole frame is on it. Ink redraws by erasing every row and writing the
+ * frame top to bottom, and the app redraws each second (the poll's "last checked"); a loaded machine
+ * can pause that write for longer than settle's quiet time, and a screen read then lacks its lower rows.
+ * The footer is written last: without it, the frame is not finished.
+ */
+async function wholeViewer(app: PtyApp): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    await app.settle();
+    const text = app.screenText();
+    if (isViewer(text) && position(text) !== null) return text;
+    if (Date.now() > deadline) throw new Error(`the viewer never showed a whole frame; screen was:\n${text.slice(0, 3000)}`);
+  }
+}
+
 /** Opens the selected message, pages to its end, and returns every screen seen on the way. */
 async function readSelected(app: PtyApp): Promise<string> {
-  // A frame can reach the terminal in several writes: once the expected line shows, let it finish.
-  const whole = async () => (await app.settle(), app.screenText());
+  const whole = () => wholeViewer(app);
   await app.press(KEYS.ENTER, (s) => isViewer(s) && position(s) !== null);
   let screen = await whole();
   const pages = [screen];
