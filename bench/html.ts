@@ -8,7 +8,7 @@
  */
 
 import { pathToFileURL } from 'node:url';
-import { DEFAULT_MAX_BYTES, renderBody, renderBodyAsync } from '../src/core/html-text';
+import { DEFAULT_MAX_BYTES, renderBody, renderBodyAsync } from '../src/content/html-text';
 import { newsletterHtml } from './html-fixture';
 
 export interface HtmlBenchResult {

@@ -3,7 +3,7 @@
  * (interleaved, so both see the same load). A ratio near 1 means only the visible rows are drawn.
  */
 import React from 'react';
-import { BigInbox, manyMessages } from '../test/tui/big-inbox';
+import { BigInbox, manyMessages } from '../test/tui/inbox/big-inbox';
 import { renderAt, type Screen } from '../test/tui/ui';
 
 async function keyToFrame(screen: Screen, key: string): Promise<number> {

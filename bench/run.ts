@@ -3,7 +3,7 @@
  * baseline measured in the same run, so a slow or busy machine scales both sides. Needs `npm run build`.
  */
 import { startTestService } from '../test/helpers/service';
-import { createApi } from '../src/api/client';
+import { createApi } from '../src/client/tempmail/tempmail-client';
 import { benchStartup, formatStartup } from './startup';
 import { benchDelivery, formatDelivery } from './delivery';
 import { benchHtml, formatHtmlBench } from './html';

@@ -1,10 +1,10 @@
 /**
  * Writes the keys table generated from the keymap into README.md between its markers, so the README can
- * never drift from the keys the app answers to (test/tui/keymap.test.ts fails when it has).
+ * never drift from the keys the app answers to (test/tui/keymap/keymap.test.ts fails when it has).
  * Run: `npx tsx scripts/readme-keys.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { keymapMarkdown } from '../src/tui/keymap';
+import { keymapMarkdown } from '../src/tui/keymap/keymap';
 
 const path = new URL('../README.md', import.meta.url);
 const readme = readFileSync(path, 'utf8');

@@ -6,7 +6,7 @@
 // The list alone (a module with no imports), so dispatch loads nothing it does not run.
 import { isScriptCommand } from './scripting/commands-list';
 // The terminal-safe boundary has no imports of its own: the catch-all below needs it for any error.
-import { safeLine } from './core/safe-text';
+import { safeLine } from './text/safe-text';
 
 declare const __VERSION__: string;
 
@@ -24,7 +24,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${__VERSION__}\n`);
     return 0;
   }
-  const { runAppCli } = await import('./tui/app-cli');
+  const { runAppCli } = await import('./tui/shell/app-cli');
   return runAppCli(argv, __VERSION__);
 }
 

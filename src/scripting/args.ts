@@ -1,7 +1,7 @@
 /** Argument parsing for the scripting commands: node:util parseArgs, with short, safe usage errors. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { describeArgsError } from '../core/args-error';
-import { safeLine } from '../core/safe-text';
+import { describeArgsError } from '../state/args-error';
+import { safeLine } from '../text/safe-text';
 import type { ScriptCommand } from './commands-list';
 import { UsageError } from './io';
 

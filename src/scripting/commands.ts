@@ -1,12 +1,12 @@
 /** The one-shot scripting commands: `new`, `domains`, `list`, `read`. (`wait` is in wait.ts.) */
-import { ApiError, isApiError } from '../api/errors';
-import { normalizeBaseUrl, type SavedSession } from '../core/saved-sessions';
-import type { CreateSessionOptions, DomainList } from '../core/types';
-import { safeLine } from '../core/safe-text';
-import { formatCountdown, secondsLeft } from '../core/time';
+import { ApiError, isApiError } from '../client/api-error';
+import { normalizeBaseUrl, type SavedSession } from '../state/saved-sessions';
+import type { CreateSessionOptions, DomainList } from '../model/mail-types';
+import { safeLine } from '../text/safe-text';
+import { formatCountdown, secondsLeft } from '../platform/time';
 import { flag, parseCommandArgs, show, str } from './args';
 import { makeContext, onSaved, pickSession } from './context';
-import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine } from './format';
+import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
 /** `new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]`: creates and saves an address. */

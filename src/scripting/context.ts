@@ -2,14 +2,14 @@
  * What every scripting command needs: the settings (config file < env < flags), a client for the right
  * service, the saved sessions, and the address to work on.
  */
-import { createApi } from '../api/client';
-import { refusedBeforeExpiry } from '../api/errors';
-import type { ApiOptions, TempMailApi } from '../api/types';
-import { loadSettings, type Settings } from '../core/config';
-import { appPaths } from '../core/paths';
-import { displayBaseUrl } from '../core/base-url';
-import { normalizeBaseUrl, openSavedSessions, type SavedSession, type SavedSessionStore } from '../core/saved-sessions';
-import { parseZoneOffset } from '../core/time';
+import { createApi } from '../client/tempmail/tempmail-client';
+import { refusedBeforeExpiry } from '../client/api-error';
+import type { ApiOptions, TempMailApi } from '../client/client-types';
+import { loadSettings, type Settings } from '../state/app-config';
+import { appPaths } from '../state/paths';
+import { displayBaseUrl } from '../state/base-url';
+import { normalizeBaseUrl, openSavedSessions, type SavedSession, type SavedSessionStore } from '../state/saved-sessions';
+import { parseZoneOffset } from '../platform/time';
 import { str, type Parsed, show } from './args';
 import { ScriptError, UsageError, type ScriptIo } from './io';
 

@@ -3,10 +3,10 @@
  * codes 0 (ok), 1 (timeout, not found, service error) and 2 (usage or configuration). The token of a
  * saved address is printed only by `new --show-token`.
  */
-import { isApiError } from '../api/errors';
-import { ConfigError } from '../core/config';
-import { safeLine } from '../core/safe-text';
-import { SecureFileError } from '../core/secure-file';
+import { isApiError } from '../client/api-error';
+import { ConfigError } from '../state/app-config';
+import { safeLine } from '../text/safe-text';
+import { SecureFileError } from '../state/secure-file';
 import { runDomains, runList, runNew, runRead } from './commands';
 import { isScriptCommand, type ScriptCommand } from './commands-list';
 import { EXIT, processIo, ScriptError, type ScriptIo } from './io';

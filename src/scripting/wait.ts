@@ -4,12 +4,12 @@
  * Retry-After, backs off while the service is unreachable, and opens (read-mail) only new messages whose
  * summary matches, so a busy inbox costs one listing per poll.
  */
-import { isApiError } from '../api/errors';
-import type { TempMailApi } from '../api/types';
-import type { Message, MessageSummary } from '../core/types';
+import { isApiError } from '../client/api-error';
+import type { TempMailApi } from '../client/client-types';
+import type { Message, MessageSummary } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
 import { accepted, makeContext, pickSession, refusal, type Context } from './context';
-import { analyse, json, messageJson, senderOf, type ReadResult } from './format';
+import { analyse, json, messageJson, senderOf, type ReadResult } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
 const PRINT_MODES = ['code', 'link', 'text', 'json'] as const;

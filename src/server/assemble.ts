@@ -2,13 +2,13 @@
  * The one place that wires the reference service together (inbucket's lifecycle.go): FileStore ->
  * MailService -> HTTP and SMTP front ends, plus the purge timer. Everything else depends on contracts.
  */
-import { systemClock, type Clock, type ServerConfig } from './config';
-import { acquireDataDirLock, DataDirInUseError } from './data-lock';
-import { FileStore } from './file-store';
-import { createHttpFront } from './http';
+import { systemClock, type Clock, type ServerConfig } from './server-config';
+import { acquireDataDirLock, DataDirInUseError } from './store/data-lock';
+import { FileStore } from './store/file-store';
+import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
-import { createSmtpFront } from './smtp';
+import { createSmtpFront } from './smtp/smtp-intake';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */

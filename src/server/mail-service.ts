@@ -7,12 +7,12 @@
  * answers 'expired' to RCPT TO.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { formatWireTime } from '../core/time';
-import { checkPrefix, randomLocalPart, recipientKey } from './addresses';
-import { systemClock, type Clock, type ServerConfig } from './config';
-import { parseMessage } from './mime';
+import { formatWireTime } from '../platform/time';
+import { checkPrefix, randomLocalPart, recipientKey } from './mail/addresses';
+import { systemClock, type Clock, type ServerConfig } from './server-config';
+import { parseMessage } from './mail/mime';
 import { rateLimitKey, SlidingWindowLimiter } from './rate-limit';
-import { addressFor, chooseTarget, roundRobin } from './session-target';
+import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import {
   ServiceError,
   type AttachmentMeta,
@@ -30,7 +30,7 @@ import {
   type Store,
   type StoredMessageMeta,
   type StoredSession,
-} from './store';
+} from './store/store';
 
 export interface MailServiceDeps {
   /** An opened store; the service closes it in close(). */

@@ -3,8 +3,8 @@
  * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
-import { describeArgsError } from '../core/args-error';
-import { safeLine } from '../core/safe-text';
+import { describeArgsError } from '../state/args-error';
+import { safeLine } from '../text/safe-text';
 import { startServer } from './assemble';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 

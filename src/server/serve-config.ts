@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { safeLine } from '../core/safe-text';
-import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './config';
+import { safeLine } from '../text/safe-text';
+import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './server-config';
 
 /** A value the user gave that we refuse; the CLI prints it and exits 2. */
 export class UsageError extends Error {

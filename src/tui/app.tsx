@@ -7,18 +7,19 @@
  */
 import { Box, useApp, useStdout } from 'ink';
 import React, { useCallback, useEffect, useRef, useState } from 'react';
-import type { TempMailApi } from '../api/types';
-import type { OpenResult } from '../core/browser';
-import type { SavedSession } from '../core/saved-sessions';
-import type { DomainList, Session } from '../core/types';
-import { ThemeProvider } from './common/theme';
-import type { Early } from './early';
-import { useTerminalSize } from './common/use-terminal-size';
+import type { TempMailApi } from '../client/client-types';
+import type { OpenResult } from '../platform/browser';
+import type { SavedSession } from '../state/saved-sessions';
+import type { DomainList, Session } from '../model/mail-types';
+import { ThemeProvider } from './widgets/theme';
+import type { Early } from './shell/early';
+import { useTerminalSize } from './widgets/use-terminal-size';
 import { PickerScreen } from './picker/picker-screen';
 import { SwitchScreen } from './saved/switch-screen';
 import { useSaved, type SavedConfig } from './saved/use-saved';
-import { SessionView } from './session-view';
-import type { LocalServiceInfo, StatusMessage } from './types';
+import { SessionView } from './session/session-view';
+import type { LocalServiceInfo } from './shell/shell-types';
+import type { StatusMessage } from './wording/status-text';
 
 export interface AppProps {
   api: TempMailApi;
@@ -39,7 +40,7 @@ export interface AppProps {
    * the terminal through Ink, which redraws its frame around it so the screen stays whole.
    */
   copy?: (text: string, write: (sequence: string) => void) => Promise<string>;
-  /** Opens a link in a browser where there is a display (src/core/browser.ts); default: never. */
+  /** Opens a link in a browser where there is a display (src/platform/browser.ts); default: never. */
   openLink?: (url: string) => Promise<OpenResult>;
   noColor?: boolean;
   /** Start on this address instead of the picker. */

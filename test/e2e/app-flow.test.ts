@@ -4,7 +4,7 @@
  * SMTP, read it, delete it (with the question), quit, and get the terminal back as it was.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/client';
+import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { sendMail } from '../helpers/service';
 import { headerRow, isConfirm, isInbox, isViewer, pickFirstDomain, rowsWith, startE2E, type E2E } from './flow';
 import { KEYS } from './pty-harness';

@@ -4,7 +4,7 @@
  * such a read for pasted text and no binding matched it: `jj` did not move, three DELs erased nothing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { splitKeys } from '../../src/tui/common/key-stdin';
+import { splitKeys } from '../../src/tui/widgets/key-stdin';
 import { sendMail } from '../helpers/service';
 import { addressOnScreen, isInbox, isPicker, isViewer, selectedRow, startE2E, type E2E } from './flow';
 

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without types
 import { buildOptions, root, YOGA_LOADER, yogaWithoutFetch } from '../../scripts/build-config.mjs';
 
-const APP_PATH = ['src/tui/app-cli.ts', 'src/tui/app-service.ts', 'src/tui/run-app.tsx'];
+const APP_PATH = ['src/tui/shell/app-cli.ts', 'src/tui/shell/app-service.ts', 'src/tui/shell/run-app.tsx'];
 
 /** Inputs of the outputs reachable by static imports from the outputs of `entries`. */
 function loadedWith(meta: Metafile, entries: string[]): Set<string> {
@@ -39,7 +39,7 @@ describe('start-up bundle', () => {
     const inputs = [...loadedWith(meta, ['src/cli.tsx', ...APP_PATH])];
     expect(inputs.some((i) => i.includes('node_modules/ink/'))).toBe(true); // the walk found the UI
     const early = inputs.filter((i) =>
-      /node_modules\/(html-to-text|htmlparser2|entities|selderee|parseley)\/|src\/core\/(codes|html-text|html-convert)|src\/server\//.test(i),
+      /node_modules\/(html-to-text|htmlparser2|entities|selderee|parseley)\/|src\/content\/|src\/server\//.test(i),
     );
     expect(early).toEqual([]);
   });

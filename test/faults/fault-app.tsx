@@ -6,8 +6,8 @@
  */
 import React from 'react';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { createApi } from '../../src/api/client';
-import type { Session } from '../../src/core/types';
+import { createApi } from '../../src/client/tempmail/tempmail-client';
+import type { Session } from '../../src/model/mail-types';
 import { App } from '../../src/tui/app';
 import { renderAt, type Screen } from '../tui/ui';
 import { startSpecService, type SpecService } from './spec-service';

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { formatWireTime } from '../../src/core/time';
+import { formatWireTime } from '../../src/platform/time';
 
 /** How the service answers the affected routes. */
 export type Fault =

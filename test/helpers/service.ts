@@ -9,7 +9,7 @@ import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { startServer } from '../../src/server/assemble';
-import { defaultServerConfig, type Clock, type ServerConfig } from '../../src/server/config';
+import { defaultServerConfig, type Clock, type ServerConfig } from '../../src/server/server-config';
 import type { MailService } from '../../src/server/service-types';
 
 export interface TestService {

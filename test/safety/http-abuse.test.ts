@@ -1,5 +1,5 @@
 /**
- * The reference service's HTTP side under abuse, beyond test/server/http.test.ts (issue 5): the token
+ * The reference service's HTTP side under abuse, beyond test/server/http/http-server.test.ts (issue 5): the token
  * and id fuzzed on every token route, repeated parameters, invalid percent-encoding, a URL past the
  * header limit, odd methods and paths, content types, deeply nested and prototype-polluting JSON,
  * lying Content-Length, an endless chunked body, 200 requests at once. Always a JSON error with a

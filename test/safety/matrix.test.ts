@@ -6,10 +6,10 @@
  * each payload must survive.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/client';
-import type { TempMailApi } from '../../src/api/types';
-import { renderBody } from '../../src/core/html-text';
-import type { Message, MessageSummary } from '../../src/core/types';
+import { createApi } from '../../src/client/tempmail/tempmail-client';
+import type { TempMailApi } from '../../src/client/client-types';
+import { renderBody } from '../../src/content/html-text';
+import type { Message, MessageSummary } from '../../src/model/mail-types';
 import { startTestService, type TestService } from '../helpers/service';
 import { startSpecService, type SpecService } from '../faults/spec-service';
 import { buildEml, fieldsFor, MIME_PATHS, type DecodePath, type MimePath } from './eml';

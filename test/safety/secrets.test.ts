@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/client';
+import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { spawnCli } from '../helpers/serve-process';
 import { KEYS, spawnApp, type PtyApp } from '../e2e/pty-harness';
 import { startSpecService, type Fault, type SpecService } from '../faults/spec-service';

@@ -4,7 +4,7 @@
  * OLDER address only, so every command must really pick by --address to see it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/core/saved-sessions';
+import { openSavedSessions } from '../../src/state/saved-sessions';
 import { EXIT } from '../../src/scripting/io';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { waitFor } from '../helpers/wait';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/core/saved-sessions';
+import { openSavedSessions } from '../../src/state/saved-sessions';
 import { spawnCli } from '../helpers/serve-process';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { waitFor } from '../helpers/wait';

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/core/saved-sessions';
+import { openSavedSessions } from '../../src/state/saved-sessions';
 import { COMMAND_OPTIONS, COMMON_OPTIONS } from '../../src/scripting/args';
 import { SCRIPT_COMMANDS } from '../../src/scripting/commands-list';
 import { sendMail, startTestService, type TestService } from '../helpers/service';

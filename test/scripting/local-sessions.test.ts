@@ -4,9 +4,9 @@
  * reachable one is used, and naming a local one says why it cannot be used.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/client';
-import { openSavedSessions } from '../../src/core/saved-sessions';
-import { serviceKey } from '../../src/tui/run-app';
+import { createApi } from '../../src/client/tempmail/tempmail-client';
+import { openSavedSessions } from '../../src/state/saved-sessions';
+import { serviceKey } from '../../src/tui/shell/run-app';
 import { startTestService, type TestService } from '../helpers/service';
 import { makeRunner, type Runner } from './run';
 

@@ -4,7 +4,7 @@
  * the address in the saved list, as the app does; the token never shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/core/saved-sessions';
+import { openSavedSessions } from '../../src/state/saved-sessions';
 import { EXIT } from '../../src/scripting/io';
 import { startTestService, type TestService } from '../helpers/service';
 import { makeRunner, type Runner } from './run';

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/core/saved-sessions';
+import { openSavedSessions } from '../../src/state/saved-sessions';
 import { makeRunner, type Runner } from './run';
 
 let server: Server;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/core/saved-sessions';
+import { openSavedSessions } from '../../src/state/saved-sessions';
 import { sendMail, startTestService, type TestService } from '../helpers/service';
 import { waitFor } from '../helpers/wait';
 import { BIG_HTML_END, bigHtml, makeRunner, type RunResult, type Runner } from './run';

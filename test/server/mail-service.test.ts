@@ -2,7 +2,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatWireTime } from '../../src/core/time';
+import { formatWireTime } from '../../src/platform/time';
 import { hashToken } from '../../src/server/mail-service';
 import { ServiceError, type ServiceErrorCode } from '../../src/server/service-types';
 import { compose, serviceMaker, T0 } from './service-fixture';

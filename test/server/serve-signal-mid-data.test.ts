@@ -5,7 +5,7 @@
  * close() closes the listening socket at once (net.Server#close), so the attempt is refused.
  */
 import { describe, expect, it } from 'vitest';
-import { createApi } from '../../src/api/client';
+import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { cleanupAfterEach } from '../helpers/cleanup';
 import { startServeProcess, stopServe, type ServeProcess, type ServeReady } from '../helpers/serve-process';
 import { openSmtp } from '../helpers/smtp-dialog';

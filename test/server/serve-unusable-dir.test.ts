@@ -6,7 +6,7 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLocalService } from '../../src/tui/local-service';
+import { startLocalService } from '../../src/tui/shell/local-service';
 import { cleanupAfterEach } from '../helpers/cleanup';
 import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../helpers/serve-process';
 

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
-import { defaultServerConfig, type ServerConfig } from '../../src/server/config';
-import { openFileStore } from '../../src/server/file-store';
+import { defaultServerConfig, type ServerConfig } from '../../src/server/server-config';
+import { openFileStore } from '../../src/server/store/file-store';
 import { createMailService } from '../../src/server/mail-service';
-import { MemoryStore } from '../../src/server/memory-store';
+import { MemoryStore } from '../../src/server/store/memory-store';
 import type { MailService } from '../../src/server/service-types';
-import type { Store } from '../../src/server/store';
+import type { Store } from '../../src/server/store/store';
 import { cleanupAfterEach } from '../helpers/cleanup';
 
 /** 2026-11-21 10:00:00 UTC: the tests' "now", moved by hand. */

@@ -3,9 +3,9 @@
  * with the test in control of the clock, the bell and the clipboard.
  */
 import React from 'react';
-import { createApi } from '../../src/api/client';
-import type { ApiOptions, TempMailApi } from '../../src/api/types';
-import type { Session } from '../../src/core/types';
+import { createApi } from '../../src/client/tempmail/tempmail-client';
+import type { ApiOptions, TempMailApi } from '../../src/client/client-types';
+import type { Session } from '../../src/model/mail-types';
 import { App, type AppProps } from '../../src/tui/app';
 import { startTestService, type TestService } from '../helpers/service';
 import { renderAt, type Screen } from './ui';

@@ -4,7 +4,7 @@
  */
 import chalk from 'chalk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BigInbox, manyMessages } from './big-inbox';
+import { BigInbox, manyMessages } from './inbox/big-inbox';
 import { startApp, pickFirstDomain } from './harness';
 import { renderAt } from './ui';
 

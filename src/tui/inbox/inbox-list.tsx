@@ -5,10 +5,10 @@
  */
 import { Box, Text } from 'ink';
 import React, { memo } from 'react';
-import { fitToWidth, textWidth } from '../../core/text-width';
-import type { MessageSummary } from '../../core/types';
-import { useTheme } from '../common/theme';
-import { senderLabel, shortTime, subjectLabel } from '../format';
+import { fitToWidth, textWidth } from '../../text/text-width';
+import type { MessageSummary } from '../../model/mail-types';
+import { useTheme } from '../widgets/theme';
+import { senderLabel, shortTime, subjectLabel } from '../wording/display-format';
 import type { InboxState } from './inbox-state';
 import { selectedIndex } from './inbox-state';
 

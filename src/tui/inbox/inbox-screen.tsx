@@ -5,12 +5,12 @@
  */
 import { Box, Text } from 'ink';
 import React from 'react';
-import { fitToWidth } from '../../core/text-width';
-import type { MessageSummary } from '../../core/types';
-import { useTheme } from '../common/theme';
-import { useKeys } from '../common/use-keys';
-import { useNow } from '../common/use-now';
-import type { LocalServiceInfo } from '../types';
+import { fitToWidth } from '../../text/text-width';
+import type { MessageSummary } from '../../model/mail-types';
+import { useTheme } from '../widgets/theme';
+import { useKeys } from '../widgets/use-keys';
+import { useNow } from '../widgets/use-now';
+import type { LocalServiceInfo } from '../shell/shell-types';
 import { InboxList } from './inbox-list';
 import { selectedMessage, type InboxAction, type InboxState } from './inbox-state';
 

@@ -3,7 +3,7 @@
  * user watched, the filter, the selection (kept by id, so mail arriving on top never moves it) and the
  * scroll window (offset + rows), which the view slices so only visible rows are drawn.
  */
-import type { MessageSummary } from '../../core/types';
+import type { MessageSummary } from '../../model/mail-types';
 
 export interface InboxState {
   /** Every listed message, newest first. */

@@ -1,7 +1,7 @@
 /** The poll state as words for the header: last checked, checking, offline/retrying in N s, stopped. */
-import type { PollStatus } from '../../core/poller';
-import { OFFLINE } from '../errors';
-import { clockTime } from '../format';
+import type { PollStatus } from '../../client/poller';
+import { OFFLINE } from '../wording/error-text';
+import { clockTime } from '../wording/display-format';
 
 /** One line describing `poll` at time `now`. */
 export function pollText(poll: PollStatus, now: number, intervalMs: number): string {

@@ -4,14 +4,14 @@
  */
 import { Box, Text } from 'ink';
 import React from 'react';
-import type { PollStatus } from '../../core/poller';
-import { fitToWidth, textWidth, truncateToWidth } from '../../core/text-width';
-import { wrapText } from '../../core/text-wrap';
-import { formatCountdown, secondsLeft } from '../../core/time';
-import type { Session } from '../../core/types';
-import { useTheme } from '../common/theme';
-import { useNow } from '../common/use-now';
-import type { LocalServiceInfo } from '../types';
+import type { PollStatus } from '../../client/poller';
+import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
+import { wrapText } from '../../text/text-wrap';
+import { formatCountdown, secondsLeft } from '../../platform/time';
+import type { Session } from '../../model/mail-types';
+import { useTheme } from '../widgets/theme';
+import { useNow } from '../widgets/use-now';
+import type { LocalServiceInfo } from '../shell/shell-types';
 import { pollText } from './poll-text';
 
 export interface SessionHeaderProps {

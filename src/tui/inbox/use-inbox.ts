@@ -3,12 +3,12 @@
  * feeding the inbox reducer. The only place the inbox does I/O; the screens render its state.
  */
 import { useEffect, useReducer, useRef, useState } from 'react';
-import { refusedBeforeExpiry } from '../../api/errors';
-import type { TempMailApi } from '../../api/types';
-import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../core/poller';
-import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../core/time';
-import type { Session } from '../../core/types';
-import { pollVerdict } from '../errors';
+import { refusedBeforeExpiry } from '../../client/api-error';
+import type { TempMailApi } from '../../client/client-types';
+import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../client/poller';
+import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../platform/time';
+import type { Session } from '../../model/mail-types';
+import { pollVerdict } from '../wording/error-text';
 import { inboxReducer, initialInboxState, type InboxAction, type InboxState } from './inbox-state';
 
 export interface UseInboxOptions {

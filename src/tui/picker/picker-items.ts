@@ -1,8 +1,8 @@
 /** The picker's choices: the saved addresses to resume, then what the service offers. */
-import type { SavedSession } from '../../core/saved-sessions';
-import { formatCountdown, secondsLeft } from '../../core/time';
-import { refusedNote } from '../format';
-import type { CreateSessionOptions, Domain, DomainList } from '../../core/types';
+import type { SavedSession } from '../../state/saved-sessions';
+import { formatCountdown, secondsLeft } from '../../platform/time';
+import { refusedNote } from '../wording/display-format';
+import type { CreateSessionOptions, Domain, DomainList } from '../../model/mail-types';
 
 /** A choice that creates an address. */
 export type NewChoice =

@@ -8,21 +8,22 @@
 import { Box, Text } from 'ink';
 import SelectInput from 'ink-select-input';
 import React, { useState } from 'react';
-import type { TempMailApi } from '../../api/types';
-import { fitToWidth } from '../../core/text-width';
-import type { SavedSession } from '../../core/saved-sessions';
-import type { Domain, DomainList, Session } from '../../core/types';
-import { ConfirmLine, Footer, StatusLine } from '../common/chrome';
-import { HelpScreen } from '../common/help-screen';
-import { TextInput } from '../common/text-input';
-import { useTheme } from '../common/theme';
-import { useKeys } from '../common/use-keys';
-import { useNow } from '../common/use-now';
-import type { Early } from '../early';
-import type { Screen } from '../keymap';
-import type { LocalServiceInfo, StatusMessage } from '../types';
+import type { TempMailApi } from '../../client/client-types';
+import { fitToWidth } from '../../text/text-width';
+import type { SavedSession } from '../../state/saved-sessions';
+import type { Domain, DomainList, Session } from '../../model/mail-types';
+import { ConfirmLine, Footer, StatusLine } from '../widgets/chrome';
+import { HelpScreen } from '../widgets/help-screen';
+import { TextInput } from '../widgets/text-input';
+import { useTheme } from '../widgets/theme';
+import { useKeys } from '../widgets/use-keys';
+import { useNow } from '../widgets/use-now';
+import type { Early } from '../shell/early';
+import type { Screen } from '../keymap/keymap';
+import type { LocalServiceInfo } from '../shell/shell-types';
+import type { StatusMessage } from '../wording/status-text';
 import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
-import { normalizePrefix, prefixProblem } from './prefix-rules';
+import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { usePicker } from './use-picker';
 
 export interface PickerScreenProps {

@@ -5,12 +5,12 @@
  * service's Retry-After), so an app started before its service finds it without a key press.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { isApiError } from '../../api/errors';
-import type { TempMailApi } from '../../api/types';
-import { failureDelay } from '../../core/poller';
-import type { CreateSessionOptions, DomainList, Session } from '../../core/types';
-import type { Early } from '../early';
-import { describeError, pollVerdict } from '../errors';
+import { isApiError } from '../../client/api-error';
+import type { TempMailApi } from '../../client/client-types';
+import { failureDelay } from '../../client/poller';
+import type { CreateSessionOptions, DomainList, Session } from '../../model/mail-types';
+import type { Early } from '../shell/early';
+import { describeError, pollVerdict } from '../wording/error-text';
 
 export type DomainsState =
   | { status: 'loading' }

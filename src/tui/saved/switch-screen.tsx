@@ -5,16 +5,16 @@
  */
 import { Box, Text } from 'ink';
 import React, { useState } from 'react';
-import type { SavedSession } from '../../core/saved-sessions';
-import { fitToWidth, textWidth } from '../../core/text-width';
-import { formatCountdown, secondsLeft } from '../../core/time';
-import { ConfirmLine, Footer, StatusLine } from '../common/chrome';
-import { HelpScreen } from '../common/help-screen';
-import { useTheme } from '../common/theme';
-import { useKeys } from '../common/use-keys';
-import { useNow } from '../common/use-now';
-import { refusedNote } from '../format';
-import type { StatusMessage } from '../types';
+import type { SavedSession } from '../../state/saved-sessions';
+import { fitToWidth, textWidth } from '../../text/text-width';
+import { formatCountdown, secondsLeft } from '../../platform/time';
+import { ConfirmLine, Footer, StatusLine } from '../widgets/chrome';
+import { HelpScreen } from '../widgets/help-screen';
+import { useTheme } from '../widgets/theme';
+import { useKeys } from '../widgets/use-keys';
+import { useNow } from '../widgets/use-now';
+import { refusedNote } from '../wording/display-format';
+import type { StatusMessage } from '../wording/status-text';
 import { stillLive } from './use-saved';
 
 export interface SwitchScreenProps {

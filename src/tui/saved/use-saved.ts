@@ -1,14 +1,14 @@
 /**
- * The app's view of the saved addresses (src/core/saved-sessions.ts): the live ones of this service,
+ * The app's view of the saved addresses (src/state/saved-sessions.ts): the live ones of this service,
  * newest first, and saving and forgetting. The store is a small synchronous file; a failure to read or
  * write it (permissions, a full disk) becomes a line for the status bar, never a crash, and the app goes
  * on without saving.
  */
 import { dirname } from 'node:path';
 import { useCallback, useState } from 'react';
-import type { SavedSession, SavedSessionStore } from '../../core/saved-sessions';
-import type { Session } from '../../core/types';
-import { fsProblem } from '../fs-reason';
+import type { SavedSession, SavedSessionStore } from '../../state/saved-sessions';
+import type { Session } from '../../model/mail-types';
+import { fsProblem } from '../wording/fs-reason';
 
 /** Where addresses are saved, and under which service key (see run-app.tsx: URL, or "local:" + data dir). */
 export interface SavedConfig {

@@ -3,10 +3,10 @@
  * or sender is otherwise never readable in full), up to a few lines each and cut with … past that; Date
  * stays one line. On a short terminal the headers give lines back so the body keeps some room.
  */
-import { truncateToWidth } from '../../core/text-width';
-import { wrapText } from '../../core/text-wrap';
-import type { Message, MessageSummary } from '../../core/types';
-import { longTime, senderFull, subjectLabel } from '../format';
+import { truncateToWidth } from '../../text/text-width';
+import { wrapText } from '../../text/text-wrap';
+import type { Message, MessageSummary } from '../../model/mail-types';
+import { longTime, senderFull, subjectLabel } from '../wording/display-format';
 import { LABEL_COLS } from './viewer-extras';
 
 /** Lines a wrapped header value may take at most. */

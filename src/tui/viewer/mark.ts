@@ -1,5 +1,5 @@
 /**
- * A message's "mark": its likely verification code and confirmation link (src/core/codes.ts), read once
+ * A message's "mark": its likely verification code and confirmation link (src/content/codes.ts), read once
  * when its body arrives (reader.ts, `markOf`), for the inbox badge and the top of the viewer. Only the
  * top of a big message is converted for this (codes and confirmation links come first), so it costs a
  * few ms whatever the size.

@@ -3,12 +3,12 @@
  * the code and link detectors. Loaded on first use through lazy-reader.ts, never at start: the first
  * frame needs none of it, and parsing it was a good part of the start-up time.
  */
-import { detectCode, detectLink } from '../../core/codes';
-import { renderBody, SLICE_BYTES } from '../../core/html-text';
-import type { Message } from '../../core/types';
+import { detectCode, detectLink } from '../../content/codes';
+import { renderBody, SLICE_BYTES } from '../../content/html-text';
+import type { Message } from '../../model/mail-types';
 import type { Mark } from './mark';
 
-export { renderBody, renderBodyAsync } from '../../core/html-text';
+export { renderBody, renderBodyAsync } from '../../content/html-text';
 
 // Wide enough that the text is not wrapped (the detectors undo wrapping anyway, this saves them work).
 const MARK_WIDTH = 1000;

@@ -8,10 +8,10 @@
  * fetch is forgotten quietly (opening the message tries again).
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { isApiError } from '../../api/errors';
-import type { TempMailApi } from '../../api/types';
-import type { Message } from '../../core/types';
-import { describeError } from '../errors';
+import { isApiError } from '../../client/api-error';
+import type { TempMailApi } from '../../client/client-types';
+import type { Message } from '../../model/mail-types';
+import { describeError } from '../wording/error-text';
 import { loadReader } from './lazy-reader';
 import type { Mark } from './mark';
 

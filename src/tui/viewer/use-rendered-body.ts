@@ -6,9 +6,9 @@
  * is nothing to "load all" afterwards.
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { RenderedBody } from '../../core/html-text';
-import type { Message } from '../../core/types';
-import { describeError } from '../errors';
+import type { RenderedBody } from '../../content/html-text';
+import type { Message } from '../../model/mail-types';
+import { describeError } from '../wording/error-text';
 import { useReader, type Reader } from './lazy-reader';
 
 export type BodyView = { status: 'rendering' } | { status: 'ready'; body: RenderedBody };

@@ -3,11 +3,11 @@
  * full, wrapped, so it can be read and typed elsewhere; the detected one on a line), and the attachments
  * with name, type and size, numbered for `a`. Plain data; the viewer draws it like the headers.
  */
-import type { Link } from '../../core/html-text';
-import { truncateToWidth } from '../../core/text-width';
-import { wrapText } from '../../core/text-wrap';
-import type { AttachmentInfo } from '../../core/types';
-import { byteSize } from '../format';
+import type { Link } from '../../content/html-text';
+import { truncateToWidth } from '../../text/text-width';
+import { wrapText } from '../../text/text-wrap';
+import type { AttachmentInfo } from '../../model/mail-types';
+import { byteSize } from '../wording/display-format';
 import type { Mark } from './mark';
 
 /** Columns taken by the labels ("Subject:  "), as in the headers. */

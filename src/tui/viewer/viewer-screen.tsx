@@ -7,10 +7,10 @@
  */
 import { Box, Text } from 'ink';
 import React, { useEffect, useMemo, useReducer, useState } from 'react';
-import { fitToWidth } from '../../core/text-width';
-import type { AttachmentInfo, MessageSummary } from '../../core/types';
-import { useTheme } from '../common/theme';
-import { useKeys } from '../common/use-keys';
+import { fitToWidth } from '../../text/text-width';
+import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
+import { useTheme } from '../widgets/theme';
+import { useKeys } from '../widgets/use-keys';
 import { headerLines, wrappedHeaders } from './header-rows';
 import type { BodyEntry } from './use-message-cache';
 import { useRenderedBody } from './use-rendered-body';

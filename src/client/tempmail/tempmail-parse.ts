@@ -1,0 +1,184 @@
+/**
+ * Tolerant parsing of the service's answers into the project's own types. Accepts the reference shapes and
+ * the public service's (DESIGN.md): `message` wrapper or a flat record, `body_text` null, `sender_email`
+ * absent, `sender_name` empty, ids as numeric strings. Unknown fields are ignored and malformed optional
+ * fields fall back to empty; a missing required field is an ApiError('bad_response'), never a crash.
+ * Every string passes through the terminal-safe boundary here, as it enters our types.
+ */
+import { safeBlock, safeLine } from '../../text/safe-text';
+import { parseWireTime } from '../../platform/time';
+import type { AttachmentInfo, DomainList, Message, MessageSummary, Session } from '../../model/mail-types';
+import { ApiError } from '../api-error';
+
+type Obj = Record<string, unknown>;
+
+/** True for a plain JSON object (not null, not an array). */
+export const isObject = (value: unknown): value is Obj =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The error for an answer we cannot use; `what` names the missing or malformed part. */
+export function badResponse(what: string): ApiError {
+  return new ApiError('bad_response', `The service sent an unexpected answer (${what})`);
+}
+
+/** Parses a JSON body; anything else (an HTML error page, a truncated body) is a bad response. */
+export function parseJson(body: string): unknown {
+  try {
+    // A UTF-8 byte-order mark is legal in front of JSON from some servers but JSON.parse refuses it.
+    return JSON.parse(body.replace(/^\ufeff/, ''));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A non-negative integer id, from a number or a numeric string; null otherwise. */
+export function toId(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : null;
+  if (typeof value === 'string' && /^\s*\d{1,15}\s*$/.test(value)) return Number(value);
+  return null;
+}
+
+function requireId(value: unknown, what: string): number {
+  const id = toId(value);
+  if (id === null) throw badResponse(`${what} has no valid id`);
+  return id;
+}
+
+// Optional single-line text: a number is shown as written, anything else that is not a string is "".
+function line(value: unknown, maxLength = 1000): string {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return safeLine(value, maxLength);
+}
+
+function requireLine(value: unknown, what: string, maxLength = 1000): string {
+  const text = line(value, maxLength).trim();
+  if (!text) throw badResponse(`no ${what}`);
+  return text;
+}
+
+function body(value: unknown): string | null {
+  return typeof value === 'string' ? safeBlock(value) : null;
+}
+
+// Wire time in the service's zone; epoch seconds or milliseconds are accepted from services that send them.
+function time(value: unknown, offsetMinutes: number): Date | null {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
+    const date = new Date(value < 1e12 ? value * 1000 : value);
+    // Past ±8.64e15 ms a Date is Invalid: it would show as "NaN" and throw in toISOString.
+    return Number.isNaN(date.getTime()) ? null : date;
+  }
+  return parseWireTime(value, offsetMinutes);
+}
+
+// Address lists: an array of strings or of {name, address|email} objects, or one comma-separated string.
+function addressList(value: unknown): string[] {
+  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : [];
+  const out: string[] = [];
+  for (const item of items) {
+    let text = '';
+    if (typeof item === 'string') text = safeLine(item, 512);
+    else if (isObject(item)) {
+      const address = safeLine(item.address ?? item.email, 512);
+      const name = safeLine(item.name, 256);
+      text = name && address ? `${name} <${address}>` : name || address;
+    }
+    if (text.trim()) out.push(text.trim());
+  }
+  return out;
+}
+
+/** GET /domains -> the domains and external-mail accounts. `domains` is required, accounts optional. */
+export function parseDomainList(data: Obj): DomainList {
+  if (!Array.isArray(data.domains)) throw badResponse('no list of domains');
+  const domains = data.domains.map((d: unknown) => {
+    if (!isObject(d)) throw badResponse('a domain is not a record');
+    return { id: requireId(d.id, 'a domain'), domain: requireLine(d.domain, 'domain name', 255) };
+  });
+  const accounts: unknown[] = Array.isArray(data.extmail_accounts) ? data.extmail_accounts : [];
+  const extmailAccounts = accounts.map((a) => {
+    if (!isObject(a)) throw badResponse('an external mail account is not a record');
+    return { id: requireId(a.id, 'an external mail account'), email: requireLine(a.email, 'account address', 512) };
+  });
+  return { domains, extmailAccounts };
+}
+
+// The token travels back in URLs and bodies, so it is validated rather than rewritten: a "token" with
+// spaces or controls in it is not one we will send anywhere.
+const TOKEN_SHAPE = /^[\x21-\x7e]{1,1024}$/;
+
+/** POST /create-session -> the session. email, token and expires_at are required. */
+export function parseSession(data: Obj, offsetMinutes: number): Session {
+  const email = requireLine(data.email, 'address', 512);
+  if (typeof data.token !== 'string' || !TOKEN_SHAPE.test(data.token)) throw badResponse('no valid session token');
+  const expiresAt = time(data.expires_at, offsetMinutes);
+  if (!expiresAt) throw badResponse('no valid expiry time');
+  return { email, token: data.token, expiresAt };
+}
+
+function summary(record: Obj, offsetMinutes: number): MessageSummary {
+  return {
+    id: requireId(record.id, 'a message'),
+    senderName: line(record.sender_name, 256).trim(),
+    senderEmail: line(record.sender_email, 512).trim(),
+    subject: line(record.subject),
+    receivedAt: time(record.received_at, offsetMinutes),
+  };
+}
+
+/** GET /check-mail -> the message list; `messages` must be a list of records with ids. */
+export function parseSummaries(data: Obj, offsetMinutes: number): MessageSummary[] {
+  if (!Array.isArray(data.messages)) throw badResponse('no list of messages');
+  return data.messages.map((m: unknown) => {
+    if (!isObject(m)) throw badResponse('a message is not a record');
+    return summary(m, offsetMinutes);
+  });
+}
+
+// Attachments are our extension: a malformed entry is skipped rather than failing the whole message.
+function attachments(value: unknown): AttachmentInfo[] {
+  if (!Array.isArray(value)) return [];
+  const out: AttachmentInfo[] = [];
+  for (const a of value) {
+    if (!isObject(a)) continue;
+    const id = toId(a.id);
+    if (id === null) continue;
+    const size = Number(a.size);
+    out.push({
+      id,
+      filename: line(a.filename, 255).trim() || `attachment-${id}`,
+      contentType: line(a.content_type ?? a.contentType, 255).trim() || 'application/octet-stream',
+      size: Number.isFinite(size) && size >= 0 ? Math.floor(size) : 0,
+    });
+  }
+  return out;
+}
+
+function headers(value: unknown): Record<string, string> | undefined {
+  if (!isObject(value)) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = safeLine(key, 128).trim();
+    const text = Array.isArray(v) ? v.map((x) => line(x)).join(', ') : line(v);
+    // `__proto__` as a key would try to replace the record's prototype rather than add a header.
+    if (name && name !== '__proto__') out[name] = text;
+  }
+  return out;
+}
+
+/** GET /read-mail -> the full message, from a `message` wrapper (public and reference) or a flat record. */
+export function parseMessage(data: Obj, offsetMinutes: number): Message {
+  const record = isObject(data.message) ? data.message : data;
+  if (record.id === undefined) throw badResponse('no message in the answer');
+  const message: Message = {
+    ...summary(record, offsetMinutes),
+    to: addressList(record.to),
+    cc: addressList(record.cc),
+    bodyText: body(record.body_text),
+    // The HTML stays HTML (the viewer converts it and sanitizes the text again), but controls go now.
+    bodyHtml: body(record.body_html),
+    attachments: attachments(record.attachments),
+  };
+  const extra = headers(record.headers);
+  if (extra) message.headers = extra;
+  return message;
+}

@@ -1,0 +1,195 @@
+/**
+ * The HTTP front end of the reference service (node:http, no framework): routing, parameter reading,
+ * JSON answers and the one place that turns every failure into `{status:"error", error, message}`.
+ * Each request is caught as a whole, so no input can crash the process or leak a stack.
+ */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { HttpError, parseParams, readBody } from './params';
+import { ROUTES } from './routes';
+import { ServiceError, type MailService } from '../service-types';
+
+export interface HttpFrontOptions {
+  /** One line per request; never carries a token. */
+  log?: (line: string) => void;
+  /** Largest request body accepted (413 beyond). Default 64 KiB. */
+  bodyLimit?: number;
+  /** How long close() lets in-flight requests finish before cutting connections. Default 10 s. */
+  closeGraceMs?: number;
+  /** 408 when a request's headers take longer (ms). Default 15 s. */
+  headersTimeoutMs?: number;
+  /** 408 when a whole request takes longer (ms); at least headersTimeoutMs. Default 30 s. */
+  requestTimeoutMs?: number;
+}
+
+export interface HttpFront {
+  server: http.Server;
+  /** Listens and resolves with the bound port (0 = any free port). */
+  listen(port: number, host: string): Promise<number>;
+  /** Stops accepting, lets in-flight requests finish (up to the grace time), then resolves. */
+  close(): Promise<void>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** "::ffff:127.0.0.1" and "127.0.0.1" are one client for the rate limit. */
+function clientAddressOf(socket: Socket): string {
+  const address = socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, {
+    ...headers,
+    'content-type': JSON_TYPE,
+    'content-length': String(payload.length),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(payload);
+}
+
+interface ErrorAnswer {
+  status: number;
+  code: string;
+  message: string;
+  headers: Record<string, string>;
+}
+
+function errorAnswer(error: unknown): ErrorAnswer {
+  if (error instanceof ServiceError) {
+    const headers: Record<string, string> = {};
+    const retry = error.retryAfterSeconds ?? (error.status === 503 ? 30 : undefined);
+    if (retry !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retry)));
+    return { status: error.status, code: error.code, message: error.message, headers };
+  }
+  if (error instanceof HttpError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
+  return { status: 500, code: 'internal', message: 'Internal error', headers: {} };
+}
+
+/** Removes the token, and anything shaped like a `token=` pair, from a line bound for the log. */
+function redact(line: string, token: string | undefined): string {
+  let out = line.replace(/token=[^&\s"]*/gi, 'token=[redacted]');
+  if (token && token.length >= 4) out = out.split(token).join('[redacted]');
+  return out;
+}
+
+/** Builds the HTTP front end over a MailService. */
+export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
+  const log = options.log ?? (() => {});
+  const bodyLimit = options.bodyLimit ?? 64 * 1024;
+  const closeGraceMs = options.closeGraceMs ?? 10_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    let path = '?';
+    let token: string | undefined;
+    try {
+      let url: URL;
+      try {
+        url = new URL(req.url ?? '/', 'http://service.invalid');
+      } catch {
+        throw new HttpError(400, 'bad_request', 'Malformed request URL');
+      }
+      path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+      if (!route) throw new HttpError(404, 'not_found', 'No such route');
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
+      if (method !== route.method) {
+        throw new HttpError(405, 'method_not_allowed', `Use ${route.method} for ${path}`, {
+          allow: route.method === 'GET' ? 'GET, HEAD' : 'POST',
+        });
+      }
+      const body = await readBody(req, bodyLimit);
+      const params = parseParams(req, url, body);
+      const t = params.get('token');
+      token = typeof t === 'string' ? t : undefined;
+      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req.socket) });
+      if (result.kind === 'json') sendJson(res, result.status ?? 200, result.body, result.headers);
+      else {
+        res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
+        res.end(result.body);
+      }
+      log(`http ${req.method} ${path} ${res.statusCode} ${Date.now() - started}ms`);
+    } catch (error) {
+      const answer = errorAnswer(error);
+      if (answer.status >= 500 && !(error instanceof ServiceError)) {
+        const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        log(redact(`http ${req.method} ${path} 500 unexpected ${what}`, token));
+      } else {
+        log(redact(`http ${req.method} ${path} ${answer.status} ${answer.code}`, token));
+      }
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (answer.headers.connection === 'close') res.shouldKeepAlive = false;
+      sendJson(res, answer.status, { status: 'error', error: answer.code, message: answer.message }, answer.headers);
+    }
+  }
+
+  const headersTimeout = options.headersTimeoutMs ?? 15_000;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const server = http.createServer(
+    {
+      // A slow client may not hold a request open forever. (0 is Node's "no limit".)
+      requestTimeout: requestTimeout > 0 ? Math.max(headersTimeout, requestTimeout) : 0,
+      headersTimeout,
+      // Node looks for overdue requests only this often (default 30 s, which let a 15 s header limit run
+      // to 45 s); once a second keeps the limits what they say.
+      connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeout || 1000)),
+      maxHeaderSize: 16 * 1024,
+    },
+    (req, res) => {
+      res.on('error', () => res.destroy());
+      handle(req, res).catch(() => res.destroy());
+    },
+  );
+
+  // Malformed HTTP never reaches a handler: answer it in JSON too, then drop the connection.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const [status, reason, code] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'too_large']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', 'timeout']
+          : [400, 'Bad Request', 'bad_request'];
+    const body = JSON.stringify({ status: 'error', error: code, message: reason });
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      });
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        const timer = setTimeout(() => server.closeAllConnections(), closeGraceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

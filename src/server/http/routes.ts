@@ -1,0 +1,202 @@
+/**
+ * The routes of the HTTP front end: SPEC.md's five operations in DESIGN.md's wire shapes, plus the
+ * extras (raw message, attachment bytes, health). Each handler turns parameters into one MailService
+ * call and the result into a wire answer; it depends on nothing but the service contract.
+ */
+import { formatWireTime } from '../../platform/time';
+import { ServiceError, type MailService, type MessageMeta } from '../service-types';
+import { optionalFlag, optionalInt, optionalString, requiredInt, type Params } from './params';
+
+/** What a handler answers: a JSON object, or bytes with their headers. */
+export type RouteResult =
+  | { kind: 'json'; status?: number; body: Record<string, unknown>; headers?: Record<string, string> }
+  | { kind: 'bytes'; body: Buffer; headers: Record<string, string> };
+
+export interface RouteContext {
+  params: Params;
+  clientAddress: string;
+}
+
+export interface Route {
+  method: 'GET' | 'POST';
+  handle(service: MailService, ctx: RouteContext): Promise<RouteResult>;
+}
+
+/** Tokens are 43 characters; anything far longer is not one, and is not worth hashing. */
+const MAX_TOKEN_LENGTH = 512;
+
+function requireToken(params: Params): string {
+  const value = params.get('token');
+  if (value === undefined || value === '') throw new ServiceError('invalid_token', 'A session token is required');
+  // Never echo the token back: the message stays generic whatever was sent.
+  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH) throw new ServiceError('invalid_token', 'Unknown session token');
+  return value;
+}
+
+const ok = (body: Record<string, unknown>): RouteResult => ({ kind: 'json', body: { status: 'success', ...body } });
+
+function summary(m: MessageMeta) {
+  return {
+    id: m.id,
+    sender_name: m.senderName,
+    sender_email: m.senderEmail,
+    subject: m.subject,
+    received_at: formatWireTime(m.receivedAt),
+  };
+}
+
+/** A MIME type we are willing to put in a Content-Type header; anything else is served as octet-stream. */
+function safeContentType(type: string): string {
+  const t = type.trim().toLowerCase();
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/.test(t) ? t : 'application/octet-stream';
+}
+
+/**
+ * `attachment; filename="ascii"; filename*=UTF-8''utf8`: the name comes from a stranger's mail, so no
+ * quote, backslash, control, path separator or bidi control may survive into the header.
+ */
+export function contentDisposition(name: string, fallback: string): string {
+  const cleaned = name
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(/[\\/]/g, '_')
+    .replace(/^\.+/, '')
+    .trim()
+    .slice(0, 200);
+  const base = cleaned === '' ? fallback : cleaned;
+  const ascii = base.replace(/[^A-Za-z0-9._ ()+-]/g, '_');
+  const encoded = encodeURIComponent(base).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/** Served bytes are downloads, never pages: no sniffing, no scripts, no framing. */
+const DOWNLOAD_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox",
+  'cache-control': 'no-store',
+};
+
+/** The route table, by path. */
+export const ROUTES: Record<string, Route> = {
+  '/domains': {
+    method: 'GET',
+    async handle(service) {
+      const { domains, extmailAccounts } = service.listDomains();
+      return ok({
+        domains: domains.map((d) => ({ id: d.id, domain: d.domain })),
+        extmail_accounts: extmailAccounts.map((a) => ({ id: a.id, email: a.email })),
+      });
+    },
+  },
+
+  '/create-session': {
+    method: 'POST',
+    async handle(service, { params, clientAddress }) {
+      const created = await service.createSession({
+        prefix: optionalString(params, 'prefix', 256),
+        domainId: optionalInt(params, 'domain_id'),
+        useExtmail: optionalFlag(params, 'use_extmail'),
+        extmailAuto: optionalFlag(params, 'extmail_auto'),
+        extmailId: optionalInt(params, 'extmail_id'),
+        clientAddress,
+      });
+      return ok({ email: created.email, token: created.token, expires_at: formatWireTime(created.expiresAt) });
+    },
+  },
+
+  '/check-mail': {
+    method: 'GET',
+    async handle(service, { params }) {
+      const messages = await service.checkMail(requireToken(params));
+      return ok({ messages: messages.map(summary) });
+    },
+  },
+
+  '/read-mail': {
+    method: 'GET',
+    async handle(service, { params }) {
+      const token = requireToken(params);
+      const m = await service.readMail(token, requiredInt(params, 'id'));
+      return ok({
+        message: {
+          ...summary(m),
+          to: m.to,
+          cc: m.cc,
+          body_text: m.text,
+          body_html: m.html,
+          headers: m.headers,
+          attachments: m.attachments.map((a) => ({
+            id: a.id,
+            filename: a.filename,
+            content_type: a.contentType,
+            size: a.size,
+          })),
+        },
+      });
+    },
+  },
+
+  '/delete-mail': {
+    method: 'POST',
+    async handle(service, { params }) {
+      const token = requireToken(params);
+      await service.deleteMail(token, requiredInt(params, 'id'));
+      return ok({ message: 'Message deleted' });
+    },
+  },
+
+  '/raw-mail': {
+    method: 'GET',
+    async handle(service, { params }) {
+      const token = requireToken(params);
+      const id = requiredInt(params, 'id');
+      const body = await service.rawMessage(token, id);
+      return {
+        kind: 'bytes',
+        body,
+        headers: {
+          ...DOWNLOAD_HEADERS,
+          'content-type': 'message/rfc822',
+          'content-disposition': contentDisposition(`message-${id}.eml`, 'message.eml'),
+        },
+      };
+    },
+  },
+
+  '/attachment': {
+    method: 'GET',
+    async handle(service, { params }) {
+      const token = requireToken(params);
+      const { meta, bytes } = await service.attachment(token, requiredInt(params, 'id'), requiredInt(params, 'attachment_id'));
+      return {
+        kind: 'bytes',
+        body: bytes,
+        headers: {
+          ...DOWNLOAD_HEADERS,
+          'content-type': safeContentType(meta.contentType),
+          'content-disposition': contentDisposition(meta.filename, `attachment-${meta.id}`),
+        },
+      };
+    },
+  },
+
+  '/health': {
+    method: 'GET',
+    async handle(service) {
+      const h = service.health();
+      if (h.storage === 'ok') return ok({ storage: 'ok', sessions: h.sessions });
+      // Failing storage is an error answer (503, status "error") so monitors and the client both see it.
+      return {
+        kind: 'json',
+        status: 503,
+        headers: { 'retry-after': '30' },
+        body: {
+          status: 'error',
+          error: 'storage_unavailable',
+          message: `Storage is failing${h.detail ? `: ${h.detail}` : ''}`,
+          storage: 'failing',
+          sessions: h.sessions,
+        },
+      };
+    },
+  },
+};

@@ -1,0 +1,58 @@
+/** Settings of the reference service, with the defaults DESIGN.md names. */
+import { appPaths } from '../state/paths';
+
+export interface ExtmailAccountConfig {
+  email: string;
+  /** Provider ignores dots in the local part (gmail-like): dot variants are offered as aliases. */
+  dotInsensitive: boolean;
+}
+
+export interface ServerConfig {
+  host: string;
+  /** 0 = any free port. */
+  httpPort: number;
+  /** 0 = any free port. */
+  smtpPort: number;
+  dataDir: string;
+  domains: string[];
+  extmailAccounts: ExtmailAccountConfig[];
+  /** Session lifetime in seconds (the CLI takes minutes; tests use seconds). */
+  lifetimeSeconds: number;
+  maxMessageBytes: number;
+  maxRecipients: number;
+  inboxLimit: number;
+  /** create-session calls allowed per client address per minute. */
+  createPerMinute: number;
+  /** How often expired sessions are purged, in ms. */
+  purgeIntervalMs: number;
+  /** SMTP socket idle timeout in ms. */
+  smtpSocketTimeoutMs: number;
+  /** An HTTP request's headers must arrive within this (ms), else 408. */
+  httpHeadersTimeoutMs: number;
+  /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */
+  httpRequestTimeoutMs: number;
+}
+
+export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  return {
+    host: '127.0.0.1',
+    httpPort: 8025,
+    smtpPort: 2525,
+    dataDir: appPaths(env).data,
+    domains: ['tempmail.test', 'inbox.test'],
+    extmailAccounts: [],
+    lifetimeSeconds: 60 * 60,
+    maxMessageBytes: 10 * 1024 * 1024,
+    maxRecipients: 50,
+    inboxLimit: 500,
+    createPerMinute: 30,
+    purgeIntervalMs: 60_000,
+    smtpSocketTimeoutMs: 60_000,
+    httpHeadersTimeoutMs: 15_000,
+    httpRequestTimeoutMs: 30_000,
+  };
+}
+
+/** Injected so tests can move time without sleeping. */
+export type Clock = () => number;
+export const systemClock: Clock = () => Date.now();

@@ -1,0 +1,266 @@
+/**
+ * Every created address is saved so it can be resumed: `sessions.json` in the XDG state directory,
+ * mode 0600 (it holds tokens), replaced atomically. Two processes (the app and a `wait` in another
+ * terminal) may write at once: each change re-reads the file under a short lock file and renames a
+ * complete new file into place, so neither loses the other's address.
+ */
+import { closeSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { appPaths } from './paths';
+import { ensurePrivateDir, isTempFileName, readPrivateFile, writePrivateFile } from './secure-file';
+import type { Session } from '../model/mail-types';
+
+export const SESSIONS_FILE = 'sessions.json';
+// Enough for anyone's live addresses; the oldest go first past it so the file cannot grow without bound.
+const MAX_SAVED = 200;
+const LOCK_STALE_MS = 10_000;
+const LOCK_WAIT_MS = 3_000;
+// A temp file this old belongs to a write that crashed (a live one exists for milliseconds).
+const TEMP_STALE_MS = 60_000;
+
+/** A saved address: the session plus the service it belongs to. The token is secret: never print it. */
+export interface SavedSession extends Session {
+  /** The service's base URL, normalized (see normalizeBaseUrl), or an opaque key such as "local". */
+  baseUrl: string;
+  createdAt: Date;
+  /**
+   * When the service last answered that it does not know this token (401) although it had not expired:
+   * its data was wiped, or it is another service on the same URL. Kept, not pruned: a service restored
+   * from backup knows it again, and a success clears the mark.
+   */
+  refusedAt?: Date;
+}
+
+export interface SavedSessionStore {
+  /** The file, for messages ("saved in ..."). */
+  readonly file: string;
+  /** Live sessions (expiry after `now`), newest first; only those of `baseUrl` when given. Prunes expired ones. */
+  listLive(now?: Date, baseUrl?: string): SavedSession[];
+  /** Saves (or replaces, same address and service) a session. */
+  save(session: Session, baseUrl: string): SavedSession;
+  /** Forgets an address of a service; true when it was saved. */
+  forget(email: string, baseUrl: string): boolean;
+  /** Marks an address the service refused (`at`), or clears the mark (null); true when it was saved. */
+  markRefused(email: string, baseUrl: string, at: Date | null): boolean;
+}
+
+export interface SavedSessionOptions {
+  /** Directory of sessions.json; default the state dir of `appPaths(env)`. */
+  dir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Clock for createdAt and for pruning when no `now` is passed (tests inject one). */
+  clock?: () => Date;
+}
+
+interface StoredSession {
+  email: string;
+  token: string;
+  expiresAt: string;
+  baseUrl: string;
+  createdAt: string;
+  refusedAt?: string;
+}
+
+/** Opens the saved-session store (nothing is read until asked). */
+export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessionStore {
+  const dir = options.dir ?? appPaths(options.env).state;
+  const file = join(dir, SESSIONS_FILE);
+  const clock = options.clock ?? (() => new Date());
+
+  const mutate = (now: Date, change: (list: StoredSession[]) => StoredSession[]): void => {
+    withLock(dir, () => {
+      const { sessions, corrupt } = load(file);
+      // A file we cannot parse is kept aside (it may hold a token the user still wants), not overwritten.
+      if (corrupt) renameSync(file, `${file}.corrupt-${now.getTime()}`);
+      const next = change(prune(sessions, now));
+      writePrivateFile(file, `${JSON.stringify({ version: 1, sessions: next }, null, 2)}\n`);
+      // A crashed write's temp file holds tokens too; it should not outlive them.
+      removeStaleTemps(dir);
+    });
+  };
+
+  return {
+    file,
+    listLive(now = clock(), baseUrl) {
+      const { sessions, corrupt } = load(file);
+      const live = prune(sessions, now);
+      if (live.length !== sessions.length && !corrupt) mutate(now, (list) => list);
+      const key = baseUrl === undefined ? undefined : normalizeBaseUrl(baseUrl);
+      return live
+        .filter((s) => key === undefined || s.baseUrl === key)
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        .map(toSaved);
+    },
+    save(session, baseUrl) {
+      const now = clock();
+      const entry: StoredSession = {
+        email: session.email,
+        token: session.token,
+        expiresAt: session.expiresAt.toISOString(),
+        baseUrl: normalizeBaseUrl(baseUrl),
+        createdAt: now.toISOString(),
+      };
+      mutate(now, (list) => [entry, ...list.filter((s) => !sameAddress(s, entry.email, entry.baseUrl))].slice(0, MAX_SAVED));
+      return toSaved(entry);
+    },
+    forget(email, baseUrl) {
+      let found = false;
+      const key = normalizeBaseUrl(baseUrl);
+      mutate(clock(), (list) => {
+        const kept = list.filter((s) => !sameAddress(s, email, key));
+        found = kept.length !== list.length;
+        return kept;
+      });
+      return found;
+    },
+    markRefused(email, baseUrl, at) {
+      let found = false;
+      const key = normalizeBaseUrl(baseUrl);
+      mutate(clock(), (list) =>
+        list.map((s) => {
+          if (!sameAddress(s, email, key)) return s;
+          found = true;
+          const { refusedAt: _old, ...rest } = s;
+          return at === null ? rest : { ...rest, refusedAt: at.toISOString() };
+        }),
+      );
+      return found;
+    },
+  };
+}
+
+/**
+ * One spelling per service, so "http://127.0.0.1:8025" and "http://127.0.0.1:8025/" match: the URL's
+ * href with a trailing slash. Anything that is not a URL (a key such as "local") is kept as it is.
+ */
+export function normalizeBaseUrl(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl.trim());
+    if (!url.pathname.endsWith('/')) url.pathname += '/';
+    url.search = '';
+    url.hash = '';
+    return url.href;
+  } catch {
+    return baseUrl.trim();
+  }
+}
+
+function load(file: string): { sessions: StoredSession[]; corrupt: boolean } {
+  const text = readPrivateFile(file);
+  if (text === null) return { sessions: [], corrupt: false };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return { sessions: [], corrupt: true };
+  }
+  const list = (data as { sessions?: unknown } | null)?.sessions;
+  if (!Array.isArray(list)) return { sessions: [], corrupt: true };
+  // An entry of the wrong shape (a hand edit, a future version) is dropped, not fatal.
+  return { sessions: list.filter(isStored), corrupt: false };
+}
+
+function isStored(value: unknown): value is StoredSession {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.email === 'string' &&
+    typeof v.token === 'string' &&
+    typeof v.baseUrl === 'string' &&
+    typeof v.expiresAt === 'string' &&
+    !Number.isNaN(Date.parse(v.expiresAt)) &&
+    typeof v.createdAt === 'string' &&
+    !Number.isNaN(Date.parse(v.createdAt))
+  );
+}
+
+function prune(list: StoredSession[], now: Date): StoredSession[] {
+  return list.filter((s) => Date.parse(s.expiresAt) > now.getTime());
+}
+
+function sameAddress(s: StoredSession, email: string, baseUrl: string): boolean {
+  return s.email.toLowerCase() === email.toLowerCase() && s.baseUrl === baseUrl;
+}
+
+function validDate(value: unknown): value is string {
+  return typeof value === 'string' && !Number.isNaN(Date.parse(value));
+}
+
+function toSaved(s: StoredSession): SavedSession {
+  return {
+    email: s.email,
+    token: s.token,
+    expiresAt: new Date(s.expiresAt),
+    baseUrl: s.baseUrl,
+    createdAt: new Date(s.createdAt),
+    // Only a note: one that is not a date is ignored, never a reason to drop the address and its token.
+    ...(validDate(s.refusedAt) ? { refusedAt: new Date(s.refusedAt) } : {}),
+  };
+}
+
+/**
+ * Runs `fn` holding `.sessions.json.lock` (created exclusively). A lock older than LOCK_STALE_MS was left
+ * by a process that died and is taken over; after LOCK_WAIT_MS we go ahead anyway: the atomic rename
+ * still keeps the file whole, at worst one concurrent change is lost.
+ */
+function withLock<T>(dir: string, fn: () => T): T {
+  ensurePrivateDir(dir);
+  const lock = join(dir, `.${SESSIONS_FILE}.lock`);
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let held = false;
+  while (!held) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      held = true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (isStale(lock) || Date.now() > deadline) {
+        removeQuietly(lock);
+        continue;
+      }
+      sleepSync(15);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    removeQuietly(lock);
+  }
+}
+
+function removeStaleTemps(dir: string): void {
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!isTempFileName(name) || !name.startsWith(`.${SESSIONS_FILE}.`)) continue;
+      const path = join(dir, name);
+      if (isStale(path, TEMP_STALE_MS)) removeQuietly(path);
+    }
+  } catch {
+    // Housekeeping only: the sessions file itself is already written.
+  }
+}
+
+function isStale(lock: string, maxAgeMs = LOCK_STALE_MS): boolean {
+  try {
+    return Date.now() - statSync(lock).mtimeMs > maxAgeMs;
+  } catch {
+    return true;
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already (another process took it over): fine.
+  }
+}
+
+// The store is synchronous (see secure-file.ts); waiting a few ms for another process's lock blocks
+// this thread briefly, which is what a synchronous lock means.
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+function sleepSync(ms: number): void {
+  Atomics.wait(sleepCell, 0, 0, ms);
+}

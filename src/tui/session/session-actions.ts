@@ -1,0 +1,176 @@
+/**
+ * What the session's keys do beyond moving around: delete a message on the service, copy a thing
+ * (address, code, link), open a link in a browser or show and copy it, save an attachment to the download
+ * directory (asking first when its name is taken there). Each reports on the status line; nothing
+ * throws. Results that arrive after the user left the address are dropped (`mounted`).
+ */
+import { homedir } from 'node:os';
+import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { isApiError } from '../../client/api-error';
+import type { TempMailApi } from '../../client/client-types';
+import type { OpenResult } from '../../platform/browser';
+import { replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../state/download-files';
+import { makeDirSync } from '../../state/make-dir';
+import { safeLine } from '../../text/safe-text';
+import type { AttachmentInfo, Session } from '../../model/mail-types';
+import { describeError } from '../wording/error-text';
+import { byteSize } from '../wording/display-format';
+import { fsReason } from '../wording/fs-reason';
+import { copiedLine, openedLine, shownInsteadLine } from '../wording/status-text';
+
+export interface SessionActionsInput {
+  api: TempMailApi;
+  session: Session;
+  copy: (text: string) => Promise<string>;
+  openLink: (url: string) => Promise<OpenResult>;
+  downloadDir?: string;
+  info: (text: string) => void;
+  fail: (text: string) => void;
+  /** False once the session view is gone. */
+  mounted: { readonly current: boolean };
+  /** True while an attachment is being saved (one at a time). */
+  saving: { current: boolean };
+  /** Milliseconds since the epoch (is the address past its expiry?). */
+  clock: () => number;
+  /** Asks what to do with a downloaded attachment whose file name is taken (answered by `answerConflict`). */
+  ask: (conflict: SaveConflict) => void;
+}
+
+/** A downloaded attachment whose file name exists in the download directory: the question `a` asks. */
+export interface SaveConflict {
+  kind: 'overwrite';
+  /** The name as the service gave it. */
+  filename: string;
+  /** That name made safe: the file that exists in `dir`. */
+  name: string;
+  dir: string;
+  /** The directory as shown ("~/Downloads"). */
+  where: string;
+  /** The name "keep both" would take now ("report (1).pdf"). */
+  keepName: string;
+  bytes: Uint8Array;
+}
+
+/** The answers: o replaces the file, k saves beside it, any other key leaves it. */
+export type ConflictChoice = 'overwrite' | 'keep' | 'cancel';
+
+export interface SessionActions {
+  /** Deletes a message; true when it is gone from the service (or was already), else says why not. */
+  deleteMessage(id: number): Promise<boolean>;
+  /** Copies `text`, saying "Copied <what> via ...". */
+  copyText(what: string, text: string): void;
+  /** Opens link `n` in a browser; where none can open, copies it (the viewer shows it whole). */
+  openUrl(n: number, url: string): void;
+  /** Downloads an attachment and writes it, new file, mode 0600, into the download directory; asks when the name is taken. */
+  saveAttachment(messageId: number, attachment: AttachmentInfo): void;
+  /** Acts on the answer to `ask`. */
+  answerConflict(conflict: SaveConflict, choice: ConflictChoice): void;
+}
+
+/** The actions of one session, reporting through `info` and `fail`. */
+export function sessionActions(input: SessionActionsInput): SessionActions {
+  const { api, session, mounted, info, fail } = input;
+  const live = <A extends unknown[]>(f: (...args: A) => void) => (...args: A) => {
+    if (mounted.current) f(...args);
+  };
+
+  const deleteMessage = async (id: number): Promise<boolean> => {
+    info('Deleting…');
+    try {
+      await api.deleteMail(session.token, id);
+    } catch (error) {
+      // Already gone on the service is what the user wanted anyway.
+      if (isApiError(error) && error.kind === 'not_found') return true;
+      // An expired address is purged by the service, which then knows its token no more: say why.
+      const expired =
+        isApiError(error) &&
+        (error.kind === 'session_expired' || (error.kind === 'invalid_token' && session.expiresAt.getTime() <= input.clock()));
+      live(fail)(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
+      return false;
+    }
+    return true;
+  };
+
+  const copyText = (what: string, text: string) => {
+    info(`Copying ${what}…`);
+    input.copy(text).then(
+      live((said: string) => info(copiedLine(what, said))),
+      live((error: unknown) => fail(`${what}: not copied: ${describeError(error)}`)),
+    );
+  };
+
+  const openUrl = (n: number, url: string) => {
+    info(`Opening link ${n}…`);
+    input.openLink(url).then(
+      live((result: OpenResult) => {
+        if (result.opened) return info(openedLine(n, result.opener));
+        input.copy(url).then(
+          live((said: string) => info(shownInsteadLine(n, result, said))),
+          live(() => info(shownInsteadLine(n, result, 'not copied'))),
+        );
+      }),
+      live((error: unknown) => fail(`Link ${n} not opened: ${describeError(error)}`)),
+    );
+  };
+
+  // One write into the download directory: says where the file went (the path leads, so a narrow line cuts
+  // the size rather than the name), or why not (the reason first: a long folder could push it off the
+  // line). False when `write` found the name taken.
+  const writeOut = (name: string, dir: string, size: number, write: () => string | null, done = 'Saved to'): boolean => {
+    let path: string | null;
+    try {
+      path = write();
+    } catch (error) {
+      live(fail)(`${name} not saved: ${fsReason(error)} (in ${safeLine(dir, 200)})`);
+      return true;
+    }
+    if (path === null) return false;
+    live(info)(`${done} ${safeLine(path, 300)} (${byteSize(size)})`);
+    return true;
+  };
+
+  const saveAttachment = (messageId: number, attachment: AttachmentInfo) => {
+    const name = safeLine(attachment.filename.trim() || 'unnamed', 120);
+    const dir = input.downloadDir;
+    if (!dir) return fail('No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
+    if (input.saving.current) return info('Still saving the previous attachment…');
+    input.saving.current = true;
+    info(`Downloading ${name} (${byteSize(attachment.size)})…`);
+    api.downloadAttachment(session.token, messageId, attachment.id).then(
+      (bytes) => {
+        input.saving.current = false;
+        const fresh = () => {
+          // Created private if missing; an existing directory is left as the user made it.
+          makeDirSync(dir, 0o700);
+          return writeFileIfNew(dir, attachment.filename, bytes);
+        };
+        if (writeOut(name, dir, bytes.length, fresh)) return;
+        // The name is taken. Nobody left to ask (the user left this address): keep both, never replace.
+        if (!mounted.current) return void writeOut(name, dir, bytes.length, () => writeNewFile(dir, attachment.filename, bytes));
+        const safe = safeFileName(attachment.filename);
+        const keepName = basename(uniquePath(dir, safe));
+        input.ask({ kind: 'overwrite', filename: attachment.filename, name: safe, dir, where: homeRelative(dir), keepName, bytes });
+      },
+      (error: unknown) => {
+        input.saving.current = false;
+        live(fail)(`${name} not saved: ${describeError(error)}`);
+      },
+    );
+  };
+
+  const answerConflict = (q: SaveConflict, choice: ConflictChoice) => {
+    const size = q.bytes.length;
+    if (choice === 'overwrite') writeOut(q.name, q.dir, size, () => replaceFile(q.dir, q.filename, q.bytes), 'Replaced');
+    else if (choice === 'keep') writeOut(q.name, q.dir, size, () => writeNewFile(q.dir, q.filename, q.bytes));
+    else info(`Cancelled: ${q.name} left as it was`);
+  };
+
+  return { deleteMessage, copyText, openUrl, saveAttachment, answerConflict };
+}
+
+// "~/Downloads" for a folder under the home directory: the question has to fit on one line.
+function homeRelative(dir: string): string {
+  const rest = relative(homedir(), resolve(dir));
+  const under = !rest.startsWith('..') && !isAbsolute(rest);
+  return safeLine(under ? join('~', rest) : dir, 200);
+}

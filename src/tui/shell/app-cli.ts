@@ -1,0 +1,128 @@
+/**
+ * The app's command line: flags, settings, help. Kept free of React and Ink (type imports aside) so
+ * `--help`, `--version` and bad flags answer at bare-Node speed; the app itself is imported only when
+ * it is about to run.
+ */
+import { parseArgs } from 'node:util';
+import { describeArgsError } from '../../state/args-error';
+import { ConfigError, loadSettings, type Settings } from '../../state/app-config';
+import { appPaths } from '../../state/paths';
+import { safeLine } from '../../text/safe-text';
+import { scriptCommandsHelp } from '../../scripting/commands-list';
+import type { CliIo } from './shell-types';
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'poll-interval': { type: 'string' },
+  'no-bell': { type: 'boolean' },
+  'server-tz': { type: 'string' },
+  'post-encoding': { type: 'string' },
+  'download-dir': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const;
+
+/** The --help text. */
+export function helpText(version: string, configDir: string): string {
+  return `tempmail-tui ${version}: a temporary email address in your terminal
+
+Usage:
+  tempmail-tui [options]          the app: pick an address, watch the inbox, read mail
+  tempmail-tui serve [options]    run the reference service (tempmail-tui serve --help)
+
+Scripting (no UI: data on stdout, messages on stderr; each takes --help):
+${scriptCommandsHelp()}
+
+Options:
+  --base-url URL       the service to use (also TEMPMAIL_BASE_URL or "baseUrl" in the config file);
+                       with none, the reference service runs in-process on 127.0.0.1 and the app
+                       shows where to send mail (SMTP 127.0.0.1:2525 or the next free port)
+  --poll-interval S    seconds between inbox checks (default 5, at least 1)
+  --no-bell            no terminal bell on new mail
+  --server-tz TZ       the service's time zone for its times: UTC (default), +02:00, Europe/Berlin
+  --post-encoding E    how POST parameters are sent: form (default), json or query
+  --download-dir DIR   where \`a\` saves attachments (default ~/Downloads)
+  -h, --help           this help
+  -V, --version        the version
+
+Config file: ${configDir}/config.json (keys baseUrl, pollIntervalSeconds, bell, serverTz, postEncoding,
+downloadDir). Environment: TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ,
+TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR; NO_COLOR turns colours off. Flags beat the environment,
+which beats the file. Every address you create is saved; the picker offers the live ones first.
+
+Keys: j/k or arrows move, Enter opens, d deletes (asks), r checks now, n new address, c copies it,
+s switches between saved addresses, x forgets one, / filters, ? lists every key of the screen, q quits.
+In a message: y copies the code (or the picked link), 1-9 pick a link, o opens it, a saves an
+attachment, Esc or q goes back.
+
+Exit status: 0 done, 1 error, 2 bad usage or setting.
+`;
+}
+
+
+/** Parses flags into settings; a usage or setting problem becomes a message (exit 2). */
+export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv): { help?: true; version?: true; settings?: Settings; error?: string } {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    return { error: describeArgsError(error) };
+  }
+  if (values.help) return { help: true };
+  if (values.version) return { version: true };
+  try {
+    const settings = loadSettings({
+      flags: {
+        baseUrl: values['base-url'] as string | undefined,
+        pollInterval: values['poll-interval'] as string | undefined,
+        bell: values['no-bell'] ? false : undefined,
+        serverTz: values['server-tz'] as string | undefined,
+        postEncoding: values['post-encoding'] as string | undefined,
+        downloadDir: values['download-dir'] as string | undefined,
+      },
+      env,
+      paths: appPaths(env),
+    });
+    return { settings };
+  } catch (error) {
+    if (error instanceof ConfigError) return { error: safeLine(error.message, 400) };
+    throw error;
+  }
+}
+
+/** Runs the app CLI; resolves with the exit status. */
+export async function runAppCli(argv: string[], version: string, io?: Partial<CliIo>): Promise<number> {
+  const out: CliIo = {
+    stdout: io?.stdout ?? process.stdout,
+    stderr: io?.stderr ?? process.stderr,
+    stdin: io?.stdin ?? process.stdin,
+    env: io?.env ?? process.env,
+  };
+  const parsed = parseAppArgs(argv, out.env);
+  if (parsed.error !== undefined) {
+    out.stderr.write(`tempmail-tui: ${parsed.error}\nTry 'tempmail-tui --help'.\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    out.stdout.write(helpText(version, appPaths(out.env).config));
+    return 0;
+  }
+  if (parsed.version) {
+    out.stdout.write(`${version}\n`);
+    return 0;
+  }
+  if (!out.stdin.isTTY || !out.stdout.isTTY) {
+    out.stderr.write('tempmail-tui: the app needs an interactive terminal (stdin and stdout must be a TTY)\n');
+    return 2;
+  }
+  // The service first (the domains are asked for at once), then the UI: the request travels while
+  // Ink and React load.
+  const { connectService } = await import('./app-service');
+  const service = await connectService(parsed.settings!, out.env);
+  if ('error' in service) {
+    out.stderr.write(`tempmail-tui: ${service.error}\n`);
+    return 1;
+  }
+  const { runApp } = await import('./run-app');
+  return runApp({ settings: parsed.settings!, io: out, service });
+}

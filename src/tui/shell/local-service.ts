@@ -1,0 +1,136 @@
+/**
+ * Local mode: with no service configured, the app runs the reference service in-process on loopback
+ * (HTTP on any free port, SMTP on 2525 or the next free port up to 2535, else any), with its data in
+ * the default XDG data directory so addresses and mail survive a restart. When a tempmail-tui service
+ * already runs on that directory (`serve`, or the app in another terminal), the app uses that one:
+ * two services on one directory would each keep their own index and hand out the same names.
+ */
+import { createServer } from 'node:net';
+import { safeLine } from '../../text/safe-text';
+import type { LockHolder } from '../../server/store/data-lock';
+import type { LocalServiceInfo } from './shell-types';
+
+export interface LocalService extends LocalServiceInfo {
+  httpUrl: string;
+  /** Set when the app uses a service that was already running on the data dir: that service's pid. */
+  sharedPid?: number;
+  /** Stops the service the app started; leaves a shared one running. */
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+/** SMTP ports tried in order; 0 (any free port) is the last resort. */
+export const SMTP_PORTS = [2525, 2526, 2527, 2528, 2529, 2530, 2531, 2532, 2533, 2534, 2535, 0];
+
+/** True when nothing listens on `port` (probed by listening briefly). */
+export function portFree(port: number, host = HOST): Promise<boolean> {
+  if (port === 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Starts the reference service for the app, or uses the one already running on its data directory;
+ * `env` picks the directory (XDG, TEMPMAIL_TUI_HOME).
+ */
+export async function startLocalService(env: NodeJS.ProcessEnv = process.env, ports = SMTP_PORTS): Promise<LocalService> {
+  const { DataDirInUseError } = await import('../../server/store/data-lock');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await startOwn(env, ports);
+    } catch (error) {
+      if (!(error instanceof DataDirInUseError)) throw error;
+      const holder = await whenListening(error.dataDir, error.holder);
+      // Gone while we waited (stopped, or died starting): the directory is free, start our own.
+      if (!holder && attempt < 2) continue;
+      return useRunning(error.dataDir, holder ?? error.holder);
+    }
+  }
+}
+
+async function startOwn(env: NodeJS.ProcessEnv, ports: number[]): Promise<LocalService> {
+  // Imported here, not at the top: a run against a remote service never loads the server code.
+  const { startServer } = await import('../../server/assemble');
+  const { defaultServerConfig } = await import('../../server/server-config');
+  const base = { ...defaultServerConfig(env), host: HOST, httpPort: 0 };
+  let lastError: unknown;
+  for (const smtpPort of ports) {
+    if (!(await portFree(smtpPort))) continue;
+    try {
+      // Silent: a log line written while Ink draws would tear the screen.
+      const server = await startServer({ ...base, smtpPort }, { log: () => undefined });
+      return { httpUrl: server.httpUrl, smtpHost: server.smtpHost, smtpPort: server.smtpPort, close: () => server.close() };
+    } catch (error) {
+      // Taken between the probe and the listen: try the next port; anything else is fatal.
+      if (!(error instanceof Error && /already in use/.test(error.message))) throw error;
+      lastError = error;
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error('no free SMTP port for the local service');
+}
+
+// A service that has the lock but is still starting writes its addresses within moments.
+const LISTEN_WAIT_MS = 5_000;
+const HEALTH_TIMEOUT_MS = 3_000;
+
+/** The lock's holder once it lists its addresses; undefined when the lock went away or its process died. */
+async function whenListening(dataDir: string, first: LockHolder): Promise<LockHolder | undefined> {
+  const { holderAlive, readDataDirLock } = await import('../../server/store/data-lock');
+  const deadline = Date.now() + LISTEN_WAIT_MS;
+  let holder: LockHolder | undefined = first;
+  while (holder && holder.httpUrl === undefined && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    holder = await readDataDirLock(dataDir).catch(() => undefined);
+    if (holder && !holderAlive(dataDir, holder)) holder = undefined;
+  }
+  return holder;
+}
+
+/** 0.0.0.0 and :: are where a service listens, not where to reach it: loopback is. */
+function reachable(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (bare === '0.0.0.0') return '127.0.0.1';
+  if (bare === '::') return '::1';
+  return bare;
+}
+
+/** Uses the service named by the data dir's lock, once it answers GET /health. */
+async function useRunning(dataDir: string, holder: LockHolder): Promise<LocalService> {
+  const who = `the data dir ${dataDir} is in use by a tempmail-tui service (pid ${holder.pid}`;
+  const advice = 'stop it, or point the app at a service with --base-url';
+  if (holder.httpUrl === undefined || holder.smtpHost === undefined || holder.smtpPort === undefined) {
+    throw new Error(`${who}) that has not said where it listens; ${advice}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(holder.httpUrl);
+    if (url.protocol !== 'http:') throw new Error('not http');
+  } catch {
+    throw new Error(`${who}) whose lock names no usable URL (${safeLine(holder.httpUrl, 100)}); ${advice}`);
+  }
+  const host = reachable(url.hostname);
+  url.hostname = host.includes(':') ? `[${host}]` : host;
+  const httpUrl = url.href;
+  if (!(await answers(httpUrl))) throw new Error(`${who}, ${safeLine(httpUrl, 100)}) that does not answer; ${advice}`);
+  return {
+    httpUrl,
+    smtpHost: safeLine(reachable(holder.smtpHost), 100),
+    smtpPort: holder.smtpPort,
+    sharedPid: holder.pid,
+    close: () => Promise.resolve(),
+  };
+}
+
+/** True when GET /health gets a JSON answer from a tempmail-tui service (503: up, storage failing). */
+async function answers(httpUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(new URL('health', httpUrl), { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    const body = (await res.json()) as { status?: unknown };
+    return (res.status === 200 || res.status === 503) && typeof body?.status === 'string';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Runs the app on the real terminal, on a service made ready by app-service.ts (the local one when none
+ * is configured): opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
+ * puts the terminal back as it was (main screen, cursor shown) before the process ends. A signal
+ * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) ends it the same way, so the in-process service closes too.
+ * Keys reach Ink one at a time (widgets/key-stdin.ts), however many arrive in one read.
+ */
+import { render } from 'ink';
+import React from 'react';
+import { openInBrowser } from '../../platform/browser';
+import { copyToClipboard } from '../../platform/clipboard';
+import type { Settings } from '../../state/app-config';
+import { appPaths } from '../../state/paths';
+import { normalizeBaseUrl, openSavedSessions } from '../../state/saved-sessions';
+import { safeLine } from '../../text/safe-text';
+import { App } from '../app';
+import type { CliIo } from './shell-types';
+import type { AppService } from './app-service';
+import { keyByKey } from '../widgets/key-stdin';
+import { noColorRequested } from '../widgets/theme';
+
+const ENTER_ALT_SCREEN = '\x1b[?1049h';
+const LEAVE_ALT_SCREEN = '\x1b[?1049l';
+const SHOW_CURSOR = '\x1b[?25h';
+
+/** "Service: mail.example/api": what the picker says it talks to (never user:password). */
+export function serviceLabel(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl);
+    const path = url.pathname === '/' ? '' : url.pathname;
+    return `Service: ${safeLine(`${url.host}${path}`, 200)}`;
+  } catch {
+    return 'Service: (configured)';
+  }
+}
+
+/**
+ * The key under which addresses are saved. A configured service is its normalized URL (what the
+ * scripting commands use too). The local service gets a new HTTP port every run, so its addresses are
+ * saved under "local:" plus its data directory, which is what actually holds them across runs.
+ */
+export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
+  return baseUrl ? normalizeBaseUrl(baseUrl) : `local:${appPaths(env).data}`;
+}
+
+/** Runs the app until the user quits; resolves with the exit status. */
+export async function runApp({ settings, io, service }: { settings: Settings; io: CliIo; service: AppService }): Promise<number> {
+  const { stdout, stderr, stdin, env } = io;
+  const { api, baseUrl, local } = service;
+  const key = serviceKey(settings.baseUrl, env);
+
+  let restored = false;
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
+  };
+  stdout.write(ENTER_ALT_SCREEN);
+  // Whatever ends the process, the user's shell gets its screen back.
+  process.once('exit', restore);
+
+  const instance = render(
+    <App
+      api={api}
+      settings={settings}
+      local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
+      serviceLabel={serviceLabel(baseUrl)}
+      saved={{ store: openSavedSessions({ env }), serviceKey: key }}
+      ringBell={() => stdout.write('\x07')}
+      copy={async (text, write) => (await copyToClipboard(text, { write, env })).message}
+      openLink={(url) => openInBrowser(url, { env })}
+      noColor={noColorRequested(env)}
+      domains={service.domains}
+    />,
+    { stdout, stdin: stdin.isTTY ? keyByKey(stdin) : stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
+  );
+  // A closed terminal (SIGHUP), a polite kill (SIGTERM) or an interrupt sent from outside (SIGINT: Ctrl+C
+  // itself reaches Ink as a key in raw mode) ends the app like `q` does, instead of the default action
+  // that would leave the alternate screen up and the local service's lock behind.
+  const stop = () => instance.unmount();
+  const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of SIGNALS) process.once(signal, stop);
+
+  let code = 0;
+  try {
+    await instance.waitUntilExit();
+  } catch (error) {
+    code = 1;
+    const why = error instanceof Error ? error.message : String(error);
+    restore();
+    stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, stop);
+    restore();
+    process.off('exit', restore);
+  }
+  await local?.close();
+  return code;
+}

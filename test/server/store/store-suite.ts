@@ -1,0 +1,271 @@
+/**
+ * The one test suite every Store passes (inbucket's storage_suite.go). A harness gives a fresh store
+ * and a way to "restart" it on the same data.
+ */
+import { describe, expect, it } from 'vitest';
+import { StoreClosedError, UnknownSessionError, type NewMessage, type Store, type StoredSession } from '../../../src/server/store/store';
+
+export interface StoreHarness {
+  /** The current (opened) store. */
+  store: Store;
+  /** Closes the current store and opens a new one on the same data; `store` then is the new one. */
+  reopen(): Promise<Store>;
+  cleanup(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A session record with unique id, token hash and address. */
+export function sessionRecord(overrides: Partial<StoredSession> = {}): StoredSession {
+  counter++;
+  const local = `user-${counter}`;
+  return {
+    id: `s${counter}x${Math.random().toString(16).slice(2, 10)}`,
+    tokenHash: `hash-${counter}-${Math.random()}`,
+    email: `${local}@tempmail.test`,
+    addressKey: `${local}@tempmail.test`,
+    localPart: local,
+    domain: 'tempmail.test',
+    kind: 'domain',
+    extmailAccountId: null,
+    createdAt: 1_800_000_000_000 + counter,
+    expiresAt: 1_800_003_600_000,
+    ...overrides,
+  };
+}
+
+/** Every byte value, so a text-mangling store is caught. */
+export const ALL_BYTES = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
+
+/** A message with hostile strings and binary parts. */
+export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
+  return {
+    senderName: 'Evil \u202e Bank \u001b[2J',
+    senderEmail: 'bank@example.test',
+    subject: 'Hi \u0000 NUL \u007f DEL \u009b C1 \u001b]52;c;Zm9v\u0007 é 漢字 🎉',
+    receivedAt: 1_800_000_100_000,
+    to: ['a@tempmail.test', 'b@tempmail.test'],
+    cc: [],
+    text: 'line 1\r\nline 2 \u001b[31mred\u001b[0m\n',
+    html: null,
+    headers: { Subject: 'Hi', 'Message-ID': '<x@y>' },
+    raw: Buffer.concat([Buffer.from('Subject: Hi\r\n\r\n'), ALL_BYTES]),
+    attachments: [
+      { filename: 'a.bin', contentType: 'application/octet-stream', bytes: ALL_BYTES },
+      { filename: '../../etc/passwd \u001b[1m', contentType: 'text/plain', bytes: Buffer.from('hello') },
+    ],
+    ...overrides,
+  };
+}
+
+/** Runs the shared suite against the stores `make` builds. */
+export function runStoreSuite(name: string, make: () => Promise<StoreHarness>): void {
+  describe(`Store suite: ${name}`, () => {
+    const withStore = (fn: (h: StoreHarness) => Promise<void>) => async () => {
+      const h = await make();
+      try {
+        await fn(h);
+      } finally {
+        await h.cleanup();
+      }
+    };
+
+    it('puts, gets and finds sessions by id, token hash and address', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      expect(await store.getSession(s.id)).toEqual(s);
+      expect(await store.getSessionByTokenHash(s.tokenHash)).toEqual(s);
+      expect(await store.findSessionByAddress(s.addressKey)).toEqual(s);
+      expect(await store.listSessions()).toEqual([s]);
+      expect(await store.countSessions()).toBe(1);
+      expect(await store.getSession('nope')).toBeUndefined();
+      expect(await store.getSessionByTokenHash('nope')).toBeUndefined();
+      expect(await store.findSessionByAddress('nope@tempmail.test')).toBeUndefined();
+    }));
+
+    it('replaces a session put again under the same id', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      const changed = { ...s, expiresAt: s.expiresAt + 1000, tokenHash: 'new-hash' };
+      await store.putSession(changed);
+      expect(await store.getSession(s.id)).toEqual(changed);
+      expect(await store.getSessionByTokenHash('new-hash')).toEqual(changed);
+      expect(await store.getSessionByTokenHash(s.tokenHash)).toBeUndefined();
+      expect(await store.countSessions()).toBe(1);
+    }));
+
+    it('hands out copies: changing an answer does not change the store', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      const got = (await store.getSession(s.id))!;
+      got.email = 'changed';
+      expect((await store.getSession(s.id))!.email).toBe(s.email);
+      await store.addMessage(s.id, newMessage());
+      const listed = await store.listMessages(s.id);
+      listed[0]!.attachments[0]!.filename = 'changed';
+      expect((await store.listMessages(s.id))[0]!.attachments[0]!.filename).toBe('a.bin');
+    }));
+
+    it('finds the newest session when two share an address, and the older again after a delete', withStore(async ({ store }) => {
+      const old = sessionRecord({ addressKey: 'same@tempmail.test', createdAt: 1000 });
+      const young = sessionRecord({ addressKey: 'same@tempmail.test', createdAt: 2000 });
+      await store.putSession(young);
+      await store.putSession(old);
+      expect((await store.findSessionByAddress('same@tempmail.test'))!.id).toBe(young.id);
+      await store.deleteSession(young.id);
+      expect((await store.findSessionByAddress('same@tempmail.test'))!.id).toBe(old.id);
+    }));
+
+    it('assigns message ids 1, 2, 3 per session, independently', withStore(async ({ store }) => {
+      const a = sessionRecord();
+      const b = sessionRecord();
+      await store.putSession(a);
+      await store.putSession(b);
+      expect((await store.addMessage(a.id, newMessage())).id).toBe(1);
+      expect((await store.addMessage(a.id, newMessage())).id).toBe(2);
+      expect((await store.addMessage(b.id, newMessage())).id).toBe(1);
+      expect((await store.addMessage(a.id, newMessage())).id).toBe(3);
+      expect((await store.listMessages(a.id)).map((m) => m.id)).toEqual([1, 2, 3]);
+      expect(await store.countMessages(a.id)).toBe(3);
+      expect(await store.countMessages(b.id)).toBe(1);
+    }));
+
+    it('keeps every field, every raw byte and every attachment byte', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      const input = newMessage({ html: '<p>&#27;[2J</p>', text: null, cc: ['c@x.test'] });
+      const meta = await store.addMessage(s.id, input);
+      expect(meta).toEqual({
+        id: 1,
+        senderName: input.senderName,
+        senderEmail: input.senderEmail,
+        subject: input.subject,
+        receivedAt: input.receivedAt,
+        size: input.raw.length,
+        attachments: [
+          { id: 1, filename: 'a.bin', contentType: 'application/octet-stream', size: ALL_BYTES.length },
+          { id: 2, filename: '../../etc/passwd \u001b[1m', contentType: 'text/plain', size: 5 },
+        ],
+      });
+      const full = (await store.getMessage(s.id, 1))!;
+      expect(full).toEqual({ ...meta, to: input.to, cc: ['c@x.test'], text: null, html: input.html, headers: input.headers });
+      expect((await store.rawMessage(s.id, 1))!.equals(input.raw)).toBe(true);
+      expect((await store.attachmentBytes(s.id, 1, 1))!.equals(ALL_BYTES)).toBe(true);
+      expect((await store.attachmentBytes(s.id, 1, 2))!.toString()).toBe('hello');
+      for (const bad of [0, 3, 1.5, -1, Number.NaN]) expect(await store.attachmentBytes(s.id, 1, bad)).toBeUndefined();
+      expect(await store.getMessage(s.id, 2)).toBeUndefined();
+      expect(await store.rawMessage(s.id, 2)).toBeUndefined();
+      expect(await store.getMessage('nope', 1)).toBeUndefined();
+    }));
+
+    it('deletes a message, and never hands its id out again', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      await store.addMessage(s.id, newMessage());
+      await store.addMessage(s.id, newMessage());
+      expect(await store.deleteMessage(s.id, 2)).toBe(true);
+      expect(await store.deleteMessage(s.id, 2)).toBe(false);
+      expect(await store.deleteMessage('nope', 1)).toBe(false);
+      expect(await store.getMessage(s.id, 2)).toBeUndefined();
+      expect(await store.rawMessage(s.id, 2)).toBeUndefined();
+      expect(await store.attachmentBytes(s.id, 2, 1)).toBeUndefined();
+      expect((await store.addMessage(s.id, newMessage())).id).toBe(3);
+      expect((await store.listMessages(s.id)).map((m) => m.id)).toEqual([1, 3]);
+    }));
+
+    it('refuses a message for an unknown session', withStore(async ({ store }) => {
+      await expect(store.addMessage('nope', newMessage())).rejects.toBeInstanceOf(UnknownSessionError);
+    }));
+
+    it('deletes a session with its messages and frees its address', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      await store.addMessage(s.id, newMessage());
+      expect(await store.deleteSession(s.id)).toBe(true);
+      expect(await store.deleteSession(s.id)).toBe(false);
+      expect(await store.getSession(s.id)).toBeUndefined();
+      expect(await store.getSessionByTokenHash(s.tokenHash)).toBeUndefined();
+      expect(await store.findSessionByAddress(s.addressKey)).toBeUndefined();
+      expect(await store.listMessages(s.id)).toEqual([]);
+      expect(await store.countMessages(s.id)).toBe(0);
+      expect(await store.rawMessage(s.id, 1)).toBeUndefined();
+      expect(await store.countSessions()).toBe(0);
+    }));
+
+    it('gives concurrent adds distinct ids', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      const metas = await Promise.all(Array.from({ length: 25 }, () => store.addMessage(s.id, newMessage())));
+      expect(metas.map((m) => m.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(await store.countMessages(s.id)).toBe(25);
+    }));
+
+    it('keeps a 5 MB message whole', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      const raw = Buffer.alloc(5 * 1024 * 1024, 0x41);
+      raw.write('\r\n\u001b\u0000', 1000, 'latin1');
+      await store.addMessage(s.id, newMessage({ raw, html: 'x'.repeat(2_000_000) }));
+      expect((await store.rawMessage(s.id, 1))!.equals(raw)).toBe(true);
+      expect((await store.getMessage(s.id, 1))!.html!.length).toBe(2_000_000);
+    }));
+
+    it('refuses every call after close, and close is idempotent', withStore(async (h) => {
+      const s = sessionRecord();
+      await h.store.putSession(s);
+      await h.store.close();
+      await h.store.close();
+      await expect(h.store.putSession(sessionRecord())).rejects.toBeInstanceOf(StoreClosedError);
+      await expect(h.store.getSession(s.id)).rejects.toBeInstanceOf(StoreClosedError);
+      await expect(h.store.addMessage(s.id, newMessage())).rejects.toBeInstanceOf(StoreClosedError);
+      await h.reopen();
+    }));
+
+    it('keeps sessions and messages, byte for byte, across a reopen', withStore(async (h) => {
+      const s = sessionRecord();
+      await h.store.putSession(s);
+      const input = newMessage();
+      await h.store.addMessage(s.id, input);
+      await h.store.addMessage(s.id, newMessage({ subject: 'second', attachments: [] }));
+      const before = { list: await h.store.listMessages(s.id), full: await h.store.getMessage(s.id, 1) };
+      const store = await h.reopen();
+      expect(await store.getSession(s.id)).toEqual(s);
+      expect(await store.getSessionByTokenHash(s.tokenHash)).toEqual(s);
+      expect(await store.findSessionByAddress(s.addressKey)).toEqual(s);
+      expect(await store.listMessages(s.id)).toEqual(before.list);
+      expect(await store.getMessage(s.id, 1)).toEqual(before.full);
+      expect((await store.rawMessage(s.id, 1))!.equals(input.raw)).toBe(true);
+      expect((await store.attachmentBytes(s.id, 1, 1))!.equals(ALL_BYTES)).toBe(true);
+    }));
+
+    it('does not reuse the id of a deleted newest message after a reopen', withStore(async (h) => {
+      const s = sessionRecord();
+      await h.store.putSession(s);
+      await h.store.addMessage(s.id, newMessage());
+      await h.store.addMessage(s.id, newMessage());
+      await h.store.addMessage(s.id, newMessage());
+      await h.store.deleteMessage(s.id, 3);
+      await h.store.deleteMessage(s.id, 2);
+      let store = await h.reopen();
+      expect((await store.addMessage(s.id, newMessage())).id).toBe(4);
+      // Every message gone, then a restart: still no reuse.
+      await store.deleteMessage(s.id, 1);
+      await store.deleteMessage(s.id, 4);
+      store = await h.reopen();
+      expect((await store.addMessage(s.id, newMessage())).id).toBe(5);
+    }));
+
+    it('keeps a deleted session deleted across a reopen', withStore(async (h) => {
+      const gone = sessionRecord();
+      const kept = sessionRecord();
+      await h.store.putSession(gone);
+      await h.store.putSession(kept);
+      await h.store.addMessage(gone.id, newMessage());
+      await h.store.deleteSession(gone.id);
+      const store = await h.reopen();
+      expect(await store.getSession(gone.id)).toBeUndefined();
+      expect(await store.listMessages(gone.id)).toEqual([]);
+      expect((await store.listSessions()).map((x) => x.id)).toEqual([kept.id]);
+    }));
+  });
+}

@@ -1,0 +1,199 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadSettings } from '../../src/state/app-config';
+import { appPaths } from '../../src/state/paths';
+
+let home: string;
+let paths: ReturnType<typeof appPaths>;
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'tempmail-config-'));
+  paths = appPaths({ TEMPMAIL_TUI_HOME: home });
+});
+afterEach(() => rmSync(home, { recursive: true, force: true }));
+
+function writeConfig(content: string | object): string {
+  mkdirSync(paths.config, { recursive: true });
+  const file = join(paths.config, 'config.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+function clearConfig(): void {
+  rmSync(join(paths.config, 'config.json'), { force: true });
+}
+
+function errorOf(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadSettings', () => {
+  it('has defaults when nothing is configured', () => {
+    const s = loadSettings({ env: {}, paths });
+    expect(s).toEqual({
+      pollIntervalMs: 5000,
+      bell: true,
+      serverTz: 'UTC',
+      postEncoding: 'form',
+      downloadDir: paths.downloads,
+    });
+    expect('baseUrl' in s).toBe(false);
+  });
+
+  it('reads every key of the config file', () => {
+    writeConfig({
+      baseUrl: 'https://mail.example/api/',
+      pollIntervalSeconds: 2.5,
+      bell: false,
+      serverTz: 'Europe/Berlin',
+      postEncoding: 'json',
+      downloadDir: '~/mail-files',
+    });
+    expect(loadSettings({ env: { HOME: '/home/u' }, paths })).toEqual({
+      baseUrl: 'https://mail.example/api/',
+      pollIntervalMs: 2500,
+      bell: false,
+      serverTz: 'Europe/Berlin',
+      postEncoding: 'json',
+      downloadDir: '/home/u/mail-files',
+    });
+  });
+
+  it('lets the environment override the file, and flags override both', () => {
+    writeConfig({ baseUrl: 'http://file.example/', pollIntervalSeconds: 9, bell: true, postEncoding: 'json' });
+    const env = {
+      TEMPMAIL_BASE_URL: 'http://env.example/',
+      TEMPMAIL_POLL_INTERVAL: '3',
+      TEMPMAIL_BELL: 'off',
+      TEMPMAIL_SERVER_TZ: '+02:00',
+      TEMPMAIL_POST_ENCODING: 'QUERY',
+      TEMPMAIL_DOWNLOAD_DIR: '/tmp/env-dl',
+    };
+    const fromEnv = loadSettings({ env, paths });
+    expect(fromEnv).toMatchObject({
+      baseUrl: 'http://env.example/',
+      pollIntervalMs: 3000,
+      bell: false,
+      serverTz: '+02:00',
+      postEncoding: 'query',
+      downloadDir: '/tmp/env-dl',
+    });
+    const fromFlags = loadSettings({
+      env,
+      paths,
+      flags: { baseUrl: 'http://flag.example/', pollInterval: '1', bell: true, serverTz: 'UTC', postEncoding: 'form', downloadDir: '/tmp/flag-dl' },
+    });
+    expect(fromFlags).toEqual({
+      baseUrl: 'http://flag.example/',
+      pollIntervalMs: 1000,
+      bell: true,
+      serverTz: 'UTC',
+      postEncoding: 'form',
+      downloadDir: '/tmp/flag-dl',
+    });
+  });
+
+  it('ignores empty environment variables', () => {
+    writeConfig({ baseUrl: 'http://file.example/' });
+    expect(loadSettings({ env: { TEMPMAIL_BASE_URL: '', TEMPMAIL_POLL_INTERVAL: ' ' }, paths })).toMatchObject({
+      baseUrl: 'http://file.example/',
+      pollIntervalMs: 5000,
+    });
+  });
+
+  it('reads an empty file as an empty config', () => {
+    writeConfig('\n');
+    expect(loadSettings({ env: {}, paths }).pollIntervalMs).toBe(5000);
+  });
+});
+
+describe('bad settings name the file (or variable, or flag) and the key', () => {
+  it('poll interval that is not a number', () => {
+    writeConfig({ pollIntervalSeconds: 'fast' });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain(
+      'config.json: pollIntervalSeconds must be a number of seconds >= 1, got "fast"',
+    );
+  });
+
+  it('poll interval below one second', () => {
+    writeConfig({ pollIntervalSeconds: 0.5 });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(/config\.json: pollIntervalSeconds .*got 0\.5/);
+    clearConfig();
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_POLL_INTERVAL: '0' }, paths })).message).toMatch(
+      /^TEMPMAIL_POLL_INTERVAL must be a number of seconds >= 1, got "0"/,
+    );
+    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { pollInterval: '-3' } })).message).toMatch(/^--poll-interval /);
+  });
+
+  it('invalid JSON names the file', () => {
+    const file = writeConfig('{"baseUrl": ');
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(new RegExp(`^${file}: not valid JSON`));
+  });
+
+  it('a JSON value that is not an object', () => {
+    writeConfig('[1,2]');
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: must be a JSON object');
+  });
+
+  it('unknown key, listing the known ones', () => {
+    writeConfig({ baseURL: 'http://x.example/' });
+    const message = errorOf(() => loadSettings({ env: {}, paths })).message;
+    expect(message).toContain('config.json: unknown key "baseURL"');
+    expect(message).toContain('baseUrl, pollIntervalSeconds, bell, serverTz, postEncoding, downloadDir');
+  });
+
+  it('wrong types', () => {
+    writeConfig({ bell: 'yes' });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: bell must be true or false, got "yes"');
+    writeConfig({ baseUrl: 42 });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: baseUrl must be a string');
+    writeConfig({ pollIntervalSeconds: '5' });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: pollIntervalSeconds');
+  });
+
+  it('base URL must be http(s)', () => {
+    writeConfig({ baseUrl: 'file:///etc/passwd' });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: baseUrl must be an http(s) URL');
+    clearConfig();
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_BASE_URL: 'not a url' }, paths })).message).toMatch(/^TEMPMAIL_BASE_URL must be/);
+    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { baseUrl: 'ftp://x/' } })).message).toMatch(/^--base-url must be/);
+  });
+
+  it('time zone validated', () => {
+    writeConfig({ serverTz: 'Mars/Olympus' });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: serverTz must be a time zone');
+    clearConfig();
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_SERVER_TZ: '+25:00' }, paths })).message).toMatch(/^TEMPMAIL_SERVER_TZ/);
+  });
+
+  it('post encoding and bell from the environment', () => {
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_POST_ENCODING: 'xml' }, paths })).message).toBe(
+      'TEMPMAIL_POST_ENCODING must be one of form, json, query, got "xml"',
+    );
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_BELL: 'maybe' }, paths })).message).toMatch(/^TEMPMAIL_BELL must be true or false/);
+  });
+
+  it('a hostile value is shown without control characters', () => {
+    writeConfig({ postEncoding: 'x\u001b]0;pwned\u0007\u202e' });
+    const message = errorOf(() => loadSettings({ env: {}, paths })).message;
+    expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+  });
+
+  it('a bad file is reported even when the environment overrides its key', () => {
+    writeConfig({ pollIntervalSeconds: 'fast' });
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_POLL_INTERVAL: '2' }, paths })).message).toContain('pollIntervalSeconds');
+  });
+
+  it('an unreadable config path is an error, not a default', () => {
+    mkdirSync(join(paths.config, 'config.json'), { recursive: true });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(/config\.json: cannot be read \(EISDIR\)/);
+  });
+});

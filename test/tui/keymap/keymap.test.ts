@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import type { Key } from 'ink';
+import { describe, expect, it } from 'vitest';
+import { textWidth } from '../../../src/text/text-width';
+import {
+  bindingsFor,
+  commandFor,
+  footerHints,
+  helpRows,
+  KEYMAP,
+  keymapMarkdown,
+  type KeySpec,
+  type Screen,
+} from '../../../src/tui/keymap/keymap';
+
+const SCREENS: Screen[] = ['picker', 'prefix', 'inbox', 'filter', 'viewer', 'confirm', 'help', 'switch', 'attachment', 'overwrite'];
+
+const noKey: Key = {
+  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false,
+  home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false,
+  backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false,
+};
+
+/** What Ink would hand a handler for this key. */
+function press(spec: KeySpec): [string, Key] {
+  if ('char' in spec) return [spec.char, { ...noKey, shift: spec.char !== spec.char.toLowerCase() }];
+  if ('special' in spec) return ['', { ...noKey, [spec.special]: true }];
+  if ('digits' in spec) return ['3', noKey];
+  return ['x', noKey];
+}
+
+describe('keymap', () => {
+  it('every key of every screen means the command its row says (no row shadows another)', () => {
+    for (const screen of SCREENS) {
+      for (const binding of bindingsFor(screen)) {
+        for (const spec of binding.keys) {
+          if (spec.only && !spec.only.includes(screen)) continue;
+          // Printable keys are text on the input screens: only special keys may be commands there.
+          if ((screen === 'prefix' || screen === 'filter') && !('special' in spec)) continue;
+          const [input, key] = press(spec);
+          expect([screen, binding.command, commandFor(screen, input, key)]).toEqual([screen, binding.command, binding.command]);
+        }
+      }
+    }
+  });
+
+  it('follows the aerc/mutt conventions of DESIGN.md', () => {
+    const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) => commandFor(screen, input, { ...noKey, ...key });
+    expect([cmd('inbox', 'j'), cmd('inbox', 'k'), cmd('inbox', '', { downArrow: true })]).toEqual(['down', 'up', 'down']);
+    expect([cmd('inbox', 'g'), cmd('inbox', 'G'), cmd('inbox', '', { return: true })]).toEqual(['first', 'last', 'open']);
+    expect([cmd('inbox', 'd'), cmd('inbox', 'r'), cmd('inbox', 'n'), cmd('inbox', 'c')]).toEqual(['delete', 'refresh', 'newAddress', 'copy']);
+    expect([cmd('inbox', '/'), cmd('inbox', '?'), cmd('inbox', 'q')]).toEqual(['filter', 'help', 'quit']);
+    expect([cmd('viewer', ' '), cmd('viewer', 'b'), cmd('viewer', 'H'), cmd('viewer', '7')]).toEqual(['pageDown', 'pageUp', 'headers', 'link']);
+    expect([cmd('viewer', 'q'), cmd('viewer', '', { escape: true }), cmd('viewer', 'd')]).toEqual(['back', 'back', 'delete']);
+    expect([cmd('confirm', 'y'), cmd('confirm', 'n'), cmd('confirm', '', { escape: true })]).toEqual(['yes', 'no', 'no']);
+    expect([cmd('picker', 'q'), cmd('picker', '', { escape: true })]).toEqual(['quit', 'back']);
+    // Typing a name: letters are text, not commands.
+    expect([cmd('prefix', 'q'), cmd('filter', 'd'), cmd('filter', '', { escape: true })]).toEqual([undefined, undefined, 'back']);
+    // Issue 4: switch and forget addresses, copy the code, open a link, save an attachment.
+    expect([cmd('inbox', 's'), cmd('inbox', 'x'), cmd('switch', 'x'), cmd('switch', '', { return: true }), cmd('switch', '2')]).toEqual([
+      'switch',
+      'forget',
+      'forget',
+      'choose',
+      'choose',
+    ]);
+    expect([cmd('switch', 'q'), cmd('switch', '', { escape: true }), cmd('switch', 'j')]).toEqual(['back', 'back', 'down']);
+    expect([cmd('viewer', 'y'), cmd('viewer', 'o'), cmd('viewer', 'a')]).toEqual(['yank', 'openLink', 'save']);
+    expect([cmd('attachment', '2'), cmd('attachment', 'q'), cmd('attachment', '', { escape: true })]).toEqual(['choose', 'no', 'no']);
+    // The attachment's name is taken: o replaces, k keeps both, any other key (the viewer's j and q too) cancels.
+    expect([cmd('overwrite', 'o'), cmd('overwrite', 'k'), cmd('overwrite', 'j'), cmd('overwrite', '', { escape: true })]).toEqual([
+      'overwrite',
+      'keepBoth',
+      'no',
+      'no',
+    ]);
+    // Modified keys are not plain letters.
+    expect(cmd('inbox', 'd', { ctrl: true })).toBeUndefined();
+  });
+
+  it('the help of each screen lists every row of the table for that screen', () => {
+    for (const screen of SCREENS) {
+      const rows = helpRows(screen);
+      expect(rows.length).toBe(KEYMAP.filter((b) => b.screens.includes(screen)).length);
+      for (const row of rows) {
+        expect(row.keys).not.toBe('');
+        expect(row.description).not.toBe('');
+      }
+    }
+    expect(helpRows('inbox').map((r) => r.keys)).toContain('d');
+    expect(helpRows('viewer').find((r) => r.keys === 'Esc / q')?.description).toBe('back to the inbox');
+  });
+
+  it('footer hints come from the table and fit 80 columns whole', () => {
+    expect(footerHints('inbox')).toMatch(/^j\/k move {2}Enter open {2}d delete/);
+    for (const screen of SCREENS) {
+      const line = footerHints(screen, 80);
+      expect(textWidth(line)).toBeLessThanOrEqual(80);
+      expect(line).toMatch(/\S/);
+    }
+    // When something has to go, help and quit stay.
+    expect(footerHints('inbox', 50)).toMatch(/\? help {2}q quit$/);
+  });
+
+  it('renders the README keys table from the same rows', () => {
+    const md = keymapMarkdown();
+    expect(md).toContain('**Inbox**');
+    expect(md).toContain('| `d` | delete the message (asks first) |');
+    expect(md).toContain('| `Esc`, `q` | back to the inbox |');
+    // The README carries the generated table between markers; it must stay equal to it.
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const m = /<!-- keys:start -->\n([\s\S]*?)<!-- keys:end -->/.exec(readme);
+    expect(m, "README.md keeps the generated keys table between its markers").not.toBeNull();
+    expect(m![1]!.trim()).toBe(md.trim());
+  });
+});
+
+describe('keys of the help screen', () => {
+  it('scrolls with the keys that scroll the viewer, and ?, q and Esc still close it', () => {
+    const cmd = (input: string, key: Partial<Key> = {}) => commandFor('help', input, { ...noKey, ...key });
+    expect([cmd('j'), cmd('', { downArrow: true }), cmd('k'), cmd('', { upArrow: true })]).toEqual(['down', 'down', 'up', 'up']);
+    expect([cmd(' '), cmd('', { pageDown: true }), cmd('b'), cmd('', { pageUp: true })]).toEqual(['pageDown', 'pageDown', 'pageUp', 'pageUp']);
+    expect([cmd('g'), cmd('', { home: true }), cmd('G'), cmd('', { end: true })]).toEqual(['first', 'first', 'last', 'last']);
+    expect([cmd('?'), cmd('q'), cmd('', { escape: true })]).toEqual(['help', 'back', 'back']);
+    // The rows added for the help do not change what the keys mean elsewhere.
+    expect(commandFor('viewer', 'j', noKey)).toBe('down');
+    expect(helpRows('viewer').find((r) => r.keys === 'j / ↓')?.description).toBe('scroll down one line');
+  });
+});
