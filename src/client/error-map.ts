@@ -6,7 +6,7 @@
 import type { RequestError } from 'got';
 import { safeLine } from '../text/safe-text';
 import { ApiError, type ApiErrorKind } from './api-error';
-import { isObject, parseJson } from './tempmail/tempmail-parse';
+import { isObject, parseJson } from './wire-json';
 import { redact, serviceText } from './redact';
 
 /** An HTTP answer as the mapper needs it. */

@@ -1,98 +1,35 @@
 /**
- * The client of SPEC.md: one got instance behind five plain functions that return the project's own,
- * terminal-safe types and fail only with ApiError. The token never reaches an error: got's errors are
- * replaced (in `beforeError`) by ApiErrors built from scratch.
+ * The `tempmail` provider: SPEC.md's interface (the reference service, and public services that speak
+ * it). Wire mapping only: the shared HTTP client (../http-client.ts) carries the timeout, retry,
+ * redirect and redaction rules, and every failure is an ApiError with the token kept out of it.
  */
-import got, { RequestError, type Got, type OptionsOfTextResponseBody, type RetryObject } from 'got';
 import type { CreateSessionOptions, DomainList, Message, MessageSummary, Session } from '../../model/mail-types';
-import { errorFromAnswer, errorFromRequest } from '../error-map';
+import { errorFromAnswer } from '../error-map';
 import { ApiError } from '../api-error';
-import { badResponse, isObject, parseDomainList, parseJson, parseMessage, parseSession, parseSummaries } from './tempmail-parse';
+import { createHttpClient } from '../http-client';
+import { badResponse, isObject, parseJson } from '../wire-json';
+import { parseDomainList, parseMessage, parseSession, parseSummaries } from './tempmail-parse';
 import type { ApiOptions, PostEncoding, TempMailApi } from '../client-types';
-
-const DEFAULT_TIMEOUT_MS = 10_000;
-const DEFAULT_RETRIES = 2;
-const DEFAULT_RETRY_BASE_MS = 500;
-// A 503 asking us to come back later than this is surfaced (with retryAfterSeconds) instead of waited on.
-const MAX_RETRY_AFTER_MS = 5_000;
-// Bigger than any message the reference service accepts (10 MiB raw) once JSON-escaped; a service that
-// streams more is broken or hostile and must not exhaust memory.
-const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-// 5xx worth another try; 429 is deliberately absent (the poller waits out Retry-After instead).
-const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
 
 type Params = Record<string, string | number>;
 
 /** Creates the client for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createApi(options: ApiOptions): TempMailApi {
-  const base = checkBaseUrl(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const http = createHttpClient(options);
   const encoding: PostEncoding = options.postEncoding ?? 'form';
   const offset = options.serverOffsetMinutes ?? 0;
-  const baseDelay = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS;
-  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-
-  // The token of the request in flight is not known to the hook; every token this client has seen is.
-  const secrets = new Set<string>();
-  const secretList = () => [...secrets];
-
-  const http: Got = got.extend({
-    prefixUrl: base,
-    timeout: { request: timeoutMs },
-    responseType: 'text',
-    // A redirect would carry the token (query string) to an address nobody configured.
-    followRedirect: false,
-    headers: { accept: 'application/json', 'user-agent': 'tempmail-tui' },
-    retry: {
-      limit: options.retries ?? DEFAULT_RETRIES,
-      // Only GETs are safe to repeat: a repeated create-session would make a second address, a
-      // repeated delete could hit a message that arrived since. got skips POST already; this says so.
-      methods: ['GET'],
-      statusCodes: RETRY_STATUS,
-      maxRetryAfter: MAX_RETRY_AFTER_MS,
-      enforceRetryRules: true,
-      calculateDelay: ({ attemptCount, retryAfter, computedValue }: RetryObject) => {
-        if (retryAfter !== undefined) return computedValue;
-        const exp = Math.min(baseDelay * 2 ** (attemptCount - 1), 30_000);
-        return exp + Math.random() * baseDelay * 0.25;
-      },
-    },
-    hooks: {
-      beforeError: [(error: RequestError) => errorFromRequest(error, secretList(), timeoutMs)],
-    },
-  });
 
   async function call(method: 'GET' | 'POST', path: string, params: Params, token?: string): Promise<Record<string, unknown>> {
-    if (token) secrets.add(token);
-    const secretsNow = token ? [token, ...secrets] : secretList();
-    const request: OptionsOfTextResponseBody = {};
-    if (method === 'GET' || encoding === 'query') request.searchParams = params;
-    else if (encoding === 'json') request.json = params;
-    else request.form = params;
-    let status: number;
-    let headers: Record<string, string | string[] | undefined>;
-    let body: string;
-    try {
-      const pending = method === 'GET' ? http.get(path, request) : http.post(path, request);
-      pending.on('downloadProgress', (progress: { transferred: number }) => {
-        if (progress.transferred > maxBytes) pending.cancel();
-      });
-      const response = await pending;
-      ({ statusCode: status, headers } = response);
-      body = typeof response.body === 'string' ? response.body : '';
-    } catch (error: unknown) {
-      throw toApiError(error, secretsNow, timeoutMs, maxBytes);
-    }
-    if (status >= 300) {
-      // Only reachable for 3xx (followRedirect is off); got throws for 4xx and 5xx.
-      throw new ApiError('bad_response', `The service redirected (HTTP ${status}); check the base URL`, { status });
-    }
+    const secrets = token ? [token] : [];
+    const sent =
+      method === 'GET' || encoding === 'query' ? { searchParams: params } : encoding === 'json' ? { json: params } : { form: params };
+    const { status, headers, body } = await http.request(method, path, { ...sent, secrets });
     const data = parseJson(body);
     if (!isObject(data)) throw badResponse(body.trim() ? 'not JSON' : 'empty body');
     // HTTP 200 with {status:"error"} is an error like any other.
     if (data.status !== 'success') {
       if (data.status === 'error' || data.error !== undefined) {
-        throw errorFromAnswer({ status, headers, body }, secretsNow, data);
+        throw errorFromAnswer({ status, headers, body }, http.secrets(), data);
       }
       throw badResponse('no success status');
     }
@@ -105,7 +42,7 @@ export function createApi(options: ApiOptions): TempMailApi {
     },
     async createSession(opts: CreateSessionOptions = {}): Promise<Session> {
       const session = parseSession(await call('POST', 'create-session', sessionParams(opts, encoding)), offset);
-      secrets.add(session.token);
+      http.addSecret(session.token);
       return session;
     },
     async checkMail(token: string): Promise<MessageSummary[]> {
@@ -118,26 +55,12 @@ export function createApi(options: ApiOptions): TempMailApi {
       await call('POST', 'delete-mail', { token, id: checkId(id) }, token);
     },
     async downloadAttachment(token: string, id: number, attachmentId: number): Promise<Buffer> {
-      secrets.add(token);
-      const secretsNow = [token, ...secrets];
-      const params = { token, id: checkId(id), attachment_id: checkId(attachmentId) };
-      let status: number;
-      let body: Buffer;
+      const searchParams = { token, id: checkId(id), attachment_id: checkId(attachmentId) };
       try {
-        const pending = http.get('attachment', { searchParams: params, responseType: 'buffer' });
-        pending.on('downloadProgress', (progress: { transferred: number }) => {
-          if (progress.transferred > maxBytes) pending.cancel();
-        });
-        const response = await pending;
-        status = response.statusCode;
-        body = response.body;
+        return (await http.requestBuffer('attachment', { searchParams, secrets: [token] })).body;
       } catch (error: unknown) {
-        throw missingRoute(toApiError(error, secretsNow, timeoutMs, maxBytes));
+        throw error instanceof ApiError ? missingRoute(error) : error;
       }
-      if (status >= 300) {
-        throw new ApiError('bad_response', `The service redirected (HTTP ${status}); check the base URL`, { status });
-      }
-      return body;
     },
   };
 }
@@ -171,30 +94,4 @@ export function sessionParams(opts: CreateSessionOptions, encoding: PostEncoding
 function checkId(id: number): number {
   if (!Number.isSafeInteger(id) || id < 0) throw new ApiError('bad_request', 'That is not a message id');
   return id;
-}
-
-function checkBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ApiError('bad_request', 'The service address is not a valid URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ApiError('bad_request', 'The service address must start with http:// or https://');
-  }
-  // Query and fragment would be mangled by prefixUrl; paths are kept, with one trailing slash.
-  url.search = '';
-  url.hash = '';
-  return url.href.endsWith('/') ? url.href : `${url.href}/`;
-}
-
-// Errors that did not go through beforeError: a cancelled oversized download, or a bug of ours.
-function toApiError(error: unknown, secrets: readonly string[], timeoutMs: number, maxBytes: number): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof Error && error.name === 'CancelError') {
-    return badResponse(`answer larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
-  }
-  if (error instanceof RequestError) return errorFromRequest(error, secrets, timeoutMs);
-  return new ApiError('network', 'The request failed');
 }

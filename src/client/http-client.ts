@@ -1,0 +1,181 @@
+/**
+ * The one got instance every provider talks through, and the rules it carries for all of them: a
+ * timeout per request, GETs (only) retried on network errors and 5xx with exponential backoff and
+ * jitter, redirects never followed (a token in a query string must not travel to a host nobody
+ * configured), answers over a size cap refused, and every failure turned into an ApiError built from
+ * scratch, with every secret this client has seen redacted (got's own errors carry the URL).
+ * Providers map their wire format on top of `request()`; none of them builds a got instance.
+ */
+import got, { RequestError, type CancelableRequest, type Got, type Response, type RetryObject } from 'got';
+import { ApiError } from './api-error';
+import { errorFromRequest } from './error-map';
+import { badResponse } from './wire-json';
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRY_BASE_MS = 500;
+// A 503 asking us to come back later than this is surfaced (with retryAfterSeconds) instead of waited on.
+const MAX_RETRY_AFTER_MS = 5_000;
+// Bigger than any message the reference service accepts (10 MiB raw) once JSON-escaped; a service that
+// streams more is broken or hostile and must not exhaust memory.
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+// 5xx worth another try; 429 is deliberately absent (the poller waits out Retry-After instead).
+const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
+
+export interface HttpClientOptions {
+  /** Base URL; paths of requests are relative to it (a path prefix is kept). */
+  baseUrl: string;
+  /** Per-request timeout in ms (default 10 000). */
+  timeoutMs?: number;
+  /** Retries for GETs on network errors and 5xx (default 2). */
+  retries?: number;
+  /** First retry delay in ms, doubled per attempt with a little jitter (default 500). */
+  retryBaseDelayMs?: number;
+  /** Answers larger than this are refused as bad_response (default 64 MiB). */
+  maxResponseBytes?: number;
+}
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** What a request sends besides its method and path. */
+export interface HttpRequest {
+  searchParams?: Record<string, string | number>;
+  form?: Record<string, string | number>;
+  json?: unknown;
+  headers?: Record<string, string>;
+  /** Secrets this request carries (a token, a password): kept out of every error from now on. */
+  secrets?: readonly string[];
+}
+
+/** An answer with status < 300 (got throws for 4xx/5xx, and redirects are refused). */
+export interface HttpAnswer<T> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+export interface HttpClient {
+  /** The base URL as normalised (one trailing slash, no query or fragment). */
+  readonly baseUrl: string;
+  request(method: HttpMethod, path: string, request?: HttpRequest): Promise<HttpAnswer<string>>;
+  /** A GET whose body is bytes (attachments, raw messages). */
+  requestBuffer(path: string, request?: HttpRequest): Promise<HttpAnswer<Buffer>>;
+  /** Registers a secret learned from an answer (a created session's token). */
+  addSecret(secret: string): void;
+  /** Every secret seen so far, for error mapping outside `request()`. */
+  secrets(): readonly string[];
+}
+
+/** Creates the shared client for `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const base = checkBaseUrl(options.baseUrl);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const baseDelay = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+  // The token of the request in flight is not known to the hook; every token this client has seen is.
+  const known = new Set<string>();
+  const secretList = () => [...known];
+
+  const http: Got = got.extend({
+    prefixUrl: base,
+    timeout: { request: timeoutMs },
+    responseType: 'text',
+    // A redirect would carry the token (query string) to an address nobody configured.
+    followRedirect: false,
+    headers: { accept: 'application/json', 'user-agent': 'tempmail-tui' },
+    retry: {
+      limit: options.retries ?? DEFAULT_RETRIES,
+      // Only GETs are safe to repeat: a repeated create-session would make a second address, a
+      // repeated delete could hit a message that arrived since. got skips POST already; this says so.
+      methods: ['GET'],
+      statusCodes: RETRY_STATUS,
+      maxRetryAfter: MAX_RETRY_AFTER_MS,
+      enforceRetryRules: true,
+      calculateDelay: ({ attemptCount, retryAfter, computedValue }: RetryObject) => {
+        if (retryAfter !== undefined) return computedValue;
+        const exp = Math.min(baseDelay * 2 ** (attemptCount - 1), 30_000);
+        return exp + Math.random() * baseDelay * 0.25;
+      },
+    },
+    hooks: {
+      beforeError: [(error: RequestError) => errorFromRequest(error, secretList(), timeoutMs)],
+    },
+  });
+
+  function remember(request: HttpRequest): readonly string[] {
+    for (const secret of request.secrets ?? []) if (secret) known.add(secret);
+    return secretList();
+  }
+
+  async function send<T>(pending: CancelableRequest<Response<T>>, secretsNow: readonly string[]): Promise<HttpAnswer<T>> {
+    pending.on('downloadProgress', (progress: { transferred: number }) => {
+      if (progress.transferred > maxBytes) pending.cancel();
+    });
+    let answer: HttpAnswer<T>;
+    try {
+      const response = await pending;
+      answer = { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error: unknown) {
+      throw toApiError(error, secretsNow, timeoutMs, maxBytes);
+    }
+    if (answer.status >= 300) {
+      // Only reachable for 3xx (followRedirect is off); got throws for 4xx and 5xx.
+      throw new ApiError('bad_response', `The service redirected (HTTP ${answer.status}); check the base URL`, { status: answer.status });
+    }
+    return answer;
+  }
+
+  return {
+    baseUrl: base,
+    async request(method, path, request = {}) {
+      const secretsNow = remember(request);
+      const pending = http(path, {
+        method,
+        searchParams: request.searchParams,
+        form: request.form,
+        json: request.json,
+        headers: request.headers,
+        responseType: 'text',
+      });
+      const answer = await send<string>(pending, secretsNow);
+      return { ...answer, body: typeof answer.body === 'string' ? answer.body : '' };
+    },
+    async requestBuffer(path, request = {}) {
+      const secretsNow = remember(request);
+      const pending = http.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer' });
+      return send<Buffer>(pending, secretsNow);
+    },
+    addSecret(secret) {
+      if (secret) known.add(secret);
+    },
+    secrets: secretList,
+  };
+}
+
+/** The base URL with one trailing slash and no query or fragment; only http(s). */
+export function checkBaseUrl(baseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ApiError('bad_request', 'The service address is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ApiError('bad_request', 'The service address must start with http:// or https://');
+  }
+  // Query and fragment would be mangled by prefixUrl; paths are kept, with one trailing slash.
+  url.search = '';
+  url.hash = '';
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
+}
+
+// Errors that did not go through beforeError: a cancelled oversized download, or a bug of ours.
+function toApiError(error: unknown, secrets: readonly string[], timeoutMs: number, maxBytes: number): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof Error && error.name === 'CancelError') {
+    return badResponse(`answer larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
+  }
+  if (error instanceof RequestError) return errorFromRequest(error, secrets, timeoutMs);
+  return new ApiError('network', 'The request failed');
+}
