@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
-import { startServer } from './assemble';
+import { startServer, type RunningServer } from './assemble';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 
 const HELP = `Usage: tempmail-tui serve [options]
@@ -88,43 +88,61 @@ export async function runServe(args: string[]): Promise<number> {
     throw error;
   }
 
-  let server;
+  // The signal handlers come before anything is started or printed. Installed after the addresses
+  // were printed (as they once were), a SIGTERM sent in between (a supervisor, or a script that stops
+  // serve the moment it printed) met the default action: killed by the signal, lock left behind.
+  let running: RunningServer | undefined;
+  let stopping = false;
+  let closed = false;
+  let resolveStopped!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  const close = (server: RunningServer) => {
+    server.close().then(
+      () => {
+        closed = true;
+        logLine('closed');
+        resolveStopped(0);
+      },
+      (error: unknown) => {
+        closed = true;
+        logLine(`close failed: ${error instanceof Error ? error.message : String(error)}`);
+        resolveStopped(1);
+      },
+    );
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (closed) return; // the process is on its way out already
+    if (stopping) {
+      // A second signal means "now": skip the graceful part.
+      logLine(`${signal} again, exiting at once`);
+      process.exit(130);
+    }
+    stopping = true;
+    if (!running) {
+      logLine(`${signal} while starting: closing as soon as the service is up`);
+      return;
+    }
+    logLine(`${signal}: closing (finishing requests in flight)`);
+    close(running);
+  };
+  // Kept until the process ends: a late second signal must not meet the default action either.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
   try {
-    server = await startServer(config, { log: logLine });
+    running = await startServer(config, { log: logLine });
   } catch (error) {
     process.stderr.write(`tempmail-tui serve: ${safeLine(error instanceof Error ? error.message : String(error), 600)}\n`);
     return 1;
   }
-  const running = server;
+  if (stopping) {
+    // Stopped before it was up: nobody is waiting for the addresses any more.
+    close(running);
+    return stopped;
+  }
   // An IPv6 host is bracketed, as in the URL, so "host:port" stays unambiguous.
   const smtpHost = running.smtpHost.includes(':') ? `[${running.smtpHost}]` : running.smtpHost;
   process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${smtpHost}:${running.smtpPort}\n`);
   logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${config.dataDir}`);
-
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        // A second signal means "now": skip the graceful part.
-        logLine(`${signal} again, exiting at once`);
-        process.exit(130);
-      }
-      stopping = true;
-      logLine(`${signal}: closing (finishing requests in flight)`);
-      running.close().then(
-        () => {
-          logLine('closed');
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve(0);
-        },
-        (error: unknown) => {
-          logLine(`close failed: ${error instanceof Error ? error.message : String(error)}`);
-          resolve(1);
-        },
-      );
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  return stopped;
 }
