@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
+import { DuplicateKeyError, parseJsonStrict } from './strict-json';
 import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './server-config';
 
 /** A value the user gave that we refuse; the CLI prints it and exits 2. */
@@ -155,8 +156,9 @@ export function applyConfigFile(config: ServerConfig, path: string): void {
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJsonStrict(text);
   } catch (error) {
+    if (error instanceof DuplicateKeyError) refuse(`--config: the key ${show(error.key)} is given twice`);
     refuse(`--config: the file is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) refuse('--config: the file must hold a JSON object');
