@@ -75,6 +75,22 @@ function redact(line: string, token: string | undefined): string {
   return out;
 }
 
+/** Route names (`check-mail`, ...): an unknown path that starts with one is still worth naming. */
+const ROUTE_NAMES = new Set(Object.keys(ROUTES).map((p) => p.slice(1)));
+
+/**
+ * A path as the access log may show it. A route is named as it is; an unknown path can carry a token
+ * (`/check-mail/<token>`, the shape some temp-mail APIs use), so only its first segment is kept, and only
+ * when it reads as a name (a route, or a short lower-case word like "favicon.ico"): everything else is
+ * "[redacted]", as a token in the query is.
+ */
+function loggablePath(path: string): string {
+  if (Object.hasOwn(ROUTES, path) || path === '/') return path;
+  const [first = '', ...rest] = path.slice(1).split('/');
+  const shown = ROUTE_NAMES.has(first) || /^[a-z][a-z.-]{0,23}$/.test(first) ? first : '[redacted]';
+  return `/${shown}${rest.length > 0 && shown !== '[redacted]' ? '/[redacted]' : ''}`;
+}
+
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
   const log = options.log ?? (() => {});
@@ -84,6 +100,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
     let path = '?';
+    // What the log says: the path with anything that may be a token in it redacted.
+    let logPath = '?';
     let token: string | undefined;
     try {
       let url: URL;
@@ -93,6 +111,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         throw new HttpError(400, 'bad_request', 'Malformed request URL');
       }
       path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      logPath = loggablePath(path);
       const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
       if (!route) throw new HttpError(404, 'not_found', 'No such route');
       const method = req.method === 'HEAD' ? 'GET' : req.method;
@@ -111,14 +130,14 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
         res.end(result.body);
       }
-      log(`http ${req.method} ${path} ${res.statusCode} ${Date.now() - started}ms`);
+      log(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token));
     } catch (error) {
       const answer = errorAnswer(error);
       if (answer.status >= 500 && !(error instanceof ServiceError)) {
         const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        log(redact(`http ${req.method} ${path} 500 unexpected ${what}`, token));
+        log(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token));
       } else {
-        log(redact(`http ${req.method} ${path} ${answer.status} ${answer.code}`, token));
+        log(redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token));
       }
       if (res.headersSent) {
         res.destroy();
