@@ -130,6 +130,8 @@ const FILE_KEYS: Record<string, Setter> = {
   createPerMinute: (c, v, w) => (c.createPerMinute = parseIntIn(v, 1, 1_000_000, w)),
   purgeIntervalMs: (c, v, w) => (c.purgeIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpSocketTimeoutMs: (c, v, w) => (c.smtpSocketTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  smtpSessionTimeoutMs: (c, v, w) => (c.smtpSessionTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  smtpDataTimeoutMs: (c, v, w) => (c.smtpDataTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpRequestTimeoutMs: (c, v, w) => (c.httpRequestTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };

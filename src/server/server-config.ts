@@ -27,6 +27,10 @@ export interface ServerConfig {
   purgeIntervalMs: number;
   /** SMTP socket idle timeout in ms. */
   smtpSocketTimeoutMs: number;
+  /** Longest an SMTP connection may last, however busy, in ms (421 4.4.2 past it). */
+  smtpSessionTimeoutMs: number;
+  /** Longest one message's DATA may take, from 354 to the final dot, in ms (421 4.4.2 past it). */
+  smtpDataTimeoutMs: number;
   /** An HTTP request's headers must arrive within this (ms), else 408. */
   httpHeadersTimeoutMs: number;
   /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */
@@ -48,6 +52,9 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     createPerMinute: 30,
     purgeIntervalMs: 60_000,
     smtpSocketTimeoutMs: 60_000,
+    // 10 MiB in 5 min is 35 KB/s: any real sender does far better; a trickle holds a slot 10 min at most.
+    smtpSessionTimeoutMs: 600_000,
+    smtpDataTimeoutMs: 300_000,
     httpHeadersTimeoutMs: 15_000,
     httpRequestTimeoutMs: 30_000,
   };

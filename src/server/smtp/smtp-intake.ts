@@ -6,6 +6,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { ServerConfig } from '../server-config';
 import { ServiceError, type MailService } from '../service-types';
+import { SmtpTimeLimits, type SmtpConnection } from './time-limits';
 
 export interface SmtpFrontOptions {
   log?: (line: string) => void;
@@ -32,8 +33,6 @@ function listed(addresses: readonly string[], shown = 10): string {
   const head = addresses.slice(0, shown).join(', ');
   return addresses.length > shown ? `${head} and ${addresses.length - shown} more` : head || '(none)';
 }
-
-type SmtpConnection = SMTPServer['connections'] extends Set<infer C> ? C : never;
 
 /**
  * smtp-server refuses a SIZE= over the limit in MAIL FROM itself, before onMailFrom, and words it
@@ -74,10 +73,13 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const inData = new Set<string>();
   const pending = new Set<Promise<unknown>>();
   let closing = false;
+  const limits = new SmtpTimeLimits({ sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs }, log);
 
   /** A message is answered; when shutting down, the connection is told so instead of waiting for more. */
   function release(session: SMTPServerSession): void {
     inData.delete(session.id);
+    // Its time ran out while the message was stored: now that it has its answer, it is closed.
+    if (limits.answered(session)) return;
     if (!closing) return;
     for (const connection of server.connections) {
       // A 421 reply makes smtp-server close the connection itself (after the 250 already written).
@@ -152,17 +154,26 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     callback: (err?: Error | null, message?: string) => void,
   ): void {
     inData.add(session.id);
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
     let size = 0;
+    // Cut off by its time limit (421 and disconnect): what was kept goes, nothing more is kept.
+    let cut = false;
+    const received = limits.dataStarted(session, () => {
+      cut = true;
+      chunks = [];
+      size = 0;
+    });
     stream.on('data', (chunk: Buffer) => {
       // Past the limit keep reading (the client must reach the final dot to hear 552) but stop keeping.
-      if (stream.sizeExceeded) return;
+      if (stream.sizeExceeded || cut) return;
       chunks.push(chunk);
       size += chunk.length;
     });
-    // The client vanished mid-message: nothing was acknowledged, nothing is stored.
+    // The client vanished mid-message (or was cut off): nothing was acknowledged, nothing is stored.
     stream.on('error', () => release(session));
     stream.on('end', () => {
+      if (cut) return;
+      received();
       if (stream.sizeExceeded) {
         log(`smtp refused oversize message (${stream.byteLength} bytes from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}): 552 ${tooBig}`);
         callback(reply(552, tooBig));
@@ -196,8 +207,15 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     logger: false,
     onConnect(session, callback) {
       // The greeting (and so any command) waits for this callback: the connection is worded before MAIL FROM.
-      for (const connection of server.connections) if (connection.session === session) rewordSizeRefusals(connection, tooBig, log);
+      for (const connection of server.connections) {
+        if (connection.session !== session) continue;
+        rewordSizeRefusals(connection, tooBig, log);
+        limits.connected(connection);
+      }
       callback();
+    },
+    onClose(session) {
+      limits.closed(session.id);
     },
     onRcptTo(address, session, callback) {
       checkRcpt(address, session).then(
