@@ -132,6 +132,7 @@ const FILE_KEYS: Record<string, Setter> = {
   smtpSocketTimeoutMs: (c, v, w) => (c.smtpSocketTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpSessionTimeoutMs: (c, v, w) => (c.smtpSessionTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpDataTimeoutMs: (c, v, w) => (c.smtpDataTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  smtpInflightBytes: (c, v, w) => (c.smtpInflightBytes = parseIntIn(v, 1024, Number.MAX_SAFE_INTEGER, w)),
   httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpRequestTimeoutMs: (c, v, w) => (c.httpRequestTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };

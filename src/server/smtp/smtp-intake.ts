@@ -6,6 +6,7 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { ServerConfig } from '../server-config';
 import { ServiceError, type MailService } from '../service-types';
+import { collectMessage, InflightBudget } from './collect-message';
 import { SmtpTimeLimits, type SmtpConnection } from './time-limits';
 
 export interface SmtpFrontOptions {
@@ -69,6 +70,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     });
   }
   const tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
+  const overBudget = '4.3.1 Too much mail arriving at once, try again later';
+  // Never below one message of the size limit, or such a message could never be taken.
+  const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
   const pending = new Set<Promise<unknown>>();
@@ -154,38 +158,30 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     callback: (err?: Error | null, message?: string) => void,
   ): void {
     inData.add(session.id);
-    let chunks: Buffer[] = [];
-    let size = 0;
-    // Cut off by its time limit (421 and disconnect): what was kept goes, nothing more is kept.
-    let cut = false;
-    const received = limits.dataStarted(session, () => {
-      cut = true;
-      chunks = [];
-      size = 0;
-    });
-    stream.on('data', (chunk: Buffer) => {
-      // Past the limit keep reading (the client must reach the final dot to hear 552) but stop keeping.
-      if (stream.sizeExceeded || cut) return;
-      chunks.push(chunk);
-      size += chunk.length;
-    });
-    // The client vanished mid-message (or was cut off): nothing was acknowledged, nothing is stored.
-    stream.on('error', () => release(session));
-    stream.on('end', () => {
-      if (cut) return;
+    const collector = collectMessage(stream, budget);
+    const received = limits.dataStarted(session, () => collector.cut());
+    void collector.done.then((result) => {
+      // The client vanished mid-message, or its time ran out: nothing was acknowledged, nothing is stored.
+      if (result.kind === 'gone') return release(session);
       received();
-      if (stream.sizeExceeded) {
-        log(`smtp refused oversize message (${stream.byteLength} bytes from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}): 552 ${tooBig}`);
+      const who = () => `from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}`;
+      if (result.kind === 'too-large') {
+        log(`smtp refused oversize message (${result.bytes} bytes ${who()}): 552 ${tooBig}`);
         callback(reply(552, tooBig));
-        release(session);
-        return;
+        return release(session);
       }
-      const job = store(Buffer.concat(chunks, size), session);
+      if (result.kind === 'over-budget') {
+        log(`smtp refused DATA (${result.bytes} bytes ${who()}): 451 ${overBudget} (${budget.limit} bytes of messages in flight at once)`);
+        callback(reply(451, overBudget));
+        return release(session);
+      }
+      const job = store(result.raw, session);
       pending.add(job);
       job.then(
         (message) => callback(null, message),
         (error: Error) => callback(error),
       ).finally(() => {
+        result.release();
         pending.delete(job);
         release(session);
       });
