@@ -1,6 +1,7 @@
 /**
- * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM. Prints `HTTP <url>` and
- * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
+ * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM (or SIGHUP without TLS; with
+ * TLS, SIGHUP reloads the certificate). Prints `HTTP <url>` and `SMTP <host>:<port>` on stdout once both
+ * listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
@@ -30,6 +31,9 @@ Options:
   --max-recipients N          recipients per SMTP transaction (default 50)
   --inbox-limit N             messages an inbox holds before SMTP answers 452 (default 500)
   --create-per-minute N       create-session calls per client address per minute (default 30)
+  --tls-cert FILE             PEM certificate (or full chain) to offer through SMTP STARTTLS;
+                              with --tls-key. SIGHUP reads both files again
+  --tls-key FILE              the certificate's PEM private key
   --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
                               extmailAccounts, lifetimeSeconds, ...); flags override it
   -h, --help                  this help
@@ -48,6 +52,8 @@ const OPTIONS = {
   'max-recipients': { type: 'string' },
   'inbox-limit': { type: 'string' },
   'create-per-minute': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -125,9 +131,26 @@ export async function runServe(args: string[]): Promise<number> {
     logLine(`${signal}: closing (finishing requests in flight)`);
     close(running);
   };
+  // SIGHUP reads the TLS certificate and key again (as after a renewal); a pair that does not check
+  // out is refused and the one in use stays. Without TLS there is nothing to reload, and SIGHUP keeps
+  // its meaning of "your terminal is gone": a graceful stop.
+  const tlsConfigured = config.tlsCertFile !== undefined;
+  const hangup = () => {
+    if (!tlsConfigured) return stop('SIGHUP');
+    if (closed || stopping) return;
+    if (!running) {
+      logLine('SIGHUP while starting: the certificate is being read now anyway');
+      return;
+    }
+    running.reloadTls().then(
+      (summary) => logLine(`SIGHUP: STARTTLS now offers ${summary}`),
+      (error: unknown) => logLine(`SIGHUP: kept the certificate in use: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  };
   // Kept until the process ends: a late second signal must not meet the default action either.
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  process.on('SIGHUP', hangup);
 
   try {
     running = await startServer(config, { log: logLine });

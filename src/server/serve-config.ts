@@ -97,6 +97,11 @@ function stringList(value: unknown, where: string): string[] {
   return value as string[];
 }
 
+function filePath(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${where}: expected a file path`);
+  return resolve(value);
+}
+
 /** Every key a config file may hold (ServerConfig in camelCase, plus lifetimeMinutes). */
 const FILE_KEYS: Record<string, Setter> = {
   host: (c, v, w) => {
@@ -133,6 +138,8 @@ const FILE_KEYS: Record<string, Setter> = {
   smtpSessionTimeoutMs: (c, v, w) => (c.smtpSessionTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpDataTimeoutMs: (c, v, w) => (c.smtpDataTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpInflightBytes: (c, v, w) => (c.smtpInflightBytes = parseIntIn(v, 1024, Number.MAX_SAFE_INTEGER, w)),
+  tlsCert: (c, v, w) => (c.tlsCertFile = filePath(v, w)),
+  tlsKey: (c, v, w) => (c.tlsKeyFile = filePath(v, w)),
   httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpRequestTimeoutMs: (c, v, w) => (c.httpRequestTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };
@@ -191,6 +198,8 @@ export interface ServeFlags {
   'max-recipients'?: string;
   'inbox-limit'?: string;
   'create-per-minute'?: string;
+  'tls-cert'?: string;
+  'tls-key'?: string;
   config?: string;
 }
 
@@ -214,6 +223,11 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('max-recipients', 'maxRecipients');
   set('inbox-limit', 'inboxLimit');
   set('create-per-minute', 'createPerMinute');
+  set('tls-cert', 'tlsCert');
+  set('tls-key', 'tlsKey');
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
+  }
   if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }

@@ -36,6 +36,10 @@ export interface ServerConfig {
    * never less than maxMessageBytes in effect.
    */
   smtpInflightBytes: number;
+  /** PEM certificate (chain) offered through STARTTLS; with tlsKeyFile, or neither (then no STARTTLS). */
+  tlsCertFile?: string;
+  /** PEM private key of tlsCertFile. */
+  tlsKeyFile?: string;
   /** An HTTP request's headers must arrive within this (ms), else 408. */
   httpHeadersTimeoutMs: number;
   /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */

@@ -8,6 +8,7 @@ import type { ServerConfig } from '../server-config';
 import { ServiceError, type MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { SmtpTimeLimits, type SmtpConnection } from './time-limits';
+import type { LoadedTls } from './tls-files';
 
 export interface SmtpFrontOptions {
   log?: (line: string) => void;
@@ -15,6 +16,8 @@ export interface SmtpFrontOptions {
   closeGraceMs?: number;
   /** Most connections at once; more get 421. Default 200. */
   maxClients?: number;
+  /** A certificate and key to offer through STARTTLS; without, STARTTLS is not offered. */
+  tls?: LoadedTls;
 }
 
 export interface SmtpFront {
@@ -22,6 +25,8 @@ export interface SmtpFront {
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting, says 421 to idle connections, lets a DATA in progress finish, then resolves. */
   close(): Promise<void>;
+  /** Offers `tls` to the next STARTTLS (connections already upgraded keep theirs). Only with options.tls. */
+  reloadTls(tls: LoadedTls): void;
 }
 
 /** An SMTP reply for a refusal; the enhanced status code leads the text, as in "550 5.1.1 ...". */
@@ -191,10 +196,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const server = new SMTPServer({
     name: config.domains[0] ?? 'localhost',
     banner: 'tempmail-tui reference service ready',
-    // Loopback, receive-only: no AUTH to offer and no TLS to upgrade to.
+    // Receive-only: no AUTH to offer. STARTTLS when a certificate was given (most senders prefer it).
     secure: false,
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
     disableReverseLookup: true,
     size: config.maxMessageBytes,
     socketTimeout: config.smtpSocketTimeoutMs,
@@ -244,6 +250,10 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
+    },
+    reloadTls(tls) {
+      if (!options.tls) throw new Error('STARTTLS is not offered: start with a certificate to reload one');
+      server.updateSecureContext({ key: tls.key, cert: tls.cert });
     },
     close() {
       closed ??= (async () => {
