@@ -106,8 +106,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     log,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
+    trustProxy: config.trustProxy ?? false,
   });
   const smtp = createSmtpFront(service, config, { log, tls });
+  const httpHost = config.httpHost ?? config.host;
+  const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
@@ -118,19 +121,19 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   let httpPort: number;
   let smtpPort: number;
   try {
-    httpPort = await http.listen(config.httpPort, config.host).catch((e: unknown) => {
-      throw listenError('HTTP', config.host, config.httpPort, e);
+    httpPort = await http.listen(config.httpPort, httpHost).catch((e: unknown) => {
+      throw listenError('HTTP', httpHost, config.httpPort, e);
     });
-    smtpPort = await smtp.listen(config.smtpPort, config.host).catch((e: unknown) => {
-      throw listenError('SMTP', config.host, config.smtpPort, e);
+    smtpPort = await smtp.listen(config.smtpPort, smtpHost).catch((e: unknown) => {
+      throw listenError('SMTP', smtpHost, config.smtpPort, e);
     });
   } catch (error) {
     await shutdown();
     throw error;
   }
-  const httpUrl = `http://${urlHost(config.host)}:${httpPort}/`;
+  const httpUrl = `http://${urlHost(httpHost)}:${httpPort}/`;
   try {
-    await lock.listening({ httpUrl, smtpHost: config.host, smtpPort });
+    await lock.listening({ httpUrl, smtpHost, smtpPort });
   } catch (error) {
     await shutdown();
     throw new Error(`cannot write ${lock.file}: ${describe(error)}`);
@@ -144,7 +147,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   return {
     httpUrl,
     httpPort,
-    smtpHost: config.host,
+    smtpHost,
     smtpPort,
     service,
     config: { ...config, httpPort, smtpPort },

@@ -16,6 +16,10 @@ and an SMTP receiver for its domains.
 
 Options:
   --host ADDR                 listen address for HTTP and SMTP (default 127.0.0.1)
+  --http-host ADDR            listen address for HTTP only (default: --host)
+  --smtp-host ADDR            listen address for SMTP only (default: --host)
+  --trust-proxy               behind a reverse proxy on this machine: a request from a loopback
+                              address is the client named last in X-Forwarded-For (rate limit)
   --http-port N               HTTP port, 0 = any free port (default 8025)
   --smtp-port N               SMTP port, 0 = any free port (default 2525)
   --data-dir DIR              where sessions and messages live (default: the XDG data dir,
@@ -41,6 +45,9 @@ Options:
 
 const OPTIONS = {
   host: { type: 'string' },
+  'http-host': { type: 'string' },
+  'smtp-host': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
   'http-port': { type: 'string' },
   'smtp-port': { type: 'string' },
   'data-dir': { type: 'string' },

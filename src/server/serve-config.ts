@@ -97,6 +97,11 @@ function stringList(value: unknown, where: string): string[] {
   return value as string[];
 }
 
+function hostName(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${where}: expected a host name or address`);
+  return value.trim();
+}
+
 function filePath(value: unknown, where: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${where}: expected a file path`);
   return resolve(value);
@@ -104,9 +109,12 @@ function filePath(value: unknown, where: string): string {
 
 /** Every key a config file may hold (ServerConfig in camelCase, plus lifetimeMinutes). */
 const FILE_KEYS: Record<string, Setter> = {
-  host: (c, v, w) => {
-    if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`${w}: expected a host name or address`);
-    c.host = v.trim();
+  host: (c, v, w) => (c.host = hostName(v, w)),
+  httpHost: (c, v, w) => (c.httpHost = hostName(v, w)),
+  smtpHost: (c, v, w) => (c.smtpHost = hostName(v, w)),
+  trustProxy: (c, v, w) => {
+    if (typeof v !== 'boolean') throw new UsageError(`${w}: expected true or false`);
+    c.trustProxy = v;
   },
   httpPort: (c, v, w) => (c.httpPort = parseIntIn(v, 0, 65535, w)),
   smtpPort: (c, v, w) => (c.smtpPort = parseIntIn(v, 0, 65535, w)),
@@ -187,6 +195,9 @@ export function applyConfigFile(config: ServerConfig, path: string): void {
 /** The flags of `serve`, as node:util parseArgs returns them. */
 export interface ServeFlags {
   host?: string;
+  'http-host'?: string;
+  'smtp-host'?: string;
+  'trust-proxy'?: boolean;
   'http-port'?: string;
   'smtp-port'?: string;
   'data-dir'?: string;
@@ -212,6 +223,9 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
     if (value !== undefined) FILE_KEYS[key]!(config, value, `--${flag}`);
   };
   set('host', 'host');
+  set('http-host', 'httpHost');
+  set('smtp-host', 'smtpHost');
+  if (flags['trust-proxy']) config.trustProxy = true;
   set('http-port', 'httpPort');
   set('smtp-port', 'smtpPort');
   set('data-dir', 'dataDir');

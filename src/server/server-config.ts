@@ -8,7 +8,17 @@ export interface ExtmailAccountConfig {
 }
 
 export interface ServerConfig {
+  /** Listen address of both listeners, unless httpHost or smtpHost says otherwise. */
   host: string;
+  /** Listen address of HTTP (e.g. loopback behind a reverse proxy); default `host`. */
+  httpHost?: string;
+  /** Listen address of SMTP (e.g. every interface, for port 25); default `host`. */
+  smtpHost?: string;
+  /**
+   * Behind a reverse proxy on this machine: for a request that comes from a loopback address, the client
+   * is the last address of X-Forwarded-For (what the proxy appended), for the per-client rate limit.
+   */
+  trustProxy?: boolean;
   /** 0 = any free port. */
   httpPort: number;
   /** 0 = any free port. */

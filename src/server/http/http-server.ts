@@ -4,7 +4,7 @@
  * Each request is caught as a whole, so no input can crash the process or leak a stack.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { HttpError, parseParams, readBody } from './params';
 import { ROUTES } from './routes';
 import { ServiceError, type MailService } from '../service-types';
@@ -20,6 +20,8 @@ export interface HttpFrontOptions {
   headersTimeoutMs?: number;
   /** 408 when a whole request takes longer (ms); at least headersTimeoutMs. Default 30 s. */
   requestTimeoutMs?: number;
+  /** Take the client from X-Forwarded-For when the request comes from a loopback proxy. Default false. */
+  trustProxy?: boolean;
 }
 
 export interface HttpFront {
@@ -33,9 +35,24 @@ export interface HttpFront {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** "::ffff:127.0.0.1" and "127.0.0.1" are one client for the rate limit. */
-function clientAddressOf(socket: Socket): string {
-  const address = socket.remoteAddress ?? 'unknown';
+function unmapped(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+const isLoopback = (address: string) => address === '::1' || /^127\./.test(address);
+
+/**
+ * The client of a request, for the per-client rate limit. Behind a reverse proxy every request comes
+ * from the proxy; with `trustProxy`, a request from a loopback address (the proxy on this machine) is
+ * the client's that the proxy appended last to X-Forwarded-For. Entries before it are whatever the
+ * client claimed, and a request from anywhere else is not believed at all.
+ */
+function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
+  const peer = unmapped(req.socket.remoteAddress ?? 'unknown');
+  if (!trustProxy || !isLoopback(peer)) return peer;
+  const header = req.headers['x-forwarded-for'];
+  const last = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').at(-1)?.trim() ?? '';
+  return isIP(unmapped(last)) ? unmapped(last) : peer;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -96,6 +113,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const log = options.log ?? (() => {});
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
+  const trustProxy = options.trustProxy ?? false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -124,7 +142,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const params = parseParams(req, url, body);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
-      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req.socket) });
+      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req, trustProxy) });
       if (result.kind === 'json') sendJson(res, result.status ?? 200, result.body, result.headers);
       else {
         res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
