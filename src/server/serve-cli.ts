@@ -43,7 +43,8 @@ Options:
   -h, --help                  this help
 `;
 
-const OPTIONS = {
+/** The options of `serve`, as node:util parseArgs takes them (the deploy/ files are tested against them). */
+export const SERVE_OPTIONS = {
   host: { type: 'string' },
   'http-host': { type: 'string' },
   'smtp-host': { type: 'string' },
@@ -82,7 +83,7 @@ function logLine(line: string): void {
 export async function runServe(args: string[]): Promise<number> {
   let flags: ServeFlags & { help?: boolean };
   try {
-    flags = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }).values;
+    flags = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {
     return usage(describeArgsError(error));
   }
