@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendMail } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
+import { sendMail } from '../harness/service';
+import { waitFor } from '../harness/wait';
 import { isInbox, isPicker, neutralEnv, pickFirstDomain } from './flow';
 import { KEYS, SCREEN_TIMEOUT_MS, spawnApp, type PtyApp } from './pty-harness';
 

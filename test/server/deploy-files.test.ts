@@ -12,11 +12,11 @@ import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SERVE_OPTIONS } from '../../src/server/serve-cli';
 import { buildServerConfig, type ServeFlags } from '../../src/server/serve-config';
-import { cleanupAfterEach } from '../helpers/cleanup';
-import { startServeProcess, stopServe } from '../helpers/serve-process';
-import { openSmtp } from '../helpers/smtp-dialog';
-import { makeCa, makeServerCert } from '../helpers/tls-certs';
-import { waitFor } from '../helpers/wait';
+import { cleanupAfterEach } from '../harness/cleanup';
+import { startServeProcess, stopServe } from '../harness/serve-process';
+import { openSmtp } from '../harness/smtp-dialog';
+import { makeCa, makeServerCert } from '../harness/tls-certs';
+import { waitFor } from '../harness/wait';
 
 const cleanup = cleanupAfterEach();
 const deploy = (name: string) => readFileSync(fileURLToPath(new URL(`../../deploy/${name}`, import.meta.url)), 'utf8');

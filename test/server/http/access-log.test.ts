@@ -5,10 +5,10 @@
  * built `serve`, as an operator would see it.
  */
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { startServeProcess, stopServe } from '../../helpers/serve-process';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { startServeProcess, stopServe } from '../../harness/serve-process';
+import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 

@@ -5,10 +5,10 @@
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call } from '../../helpers/http';
-import { startTestService } from '../../helpers/service';
-import { openSmtp } from '../../helpers/smtp-dialog';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call } from '../../harness/http';
+import { startTestService } from '../../harness/service';
+import { openSmtp } from '../../harness/smtp-dialog';
 
 const cleanup = cleanupAfterEach();
 const create = (baseUrl: string, forwardedFor?: string) =>

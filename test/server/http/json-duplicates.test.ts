@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyConfigFile, UsageError } from '../../../src/server/serve-config';
 import { defaultServerConfig } from '../../../src/server/server-config';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { startTestService, type TestService } from '../../helpers/service';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { startTestService, type TestService } from '../../harness/service';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 

@@ -5,10 +5,10 @@
  * does not fit beside it; once the first is stored, the second's retry goes through.
  */
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { sendMail, startTestService } from '../../helpers/service';
-import { openSmtp } from '../../helpers/smtp-dialog';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { sendMail, startTestService } from '../../harness/service';
+import { openSmtp } from '../../harness/smtp-dialog';
 
 const cleanup = cleanupAfterEach();
 

@@ -11,12 +11,12 @@ import net from 'node:net';
 import tls from 'node:tls';
 import nodemailer from 'nodemailer';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { spawnCli, startServeProcess, stopServe, type ServeReady } from '../../helpers/serve-process';
-import { makeCa, makeServerCert, type TestCa } from '../../helpers/tls-certs';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { spawnCli, startServeProcess, stopServe, type ServeReady } from '../../harness/serve-process';
+import { makeCa, makeServerCert, type TestCa } from '../../harness/tls-certs';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 const HOST = 'mail.tempmail.test';

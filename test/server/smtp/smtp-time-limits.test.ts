@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { applyConfigFile } from '../../../src/server/serve-config';
 import { defaultServerConfig } from '../../../src/server/server-config';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { sendMail, startTestService } from '../../helpers/service';
-import { openSmtp, type SmtpDialog } from '../../helpers/smtp-dialog';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { sendMail, startTestService } from '../../harness/service';
+import { openSmtp, type SmtpDialog } from '../../harness/smtp-dialog';
 
 const cleanup = cleanupAfterEach();
 

@@ -9,11 +9,11 @@ import { describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { startLocalService, type LocalService } from '../../../src/tui/shell/local-service';
 import { readDataDirLock } from '../../../src/server/store/data-lock';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call } from '../../helpers/http';
-import { startServeProcess, stopServe } from '../../helpers/serve-process';
-import { sendMail } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call } from '../../harness/http';
+import { startServeProcess, stopServe } from '../../harness/serve-process';
+import { sendMail } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { join } from 'node:path';
 
 const cleanup = cleanupAfterEach();
