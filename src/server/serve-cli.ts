@@ -43,7 +43,7 @@ Options:
   -h, --help                  this help
 `;
 
-/** The options of `serve`, as node:util parseArgs takes them (the deploy/ files are tested against them). */
+/** The options of `serve`, as node:util parseArgs takes them (the scripts/deploy/ files are tested against them). */
 export const SERVE_OPTIONS = {
   host: { type: 'string' },
   'http-host': { type: 'string' },

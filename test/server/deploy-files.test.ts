@@ -1,5 +1,5 @@
 /**
- * The files in deploy/ that README.md's "Run it on your own domain" installs: the systemd unit, the
+ * The files in scripts/deploy/ that README.md's "Run it on your own domain" installs: the systemd unit, the
  * nginx site and the certbot hook. The unit's ExecStart must be flags that `serve` really takes, and the
  * same command (ports, data dir and certificate paths swapped for a test's) must start the built program
  * with STARTTLS and reload on the unit's ExecReload signal; the three files must agree on the port and
@@ -19,7 +19,7 @@ import { makeCa, makeServerCert } from '../harness/tls-certs';
 import { waitFor } from '../harness/wait';
 
 const cleanup = cleanupAfterEach();
-const deploy = (name: string) => readFileSync(fileURLToPath(new URL(`../../deploy/${name}`, import.meta.url)), 'utf8');
+const deploy = (name: string) => readFileSync(fileURLToPath(new URL(`../../scripts/deploy/${name}`, import.meta.url)), 'utf8');
 const unit = deploy('tempmail-tui.service');
 const nginx = deploy('nginx-tempmail-tui.conf');
 const hook = deploy('certbot-deploy-hook.sh');
@@ -34,7 +34,7 @@ const exec = directives(unit).get('ExecStart')!.split(/\s+/);
 const serveArgs = exec.slice(exec.indexOf('serve') + 1);
 const flag = (name: string) => serveArgs[serveArgs.indexOf(name) + 1]!;
 
-describe('deploy/tempmail-tui.service', () => {
+describe('scripts/deploy/tempmail-tui.service', () => {
   it('runs `tempmail-tui serve` with flags serve takes, on port 25 without root', () => {
     expect(exec[0]).toMatch(/\/tempmail-tui$/);
     const flags = parseArgs({ args: serveArgs, options: SERVE_OPTIONS, strict: true, allowPositionals: false }).values as ServeFlags;
@@ -84,7 +84,7 @@ describe('deploy/tempmail-tui.service', () => {
   });
 });
 
-describe('deploy/nginx-tempmail-tui.conf and deploy/certbot-deploy-hook.sh', () => {
+describe('scripts/deploy/nginx-tempmail-tui.conf and scripts/deploy/certbot-deploy-hook.sh', () => {
   it('proxy to the port the unit listens on, with X-Forwarded-For for --trust-proxy', () => {
     expect(nginx).toContain(`proxy_pass http://${flag('--http-host')}:${flag('--http-port')};`);
     expect(nginx).toContain('proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;');

@@ -3,7 +3,7 @@
 # hand the new certificate to tempmail-tui (readable by its group only) and make it reload: SIGHUP makes
 # serve read the files again, and a pair that does not check out is refused while the old one stays.
 #
-#   sudo install -m 0755 deploy/certbot-deploy-hook.sh /etc/letsencrypt/renewal-hooks/deploy/tempmail-tui.sh
+#   sudo install -m 0755 scripts/deploy/certbot-deploy-hook.sh /etc/letsencrypt/renewal-hooks/deploy/tempmail-tui.sh
 #   (run it once by hand after the first certificate: RENEWED_LINEAGE=/etc/letsencrypt/live/mail.example.org)
 # The reload is skipped while the service is not running (the first run comes before it is installed).
 set -eu
