@@ -1,0 +1,31 @@
+/**
+ * What a Postgres test file uses: the run's cluster (started by postgres-global-setup.ts) and a fresh
+ * database per use, dropped after the test. The Postgres tests are `*.pg.test.ts`, run by the
+ * `postgres` project of vitest.config.ts.
+ */
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { Cleanup } from './cleanup';
+import { socketUrl, TCP_USER, type ClusterInfo } from './postgres-cluster';
+
+/** The cluster of this run. */
+export function cluster(): ClusterInfo {
+  return inject('postgres');
+}
+
+let admin: pg.Pool | undefined;
+let count = 0;
+
+/** A superuser pool on the cluster's socket (for creating and dropping databases). */
+function adminPool(info: ClusterInfo): pg.Pool {
+  admin ??= new pg.Pool({ host: info.socketDir, port: info.port, user: 'postgres', database: 'postgres', max: 2 });
+  return admin;
+}
+
+/** A new empty database; returns its socket URL (dropped with `cleanup` after the test). */
+export async function freshDatabase(cleanup: Cleanup, info: ClusterInfo = cluster()): Promise<{ name: string; url: string }> {
+  const name = `t${process.pid}_${++count}_${Math.random().toString(36).slice(2, 8)}`;
+  await adminPool(info).query(`CREATE DATABASE ${name} OWNER ${TCP_USER}`);
+  cleanup.defer(name, (n) => adminPool(info).query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`));
+  return { name, url: socketUrl(info, name) };
+}
