@@ -1,10 +1,11 @@
 /**
- * The one place that wires the reference service together (inbucket's lifecycle.go): FileStore ->
- * MailService -> HTTP and SMTP front ends, plus the purge timer. Everything else depends on contracts.
+ * The one place that wires the reference service together (inbucket's lifecycle.go): a Store (file or
+ * Postgres, open-storage.ts) -> MailService -> HTTP and SMTP front ends, plus the purge timer.
+ * Everything else depends on contracts.
  */
 import { systemClock, type Clock, type ServerConfig } from './server-config';
-import { acquireDataDirLock, DataDirInUseError } from './store/data-lock';
-import { FileStore } from './store/file-store';
+import { openStorage } from './open-storage';
+import { scrubSecrets } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
@@ -18,6 +19,8 @@ export interface RunningServer {
   smtpPort: number;
   service: MailService;
   config: ServerConfig;
+  /** Where the data is: the data dir, or `database <URL without its password>`. */
+  storage: string;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -57,24 +60,12 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 /** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
-  const log = deps.log ?? (() => {});
-  // The lock comes before the store opens: opening reads the index and tidies crash leftovers, which
-  // must not happen under a service that is running on the same dir.
-  let lock;
-  try {
-    lock = await acquireDataDirLock(config.dataDir);
-  } catch (error) {
-    if (error instanceof DataDirInUseError) throw error;
-    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
-  }
-  const store = new FileStore(config.dataDir, { log });
-  try {
-    await store.open();
-  } catch (error) {
-    await lock.release();
-    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
-  }
-  const service = createMailService({ store, config, clock });
+  const given = deps.log ?? (() => {});
+  // Whatever a line says (a driver's error included), the database password never reaches the log.
+  const log = config.databaseUrl === undefined ? given : (line: string) => given(scrubSecrets(line, config.databaseUrl));
+  const storage = await openStorage(config, log);
+  const { store } = storage;
+  const service = createMailService({ store, config, clock, log });
 
   let purging = false;
   const purge = async () => {
@@ -89,7 +80,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       purging = false;
     }
   };
-  await purge();
+  // A database's start does not wait on its sweep: start-up time must not grow with what is stored.
+  if (storage.purgeInBackground) void purge();
+  else await purge();
 
   const http = createHttpFront(service, {
     log,
@@ -101,7 +94,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     await Promise.allSettled([http.close(), smtp.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
-    await lock.release().catch((error: unknown) => log(`removing ${lock.file} failed: ${describe(error)}`));
+    await storage.release().catch((error: unknown) => log(`removing ${storage.lockFile} failed: ${describe(error)}`));
   };
 
   let httpPort: number;
@@ -119,10 +112,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   }
   const httpUrl = `http://${urlHost(config.host)}:${httpPort}/`;
   try {
-    await lock.listening({ httpUrl, smtpHost: config.host, smtpPort });
+    await storage.listening({ httpUrl, smtpHost: config.host, smtpPort });
   } catch (error) {
     await shutdown();
-    throw new Error(`cannot write ${lock.file}: ${describe(error)}`);
+    throw new Error(`cannot write ${storage.lockFile}: ${describe(error)}`);
   }
 
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
@@ -135,6 +128,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpHost: config.host,
     smtpPort,
     service,
+    storage: storage.where,
     config: { ...config, httpPort, smtpPort },
     close() {
       closing ??= (async () => {

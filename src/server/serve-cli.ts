@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
 import { startServer } from './assemble';
+import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 
 const HELP = `Usage: tempmail-tui serve [options]
@@ -19,6 +20,9 @@ Options:
   --smtp-port N               SMTP port, 0 = any free port (default 2525)
   --data-dir DIR              where sessions and messages live (default: the XDG data dir,
                               or $TEMPMAIL_TUI_HOME/data)
+  --database-url URL          keep everything in PostgreSQL instead (postgres://user@host/db),
+                              shared by any number of serve instances; or TEMPMAIL_DATABASE_URL.
+                              Give the password by PGPASSWORD or PGPASSFILE, not in the URL
   --domain D                  a domain to hand out addresses on; repeatable
                               (default tempmail.test and inbox.test)
   --extmail-account EMAIL     an external mail account to hand out aliases of; repeatable.
@@ -40,6 +44,7 @@ const OPTIONS = {
   'http-port': { type: 'string' },
   'smtp-port': { type: 'string' },
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
   domain: { type: 'string', multiple: true },
   'extmail-account': { type: 'string', multiple: true },
   'lifetime-minutes': { type: 'string' },
@@ -88,18 +93,22 @@ export async function runServe(args: string[]): Promise<number> {
     throw error;
   }
 
+  const scrub = (line: string) => scrubSecrets(line, config.databaseUrl);
+  if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
+    logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');
+  }
   let server;
   try {
     server = await startServer(config, { log: logLine });
   } catch (error) {
-    process.stderr.write(`tempmail-tui serve: ${safeLine(error instanceof Error ? error.message : String(error), 600)}\n`);
+    process.stderr.write(`tempmail-tui serve: ${safeLine(scrub(error instanceof Error ? error.message : String(error)), 600)}\n`);
     return 1;
   }
   const running = server;
   // An IPv6 host is bracketed, as in the URL, so "host:port" stays unambiguous.
   const smtpHost = running.smtpHost.includes(':') ? `[${running.smtpHost}]` : running.smtpHost;
   process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${smtpHost}:${running.smtpPort}\n`);
-  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${config.dataDir}`);
+  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;

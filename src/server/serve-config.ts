@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
 import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './server-config';
+import { DATABASE_URL } from './store/postgres/database-url';
 
 /** A value the user gave that we refuse; the CLI prints it and exits 2. */
 export class UsageError extends Error {
@@ -91,6 +92,14 @@ const MAX_INT = 2 ** 31 - 1;
 
 type Setter = (config: ServerConfig, value: unknown, where: string) => void;
 
+/** A database URL; the refusal never quotes it (it may carry a password). */
+function databaseUrl(value: unknown, where: string): string {
+  if (typeof value !== 'string' || !DATABASE_URL.test(value.trim())) {
+    throw new UsageError(`${where}: expected a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)`);
+  }
+  return value.trim();
+}
+
 function stringList(value: unknown, where: string): string[] {
   if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new UsageError(`${where}: expected a list of strings`);
   return value as string[];
@@ -108,6 +117,8 @@ const FILE_KEYS: Record<string, Setter> = {
     if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`${w}: expected a directory path`);
     c.dataDir = resolve(v);
   },
+  databaseUrl: (c, v, w) => (c.databaseUrl = databaseUrl(v, w)),
+  databasePoolSize: (c, v, w) => (c.databasePoolSize = parseIntIn(v, 1, 1000, w)),
   domains: (c, v, w) => (c.domains = stringList(v, w).map((d) => parseDomain(d, w))),
   extmailAccounts: (c, v, w) => {
     if (!Array.isArray(v)) throw new UsageError(`${w}: expected a list`);
@@ -140,8 +151,11 @@ export function lifetimeFromMinutes(value: unknown, where: string): number {
   return seconds;
 }
 
-/** Applies a JSON config file onto `config`. Unknown keys are refused: a misspelt key must not be ignored. */
-export function applyConfigFile(config: ServerConfig, path: string): void {
+/**
+ * Applies a JSON config file onto `config` and returns the keys it set. Unknown keys are refused: a
+ * misspelt key must not be ignored.
+ */
+export function applyConfigFile(config: ServerConfig, path: string): Set<string> {
   const where = `(in ${safeLine(resolve(path), 300)})`;
   const refuse = (message: string): never => {
     throw new ConfigFileError(`${message} ${where}`, path);
@@ -160,7 +174,9 @@ export function applyConfigFile(config: ServerConfig, path: string): void {
     refuse(`--config: the file is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) refuse('--config: the file must hold a JSON object');
+  const keys = new Set<string>();
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    keys.add(key);
     const set = Object.hasOwn(FILE_KEYS, key) ? FILE_KEYS[key] : undefined;
     if (!set) refuse(`--config: unknown key ${show(key)} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
     try {
@@ -170,6 +186,7 @@ export function applyConfigFile(config: ServerConfig, path: string): void {
       throw error;
     }
   }
+  return keys;
 }
 
 /** The flags of `serve`, as node:util parseArgs returns them. */
@@ -178,6 +195,7 @@ export interface ServeFlags {
   'http-port'?: string;
   'smtp-port'?: string;
   'data-dir'?: string;
+  'database-url'?: string;
   domain?: string[];
   'extmail-account'?: string[];
   'lifetime-minutes'?: string;
@@ -189,10 +207,13 @@ export interface ServeFlags {
   config?: string;
 }
 
-/** defaults < config file < flags. */
+/** defaults < config file < environment (TEMPMAIL_DATABASE_URL) < flags. */
 export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const config = defaultServerConfig(env);
-  if (flags.config !== undefined) applyConfigFile(config, flags.config);
+  const fromFile = flags.config !== undefined ? applyConfigFile(config, flags.config) : new Set<string>();
+  if (env.TEMPMAIL_DATABASE_URL !== undefined && env.TEMPMAIL_DATABASE_URL !== '') {
+    config.databaseUrl = databaseUrl(env.TEMPMAIL_DATABASE_URL, 'TEMPMAIL_DATABASE_URL');
+  }
   const set = (flag: keyof ServeFlags, key: string) => {
     const value = flags[flag];
     if (value !== undefined) FILE_KEYS[key]!(config, value, `--${flag}`);
@@ -201,6 +222,7 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('http-port', 'httpPort');
   set('smtp-port', 'smtpPort');
   set('data-dir', 'dataDir');
+  set('database-url', 'databaseUrl');
   set('domain', 'domains');
   set('extmail-account', 'extmailAccounts');
   set('lifetime-minutes', 'lifetimeMinutes');
@@ -209,6 +231,10 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('max-recipients', 'maxRecipients');
   set('inbox-limit', 'inboxLimit');
   set('create-per-minute', 'createPerMinute');
+  if (config.databaseUrl !== undefined && (flags['data-dir'] !== undefined || fromFile.has('dataDir'))) {
+    // Silently ignoring one of them would leave a user looking for mail in the wrong place.
+    throw new UsageError('give --data-dir (dataDir) or --database-url (databaseUrl, TEMPMAIL_DATABASE_URL), not both');
+  }
   if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }

@@ -14,6 +14,13 @@ export interface ServerConfig {
   /** 0 = any free port. */
   smtpPort: number;
   dataDir: string;
+  /**
+   * postgres:// URL of a database to keep everything in instead of dataDir: any number of services may
+   * share it. Undefined: the file store under dataDir. May carry a password: never log or show it as is.
+   */
+  databaseUrl?: string;
+  /** Most database connections this service holds (with databaseUrl). */
+  databasePoolSize: number;
   domains: string[];
   extmailAccounts: ExtmailAccountConfig[];
   /** Session lifetime in seconds (the CLI takes minutes; tests use seconds). */
@@ -39,6 +46,7 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     httpPort: 8025,
     smtpPort: 2525,
     dataDir: appPaths(env).data,
+    databasePoolSize: 10,
     domains: ['tempmail.test', 'inbox.test'],
     extmailAccounts: [],
     lifetimeSeconds: 60 * 60,
