@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { findPostgresBin } from './test/helpers/postgres-cluster';
+import { findPostgresBin } from './test/helpers/postgres-cluster.ts';
 
 // The Postgres tests (*.pg.test.ts) need Debian's postgresql package (.ci/run installs it). Without it a
 // developer's run says loudly that they are left out; CI never leaves them out: it fails instead.
@@ -8,7 +8,9 @@ if (!pgBin) {
   const why = 'PostgreSQL (initdb, pg_ctl) is not installed: install the postgresql package (apt-get install postgresql)';
   if (process.env.CI === 'true') throw new Error(`CI: ${why}; the Postgres tests must run in CI.`);
   const bar = '!'.repeat(100);
-  console.warn(`\n${bar}\n!! SKIPPED: every Postgres test (test/**/*.pg.test.ts). ${why}.\n${bar}\n`);
+  // vitest reads this file more than once a run; say it once.
+  if (!process.env.TEMPMAIL_PG_SKIP_SAID) console.warn(`\n${bar}\n!! SKIPPED: every Postgres test (test/**/*.pg.test.ts). ${why}.\n${bar}\n`);
+  process.env.TEMPMAIL_PG_SKIP_SAID = '1';
 }
 
 export default defineConfig({

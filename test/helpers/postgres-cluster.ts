@@ -29,9 +29,12 @@ export interface ClusterInfo {
   runAs: string;
 }
 
-/** The directory holding initdb and pg_ctl (PG_BIN, the newest /usr/lib/postgresql/N/bin, or PATH); undefined when none. */
+/**
+ * The directory holding initdb and pg_ctl: PG_BIN when set (and only there), else the newest
+ * /usr/lib/postgresql/N/bin, else PATH; undefined when none.
+ */
 export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.PG_BIN && existsSync(join(env.PG_BIN, 'initdb'))) return env.PG_BIN;
+  if (env.PG_BIN) return existsSync(join(env.PG_BIN, 'initdb')) ? env.PG_BIN : undefined;
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {
     const versions = readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
