@@ -27,8 +27,8 @@ export interface LoadResult {
   sent: string[];
   /** Subjects answered 250, with the index of the target that answered. */
   acked: Map<string, number>;
-  /** Subjects never answered 250, with the last failure. */
-  failed: Map<string, string>;
+  /** Subjects never answered 250, with the last target tried and its failure. */
+  failed: Map<string, { target: number; why: string }>;
   /** How many tries failed on the way (temporary answers, cut connections). */
   failedTries: number;
 }
@@ -58,7 +58,7 @@ export async function sendLoad(targets: readonly SmtpTarget[], options: LoadOpti
           const code = (error as { responseCode?: number }).responseCode;
           // A permanent refusal (5xx) is a bug here: every address is live. Stop, so the test says so.
           if ((code !== undefined && code >= 500) || attempt >= (options.retries ?? 0)) {
-            result.failed.set(subject, why);
+            result.failed.set(subject, { target, why });
             break;
           }
           target = (target + 1) % targets.length;

@@ -7,7 +7,7 @@
  * can show a password reaching the database without reaching argv or a log. One cluster serves a whole
  * test run (postgres-global-setup.ts); tests that stop or restart the database start their own.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -107,6 +107,21 @@ export function startServer(info: ClusterInfo): void {
 /** pg_ctl stop (fast: open transactions are rolled back, connections cut). */
 export function stopServer(info: ClusterInfo): void {
   run(info, 'pg_ctl', ['-D', info.dataDir, '-m', 'fast', '-w', '-t', '60', 'stop']);
+}
+
+/**
+ * pg_ctl restart -m fast, without blocking this process (the test's own SMTP clients keep going while the
+ * database is away): open transactions are rolled back and connections cut, then it starts again with
+ * the same settings. Resolves once it accepts connections.
+ */
+export function restartServer(info: ClusterInfo): Promise<void> {
+  const args = ['-D', info.dataDir, '-m', 'fast', '-w', '-t', '60', 'restart'];
+  const command = join(info.bin, 'pg_ctl');
+  const [file, argv] = info.runAs ? ['runuser', ['-u', info.runAs, '--', command, ...args]] : [command, args];
+  return new Promise((resolve, reject) => {
+    // pg_ctl's server keeps the pipes open: its output goes to the cluster's log file instead.
+    execFile(file, [...argv.slice(0, -1), '-l', join(info.root, 'server.log'), 'restart'], (error) => (error ? reject(error) : resolve()));
+  });
 }
 
 /** Stops the server (if running) and removes the cluster's directory. */
