@@ -88,6 +88,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     log,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
+    trustedProxies: config.trustedProxies,
   });
   const smtp = createSmtpFront(service, config, { log });
   const shutdown = async () => {

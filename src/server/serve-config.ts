@@ -3,6 +3,7 @@
  * value so a typo is a clear message (exit 2), not a server that starts wrong.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
 import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './server-config';
@@ -138,6 +139,12 @@ const FILE_KEYS: Record<string, Setter> = {
   maxRecipients: (c, v, w) => (c.maxRecipients = parseIntIn(v, 1, 10_000, w)),
   inboxLimit: (c, v, w) => (c.inboxLimit = parseIntIn(v, 1, 1_000_000, w)),
   createPerMinute: (c, v, w) => (c.createPerMinute = parseIntIn(v, 1, 1_000_000, w)),
+  trustedProxies: (c, v, w) => {
+    const list = stringList(v, w).map((a) => a.trim());
+    const bad = list.find((a) => isIP(a) === 0);
+    if (bad !== undefined) throw new UsageError(`${w}: ${show(bad)} is not an IP address`);
+    c.trustedProxies = list;
+  },
   purgeIntervalMs: (c, v, w) => (c.purgeIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpSocketTimeoutMs: (c, v, w) => (c.smtpSocketTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),

@@ -30,6 +30,8 @@ export interface ServerConfig {
   inboxLimit: number;
   /** create-session calls allowed per client address per minute. */
   createPerMinute: number;
+  /** Load balancers whose X-Forwarded-For names the client (for the create-session rate). */
+  trustedProxies: string[];
   /** How often expired sessions are purged, in ms. */
   purgeIntervalMs: number;
   /** SMTP socket idle timeout in ms. */
@@ -54,6 +56,7 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     maxRecipients: 50,
     inboxLimit: 500,
     createPerMinute: 30,
+    trustedProxies: [],
     purgeIntervalMs: 60_000,
     smtpSocketTimeoutMs: 60_000,
     httpHeadersTimeoutMs: 15_000,

@@ -4,7 +4,7 @@
  * Each request is caught as a whole, so no input can crash the process or leak a stack.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { HttpError, parseParams, readBody } from './params';
 import { ROUTES } from './routes';
 import { ServiceError, type MailService } from '../service-types';
@@ -20,6 +20,11 @@ export interface HttpFrontOptions {
   headersTimeoutMs?: number;
   /** 408 when a whole request takes longer (ms); at least headersTimeoutMs. Default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * Addresses of the load balancers in front: a request from one of them is counted (create-session
+   * rate) under the client it names in X-Forwarded-For. From anyone else that header is ignored.
+   */
+  trustedProxies?: readonly string[];
 }
 
 export interface HttpFront {
@@ -33,9 +38,22 @@ export interface HttpFront {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** "::ffff:127.0.0.1" and "127.0.0.1" are one client for the rate limit. */
-function clientAddressOf(socket: Socket): string {
-  const address = socket.remoteAddress ?? 'unknown';
+function unmapped(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/**
+ * The client a request counts as: the peer, or, when the peer is a trusted proxy, the last address in
+ * X-Forwarded-For that is not itself a trusted proxy (each proxy appends its peer; anything further left
+ * is what the client claimed, and is not believed).
+ */
+function clientAddressOf(req: IncomingMessage, trusted: ReadonlySet<string>): string {
+  const peer = unmapped(req.socket.remoteAddress ?? 'unknown');
+  if (!trusted.has(peer)) return peer;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : header ?? '').split(',').map((h) => unmapped(h.trim())).filter((h) => isIP(h) !== 0);
+  for (let i = hops.length - 1; i >= 0; i--) if (!trusted.has(hops[i]!)) return hops[i]!;
+  return peer;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -80,6 +98,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const log = options.log ?? (() => {});
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
+  const trusted = new Set((options.trustedProxies ?? []).map(unmapped));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -105,7 +124,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const params = parseParams(req, url, body);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
-      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req.socket) });
+      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req, trusted) });
       if (result.kind === 'json') sendJson(res, result.status ?? 200, result.body, result.headers);
       else {
         res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
