@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { findPostgresBin } from './test/helpers/postgres-cluster.ts';
+import { findPostgresBin } from './test/harness/postgres/cluster.ts';
 
 // The Postgres tests (*.pg.test.ts) need Debian's postgresql package (.ci/run installs it). Without it a
 // developer's run says loudly that they are left out; CI never leaves them out: it fails instead.
@@ -30,7 +30,7 @@ export default defineConfig({
             {
               extends: true as const,
               // One throwaway cluster per run, started only when a test of this project is queued.
-              test: { name: 'postgres', include: ['test/**/*.pg.test.ts'], globalSetup: ['test/helpers/postgres-global-setup.ts'] },
+              test: { name: 'postgres', include: ['test/**/*.pg.test.ts'], globalSetup: ['test/harness/postgres/global-setup.ts'] },
             },
           ]
         : []),

@@ -5,13 +5,13 @@
  * These tests stop their own cluster, so they start one of their own (not the run's shared one).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { duplicates, sendLoad } from '../../helpers/mail-load';
-import { createDatabase, findPostgresBin, restartServer, socketUrl, startCluster, startServer, stopCluster, stopServer, type ClusterInfo } from '../../helpers/postgres-cluster';
-import { startInstance } from '../../helpers/postgres-test';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { duplicates, sendLoad } from '../../harness/mail-load';
+import { createDatabase, findPostgresBin, restartServer, socketUrl, startCluster, startServer, stopCluster, stopServer, type ClusterInfo } from '../../harness/postgres/cluster';
+import { startInstance } from '../../harness/postgres/database';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 let own: ClusterInfo;

@@ -4,11 +4,11 @@
  * one try here, so "stored" and "acknowledged" can be compared one for one.
  */
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { duplicates, sendLoad } from '../../helpers/mail-load';
-import { freshDatabase, startInstance } from '../../helpers/postgres-test';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { duplicates, sendLoad } from '../../harness/mail-load';
+import { freshDatabase, startInstance } from '../../harness/postgres/database';
+import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 const COUNT = 240;

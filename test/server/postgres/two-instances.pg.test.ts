@@ -5,15 +5,15 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call, newSession } from '../../helpers/http';
-import { raceIntoInbox } from '../../helpers/inbox-race';
-import { TCP_PASSWORD, tcpUrl } from '../../helpers/postgres-cluster';
-import { cluster, freshDatabase, startInstance } from '../../helpers/postgres-test';
-import { spawnCli } from '../../helpers/serve-process';
-import { sendMail } from '../../helpers/service';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { raceIntoInbox } from '../../harness/inbox-race';
+import { TCP_PASSWORD, tcpUrl } from '../../harness/postgres/cluster';
+import { cluster, freshDatabase, startInstance } from '../../harness/postgres/database';
+import { spawnCli } from '../../harness/serve-process';
+import { sendMail } from '../../harness/service';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 

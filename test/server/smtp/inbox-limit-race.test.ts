@@ -5,9 +5,9 @@
  * sender's retry doubles nothing. Real service on the file store, real SMTP over loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newSession } from '../../helpers/http';
-import { raceIntoInbox } from '../../helpers/inbox-race';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
+import { call, newSession } from '../../harness/http';
+import { raceIntoInbox } from '../../harness/inbox-race';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
 
 const LIMIT = 4;
 let svc: TestService;

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, SchemaTooNewError, SWEEP_LOCK } from '../../../src/server/store/postgres/migrations';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
 import type { Store } from '../../../src/server/store/store';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { freshDatabase, inspect } from '../../helpers/postgres-test';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { freshDatabase, inspect } from '../../harness/postgres/database';
 import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from './store-suite';
 
 const cleanup = cleanupAfterEach();

@@ -1,13 +1,13 @@
 /**
- * What a Postgres test file uses: the run's cluster (started by postgres-global-setup.ts) and a fresh
+ * What a Postgres test file uses: the run's cluster (started by global-setup.ts) and a fresh
  * database per use, dropped after the test. The Postgres tests are `*.pg.test.ts`, run by the
  * `postgres` project of vitest.config.ts.
  */
 import pg from 'pg';
 import { inject } from 'vitest';
-import type { Cleanup } from './cleanup';
-import { socketUrl, TCP_USER, type ClusterInfo } from './postgres-cluster';
-import { startServeProcess, stopServe, type ServeReady } from './serve-process';
+import type { Cleanup } from '../cleanup';
+import { socketUrl, TCP_USER, type ClusterInfo } from './cluster';
+import { startServeProcess, stopServe, type ServeReady } from '../serve-process';
 
 /** The cluster of this run. */
 export function cluster(): ClusterInfo {

@@ -5,7 +5,7 @@
  *
  * Local connections (the socket) trust the OS user; loopback TCP asks for a password (scram), so a test
  * can show a password reaching the database without reaching argv or a log. One cluster serves a whole
- * test run (postgres-global-setup.ts); tests that stop or restart the database start their own.
+ * test run (global-setup.ts); tests that stop or restart the database start their own.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,10 +1,10 @@
 /**
  * vitest global setup of the `postgres` project (vitest.config.ts): one throwaway cluster for the whole
  * run, started only when a Postgres test is queued, removed after. Tests reach it through
- * postgres-test.ts (inject('postgres')).
+ * database.ts (inject('postgres')).
  */
 import type { TestProject } from 'vitest/node';
-import { findPostgresBin, startCluster, stopCluster, type ClusterInfo } from './postgres-cluster';
+import { findPostgresBin, startCluster, stopCluster, type ClusterInfo } from './cluster';
 
 declare module 'vitest' {
   export interface ProvidedContext {
