@@ -49,9 +49,8 @@ describe('two serve instances on one database', () => {
     expect(await subjects(b.baseUrl, box.token)).toEqual(['through A']);
     expect(await subjects(a.baseUrl, other.token)).toEqual(['through A']);
     expect((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id).toBe(2);
-    expect(a.stderr()).toMatch(/database schema migrated to version 1/);
-    // Exactly one of the two migrated: the other found the work done.
-    expect(`${a.stderr()}${b.stderr()}`.match(/schema migrated/g)).toHaveLength(1);
+    // Exactly one of the two (either) migrated: the other found the work done.
+    expect(`${a.stderr()}${b.stderr()}`.match(/database schema migrated to version 1/g)).toHaveLength(1);
   });
 
   it('keeps the inbox limit exact under parallel deliveries through A and B', async () => {
