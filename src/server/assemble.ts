@@ -10,6 +10,7 @@ import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
+import { loadTls, type TlsFiles } from './smtp/tls-files';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -23,6 +24,12 @@ export interface RunningServer {
   storage: string;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Reads the TLS certificate and key again and offers them to the next STARTTLS; resolves with a summary
+   * of the new certificate (undefined when TLS is not configured). A file that does not check out rejects,
+   * and the certificate in use stays.
+   */
+  reloadTls(): Promise<string | undefined>;
 }
 
 export interface ServerDeps {
@@ -63,6 +70,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const given = deps.log ?? (() => {});
   // Whatever a line says (a driver's error included), the database password never reaches the log.
   const log = config.databaseUrl === undefined ? given : (line: string) => given(scrubSecrets(line, config.databaseUrl));
+  const tlsFiles: TlsFiles | undefined =
+    config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
+  // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
+  const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
   const storage = await openStorage(config, log);
   const { store } = storage;
   const service = createMailService({ store, config, clock, log });
@@ -88,9 +99,12 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     log,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
+    trustProxy: config.trustProxy ?? false,
     trustedProxies: config.trustedProxies,
   });
-  const smtp = createSmtpFront(service, config, { log });
+  const smtp = createSmtpFront(service, config, { log, tls });
+  const httpHost = config.httpHost ?? config.host;
+  const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
@@ -101,24 +115,25 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   let httpPort: number;
   let smtpPort: number;
   try {
-    httpPort = await http.listen(config.httpPort, config.host).catch((e: unknown) => {
-      throw listenError('HTTP', config.host, config.httpPort, e);
+    httpPort = await http.listen(config.httpPort, httpHost).catch((e: unknown) => {
+      throw listenError('HTTP', httpHost, config.httpPort, e);
     });
-    smtpPort = await smtp.listen(config.smtpPort, config.host).catch((e: unknown) => {
-      throw listenError('SMTP', config.host, config.smtpPort, e);
+    smtpPort = await smtp.listen(config.smtpPort, smtpHost).catch((e: unknown) => {
+      throw listenError('SMTP', smtpHost, config.smtpPort, e);
     });
   } catch (error) {
     await shutdown();
     throw error;
   }
-  const httpUrl = `http://${urlHost(config.host)}:${httpPort}/`;
+  const httpUrl = `http://${urlHost(httpHost)}:${httpPort}/`;
   try {
-    await storage.listening({ httpUrl, smtpHost: config.host, smtpPort });
+    await storage.listening({ httpUrl, smtpHost, smtpPort });
   } catch (error) {
     await shutdown();
     throw new Error(`cannot write ${storage.lockFile}: ${describe(error)}`);
   }
 
+  if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
   timer.unref();
 
@@ -126,11 +141,17 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   return {
     httpUrl,
     httpPort,
-    smtpHost: config.host,
+    smtpHost,
     smtpPort,
     service,
     storage: storage.where,
     config: { ...config, httpPort, smtpPort },
+    async reloadTls() {
+      if (!tlsFiles) return undefined;
+      const fresh = await loadTls(tlsFiles);
+      smtp.reloadTls(fresh);
+      return fresh.summary;
+    },
     close() {
       closing ??= (async () => {
         clearInterval(timer);

@@ -86,6 +86,14 @@ describe('POST /create-session', () => {
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: 'bad name!' } }), 400, 'bad_request');
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: '.dot' } }), 400, 'bad_request');
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: 'postmaster' } }), 400, 'bad_request');
+    // Other spellings of a role name are that name.
+    for (const prefix of ['mailer_daemon', 'post.master', 'ＲＯＯＴ', 'mar\u212Aeting']) {
+      const answer = await call(svc.baseUrl, '/create-session', { form: { prefix } });
+      expectError(answer, 400, 'bad_request');
+      expect(answer.json?.message, prefix).toMatch(/is reserved$/);
+    }
+    // A compatibility form of a free name is kept as its ASCII form.
+    expect((await newSession({ prefix: 'ｗｉｄｅ-ｏｔｔｅｒ' })).email).toBe('wide-otter@tempmail.test');
   });
 
   it('validates domain_id and the flags', async () => {
