@@ -45,11 +45,15 @@ export interface AppOptions {
   rows?: number;
 }
 
-/** The environment of the processes we measure: the outer shell's settings for the app are removed. */
+/**
+ * The environment of the processes we measure: the outer shell's settings for the app are removed, and
+ * CI too (under CI, Ink draws only the last frame and without synchronized-output marks).
+ */
 export function neutralEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === 'CI' || k === 'GITHUB_ACTIONS' || k === 'NODE_OPTIONS' || k === 'TMUX') continue;
+    if (v === undefined || k === 'CI' || k === 'CONTINUOUS_INTEGRATION' || k === 'GITHUB_ACTIONS') continue;
+    if (k === 'NODE_OPTIONS' || k === 'TMUX') continue;
     if (k.startsWith('TEMPMAIL_') || k.startsWith('XDG_') || k === 'NO_COLOR' || k === 'FORCE_COLOR') continue;
     env[k] = v;
   }

@@ -2,6 +2,11 @@
 import type { DatasetSpec } from './datasets';
 import { newsletter, notification } from './mail-samples';
 
+/** Inboxes the app opens: under a day, so the header's countdown ticks as it does for any address. */
+const APP_LIFETIME_HOURS = 23;
+/** Inboxes only the service reads: a cached seed stays usable for months. */
+const SERVICE_LIFETIME_HOURS = 300 * 24;
+
 /** Subjects that tell messages apart on screen: `Order 00042 shipped`. */
 export const orderSubject = (i: number) => `Order ${String(i).padStart(5, '0')} shipped`;
 
@@ -9,6 +14,7 @@ export const orderSubject = (i: number) => `Order ${String(i).padStart(5, '0')} 
 export function listInboxes(bigCount: number): DatasetSpec {
   return {
     name: `lists-20-${bigCount}`,
+    lifetimeHours: APP_LIFETIME_HOURS,
     inboxes: [
       { name: 'small', batches: [{ count: 20, message: (to, i) => notification(to, orderSubject(i), i) }] },
       { name: 'big', batches: [{ count: bigCount, message: (to, i) => notification(to, orderSubject(i), i) }] },
@@ -26,6 +32,7 @@ export const DECOYS = 5;
 export function newsletterInbox(count: number): DatasetSpec {
   return {
     name: `newsletters-${count}`,
+    lifetimeHours: APP_LIFETIME_HOURS,
     inboxes: [
       {
         name: 'news',
@@ -42,6 +49,7 @@ export function newsletterInbox(count: number): DatasetSpec {
 export function checkMailInboxes(): DatasetSpec {
   return {
     name: 'checkmail-500-5000',
+    lifetimeHours: SERVICE_LIFETIME_HOURS,
     inboxes: [
       { name: 'm500', batches: [{ count: 500, message: (to, i) => notification(to, orderSubject(i), i) }] },
       { name: 'm5000', batches: [{ count: 5000, message: (to, i) => notification(to, orderSubject(i), i) }] },
@@ -54,6 +62,7 @@ export function serveStore(total: number): DatasetSpec {
   const inboxes = Math.ceil(total / 500);
   return {
     name: `serve-${total}`,
+    lifetimeHours: SERVICE_LIFETIME_HOURS,
     inboxes: Array.from({ length: inboxes }, (_, n) => ({
       name: `s${n}`,
       batches: [{ count: Math.min(500, total - n * 500), message: (to: string, i: number) => notification(to, orderSubject(i), i) }],

@@ -30,8 +30,6 @@ export interface SeededInbox {
   messages: number;
 }
 
-/** Sessions live this long: a cached data dir stays usable for months. */
-const LIFETIME_SECONDS = 300 * 24 * 3600;
 /** Deliveries in flight at once: enough to keep the disk busy while the parser works. */
 const CONCURRENCY = 32;
 
@@ -39,11 +37,12 @@ const CONCURRENCY = 32;
 export async function seedDataDir(
   dataDir: string,
   inboxes: readonly InboxSpec[],
+  lifetimeSeconds: number,
   progress: (line: string) => void,
 ): Promise<Record<string, SeededInbox>> {
   const store = new FileStore(dataDir);
   await store.open();
-  const config = { ...defaultServerConfig(), dataDir, lifetimeSeconds: LIFETIME_SECONDS, createPerMinute: 1_000_000 };
+  const config = { ...defaultServerConfig(), dataDir, lifetimeSeconds, createPerMinute: 1_000_000 };
   const service = createMailService({ store, config });
   const out: Record<string, SeededInbox> = {};
   const total = inboxes.reduce((n, inbox) => n + inbox.batches.reduce((m, b) => m + b.count, 0), 0);
