@@ -33,6 +33,19 @@ export class ApiError extends Error {
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 
 /**
+ * How long a failed call asks the caller to wait before trying again: a 429's Retry-After (30 s when it
+ * gave none), or a 503's when it gave one. Undefined for any other failure: then the caller backs off.
+ * One reading for the app's poller and the scripting commands.
+ */
+export function retryAfterMs(error: unknown): number | undefined {
+  if (!isApiError(error)) return undefined;
+  const seconds = error.details.retryAfterSeconds;
+  if (error.kind === 'rate_limited') return (seconds ?? 30) * 1000;
+  if (error.kind === 'service' && seconds !== undefined && seconds > 0) return seconds * 1000;
+  return undefined;
+}
+
+/**
  * The service does not know a token whose address has not expired yet (401 before `expiresAtMs`): its
  * data was reset, or another service answers at its URL. After expiry the same 401 is only a purge.
  */

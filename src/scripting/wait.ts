@@ -4,7 +4,8 @@
  * Retry-After, backs off while the service is unreachable, and opens (read-mail) only new messages whose
  * summary matches, so a busy inbox costs one listing per poll.
  */
-import { isApiError } from '../client/api-error';
+import { isApiError, retryAfterMs } from '../client/api-error';
+import { failureDelay } from '../client/poller';
 import type { TempMailApi } from '../client/client-types';
 import type { Message, MessageSummary } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
@@ -16,6 +17,7 @@ const PRINT_MODES = ['code', 'link', 'text', 'json'] as const;
 type PrintMode = (typeof PRINT_MODES)[number];
 export const DEFAULT_WAIT_TIMEOUT_S = 300;
 const DEFAULT_INTERVAL_S = 1.5;
+// A script waits for one message: it looks again at least this often while the service is away.
 const MAX_BACKOFF_MS = 15_000;
 // A request stuck longer than this is given up and retried on the next poll, rather than eating the wait.
 const REQUEST_TIMEOUT_MS = 5_000;
@@ -81,13 +83,12 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
       if (error instanceof DeadlineReached) break;
       if (!isApiError(error)) throw error;
       if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw refusal(ctx, session, error) ?? error;
-      if (error.kind === 'rate_limited') {
-        delay = Math.max(intervalMs, (error.details.retryAfterSeconds ?? 5) * 1000);
-      } else {
-        failures += 1;
-        delay = Math.min(intervalMs * 2 ** failures, MAX_BACKOFF_MS);
-      }
-      if (error.message !== lastProblem) ctx.info(`${error.message}; retrying in ${Math.ceil(delay / 1000)} s`);
+      // The app's policy (client/poller.ts): a Retry-After is waited out, anything else backs off
+      // exponentially with jitter from the poll interval.
+      const asked = retryAfterMs(error);
+      if (asked === undefined) failures += 1;
+      delay = Math.max(intervalMs, failureDelay(failures, asked, intervalMs, MAX_BACKOFF_MS, Math.random));
+      if (error.message !== lastProblem) ctx.info(`${error.message}; retrying in ${Math.max(1, Math.round(delay / 1000))} s`);
       lastProblem = error.message;
     }
     const remaining = deadline - ctx.now().getTime();

@@ -44,6 +44,18 @@ describe('start-up bundle', () => {
     expect(early).toEqual([]);
   });
 
+  it("bundles one copy of React's scheduler, the one React runs on", () => {
+    // key-stdin.ts queues the next key on React's scheduler, behind React's own renders: on a second
+    // copy it would queue on a scheduler React never runs, and keys typed together would race the
+    // frames again. (string-width, which text-width.ts shares with Ink, is checked in test/text.)
+    const copies = new Set(
+      Object.keys(meta.inputs)
+        .map((i) => /^(.*node_modules\/scheduler)\//.exec(i)?.[1])
+        .filter((dir): dir is string => dir !== undefined),
+    );
+    expect([...copies]).toEqual(['node_modules/scheduler']);
+  });
+
   it("takes yoga's own wasm path instead of fetch() (which loads undici)", () => {
     const loader = Object.keys(meta.inputs).find((i) => YOGA_LOADER.test(i));
     expect(loader).toBeDefined();

@@ -5,10 +5,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../helpers/cleanup';
-import { call } from '../helpers/http';
-import { sendMail } from '../helpers/service';
-import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../helpers/serve-process';
+import { cleanupAfterEach } from '../harness/cleanup';
+import { call } from '../harness/http';
+import { sendMail } from '../harness/service';
+import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../harness/serve-process';
 
 const cleanup = cleanupAfterEach();
 const tempDir = () => cleanup.tempDir('tempmail-serve-');

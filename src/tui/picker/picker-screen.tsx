@@ -7,11 +7,11 @@
  */
 import { Box, Text } from 'ink';
 import SelectInput from 'ink-select-input';
-import React, { useState } from 'react';
+import React, { useReducer } from 'react';
 import type { TempMailApi } from '../../client/client-types';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
-import type { Domain, DomainList, Session } from '../../model/mail-types';
+import type { DomainList, Session } from '../../model/mail-types';
 import { ConfirmLine, Footer, StatusLine } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { TextInput } from '../widgets/text-input';
@@ -19,10 +19,10 @@ import { useTheme } from '../widgets/theme';
 import { useKeys } from '../widgets/use-keys';
 import { useNow } from '../widgets/use-now';
 import type { Early } from '../shell/early';
-import type { Screen } from '../keymap/keymap';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
 import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
+import { initialPickerState, pickerReducer, pickerScreen } from './picker-state';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { usePicker } from './use-picker';
 
@@ -57,12 +57,6 @@ export interface PickerScreenProps {
 // Nothing saved to forget: the footer leaves x out.
 const FORGET = ['forget'] as const;
 
-interface Custom {
-  domain: Domain;
-  value: string;
-  taken: boolean;
-}
-
 // ink-select-input colours its selection blue; these draw it with a pointer and inverse, or in colour.
 function Indicator({ isSelected = false }: { isSelected?: boolean }) {
   const theme = useTheme();
@@ -86,14 +80,12 @@ export function PickerScreen(props: PickerScreenProps) {
   const theme = useTheme();
   const picker = usePicker(props.api, props.onCreated, props.domains, props.clock);
   const now = useNow(props.clock ?? Date.now);
-  const [custom, setCustom] = useState<Custom | null>(null);
-  const [help, setHelp] = useState(false);
-  const [forgetting, setForgetting] = useState<SavedSession | null>(null);
-  const [said, setSaid] = useState<string | null>(null);
-  // ink-select-input reports moves, not its position: the highlighted key, valid for these items only
-  // (the list goes back to its top whenever its items change).
-  const [highlight, setHighlight] = useState<{ items: string; key: string } | null>(null);
-  const screen: Screen = forgetting ? 'confirm' : help ? 'help' : custom ? 'prefix' : 'picker';
+  const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
+  const { mode, said, highlight } = state;
+  const custom = mode.kind === 'custom' ? mode : null;
+  const forgetting = mode.kind === 'forgetting' ? mode.session : null;
+  const help = mode.kind === 'help';
+  const screen = pickerScreen(state);
   // While an address is being created the list does not take Enter (no second address), but q and ?
   // still work: a slow service must not hold the keyboard.
   const listing = isActive && !help && !custom && !forgetting && !picker.creating;
@@ -114,39 +106,35 @@ export function PickerScreen(props: PickerScreenProps) {
       refresh: () => picker.domains.status === 'error' && picker.retry(),
       forget: () => {
         const choice = highlighted?.value;
-        if (choice?.kind === 'saved') setForgetting(choice.session);
-        else setSaid('x forgets a saved address: highlight a "Resume …" line first.');
+        if (choice?.kind === 'saved') dispatch({ type: 'ask-forget', session: choice.session });
+        else dispatch({ type: 'say', text: 'x forgets a saved address: highlight a "Resume …" line first.' });
       },
       back: () => props.onCancel?.(),
-      help: () => setHelp(true),
+      help: () => dispatch({ type: 'help', open: true }),
       quit: props.onQuit,
     },
     { isActive: pickerKeys },
   );
-  useKeys('prefix', { back: () => setCustom(null) }, { isActive: isActive && !help && custom !== null && !picker.creating });
+  useKeys('prefix', { back: () => dispatch({ type: 'back' }) }, { isActive: isActive && !help && custom !== null && !picker.creating });
   useKeys(
     'confirm',
     {
       yes: () => {
         if (forgetting) props.onForget?.(forgetting);
-        setForgetting(null);
-        setSaid(null);
+        dispatch({ type: 'answered-forget', confirmed: true });
       },
-      no: () => {
-        setForgetting(null);
-        setSaid('Cancelled');
-      },
+      no: () => dispatch({ type: 'answered-forget', confirmed: false }),
     },
     { isActive: isActive && forgetting !== null },
   );
 
   const choose = (choice: PickerChoice) => {
-    setSaid(null);
+    dispatch({ type: 'chose' });
     if (choice.kind === 'saved') {
       props.onResume?.(choice.session);
     } else if (choice.kind === 'custom') {
       picker.clearError();
-      setCustom({ domain: choice.domain, value: '', taken: false });
+      dispatch({ type: 'custom', domain: choice.domain });
     } else {
       picker.create(sessionOptions(choice));
     }
@@ -155,9 +143,7 @@ export function PickerScreen(props: PickerScreenProps) {
   const submitCustom = (typed: string) => {
     const value = normalizePrefix(typed);
     if (!custom || prefixProblem(value) !== null) return;
-    picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () =>
-      setCustom((c) => (c ? { ...c, taken: true } : c)),
-    );
+    picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () => dispatch({ type: 'taken' }));
   };
 
   // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
@@ -199,7 +185,7 @@ export function PickerScreen(props: PickerScreenProps) {
             value={custom.value}
             focus={isActive && !help && !picker.creating}
             placeholder="your-name"
-            onChange={(typed) => setCustom((c) => (c ? { ...c, value: normalizePrefix(typed), taken: false } : c))}
+            onChange={(typed) => dispatch({ type: 'typed', value: normalizePrefix(typed) })}
             onSubmit={submitCustom}
           />
           <Text color={theme.color('muted')}>@{custom.domain.domain}</Text>
@@ -228,7 +214,7 @@ export function PickerScreen(props: PickerScreenProps) {
             indicatorComponent={Indicator}
             itemComponent={Item}
             onSelect={(item) => choose(item.value)}
-            onHighlight={(item) => setHighlight({ items: itemsKey, key: item.key ?? '' })}
+            onHighlight={(item) => dispatch({ type: 'highlight', items: itemsKey, key: item.key ?? '' })}
           />
         ) : null}
         {domainsNote}
@@ -258,7 +244,7 @@ export function PickerScreen(props: PickerScreenProps) {
         {body}
       </Box>
       {help ? (
-        <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => setHelp(false)} isActive={isActive && help} />
+        <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => dispatch({ type: 'help', open: false })} isActive={isActive && help} />
       ) : null}
       {forgetting ? (
         <ConfirmLine question={`Forget ${forgetting.email}? It cannot be reopened.`} columns={columns} />

@@ -3,7 +3,7 @@
  * already writes short, token-free messages; this only adds the app's advice and makes sure nothing
  * else (a stack, a raw object) can reach the screen.
  */
-import { isApiError } from '../../client/api-error';
+import { isApiError, retryAfterMs } from '../../client/api-error';
 import type { FailureVerdict } from '../../client/poller';
 import { safeLine } from '../../text/safe-text';
 
@@ -33,17 +33,17 @@ export function pollVerdict(error: unknown): FailureVerdict {
       case 'invalid_token':
         return { message: 'The service no longer knows this address', stop: true };
       case 'rate_limited':
-        return { message: 'Rate limited by the service', retryAfterMs: (error.details.retryAfterSeconds ?? 30) * 1000 };
+        return { message: 'Rate limited by the service', retryAfterMs: retryAfterMs(error) };
       case 'network':
       case 'timeout':
         return { message: `${OFFLINE}${describeError(error)}` };
       case 'service': {
         // A 503 (maintenance, overload) that says when to come back is waited out like a 429; the client
         // retries one asking for up to 5 s itself and passes a longer one on for the poller to honour.
-        const wait = error.details.retryAfterSeconds;
-        if (wait !== undefined && wait > 0) {
+        const wait = retryAfterMs(error);
+        if (wait !== undefined) {
           const status = error.details.status === undefined ? '' : ` (HTTP ${error.details.status})`;
-          return { message: `The service is unavailable${status}`, retryAfterMs: wait * 1000 };
+          return { message: `The service is unavailable${status}`, retryAfterMs: wait };
         }
         return { message: describeError(error) };
       }

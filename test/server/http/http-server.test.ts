@@ -4,8 +4,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type CallResult } from '../../helpers/http';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
+import { call, type CallResult } from '../../harness/http';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
 
 const WIRE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 

@@ -10,10 +10,10 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataDirInUseError, LOCK_FILE } from '../../../src/server/store/data-lock';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call } from '../../helpers/http';
-import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../../helpers/serve-process';
-import { startTestService, type TestService } from '../../helpers/service';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call } from '../../harness/http';
+import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../../harness/serve-process';
+import { startTestService, type TestService } from '../../harness/service';
 
 const cleanup = cleanupAfterEach();
 const tempDir = () => cleanup.tempDir('tempmail-lock-');

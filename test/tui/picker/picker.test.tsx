@@ -3,10 +3,10 @@ import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { early } from '../../../src/tui/shell/early';
 import { helpRows } from '../../../src/tui/keymap/keymap';
-import { startTestService, type TestService } from '../../helpers/service';
+import { startTestService, type TestService } from '../../harness/service';
 import { startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
-import { closedPort } from '../../helpers/ports';
+import { closedPort } from '../../harness/ports';
 
 let h: AppHarness | undefined;
 const extra: TestService[] = [];
@@ -93,7 +93,7 @@ describe('picker', () => {
     await h.screen.waitFor('no two dots in a row');
     expect(h.screen.frame()).toContain('bad..name'); // lower-cased as typed
     await h.screen.press(KEY.ENTER); // refused locally: nothing is sent
-    // ink-text-input reads keys with the value of its last render: wait for each edit to show.
+    // Each edit is checked on screen before the next key.
     await h.screen.press(KEY.BACKSPACE);
     await h.screen.waitForGone('bad..name');
     expect(h.screen.frame()).toContain('bad..nam');

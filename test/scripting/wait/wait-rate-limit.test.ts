@@ -1,18 +1,20 @@
 /**
- * `wait` against a service that rate-limits check-mail: a small real HTTP server on loopback that
- * answers the public shapes and a 429 with Retry-After once. The reference service does not limit
- * check-mail, so this is the only way to see that wait honours Retry-After instead of hammering.
+ * `wait` against a service that rate-limits check-mail (429) or is down for maintenance (503), each with
+ * Retry-After once: a small real HTTP server on loopback that answers the public shapes. The reference
+ * service does neither on check-mail, so this is the only way to see that wait honours Retry-After (the
+ * app's policy, client/poller.ts failureDelay) instead of hammering.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/state/saved-sessions';
-import { makeRunner, type Runner } from './run';
+import { openSavedSessions } from '../../../src/state/saved-sessions';
+import { makeRunner, type Runner } from '../run';
 
 let server: Server;
 let baseUrl: string;
 let r: Runner;
 const checks: number[] = [];
+let refusal: { status: number; error: string } = { status: 429, error: 'rate_limited' };
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -25,7 +27,7 @@ beforeAll(async () => {
       checks.push(Date.now());
       // 1: baseline (empty); 2: rate limited for 2 s; 3+: the message is there.
       if (checks.length === 1) return send(200, { status: 'success', messages: [] });
-      if (checks.length === 2) return send(429, { status: 'error', error: 'rate_limited', message: 'Slow down' }, { 'retry-after': '2' });
+      if (checks.length === 2) return send(refusal.status, { status: 'error', error: refusal.error, message: 'Slow down' }, { 'retry-after': '2' });
       return send(200, {
         status: 'success',
         messages: [{ id: 7, sender_name: 'Bank', sender_email: 'otp@bank.test', subject: 'Your one-time code', received_at: '2026-03-01 12:00:00' }],
@@ -49,7 +51,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-it('waits out a 429 Retry-After before asking again, then prints the code', async () => {
+it.each([
+  { status: 429, error: 'rate_limited' },
+  { status: 503, error: 'maintenance' },
+])('waits out a $status Retry-After before asking again, then prints the code', async (answer) => {
+  refusal = answer;
+  checks.length = 0;
   const res = await r.run('wait', ['--print', 'code', '--timeout', '20', '--interval', '0.2']);
   expect(res.code).toBe(0);
   expect(res.stdout).toBe('204816\n');
