@@ -60,7 +60,11 @@ const before = machineLoad();
 log(`${before.cores} cores, load average ${before.load1} at start; ${flags.quick ? 'quick' : 'full'} run of ${selected.map((f) => f.name).join(', ')}`);
 const results: Values = {};
 const failed: string[] = [];
+let loadMax = before.load1;
 for (const figure of selected) {
+  const load = machineLoad().load1;
+  loadMax = Math.max(loadMax, load);
+  log(`${figure.name} (load average ${load})`);
   const undo: (() => unknown)[] = [];
   const ctx: RunContext = { quick: flags.quick, log: (line) => log(line), defer: (fn) => undo.push(fn) };
   const t = performance.now();
@@ -80,6 +84,7 @@ Object.assign(results, {
   machine_cores: after.cores,
   machine_load1_start: before.load1,
   machine_load1_end: after.load1,
+  machine_load1_max: Math.max(loadMax, after.load1),
   bench_quick: flags.quick ? 1 : 0,
   bench_seconds: Math.round((performance.now() - started) / 1000),
 });

@@ -12,7 +12,7 @@
  *   the figure is p95 minus that interval (what is left once polling's own wait is taken away);
  * - local: no service configured, so the app runs the service in-process (its own SMTP port, read off
  *   the screen), with the default 5 s interval; the figure is the p95 itself.
- * 100 samples each (8 with --quick); p50/p95/max under other keys.
+ * 100 samples each (5 with --quick); p50/p95/max under other keys.
  */
 import type { Figure } from './figure';
 import { openInboxApp } from '../harness/inbox-app';
@@ -84,7 +84,7 @@ export const newMail: Figure = {
   name: 'newmail',
   keys: ['new_mail_p95_ms_over_interval', 'new_mail_local_p95_ms'],
   async run(ctx) {
-    const samples = ctx.quick ? 8 : 100;
+    const samples = ctx.quick ? 5 : 100;
     const r = summarize(await remote(samples, ctx.defer));
     ctx.log(`new mail, remote 1 s polls: p50 ${r.p50.toFixed(0)} p95 ${r.p95.toFixed(0)} max ${r.max.toFixed(0)} ms`);
     const l = summarize(await local(samples, ctx.defer));

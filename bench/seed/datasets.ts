@@ -1,7 +1,8 @@
 /**
  * Seeded data dirs, cached under bench/.cache/datasets/<name>-<hash>/ (data/ plus manifest.json with the
  * sessions' addresses and tokens). The hash covers the dataset's shape and every source that decides
- * what the store writes (src/server/store, src/server/mail, the mail service, the seeding code), so a
+ * what the store writes (src/server/store, src/server/mail, the mail service, mailparser's version, the
+ * seeding code), so a
  * change to the store format seeds afresh, and an unchanged one costs nothing on the next run.
  * `serve` runs on the cached dir in place: the figures that use a dataset only read mail from it.
  */
@@ -28,7 +29,15 @@ export interface Dataset {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CACHE = join(ROOT, 'bench', '.cache', 'datasets');
-const FORMAT_SOURCES = ['src/server/store', 'src/server/mail', 'src/server/mail-service.ts', 'bench/seed', 'bench/html-fixture.ts'];
+const FORMAT_SOURCES = [
+  'src/server/store',
+  'src/server/mail',
+  'src/server/mail-service.ts',
+  'bench/seed',
+  'bench/html-fixture.ts',
+  // The MIME parser decides the stored fields as much as our code does.
+  'node_modules/mailparser/package.json',
+];
 
 function filesUnder(path: string): string[] {
   if (!statSync(path).isDirectory()) return [path];
