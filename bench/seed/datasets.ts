@@ -2,8 +2,8 @@
  * Seeded data dirs, cached under bench/.cache/datasets/<name>-<hash>/ (data/ plus manifest.json with the
  * sessions' addresses and tokens). The hash covers the dataset's shape and every source that decides
  * what the store writes (src/server/store, src/server/mail, the mail service, mailparser's version, the
- * seeding code), so a
- * change to the store format seeds afresh, and an unchanged one costs nothing on the next run.
+ * seeding code), so a change to the store format seeds afresh, and an unchanged one costs nothing on
+ * the next run.
  * `serve` runs on the cached dir in place: the figures that use a dataset only read mail from it.
  */
 import { createHash } from 'node:crypto';
