@@ -45,10 +45,20 @@ if (unknown.length > 0) {
 }
 const selected = FIGURES.filter((f) => !wanted || wanted.includes(f.name));
 
-process.on('SIGINT', () => {
-  removeTempDirs();
-  process.exit(130);
-});
+/** What the running figure must undo (stop its processes), also when the bench itself is stopped. */
+let undo: (() => unknown)[] = [];
+const undoAll = async () => {
+  for (const fn of undo.splice(0).reverse()) await Promise.resolve(fn()).catch((e: unknown) => log(`cleanup: ${String(e)}`));
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping what this run started`);
+    void undoAll().finally(() => {
+      removeTempDirs();
+      process.exit(130);
+    });
+  });
+}
 
 if (!flags['no-build']) {
   log('building dist/ (npm run build)');
@@ -65,7 +75,7 @@ for (const figure of selected) {
   const load = machineLoad().load1;
   loadMax = Math.max(loadMax, load);
   log(`${figure.name} (load average ${load})`);
-  const undo: (() => unknown)[] = [];
+  undo = [];
   const ctx: RunContext = { quick: flags.quick, log: (line) => log(line), defer: (fn) => undo.push(fn) };
   const t = performance.now();
   try {
@@ -75,7 +85,7 @@ for (const figure of selected) {
     failed.push(figure.name);
     log(`${figure.name} FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   } finally {
-    for (const fn of undo.reverse()) await Promise.resolve(fn()).catch((e: unknown) => log(`cleanup: ${String(e)}`));
+    await undoAll();
   }
 }
 removeTempDirs();
