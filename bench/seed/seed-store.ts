@@ -42,7 +42,8 @@ export async function seedDataDir(
 ): Promise<Record<string, SeededInbox>> {
   const store = new FileStore(dataDir);
   await store.open();
-  const config = { ...defaultServerConfig(), dataDir, lifetimeSeconds, createPerMinute: 1_000_000 };
+  // No inbox limit: the stores enforce it where a message is stored, and the check-mail inbox holds 5,000.
+  const config = { ...defaultServerConfig(), dataDir, lifetimeSeconds, createPerMinute: 1_000_000, inboxLimit: Number.MAX_SAFE_INTEGER };
   const service = createMailService({ store, config });
   const out: Record<string, SeededInbox> = {};
   const total = inboxes.reduce((n, inbox) => n + inbox.batches.reduce((m, b) => m + b.count, 0), 0);
