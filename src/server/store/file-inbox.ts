@@ -1,16 +1,18 @@
 /**
- * One session's inbox in the file store: its message directory, the index of its message files, and the
- * count of messages being written now (they hold their place under the inbox limit before they are on
- * disk). FileStore (file-store.ts) owns the sessions and calls these for their messages.
+ * One session's inbox in the file store: its message directory, the index of its message files (read
+ * the first time the inbox is used, not at open), and the count of messages being written now (they
+ * hold their place under the inbox limit before they are on disk). FileStore (file-store.ts) owns the
+ * sessions and calls these for their messages; message files go down through the store's GroupCommit.
  *
  *   DATA/messages/<sessionId>/<n>.msg   one message (see message-file.ts)
  *   DATA/messages/<sessionId>/hwm       highest id ever handed out, written before deleting the newest
  */
 import { join } from 'node:path';
 import { mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './durable-fs';
-import { HWM, metaCopy } from './file-store-load';
+import { HWM, loadMessageDir, metaCopy, type LogOnce } from './file-store-load';
+import type { GroupCommit } from './group-commit';
 import { encodeMessageFile, sectionOf, type MessageLayout } from './message-file';
-import type { NewMessage, StoredMessageMeta, StoredSession } from './store';
+import { storageErrorText, type NewMessage, type StoredMessageMeta, type StoredSession } from './store';
 
 /** A session of the file store with its inbox. */
 export interface InboxEntry {
@@ -18,7 +20,13 @@ export interface InboxEntry {
   dir: string;
   /** The message directory exists and its entry is durable. */
   dirReady: boolean;
+  /** `messages`, `lastId` and `hwmOnDisk` hold what is on disk (read once, when first needed). */
+  loaded: boolean;
+  /** The read of the directory in progress, shared by everyone who needs the inbox meanwhile. */
+  loading?: Promise<void>;
   messages: Map<number, MessageLayout>;
+  /** Counts changes to the listing (a message added or removed): the store's inboxVersion. */
+  version: number;
   /** Messages being written now: they count against the inbox limit before they are on disk. */
   adding: number;
   lastId: number;
@@ -26,6 +34,8 @@ export interface InboxEntry {
   hwmOnDisk: number;
   /** Set when the message directory could not be read at open: ids are unknown, so no adds. */
   loadError?: unknown;
+  /** The session was deleted: a write still finishing is not indexed (nothing brings it back). */
+  removed?: boolean;
 }
 
 /** Ids tried past ones another writer already holds before an add gives up. */
@@ -33,7 +43,44 @@ const MAX_ID_ATTEMPTS = 1000;
 
 /** A new entry for `session`, with no messages yet. */
 export function newInbox(session: StoredSession, messagesDir: string): InboxEntry {
-  return { session, dir: join(messagesDir, session.id), dirReady: false, messages: new Map(), adding: 0, lastId: 0, hwmOnDisk: 0 };
+  return { session, dir: join(messagesDir, session.id), dirReady: false, loaded: false, messages: new Map(), version: 0, adding: 0, lastId: 0, hwmOnDisk: 0 };
+}
+
+/** Failures to read an inbox that pass (too many open files): the next use tries again. */
+const PASSING = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM', 'EINTR']);
+
+/**
+ * Marks an inbox whose messages cannot be known: the other sessions are served as ever, this one lists
+ * nothing and takes no message until a restart can read it (without its files, ids could repeat).
+ */
+export function cannotRead(entry: InboxEntry, err: unknown, logOnce: LogOnce): void {
+  entry.loadError = err;
+  entry.loaded = true;
+  logOnce(`inbox ${entry.session.id}`, `store: cannot read messages of session ${entry.session.id}: ${storageErrorText(err)}`);
+}
+
+/**
+ * Reads `entry`'s message directory, once: everyone who needs the inbox meanwhile shares the read.
+ * Until it is done nothing is written there, so the temp files it removes are crash leftovers.
+ */
+export async function loadInbox(entry: InboxEntry, logOnce: LogOnce): Promise<void> {
+  if (entry.loaded) return;
+  entry.loading ??= loadMessageDir(entry.dir, logOnce)
+    .then(
+      ({ messages, lastId, hwmOnDisk }) => void Object.assign(entry, { messages, lastId, hwmOnDisk, loaded: true }),
+      (err: unknown) => {
+        const code = (err as NodeJS.ErrnoException).code;
+        // Removed under us: an empty inbox, its directory made again by the next message.
+        if (code === 'ENOENT') return void Object.assign(entry, { dirReady: false, loaded: true });
+        if (code === undefined || !PASSING.has(code)) return cannotRead(entry, err, logOnce);
+        logOnce(`inbox ${entry.session.id} ${code}`, `store: cannot read messages of session ${entry.session.id} now: ${storageErrorText(err)}`);
+        throw err;
+      },
+    )
+    .finally(() => {
+      entry.loading = undefined;
+    });
+  await entry.loading;
 }
 
 /** Messages held and being written: what the inbox limit counts. */
@@ -42,10 +89,10 @@ export function inboxCount(entry: InboxEntry): number {
 }
 
 /**
- * Writes one message file under the next id and resolves with its layout once it is durable. The caller
- * adds the layout to `entry.messages` (unless the session went meanwhile). A failed write burns its id.
+ * Writes one message file under the next id and, once it is durable, indexes it (unless the session
+ * went meanwhile) and resolves with a copy of its summary. A failed write burns its id.
  */
-export async function writeMessage(entry: InboxEntry, input: NewMessage, messagesDir: string): Promise<MessageLayout> {
+export async function writeMessage(entry: InboxEntry, input: NewMessage, messagesDir: string, commit: GroupCommit): Promise<StoredMessageMeta> {
   if (!entry.dirReady) {
     await mkdirDurable(entry.dir, messagesDir);
     entry.dirReady = true;
@@ -65,9 +112,13 @@ export async function writeMessage(entry: InboxEntry, input: NewMessage, message
     const chunks = encodeMessageFile(meta, { to, cc, text, html, headers }, raw, attachments.map((a) => a.bytes));
     try {
       // Never over an existing file: another process on this data dir may have taken the id.
-      await writeFileDurable(entry.dir, `${meta.id}.msg`, chunks, { replace: false });
+      await commit.write(entry.dir, `${meta.id}.msg`, chunks);
       const parts = [chunks[1]?.length ?? 0, raw.length, ...attachments.map((a) => a.bytes.length)];
-      return { meta, bodyOffset: chunks[0]?.length ?? 0, parts };
+      if (!entry.removed) {
+        entry.messages.set(meta.id, { meta, bodyOffset: chunks[0]?.length ?? 0, parts });
+        entry.version++;
+      }
+      return metaCopy(meta);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= MAX_ID_ATTEMPTS) throw err;
     }
@@ -84,7 +135,7 @@ export async function removeMessage(entry: InboxEntry | undefined, id: number): 
     entry.hwmOnDisk = Math.max(entry.hwmOnDisk, hwm);
   }
   const removed = await unlinkDurable(entry.dir, `${id}.msg`);
-  entry.messages.delete(id);
+  if (entry.messages.delete(id)) entry.version++;
   return removed;
 }
 

@@ -1,22 +1,25 @@
 /**
  * The persistent Store: plain files under a data directory (no native modules), with an in-memory index
- * loaded at open.
+ * of the sessions loaded at open and of each inbox's messages loaded when the inbox is first used.
  *
  *   DATA/sessions/<sessionId>.json      one session record
  *   DATA/messages/<sessionId>/...       its inbox (see file-inbox.ts)
  *
- * Every file appears by temp-write + fsync + rename + directory fsync (durable-fs.ts), so after `kill -9`
- * a file is either whole or absent: an acknowledged message is never lost, never half-written and never
- * doubled. open() removes temp leftovers and message directories whose session is gone, and sets aside
- * (renames to *.corrupt) any file that does not check out. Directories are 0700, files 0600.
+ * Every file appears by temp-write + fsync + link/rename + directory fsync (durable-fs.ts; message
+ * files in batches, group-commit.ts), so after `kill -9` a file is either whole or absent: an
+ * acknowledged message is never lost, never half-written and never doubled. open() reads the session
+ * records and removes message directories whose session is gone; an inbox's directory is read (temp
+ * leftovers removed, damaged entries set aside as *.corrupt, see file-store-load.ts) the first time it
+ * is used, so opening does not grow with the messages stored. Directories are 0700, files 0600.
  *
  * One service runs per data dir (service.lock), so operations that must be atomic (claiming an address,
- * the inbox limit) are atomic within this process: counted and reserved before their first await.
+ * the inbox limit) are atomic within this process: counted and reserved with no await between.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mkdirDurable, unlinkDurable, writeFileDurable } from './durable-fs';
-import { inboxCount, listInbox, newInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
+import { cannotRead, inboxCount, listInbox, loadInbox, newInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
 import { parseBody } from './message-file';
 import { LimitersByRule } from '../rate-limit';
 import {
@@ -31,12 +34,15 @@ import {
   type StoredSession,
   storageErrorText,
 } from './store';
-import { loadMessageDir, loadSessions, metaCopy, SESSION_ID } from './file-store-load';
+import { loadSessions, metaCopy, scanMessageDirs, SESSION_ID } from './file-store-load';
+import { GroupCommit, type BatchReport } from './group-commit';
 import { SessionIndex } from './session-index';
 
 export interface FileStoreOptions {
-  /** One line per oddity found at open (corrupt file set aside, orphan removed). */
+  /** One line per oddity found (corrupt file set aside, unreadable inbox): each entry is named once. */
   log?: (line: string) => void;
+  /** Called after each group commit of message files (tests count batches and directory fsyncs). */
+  onBatch?: (report: BatchReport) => void;
 }
 
 /** The file-backed Store. */
@@ -51,6 +57,11 @@ export class FileStore implements Store {
   private readonly claims = new Map<string, Promise<unknown>>();
   /** Create-session hits, in memory: one service runs per data dir (service.lock), and a restart forgets them. */
   private readonly limiters = new LimitersByRule();
+  private readonly commit: GroupCommit;
+  /** Names this store's inbox versions: a version of an earlier run never equals one of this run. */
+  private readonly epoch = randomBytes(6).toString('hex');
+  /** What the log has already named (an entry set aside, an inbox that cannot be read). */
+  private readonly logged = new Set<string>();
 
   constructor(
     readonly dataDir: string,
@@ -59,15 +70,31 @@ export class FileStore implements Store {
     this.sessionsDir = join(dataDir, 'sessions');
     this.messagesDir = join(dataDir, 'messages');
     this.log = options.log ?? (() => undefined);
+    this.commit = new GroupCommit(options.onBatch);
   }
+
+  /** Logs `line` unless something was already logged under `key`. */
+  private readonly logOnce = (key: string, line: string): void => {
+    if (this.logged.has(key)) return;
+    this.logged.add(key);
+    this.log(line);
+  };
 
   async open(): Promise<void> {
     if (this.state !== 'new') throw new Error('FileStore.open() called twice');
     await mkdirDurable(this.dataDir, join(this.dataDir, '..'));
     await mkdirDurable(this.sessionsDir, this.dataDir);
     await mkdirDurable(this.messagesDir, this.dataDir);
-    for (const session of await loadSessions(this.sessionsDir, this.log)) this.index(session);
-    await this.loadMessages();
+    for (const session of await loadSessions(this.sessionsDir, this.logOnce)) this.index(session);
+    const dirs = await scanMessageDirs(this.messagesDir, (id) => this.sessions.get(id) !== undefined);
+    for (const entry of this.sessions.values()) {
+      const found = dirs.get(entry.session.id);
+      entry.dirReady = found?.kind === 'dir';
+      // No directory: nothing to read (the first message makes it). Not a directory: its messages
+      // cannot be known, so it takes none until a restart finds it fixed (ids must never repeat).
+      entry.loaded = found?.kind !== 'dir';
+      if (found?.kind === 'bad') cannotRead(entry, found.error, this.logOnce);
+    }
     this.state = 'open';
   }
 
@@ -91,25 +118,12 @@ export class FileStore implements Store {
     if (this.state !== 'open') throw new StoreClosedError();
   }
 
-  private async loadMessages(): Promise<void> {
-    for (const name of await readdir(this.messagesDir)) {
-      const entry = this.sessions.get(name);
-      const dir = join(this.messagesDir, name);
-      if (!entry) {
-        // A session deleted just before a crash (its record goes first), or a temp leftover.
-        await rm(dir, { recursive: true, force: true });
-        continue;
-      }
-      entry.dirReady = true;
-      try {
-        Object.assign(entry, await loadMessageDir(dir, this.log));
-      } catch (err) {
-        // Keep serving the other sessions. This one refuses new messages until a restart can read
-        // its directory: without its files, ids could be handed out twice.
-        this.log(`store: cannot read messages of session ${name}: ${storageErrorText(err)}`);
-        entry.loadError = err;
-      }
-    }
+  /** The entry of `sessionId` with its messages read from disk (the first use reads them; once). */
+  private async inbox(sessionId: string): Promise<InboxEntry | undefined> {
+    this.check();
+    const entry = this.sessions.get(sessionId);
+    if (entry && !entry.loaded) await loadInbox(entry, this.logOnce);
+    return entry;
   }
 
   /** Indexes `session`, with a new entry (no messages yet) when its id is new. */
@@ -131,7 +145,10 @@ export class FileStore implements Store {
       const known = this.sessions.get(copy.id);
       if (!known?.dirReady) await mkdirDurable(join(this.messagesDir, copy.id), this.messagesDir);
       await writeFileDurable(this.sessionsDir, `${copy.id}.json`, [Buffer.from(JSON.stringify(copy), 'utf8')]);
-      this.index(copy).dirReady = true;
+      const entry = this.index(copy);
+      entry.dirReady = true;
+      // A session new to this store has no messages on disk to read.
+      if (!known) entry.loaded = true;
     });
   }
 
@@ -188,6 +205,7 @@ export class FileStore implements Store {
       // messages are removed leaves an orphan directory that open() cleans.
       await unlinkDurable(this.sessionsDir, `${id}.json`);
       this.sessions.remove(entry);
+      entry.removed = true;
       await rm(entry.dir, { recursive: true, force: true }).catch((err: unknown) => {
         this.log(`store: could not remove messages of deleted session ${id}: ${storageErrorText(err)}`);
       });
@@ -206,30 +224,32 @@ export class FileStore implements Store {
 
   addMessage(sessionId: string, input: NewMessage): Promise<StoredMessageMeta> {
     return this.track(async () => {
-      const entry = this.sessions.get(sessionId);
+      const entry = await this.inbox(sessionId);
       if (!entry) throw new UnknownSessionError();
       if (entry.loadError) throw entry.loadError;
       entry.adding++;
-      return this.append(entry, input).finally(() => entry.adding--);
+      return writeMessage(entry, input, this.messagesDir, this.commit).finally(() => entry.adding--);
     });
   }
 
   deliver(sessionIds: readonly string[], input: NewMessage, inboxLimit: number): Promise<Delivery> {
     return this.track(async () => {
+      const wanted = [...new Set(sessionIds)];
+      await Promise.all(wanted.map((id) => this.inbox(id)));
       const entries: InboxEntry[] = [];
       const gone: string[] = [];
-      for (const id of new Set(sessionIds)) {
+      for (const id of wanted) {
         const entry = this.sessions.get(id);
         if (!entry) gone.push(id);
         else if (entry.loadError) throw entry.loadError;
         else entries.push(entry);
       }
-      // Counted and reserved before the first await: no other add can slip between the count and the write.
+      // Counted and reserved with no await between: no other add can slip between the count and the write.
       const full = entries.filter((e) => inboxCount(e) >= inboxLimit).map((e) => e.session.id);
       const stored = new Map<string, StoredMessageMeta>();
       if (full.length > 0) return { stored, full, gone };
       for (const e of entries) e.adding++;
-      const results = await Promise.allSettled(entries.map((e) => this.append(e, input).finally(() => e.adding--)));
+      const results = await Promise.allSettled(entries.map((e) => writeMessage(e, input, this.messagesDir, this.commit).finally(() => e.adding--)));
       results.forEach((r, i) => r.status === 'fulfilled' && stored.set(entries[i]!.session.id, r.value));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (!failed) return { stored, full, gone };
@@ -243,31 +263,26 @@ export class FileStore implements Store {
     });
   }
 
-  /** Writes a message into `entry`'s inbox and indexes it. */
-  private async append(entry: InboxEntry, input: NewMessage): Promise<StoredMessageMeta> {
-    const layout = await writeMessage(entry, input, this.messagesDir);
-    // A session deleted meanwhile is not brought back; its directory is gone or an orphan.
-    if (this.sessions.get(entry.session.id) === entry) entry.messages.set(layout.meta.id, layout);
-    return metaCopy(layout.meta);
-  }
-
   async listMessages(sessionId: string): Promise<StoredMessageMeta[]> {
-    this.check();
-    return listInbox(this.sessions.get(sessionId));
+    return listInbox(await this.inbox(sessionId));
   }
 
   async countMessages(sessionId: string): Promise<number> {
+    return (await this.inbox(sessionId))?.messages.size ?? 0;
+  }
+
+  async inboxVersion(sessionId: string): Promise<string | undefined> {
     this.check();
-    return this.sessions.get(sessionId)?.messages.size ?? 0;
+    const entry = this.sessions.get(sessionId);
+    return entry && `${this.epoch}.${entry.version}`;
   }
 
   private async section(sessionId: string, id: number, index: number): Promise<Buffer | undefined> {
-    this.check();
-    return readSection(this.sessions.get(sessionId), id, index);
+    return readSection(await this.inbox(sessionId), id, index);
   }
 
   async getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined> {
-    const layout = this.sessions.get(sessionId)?.messages.get(id);
+    const layout = (await this.inbox(sessionId))?.messages.get(id);
     const body = await this.section(sessionId, id, 0);
     if (!layout || !body) return undefined;
     return { ...metaCopy(layout.meta), ...parseBody(body) };
@@ -283,7 +298,7 @@ export class FileStore implements Store {
   }
 
   deleteMessage(sessionId: string, id: number): Promise<boolean> {
-    return this.track(() => removeMessage(this.sessions.get(sessionId), id));
+    return this.track(async () => removeMessage(await this.inbox(sessionId), id));
   }
 
   async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
