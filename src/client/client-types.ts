@@ -58,6 +58,8 @@ export interface ProviderLimits {
   customNames: boolean;
   /** Anyone who types an address can read its inbox (Guerrilla Mail): no secret protects it. */
   publicInbox: boolean;
+  /** Message ids are digits (SPEC.md services, Guerrilla Mail); mail.tm's are hex. */
+  numericIds: boolean;
 }
 
 /** A provider as people meet it. */

@@ -93,11 +93,19 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
   return EXIT.ok;
 }
 
-/** A message id as typed: digits (tempmail, Guerrilla Mail) or mail.tm's hex. */
+/** A message id as typed: a number (tempmail, Guerrilla Mail) or mail.tm's hex, checked once the address is known. */
 function messageIdArg(command: string, raw: string | undefined): string {
   if (raw === undefined) throw new UsageError(`${command}: which message? usage: tempmail-tui ${command} ID (ids from \`tempmail-tui list\`)`);
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(raw)) throw new UsageError(`${command}: ID must be a message id from \`tempmail-tui list\`, got ${show(raw)}`);
   return raw;
+}
+
+/** The id, if it has the shape of the address's provider's ids. */
+function checkIdFor(command: string, id: string, session: SavedSession): string {
+  if (PROVIDER_INFO[session.provider].limits.numericIds && !/^\d{1,15}$/.test(id)) {
+    throw new UsageError(`${command}: ID must be a message number, got ${show(id)}`);
+  }
+  return id;
 }
 
 /** `read ID [--address A] [--json]`: one message, rendered as text, with the detected code and link. */
@@ -106,6 +114,7 @@ export async function runRead(args: string[], io: ScriptIo): Promise<number> {
   const id = messageIdArg('read', parsed.positionals[0]);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
+  checkIdFor('read', id, session);
   const message = await onSaved(ctx, session, () => ctx.provider(refOf(session)).readMessage(session, id));
   const result = analyse(message, io.columns ?? 80);
   io.stdout.write(flag(parsed, 'json') ? json(messageJson(result)) : messageText(result));
@@ -118,6 +127,7 @@ export async function runDelete(args: string[], io: ScriptIo): Promise<number> {
   const id = messageIdArg('delete', parsed.positionals[0]);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
+  checkIdFor('delete', id, session);
   await onSaved(ctx, session, () => ctx.provider(refOf(session)).deleteMessage(session, id));
   if (flag(parsed, 'json')) io.stdout.write(json({ address: session.email, deleted: wireId(id) }));
   ctx.info(`Deleted message ${id} of ${session.email}`);

@@ -19,7 +19,7 @@ export const GUERRILLA_INFO: ProviderInfo = {
   defaultBaseUrl: 'https://api.guerrillamail.com/',
   offline: false,
   note: 'public: any website can mail it; anyone who types the same name reads the same inbox; 60 minutes',
-  limits: { lifetimeMinutes: 60, requestsPerSecond: null, customNames: true, publicInbox: true },
+  limits: { lifetimeMinutes: 60, requestsPerSecond: null, customNames: true, publicInbox: true, numericIds: true },
   deleteAddress: 'end the Guerrilla Mail session (forget_me; mail to the name still arrives for whoever asks for it)',
 };
 

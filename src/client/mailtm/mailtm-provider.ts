@@ -21,7 +21,7 @@ export const MAILTM_INFO: ProviderInfo = {
   defaultBaseUrl: 'https://api.mail.tm/',
   offline: false,
   note: 'public: any website can mail it; an account (its password stays in the private sessions file) with no expiry',
-  limits: { lifetimeMinutes: null, requestsPerSecond: 8, customNames: true, publicInbox: false },
+  limits: { lifetimeMinutes: null, requestsPerSecond: 8, customNames: true, publicInbox: false, numericIds: false },
   deleteAddress: 'delete the mail.tm account (its mail is gone for good)',
 };
 

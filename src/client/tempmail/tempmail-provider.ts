@@ -13,7 +13,7 @@ export const TEMPMAIL_INFO: ProviderInfo = {
   defaultBaseUrl: 'https://mailtemp.us/api/',
   offline: true,
   note: 'any service of the temporary-email interface: mailtemp.us by default, or your own `tempmail-tui serve`',
-  limits: { lifetimeMinutes: null, requestsPerSecond: null, customNames: true, publicInbox: false },
+  limits: { lifetimeMinutes: null, requestsPerSecond: null, customNames: true, publicInbox: false, numericIds: true },
 };
 
 /** The tempmail provider on `api`, the wire client of the service at `baseUrl`. */

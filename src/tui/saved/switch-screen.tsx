@@ -47,11 +47,24 @@ export interface SwitchScreenProps {
   onBack: () => void;
 }
 
-/** One row: number, address (padded to `emailCols`), time left, its provider, whether it is the current one, and a refusal. */
-export function switchRow(s: SavedSession, index: number, now: number, current: CurrentAddress | null, emailCols = 0): string {
+const nameOf = (s: SavedSession) => providerName({ provider: s.provider, baseUrl: s.baseUrl });
+
+/**
+ * One row: number, address (padded to `emailCols`), time left, its provider when the list holds more
+ * than one (else the title names it), whether it is the current one, and a refusal.
+ */
+export function switchRow(s: SavedSession, index: number, now: number, current: CurrentAddress | null, emailCols = 0, showProvider = true): string {
   const mark = isCurrent(s, current) ? '  (current)' : '';
   const email = s.email + ' '.repeat(Math.max(0, emailCols - textWidth(s.email)));
-  return `${index < 9 ? index + 1 : ' '}  ${email}   ${lifeText(s, now)} · ${providerName({ provider: s.provider, baseUrl: s.baseUrl })}${mark}${refusedNote(s)}`;
+  const where = showProvider ? ` · ${nameOf(s)}` : '';
+  return `${index < 9 ? index + 1 : ' '}  ${email}   ${lifeText(s, now)}${where}${mark}${refusedNote(s)}`;
+}
+
+/** The title: how many, and where they live when that is one provider for all. */
+export function switchTitle(list: readonly SavedSession[]): string {
+  const names = new Set(list.map(nameOf));
+  const where = names.size === 1 ? ` on ${[...names][0]}` : '';
+  return `tempmail-tui · saved addresses (${list.length})${where}`;
 }
 
 /** The switcher with its keys. */
@@ -96,10 +109,11 @@ export function SwitchScreen(props: SwitchScreenProps) {
   const shown = list.slice(first, first + listRows);
   // Addresses padded to the longest (within reason), so the times line up.
   const emailCols = Math.min(48, Math.max(0, ...shown.map((s) => textWidth(s.email))));
+  const manyProviders = new Set(list.map(nameOf)).size > 1;
   return (
     <Box flexDirection="column" width={columns} height={rows}>
       <Text bold color={theme.color('accent')} wrap="truncate">
-        {fitToWidth(`tempmail-tui · saved addresses (${list.length})`, columns)}
+        {fitToWidth(switchTitle(list), columns)}
       </Text>
       <Text> </Text>
       {help ? <HelpScreen screen="switch" columns={columns} rows={listRows + 1} onClose={() => setHelp(false)} isActive={isActive} /> : null}
@@ -109,7 +123,7 @@ export function SwitchScreen(props: SwitchScreenProps) {
         ) : (
           shown.map((s, i) => (
             <Text key={`${s.provider} ${s.baseUrl} ${s.email}`} wrap="truncate" inverse={first + i === index}>
-              {fitToWidth(switchRow(s, first + i, now, props.current, emailCols), columns)}
+              {fitToWidth(switchRow(s, first + i, now, props.current, emailCols, manyProviders), columns)}
             </Text>
           ))
         )}
