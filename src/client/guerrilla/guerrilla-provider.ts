@@ -43,9 +43,9 @@ export const GUERRILLA_DOMAINS = [
 const LIFETIME_MS = 60 * 60_000;
 // A session idle for ~18 minutes is dropped by the service; linking again after 5 stays well inside it.
 const LINK_TTL_MS = 5 * 60_000;
-// get_email_list answers 20 at a time.
-const PAGE_SIZE = 20;
-const MAX_PAGES = 50;
+// get_email_list answers a page at a time from `offset` (the documentation says both 10 and "a maximum
+// of 20"): pages are read until `count` messages are in or a page comes back empty.
+const MAX_PAGES = 100;
 // The documentation asks every call to say the user's ip and agent; a terminal client has no other user.
 const IDENTITY = { ip: '127.0.0.1', agent: 'tempmail-tui', lang: 'en' };
 // A local part Guerrilla Mail accepts; anything else is refused before it is sent.
@@ -156,10 +156,13 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     async listMessages(session) {
       const all: MessageSummary[] = [];
       const seen = new Set<string>();
+      let offset = 0;
       for (let p = 0; p < MAX_PAGES; p++) {
-        const { messages, count } = await page(session, p * PAGE_SIZE);
+        const { messages, count } = await page(session, offset);
         for (const m of messages) if (!seen.has(m.id) && seen.add(m.id)) all.push(m);
-        if (messages.length < PAGE_SIZE || (count !== undefined && all.length >= count)) break;
+        offset += messages.length;
+        // Without a count, one page is all there is to know.
+        if (messages.length === 0 || count === undefined || offset >= count) break;
       }
       return all.filter((m) => !isWelcome(m)).sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
     },
