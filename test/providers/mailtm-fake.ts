@@ -260,8 +260,9 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     const page = Math.max(1, Number(req.query.get('page') ?? '1') || 1);
 
     if (req.method === 'GET' && path === 'domains') {
-      const list = domains.map((d) => ({ '@id': `/domains/${d.id}`, '@type': 'Domain', ...d, createdAt: '2024-01-01T00:00:00+00:00', updatedAt: '2024-01-01T00:00:00+00:00' }));
-      return answer(req, raw, res, 200, collection(raw, 'domains', list, list.length, 1, 1));
+      const all = domains.map((d) => ({ '@id': `/domains/${d.id}`, '@type': 'Domain', ...d, createdAt: '2024-01-01T00:00:00+00:00', updatedAt: '2024-01-01T00:00:00+00:00' }));
+      const last = Math.max(1, Math.ceil(all.length / pageSize));
+      return answer(req, raw, res, 200, collection(raw, 'domains', all.slice((page - 1) * pageSize, page * pageSize), all.length, page, last));
     }
     if (req.method === 'POST' && (path === 'accounts' || path === 'token')) {
       if (!body || typeof body.address !== 'string' || typeof body.password !== 'string') {

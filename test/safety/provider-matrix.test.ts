@@ -108,7 +108,8 @@ describe('terminal safety matrix through the public providers', () => {
       byCase.set(id, payload);
     }
     // Not vacuous: the wire carries the controls (JSON escapes for C0, raw UTF-8 for C1 and bidi).
-    const wire = await (await fetch(`${mailtm.baseUrl}messages`, { headers: { authorization: `Bearer ${session.token}` } })).text();
+    const page = async (n: number) => (await fetch(`${mailtm.baseUrl}messages?page=${n}`, { headers: { authorization: `Bearer ${session.token}` } })).text();
+    const wire = (await page(1)) + (await page(2));
     expect(wire).toContain('\\u001b');
     expect(wire).toContain('\u009b');
     expect(wire).toContain('\u202e');

@@ -13,7 +13,7 @@ import { createPacer } from '../pacer';
 import { badResponse, parseJson } from '../wire-json';
 import { watchMailtm } from './mailtm-events';
 import { randomLocalPart, randomPassword } from './mailtm-names';
-import { isResourceId, parseAccount, parseDomains, parseMessage, parseSummaries, parseToken, totalItems } from './mailtm-parse';
+import { isResourceId, members, parseAccount, parseDomains, parseMessage, parseSummaries, parseToken, totalItems } from './mailtm-parse';
 
 export const MAILTM_INFO: ProviderInfo = {
   id: 'mailtm',
@@ -130,12 +130,15 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
 
   async function domains(): Promise<DomainList> {
     const list: DomainList['domains'] = [];
+    let listed = 0;
     for (let page = 1; page <= MAX_PAGES; page++) {
       const data = await call('GET', 'domains', { searchParams: { page } });
-      const items = parseDomains(data);
-      for (const d of items) if (!list.some((x) => x.domain === d.domain)) list.push({ id: list.length + 1, domain: d.domain });
+      // Counted before inactive and private ones are left out: totalItems counts them too.
+      const count = members(data, 'domains').length;
+      listed += count;
+      for (const d of parseDomains(data)) if (!list.some((x) => x.domain === d.domain)) list.push({ id: list.length + 1, domain: d.domain });
       const total = totalItems(data);
-      if (items.length === 0 || total === undefined || list.length >= total) break;
+      if (count === 0 || total === undefined || listed >= total) break;
     }
     return { domains: list, extmailAccounts: [] };
   }
@@ -209,13 +212,15 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     async listMessages(session) {
       const all: MessageSummary[] = [];
       const seen = new Set<string>();
+      let listed = 0;
       for (let page = 1; page <= MAX_PAGES; page++) {
         const data = await authed(session, (token) => call('GET', 'messages', { token, searchParams: { page } }));
         const items = parseSummaries(data);
         // Mail arriving while the pages are read shifts them: a message may come twice.
         for (const m of items) if (!seen.has(m.id) && seen.add(m.id)) all.push(m);
+        listed += items.length;
         const total = totalItems(data);
-        if (items.length === 0 || (total !== undefined ? all.length >= total : items.length < PAGE_SIZE)) break;
+        if (items.length === 0 || (total !== undefined ? listed >= total : items.length < PAGE_SIZE)) break;
       }
       return all.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0));
     },

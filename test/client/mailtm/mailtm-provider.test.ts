@@ -32,8 +32,8 @@ const failure = async (p: Promise<unknown>): Promise<ApiError> => {
 };
 
 describe('mailtm provider', () => {
-  it('lists the active public domains, numbered, with no external-mail accounts', async () => {
-    const { mt } = await setup();
+  it('lists the active public domains, numbered, with no external-mail accounts; one request, or one a page', async () => {
+    const { fake, mt } = await setup();
     expect(await mt.listDomains()).toEqual({
       domains: [
         { id: 1, domain: 'mailtm.test' },
@@ -41,6 +41,14 @@ describe('mailtm provider', () => {
       ],
       extmailAccounts: [],
     });
+    // totalItems counts the inactive and private domains too: all 4 came on the first page.
+    expect(fake.log.filter((l) => l.path === '/domains')).toHaveLength(1);
+  });
+
+  it('reads every page of domains', async () => {
+    const { fake, mt } = await setup({ pageSize: 3 });
+    expect((await mt.listDomains()).domains.map((d) => d.domain)).toEqual(['mailtm.test', 'inbox-tm.test']);
+    expect(fake.log.filter((l) => l.path === '/domains')).toHaveLength(2);
   });
 
   it('creates an account with a strong random password; the address has no expiry', async () => {
