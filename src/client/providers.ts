@@ -5,6 +5,7 @@
 import type { ApiOptions, MailProvider, ProviderId, ProviderInfo } from './client-types';
 import { createGuerrillaProvider, GUERRILLA_INFO } from './guerrilla/guerrilla-provider';
 import { checkBaseUrl } from './http-client';
+import { normalizeBaseUrl } from '../model/service-url';
 import { createMailtmProvider, MAILTM_INFO } from './mailtm/mailtm-provider';
 import { createTempmailProvider, TEMPMAIL_INFO } from './tempmail/tempmail-provider';
 
@@ -57,8 +58,8 @@ export function providerChoices(first: ProviderRef): ProviderRef[] {
   return out;
 }
 
-/** The same ref, one spelling: "tempmail http://127.0.0.1:8025/". */
-export const refKey = (ref: ProviderRef): string => `${ref.provider} ${ref.baseUrl}`;
+/** The same ref, one spelling (the one saved addresses use): "tempmail http://127.0.0.1:8025/". */
+export const refKey = (ref: ProviderRef): string => `${ref.provider} ${normalizeBaseUrl(ref.baseUrl)}`;
 
 /** True when both name the same provider at the same place. */
 export const sameRef = (a: ProviderRef, b: ProviderRef): boolean => refKey(a) === refKey(b);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { appPaths } from './paths';
 import { ensurePrivateDir, isTempFileName, readPrivateFile, writePrivateFile } from './secure-file';
 import { isProviderId, type ProviderId, type Session } from '../model/mail-types';
+import { normalizeBaseUrl } from '../model/service-url';
 
 export const SESSIONS_FILE = 'sessions.json';
 // Enough for anyone's live addresses; the oldest go first past it so the file cannot grow without bound.
@@ -145,21 +146,8 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
   };
 }
 
-/**
- * One spelling per service, so "http://127.0.0.1:8025" and "http://127.0.0.1:8025/" match: the URL's
- * href with a trailing slash. Anything that is not a URL (a key such as "local") is kept as it is.
- */
-export function normalizeBaseUrl(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl.trim());
-    if (!url.pathname.endsWith('/')) url.pathname += '/';
-    url.search = '';
-    url.hash = '';
-    return url.href;
-  } catch {
-    return baseUrl.trim();
-  }
-}
+// Defined in model/ (the client compares provider refs with the same spelling), offered here as before.
+export { normalizeBaseUrl };
 
 function load(file: string): { sessions: StoredSession[]; corrupt: boolean } {
   const text = readPrivateFile(file);

@@ -85,8 +85,8 @@ export function App(props: AppProps) {
   // Saved addresses this run can reach: the tempmail service it runs (or was pointed at) and every
   // public provider. Another tempmail service's addresses wait for a run pointed at it.
   const reachable = useCallback(
-    (s: SavedSession) => (s.provider === 'tempmail' ? s.baseUrl === start.baseUrl : providers.get(refOf(s)) !== null),
-    [providers, start.baseUrl],
+    (s: SavedSession) => (s.provider === 'tempmail' ? sameRef(refOf(s), start) : providers.get(refOf(s)) !== null),
+    [providers, start],
   );
   const saved = useSaved(props.saved, clock, reachable);
   const [current, setCurrent] = useState<Current | null>(props.initialSession ? { session: props.initialSession, ref: start } : null);

@@ -15,7 +15,7 @@ import { useNow } from '../widgets/use-now';
 import { lifeText, refusedNote } from '../wording/display-format';
 import { providerName } from '../wording/provider-text';
 import type { StatusMessage } from '../wording/status-text';
-import type { ProviderRef } from '../../client/providers';
+import { sameRef, type ProviderRef } from '../../client/providers';
 import { ForgetLine, forgetScreen, useForgetAnswer } from './forget-question';
 import { stillLive } from './use-saved';
 
@@ -27,7 +27,7 @@ export interface CurrentAddress {
 
 /** True when the saved entry is the address on screen. */
 export function isCurrent(s: SavedSession, current: CurrentAddress | null): boolean {
-  return current !== null && s.email.toLowerCase() === current.email.toLowerCase() && s.provider === current.ref.provider && s.baseUrl === current.ref.baseUrl;
+  return current !== null && s.email.toLowerCase() === current.email.toLowerCase() && sameRef({ provider: s.provider, baseUrl: s.baseUrl }, current.ref);
 }
 
 

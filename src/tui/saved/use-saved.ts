@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { useCallback, useState } from 'react';
-import type { ProviderRef } from '../../client/providers';
+import { sameRef, type ProviderRef } from '../../client/providers';
 import type { SavedSession, SavedSessionStore } from '../../state/saved-sessions';
 import { expiryMs, type Session } from '../../model/mail-types';
 import { fsProblem } from '../wording/fs-reason';
@@ -39,7 +39,7 @@ export interface SavedHandle {
 }
 
 const sameEntry = (s: SavedSession, email: string, ref: ProviderRef) =>
-  s.email.toLowerCase() === email.toLowerCase() && s.provider === ref.provider && s.baseUrl === ref.baseUrl;
+  s.email.toLowerCase() === email.toLowerCase() && sameRef({ provider: s.provider, baseUrl: s.baseUrl }, ref);
 
 /** Saved addresses that `reachable` accepts; with no config, an empty list and no saving. */
 export function useSaved(config: SavedConfig | undefined, clock: () => number, reachable: (s: SavedSession) => boolean = () => true): SavedHandle {
