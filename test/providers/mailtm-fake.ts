@@ -65,6 +65,8 @@ export interface MailtmFake {
   /** Every request: method, path, status, whether it carried a bearer token. */
   log: { method: string; path: string; status: number; bearer: boolean }[];
   accounts(): { id: string; address: string }[];
+  /** The message ids in an account's inbox. */
+  inbox(address: string): string[];
   /** Delivers a mail to an account's inbox and publishes it on the hub; returns the message id. */
   deliver(address: string, mail: FakeMail): string;
   /** Every token issued so far stops working (401 "Expired JWT Token"), as after a JWT's expiry. */
@@ -373,6 +375,10 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     server,
     log,
     accounts: () => [...accounts.values()].map((a) => ({ id: a.id, address: a.address })),
+    inbox: (address) => {
+      const account = accounts.get(address.toLowerCase());
+      return account ? messages.filter((m) => m.accountId === account.id).map((m) => m.id) : [];
+    },
     deliver(address, mail) {
       const account = accounts.get(address.toLowerCase());
       if (!account) throw new Error(`the fake has no account ${address}`);
