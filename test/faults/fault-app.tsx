@@ -10,7 +10,7 @@ import { createApi } from '../../src/client/tempmail/tempmail-client';
 import type { Session } from '../../src/model/mail-types';
 import { App } from '../../src/tui/app';
 import { renderAt, type Screen } from '../tui/ui';
-import { singleProvider } from '../helpers/providers';
+import { singleProvider } from '../harness/providers';
 import { startSpecService, type SpecService } from './spec-service';
 
 export interface FaultApp {

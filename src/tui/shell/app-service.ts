@@ -4,11 +4,13 @@
  * first asked for, and the first provider's domains asked for at once, so the request travels while Ink
  * and React load (~100 ms) instead of after the first frame. No React or Ink here.
  */
-import type { MailProvider } from '../../client/client-types';
+import type { MailProvider, TempMailApi } from '../../client/client-types';
 import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderRef, type ProviderSet } from '../../client/providers';
-import { createTempmailProvider } from '../../client/tempmail/tempmail-provider';
+import { createApi } from '../../client/tempmail/tempmail-client';
+import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
 import { appPaths } from '../../state/paths';
+import { normalizeBaseUrl } from '../../model/service-url';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
 import type { DomainList } from '../../model/mail-types';
@@ -19,7 +21,7 @@ export interface AppService {
   providers: ProviderSet;
   /** Where new addresses go at start (`providers.choices[0]`), and where its addresses are saved. */
   start: ProviderRef;
-  /** The start's base URL as the picker names it (the local service's own URL in local mode). */
+  /** The start's base URL (the local service's own URL in local mode). */
   baseUrl: string;
   /** Set in local mode. */
   local?: LocalService;
@@ -28,12 +30,13 @@ export interface AppService {
 }
 
 /**
- * The key under which addresses are saved. A configured service is its provider's normalized URL (what
- * the scripting commands use too). The local service gets a new HTTP port every run, so its addresses
- * are saved under "local:" plus its data directory, which is what actually holds them across runs.
+ * Where new addresses go at start, and the key its addresses are saved under: the configured provider's
+ * normalized URL (what the scripting commands use too), or, with nothing configured, "local:" plus the
+ * in-process service's data directory: it gets a new HTTP port every run, and the data dir is what holds
+ * its addresses across runs.
  */
 export function startRef(settings: Pick<Settings, 'provider' | 'baseUrl'>, env: NodeJS.ProcessEnv): ProviderRef {
-  return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: `local:${appPaths(env).data}` };
+  return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: normalizeBaseUrl(`local:${appPaths(env).data}`) };
 }
 
 /** Starts what the app needs from its providers; an error is a line for stderr (exit 1). */
@@ -53,7 +56,7 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
         const why = error instanceof Error ? error.message : String(error);
         return { error: `could not start the local service: ${safeLine(why, 300)}` };
       }
-      first = createTempmailProvider({ ...options, baseUrl: local.httpUrl });
+      first = tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl);
     } else {
       first = createProvider(start.provider, { ...options, baseUrl: start.baseUrl });
     }
@@ -67,4 +70,26 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     make: (ref) => createProvider(ref.provider, { ...options, baseUrl: ref.baseUrl }),
   });
   return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(first.listDomains()) };
+}
+
+/**
+ * A client that follows the local service when it changes hands (local-service.ts): a takeover keeps the
+ * URL where the port is free, and where it is not, every later call goes to the new URL. Calls already
+ * on their way finish (or fail, and the poller retries) against the old one.
+ */
+export function followingApi(local: LocalService, make: (url: string) => TempMailApi): TempMailApi {
+  let url = local.httpUrl;
+  let current = make(url);
+  local.onChange(() => {
+    if (local.httpUrl === url) return;
+    url = local.httpUrl;
+    current = make(url);
+  });
+  // Every method of the client, whatever the interface grows, is looked up on the current one.
+  return new Proxy({} as TempMailApi, {
+    get(_target, name) {
+      const value: unknown = Reflect.get(current, name);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
+    },
+  });
 }

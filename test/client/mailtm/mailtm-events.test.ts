@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MailWatch, PushState } from '../../../src/client/client-types';
 import { createMailtmProvider } from '../../../src/client/mailtm/mailtm-provider';
-import { waitFor } from '../../helpers/wait';
+import { waitFor } from '../../harness/wait';
 import { startMailtmFake, type MailtmFake, type MailtmFakeOptions } from '../../providers/mailtm-fake';
 
 let fake: MailtmFake | undefined;

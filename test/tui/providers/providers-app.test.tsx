@@ -14,7 +14,7 @@ import { createProvider, createProviderSet, type ProviderRef } from '../../../sr
 import { createTempmailProvider } from '../../../src/client/tempmail/tempmail-provider';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { App } from '../../../src/tui/app';
-import { startTestService, type TestService } from '../../helpers/service';
+import { startTestService, type TestService } from '../../harness/service';
 import { startGuerrillaFake, type GuerrillaFake } from '../../providers/guerrilla-fake';
 import { startMailtmFake, type MailtmFake, type MailtmFakeOptions } from '../../providers/mailtm-fake';
 import { KEY, renderAt, type Screen } from '../ui';

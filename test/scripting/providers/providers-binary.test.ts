@@ -9,12 +9,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/state/saved-sessions';
-import { neutralEnv } from '../e2e/flow';
-import { spawnCli, type ServeProcess } from '../helpers/serve-process';
-import { waitFor } from '../helpers/wait';
-import { startGuerrillaFake, type GuerrillaFake } from '../providers/guerrilla-fake';
-import { startMailtmFake, type MailtmFake } from '../providers/mailtm-fake';
+import { openSavedSessions } from '../../../src/state/saved-sessions';
+import { neutralEnv } from '../../e2e/flow';
+import { spawnCli, type ServeProcess } from '../../harness/serve-process';
+import { waitFor } from '../../harness/wait';
+import { startGuerrillaFake, type GuerrillaFake } from '../../providers/guerrilla-fake';
+import { startMailtmFake, type MailtmFake } from '../../providers/mailtm-fake';
 
 let home: string;
 let mailtm: MailtmFake;

@@ -8,11 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/state/saved-sessions';
-import { startGuerrillaFake } from '../providers/guerrilla-fake';
-import { startMailtmFake } from '../providers/mailtm-fake';
-import { addressOnScreen, isConfirm, isInbox, isViewer, neutralEnv } from './flow';
-import { KEYS, spawnApp, type PtyApp } from './pty-harness';
+import { openSavedSessions } from '../../../src/state/saved-sessions';
+import { startGuerrillaFake } from '../../providers/guerrilla-fake';
+import { startMailtmFake } from '../../providers/mailtm-fake';
+import { addressOnScreen, isConfirm, isInbox, isViewer, neutralEnv } from '../flow';
+import { KEYS, spawnApp, type PtyApp } from '../pty-harness';
 
 const undo: (() => unknown)[] = [];
 afterEach(async () => {
