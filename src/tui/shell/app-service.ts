@@ -10,7 +10,6 @@ import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
 import { appPaths } from '../../state/paths';
-import { normalizeBaseUrl } from '../../model/service-url';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
 import type { DomainList } from '../../model/mail-types';
@@ -36,7 +35,7 @@ export interface AppService {
  * its addresses across runs.
  */
 export function startRef(settings: Pick<Settings, 'provider' | 'baseUrl'>, env: NodeJS.ProcessEnv): ProviderRef {
-  return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: normalizeBaseUrl(`local:${appPaths(env).data}`) };
+  return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: `local:${appPaths(env).data}` };
 }
 
 /** Starts what the app needs from its providers; an error is a line for stderr (exit 1). */
