@@ -12,7 +12,7 @@ export const TEMPMAIL_INFO: ProviderInfo = {
   label: 'tempmail',
   defaultBaseUrl: 'https://mailtemp.us/api/',
   offline: true,
-  note: 'any service of the temporary-email interface: mailtemp.us by default, or your own `tempmail-tui serve`',
+  note: 'any service of the temporary-email interface: mailtemp.us by default; offline against one on this machine (the app\'s own, or `tempmail-tui serve`)',
   limits: { lifetimeMinutes: null, requestsPerSecond: null, customNames: true, publicInbox: false, numericIds: true },
 };
 

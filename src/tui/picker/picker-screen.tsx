@@ -183,7 +183,10 @@ export function PickerScreen(props: PickerScreenProps) {
             (picker.domains.retryAt === null
               ? 'Retrying now… '
               : `Retrying in ${Math.max(0, Math.ceil((picker.domains.retryAt - now) / 1000))} s. `) +
-              (canGoBack ? 'r: retry now, Esc: back to your address, q: quit.' : 'Press r to retry now, q to quit.'),
+              // A provider that is down or blocked: another may not be.
+              (canGoBack
+                ? `r: retry now, ${props.next ? `p: try ${providerName(props.next)}, ` : ''}Esc: back to your address, q: quit.`
+                : `Press r to retry now, ${props.next ? `p to try ${providerName(props.next)}, ` : ''}q to quit.`),
             columns,
           )}
         </Text>
@@ -243,7 +246,8 @@ export function PickerScreen(props: PickerScreenProps) {
     );
   }
 
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  // A failed creation on a provider that is down, blocked or limiting: say where else to try.
+  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
   let status: StatusMessage | null = props.notice ?? null;
   if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
   else if (said) status = { text: said, kind: 'info' };

@@ -173,6 +173,18 @@ describe('the app across providers', () => {
     expect(frame).toContain('choose an address');
   });
 
+  it('a provider that is down or limiting: the picker says so in words and offers the next one with p', async () => {
+    const w = await world();
+    await w.screen.waitFor('Random address on tempmail.test');
+    w.mailtm.failNext(429, 100, 30);
+    await w.screen.press('p');
+    const frame = await w.screen.waitFor('Could not load the domains');
+    expect(frame).toContain('Too many requests to the service (try again in 30 s)');
+    expect(frame).toMatch(/Retrying in 3\d s\. Press r to retry now, p to try Guerrilla Mail, q to quit\./);
+    await w.screen.press('p');
+    await w.screen.waitFor('Random address on guerrillamail.com');
+  });
+
   it('y forgets a mail.tm address here only; the account lives on', async () => {
     const w = await world();
     await w.screen.waitFor('Random address on tempmail.test');
