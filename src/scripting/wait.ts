@@ -1,8 +1,9 @@
 /**
  * `wait`: blocks until a new message matching --from/--subject arrives at a saved address, then prints
- * its code, link, text or JSON. Polls check-mail every ~1.5 s (one request at a time), waits out a 429's
- * Retry-After, backs off while the service is unreachable, and opens (read-mail) only new messages whose
- * summary matches, so a busy inbox costs one listing per poll.
+ * its code, link, text or JSON. Lists the address's messages on its own provider every ~1.5 s (one
+ * request at a time; sooner when the provider pushes new mail, as mail.tm does), waits out a 429's
+ * Retry-After, backs off while the provider is unreachable, and opens only new messages whose summary
+ * matches, so a busy inbox costs one listing per poll.
  */
 import { isApiError, retryAfterMs } from '../client/api-error';
 import { failureDelay } from '../client/poller';

@@ -13,40 +13,21 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startFixtureServer, type FixtureServer, type Recorded } from '../client/fixture-server';
+import {
+  accountShape,
+  collectionJson,
+  messageShape,
+  problemJson,
+  rawShape,
+  storedSize,
+  summaryShape,
+  type Account,
+  type FakeMail,
+  type Stored,
+  type Violation,
+} from './mailtm-fake-shapes';
 
-export interface FakeAttachment {
-  filename: string;
-  contentType: string;
-  content: Buffer;
-}
-
-export interface FakeMail {
-  from?: { name: string; address: string };
-  to?: string;
-  cc?: string[];
-  subject?: string;
-  text?: string;
-  html?: string;
-  attachments?: FakeAttachment[];
-  /** Receive time (default now). */
-  at?: Date;
-}
-
-interface Stored {
-  id: string;
-  accountId: string;
-  mail: FakeMail;
-  at: Date;
-  seen: boolean;
-  attachments: (FakeAttachment & { id: string })[];
-}
-
-interface Account {
-  id: string;
-  address: string;
-  password: string;
-  createdAt: Date;
-}
+export type { FakeAttachment, FakeMail } from './mailtm-fake-shapes';
 
 export interface MailtmFakeOptions {
   domains?: { domain: string; isActive?: boolean; isPrivate?: boolean }[];
@@ -115,105 +96,14 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
   }
 
   const ld = (raw: IncomingMessage) => options.format !== 'json' && String(raw.headers.accept ?? '').includes('application/ld+json');
-
-  // API Platform's error shapes: JSON-LD hydra:Error / ConstraintViolationList, or RFC 7807 problem+json.
-  function problem(raw: IncomingMessage, status: number, description: string, violation?: { propertyPath: string; message: string }) {
-    if (ld(raw)) {
-      return {
-        '@context': violation ? '/contexts/ConstraintViolationList' : '/contexts/Error',
-        '@type': violation ? 'ConstraintViolationList' : 'hydra:Error',
-        'hydra:title': 'An error occurred',
-        'hydra:description': description,
-        ...(violation ? { violations: [violation] } : {}),
-      };
-    }
-    return { type: 'https://tools.ietf.org/html/rfc2616#section-10', title: 'An error occurred', status, detail: description, ...(violation ? { violations: [violation] } : {}) };
-  }
-
-  function collection(raw: IncomingMessage, path: string, items: unknown[], total: number, page: number, last: number) {
-    if (!ld(raw)) return items;
-    return {
-      '@context': `/contexts/${path === 'domains' ? 'Domain' : 'Message'}`,
-      '@id': `/${path}`,
-      '@type': 'hydra:Collection',
-      'hydra:member': items,
-      'hydra:totalItems': total,
-      'hydra:view': {
-        '@id': `/${path}?page=${page}`,
-        '@type': 'hydra:PartialCollectionView',
-        'hydra:first': `/${path}?page=1`,
-        'hydra:last': `/${path}?page=${last}`,
-        ...(page < last ? { 'hydra:next': `/${path}?page=${page + 1}` } : {}),
-      },
-    };
-  }
-
-  const accountJson = (a: Account) => ({
-    '@id': `/accounts/${a.id}`,
-    '@type': 'Account',
-    id: a.id,
-    address: a.address,
-    quota: 40_000_000,
-    used: messages.filter((m) => m.accountId === a.id).reduce((n, m) => n + size(m), 0),
-    isDisabled: false,
-    isDeleted: false,
-    createdAt: a.createdAt.toISOString(),
-    updatedAt: a.createdAt.toISOString(),
-  });
-  const size = (m: Stored) => (m.mail.text?.length ?? 0) + (m.mail.html?.length ?? 0) + m.attachments.reduce((n, a) => n + a.content.length, 0);
+  const problem = (raw: IncomingMessage, status: number, description: string, violation?: Violation) => problemJson(ld(raw), status, description, violation);
+  const collection = (raw: IncomingMessage, path: string, items: unknown[], total: number, page: number, last: number) =>
+    collectionJson(ld(raw), path, items, total, page, last);
   const accountOf = (id: string) => [...accounts.values()].find((a) => a.id === id)!;
-
-  function summaryJson(m: Stored) {
-    const to = accountOf(m.accountId).address;
-    return {
-      '@id': `/messages/${m.id}`,
-      '@type': 'Message',
-      id: m.id,
-      accountId: `/accounts/${m.accountId}`,
-      msgid: `<${m.id}@fake.mail.tm>`,
-      from: m.mail.from ?? { name: '', address: 'someone@example.org' },
-      to: [{ name: '', address: m.mail.to ?? to }],
-      subject: m.mail.subject ?? '',
-      intro: (m.mail.text ?? '').slice(0, 120),
-      seen: m.seen,
-      isDeleted: false,
-      hasAttachments: m.attachments.length > 0,
-      size: size(m),
-      downloadUrl: `/messages/${m.id}/download`,
-      createdAt: m.at.toISOString(),
-      updatedAt: m.at.toISOString(),
-    };
-  }
-
-  function messageJson(m: Stored) {
-    const { intro: _intro, ...rest } = summaryJson(m);
-    return {
-      ...rest,
-      cc: m.mail.cc ?? [],
-      bcc: [],
-      flagged: false,
-      verifications: [],
-      retention: true,
-      retentionDate: new Date(m.at.getTime() + 7 * 86_400_000).toISOString(),
-      text: m.mail.text ?? '',
-      html: m.mail.html !== undefined ? [m.mail.html] : [],
-      attachments: m.attachments.map((a) => ({
-        id: a.id,
-        filename: a.filename,
-        contentType: a.contentType,
-        disposition: 'attachment',
-        transferEncoding: 'base64',
-        related: false,
-        size: a.content.length,
-        downloadUrl: `/messages/${m.id}/attachment/${a.id}`,
-      })),
-    };
-  }
-
-  function raw822(m: Stored): string {
-    const from = m.mail.from ?? { name: '', address: 'someone@example.org' };
-    return `From: ${from.name} <${from.address}>\r\nTo: ${accountOf(m.accountId).address}\r\nSubject: ${m.mail.subject ?? ''}\r\nMessage-ID: <${m.id}@fake.mail.tm>\r\n\r\n${m.mail.text ?? m.mail.html ?? ''}\r\n`;
-  }
+  const accountJson = (a: Account) => accountShape(a, messages.filter((m) => m.accountId === a.id).reduce((n, m) => n + storedSize(m), 0));
+  const summaryJson = (m: Stored) => summaryShape(m, accountOf(m.accountId).address);
+  const messageJson = (m: Stored) => messageShape(m, accountOf(m.accountId).address);
+  const raw822 = (m: Stored) => rawShape(m, accountOf(m.accountId).address);
 
   /** The account a request's bearer token stands for, or the 401 already sent. */
   function authorize(req: Recorded, raw: IncomingMessage, res: ServerResponse): Account | null {
