@@ -7,6 +7,7 @@
  *   DATA/messages/<sessionId>/<n>.msg   one message (see message-file.ts)
  *   DATA/messages/<sessionId>/hwm       highest id ever handed out, written before deleting the newest
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './durable-fs';
 import { HWM, loadMessageDir, metaCopy, type LogOnce } from './file-store-load';
@@ -125,6 +126,38 @@ export async function writeMessage(entry: InboxEntry, input: NewMessage, message
   }
 }
 
+/**
+ * One message into every one of `entries` while each is under `inboxLimit` (else into none: `full`
+ * names the full ones). Counted and reserved with no await between, so no other add slips between the
+ * count and the write. When a copy fails, the copies already written are taken back (the sender hears
+ * 451 and sends again: none is doubled) and the failure rejects.
+ */
+export async function appendToAll(
+  entries: readonly InboxEntry[],
+  input: NewMessage,
+  inboxLimit: number,
+  messagesDir: string,
+  commit: GroupCommit,
+  log: (line: string) => void,
+): Promise<{ stored: Map<string, StoredMessageMeta>; full: string[] }> {
+  const full = entries.filter((e) => inboxCount(e) >= inboxLimit).map((e) => e.session.id);
+  const stored = new Map<string, StoredMessageMeta>();
+  if (full.length > 0) return { stored, full };
+  for (const e of entries) e.adding++;
+  const results = await Promise.allSettled(entries.map((e) => writeMessage(e, input, messagesDir, commit).finally(() => e.adding--)));
+  results.forEach((r, i) => r.status === 'fulfilled' && stored.set(entries[i]!.session.id, r.value));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (!failed) return { stored, full };
+  for (const e of entries) {
+    const meta = stored.get(e.session.id);
+    if (!meta) continue;
+    await removeMessage(e, meta.id).catch((err: unknown) => {
+      log(`store: could not take back message ${meta.id} of session ${e.session.id}: ${storageErrorText(err)}`);
+    });
+  }
+  throw failed.reason;
+}
+
 /** Removes message `id` (false when it is not there), recording the high-water mark first when needed. */
 export async function removeMessage(entry: InboxEntry | undefined, id: number): Promise<boolean> {
   if (!entry || !entry.messages.has(id)) return false;
@@ -156,4 +189,17 @@ export async function readSection(entry: InboxEntry | undefined, id: number, ind
 /** The listing of an inbox, oldest first, as copies. */
 export function listInbox(entry: InboxEntry | undefined): StoredMessageMeta[] {
   return entry ? [...entry.messages.values()].map((l) => metaCopy(l.meta)).sort((a, b) => a.id - b.id) : [];
+}
+
+/** Removes the message directories of deleted sessions, a few at a time; a failure is logged, not thrown. */
+export async function removeInboxDirs(entries: readonly InboxEntry[], log: (line: string) => void): Promise<void> {
+  for (let i = 0; i < entries.length; i += 8) {
+    await Promise.all(
+      entries.slice(i, i + 8).map((e) =>
+        rm(e.dir, { recursive: true, force: true }).catch((err: unknown) => {
+          log(`store: could not remove messages of deleted session ${e.session.id}: ${storageErrorText(err)}`);
+        }),
+      ),
+    );
+  }
 }

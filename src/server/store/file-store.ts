@@ -16,10 +16,10 @@
  * the inbox limit) are atomic within this process: counted and reserved with no await between.
  */
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mkdirDurable, unlinkDurable, writeFileDurable } from './durable-fs';
-import { cannotRead, inboxCount, listInbox, loadInbox, newInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
+import { fsyncDir, mkdirDurable, writeFileDurable } from './durable-fs';
+import { appendToAll, cannotRead, listInbox, loadInbox, newInbox, readSection, removeInboxDirs, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
 import { parseBody } from './message-file';
 import { LimitersByRule } from '../rate-limit';
 import {
@@ -201,25 +201,44 @@ export class FileStore implements Store {
     return this.track(async () => {
       const entry = this.sessions.get(id);
       if (!entry) return false;
-      // The record goes first and durably: from then on the session is gone, and a crash before the
-      // messages are removed leaves an orphan directory that open() cleans.
-      await unlinkDurable(this.sessionsDir, `${id}.json`);
-      this.sessions.remove(entry);
-      entry.removed = true;
-      await rm(entry.dir, { recursive: true, force: true }).catch((err: unknown) => {
-        this.log(`store: could not remove messages of deleted session ${id}: ${storageErrorText(err)}`);
-      });
+      await this.drop([entry]);
+      await removeInboxDirs([entry], this.log);
       return true;
     });
   }
 
-  async purgeExpired(now: number): Promise<number> {
-    this.check();
-    let removed = 0;
-    for (const entry of [...this.sessions.values()]) {
-      if (entry.session.expiresAt <= now && (await this.deleteSession(entry.session.id))) removed++;
+  purgeExpired(now: number): Promise<number> {
+    return this.track(async () => {
+      const gone = await this.drop([...this.sessions.values()].filter((e) => e.session.expiresAt <= now));
+      // Unreachable now; removed in the background, so a backlog of expired mail never holds up a start.
+      if (gone.length > 0) void this.track(() => removeInboxDirs(gone, this.log)).catch(() => undefined);
+      return gone.length;
+    });
+  }
+
+  /**
+   * Deletes the records of `entries` (all at once, one fsync of their directory) and forgets them: from
+   * then on the sessions are gone. Their message directories are the caller's to remove; a crash before
+   * that leaves orphans that open() removes. Rejects with the first failure, the others being gone.
+   */
+  private async drop(entries: InboxEntry[]): Promise<InboxEntry[]> {
+    if (entries.length === 0) return [];
+    const unlinked = await Promise.allSettled(
+      entries.map((e) =>
+        unlink(join(this.sessionsDir, `${e.session.id}.json`)).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT') throw err;
+        }),
+      ),
+    );
+    await fsyncDir(this.sessionsDir);
+    const gone = entries.filter((e, i) => unlinked[i]!.status === 'fulfilled' && this.sessions.get(e.session.id) === e);
+    for (const e of gone) {
+      this.sessions.remove(e);
+      e.removed = true;
     }
-    return removed;
+    const failed = unlinked.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return gone;
   }
 
   addMessage(sessionId: string, input: NewMessage): Promise<StoredMessageMeta> {
@@ -244,22 +263,7 @@ export class FileStore implements Store {
         else if (entry.loadError) throw entry.loadError;
         else entries.push(entry);
       }
-      // Counted and reserved with no await between: no other add can slip between the count and the write.
-      const full = entries.filter((e) => inboxCount(e) >= inboxLimit).map((e) => e.session.id);
-      const stored = new Map<string, StoredMessageMeta>();
-      if (full.length > 0) return { stored, full, gone };
-      for (const e of entries) e.adding++;
-      const results = await Promise.allSettled(entries.map((e) => writeMessage(e, input, this.messagesDir, this.commit).finally(() => e.adding--)));
-      results.forEach((r, i) => r.status === 'fulfilled' && stored.set(entries[i]!.session.id, r.value));
-      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-      if (!failed) return { stored, full, gone };
-      // The sender hears 451 and sends again: take back the copies already written, so none is doubled.
-      for (const [id, meta] of stored) {
-        await removeMessage(this.sessions.get(id), meta.id).catch((err: unknown) => {
-          this.log(`store: could not take back message ${meta.id} of session ${id}: ${storageErrorText(err)}`);
-        });
-      }
-      throw failed.reason;
+      return { ...(await appendToAll(entries, input, inboxLimit, this.messagesDir, this.commit, this.log)), gone };
     });
   }
 
