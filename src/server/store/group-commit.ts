@@ -11,8 +11,9 @@
  * are on disk, as before; what changes is that ten messages cost one directory fsync and one round of
  * file syncs instead of ten of each.
  *
- * At low load a batch holds one file and starts at once (next turn of the event loop): grouping never
- * adds a wait of its own.
+ * One batch is made durable at a time: what arrives meanwhile waits for it and goes down together. At low
+ * load a batch holds one file and starts at once (next turn of the event loop): grouping never adds a
+ * wait of its own.
  */
 import { randomBytes } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
@@ -60,12 +61,15 @@ async function stage(write: Queued): Promise<void> {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  await fh.close();
+  // The data is down: give it its name while the handle closes.
+  const closed = fh.close();
   try {
     await publish(tmp, join(write.dir, write.name), false);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     throw err;
+  } finally {
+    await closed;
   }
 }
 
@@ -115,10 +119,17 @@ async function commitBatch(batch: Queued[]): Promise<BatchReport> {
 /** The batching writer of one store. */
 export class GroupCommit {
   private queue: Queued[] = [];
-  private running = false;
+  private inFlight = 0;
+  private scheduled = false;
 
-  /** @param onBatch called after each batch (tests count batches and directory fsyncs with it). */
-  constructor(private readonly onBatch: (report: BatchReport) => void = () => undefined) {}
+  /**
+   * @param onBatch called after each batch (tests count batches and directory fsyncs with it).
+   * @param maxInFlight batches being made durable at once; writes asked for meanwhile wait and group.
+   */
+  constructor(
+    private readonly onBatch: (report: BatchReport) => void = () => undefined,
+    private readonly maxInFlight = 1,
+  ) {}
 
   /**
    * Writes `chunks` as `dir/name` (mode 0600), never over an existing name (rejects with EEXIST), and
@@ -128,25 +139,29 @@ export class GroupCommit {
   write(dir: string, name: string, chunks: readonly Uint8Array[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ dir, name, chunks, resolve, reject });
-      if (this.running) return;
-      this.running = true;
-      // The next turn of the loop: writes asked for by the same burst of events join this batch.
-      setImmediate(() => void this.drain());
+      this.schedule();
     });
   }
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0);
-        const report = await commitBatch(batch).catch((error: unknown) => {
+  /** Starts a batch on the next turn of the loop (writes of the same burst join it), if one may start. */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.inFlight >= this.maxInFlight || this.queue.length === 0) return;
+      const batch = this.queue.splice(0);
+      this.inFlight++;
+      void commitBatch(batch)
+        .catch((error: unknown) => {
           for (const w of batch) w.reject(error);
           return { files: batch.length, dirSyncs: 0 };
+        })
+        .then((report) => this.onBatch(report))
+        .finally(() => {
+          this.inFlight--;
+          this.schedule();
         });
-        this.onBatch(report);
-      }
-    } finally {
-      this.running = false;
-    }
+    });
   }
 }
