@@ -74,6 +74,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tempmail_deliveries_at ON tempmail_deliveries (at);
     `,
   },
+  {
+    version: 2,
+    name: 'fetch cursors of external mail accounts',
+    sql: `
+      -- Where fetching each folder of an external account (IMAP) has got: its UIDVALIDITY and the highest
+      -- UID handled. Both are unsigned 32-bit numbers in IMAP, hence bigint.
+      CREATE TABLE tempmail_fetch_cursors (
+        account text NOT NULL,
+        folder text NOT NULL,
+        uid_validity bigint NOT NULL,
+        last_uid bigint NOT NULL,
+        PRIMARY KEY (account, folder)
+      );
+    `,
+  },
 ];
 
 /** The database holds a schema newer than this code knows. */
