@@ -1,0 +1,280 @@
+/**
+ * Fetches one external account over IMAP, for as long as the service runs: one imapflow connection,
+ * IDLE on the first folder where the server offers it (new mail there is fetched at once), every folder
+ * checked every `pollSeconds` (all of them, without IDLE). A failed connection is tried again after
+ * 1, 2, 4 ... up to 60 s; a working one that drops is reconnected at once.
+ *
+ * Only the instance holding the account's fetch claim (Store.claimFetch) connects; the others stand by
+ * and try the claim every `pollSeconds`, so when the holder dies one of them takes over.
+ *
+ * State, for GET /domains: active while the connection is healthy and before it first failed; inactive
+ * from a failed connection until one works again. Each change is logged once, with the reason (never a
+ * secret: describe-error.ts).
+ */
+import { ImapFlow, type ListResponse } from 'imapflow';
+import type { ExtmailAccountConfig, ImapAccountConfig } from '../server-config';
+import { ServiceError, type ExternalIntake } from '../service-types';
+import type { FetchClaim } from '../store/store';
+import { describeImapError } from './describe-error';
+import { syncFolder, type FolderSyncDeps } from './folder-sync';
+import { readPassword } from './password';
+
+export type FetchedAccount = ExtmailAccountConfig & { imap: ImapAccountConfig };
+
+export interface AccountFetcherDeps {
+  intake: ExternalIntake;
+  /** 1-based place of the account in the configuration (its id in GET /domains). */
+  accountId: number;
+  account: FetchedAccount;
+  lifetimeMs: number;
+  maxMessageBytes: number;
+  log: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+export type AccountState = 'starting' | 'active' | 'inactive' | 'standby';
+
+const BACKOFF_FIRST_MS = 1000;
+const BACKOFF_MAX_MS = 60_000;
+/** IDLE is ended and started again this often (servers drop an IDLE left alone for 30 min). */
+const IDLE_RESTART_MS = 4 * 60_000;
+
+/** A failure of the IMAP side, already in words without secrets. */
+class ImapFailure extends Error {
+  override readonly name = 'ImapFailure';
+}
+
+/** Waits `ms` (with ±20% jitter, so instances and accounts do not retry in step). */
+function backoffMs(failures: number): number {
+  const base = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** Math.min(failures - 1, 16));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+/** INBOX and the folder the server marks \Junk (SPECIAL-USE), or failing that one named like it. */
+export function defaultFolders(list: readonly ListResponse[]): string[] {
+  const junk = list.find((b) => b.specialUse === '\\Junk' && b.specialUseSource === 'extension') ?? list.find((b) => b.specialUse === '\\Junk');
+  return junk && junk.path.toUpperCase() !== 'INBOX' ? ['INBOX', junk.path] : ['INBOX'];
+}
+
+/** The fetcher of one account. */
+export class AccountFetcher {
+  private current: AccountState = 'starting';
+  private reason = '';
+  private stopped = false;
+  private client: ImapFlow | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly deps: AccountFetcherDeps) {}
+
+  private get email(): string {
+    return this.deps.account.email;
+  }
+
+  private get where(): string {
+    return `${this.deps.account.imap.host}:${this.deps.account.imap.port}`;
+  }
+
+  /** Listed by GET /domains: not failing (healthy, not tried yet, or fetched by another instance). */
+  get active(): boolean {
+    return this.current !== 'inactive';
+  }
+
+  get state(): AccountState {
+    return this.current;
+  }
+
+  start(): void {
+    this.running ??= this.run().catch((error: unknown) => {
+      this.deps.log(`imap ${this.email}: fetching stopped: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  }
+
+  /** Stops fetching: ends the connection and waits for the work in hand. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    this.client?.close();
+    await this.running;
+  }
+
+  private wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  /** Waits `ms`, or less when woken (new mail, a closed connection, close()). */
+  private pause(ms: number): Promise<void> {
+    if (this.woken || this.stopped) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        this.woken = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.wakeUp = done;
+    });
+  }
+
+  private setState(state: AccountState, reason = ''): void {
+    if (state === this.current && reason === this.reason) return;
+    this.current = state;
+    this.reason = reason;
+    const { imap } = this.deps.account;
+    if (state === 'inactive') this.deps.log(`imap ${this.email}: inactive (not offered by GET /domains): ${reason}; retrying with backoff`);
+    if (state === 'standby') this.deps.log(`imap ${this.email}: another instance on the database fetches this account; this one stands by`);
+    if (state === 'active') this.deps.log(`imap ${this.email}: active: fetching ${reason} from ${imap.host}:${imap.port}`);
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      let claim: FetchClaim | undefined;
+      try {
+        claim = await this.deps.intake.claimFetch(this.email);
+      } catch (error) {
+        failures++;
+        this.deps.log(`imap ${this.email}: cannot claim the account: ${error instanceof Error ? error.message : String(error)}`);
+        await this.pause(backoffMs(failures));
+        continue;
+      }
+      if (!claim) {
+        this.setState('standby');
+        await this.pause(this.deps.account.imap.pollSeconds * 1000);
+        continue;
+      }
+      if (this.current === 'standby') this.current = 'starting';
+      try {
+        failures = await this.hold(claim, failures);
+      } finally {
+        await claim.release().catch(() => undefined);
+      }
+    }
+  }
+
+  /** Fetches while `claim` holds; returns the count of failures in a row. */
+  private async hold(claim: FetchClaim, failuresBefore: number): Promise<number> {
+    let failures = failuresBefore;
+    let lost = false;
+    void claim.lost.then(() => {
+      lost = true;
+      this.wake();
+      this.client?.close();
+    });
+    while (!this.stopped && !lost) {
+      const progress = { healthy: false };
+      try {
+        await this.session(progress, () => lost);
+      } catch (error) {
+        if (this.stopped || lost) break;
+        const why = error instanceof Error ? error.message : String(error);
+        if (error instanceof ServiceError) {
+          // The store's trouble, not the account's: the account stays as it was; try again later.
+          failures++;
+          this.deps.log(`imap ${this.email}: storing fetched mail failed: ${why}; trying again`);
+        } else if (progress.healthy) {
+          // A working connection dropped (a server restart, a network blip): reconnect once at once.
+          failures = 0;
+          this.deps.log(`imap ${this.email}: ${why}; reconnecting`);
+          continue;
+        } else {
+          failures++;
+          this.setState('inactive', why);
+        }
+        await this.pause(backoffMs(failures));
+      }
+    }
+    if (lost && !this.stopped) this.deps.log(`imap ${this.email}: lost the claim on this account (database connection); it is fetched again once the claim is won back`);
+    return failures;
+  }
+
+  /** One connection: connect, then pass over the folders until stopped or the claim is lost. */
+  private async session(progress: { healthy: boolean }, lost: () => boolean): Promise<void> {
+    const { imap } = this.deps.account;
+    let password: string | undefined;
+    let client: ImapFlow | undefined;
+    let lastError: unknown;
+    try {
+      password = await readPassword(imap.password, this.deps.env);
+      const pollMs = imap.pollSeconds * 1000;
+      client = new ImapFlow({
+        host: imap.host,
+        port: imap.port,
+        secure: imap.tls === 'tls',
+        // starttls: required (never a silent fall back to clear text); none: never attempted.
+        doSTARTTLS: imap.tls === 'starttls' ? true : imap.tls === 'none' ? false : undefined,
+        auth: { user: imap.user, pass: password },
+        // No logger: imapflow's log entries carry the server's and the user's text; what matters is
+        // logged here, in our words, with secrets masked.
+        logger: false,
+        disableAutoIdle: true,
+        maxIdleTime: IDLE_RESTART_MS,
+        connectionTimeout: 30_000,
+        greetingTimeout: 16_000,
+        socketTimeout: Math.max(5 * 60_000, pollMs + 60_000),
+      });
+      this.client = client;
+      // Without an 'error' listener an error would end the process; it shows as a closed connection.
+      client.on('error', (error: unknown) => {
+        lastError = error;
+        this.wake();
+      });
+      client.on('close', () => this.wake());
+      client.on('exists', () => this.wake());
+      this.woken = false;
+      await client.connect();
+      if (this.stopped || lost()) return;
+      const list = await client.list();
+      const folders = imap.folders ?? defaultFolders(list);
+      for (const folder of folders) {
+        const box = list.find((b) => b.path === folder || (folder === 'INBOX' && b.path.toUpperCase() === 'INBOX'));
+        if (!box || box.flags.has('\\Noselect') || box.flags.has('\\NonExistent')) {
+          throw new ImapFailure(`the folder ${JSON.stringify(folder)} does not exist on ${this.where} (it has ${list.map((b) => JSON.stringify(b.path)).join(', ')})`);
+        }
+      }
+      const idle = client.capabilities.has('IDLE');
+      // The first folder is synced last, so it stays selected for IDLE.
+      const order = [...folders.slice(1), folders[0] as string];
+      const trusted = new Map<string, boolean>();
+      const syncDeps: FolderSyncDeps = {
+        intake: this.deps.intake,
+        accountId: this.deps.accountId,
+        account: this.email,
+        lifetimeMs: this.deps.lifetimeMs,
+        maxMessageBytes: this.deps.maxMessageBytes,
+        log: this.deps.log,
+      };
+      while (!this.stopped && !lost()) {
+        this.woken = false;
+        for (const folder of order) trusted.set(folder, await syncFolder(client, folder, trusted.get(folder) ?? false, syncDeps));
+        if (!progress.healthy) {
+          progress.healthy = true;
+          const how = idle ? `IDLE on ${folders[0]}, every folder checked every ${imap.pollSeconds} s` : `no IDLE on this server: checked every ${imap.pollSeconds} s`;
+          this.setState('active', `${folders.join(', ')} (${how})`);
+        }
+        if (this.stopped || lost()) break;
+        if (!client.usable) throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
+        if (idle) void client.idle().catch(() => undefined);
+        await this.pause(pollMs);
+        if (!client.usable && !this.stopped && !lost()) throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
+      }
+    } catch (error) {
+      if (error instanceof ServiceError || error instanceof ImapFailure) throw error;
+      throw new ImapFailure(describeImapError(error, this.where, password));
+    } finally {
+      if (client) {
+        client.removeAllListeners();
+        client.on('error', () => undefined); // a late error of a closed connection must not end the process
+        client.close();
+        if (this.client === client) this.client = undefined;
+      }
+    }
+  }
+}
