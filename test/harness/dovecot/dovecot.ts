@@ -7,8 +7,8 @@
  *
  * `dovecot -c FILE` daemonizes; its output is never captured (a pipe it keeps open would hang the call).
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +75,18 @@ function ids(name: string): { uid: number; gid: number } {
     uid: Number(execFileSync('id', ['-u', name], { encoding: 'utf8' }).trim()),
     gid: Number(execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim()),
   };
+}
+
+/** The processes the master whose pid is in `pidFile` has started (none when it is not running). */
+function masterChildren(pidFile: string): number[] {
+  let master: number;
+  try {
+    master = Number(readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return [];
+  }
+  const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(master)], { encoding: 'utf8' }).stdout ?? '';
+  return out.split('\n').map((l) => Number(l.trim())).filter((pid) => Number.isSafeInteger(pid) && pid > 0);
 }
 
 /** Writes the config and passwd-file into a new temp dir and starts the server. */
@@ -162,10 +174,20 @@ namespace inbox {
     await waitFor(() => accepting(port), { timeoutMs: 15_000, message: `dovecot to listen on 127.0.0.1:${port}` });
   };
   const stop = async () => {
+    // `dovecot stop` ends the master, but a session process (imap) keeps its client's connection until
+    // the client leaves: a server that goes down cuts them, so this one's are ended too, by pid.
+    const children = masterChildren(join(root, 'run', 'master.pid'));
     try {
       execFileSync(bin, ['-c', config, 'stop'], { stdio: 'ignore' });
     } catch {
       // Not running.
+    }
+    for (const pid of children) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
     }
     await waitFor(async () => !(await accepting(port)), { timeoutMs: 15_000, message: 'dovecot to stop listening' });
   };
@@ -182,7 +204,7 @@ namespace inbox {
     },
     log: () => {
       try {
-        return execFileSync('cat', [join(root, 'dovecot.log')], { encoding: 'utf8' });
+        return readFileSync(join(root, 'dovecot.log'), 'utf8');
       } catch {
         return '';
       }
