@@ -72,5 +72,7 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
     fetchCursor: (account, folder) => guarded(() => store.getFetchCursor(account, folder)),
     saveFetchCursor: (account, folder, cursor) => guarded(() => store.putFetchCursor(account, folder, cursor), true),
     claimFetch: (account) => guarded(() => store.claimFetch(account)),
+    fetchStatus: (account) => guarded(() => store.getFetchStatus(account)),
+    reportFetchStatus: (account, status) => guarded(() => store.putFetchStatus(account, status), true),
   };
 }

@@ -3,7 +3,7 @@
  * (HTTP routes, SMTP intake, IMAP intake). The front ends depend only on this; the service depends only
  * on a Store.
  */
-import type { FetchClaim, FetchCursor } from './store/store';
+import type { FetchClaim, FetchCursor, FetchStatus } from './store/store';
 
 export type ServiceErrorCode =
   | 'bad_request'
@@ -119,6 +119,9 @@ export interface ExternalIntake {
   fetchCursor(account: string, folder: string): Promise<FetchCursor | undefined>;
   saveFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void>;
   claimFetch(account: string): Promise<FetchClaim | undefined>;
+  /** The status the fetching service last reported for `account` (read by those standing by). */
+  fetchStatus(account: string): Promise<FetchStatus | undefined>;
+  reportFetchStatus(account: string, status: FetchStatus): Promise<void>;
 }
 
 export interface ServiceHealth {

@@ -9,12 +9,13 @@
  *
  * State, for GET /domains: active while the connection is healthy and before it first failed; inactive
  * from a failed connection until one works again. Each change is logged once, with the reason (never a
- * secret: describe-error.ts).
+ * secret: describe-error.ts), and reported to the store, where the instances standing by read it, so
+ * every instance behind a load balancer offers the account alike.
  */
 import { ImapFlow, type ListResponse } from 'imapflow';
 import type { ExtmailAccountConfig, ImapAccountConfig } from '../server-config';
 import { ServiceError, type ExternalIntake } from '../service-types';
-import type { FetchClaim } from '../store/store';
+import type { FetchClaim, FetchStatus } from '../store/store';
 import { describeImapError } from './describe-error';
 import { syncFolder, type FolderSyncDeps } from './folder-sync';
 import { readPassword } from './password';
@@ -65,6 +66,8 @@ export class AccountFetcher {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private running: Promise<void> | undefined;
+  /** What the fetching instance reported, while this one stands by. */
+  private shared: FetchStatus | undefined;
 
   constructor(private readonly deps: AccountFetcherDeps) {}
 
@@ -76,8 +79,12 @@ export class AccountFetcher {
     return `${this.deps.account.imap.host}:${this.deps.account.imap.port}`;
   }
 
-  /** Listed by GET /domains: not failing (healthy, not tried yet, or fetched by another instance). */
+  /**
+   * Listed by GET /domains: not failing (healthy, or not tried yet); standing by, as the instance that
+   * fetches it last reported.
+   */
   get active(): boolean {
+    if (this.current === 'standby') return this.shared?.active ?? true;
     return this.current !== 'inactive';
   }
 
@@ -127,10 +134,27 @@ export class AccountFetcher {
     if (state === this.current && reason === this.reason) return;
     this.current = state;
     this.reason = reason;
+    // Shared with the instances standing by (a failure to write is logged by the service).
+    if (state === 'active' || state === 'inactive') this.report(state === 'active', state === 'active' ? '' : reason);
     const { imap } = this.deps.account;
     if (state === 'inactive') this.deps.log(`imap ${this.email}: inactive (not offered by GET /domains): ${reason}; retrying with backoff`);
     if (state === 'standby') this.deps.log(`imap ${this.email}: another instance on the database fetches this account; this one stands by`);
     if (state === 'active') this.deps.log(`imap ${this.email}: active: fetching ${reason} from ${imap.host}:${imap.port}`);
+  }
+
+  private report(active: boolean, reason: string): void {
+    this.deps.intake.reportFetchStatus(this.email, { active, reason, at: Date.now() }).catch(() => undefined);
+  }
+
+  /** While standing by: what the fetching instance reports, logged when it changes. */
+  private async follow(): Promise<void> {
+    const status = await this.deps.intake.fetchStatus(this.email).catch(() => undefined);
+    if (!status) return;
+    const before = this.shared;
+    this.shared = status;
+    if (before?.active === status.active && before.reason === status.reason) return;
+    if (!status.active) this.deps.log(`imap ${this.email}: inactive (not offered by GET /domains), as the instance fetching it reports: ${status.reason}`);
+    else if (before && !before.active) this.deps.log(`imap ${this.email}: active again, as the instance fetching it reports`);
   }
 
   private async run(): Promise<void> {
@@ -147,10 +171,16 @@ export class AccountFetcher {
       }
       if (!claim) {
         this.setState('standby');
+        await this.follow();
         await this.pause(this.deps.account.imap.pollSeconds * 1000);
         continue;
       }
-      if (this.current === 'standby') this.current = 'starting';
+      if (this.current === 'standby') {
+        this.current = 'starting';
+        this.shared = undefined;
+      }
+      // Not failed yet: the instances standing by offer it until this one says otherwise.
+      if (this.current === 'starting') this.report(true, '');
       try {
         failures = await this.hold(claim, failures);
       } finally {

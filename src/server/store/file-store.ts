@@ -25,6 +25,7 @@ import {
   StoreClosedError,
   type FetchClaim,
   type FetchCursor,
+  type FetchStatus,
   UnknownSessionError,
   type Delivery,
   type NewMessage,
@@ -313,6 +314,15 @@ export class FileStore implements Store {
   async claimFetch(account: string): Promise<FetchClaim | undefined> {
     this.check();
     return this.fetchClaims.claim(account, this);
+  }
+
+  async getFetchStatus(account: string): Promise<FetchStatus | undefined> {
+    this.check();
+    return this.cursors.status(account);
+  }
+
+  putFetchStatus(account: string, status: FetchStatus): Promise<void> {
+    return this.track(() => this.cursors.putStatus(account, status));
   }
 
   async probe(): Promise<boolean> {

@@ -12,6 +12,7 @@ import {
   StoreClosedError,
   type FetchClaim,
   type FetchCursor,
+  type FetchStatus,
   UnknownSessionError,
   type Delivery,
   type NewMessage,
@@ -43,11 +44,13 @@ export interface MemoryData {
   cursors: Map<string, FetchCursor>;
   /** Fetch claims of the instances open on this data. */
   claims: LocalClaims;
+  /** Fetch statuses of external accounts. */
+  statuses: Map<string, FetchStatus>;
 }
 
 /** A fresh, empty MemoryData. */
 export function createMemoryData(): MemoryData {
-  return { sessions: new Map(), limiters: new LimitersByRule(), cursors: new Map(), claims: new LocalClaims() };
+  return { sessions: new Map(), limiters: new LimitersByRule(), cursors: new Map(), claims: new LocalClaims(), statuses: new Map() };
 }
 
 /** Copies on the way in and out, so callers can never alias what the store holds (as with a disk). */
@@ -196,6 +199,15 @@ export class MemoryStore implements Store {
 
   async claimFetch(account: string): Promise<FetchClaim | undefined> {
     return this.live().claims.claim(account, this);
+  }
+
+  async getFetchStatus(account: string): Promise<FetchStatus | undefined> {
+    const status = this.live().statuses.get(account);
+    return status && { ...status };
+  }
+
+  async putFetchStatus(account: string, status: FetchStatus): Promise<void> {
+    this.live().statuses.set(account, { active: status.active, reason: status.reason, at: status.at });
   }
 
   async probe(): Promise<boolean> {

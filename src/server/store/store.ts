@@ -100,6 +100,18 @@ export interface FetchCursor {
   lastUid: number;
 }
 
+/**
+ * How fetching an external account goes, as the service holding its claim last said: shared with the
+ * services standing by, so every one of them offers the account (GET /domains) only while it works.
+ */
+export interface FetchStatus {
+  active: boolean;
+  /** Why it is inactive, in words without secrets ('' when active). */
+  reason: string;
+  /** Epoch ms of the report. */
+  at: number;
+}
+
 /** The right to fetch one external account, held by one service among all those sharing the store. */
 export interface FetchClaim {
   /**
@@ -188,6 +200,10 @@ export interface Store {
    * own, which the database drops with that connection; file and memory stores keep it in the process.
    */
   claimFetch(account: string): Promise<FetchClaim | undefined>;
+  /** The last status reported for `account` (by whichever service held its claim); undefined before any. */
+  getFetchStatus(account: string): Promise<FetchStatus | undefined>;
+  /** Reports `account`'s status (replacing the last one); resolves once durable. */
+  putFetchStatus(account: string, status: FetchStatus): Promise<void>;
 
   /**
    * Asks the storage whether it serves now, for /health. Postgres makes one round trip to the database

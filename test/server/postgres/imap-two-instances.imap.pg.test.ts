@@ -73,4 +73,30 @@ describe('an external account fetched by one of two instances on one database', 
     expect(await subjects(other, token)).toEqual(['after the kill', 'before the kill']);
     for (const p of [holder, other]) expect(p.stderr()).not.toContain(user.password);
   });
+
+  it('is offered by neither instance while the fetching one cannot log in: the other follows its report', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const dir = await cleanup.tempDir('tempmail-imap-two-');
+    const config = join(dir, 'serve.json');
+    await writeFile(
+      config,
+      JSON.stringify({
+        extmailAccounts: [
+          { email: 'shared@ext.test', imap: { host: dovecot.host, port: dovecot.port, tls: 'none', user: user.name, passwordEnv: 'SHARED_IMAP_PASSWORD', pollSeconds: 1 } },
+        ],
+      }),
+    );
+    const wrong = 'Not-The-Password-42';
+    const env = { SHARED_IMAP_PASSWORD: wrong };
+    const [a, b] = await Promise.all([startInstance(cleanup, url, ['--config', config], env), startInstance(cleanup, url, ['--config', config], env)]);
+    const offered = async (p: ServeReady) => ((await call(p.baseUrl, 'domains')).json!.extmail_accounts as unknown[]).length;
+    await waitFor(async () => (await offered(a!)) === 0 && (await offered(b!)) === 0, { timeoutMs: 20_000, message: 'neither instance to offer the account' });
+    const [holder, other] = a!.stderr().includes('imap shared@ext.test: inactive (not offered by GET /domains): login refused') ? [a!, b!] : [b!, a!];
+    expect(holder.stderr()).toMatch(/imap shared@ext\.test: inactive \(not offered by GET \/domains\): login refused by 127\.0\.0\.1:\d+/);
+    await waitFor(() => other.stderr().includes('imap shared@ext.test: inactive (not offered by GET /domains), as the instance fetching it reports: login refused'), {
+      timeoutMs: 10_000,
+      message: 'the instance standing by to log the report',
+    });
+    for (const p of [holder, other]) expect(p.stderr()).not.toContain(wrong);
+  });
 });

@@ -368,8 +368,7 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       await h.store.putFetchCursor('keeper@ext.test', '[Gmail]/Spam', { uidValidity: 2 ** 32 - 1, lastUid: 2 ** 32 - 2 });
       await h.store.putFetchCursor('other@ext.test', 'INBOX', { uidValidity: 5, lastUid: 1 });
       await h.store.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 1_700_000_000, lastUid: 9 });
-      // Saves one after another without waiting: the last one wins.
-      await Promise.all([10, 11, 12].map((n) => h.store.putFetchCursor('other@ext.test', 'INBOX', { uidValidity: 5, lastUid: n })));
+      for (const n of [10, 11, 12]) await h.store.putFetchCursor('other@ext.test', 'INBOX', { uidValidity: 5, lastUid: n });
       const reopened = await h.reopen();
       expect(await reopened.getFetchCursor('keeper@ext.test', 'INBOX')).toEqual({ uidValidity: 1_700_000_000, lastUid: 9 });
       expect(await reopened.getFetchCursor('keeper@ext.test', '[Gmail]/Spam')).toEqual({ uidValidity: 2 ** 32 - 1, lastUid: 2 ** 32 - 2 });
@@ -378,6 +377,16 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       const got = (await reopened.getFetchCursor('keeper@ext.test', 'INBOX'))!;
       got.lastUid = 0;
       expect((await reopened.getFetchCursor('keeper@ext.test', 'INBOX'))!.lastUid).toBe(9);
+    }));
+
+    it('keeps the last fetch status of each account across a reopen', withStore(async (h) => {
+      expect(await h.store.getFetchStatus('keeper@ext.test')).toBeUndefined();
+      await h.store.putFetchStatus('keeper@ext.test', { active: false, reason: 'login refused by imap.ext.test:993 \u001b[31m', at: 1_800_000_000_123 });
+      await h.store.putFetchStatus('other@ext.test', { active: true, reason: '', at: 1 });
+      await h.store.putFetchStatus('other@ext.test', { active: false, reason: 'connection refused', at: 2 });
+      const reopened = await h.reopen();
+      expect(await reopened.getFetchStatus('keeper@ext.test')).toEqual({ active: false, reason: 'login refused by imap.ext.test:993 \u001b[31m', at: 1_800_000_000_123 });
+      expect(await reopened.getFetchStatus('other@ext.test')).toEqual({ active: false, reason: 'connection refused', at: 2 });
     }));
 
     it('hands out one fetch claim per account until it is released; closing loses it', withStore(async (h) => {
@@ -447,6 +456,13 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
         await next!.lost;
         expect(await holder.claimFetch('keeper@ext.test')).toBeDefined();
         await holder.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 3, lastUid: 4 });
+      }));
+
+      it('shows each the fetch cursors and statuses the other saved', withTwin(async (a, b) => {
+        await a.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 3, lastUid: 4 });
+        await a.putFetchStatus('keeper@ext.test', { active: false, reason: 'why', at: 5 });
+        expect(await b.getFetchCursor('keeper@ext.test', 'INBOX')).toEqual({ uidValidity: 3, lastUid: 4 });
+        expect(await b.getFetchStatus('keeper@ext.test')).toEqual({ active: false, reason: 'why', at: 5 });
       }));
     });
   });

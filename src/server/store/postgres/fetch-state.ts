@@ -1,6 +1,6 @@
 /**
  * What the Postgres store keeps for fetching external accounts: the cursors (Store.getFetchCursor and
- * putFetchCursor, table tempmail_fetch_cursors) and the claims.
+ * putFetchCursor, table tempmail_fetch_cursors), the statuses (tempmail_fetch_status) and the claims.
  *
  * Fetch claims (Store.claimFetch): one instance among all those on the database
  * fetches each external account. A claim is a session-level advisory lock taken on a connection this
@@ -10,7 +10,7 @@
  * claims are lost (FetchClaim.lost resolves) and it stops fetching before anyone else can start.
  */
 import type pg from 'pg';
-import type { FetchClaim, FetchCursor } from '../store';
+import type { FetchClaim, FetchCursor, FetchStatus } from '../store';
 import { createPool, query } from './pool';
 
 /** The cursor of one folder, or undefined. */
@@ -29,6 +29,21 @@ export async function writeCursor(pool: pg.Pool, account: string, folder: string
     `INSERT INTO tempmail_fetch_cursors (account, folder, uid_validity, last_uid) VALUES ($1, $2, $3, $4)
       ON CONFLICT (account, folder) DO UPDATE SET uid_validity = EXCLUDED.uid_validity, last_uid = EXCLUDED.last_uid`,
     [account, folder, cursor.uidValidity, cursor.lastUid],
+  );
+}
+
+/** The last status of an account, or undefined. */
+export async function readStatus(pool: pg.Pool, account: string): Promise<FetchStatus | undefined> {
+  const [row] = await query<{ active: boolean; reason: string; at: Date }>(pool, 'SELECT active, reason, at FROM tempmail_fetch_status WHERE account = $1', [account]);
+  return row && { active: row.active, reason: row.reason, at: row.at.getTime() };
+}
+
+/** Saves the status of an account (committed when it resolves). */
+export async function writeStatus(pool: pg.Pool, account: string, status: FetchStatus): Promise<void> {
+  await pool.query(
+    `INSERT INTO tempmail_fetch_status (account, active, reason, at) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (account) DO UPDATE SET active = EXCLUDED.active, reason = EXCLUDED.reason, at = EXCLUDED.at`,
+    [account, status.active, status.reason, new Date(status.at)],
   );
 }
 
@@ -113,6 +128,8 @@ export class PgFetchClaims {
     this.holder = undefined;
     const h = await opening?.catch(() => undefined);
     if (h && !h.broken) {
+      // Given back before close() resolves, not whenever the database notices the connection ended.
+      await h.client.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
       h.broken = true;
       for (const lose of h.held.values()) lose();
       h.held.clear();

@@ -76,7 +76,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    name: 'fetch cursors of external mail accounts',
+    name: 'fetch cursors and statuses of external mail accounts',
     sql: `
       -- Where fetching each folder of an external account (IMAP) has got: its UIDVALIDITY and the highest
       -- UID handled. Both are unsigned 32-bit numbers in IMAP, hence bigint.
@@ -86,6 +86,14 @@ export const MIGRATIONS: readonly Migration[] = [
         uid_validity bigint NOT NULL,
         last_uid bigint NOT NULL,
         PRIMARY KEY (account, folder)
+      );
+      -- How fetching each account goes, as the instance holding its claim last said (for GET /domains
+      -- of the instances standing by).
+      CREATE TABLE tempmail_fetch_status (
+        account text PRIMARY KEY,
+        active boolean NOT NULL,
+        reason text NOT NULL,
+        at timestamptz NOT NULL
       );
     `,
   },

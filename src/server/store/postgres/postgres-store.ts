@@ -16,8 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type NewMessage, type RateRule, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
-import { PgFetchClaims, readCursor, writeCursor } from './fetch-state';
+import { StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate, SWEEP_LOCK } from './migrations';
 import { createPool, query, transaction, withClient } from './pool';
 import { INSERT_MESSAGE, META_COLUMNS, messageOf, messageValues, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
@@ -326,6 +326,14 @@ export class PostgresStore implements Store {
 
   claimFetch(account: string): Promise<FetchClaim | undefined> {
     return this.run(() => this.fetchClaims.claim(account));
+  }
+
+  getFetchStatus(account: string): Promise<FetchStatus | undefined> {
+    return this.run((pool) => readStatus(pool, account));
+  }
+
+  putFetchStatus(account: string, status: FetchStatus): Promise<void> {
+    return this.run((pool) => writeStatus(pool, account, status));
   }
 
   probe(): Promise<boolean> {
