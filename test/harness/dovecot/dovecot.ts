@@ -35,7 +35,10 @@ export interface DovecotOptions {
 
 export interface Dovecot {
   host: string;
+  /** Plain IMAP (STARTTLS offered when started with `tls`). */
   port: number;
+  /** IMAP over TLS from the first byte (imaps), when started with `tls`. */
+  tlsPort?: number;
   root: string;
   /** Starts the server again after stop(), on the same port and mail. */
   start(): Promise<void>;
@@ -104,6 +107,7 @@ export async function startDovecot(options: DovecotOptions): Promise<Dovecot> {
   mkdirSync(mailDir);
   if (asRoot) chownSync(mailDir, mailOwner.uid, mailOwner.gid);
   const port = await freePort();
+  const tlsPort = options.tls ? await freePort() : undefined;
   const passwd = join(root, 'passwd');
   writeFileSync(
     passwd,
@@ -146,7 +150,8 @@ service imap-login {
     port = ${port}
   }
   inet_listener imaps {
-    port = 0
+    address = 127.0.0.1
+    port = ${tlsPort ?? 0}
   }
 }
 service anvil {
@@ -195,6 +200,7 @@ namespace inbox {
   return {
     host: '127.0.0.1',
     port,
+    tlsPort,
     root,
     start,
     stop,
