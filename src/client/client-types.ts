@@ -1,4 +1,4 @@
-import type { CreateSessionOptions, DomainList, Message, MessageSummary, PostEncoding, Session } from '../model/mail-types';
+import type { CreateSessionOptions, DomainList, Message, MessageSource, MessageSummary, PostEncoding, Session } from '../model/mail-types';
 
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
 export type { PostEncoding } from '../model/mail-types';
@@ -31,4 +31,12 @@ export interface TempMailApi {
    * A service without that route fails with ApiError('not_found', 'This service does not serve attachment bytes').
    */
   downloadAttachment(token: string, id: number, attachmentId: number): Promise<Buffer>;
+  /**
+   * Optional: the message's source (`R` in the viewer, `S` saves it as .eml). The raw message where the
+   * service serves it, else every field it returned for the message. Left out, the app shows the fields
+   * of the parsed message instead.
+   */
+  readSource?(token: string, id: number): Promise<MessageSource>;
+  /** Optional: tells a service that keeps read state that the user opened this message (fire and forget). */
+  markRead?(token: string, id: number): Promise<void>;
 }
