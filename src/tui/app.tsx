@@ -18,6 +18,8 @@ import { PickerScreen } from './picker/picker-screen';
 import { SwitchScreen } from './saved/switch-screen';
 import { useSaved, type SavedConfig } from './saved/use-saved';
 import { SessionView } from './session/session-view';
+import type { ReadMarksConfig } from './inbox/use-read-marks';
+import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
 import type { StatusMessage } from './wording/status-text';
 
@@ -31,6 +33,14 @@ export interface AppProps {
   serviceLabel?: string;
   /** Where created addresses are saved and found again; without it nothing is saved. */
   saved?: SavedConfig;
+  /** Where the opened messages of each saved address are remembered; without it, only while the app runs. */
+  readMarks?: ReadMarksConfig;
+  /**
+   * Ctrl-Z: suspends the process (the terminal is given back; src/tui/shell/suspend.ts) and returns when
+   * it runs again, after `redraw` has drawn the screen anew; or returns what to say when it cannot.
+   * Without it, Ctrl-Z does nothing (a test, or no terminal).
+   */
+  onSuspend?: (redraw: () => void) => string | null;
   /** Milliseconds since the epoch (injected so tests control countdowns). */
   clock?: () => number;
   /** Rings the terminal bell (injected: tests count rings instead of writing BEL). */
@@ -96,6 +106,12 @@ export function App(props: AppProps) {
   const forget = (email: string) => {
     const wasCurrent = session !== null && session.email.toLowerCase() === email.toLowerCase();
     const found = saved.forget(email);
+    try {
+      // Its read marks go with it (they would go at its expiry anyway).
+      props.readMarks?.store.forget(props.readMarks.serviceKey, email);
+    } catch {
+      // Only marks: the address is forgotten, which is what was asked.
+    }
     setNotice({ text: found ? `Forgot ${email}` : `${email} was not saved here`, kind: 'info' });
     if (wasCurrent) {
       setSession(null);
@@ -107,6 +123,18 @@ export function App(props: AppProps) {
     setNotice(null);
     setMode('switch');
   };
+
+  // Ctrl-Z, on every screen: Ink's own write (empty) redraws the last frame on the screen given back.
+  useKeys(
+    'global',
+    {
+      suspend: () => {
+        const said = props.onSuspend?.(() => write(''));
+        if (said) setNotice({ text: said, kind: 'info' });
+      },
+    },
+    { isActive: props.onSuspend !== undefined },
+  );
 
   const local = props.local;
   const serviceLine = local
@@ -125,6 +153,7 @@ export function App(props: AppProps) {
             intervalMs={props.settings.pollIntervalMs}
             bell={props.settings.bell}
             downloadDir={props.settings.downloadDir}
+            readMarks={props.readMarks}
             clock={clock}
             local={local}
             columns={columns}

@@ -23,6 +23,8 @@ export interface SessionHeaderProps {
   clock: () => number;
   columns: number;
   local?: LocalServiceInfo;
+  /** Unread messages, shown at the right of the poll line (the viewer's; the inbox's list says it itself). */
+  unread?: number;
 }
 
 // No temporary address lives longer than a day; a longer countdown means the service's zone is misread.
@@ -75,7 +77,7 @@ function rightAligned(s: string, cols: number): string {
 }
 
 /** Address, countdown, poll state and (local mode) the SMTP target. */
-export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local }: SessionHeaderProps) {
+export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local, unread }: SessionHeaderProps) {
   const theme = useTheme();
   const now = useNow(clock);
   const left = secondsLeft(new Date(session.expiresAt.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS);
@@ -83,6 +85,8 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
   const { lines, besideCountdown } = addressLines(session.email, columns);
   const color = left > 0 ? undefined : theme.color('error');
   const failing = poll.phase === 'retrying' || poll.phase === 'stopped';
+  const unreadText = unread === undefined ? '' : ` ${unread} unread`;
+  const unreadCols = textWidth(unreadText);
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
@@ -99,8 +103,9 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
           {countdown}
         </Text>
       )}
-      <Text wrap="truncate" color={failing ? theme.color('warn') : theme.color('muted')}>
-        {fitToWidth(pollText(poll, now, intervalMs), columns)}
+      <Text wrap="truncate">
+        <Text color={failing ? theme.color('warn') : theme.color('muted')}>{fitToWidth(pollText(poll, now, intervalMs), columns - unreadCols)}</Text>
+        {unreadText}
       </Text>
       {local
         ? localLines(local, session.email, columns).map((line) => (

@@ -21,6 +21,8 @@ export interface UseInboxOptions {
    * with "unknown token" before the address's expiry (the saved list marks such an address).
    */
   onTokenAnswer?: (known: boolean) => void;
+  /** The ids opened before (the address's saved read state): not unread when listed. */
+  read?: ReadonlySet<number>;
 }
 
 export interface InboxHandle {
@@ -42,8 +44,8 @@ export interface InboxHandle {
 const LEARN_WINDOW_MS = 5 * 60_000;
 
 /** Polls the session's inbox for as long as the component is mounted. */
-export function useInbox({ api, session, intervalMs, clock, onTokenAnswer }: UseInboxOptions): InboxHandle {
-  const [state, dispatch] = useReducer(inboxReducer, undefined, () => initialInboxState());
+export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read }: UseInboxOptions): InboxHandle {
+  const [state, dispatch] = useReducer(inboxReducer, undefined, () => initialInboxState(10, read));
   const [poll, setPoll] = useState<PollStatus>(IDLE_POLL_STATUS);
   const pollerRef = useRef<Poller | null>(null);
   // A ref, so a new callback each render does not restart the poller.

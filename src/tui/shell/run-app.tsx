@@ -1,6 +1,7 @@
 /**
  * Runs the app on the real terminal, on a service made ready by app-service.ts (the local one when none
- * is configured): opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
+ * is configured): opens the saved addresses and their read marks, draws on the alternate screen, gives
+ * the terminal back on Ctrl-Z until `fg` (suspend.ts), and on `q`, Ctrl+C or SIGTERM/SIGHUP
  * puts the terminal back as it was (main screen, cursor shown) before the process ends. A signal
  * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) ends it the same way, so the in-process service closes too.
  * Keys reach Ink one at a time (widgets/key-stdin.ts), however many arrive in one read.
@@ -18,10 +19,8 @@ import type { CliIo } from './shell-types';
 import type { AppService } from './app-service';
 import { keyByKey } from '../widgets/key-stdin';
 import { noColorRequested } from '../widgets/theme';
-
-const ENTER_ALT_SCREEN = '\x1b[?1049h';
-const LEAVE_ALT_SCREEN = '\x1b[?1049l';
-const SHOW_CURSOR = '\x1b[?25h';
+import { openReadState } from '../../state/read-state';
+import { createSuspender, ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR } from './suspend';
 
 /** "Service: mail.example/api": what the picker says it talks to (never user:password). */
 export function serviceLabel(baseUrl: string): string {
@@ -58,6 +57,8 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   stdout.write(ENTER_ALT_SCREEN);
   // Whatever ends the process, the user's shell gets its screen back.
   process.once('exit', restore);
+  // Job control needs a terminal to give back (and a key to ask for it).
+  const suspender = stdin.isTTY ? createSuspender({ stdin, stdout }) : undefined;
 
   const instance = render(
     <App
@@ -66,6 +67,8 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
       serviceLabel={serviceLabel(baseUrl)}
       saved={{ store: openSavedSessions({ env }), serviceKey: key }}
+      readMarks={{ store: openReadState({ env }), serviceKey: key }}
+      onSuspend={suspender ? (redraw) => suspender.suspend(redraw) : undefined}
       ringBell={() => stdout.write('\x07')}
       copy={async (text, write) => (await copyToClipboard(text, { write, env })).message}
       openLink={(url) => openInBrowser(url, { env })}
@@ -91,6 +94,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
+    suspender?.dispose();
     restore();
     process.off('exit', restore);
   }
