@@ -23,6 +23,8 @@ export interface SuspendOptions {
   resumable?: () => boolean;
   /** Stops the process and returns once it runs again; default SIGTSTP to our process group. */
   stop?: () => void;
+  /** Milliseconds, for telling our own SIGCONT from a later one (tests move it). */
+  now?: () => number;
 }
 
 export interface Suspender {
@@ -40,6 +42,7 @@ export function createSuspender(options: SuspendOptions): Suspender {
   const { stdin, stdout } = options;
   const resumable = options.resumable ?? (() => canBeResumed());
   const stop = options.stop ?? (() => process.kill(0, 'SIGTSTP'));
+  const now = options.now ?? Date.now;
   let redrawLast: (() => void) | null = null;
   // The SIGCONT of our own stop arrives just after we already took the screen back: it is skipped.
   let resumedAt = Number.NEGATIVE_INFINITY;
@@ -50,7 +53,7 @@ export function createSuspender(options: SuspendOptions): Suspender {
     redrawLast?.();
   };
   const onContinue = () => {
-    if (Date.now() - resumedAt < OWN_CONTINUE_MS) return;
+    if (now() - resumedAt < OWN_CONTINUE_MS) return;
     // Stopped from outside (SIGSTOP) and continued: the shell may have drawn over us, or reset the tty.
     if (redrawLast) takeScreen();
   };
@@ -63,7 +66,7 @@ export function createSuspender(options: SuspendOptions): Suspender {
       stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
       if (stdin.isTTY) stdin.setRawMode(false);
       stop();
-      resumedAt = Date.now();
+      resumedAt = now();
       takeScreen();
       return null;
     },
