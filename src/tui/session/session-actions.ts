@@ -55,6 +55,9 @@ export interface SaveConflict {
   bytes: Uint8Array;
 }
 
+/** What `S` says where the service gives no raw message. */
+export const NO_RAW_MESSAGE = 'No .eml to save: this service gives no raw message (R shows what it gives)';
+
 /** The answers: o replaces the file, k saves beside it, any other key leaves it. */
 export type ConflictChoice = 'overwrite' | 'keep' | 'cancel';
 
@@ -177,15 +180,13 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
   const saveMessage = (message: MessageSummary, source: () => Promise<MessageSource>) => {
     const filename = `${message.subject.trim() || `message ${message.id}`}.eml`;
     const name = safeLine(safeFileName(filename), 120);
-    saveBytes(
-      name,
-      filename,
-      async () => {
-        const got = await source();
-        if (got.kind !== 'raw') throw new Error('this service does not give the raw message (R shows the fields it does give)');
-        return got.bytes;
-      },
-      `Saving ${name}…`,
+    progress(`Saving ${name}…`);
+    source().then(
+      live((got: MessageSource) => {
+        if (got.kind !== 'raw') return info(NO_RAW_MESSAGE);
+        saveBytes(name, filename, async () => got.bytes, `Saving ${name}…`);
+      }),
+      live((error: unknown) => fail(`${name} not saved: ${describeError(error)}`)),
     );
   };
 

@@ -102,7 +102,8 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
     // After a delete that took a while: the view then, not the one this render saw.
     closeIf: (id) => setView((v) => (v.kind === 'viewer' && v.message.id === id ? { kind: 'inbox' } : v)),
     step,
-    sourceOf: (id) => (sources.available ? sources.load(id) : Promise.reject(new Error('this service does not give the raw message'))),
+    // Without sources, what it gives is the parsed fields: no raw message to save.
+    sourceOf: (id) => (sources.available ? sources.load(id) : Promise.resolve({ kind: 'fields', fields: [] })),
     search,
     searchCount,
     setSearchCount,

@@ -14,9 +14,9 @@ import { longTime } from '../wording/display-format';
 const SLICE_CHARS = 32 * 1024;
 
 /** What the source view says above the fields when there is no raw message. */
-export const FIELDS_NOTE = 'This service does not give the raw message; below is every field it returned for it.';
+export const FIELDS_NOTE = 'This service gives no raw message; below: every field it returned.';
 /** The same, for a service whose client cannot ask for the source at all. */
-export const PARSED_NOTE = 'This service does not give the raw message; below is every field read from it.';
+export const PARSED_NOTE = 'This service gives no raw message; below: every field read from it.';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -65,27 +65,27 @@ function sliceEnd(text: string, from: number): number {
   return nl >= 0 && nl < from + SLICE_CHARS * 2 ? nl + 1 : from + SLICE_CHARS;
 }
 
-/** One slice made terminal-safe and folded at `width`: its lines. */
-function foldSlice(text: string, width: number): string[] {
-  return wrapText(safeBlock(text).replace(/\n$/, ''), Math.max(10, width), { breakAtSpaces: false }).split('\n');
+/** One slice made terminal-safe and folded at `width` (`words`: at spaces, for field listings): its lines. */
+function foldSlice(text: string, width: number, words: boolean): string[] {
+  return wrapText(safeBlock(text).replace(/\n$/, ''), Math.max(10, width), { breakAtSpaces: words }).split('\n');
 }
 
 /** Whether `sourceLines` can answer at once (no slices to wait for). */
 export const isSmallSource = (text: string): boolean => text.length <= SLICE_CHARS * 1.5;
 
-/** The lines of a small source, synchronously. */
-export function sourceLines(text: string, width: number): string[] {
-  return foldSlice(text, width);
+/** The lines of a small source, synchronously; `words` wraps at spaces (fields), else lines are cut (raw). */
+export function sourceLines(text: string, width: number, words = false): string[] {
+  return foldSlice(text, width, words);
 }
 
 /** The lines of any source, yielding between slices; rejects with the signal's reason when aborted. */
-export async function sourceLinesAsync(text: string, width: number, signal?: AbortSignal): Promise<string[]> {
+export async function sourceLinesAsync(text: string, width: number, words = false, signal?: AbortSignal): Promise<string[]> {
   const lines: string[] = [];
   for (let pos = 0; pos < text.length; ) {
     if (pos > 0) await yieldToEventLoop();
     signal?.throwIfAborted();
     const end = sliceEnd(text, pos);
-    for (const line of foldSlice(text.slice(pos, end), width)) lines.push(line);
+    for (const line of foldSlice(text.slice(pos, end), width, words)) lines.push(line);
     pos = end;
   }
   return lines;

@@ -53,23 +53,25 @@ export function useViewerLines(message: Message | undefined, mode: ViewerMode, s
   const bodyLines = useMemo(() => (body ? body.text.split('\n') : null), [body]);
   const links = body?.links ?? NO_LINKS;
 
+  // The raw message is cut at the width as it is; a listing of fields is wrapped at spaces.
+  const words = !sourcesAvailable || (source?.status === 'ready' && source.source.kind === 'fields');
   const rawText = useMemo(() => {
     if (!mode.source) return null;
     if (!sourcesAvailable) return message ? fieldText(PARSED_NOTE, messageFields(message)) : null;
     return source?.status === 'ready' ? sourceText(source.source) : null;
   }, [mode.source, sourcesAvailable, message, source]);
   const small = rawText !== null && isSmallSource(rawText);
-  const smallLines = useMemo(() => (rawText !== null && small ? sourceLines(rawText, columns) : null), [rawText, small, columns]);
+  const smallLines = useMemo(() => (rawText !== null && small ? sourceLines(rawText, columns, words) : null), [rawText, small, columns, words]);
   const [big, setBig] = useState<{ text: string; columns: number; lines: string[] } | null>(null);
   useEffect(() => {
     if (rawText === null || small) return;
     const abort = new AbortController();
-    sourceLinesAsync(rawText, columns, abort.signal).then(
+    sourceLinesAsync(rawText, columns, words, abort.signal).then(
       (lines) => setBig({ text: rawText, columns, lines }),
       () => undefined,
     );
     return () => abort.abort();
-  }, [rawText, small, columns]);
+  }, [rawText, small, columns, words]);
 
   const parts = partsOf(message);
   if (mode.source) {
