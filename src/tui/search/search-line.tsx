@@ -11,6 +11,8 @@ import { useTheme } from '../widgets/theme';
 
 /** Where the search is: the current match (1-based) of how many; `capped` when there are more. */
 export interface SearchCount {
+  /** The pattern these figures are for (the input may be a key ahead of them). */
+  pattern: string;
   current: number;
   count: number;
   capped: boolean;
@@ -25,7 +27,9 @@ export function countText(c: SearchCount | null): string {
 /** The search input with its count. */
 export function SearchLine(props: { value: string; focus: boolean; count: SearchCount | null; columns: number; onChange: (clean: string) => void }) {
   const theme = useTheme();
-  const count = props.value ? ` ${countText(props.count)}` : '';
+  // Figures of the pattern as typed only: a key ahead of them shows none rather than the last one's.
+  const current = props.count?.pattern === props.value ? props.count : undefined;
+  const count = props.value && current ? ` ${countText(current)}` : '';
   return (
     <Box width={props.columns}>
       <Text>/</Text>
@@ -38,7 +42,7 @@ export function SearchLine(props: { value: string; focus: boolean; count: Search
         />
       </Box>
       <Box width={textWidth(count)} flexShrink={0}>
-        <Text color={props.count?.count ? undefined : theme.color('warn')}>{count}</Text>
+        <Text color={current?.count ? undefined : theme.color('warn')}>{count}</Text>
       </Box>
     </Box>
   );

@@ -62,8 +62,8 @@ export function useSearch({ search, lines, scroll, reveal, onCount }: UseSearchI
   const capped = matches?.capped ?? false;
   const active = search !== null;
   useEffect(() => {
-    onCount?.(active && matches ? { current: count > 0 ? current + 1 : 0, count, capped } : null);
-  }, [active, matches, current, count, capped]); // eslint-disable-line react-hooks/exhaustive-deps
+    onCount?.(active && matches ? { pattern, current: count > 0 ? current + 1 : 0, count, capped } : null);
+  }, [active, matches, current, count, capped, pattern]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const step = (direction: 1 | -1): string => {
     if (!matches || count === 0) return pattern ? `No match for "${pattern}"` : 'No search: / searches in the message';
@@ -79,6 +79,6 @@ export function useSearch({ search, lines, scroll, reveal, onCount }: UseSearchI
 
 /** The status line's words for a search just set: where it is, or that nothing matched. */
 export function searchSetText(pattern: string, count: SearchCount | null): string {
-  if (!count || count.count === 0) return `No match for "${pattern}"`;
+  if (!count || count.pattern !== pattern || count.count === 0) return `No match for "${pattern}"`;
   return `"${pattern}" ${count.current}/${count.count}${count.capped ? '+' : ''} · n next, N previous, Esc clears`;
 }

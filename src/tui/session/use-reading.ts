@@ -115,7 +115,7 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
     keepSearch: () => {
       if (!search?.pattern) return clearSearch();
       status.info(searchSetText(search.pattern, searchCount));
-      if (!searchCount || searchCount.count === 0) return clearSearch();
+      if (!searchCount || searchCount.pattern !== search.pattern || searchCount.count === 0) return clearSearch();
       setSearch({ pattern: search.pattern, typing: false });
     },
     clearSearch,
