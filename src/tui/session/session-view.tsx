@@ -32,7 +32,7 @@ import { useSaveQuestions } from './use-save-questions';
 import { loadedReader, preloadReader } from '../viewer/lazy-reader';
 import { badgeOf } from '../viewer/mark';
 import { useMessageCache } from '../viewer/use-message-cache';
-import { useMessageSources } from '../viewer/use-message-source';
+import { useMessageSources } from '../source/use-message-source';
 import { ViewerScreen } from '../viewer/viewer-screen';
 
 export interface SessionViewProps {

@@ -11,7 +11,7 @@ import type { InboxHandle } from '../inbox/use-inbox';
 import type { SearchCount } from '../search/search-line';
 import { searchSetText, type SearchState } from '../search/use-search';
 import type { MessageCache } from '../viewer/use-message-cache';
-import type { SourceCache } from '../viewer/use-message-source';
+import type { SourceCache } from '../source/use-message-source';
 import { initialViewerMode, type ViewerMode } from '../viewer/viewer-state';
 
 export type View = { kind: 'inbox' } | { kind: 'viewer'; message: MessageSummary };

@@ -7,8 +7,8 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { Link } from '../../content/html-text';
 import type { Message } from '../../model/mail-types';
-import { fieldText, isSmallSource, messageFields, PARSED_NOTE, sourceLines, sourceLinesAsync, sourceText } from './source-text';
-import type { SourceEntry } from './use-message-source';
+import { fieldText, isSmallSource, messageFields, PARSED_NOTE, sourceLines, sourceLinesAsync, sourceText } from '../source/source-text';
+import type { SourceEntry } from '../source/use-message-source';
 import { useRenderedBody } from './use-rendered-body';
 import type { ViewerMode } from './viewer-state';
 

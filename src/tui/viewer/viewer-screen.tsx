@@ -16,7 +16,7 @@ import type { SearchCount } from '../search/search-line';
 import { useSearch, type SearchState } from '../search/use-search';
 import { headerLines, wrappedHeaders } from './header-rows';
 import type { BodyEntry } from './use-message-cache';
-import type { SourceEntry } from './use-message-source';
+import type { SourceEntry } from '../source/use-message-source';
 import { partsOf, useViewerLines } from './use-viewer-lines';
 import { ViewerBody } from './viewer-body';
 import { extraLines, LABEL_COLS } from './viewer-extras';
