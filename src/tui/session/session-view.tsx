@@ -1,9 +1,10 @@
 /**
  * One live address: the header, the inbox or the viewer, the `?` help, the questions (delete, leave,
  * forget, which attachment, replace a file), the filter and search inputs, the status line and the
- * footer. Polling, body and source fetching, prefetching and read marks live in hooks; list and viewer
- * state in reducers; copying, opening links and saving in session-actions.ts; reading from message to
- * message (J/K, the view kept, the search) in use-reading.ts; this component only routes between them.
+ * footer. Polling, body and source fetching and read marks live in hooks, and what the session does as
+ * mail arrives in use-session-effects.ts; list and viewer state in reducers; copying, opening links and
+ * saving in session-actions.ts; reading from message to message (J/K, the view kept, the search) in
+ * use-reading.ts; this component only routes between them.
  */
 import { Box } from 'ink';
 import React, { useEffect, useRef, useState } from 'react';
@@ -16,7 +17,6 @@ import { useKeys } from '../widgets/use-keys';
 import { subjectLabel } from '../wording/display-format';
 import { InboxScreen } from '../inbox/inbox-screen';
 import { headerHeight, SessionHeader } from '../inbox/session-header';
-import { formatZoneError } from '../../platform/time';
 import { useInbox } from '../inbox/use-inbox';
 import { useReadMarks, type ReadMarksConfig } from '../inbox/use-read-marks';
 import type { Screen } from '../keymap/keymap';
@@ -29,6 +29,7 @@ import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
 import { useReading } from './use-reading';
 import { useSaveQuestions } from './use-save-questions';
+import { useSessionEffects } from './use-session-effects';
 import { loadedReader, preloadReader } from '../viewer/lazy-reader';
 import { badgeOf } from '../viewer/mark';
 import { useMessageCache } from '../viewer/use-message-cache';
@@ -66,8 +67,6 @@ export interface SessionViewProps {
   onQuit: () => void;
 }
 
-// Bodies fetched ahead of time, so the list can show their codes: the newest unread few.
-const PREFETCH_COUNT = 5;
 // A message without attachments: the viewer's footer leaves out `a`.
 const NO_ATTACHMENTS = ['save'] as const;
 
@@ -111,32 +110,8 @@ export function SessionView(props: SessionViewProps) {
   const reading = useReading({ api, session, inbox, cache, sources, status: { info, clear } });
   const { view } = reading;
 
-  // New mail: a line, and the bell unless it is switched off.
-  const { arrivals, lastArrived, all, unread, read, loaded } = inbox.state;
-  useEffect(() => {
-    if (arrivals === 0) return;
-    info(`${lastArrived} new message${lastArrived === 1 ? '' : 's'}`);
-    if (props.bell) props.ringBell();
-  }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  // Mail showed the service's times off by a zone: say so (it stays: it explains the times shown).
-  const zoneError = inbox.zoneErrorMs;
-  useEffect(() => {
-    if (zoneError !== 0) note(`The service's times read ${formatZoneError(zoneError)} off; corrected from arriving mail (see --server-tz)`);
-  }, [zoneError]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  // Opened messages are remembered for this address (a deleted one's mark goes once the list lacks it).
-  useEffect(() => {
-    if (read !== marks.initial) marks.save(read, loaded ? new Set(all.map((m) => m.id)) : undefined);
-  }, [read]); // eslint-disable-line react-hooks/exhaustive-deps
-  useEffect(() => {
-    if (marks.error) fail(marks.error);
-  }, [marks.error]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  // The newest unread bodies, fetched one at a time in the background (the cache never asks twice).
-  useEffect(() => {
-    cache.prefetch(all.filter((m) => unread.has(m.id)).slice(0, PREFETCH_COUNT).map((m) => m.id));
-  }, [all, unread, cache.prefetch]); // eslint-disable-line react-hooks/exhaustive-deps
+  const { unread } = inbox.state;
+  useSessionEffects({ inbox, cache, marks, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
 
   const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - 2);
   useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
