@@ -27,7 +27,7 @@ afterEach(async () => {
 const status = (app: PtyApp) => app.screen()[app.screen().length - 3] ?? '';
 
 describe('reading in the pseudo-terminal', () => {
-  it('markers, t, J/K, / n N Esc, R, S, a fading status line, and the read state after a restart', async () => {
+  it('markers, t, J/K, / n N Esc, R, S, a fading status line, and the read state after a restart and a switch', async () => {
     const downloads = await mkdtemp(join(tmpdir(), 'tempmail-e2e-dl-'));
     dirs.push(downloads);
     e2e = await startE2E({ cols: 80, rows: 24, args: ['--poll-interval', '1', '--no-bell', '--download-dir', downloads] });
@@ -49,6 +49,8 @@ describe('reading in the pseudo-terminal', () => {
     // t: the text part, then the HTML part again; the rule says which.
     screen = await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes('HTML part words.'));
     expect(screen).toMatch(/── HTML part · lines 1-1 of 1 ─/);
+    // The viewer's header counts what is still unread.
+    expect(app.screen()[1]).toMatch(/ 2 unread$/);
     screen = await app.press('t', 'TEXT part words.');
     expect(screen).toMatch(/── text part · lines 1-1 of 1 ─/);
 
@@ -108,6 +110,14 @@ describe('reading in the pseudo-terminal', () => {
     expect(screen).toContain('3 messages · 1 unread');
     expect(screen).toMatch(/^N {2}Sender +Plain first/m);
     expect(screen).toMatch(/^ {3}Sender +Both parts/m);
+    // To a new address and back with s: still read.
+    await again.press('n', /Leave .* for a new address\?/);
+    await again.press('y', (s) => isPicker(s));
+    await again.press(KEYS.ENTER, (s) => isInbox(s) && /No mail yet/.test(s));
+    await again.press('s', 'saved addresses (2)');
+    screen = await again.press('2', (s) => isInbox(s) && s.includes('3 messages'));
+    expect(screen).toContain('3 messages · 1 unread');
+    expect(screen).toMatch(/^ @ Sender +Has a file/m);
     await again.press('q');
     expect(await again.exited()).toBe(0);
   }, 120_000);
