@@ -184,7 +184,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'refresh',
     keys: [char('r')],
-    description: { picker: 'retry loading the domains now', inbox: 'check for mail now', viewer: 'retry loading the message' },
+    description: { picker: 'retry loading the domains now', inbox: 'check for mail now', viewer: 'retry loading the message (or its source)' },
     screens: ['picker', 'inbox', 'viewer'],
     hint: 'refresh',
     // The inbox checks by itself and the viewer retries only after an error: the footer room goes elsewhere.

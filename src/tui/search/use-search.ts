@@ -4,7 +4,7 @@
  * A search starts where the reader is: the first match is the first one from the top line shown then,
  * as in less; n past the last match comes back to the first.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { findMatches, firstMatchFrom, lineOf, type Matches } from './find-matches';
 import type { SearchCount } from './search-line';
 
@@ -33,6 +33,8 @@ export interface UseSearchInput {
   reveal: (line: number) => void;
   /** Told where the search is whenever that changes (null: no search). */
   onCount?: (count: SearchCount | null) => void;
+  /** The search was kept (Enter): its words for the status line, and whether it found anything. */
+  onKept?: (text: string, found: boolean) => void;
 }
 
 /** "“pattern” 3/7", with a note when the search came round. */
@@ -41,7 +43,7 @@ function position(pattern: string, matches: Matches, current: number, note = '')
 }
 
 /** The search over `lines`. */
-export function useSearch({ search, lines, scroll, reveal, onCount }: UseSearchInput): SearchHandle {
+export function useSearch({ search, lines, scroll, reveal, onCount, onKept }: UseSearchInput): SearchHandle {
   const pattern = search?.pattern ?? '';
   const matches = useMemo(() => (lines && pattern ? findMatches(lines, pattern) : null), [lines, pattern]);
   // Where the search started, and which pattern the current match was chosen for.
@@ -64,6 +66,14 @@ export function useSearch({ search, lines, scroll, reveal, onCount }: UseSearchI
   useEffect(() => {
     onCount?.(active && matches ? { pattern, current: count > 0 ? current + 1 : 0, count, capped } : null);
   }, [active, matches, current, count, capped, pattern]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Enter: said from the matches of this very render, never from a count reported a key earlier.
+  const typing = useRef(false);
+  const kept = search !== null && !search.typing;
+  useEffect(() => {
+    if (kept && typing.current) onKept?.(searchSetText(pattern, matches ? { pattern, current: current + 1, count, capped } : null), count > 0);
+    typing.current = search?.typing ?? false;
+  }, [kept, search?.typing]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const step = (direction: 1 | -1): string => {
     if (!matches || count === 0) return pattern ? `No match for "${pattern}"` : 'No search: / searches in the message';

@@ -9,7 +9,7 @@ import type { TempMailApi } from '../../client/client-types';
 import type { MessageSource, MessageSummary, Session } from '../../model/mail-types';
 import type { InboxHandle } from '../inbox/use-inbox';
 import type { SearchCount } from '../search/search-line';
-import { searchSetText, type SearchState } from '../search/use-search';
+import type { SearchState } from '../search/use-search';
 import type { MessageCache } from '../viewer/use-message-cache';
 import type { SourceCache } from '../source/use-message-source';
 import { initialViewerMode, type ViewerMode } from '../viewer/viewer-state';
@@ -44,7 +44,7 @@ export interface Reading {
   setSearchCount(count: SearchCount | null): void;
   startSearch(): void;
   typeSearch(pattern: string): void;
-  /** Enter in the search input. */
+  /** Enter in the search input: the search is kept (the viewer then says where it is). */
   keepSearch(): void;
   clearSearch(): void;
 }
@@ -112,12 +112,8 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
       setSearchCount(null);
     },
     typeSearch: (pattern) => setSearch({ pattern, typing: true }),
-    keepSearch: () => {
-      if (!search?.pattern) return clearSearch();
-      status.info(searchSetText(search.pattern, searchCount));
-      if (!searchCount || searchCount.pattern !== search.pattern || searchCount.count === 0) return clearSearch();
-      setSearch({ pattern: search.pattern, typing: false });
-    },
+    // The viewer says where the search is, or that it found nothing (then it is cleared).
+    keepSearch: () => (search?.pattern ? setSearch({ pattern: search.pattern, typing: false }) : clearSearch()),
     clearSearch,
   };
 }

@@ -106,6 +106,10 @@ export function ViewerScreen(props: ViewerScreenProps) {
     scroll: state.scroll,
     reveal: (line) => dispatch({ type: 'reveal', line, rows: bodyRows, max: maxScroll }),
     onCount: props.onSearchCount,
+    onKept: (text, found) => {
+      props.onStatus(text);
+      if (!found) props.onSearchClear();
+    },
   });
 
   const pickDigit = (digit: string) => {
