@@ -9,7 +9,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendMail } from '../helpers/service';
+import { sendMail } from '../harness/service';
 import { isInbox, isPicker, isViewer, neutralEnv, pickFirstDomain, startE2E, type E2E } from './flow';
 import { KEYS, spawnApp, type PtyApp } from './pty-harness';
 

@@ -8,9 +8,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServeProcess, stopServe, type ServeReady } from '../helpers/serve-process';
-import { sendMail } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
+import { startServeProcess, stopServe, type ServeReady } from '../harness/serve-process';
+import { sendMail } from '../harness/service';
+import { waitFor } from '../harness/wait';
 import { isInbox, isPicker, neutralEnv } from './flow';
 import { CLI, KEYS, spawnApp, type PtyApp } from './pty-harness';
 

@@ -8,8 +8,8 @@ import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { ApiError } from '../../../src/client/api-error';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { isTerminalSafe } from '../../../src/text/safe-text';
-import { sendMail, sendRaw, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendMail, sendRaw, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { sendJson, startFixtureServer, type FixtureServer } from '../fixture-server';
 
 let svc: TestService;

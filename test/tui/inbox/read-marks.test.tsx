@@ -14,8 +14,8 @@ import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { openReadState, type ReadStateStore } from '../../../src/state/read-state';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 

@@ -6,7 +6,7 @@
  */
 import chalk from 'chalk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 import { controlTokens, isInkVocabulary, showToken } from '../../e2e/terminal-bytes';
 import { CONTROL_PAYLOADS } from '../../safety/pty/pty-bytes';
 import { expectedMarkers, hostileValue } from '../../safety/payloads';

@@ -4,7 +4,7 @@
  * it describes goes (another message opened, the list left) or another line replaces it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 import { FADE_MS } from '../../../src/tui/session/session-status';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { NO_JOB_CONTROL } from '../../../src/tui/shell/suspend';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
-import { sendMail, sendRaw, startTestService } from '../../helpers/service';
+import { sendMail, sendRaw, startTestService } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 
