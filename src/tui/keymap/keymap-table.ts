@@ -346,7 +346,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'suspend',
     keys: [{ ctrl: 'z' }],
-    description: 'suspend to the shell (fg brings the app back; mail is checked again at once)',
+    description: 'suspend to the shell (its fg brings the app back, still checking for mail)',
     screens: ['global'],
   },
   // The help scrolls when its lines do not fit (a small window); its last line then says these keys.
