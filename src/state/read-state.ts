@@ -8,6 +8,7 @@
  * kept (the least recently changed go first) and MAX_IDS ids per address (the oldest marks first).
  */
 import { join } from 'node:path';
+import type { MessageId } from '../model/mail-types';
 import { appPaths } from './paths';
 import { removeStaleTemps, withFileLock } from './file-lock';
 import { readPrivateFile, writePrivateFile } from './secure-file';
@@ -22,12 +23,12 @@ export interface ReadStateStore {
   /** The file, for messages. */
   readonly file: string;
   /** Ids of the messages opened on this address; empty when none were, or its entry has expired. */
-  load(serviceKey: string, email: string): Set<number>;
+  load(serviceKey: string, email: string): Set<MessageId>;
   /**
    * Adds `ids` to the address's marks (what another window saved meanwhile stays). With `listed`, marks
    * of messages no longer listed (deleted) are dropped: ids are never reused for an address.
    */
-  save(serviceKey: string, email: string, expiresAt: Date, ids: Iterable<number>, listed?: ReadonlySet<number>): void;
+  save(serviceKey: string, email: string, expiresAt: Date | null, ids: Iterable<MessageId>, listed?: ReadonlySet<MessageId>): void;
   /** Drops the address's marks (it was forgotten). */
   forget(serviceKey: string, email: string): void;
 }
@@ -43,10 +44,11 @@ export interface ReadStateOptions {
 interface Entry {
   service: string;
   email: string;
-  expiresAt: string;
+  /** null: the address does not expire (mail.tm); it goes when forgotten, or as the least recently changed. */
+  expiresAt: string | null;
   updatedAt: string;
   /** In the order they were marked; the oldest go first past MAX_IDS. */
-  read: number[];
+  read: MessageId[];
 }
 
 /** Opens the store (nothing is read until asked). */
@@ -80,7 +82,7 @@ export function openReadState(options: ReadStateOptions = {}): ReadStateStore {
         const entry: Entry = {
           service,
           email: email.toLowerCase(),
-          expiresAt: expiresAt.toISOString(),
+          expiresAt: expiresAt ? expiresAt.toISOString() : null,
           updatedAt: now.toISOString(),
           read: merged.slice(-MAX_IDS),
         };
@@ -108,10 +110,11 @@ function load(file: string): Entry[] {
 }
 
 function live(entries: Entry[], now: Date): Entry[] {
-  return entries.filter((e) => Date.parse(e.expiresAt) > now.getTime());
+  return entries.filter((e) => e.expiresAt === null || Date.parse(e.expiresAt) > now.getTime());
 }
 
-const isId = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+// A provider's id of a message: digits or hex in practice; anything else is not ours.
+const isId = (value: unknown): value is MessageId => typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value);
 
 function isEntry(value: unknown): value is Entry {
   if (typeof value !== 'object' || value === null) return false;
@@ -119,8 +122,7 @@ function isEntry(value: unknown): value is Entry {
   return (
     typeof v.service === 'string' &&
     typeof v.email === 'string' &&
-    typeof v.expiresAt === 'string' &&
-    !Number.isNaN(Date.parse(v.expiresAt)) &&
+    (v.expiresAt === null || (typeof v.expiresAt === 'string' && !Number.isNaN(Date.parse(v.expiresAt)))) &&
     typeof v.updatedAt === 'string' &&
     Array.isArray(v.read) &&
     v.read.every(isId)

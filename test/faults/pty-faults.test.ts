@@ -135,7 +135,7 @@ describe('fault matrix: the built app in a pty', () => {
     await spec.stop();
     const a = launch();
     await matrix.step('service down at start (picker; r retries)', async () => {
-      expect(await sees(a, DOMAINS_DOWN)).toContain('Press r to retry now, q to quit.');
+      expect(await sees(a, DOMAINS_DOWN)).toContain('Press r to retry now, p to try mail.tm, q to quit.');
       await spec.start();
       await a.press('r', 'Random address on fixture.test');
     });

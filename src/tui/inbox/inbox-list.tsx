@@ -7,7 +7,7 @@
 import { Box, Text } from 'ink';
 import React, { memo } from 'react';
 import { fitToWidth, textWidth } from '../../text/text-width';
-import type { MessageSummary } from '../../model/mail-types';
+import type { MessageId, MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
 import { senderLabel, shortTime, subjectLabel } from '../wording/display-format';
 import type { InboxState } from './inbox-state';
@@ -42,13 +42,13 @@ export function rowText(m: MessageSummary, flags: string, columns: number, now: 
 }
 
 /** `+` arrived while you watched, `N` not opened yet, blank when read. */
-export function markerOf(state: InboxState, id: number): string {
+export function markerOf(state: InboxState, id: string): string {
   if (state.fresh.has(id)) return '+';
   return state.unread.has(id) ? 'N' : ' ';
 }
 
 /** The two flag columns of a row: markerOf, then `@` when the message has attachments. */
-export function flagsOf(state: InboxState, id: number, attached: boolean): string {
+export function flagsOf(state: InboxState, id: MessageId, attached: boolean): string {
   return `${markerOf(state, id)}${attached ? '@' : ' '}`;
 }
 

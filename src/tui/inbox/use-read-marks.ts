@@ -6,7 +6,7 @@
  */
 import { dirname } from 'node:path';
 import { useEffect, useRef, useState } from 'react';
-import type { Session } from '../../model/mail-types';
+import type { MessageId, Session } from '../../model/mail-types';
 import type { ReadStateStore } from '../../state/read-state';
 import { fsProblem } from '../wording/fs-reason';
 
@@ -18,9 +18,9 @@ export interface ReadMarksConfig {
 
 export interface ReadMarks {
   /** The ids opened before, as saved; empty without a store. */
-  initial: ReadonlySet<number>;
+  initial: ReadonlySet<MessageId>;
   /** Saves the opened ids (soon, not at once); `listed` once the inbox is listed, to drop deleted ones. */
-  save(read: ReadonlySet<number>, listed: ReadonlySet<number> | undefined): void;
+  save(read: ReadonlySet<MessageId>, listed: ReadonlySet<MessageId> | undefined): void;
   /** Why the marks could not be read or saved, for the status line; null when all went well. */
   error: string | null;
 }
@@ -33,15 +33,15 @@ const SAVE_DELAY_MS = 400;
 export function useReadMarks(config: ReadMarksConfig | undefined, session: Session): ReadMarks {
   const why = (error: unknown) => (config ? fsProblem(error, [config.store.file, dirname(config.store.file)]) : '');
   const [loaded] = useState(() => {
-    if (!config) return { initial: new Set<number>(), error: null };
+    if (!config) return { initial: new Set<MessageId>(), error: null };
     try {
       return { initial: config.store.load(config.serviceKey, session.email), error: null };
     } catch (error) {
-      return { initial: new Set<number>(), error: `Read marks could not be read: ${why(error)}` };
+      return { initial: new Set<MessageId>(), error: `Read marks could not be read: ${why(error)}` };
     }
   });
   const [error, setError] = useState<string | null>(loaded.error);
-  const pending = useRef<{ read: ReadonlySet<number>; listed?: ReadonlySet<number> } | null>(null);
+  const pending = useRef<{ read: ReadonlySet<MessageId>; listed?: ReadonlySet<MessageId> } | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const alive = useRef(true);
 

@@ -6,10 +6,11 @@
 
 /**
  * Where a key is read. `prefix`, `filter` and `search` are the text inputs; `confirm` is a y/n question;
- * `switch` is the list of saved addresses; `attachment` asks which attachment to save; `overwrite` asks
- * what to do when its file name is taken in the download directory; `found` is the viewer while a search
- * is set (it takes every viewer key it does not bind itself, see INHERITS); `global` keys work on every
- * screen and come first.
+ * `forgetAccount` asks whether forgetting an address also deletes it at its provider (mail.tm); `switch`
+ * is the list of saved addresses; `attachment` asks which attachment to save; `overwrite` asks what to do
+ * when its file name is taken in the download directory; `found` is the viewer while a search is set (it
+ * takes every viewer key it does not bind itself, see INHERITS); `global` keys work on every screen and
+ * come first.
  */
 export type Screen =
   | 'picker'
@@ -20,6 +21,7 @@ export type Screen =
   | 'search'
   | 'found'
   | 'confirm'
+  | 'forgetAccount'
   | 'help'
   | 'switch'
   | 'attachment'
@@ -44,7 +46,9 @@ export type Command =
   | 'newAddress'
   | 'copy'
   | 'switch'
+  | 'provider'
   | 'forget'
+  | 'deleteAccount'
   | 'yank'
   | 'openLink'
   | 'save'
@@ -206,6 +210,13 @@ export const KEYMAP: readonly Binding[] = [
     hint: 'switch',
   },
   {
+    command: 'provider',
+    keys: [char('p')],
+    description: 'create on the next provider (local service, mail.tm, Guerrilla Mail, ...): a public one gets mail from anywhere',
+    screens: ['picker'],
+    hint: 'provider',
+  },
+  {
     command: 'forget',
     keys: [char('x')],
     description: {
@@ -317,8 +328,21 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['picker', 'inbox'],
     hint: 'quit',
   },
-  { command: 'yes', keys: [char('y'), char('Y')], description: 'yes, do it', screens: ['confirm'], hint: 'yes' },
-  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm'], hint: 'no' },
+  {
+    command: 'yes',
+    keys: [char('y'), char('Y')],
+    description: { confirm: 'yes, do it', forgetAccount: 'forget it here only (it lives on at its provider)' },
+    screens: ['confirm', 'forgetAccount'],
+    hint: 'yes',
+  },
+  {
+    command: 'deleteAccount',
+    keys: [char('D')],
+    description: 'forget it and delete it at its provider too (mail.tm: the account and its mail, for good)',
+    screens: ['forgetAccount'],
+    hint: 'delete there too',
+  },
+  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm', 'forgetAccount'], hint: 'no' },
   {
     command: 'choose',
     keys: [{ digits: '0-9' }],

@@ -5,8 +5,8 @@
  * fetched when the source view needs it, and the search in the message shown (typed, kept, cleared).
  */
 import { useEffect, useState } from 'react';
-import type { TempMailApi } from '../../client/client-types';
-import type { MessageSource, MessageSummary, Session } from '../../model/mail-types';
+import type { MailProvider } from '../../client/client-types';
+import type { MessageId, MessageSource, MessageSummary, Session } from '../../model/mail-types';
 import type { InboxHandle } from '../inbox/use-inbox';
 import type { SearchCount } from '../search/search-line';
 import type { SearchState } from '../search/use-search';
@@ -17,7 +17,7 @@ import { initialViewerMode, type ViewerMode } from '../viewer/viewer-state';
 export type View = { kind: 'inbox' } | { kind: 'viewer'; message: MessageSummary };
 
 export interface ReadingInput {
-  api: TempMailApi;
+  api: MailProvider;
   session: Session;
   inbox: InboxHandle;
   cache: MessageCache;
@@ -34,11 +34,11 @@ export interface Reading {
   /** Back to the list. */
   close(): void;
   /** Back to the list when the viewer shows message `id` (it was deleted). */
-  closeIf(id: number): void;
+  closeIf(id: MessageId): void;
   /** J (1) and K (-1). */
   step(direction: 1 | -1): void;
   /** The source of a message, for `S`. */
-  sourceOf(id: number): Promise<MessageSource>;
+  sourceOf(id: MessageId): Promise<MessageSource>;
   search: SearchState | null;
   searchCount: SearchCount | null;
   setSearchCount(count: SearchCount | null): void;
@@ -62,7 +62,7 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
   };
   const open = (m: MessageSummary) => {
     // Fire and forget: the service's own read state is a courtesy; ours is what the list shows.
-    if (inbox.state.unread.has(m.id)) api.markRead?.(session.token, m.id).catch(() => undefined);
+    if (inbox.state.unread.has(m.id)) api.markRead?.(session, m.id).catch(() => undefined);
     inbox.dispatch({ type: 'opened', id: m.id });
     inbox.dispatch({ type: 'select', id: m.id });
     cache.load(m.id);

@@ -11,42 +11,31 @@ import React from 'react';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';
 import type { Settings } from '../../state/app-config';
-import { appPaths } from '../../state/paths';
-import { normalizeBaseUrl, openSavedSessions } from '../../state/saved-sessions';
+import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { App } from '../app';
 import type { CliIo } from './shell-types';
-import type { AppService } from './app-service';
+import { startRef, type AppService } from './app-service';
+import { serviceLabel } from '../wording/provider-text';
 import { keyByKey } from '../widgets/key-stdin';
 import { noColorRequested } from '../widgets/theme';
 import { openReadState } from '../../state/read-state';
 import { createSuspender, ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR } from './suspend';
 
-/** "Service: mail.example/api": what the picker says it talks to (never user:password). */
-export function serviceLabel(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `Service: ${safeLine(`${url.host}${path}`, 200)}`;
-  } catch {
-    return 'Service: (configured)';
-  }
-}
+export { serviceLabel };
 
 /**
- * The key under which addresses are saved. A configured service is its normalized URL (what the
- * scripting commands use too). The local service gets a new HTTP port every run, so its addresses are
- * saved under "local:" plus its data directory, which is what actually holds them across runs.
+ * The key under which a tempmail service's addresses are saved: its normalized URL (what the scripting
+ * commands use too), or for the in-process service "local:" plus its data directory (see startRef).
  */
 export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
-  return baseUrl ? normalizeBaseUrl(baseUrl) : `local:${appPaths(env).data}`;
+  return startRef({ baseUrl }, env).baseUrl;
 }
 
 /** Runs the app until the user quits; resolves with the exit status. */
 export async function runApp({ settings, io, service }: { settings: Settings; io: CliIo; service: AppService }): Promise<number> {
   const { stdout, stderr, stdin, env } = io;
-  const { api, baseUrl, local } = service;
-  const key = serviceKey(settings.baseUrl, env);
+  const { providers, start, baseUrl, local } = service;
 
   let restored = false;
   const restore = () => {
@@ -61,18 +50,18 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   const suspender = stdin.isTTY ? createSuspender({ stdin, stdout }) : undefined;
 
   // Made once: drawing again (below) must hand the App the very same saved store and callbacks.
-  const saved = { store: openSavedSessions({ env }), serviceKey: key };
-  const readMarks = { store: openReadState({ env }), serviceKey: key };
+  const saved = { store: openSavedSessions({ env }), serviceKey: start.baseUrl };
+  const readMarks = openReadState({ env });
   const onSuspend = suspender ? (redraw: () => void) => suspender.suspend(redraw) : undefined;
   const ringBell = () => stdout.write('\x07');
   const copy = async (text: string, write: (data: string) => void) => (await copyToClipboard(text, { write, env })).message;
   const openLink = (url: string) => openInBrowser(url, { env });
   const app = () => (
     <App
-      api={api}
+      providers={providers}
       settings={settings}
       local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
-      serviceLabel={serviceLabel(local?.httpUrl ?? baseUrl)}
+      serviceLabel={start.provider === 'tempmail' ? serviceLabel(local?.httpUrl ?? baseUrl) : undefined}
       saved={saved}
       readMarks={readMarks}
       onSuspend={onSuspend}

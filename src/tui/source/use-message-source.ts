@@ -2,30 +2,31 @@
  * Message sources of one session (`R` shows one, `S` saves one), fetched when first asked for and kept
  * for the few messages read last: a source can be 10 MB, so only MAX_KEPT stay in memory. A message
  * already fetched (or on its way) is never asked for twice; a failure is kept until asked again.
- * A client with no readSource gets nothing here: the viewer shows the parsed message's fields instead.
+ * A provider with no readSource gets nothing here: the viewer shows the parsed message's fields instead.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { TempMailApi } from '../../client/client-types';
-import type { MessageSource } from '../../model/mail-types';
+import type { MailProvider } from '../../client/client-types';
+import type { MessageId, MessageSource, Session } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
 
 export type SourceEntry = { status: 'loading' } | { status: 'ready'; source: MessageSource } | { status: 'error'; error: string };
 
 export interface SourceCache {
-  /** False when the client cannot give sources at all. */
+  /** False when the provider cannot give sources at all. */
   available: boolean;
-  get(id: number): SourceEntry | undefined;
+  get(id: MessageId): SourceEntry | undefined;
   /** The source of a message, fetched once; `force` asks again after a failure. */
-  load(id: number, force?: boolean): Promise<MessageSource>;
+  load(id: MessageId, force?: boolean): Promise<MessageSource>;
   /** Forgets a message (after delete). */
-  evict(id: number): void;
+  evict(id: MessageId): void;
 }
 
 const MAX_KEPT = 3;
 
 /** A per-session cache of message sources. */
-export function useMessageSources(api: TempMailApi, token: string): SourceCache {
-  const entries = useRef(new Map<number, { entry: SourceEntry; pending?: Promise<MessageSource> }>());
+export function useMessageSources(api: MailProvider, session: Session): SourceCache {
+  const token = session.token;
+  const entries = useRef(new Map<MessageId, { entry: SourceEntry; pending?: Promise<MessageSource> }>());
   const [, setVersion] = useState(0);
   const alive = useRef(true);
   useEffect(() => {
@@ -37,13 +38,13 @@ export function useMessageSources(api: TempMailApi, token: string): SourceCache 
   }, [token]);
 
   const load = useCallback(
-    (id: number, force = false): Promise<MessageSource> => {
+    (id: MessageId, force = false): Promise<MessageSource> => {
       const map = entries.current;
       const known = map.get(id);
       if (known?.entry.status === 'ready') return Promise.resolve(known.entry.source);
       if (known?.pending && (known.entry.status === 'loading' || !force)) return known.pending;
       if (!api.readSource) return Promise.reject(new Error('This service does not give the message source'));
-      const pending = api.readSource(token, id);
+      const pending = api.readSource(session, id);
       map.set(id, { entry: { status: 'loading' }, pending });
       setVersion((v) => v + 1);
       pending.then(
@@ -64,10 +65,10 @@ export function useMessageSources(api: TempMailApi, token: string): SourceCache 
       );
       return pending;
     },
-    [api, token],
+    [api, session],
   );
 
-  const get = useCallback((id: number) => entries.current.get(id)?.entry, []);
-  const evict = useCallback((id: number) => void entries.current.delete(id), []);
+  const get = useCallback((id: MessageId) => entries.current.get(id)?.entry, []);
+  const evict = useCallback((id: MessageId) => void entries.current.delete(id), []);
   return { available: api.readSource !== undefined, get, load, evict };
 }

@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
-import type { TempMailApi } from '../../../src/client/client-types';
+import type { MailProvider } from '../../../src/client/client-types';
+import { createProviderSet } from '../../../src/client/providers';
+import { tempmailProvider } from '../../../src/client/tempmail/tempmail-provider';
 import { openReadState, type ReadStateStore } from '../../../src/state/read-state';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
@@ -35,15 +37,14 @@ async function setting(): Promise<{ svc: TestService; store: ReadStateStore; dir
 }
 
 const savedIds = (file: string) =>
-  (JSON.parse(readFileSync(file, 'utf8')) as { addresses: { email: string; read: number[] }[] }).addresses;
+  (JSON.parse(readFileSync(file, 'utf8')) as { addresses: { email: string; read: string[] }[] }).addresses;
 
 describe('read state', () => {
   it('is kept across a restart: an opened message is not unread when the app starts again', async () => {
     const { svc, store } = await setting();
     const session = await createApi({ baseUrl: svc.baseUrl }).createSession({});
     for (const subject of ['Old one', 'New one']) await sendMail(svc, { to: session.email, subject, text: `${subject} body` });
-    const readMarks = { store, serviceKey: svc.baseUrl };
-    h = await startApp({ svc, initialSession: session, props: { readMarks } });
+    h = await startApp({ svc, initialSession: session, props: { readMarks: store } });
     await h.screen.waitFor('2 messages · 2 unread');
     await h.screen.press(KEY.ENTER);
     await h.screen.waitFor('New one body');
@@ -54,7 +55,7 @@ describe('read state', () => {
     h.screen.unmount();
     h = undefined;
 
-    h = await startApp({ svc, initialSession: session, props: { readMarks } });
+    h = await startApp({ svc, initialSession: session, props: { readMarks: store } });
     const frame = await h.screen.waitFor('2 messages · 1 unread');
     expect(frame).toMatch(/^ {3}Sender +New one/m);
     expect(frame).toMatch(/^N {2}Sender +Old one/m);
@@ -63,8 +64,7 @@ describe('read state', () => {
   it('is kept across switching addresses, and goes when the address is forgotten', async () => {
     const { svc, store, dir } = await setting();
     const saved = { store: openSavedSessions({ dir }), serviceKey: svc.baseUrl };
-    const readMarks = { store, serviceKey: svc.baseUrl };
-    h = await startApp({ svc, props: { saved, readMarks } });
+    h = await startApp({ svc, props: { saved, readMarks: store } });
     await h.screen.waitFor('Random address on');
     await h.screen.press('1');
     const first = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/.exec(await h.screen.waitFor(/expires in \d/))![1]!;
@@ -93,10 +93,13 @@ describe('read state', () => {
     expect(savedIds(store.file).some((a) => a.email === first)).toBe(false);
   });
 
-  it('tells a service that keeps read state, once per message', async () => {
-    const marked: number[] = [];
+  it('tells a provider that keeps read state, once per message', async () => {
+    const marked: string[] = [];
     h = await startApp({
-      wrapApi: (api): TempMailApi => ({ ...api, markRead: async (_token, id) => void marked.push(id) }),
+      providers: (ref, api) => {
+        const provider: MailProvider = { ...tempmailProvider(api, ref.baseUrl), markRead: async (_session, id) => void marked.push(id) };
+        return createProviderSet({ choices: [ref], known: [[ref, provider]] });
+      },
     });
     await h.screen.waitFor('Random address on');
     await h.screen.press(KEY.ENTER);
@@ -108,7 +111,7 @@ describe('read state', () => {
     await h.screen.waitFor('Subject:  Mark me');
     await h.screen.press('q', KEY.ENTER);
     await h.screen.waitFor('Subject:  Mark me');
-    expect(marked).toEqual([1]);
+    expect(marked).toEqual(['1']);
   });
 });
 

@@ -10,7 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TempMailApi } from '../../../src/client/client-types';
+import type { MailProvider } from '../../../src/client/client-types';
+import { createProviderSet } from '../../../src/client/providers';
+import { tempmailProvider } from '../../../src/client/tempmail/tempmail-provider';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { sendMail, sendRaw, startTestService } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
@@ -142,9 +144,9 @@ describe('R', () => {
 
   it('a client that cannot ask for sources at all: the parsed message, with a note', async () => {
     h = await startApp({
-      wrapApi: (api): TempMailApi => {
-        const { readSource: _none, ...rest } = api;
-        return rest;
+      providers: (ref, api) => {
+        const { readSource: _none, ...provider }: MailProvider = tempmailProvider(api, ref.baseUrl);
+        return createProviderSet({ choices: [ref], known: [[ref, provider]] });
       },
     });
     await inboxWith(h, ['Parsed only']);
