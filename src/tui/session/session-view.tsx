@@ -31,8 +31,8 @@ import { useReading } from './use-reading';
 import { useSaveQuestions } from './use-save-questions';
 import { useSessionEffects } from './use-session-effects';
 import { useForgetAnswer } from '../saved/forget-question';
-import { loadedReader, preloadReader } from '../viewer/lazy-reader';
-import { badgeOf } from '../viewer/mark';
+import { preloadReader } from '../viewer/lazy-reader';
+import { rowMarks } from './row-marks';
 import { useMessageCache } from '../viewer/use-message-cache';
 import { useMessageSources } from '../source/use-message-source';
 import { ViewerScreen } from '../viewer/viewer-screen';
@@ -227,17 +227,7 @@ export function SessionView(props: SessionViewProps) {
         clock={props.clock}
         local={props.local}
         isActive={screen === 'inbox'}
-        badge={(m) => {
-          const entry = cache.get(m.id);
-          if (entry?.status === 'ready') return badgeOf(entry.mark);
-          // Not fetched (only the newest unread few are): a code in the subject needs no body.
-          const code = loadedReader()?.codeInSubject(m.subject);
-          return code ? `code ${code}` : '';
-        }}
-        attached={(m) => {
-          const entry = cache.get(m.id);
-          return entry?.status === 'ready' ? entry.message.attachments.length > 0 : m.hasAttachments === true;
-        }}
+        {...rowMarks(cache)}
         onOpen={reading.open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
         onRefresh={() => {
