@@ -128,6 +128,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
       senderEmail: m.senderEmail,
       subject: m.subject,
       receivedAt: new Date(m.receivedAt),
+      hasAttachments: m.attachments.length > 0,
     };
   }
 

@@ -71,6 +71,8 @@ export interface MessageMeta {
   senderEmail: string;
   subject: string;
   receivedAt: Date;
+  /** The message has at least one attachment (the listing's has_attachments extension). */
+  hasAttachments: boolean;
 }
 
 export interface MessageFull extends MessageMeta {

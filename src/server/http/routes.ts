@@ -42,6 +42,7 @@ function summary(m: MessageMeta) {
     sender_email: m.senderEmail,
     subject: m.subject,
     received_at: formatWireTime(m.receivedAt),
+    has_attachments: m.hasAttachments,
   };
 }
 
