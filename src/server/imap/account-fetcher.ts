@@ -12,11 +12,12 @@
  * secret: describe-error.ts), and reported to the store, where the instances standing by read it, so
  * every instance behind a load balancer offers the account alike.
  */
-import { ImapFlow, type ListResponse } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import type { ExtmailAccountConfig, ImapAccountConfig } from '../server-config';
 import { ServiceError, type ExternalIntake } from '../service-types';
 import type { FetchClaim, FetchStatus } from '../store/store';
 import { describeImapError } from './describe-error';
+import { foldersToFetch, newClient } from './imap-connection';
 import { syncFolder, type FolderSyncDeps } from './folder-sync';
 import { readPassword } from './password';
 
@@ -37,8 +38,6 @@ export type AccountState = 'starting' | 'active' | 'inactive' | 'standby';
 
 const BACKOFF_FIRST_MS = 1000;
 const BACKOFF_MAX_MS = 60_000;
-/** IDLE is ended and started again this often (servers drop an IDLE left alone for 30 min). */
-const IDLE_RESTART_MS = 4 * 60_000;
 
 /** A failure of the IMAP side, already in words without secrets. */
 class ImapFailure extends Error {
@@ -51,12 +50,6 @@ function backoffMs(failures: number): number {
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
-/** INBOX and the folder the server marks \Junk (SPECIAL-USE), or failing that one named like it. */
-export function defaultFolders(list: readonly ListResponse[]): string[] {
-  const junk = list.find((b) => b.specialUse === '\\Junk' && b.specialUseSource === 'extension') ?? list.find((b) => b.specialUse === '\\Junk');
-  return junk && junk.path.toUpperCase() !== 'INBOX' ? ['INBOX', junk.path] : ['INBOX'];
-}
-
 /** The fetcher of one account. */
 export class AccountFetcher {
   private current: AccountState = 'starting';
@@ -66,6 +59,7 @@ export class AccountFetcher {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private running: Promise<void> | undefined;
+  private lastTrouble = '';
   /** What the fetching instance reported, while this one stands by. */
   private shared: FetchStatus | undefined;
 
@@ -142,6 +136,13 @@ export class AccountFetcher {
     if (state === 'active') this.deps.log(`imap ${this.email}: active: fetching ${reason} from ${imap.host}:${imap.port}`);
   }
 
+  /** Logs trouble of the store (not of the account) once while it stays the same. */
+  private trouble(line: string): void {
+    if (line === this.lastTrouble) return;
+    this.lastTrouble = line;
+    this.deps.log(`imap ${this.email}: ${line}`);
+  }
+
   private report(active: boolean, reason: string): void {
     this.deps.intake.reportFetchStatus(this.email, { active, reason, at: Date.now() }).catch(() => undefined);
   }
@@ -165,7 +166,7 @@ export class AccountFetcher {
         claim = await this.deps.intake.claimFetch(this.email);
       } catch (error) {
         failures++;
-        this.deps.log(`imap ${this.email}: cannot claim the account: ${error instanceof Error ? error.message : String(error)}`);
+        this.trouble(`cannot claim the account: ${error instanceof Error ? error.message : String(error)}`);
         await this.pause(backoffMs(failures));
         continue;
       }
@@ -208,7 +209,7 @@ export class AccountFetcher {
         if (error instanceof ServiceError) {
           // The store's trouble, not the account's: the account stays as it was; try again later.
           failures++;
-          this.deps.log(`imap ${this.email}: storing fetched mail failed: ${why}; trying again`);
+          this.trouble(`storing fetched mail failed: ${why}; trying again`);
         } else if (progress.healthy) {
           // A working connection dropped (a server restart, a network blip): reconnect once at once.
           failures = 0;
@@ -233,23 +234,7 @@ export class AccountFetcher {
     let lastError: unknown;
     try {
       password = await readPassword(imap.password, this.deps.env);
-      const pollMs = imap.pollSeconds * 1000;
-      client = new ImapFlow({
-        host: imap.host,
-        port: imap.port,
-        secure: imap.tls === 'tls',
-        // starttls: required (never a silent fall back to clear text); none: never attempted.
-        doSTARTTLS: imap.tls === 'starttls' ? true : imap.tls === 'none' ? false : undefined,
-        auth: { user: imap.user, pass: password },
-        // No logger: imapflow's log entries carry the server's and the user's text; what matters is
-        // logged here, in our words, with secrets masked.
-        logger: false,
-        disableAutoIdle: true,
-        maxIdleTime: IDLE_RESTART_MS,
-        connectionTimeout: 30_000,
-        greetingTimeout: 16_000,
-        socketTimeout: Math.max(5 * 60_000, pollMs + 60_000),
-      });
+      client = newClient(imap, password);
       this.client = client;
       // Without an 'error' listener an error would end the process; it shows as a closed connection.
       client.on('error', (error: unknown) => {
@@ -261,14 +246,12 @@ export class AccountFetcher {
       this.woken = false;
       await client.connect();
       if (this.stopped || lost()) return;
-      const list = await client.list();
-      const folders = imap.folders ?? defaultFolders(list);
-      for (const folder of folders) {
-        const box = list.find((b) => b.path === folder || (folder === 'INBOX' && b.path.toUpperCase() === 'INBOX'));
-        if (!box || box.flags.has('\\Noselect') || box.flags.has('\\NonExistent')) {
-          throw new ImapFailure(`the folder ${JSON.stringify(folder)} does not exist on ${this.where} (it has ${list.map((b) => JSON.stringify(b.path)).join(', ')})`);
-        }
+      const found = await foldersToFetch(client, imap.folders);
+      if (!Array.isArray(found)) {
+        const has = found.present.map((f) => JSON.stringify(f)).join(', ');
+        throw new ImapFailure(`the folder ${JSON.stringify(found.missing)} does not exist on ${this.where} (the account has ${has})`);
       }
+      const folders = found;
       const idle = client.capabilities.has('IDLE');
       // The first folder is synced last, so it stays selected for IDLE.
       const order = [...folders.slice(1), folders[0] as string];
@@ -286,13 +269,14 @@ export class AccountFetcher {
         for (const folder of order) trusted.set(folder, await syncFolder(client, folder, trusted.get(folder) ?? false, syncDeps));
         if (!progress.healthy) {
           progress.healthy = true;
+          this.lastTrouble = '';
           const how = idle ? `IDLE on ${folders[0]}, every folder checked every ${imap.pollSeconds} s` : `no IDLE on this server: checked every ${imap.pollSeconds} s`;
           this.setState('active', `${folders.join(', ')} (${how})`);
         }
         if (this.stopped || lost()) break;
         if (!client.usable) throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
         if (idle) void client.idle().catch(() => undefined);
-        await this.pause(pollMs);
+        await this.pause(imap.pollSeconds * 1000);
         if (!client.usable && !this.stopped && !lost()) throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
       }
     } catch (error) {

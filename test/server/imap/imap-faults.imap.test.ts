@@ -15,7 +15,7 @@ import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 const users: Record<string, DovecotUser> = Object.fromEntries(
-  ['restart', 'renumber', 'locked'].map((name) => [name, { name, password: `pw-${name}-S3cret!` }]),
+  ['restart', 'renumber', 'locked', 'misfiled'].map((name) => [name, { name, password: `pw-${name}-S3cret!` }]),
 );
 let dovecot: Dovecot;
 
@@ -117,6 +117,18 @@ describe('IMAP intake faults', () => {
       expect(line).not.toContain(Buffer.from(wrong.password).toString('base64'));
       expect(line).not.toContain(Buffer.from(`\0locked\0${wrong.password}`).toString('base64'));
     }
+  });
+});
+
+describe('IMAP intake with a folder that is not there', () => {
+  it('is inactive, naming the missing folder and the ones there are', async () => {
+    const user = users.misfiled!;
+    const svc = await serve([await accountOn(cleanup, dovecot, user, { folders: ['INBOX', '[Gmail]/Spam'] })]);
+    await waitFor(() => svc.logs.some((l) => l.includes('imap misfiled@ext.test: inactive')), { timeoutMs: 15_000, message: 'the inactive line' });
+    expect(svc.logs.find((l) => l.includes('imap misfiled@ext.test: inactive'))).toMatch(
+      /: the folder "\[Gmail\]\/Spam" does not exist on 127\.0\.0\.1:\d+ \(the account has "INBOX", "Sent", "Junk"\); retrying with backoff$/,
+    );
+    expect(await listed(svc)).toEqual([]);
   });
 });
 
