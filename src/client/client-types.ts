@@ -9,6 +9,7 @@ import type {
   DomainList,
   Message,
   MessageId,
+  MessageSource,
   MessageSummary,
   PostEncoding,
   ProviderId,
@@ -50,6 +51,11 @@ export interface TempMailApi {
    * A service without that route fails with ApiError('not_found', 'This service does not serve attachment bytes').
    */
   downloadAttachment(token: string, id: number | string, attachmentId: number | string): Promise<Buffer>;
+  /**
+   * The raw message (reference-service extension: GET /raw-mail?token&id); from a service without that
+   * route, every field read-mail returned for the message.
+   */
+  readSource(token: string, id: number | string): Promise<MessageSource>;
 }
 
 /** What a provider allows, for people (`tempmail-tui providers`, the picker) and for the app's choices. */
@@ -125,4 +131,11 @@ export interface MailProvider {
   deleteAddress?(session: Session): Promise<void>;
   /** New mail pushed as it arrives, where the provider has a channel for it; polling stays the fallback. */
   watchMail?(session: Session, events: MailWatchEvents): MailWatch;
+  /**
+   * The message's source (the viewer's `R`; `S` saves it as .eml): the raw message where the provider
+   * serves it, else every field it returned for the message. Absent: the app shows the parsed fields.
+   */
+  readSource?(session: Session, id: MessageId): Promise<MessageSource>;
+  /** Tells a provider that keeps read state that the message was opened; absent where it keeps none. */
+  markRead?(session: Session, id: MessageId): Promise<void>;
 }

@@ -49,6 +49,10 @@ export interface MessageSummary {
   subject: string;
   /** null when the service sent something that is not a time. */
   receivedAt: Date | null;
+  /** The listing says whether it has attachments (a service that does not say leaves it out). */
+  hasAttachments?: boolean;
+  /** The service keeps read state and says this one was read (mail.tm's `seen`); absent when it does not. */
+  seen?: boolean;
 }
 
 export interface AttachmentInfo {
@@ -68,6 +72,13 @@ export interface Message extends MessageSummary {
   /** Selected headers (e.g. Date, Message-ID) when the service sends them (reference-service extension). */
   headers?: Record<string, string>;
 }
+
+/**
+ * A message as the service holds it, for the viewer's source view and for saving it as `.eml`: the raw
+ * message byte for byte where the service gives it, else every field the service returned for it (names
+ * and values already terminal-safe), the nearest thing it has.
+ */
+export type MessageSource = { kind: 'raw'; bytes: Buffer } | { kind: 'fields'; fields: [name: string, value: string][] };
 
 export interface CreateSessionOptions {
   /** Custom local part; random when omitted. */

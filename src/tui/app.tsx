@@ -8,8 +8,9 @@
  */
 import { Box, useApp, useStdout } from 'ink';
 import React, { useCallback, useEffect, useRef, useState } from 'react';
-import { sameRef, type ProviderRef, type ProviderSet } from '../client/providers';
+import { refKey, sameRef, type ProviderRef, type ProviderSet } from '../client/providers';
 import type { OpenResult } from '../platform/browser';
+import type { ReadStateStore } from '../state/read-state';
 import type { SavedSession } from '../state/saved-sessions';
 import type { DomainList, Session } from '../model/mail-types';
 import { ThemeProvider } from './widgets/theme';
@@ -19,6 +20,7 @@ import { PickerScreen } from './picker/picker-screen';
 import { SwitchScreen } from './saved/switch-screen';
 import { useSaved, type SavedConfig } from './saved/use-saved';
 import { SessionView } from './session/session-view';
+import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
 import { describeError } from './wording/error-text';
 import { providerName } from './wording/provider-text';
@@ -38,6 +40,14 @@ export interface AppProps {
   serviceLabel?: string;
   /** Where created addresses are saved and found again; without it nothing is saved. */
   saved?: SavedConfig;
+  /** Where the opened messages of each address are remembered; without it, only while the app runs. */
+  readMarks?: ReadStateStore;
+  /**
+   * Ctrl-Z: suspends the process (the terminal is given back; src/tui/shell/suspend.ts) and returns when
+   * it runs again, after `redraw` has drawn the screen anew; or returns what to say when it cannot.
+   * Without it, Ctrl-Z does nothing (a test, or no terminal).
+   */
+  onSuspend?: (redraw: () => void) => string | null;
   /** Milliseconds since the epoch (injected so tests control countdowns). */
   clock?: () => number;
   /** Rings the terminal bell (injected: tests count rings instead of writing BEL). */
@@ -132,6 +142,12 @@ export function App(props: AppProps) {
   const forgetHere = (email: string, ref: ProviderRef, said: string) => {
     const wasCurrent = sameAddress(current, email, ref);
     const found = saved.forget(email, ref);
+    try {
+      // Its read marks go with it (they would go at its expiry anyway).
+      props.readMarks?.forget(refKey(ref), email);
+    } catch {
+      // Only marks: the address is forgotten, which is what was asked.
+    }
     setNotice({ text: found ? said : `${email} was not saved here`, kind: 'info' });
     if (wasCurrent) {
       setCurrent(null);
@@ -159,6 +175,18 @@ export function App(props: AppProps) {
     setNotice(null);
   };
 
+  // Ctrl-Z, on every screen: Ink's own write (empty) redraws the last frame on the screen given back.
+  useKeys(
+    'global',
+    {
+      suspend: () => {
+        const said = props.onSuspend?.(() => write(''));
+        if (said) setNotice({ text: said, kind: 'info' });
+      },
+    },
+    { isActive: props.onSuspend !== undefined },
+  );
+
   const local = props.local;
   const creating = providers.get(createOn);
   const sessionProvider = current ? providers.get(current.ref) : null;
@@ -175,6 +203,7 @@ export function App(props: AppProps) {
             intervalMs={props.settings.pollIntervalMs}
             bell={props.settings.bell}
             downloadDir={props.settings.downloadDir}
+            readMarks={props.readMarks ? { store: props.readMarks, serviceKey: refKey(current.ref) } : undefined}
             clock={clock}
             local={isLocal(current.ref) ? local : undefined}
             columns={columns}

@@ -21,6 +21,8 @@ export interface FakeMail {
   attachments?: FakeAttachment[];
   /** Receive time (default now). */
   at?: Date;
+  /** Already read elsewhere (mail.tm's web client): listed with `seen: true`. */
+  seen?: boolean;
 }
 
 export interface Stored {

@@ -277,7 +277,7 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
         accountId: account.id,
         mail,
         at: mail.at ?? new Date(),
-        seen: false,
+        seen: mail.seen ?? false,
         attachments: (mail.attachments ?? []).map((a, i) => ({ ...a, id: `ATTACH${String(i + 1).padStart(6, '0')}` })),
       };
       messages.push(stored);

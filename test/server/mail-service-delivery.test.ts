@@ -40,7 +40,9 @@ describe('deliver and read', () => {
       senderEmail: 'ann@example.test',
       subject: 'Grüße \u{1F389}',
       receivedAt: new Date(T0),
+      hasAttachments: true,
     });
+    expect(list[0]?.hasAttachments).toBe(false);
     const m = await f.service.readMail(s.token, 1);
     expect(m.to).toEqual(['ann@tempmail.test', 'other@example.test']);
     expect(m.cc).toEqual(['carbon@example.test']);

@@ -56,6 +56,34 @@ describe('inbox reducer', () => {
     expect([s.lastArrived, s.unread.size]).toEqual([1, 3]);
   });
 
+  it('starts from the saved read state: ids opened before are not unread, new arrivals are', () => {
+    let s = run(initialInboxState(5, new Set(['1', '3', '99'])), { type: 'listed', messages: ids(3) });
+    expect([...s.unread]).toEqual(['2']);
+    s = run(s, { type: 'listed', messages: ids(4) });
+    expect([[...s.unread].sort(), [...s.fresh]]).toEqual([['2', '4'], ['4']]);
+    s = run(s, { type: 'opened', id: '4' });
+    expect([...s.read].sort()).toEqual(['1', '3', '4', '99']);
+    expect([...s.unread, ...s.fresh]).toEqual(['2']);
+    // Opening a read message again changes nothing (no save, no redraw).
+    expect(run(s, { type: 'opened', id: '4' })).toBe(s);
+  });
+
+  it('honours the service\'s own read state (seen), and a change of it', () => {
+    const seen = (m: MessageSummary, value: boolean) => ({ ...m, seen: value });
+    let s = run(initialInboxState(5), { type: 'listed', messages: [seen(msg(1), true), seen(msg(2), false)] });
+    expect([...s.unread]).toEqual(['2']);
+    s = run(s, { type: 'listed', messages: [seen(msg(1), true), seen(msg(2), true)] });
+    expect(s.unread.size).toBe(0);
+  });
+
+  it('selects a message by id (the viewer moved to it), scrolling to it; an unknown id changes nothing', () => {
+    let s = run(initialInboxState(4), { type: 'listed', messages: ids(20) }, { type: 'select', id: '5' });
+    expect([selectedMessage(s)?.id, s.offset]).toEqual(['5', 12]);
+    expect(run(s, { type: 'select', id: '404' })).toBe(s);
+    s = run(s, { type: 'filter', text: 'Subject 1' }, { type: 'select', id: '5' });
+    expect(selectedMessage(s)?.id).not.toBe('5');
+  });
+
   it('keeps the selection inside the scroll window and pages like a pager', () => {
     let s = run(initialInboxState(4), { type: 'listed', messages: ids(20) });
     s = run(s, { type: 'move', delta: 5 });
@@ -91,7 +119,7 @@ describe('inbox reducer', () => {
 });
 
 describe('viewer reducer', () => {
-  it('scrolls within limits and toggles headers', () => {
+  it('scrolls within limits, and reveals a line (a search match) only when it is not shown', () => {
     let s = viewerReducer(initialViewerState, { type: 'scroll', delta: 5, max: 3 });
     expect(s.scroll).toBe(3);
     s = viewerReducer(s, { type: 'scroll', delta: -10, max: 3 });
@@ -100,7 +128,12 @@ describe('viewer reducer', () => {
     expect(s.scroll).toBe(7);
     s = viewerReducer(s, { type: 'clamp', max: 2 });
     expect(s.scroll).toBe(2);
-    expect(viewerReducer(s, { type: 'toggleHeaders' }).showHeaders).toBe(false);
+    s = viewerReducer(initialViewerState, { type: 'reveal', line: 5, rows: 10, max: 90 });
+    expect(s).toBe(initialViewerState);
+    s = viewerReducer(s, { type: 'reveal', line: 40, rows: 9, max: 90 });
+    expect(s.scroll).toBe(37);
+    s = viewerReducer(s, { type: 'reveal', line: 99, rows: 9, max: 90 });
+    expect([s.scroll, s.atEnd]).toEqual([90, true]);
   });
 
   it('picks links by number, waiting for a second digit only when one could follow', () => {

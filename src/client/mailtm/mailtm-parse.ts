@@ -76,6 +76,9 @@ function summary(record: Obj): MessageSummary {
     ...sender(record.from),
     subject: line(record.subject),
     receivedAt: time(record.createdAt, 0),
+    // mail.tm keeps read state and says which carry attachments: the inbox marks both.
+    ...(typeof record.seen === 'boolean' ? { seen: record.seen } : {}),
+    ...(typeof record.hasAttachments === 'boolean' ? { hasAttachments: record.hasAttachments } : {}),
   };
 }
 

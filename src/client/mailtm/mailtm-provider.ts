@@ -243,6 +243,19 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
       );
       return answer.body;
     },
+    // The message as mail.tm received it, byte for byte (its `downloadUrl`, documented with /sources/{id}).
+    async readSource(session, id) {
+      const path = `messages/${checkId(id, 'message')}/download`;
+      const answer = await authed(session, (token) =>
+        pacer.run(() => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] })),
+      );
+      return { kind: 'raw', bytes: answer.body };
+    },
+    // Read state kept at mail.tm too, as its own web client does (a JSON merge patch of `seen`).
+    async markRead(session, id) {
+      const path = `messages/${checkId(id, 'message')}`;
+      await authed(session, (token) => call('PATCH', path, { token, json: { seen: true }, headers: { 'content-type': 'application/merge-patch+json' } }));
+    },
     async deleteAddress(session) {
       const id = await accountId(session);
       await authed(session, (token) => call('DELETE', `accounts/${encodeURIComponent(id)}`, { token }));

@@ -27,6 +27,7 @@ export function tempmailProvider(api: TempMailApi, baseUrl: string): MailProvide
     readMessage: (session, id) => api.readMail(session.token, id),
     deleteMessage: (session, id) => api.deleteMail(session.token, id),
     downloadAttachment: (session, messageId, attachment) => api.downloadAttachment(session.token, messageId, attachment.id),
+    readSource: (session, id) => api.readSource(session.token, id),
   };
 }
 

@@ -40,6 +40,7 @@ export function summaryRow(m: MessageMeta) {
     sender_email: m.senderEmail,
     subject: m.subject,
     received_at: formatWireTime(m.receivedAt),
+    has_attachments: m.hasAttachments,
   };
 }
 

@@ -22,8 +22,13 @@ import { fsyncDir, mkdirDurable, writeFileDurable } from './durable-fs';
 import { appendToAll, cannotRead, listInbox, loadInbox, newInbox, readSection, removeInboxDirs, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
 import { parseBody } from './message-file';
 import { LimitersByRule } from '../rate-limit';
+import { CursorFile } from './cursor-file';
+import { LocalClaims } from './local-claims';
 import {
   StoreClosedError,
+  type FetchClaim,
+  type FetchCursor,
+  type FetchStatus,
   UnknownSessionError,
   type Delivery,
   type NewMessage,
@@ -62,6 +67,9 @@ export class FileStore implements Store {
   private readonly epoch = randomBytes(6).toString('hex');
   /** What the log has already named (an entry set aside, an inbox that cannot be read). */
   private readonly logged = new Set<string>();
+  /** Fetch claims: in the process, like the limiters (one service per data dir). */
+  private readonly fetchClaims = new LocalClaims();
+  private readonly cursors: CursorFile;
 
   constructor(
     readonly dataDir: string,
@@ -71,6 +79,7 @@ export class FileStore implements Store {
     this.messagesDir = join(dataDir, 'messages');
     this.log = options.log ?? (() => undefined);
     this.commit = new GroupCommit(options.onBatch);
+    this.cursors = new CursorFile(dataDir, this.log);
   }
 
   /** Logs `line` unless something was already logged under `key`. */
@@ -95,12 +104,14 @@ export class FileStore implements Store {
       entry.loaded = found?.kind !== 'dir';
       if (found?.kind === 'bad') cannotRead(entry, found.error, this.logOnce);
     }
+    await this.cursors.load();
     this.state = 'open';
   }
 
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.fetchClaims.loseAll(this);
     await Promise.allSettled([...this.pending]);
   }
 
@@ -308,6 +319,29 @@ export class FileStore implements Store {
   async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
     this.check();
     return this.limiters.hit(key, now, rule);
+  }
+
+  async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {
+    this.check();
+    return this.cursors.get(account, folder);
+  }
+
+  putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void> {
+    return this.track(() => this.cursors.put(account, folder, cursor));
+  }
+
+  async claimFetch(account: string): Promise<FetchClaim | undefined> {
+    this.check();
+    return this.fetchClaims.claim(account, this);
+  }
+
+  async getFetchStatus(account: string): Promise<FetchStatus | undefined> {
+    this.check();
+    return this.cursors.status(account);
+  }
+
+  putFetchStatus(account: string, status: FetchStatus): Promise<void> {
+    return this.track(() => this.cursors.putStatus(account, status));
   }
 
   async probe(): Promise<boolean> {

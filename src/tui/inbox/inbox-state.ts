@@ -16,7 +16,14 @@ export interface InboxState {
   offset: number;
   /** Rows the list may draw. */
   rows: number;
-  /** Ids not opened yet in this app; only ids of listed messages, so its size is the unread count. */
+  /**
+   * Ids opened here, now or before (the saved read state of the address, so switching away and back or a
+   * restart keeps them); the app saves it. May hold ids no longer listed.
+   */
+  read: ReadonlySet<MessageId>;
+  /**
+   * Listed ids neither opened here nor seen according to the service, so its size is the unread count.
+   */
   unread: ReadonlySet<MessageId>;
   /** Ids that arrived after the first listing and were not opened yet ("new"). */
   fresh: ReadonlySet<MessageId>;
@@ -40,12 +47,15 @@ export type InboxAction =
   | { type: 'last' }
   | { type: 'viewport'; rows: number }
   | { type: 'opened'; id: MessageId }
+  /** Selects a message by id (the viewer moved to it with J/K); unknown ids change nothing. */
+  | { type: 'select'; id: MessageId }
   | { type: 'removed'; id: MessageId }
   | { type: 'filter'; text: string };
 
-/** The state before anything is listed. */
-export function initialInboxState(rows = 10): InboxState {
+/** The state before anything is listed; `read`: the ids opened before (the saved read state). */
+export function initialInboxState(rows = 10, read: ReadonlySet<MessageId> = new Set()): InboxState {
   return {
+    read,
     all: [],
     visible: [],
     filter: '',
@@ -88,8 +98,9 @@ export function matchesFilter(m: MessageSummary, filter: string): boolean {
   );
 }
 
+// Same ids in the same order, and no change of what the service says was seen.
 const sameList = (a: MessageSummary[], b: MessageSummary[]): boolean =>
-  a.length === b.length && a.every((m, i) => m.id === b[i]!.id);
+  a.length === b.length && a.every((m, i) => m.id === b[i]!.id && m.seen === b[i]!.seen);
 
 /** Index of the selection in `visible` (0 when none or gone). */
 export function selectedIndex(state: InboxState): number {
@@ -141,10 +152,9 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const known = new Set(state.all.map((m) => m.id));
       const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
       const ids = new Set(incoming.map((m) => m.id));
-      const unread = new Set([...state.unread].filter((id) => ids.has(id)));
+      const unread = new Set(incoming.filter((m) => !state.read.has(m.id) && m.seen !== true).map((m) => m.id));
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
-      for (const m of incoming) if (!state.loaded || !known.has(m.id)) unread.add(m.id);
-      for (const id of arrived) fresh.add(id);
+      for (const id of arrived) if (unread.has(id)) fresh.add(id);
       const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, loaded: true }, incoming, state.filter);
       return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
     }
@@ -159,12 +169,17 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
     case 'viewport':
       return selectAt({ ...state, rows: Math.max(1, action.rows) }, selectedIndex(state));
     case 'opened': {
-      if (!state.unread.has(action.id) && !state.fresh.has(action.id)) return state;
+      if (state.read.has(action.id) && !state.unread.has(action.id) && !state.fresh.has(action.id)) return state;
+      const read = new Set(state.read).add(action.id);
       const unread = new Set(state.unread);
       const fresh = new Set(state.fresh);
       unread.delete(action.id);
       fresh.delete(action.id);
-      return { ...state, unread, fresh };
+      return { ...state, read, unread, fresh };
+    }
+    case 'select': {
+      const index = state.visible.findIndex((m) => m.id === action.id);
+      return index < 0 || state.selectedId === action.id ? state : selectAt(state, index);
     }
     case 'removed': {
       const index = selectedIndex(state);

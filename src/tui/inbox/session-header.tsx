@@ -29,6 +29,8 @@ export interface SessionHeaderProps {
   where?: string;
   /** The provider's new-mail push, where it has one ("instant" is said while it works). */
   push?: PushState | null;
+  /** Unread messages, at the right of the poll line (the viewer's; the inbox's list says it itself). */
+  unread?: number;
 }
 
 // No temporary address lives longer than a day; a longer countdown means the service's zone is misread.
@@ -88,8 +90,8 @@ export function pollLine(poll: string, where: string | undefined, columns: numbe
   return gap >= 3 ? `${poll}${' '.repeat(gap)}${where}` : fitToWidth(poll, columns);
 }
 
-/** Address, countdown, poll state, its provider and (local mode) the SMTP target. */
-export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local, where, push }: SessionHeaderProps) {
+/** Address, countdown, poll state, its provider, the unread count (viewer) and (local mode) the SMTP target. */
+export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local, where, push, unread }: SessionHeaderProps) {
   const theme = useTheme();
   const now = useNow(clock);
   const expires = session.expiresAt !== null;
@@ -100,6 +102,7 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
   const color = left > 0 && !refused ? undefined : theme.color('error');
   const provider = where && push === 'live' ? `${where} · instant` : where;
   const failing = poll.phase === 'retrying' || poll.phase === 'stopped';
+  const right = [provider, unread === undefined ? '' : `${unread} unread`].filter(Boolean).join(' · ');
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
@@ -117,7 +120,7 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
         </Text>
       )}
       <Text wrap="truncate" color={failing ? theme.color('warn') : theme.color('muted')}>
-        {pollLine(pollText(poll, now, intervalMs), provider, columns)}
+        {pollLine(pollText(poll, now, intervalMs), right || undefined, columns)}
       </Text>
       {local
         ? localLines(local, session.email, columns).map((line) => (

@@ -8,7 +8,7 @@ import { refusedBeforeExpiry } from '../../client/api-error';
 import type { MailProvider, PushState } from '../../client/client-types';
 import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../client/poller';
 import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../platform/time';
-import { expiryMs, type Session } from '../../model/mail-types';
+import { expiryMs, type MessageId, type Session } from '../../model/mail-types';
 import { pollVerdict } from '../wording/error-text';
 import { inboxReducer, initialInboxState, type InboxAction, type InboxState } from './inbox-state';
 
@@ -22,6 +22,8 @@ export interface UseInboxOptions {
    * with "unknown token" before the address's expiry (the saved list marks such an address).
    */
   onTokenAnswer?: (known: boolean) => void;
+  /** The ids opened before (the address's saved read state): not unread when listed. */
+  read?: ReadonlySet<MessageId>;
 }
 
 export interface InboxHandle {
@@ -45,8 +47,8 @@ export interface InboxHandle {
 const LEARN_WINDOW_MS = 5 * 60_000;
 
 /** Polls the session's inbox for as long as the component is mounted. */
-export function useInbox({ api, session, intervalMs, clock, onTokenAnswer }: UseInboxOptions): InboxHandle {
-  const [state, dispatch] = useReducer(inboxReducer, undefined, () => initialInboxState());
+export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read }: UseInboxOptions): InboxHandle {
+  const [state, dispatch] = useReducer(inboxReducer, undefined, () => initialInboxState(10, read));
   const [poll, setPoll] = useState<PollStatus>(IDLE_POLL_STATUS);
   const pollerRef = useRef<Poller | null>(null);
   // A ref, so a new callback each render does not restart the poller.

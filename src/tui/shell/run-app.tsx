@@ -1,6 +1,7 @@
 /**
  * Runs the app on the real terminal, on a service made ready by app-service.ts (the local one when none
- * is configured): opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
+ * is configured): opens the saved addresses and their read marks, draws on the alternate screen, gives
+ * the terminal back on Ctrl-Z until `fg` (suspend.ts), and on `q`, Ctrl+C or SIGTERM/SIGHUP
  * puts the terminal back as it was (main screen, cursor shown) before the process ends. A signal
  * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) ends it the same way, so the in-process service closes too.
  * Keys reach Ink one at a time (widgets/key-stdin.ts), however many arrive in one read.
@@ -18,10 +19,8 @@ import { startRef, type AppService } from './app-service';
 import { serviceLabel } from '../wording/provider-text';
 import { keyByKey } from '../widgets/key-stdin';
 import { noColorRequested } from '../widgets/theme';
-
-const ENTER_ALT_SCREEN = '\x1b[?1049h';
-const LEAVE_ALT_SCREEN = '\x1b[?1049l';
-const SHOW_CURSOR = '\x1b[?25h';
+import { openReadState } from '../../state/read-state';
+import { createSuspender, ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR } from './suspend';
 
 export { serviceLabel };
 
@@ -47,9 +46,13 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   stdout.write(ENTER_ALT_SCREEN);
   // Whatever ends the process, the user's shell gets its screen back.
   process.once('exit', restore);
+  // Job control needs a terminal to give back (and a key to ask for it).
+  const suspender = stdin.isTTY ? createSuspender({ stdin, stdout }) : undefined;
 
   // Made once: drawing again (below) must hand the App the very same saved store and callbacks.
   const saved = { store: openSavedSessions({ env }), serviceKey: start.baseUrl };
+  const readMarks = openReadState({ env });
+  const onSuspend = suspender ? (redraw: () => void) => suspender.suspend(redraw) : undefined;
   const ringBell = () => stdout.write('\x07');
   const copy = async (text: string, write: (data: string) => void) => (await copyToClipboard(text, { write, env })).message;
   const openLink = (url: string) => openInBrowser(url, { env });
@@ -60,6 +63,8 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
       serviceLabel={start.provider === 'tempmail' ? serviceLabel(local?.httpUrl ?? baseUrl) : undefined}
       saved={saved}
+      readMarks={readMarks}
+      onSuspend={onSuspend}
       ringBell={ringBell}
       copy={copy}
       openLink={openLink}
@@ -94,6 +99,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
+    suspender?.dispose();
     unfollow?.();
     restore();
     process.off('exit', restore);

@@ -4,7 +4,7 @@
  * over SMTP, a delete) gives a new answer at once. Real service, real HTTP, real SMTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatWireTime } from '../../../src/platform/time';
+import { summaryRow } from '../../../src/server/http/check-mail-cache';
 import { call, newSession } from '../../harness/http';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
 
@@ -20,14 +20,7 @@ async function checkMail(baseUrl: string, token: string, ifNoneMatch?: string) {
 
 /** The listing as the uncached service path gives it, in wire form. */
 async function expected(s: TestService, token: string) {
-  const messages = (await s.service.checkMail(token)).map((m) => ({
-    id: m.id,
-    sender_name: m.senderName,
-    sender_email: m.senderEmail,
-    subject: m.subject,
-    received_at: formatWireTime(m.receivedAt),
-  }));
-  return { status: 'success', messages };
+  return { status: 'success', messages: (await s.service.checkMail(token)).map(summaryRow) };
 }
 
 describe('check-mail ETag and 304', () => {

@@ -134,6 +134,7 @@ describe('check-mail, read-mail, delete-mail', () => {
       sender_email: 'bob@example.org',
       subject: 'second',
       received_at: expect.stringMatching(WIRE_TIME),
+      has_attachments: false,
     });
 
     const id = messages[0]!.id as number;
