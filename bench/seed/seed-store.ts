@@ -5,7 +5,7 @@
  * SMTP conversation is skipped (it is measured elsewhere), which makes 100,000 messages a minute's work
  * once, instead of a quarter of an hour.
  */
-import { FileStore } from '../../src/server/store/file-store';
+import { FileStore } from '../../src/server/store/file/file-store';
 import { createMailService } from '../../src/server/mail-service';
 import { defaultServerConfig } from '../../src/server/server-config';
 

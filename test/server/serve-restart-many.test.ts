@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMailService } from '../../src/server/mail-service';
 import { defaultServerConfig } from '../../src/server/server-config';
-import { FileStore } from '../../src/server/store/file-store';
+import { FileStore } from '../../src/server/store/file/file-store';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { call } from '../harness/http';
 import { startServeProcess, stopServe } from '../harness/serve-process';

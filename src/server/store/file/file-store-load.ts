@@ -13,7 +13,7 @@ import { readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TEMP_PREFIX } from './durable-fs';
 import { CorruptFileError, readMessageLayout, type MessageLayout } from './message-file';
-import { storageErrorText, type StoredMessageMeta, type StoredSession } from './store';
+import { storageErrorText, type StoredMessageMeta, type StoredSession } from '../store';
 
 /** What a session id may look like: it names a file and a directory, so nothing that can walk a path. */
 export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -21,9 +21,9 @@ import { join } from 'node:path';
 import { fsyncDir, mkdirDurable, writeFileDurable } from './durable-fs';
 import { appendToAll, cannotRead, listInbox, loadInbox, newInbox, readSection, removeInboxDirs, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
 import { parseBody } from './message-file';
-import { LimitersByRule } from '../rate-limit';
+import { LimitersByRule } from '../../rate-limit';
 import { CursorFile } from './cursor-file';
-import { LocalClaims } from './local-claims';
+import { LocalClaims } from '../local-claims';
 import {
   StoreClosedError,
   type FetchClaim,
@@ -38,7 +38,7 @@ import {
   type StoredMessageMeta,
   type StoredSession,
   storageErrorText,
-} from './store';
+} from '../store';
 import { loadSessions, metaCopy, scanMessageDirs, SESSION_ID } from './file-store-load';
 import { GroupCommit, type BatchReport } from './group-commit';
 import { SessionIndex } from './session-index';

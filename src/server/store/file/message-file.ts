@@ -11,7 +11,7 @@
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { StoredAttachmentMeta, StoredMessageBody, StoredMessageMeta } from './store';
+import type { StoredAttachmentMeta, StoredMessageBody, StoredMessageMeta } from '../store';
 
 const VERSION = 1;
 const NEWLINE = 0x0a;

@@ -7,10 +7,10 @@
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileStore } from '../../../src/server/store/file-store';
-import type { BatchReport } from '../../../src/server/store/group-commit';
-import { cleanupAfterEach } from '../../harness/cleanup';
-import { newMessage, sessionRecord } from './store-suite';
+import { FileStore } from '../../../../src/server/store/file/file-store';
+import type { BatchReport } from '../../../../src/server/store/file/group-commit';
+import { cleanupAfterEach } from '../../../harness/cleanup';
+import { newMessage, sessionRecord } from '../store-suite';
 
 const cleanup = cleanupAfterEach();
 

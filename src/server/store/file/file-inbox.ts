@@ -13,7 +13,7 @@ import { mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './du
 import { HWM, loadMessageDir, metaCopy, type LogOnce } from './file-store-load';
 import type { GroupCommit } from './group-commit';
 import { encodeMessageFile, sectionOf, type MessageLayout } from './message-file';
-import { storageErrorText, type NewMessage, type StoredMessageMeta, type StoredSession } from './store';
+import { storageErrorText, type NewMessage, type StoredMessageMeta, type StoredSession } from '../store';
 
 /** A session of the file store with its inbox. */
 export interface InboxEntry {

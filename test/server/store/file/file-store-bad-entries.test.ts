@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openFileStore } from '../../../src/server/store/file-store';
-import type { Store } from '../../../src/server/store/store';
-import { cleanupAfterEach } from '../../harness/cleanup';
-import { newMessage, sessionRecord } from './store-suite';
+import { openFileStore } from '../../../../src/server/store/file/file-store';
+import type { Store } from '../../../../src/server/store/store';
+import { cleanupAfterEach } from '../../../harness/cleanup';
+import { newMessage, sessionRecord } from '../store-suite';
 
 const cleanup = cleanupAfterEach();
 
