@@ -107,6 +107,22 @@ export async function unlinkDurable(dir: string, name: string): Promise<boolean>
   return true;
 }
 
+/**
+ * Unlinks every one of `names` in `dir` at once, then makes it durable with one fsync of `dir`. One
+ * outcome per name (a name already gone counts as done); the fsync's failure rejects the whole.
+ */
+export async function unlinkAllDurable(dir: string, names: readonly string[]): Promise<PromiseSettledResult<void>[]> {
+  const outcomes = await Promise.allSettled(
+    names.map((name) =>
+      unlink(join(dir, name)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      }),
+    ),
+  );
+  await fsyncDir(dir);
+  return outcomes;
+}
+
 /** Reads exactly `length` bytes at `position`; rejects on a short read (a file changed under us). */
 export async function readExactly(path: string, position: number, length: number): Promise<Buffer> {
   const fh = await open(path, 'r');

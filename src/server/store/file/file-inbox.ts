@@ -10,7 +10,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './durable-fs';
-import { HWM, loadMessageDir, metaCopy, type LogOnce } from './file-store-load';
+import { HWM, loadMessageDir, metaCopy, type InboxDirState, type LogOnce } from './file-store-load';
 import type { GroupCommit } from './group-commit';
 import { encodeMessageFile, sectionOf, type MessageLayout } from './message-file';
 import { storageErrorText, type NewMessage, type StoredMessageMeta, type StoredSession } from '../store';
@@ -58,6 +58,16 @@ export function cannotRead(entry: InboxEntry, err: unknown, logOnce: LogOnce): v
   entry.loadError = err;
   entry.loaded = true;
   logOnce(`inbox ${entry.session.id}`, `store: cannot read messages of session ${entry.session.id}: ${storageErrorText(err)}`);
+}
+
+/**
+ * What open() found of `entry`'s directory. None: nothing to read (the first message makes it). Not a
+ * directory: its messages cannot be known, so it takes none until a restart finds it fixed.
+ */
+export function markInboxDir(entry: InboxEntry, found: InboxDirState | undefined, logOnce: LogOnce): void {
+  entry.dirReady = found?.kind === 'dir';
+  entry.loaded = found?.kind !== 'dir';
+  if (found?.kind === 'bad') cannotRead(entry, found.error, logOnce);
 }
 
 /**
