@@ -33,7 +33,7 @@ export interface InboxEntry {
   lastId: number;
   /** What the hwm file on disk says (0 when absent). */
   hwmOnDisk: number;
-  /** Set when the message directory could not be read at open: ids are unknown, so no adds. */
+  /** Set when the message directory cannot be read (not a directory, no access): ids are unknown, so no adds. */
   loadError?: unknown;
   /** The session was deleted: a write still finishing is not indexed (nothing brings it back). */
   removed?: boolean;

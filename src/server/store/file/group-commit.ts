@@ -61,8 +61,8 @@ async function stage(write: Queued): Promise<void> {
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
-  // The data is down: give it its name while the handle closes.
-  const closed = fh.close();
+  // The data is down: give it its name while the handle closes (a close that fails changes nothing then).
+  const closed = fh.close().catch(() => undefined);
   try {
     await publish(tmp, join(write.dir, write.name), false);
   } catch (err) {
