@@ -102,6 +102,14 @@ const formatCell: FormatCallback = (elem, walk, builder) => {
 };
 
 const SKIPPED = ['img', 'script', 'style', 'head', 'noscript', 'template', 'svg', 'iframe', 'object'];
+const SKIPPED_SET = new Set(SKIPPED);
+
+/** True for an element whose content the converter does not show (the selectors below say the same). */
+export function hidesContent(name: string, attribs: Record<string, string>): boolean {
+  if (SKIPPED_SET.has(name) || 'hidden' in attribs) return true;
+  const style = attribs.style?.toLowerCase() ?? '';
+  return style.includes('display:none') || style.includes('display: none');
+}
 
 /** Converts an HTML fragment to text, its links numbered into `table`. */
 export type Converter = (html: string, table: LinkTable) => string;
