@@ -21,6 +21,9 @@ const DEFAULT_INTERVAL_S = 1.5;
 const MAX_BACKOFF_MS = 15_000;
 // A request stuck longer than this is given up and retried on the next poll, rather than eating the wait.
 const REQUEST_TIMEOUT_MS = 5_000;
+// How far before the start a receive time may read and still count as after it, when the first listing
+// came late: wire times are whole seconds, and the service's clock may run a little behind ours.
+const CLOCK_SLACK_MS = 60_000;
 
 interface Filters {
   from?: RegExp;
@@ -57,6 +60,9 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   if (baselined) ctx.info(`${waiting} (including messages already there)...`);
   let failures = 0;
   let lastProblem = '';
+  // Whether every listing so far failed: then the first one that answers may hold mail that arrived
+  // after the start, while the service was away.
+  let late = false;
   for (;;) {
     let delay = intervalMs;
     try {
@@ -67,17 +73,17 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
       lastProblem = '';
       if (!baselined) {
         // Messages already there when `wait` started are not what it waits for (unless --existing).
-        for (const s of summaries) seen.add(s.id);
+        const earlier = late ? receivedBefore(summaries, start - CLOCK_SLACK_MS) : summaries;
+        for (const s of earlier) seen.add(s.id);
         baselined = true;
-        const earlier = summaries.length ? ` (ignoring ${summaries.length} earlier; --existing includes them)` : '';
+        const ignoring = earlier.length ? ` (ignoring ${earlier.length} earlier; --existing includes them)` : '';
         // Said only now: from this line on, any mail that arrives counts (scripts and tests may wait for it).
-        ctx.info(`${waiting}${earlier}...`);
-      } else {
-        const hit = await firstMatch(ctx, api, session.token, summaries, seen, filters, print, io.columns ?? 80);
-        if (hit) {
-          io.stdout.write(output(hit, print));
-          return EXIT.ok;
-        }
+        ctx.info(`${waiting}${ignoring}...`);
+      }
+      const hit = await firstMatch(ctx, api, session.token, summaries, seen, filters, print, io.columns ?? 80);
+      if (hit) {
+        io.stdout.write(output(hit, print));
+        return EXIT.ok;
       }
     } catch (error) {
       if (error instanceof DeadlineReached) break;
@@ -87,6 +93,7 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
       // exponentially with jitter from the poll interval.
       const asked = retryAfterMs(error);
       if (asked === undefined) failures += 1;
+      if (!baselined) late = true;
       delay = Math.max(intervalMs, failureDelay(failures, asked, intervalMs, MAX_BACKOFF_MS, Math.random));
       if (error.message !== lastProblem) ctx.info(`${error.message}; retrying in ${Math.max(1, Math.round(delay / 1000))} s`);
       lastProblem = error.message;
@@ -101,6 +108,19 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   }
   const why = lastProblem ? ` (last problem: ${lastProblem})` : '';
   throw new ScriptError(`wait: no matching message within ${timeoutS} s${why}`);
+}
+
+/**
+ * The messages of a listing that were received before `before` (ms, our clock), for a first listing
+ * that came after the service was away: what it holds may have arrived before `wait` started or while
+ * it was waiting. Judged by the receive time (read in the service's zone, --server-tz). A message with
+ * no receive time counts as earlier, unless a message with a smaller id counts as later: services number
+ * messages as they arrive.
+ */
+export function receivedBefore(summaries: MessageSummary[], before: number): MessageSummary[] {
+  const later = (s: MessageSummary) => s.receivedAt !== null && s.receivedAt.getTime() >= before;
+  const firstLaterId = Math.min(...summaries.filter(later).map((s) => s.id));
+  return summaries.filter((s) => !later(s) && !(s.receivedAt === null && s.id > firstLaterId));
 }
 
 // New messages oldest first; the first that matches and has what --print asks for.
