@@ -141,11 +141,13 @@ function contextScore(text: string, start: number, end: number, alone: boolean):
   return score;
 }
 
-// Spaced digits are typed without their spaces, and a letter prefix (G-, FB-) is printed by the
-// service beside its input field: the user types only the digits.
+// Digits grouped for reading ("123 456", "123-456", "5 8 2 9 1 7") are typed as digits only: sites'
+// code fields take digits (many refuse a dash or a space), so that is what is shown and copied. A
+// letter prefix (G-, FB-) is printed by the service beside its input field: the user types the digits.
+// Letters and digits with dashes (A7K-29Q) are kept as shown: there the dashes may be part of it.
 function normalise(token: string): string {
   if (/^[A-Z]{1,2}-\d+$/.test(token)) return token.slice(token.indexOf('-') + 1);
-  return /^[\d ]+$/.test(token) ? token.replace(/ /g, '') : token;
+  return /^\d+(?:[ -]\d+)*$/.test(token) ? token.replace(/[ -]/g, '') : token;
 }
 
 /** Candidates in one text, with shape + context scores. */
