@@ -7,7 +7,7 @@ import { closeSync, fsyncSync, mkdtempSync, openSync, renameSync, rmSync, writeS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import type { TestService } from '../test/helpers/service';
+import type { TestService } from '../test/harness/service';
 
 export interface DeliveryResult {
   messages: number;

@@ -2,7 +2,7 @@
  * `npm run bench`: every performance goal of DESIGN.md ("Speed"), each reported as a ratio against a
  * baseline measured in the same run, so a slow or busy machine scales both sides. Needs `npm run build`.
  */
-import { startTestService } from '../test/helpers/service';
+import { startTestService } from '../test/harness/service';
 import { createApi } from '../src/client/tempmail/tempmail-client';
 import { benchStartup, formatStartup } from './startup';
 import { benchDelivery, formatDelivery } from './delivery';

@@ -6,8 +6,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from './helpers/cleanup';
-import { spawnCli } from './helpers/serve-process';
+import { cleanupAfterEach } from './harness/cleanup';
+import { spawnCli } from './harness/serve-process';
 
 const cleanup = cleanupAfterEach();
 

@@ -9,6 +9,7 @@ import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
+import { loadTls, type TlsFiles } from './smtp/tls-files';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -20,6 +21,12 @@ export interface RunningServer {
   config: ServerConfig;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Reads the TLS certificate and key again and offers them to the next STARTTLS; resolves with a summary
+   * of the new certificate (undefined when TLS is not configured). A file that does not check out rejects,
+   * and the certificate in use stays.
+   */
+  reloadTls(): Promise<string | undefined>;
 }
 
 export interface ServerDeps {
@@ -58,6 +65,10 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? (() => {});
+  const tlsFiles: TlsFiles | undefined =
+    config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
+  // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
+  const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
   // The lock comes before the store opens: opening reads the index and tidies crash leftovers, which
   // must not happen under a service that is running on the same dir.
   let lock;
@@ -95,8 +106,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     log,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
+    trustProxy: config.trustProxy ?? false,
   });
-  const smtp = createSmtpFront(service, config, { log });
+  const smtp = createSmtpFront(service, config, { log, tls });
+  const httpHost = config.httpHost ?? config.host;
+  const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
@@ -107,24 +121,25 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   let httpPort: number;
   let smtpPort: number;
   try {
-    httpPort = await http.listen(config.httpPort, config.host).catch((e: unknown) => {
-      throw listenError('HTTP', config.host, config.httpPort, e);
+    httpPort = await http.listen(config.httpPort, httpHost).catch((e: unknown) => {
+      throw listenError('HTTP', httpHost, config.httpPort, e);
     });
-    smtpPort = await smtp.listen(config.smtpPort, config.host).catch((e: unknown) => {
-      throw listenError('SMTP', config.host, config.smtpPort, e);
+    smtpPort = await smtp.listen(config.smtpPort, smtpHost).catch((e: unknown) => {
+      throw listenError('SMTP', smtpHost, config.smtpPort, e);
     });
   } catch (error) {
     await shutdown();
     throw error;
   }
-  const httpUrl = `http://${urlHost(config.host)}:${httpPort}/`;
+  const httpUrl = `http://${urlHost(httpHost)}:${httpPort}/`;
   try {
-    await lock.listening({ httpUrl, smtpHost: config.host, smtpPort });
+    await lock.listening({ httpUrl, smtpHost, smtpPort });
   } catch (error) {
     await shutdown();
     throw new Error(`cannot write ${lock.file}: ${describe(error)}`);
   }
 
+  if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
   timer.unref();
 
@@ -132,10 +147,16 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   return {
     httpUrl,
     httpPort,
-    smtpHost: config.host,
+    smtpHost,
     smtpPort,
     service,
     config: { ...config, httpPort, smtpPort },
+    async reloadTls() {
+      if (!tlsFiles) return undefined;
+      const fresh = await loadTls(tlsFiles);
+      smtp.reloadTls(fresh);
+      return fresh.summary;
+    },
     close() {
       closing ??= (async () => {
         clearInterval(timer);

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
+import { DuplicateKeyError, parseJsonStrict } from './strict-json';
 import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './server-config';
 
 /** A value the user gave that we refuse; the CLI prints it and exits 2. */
@@ -96,11 +97,24 @@ function stringList(value: unknown, where: string): string[] {
   return value as string[];
 }
 
+function hostName(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${where}: expected a host name or address`);
+  return value.trim();
+}
+
+function filePath(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${where}: expected a file path`);
+  return resolve(value);
+}
+
 /** Every key a config file may hold (ServerConfig in camelCase, plus lifetimeMinutes). */
 const FILE_KEYS: Record<string, Setter> = {
-  host: (c, v, w) => {
-    if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`${w}: expected a host name or address`);
-    c.host = v.trim();
+  host: (c, v, w) => (c.host = hostName(v, w)),
+  httpHost: (c, v, w) => (c.httpHost = hostName(v, w)),
+  smtpHost: (c, v, w) => (c.smtpHost = hostName(v, w)),
+  trustProxy: (c, v, w) => {
+    if (typeof v !== 'boolean') throw new UsageError(`${w}: expected true or false`);
+    c.trustProxy = v;
   },
   httpPort: (c, v, w) => (c.httpPort = parseIntIn(v, 0, 65535, w)),
   smtpPort: (c, v, w) => (c.smtpPort = parseIntIn(v, 0, 65535, w)),
@@ -129,6 +143,11 @@ const FILE_KEYS: Record<string, Setter> = {
   createPerMinute: (c, v, w) => (c.createPerMinute = parseIntIn(v, 1, 1_000_000, w)),
   purgeIntervalMs: (c, v, w) => (c.purgeIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
   smtpSocketTimeoutMs: (c, v, w) => (c.smtpSocketTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  smtpSessionTimeoutMs: (c, v, w) => (c.smtpSessionTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  smtpDataTimeoutMs: (c, v, w) => (c.smtpDataTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  smtpInflightBytes: (c, v, w) => (c.smtpInflightBytes = parseIntIn(v, 1024, Number.MAX_SAFE_INTEGER, w)),
+  tlsCert: (c, v, w) => (c.tlsCertFile = filePath(v, w)),
+  tlsKey: (c, v, w) => (c.tlsKeyFile = filePath(v, w)),
   httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpRequestTimeoutMs: (c, v, w) => (c.httpRequestTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };
@@ -155,8 +174,9 @@ export function applyConfigFile(config: ServerConfig, path: string): void {
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJsonStrict(text);
   } catch (error) {
+    if (error instanceof DuplicateKeyError) refuse(`--config: the key ${show(error.key)} is given twice`);
     refuse(`--config: the file is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) refuse('--config: the file must hold a JSON object');
@@ -175,6 +195,9 @@ export function applyConfigFile(config: ServerConfig, path: string): void {
 /** The flags of `serve`, as node:util parseArgs returns them. */
 export interface ServeFlags {
   host?: string;
+  'http-host'?: string;
+  'smtp-host'?: string;
+  'trust-proxy'?: boolean;
   'http-port'?: string;
   'smtp-port'?: string;
   'data-dir'?: string;
@@ -186,6 +209,8 @@ export interface ServeFlags {
   'max-recipients'?: string;
   'inbox-limit'?: string;
   'create-per-minute'?: string;
+  'tls-cert'?: string;
+  'tls-key'?: string;
   config?: string;
 }
 
@@ -198,6 +223,9 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
     if (value !== undefined) FILE_KEYS[key]!(config, value, `--${flag}`);
   };
   set('host', 'host');
+  set('http-host', 'httpHost');
+  set('smtp-host', 'smtpHost');
+  if (flags['trust-proxy']) config.trustProxy = true;
   set('http-port', 'httpPort');
   set('smtp-port', 'smtpPort');
   set('data-dir', 'dataDir');
@@ -209,6 +237,11 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('max-recipients', 'maxRecipients');
   set('inbox-limit', 'inboxLimit');
   set('create-per-minute', 'createPerMinute');
+  set('tls-cert', 'tlsCert');
+  set('tls-key', 'tlsKey');
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
+    throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
+  }
   if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }

@@ -8,7 +8,17 @@ export interface ExtmailAccountConfig {
 }
 
 export interface ServerConfig {
+  /** Listen address of both listeners, unless httpHost or smtpHost says otherwise. */
   host: string;
+  /** Listen address of HTTP (e.g. loopback behind a reverse proxy); default `host`. */
+  httpHost?: string;
+  /** Listen address of SMTP (e.g. every interface, for port 25); default `host`. */
+  smtpHost?: string;
+  /**
+   * Behind a reverse proxy on this machine: for a request that comes from a loopback address, the client
+   * is the last address of X-Forwarded-For (what the proxy appended), for the per-client rate limit.
+   */
+  trustProxy?: boolean;
   /** 0 = any free port. */
   httpPort: number;
   /** 0 = any free port. */
@@ -27,6 +37,19 @@ export interface ServerConfig {
   purgeIntervalMs: number;
   /** SMTP socket idle timeout in ms. */
   smtpSocketTimeoutMs: number;
+  /** Longest an SMTP connection may last, however busy, in ms (421 4.4.2 past it). */
+  smtpSessionTimeoutMs: number;
+  /** Longest one message's DATA may take, from 354 to the final dot, in ms (421 4.4.2 past it). */
+  smtpDataTimeoutMs: number;
+  /**
+   * Bytes that the messages being received or stored at once may hold together (451 4.3.1 past it);
+   * never less than maxMessageBytes in effect.
+   */
+  smtpInflightBytes: number;
+  /** PEM certificate (chain) offered through STARTTLS; with tlsKeyFile, or neither (then no STARTTLS). */
+  tlsCertFile?: string;
+  /** PEM private key of tlsCertFile. */
+  tlsKeyFile?: string;
   /** An HTTP request's headers must arrive within this (ms), else 408. */
   httpHeadersTimeoutMs: number;
   /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */
@@ -48,6 +71,12 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     createPerMinute: 30,
     purgeIntervalMs: 60_000,
     smtpSocketTimeoutMs: 60_000,
+    // 10 MiB in 5 min is 35 KB/s: any real sender does far better; a trickle holds a slot 10 min at most.
+    smtpSessionTimeoutMs: 600_000,
+    smtpDataTimeoutMs: 300_000,
+    // Three messages of the default size limit at once, or hundreds of ordinary ones. Each costs several
+    // times its size while it is parsed and stored: measured, a burst then peaks ~250 MB over idle.
+    smtpInflightBytes: 32 * 1024 * 1024,
     httpHeadersTimeoutMs: 15_000,
     httpRequestTimeoutMs: 30_000,
   };

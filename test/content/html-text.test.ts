@@ -5,7 +5,7 @@ import { acceptUrl, DEFAULT_MAX_BYTES, renderBody, renderBodyAsync, SLICE_BYTES 
 import { isTerminalSafe } from '../../src/text/safe-text';
 import { textWidth } from '../../src/text/text-width';
 import { newsletterHtml } from '../../bench/html-fixture';
-import { HOSTILE_DIR } from '../helpers/fixtures';
+import { HOSTILE_DIR } from '../harness/fixtures';
 
 const html = (bodyHtml: string) => ({ bodyHtml, bodyText: null });
 const text = (bodyText: string) => ({ bodyHtml: null, bodyText });

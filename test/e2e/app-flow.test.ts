@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
-import { sendMail } from '../helpers/service';
+import { sendMail } from '../harness/service';
 import { headerRow, isConfirm, isInbox, isViewer, pickFirstDomain, rowsWith, startE2E, type E2E } from './flow';
 import { KEYS } from './pty-harness';
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { splitKeys } from '../../src/tui/widgets/key-stdin';
-import { sendMail } from '../helpers/service';
+import { sendMail } from '../harness/service';
 import { addressOnScreen, isInbox, isPicker, isViewer, selectedRow, startE2E, type E2E } from './flow';
 
 let e2e: E2E | undefined;

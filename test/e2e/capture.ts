@@ -4,7 +4,7 @@
  * Used by scripts/capture-screens.ts (writes README.md) and test/e2e/readme-capture.test.ts (checks it).
  */
 import { fileURLToPath } from 'node:url';
-import { sendMail } from '../helpers/service';
+import { sendMail } from '../harness/service';
 import { addressOnScreen, isInbox, isPicker, isViewer, selectedRow, startE2E } from './flow';
 import { KEYS, type PtyApp } from './pty-harness';
 

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServeProcess, stopServe, type ServeReady } from '../helpers/serve-process';
+import { startServeProcess, stopServe, type ServeReady } from '../harness/serve-process';
 import { KEYS, spawnApp, type PtyApp } from './pty-harness';
 
 export interface E2E {

@@ -9,7 +9,7 @@
  * the app wrote for a benign message in the same run (same screens, same states).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendMail, sendRaw } from '../helpers/service';
+import { sendMail, sendRaw } from '../harness/service';
 import { isInbox, isViewer, pickFirstDomain, selectedRow, startE2E, type E2E } from './flow';
 import { addressed, loadHostileFixtures, type HostileFixture } from './hostile-fixtures';
 import { KEYS, type PtyApp } from './pty-harness';

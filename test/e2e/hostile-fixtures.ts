@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { simpleParser } from 'mailparser';
-import { HOSTILE_DIR } from '../helpers/fixtures';
+import { HOSTILE_DIR } from '../harness/fixtures';
 import { controlTokens } from './terminal-bytes';
 
 

@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { call } from '../helpers/http';
-import { startServeProcess, stopServe, type ServeReady } from '../helpers/serve-process';
-import { sendMail } from '../helpers/service';
+import { call } from '../harness/http';
+import { startServeProcess, stopServe, type ServeReady } from '../harness/serve-process';
+import { sendMail } from '../harness/service';
 import { isInbox, isViewer, neutralEnv, pickFirstDomain } from './flow';
 import { KEYS, spawnApp, type PtyApp } from './pty-harness';
 

@@ -4,7 +4,7 @@
  * re-wraps the body to the new width.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendMail } from '../helpers/service';
+import { sendMail } from '../harness/service';
 import { headerRow, isInbox, isViewer, pickFirstDomain, rowsWith, startE2E, type E2E } from './flow';
 import { KEYS, type PtyApp } from './pty-harness';
 

@@ -10,8 +10,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendMail } from '../helpers/service';
-import { startServeProcess, stopServe, type ServeReady } from '../helpers/serve-process';
+import { sendMail } from '../harness/service';
+import { startServeProcess, stopServe, type ServeReady } from '../harness/serve-process';
 import { addressOnScreen, isInbox, isPicker, isViewer } from './flow';
 import { KEYS, spawnApp, type PtyApp } from './pty-harness';
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkLink, findOpener, openInBrowser } from '../../src/platform/browser';
-import { waitFor } from '../helpers/wait';
+import { waitFor } from '../harness/wait';
 
 const dirs: string[] = [];
 afterEach(() => {

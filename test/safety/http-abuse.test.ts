@@ -7,8 +7,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type CallResult } from '../helpers/http';
-import { startTestService, type TestService } from '../helpers/service';
+import { call, type CallResult } from '../harness/http';
+import { startTestService, type TestService } from '../harness/service';
 
 let svc: TestService;
 let token: string;

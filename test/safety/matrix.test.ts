@@ -10,7 +10,7 @@ import { createApi } from '../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../src/client/client-types';
 import { renderBody } from '../../src/content/html-text';
 import type { Message, MessageSummary } from '../../src/model/mail-types';
-import { startTestService, type TestService } from '../helpers/service';
+import { startTestService, type TestService } from '../harness/service';
 import { startSpecService, type SpecService } from '../faults/spec-service';
 import { buildEml, fieldsFor, MIME_PATHS, type DecodePath, type MimePath } from './eml';
 import { expectedMarkers, FIELDS, firstUnsafe, hostileValue, markers, PAYLOADS, type Field, type Payload } from './payloads';

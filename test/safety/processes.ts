@@ -5,7 +5,7 @@
  */
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '../helpers/wait';
+import { waitFor } from '../harness/wait';
 
 export interface Proc {
   pid: number;

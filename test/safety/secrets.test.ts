@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
-import { spawnCli } from '../helpers/serve-process';
+import { spawnCli } from '../harness/serve-process';
 import { KEYS, spawnApp, type PtyApp } from '../e2e/pty-harness';
 import { startSpecService, type Fault, type SpecService } from '../faults/spec-service';
 import { descendants, fakeTools, filesUnder, findPid } from './processes';

@@ -3,8 +3,8 @@
  * a sender, but it would hide the "CR overwrite" payload of a raw 8-bit body), so this speaks SMTP
  * itself through the test dialog helper, doing only the dot-stuffing the protocol requires.
  */
-import { openSmtp } from '../helpers/smtp-dialog';
-import type { SmtpTarget } from '../helpers/service';
+import { openSmtp } from '../harness/smtp-dialog';
+import type { SmtpTarget } from '../harness/service';
 
 /** Dot-stuffs `raw` and ends it with CRLF . CRLF (RFC 5321 4.5.2). */
 export function dataBlock(raw: Buffer): Buffer {

@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import type { Message } from '../../src/model/mail-types';
-import { call } from '../helpers/http';
-import { startTestService, type TestService } from '../helpers/service';
-import { openSmtp, type SmtpDialog } from '../helpers/smtp-dialog';
-import { waitFor } from '../helpers/wait';
+import { call } from '../harness/http';
+import { startTestService, type TestService } from '../harness/service';
+import { openSmtp, type SmtpDialog } from '../harness/smtp-dialog';
+import { waitFor } from '../harness/wait';
 import { firstUnsafe } from './payloads';
 import { dataBlock, sendRawBatch } from './send';
 

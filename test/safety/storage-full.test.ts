@@ -11,8 +11,8 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../helpers/http';
-import { sendRaw, startTestService, type TestService } from '../helpers/service';
+import { call } from '../harness/http';
+import { sendRaw, startTestService, type TestService } from '../harness/service';
 
 /** Mounts a tmpfs of `size` at a new temp dir; null where that is not permitted. */
 function tryMount(size: string): string | null {

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/state/saved-sessions';
 import { EXIT } from '../../src/scripting/io';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
+import { sendMail, startTestService, type TestService } from '../harness/service';
+import { waitFor } from '../harness/wait';
 import { makeRunner, type RunResult, type Runner } from './run';
 
 let svc: TestService;

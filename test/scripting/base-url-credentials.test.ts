@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service';
+import { startTestService, type TestService } from '../harness/service';
 import { makeRunner, type Runner } from './run';
 
 let svc: TestService;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SCRIPT_COMMANDS } from '../../src/scripting/commands-list';
-import { CLI, spawnCli } from '../helpers/serve-process';
+import { CLI, spawnCli } from '../harness/serve-process';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/state/saved-sessions';
-import { spawnCli } from '../helpers/serve-process';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
+import { spawnCli } from '../harness/serve-process';
+import { sendMail, startTestService, type TestService } from '../harness/service';
+import { waitFor } from '../harness/wait';
 
 let svc: TestService;
 let home: string;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/state/saved-sessions';
 import { COMMAND_OPTIONS, COMMON_OPTIONS } from '../../src/scripting/args';
 import { SCRIPT_COMMANDS } from '../../src/scripting/commands-list';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
+import { sendMail, startTestService, type TestService } from '../harness/service';
 import { BIG_HTML_END, bigHtml, makeRunner, type Runner } from './run';
 
 let svc: TestService;

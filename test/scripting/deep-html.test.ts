@@ -3,8 +3,8 @@
  * with "unexpected error" when html-to-text's recursion overflowed the stack (issue 14.1).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
+import { sendMail, startTestService, type TestService } from '../harness/service';
+import { waitFor } from '../harness/wait';
 import { makeRunner, type Runner } from './run';
 
 let svc: TestService;

@@ -3,7 +3,7 @@
  * key renamed or dropped fails here before a user's script finds out.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
+import { sendMail, startTestService, type TestService } from '../harness/service';
 import { makeRunner, type Runner } from './run';
 
 let svc: TestService;

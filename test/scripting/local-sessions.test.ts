@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { openSavedSessions } from '../../src/state/saved-sessions';
 import { serviceKey } from '../../src/tui/shell/run-app';
-import { startTestService, type TestService } from '../helpers/service';
+import { startTestService, type TestService } from '../harness/service';
 import { makeRunner, type Runner } from './run';
 
 let svc: TestService;

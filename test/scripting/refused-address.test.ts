@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/state/saved-sessions';
 import { EXIT } from '../../src/scripting/io';
-import { startTestService, type TestService } from '../helpers/service';
+import { startTestService, type TestService } from '../harness/service';
 import { makeRunner, type Runner } from './run';
 
 let svc: TestService;

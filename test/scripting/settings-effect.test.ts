@@ -9,8 +9,8 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
+import { sendMail, startTestService, type TestService } from '../harness/service';
+import { waitFor } from '../harness/wait';
 import { makeRunner, type Runner } from './run';
 
 // The service's clock stands still, so two addresses made a moment apart get the same wire times and

@@ -7,9 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { receivedBefore } from '../../src/scripting/wait';
 import type { MessageSummary } from '../../src/model/mail-types';
-import { startGate, type Gate } from '../helpers/gate';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
+import { startGate, type Gate } from '../harness/gate';
+import { sendMail, startTestService, type TestService } from '../harness/service';
+import { waitFor } from '../harness/wait';
 import { makeRunner, type RunResult, type Runner } from './run';
 
 // The service's clock, as an offset from ours: a test moves it to play a skewed or lagging clock.

@@ -5,11 +5,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../helpers/cleanup';
-import { call } from '../helpers/http';
-import { startTestService, type TestService } from '../helpers/service';
-import { openSmtp } from '../helpers/smtp-dialog';
-import { waitFor } from '../helpers/wait';
+import { cleanupAfterEach } from '../harness/cleanup';
+import { call } from '../harness/http';
+import { startTestService, type TestService } from '../harness/service';
+import { openSmtp } from '../harness/smtp-dialog';
+import { waitFor } from '../harness/wait';
 
 const cleanup = cleanupAfterEach();
 const tempDir = () => cleanup.tempDir('tempmail-assemble-');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src/server/service-types';
 import { compose, serviceMaker, T0 } from './service-fixture';
-import { HOSTILE_DIR } from '../helpers/fixtures';
+import { HOSTILE_DIR } from '../harness/fixtures';
 
 const svc = serviceMaker();
 

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../src/text/safe-text';
 import { applyConfigFile, buildServerConfig, UsageError } from '../../src/server/serve-config';
 import { defaultServerConfig } from '../../src/server/server-config';
-import { spawnCli } from '../helpers/serve-process';
+import { spawnCli } from '../harness/serve-process';
 
 const HOSTILE = ['\u001b]0;owned\u0007', '\u009b2J', '\u202egnp.exe', 'a\u001b[31mred'];
 

@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call } from '../helpers/http';
-import { startServeProcess, stopServe, type ServeReady } from '../helpers/serve-process';
-import { sendMail } from '../helpers/service';
-import { openSmtp } from '../helpers/smtp-dialog';
-import { waitFor } from '../helpers/wait';
+import { call } from '../harness/http';
+import { startServeProcess, stopServe, type ServeReady } from '../harness/serve-process';
+import { sendMail } from '../harness/service';
+import { openSmtp } from '../harness/smtp-dialog';
+import { waitFor } from '../harness/wait';
 
 const LIFETIME_SECONDS = 754;
 const MAX_BYTES = 4096;

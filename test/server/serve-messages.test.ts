@@ -8,8 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../helpers/cleanup';
-import { spawnCli, stopServe, type ServeProcess } from '../helpers/serve-process';
+import { cleanupAfterEach } from '../harness/cleanup';
+import { spawnCli, stopServe, type ServeProcess } from '../harness/serve-process';
 
 const cleanup = cleanupAfterEach();
 const HINT = "Try 'tempmail-tui serve --help'.";

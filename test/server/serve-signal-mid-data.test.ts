@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
-import { cleanupAfterEach } from '../helpers/cleanup';
-import { startServeProcess, stopServe, type ServeProcess, type ServeReady } from '../helpers/serve-process';
-import { openSmtp } from '../helpers/smtp-dialog';
-import { waitFor } from '../helpers/wait';
+import { cleanupAfterEach } from '../harness/cleanup';
+import { startServeProcess, stopServe, type ServeProcess, type ServeReady } from '../harness/serve-process';
+import { openSmtp } from '../harness/smtp-dialog';
+import { waitFor } from '../harness/wait';
 
 const cleanup = cleanupAfterEach();
 /** Kills `proc` after the test, if it is still running. */

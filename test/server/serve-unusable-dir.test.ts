@@ -7,8 +7,8 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startLocalService } from '../../src/tui/shell/local-service';
-import { cleanupAfterEach } from '../helpers/cleanup';
-import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../helpers/serve-process';
+import { cleanupAfterEach } from '../harness/cleanup';
+import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../harness/serve-process';
 
 const cleanup = cleanupAfterEach();
 const hasProc = existsSync('/proc/self') && statSync('/proc').isDirectory();

@@ -10,7 +10,7 @@ import { createMailService } from '../../src/server/mail-service';
 import { MemoryStore } from '../../src/server/store/memory-store';
 import type { MailService } from '../../src/server/service-types';
 import type { Store } from '../../src/server/store/store';
-import { cleanupAfterEach } from '../helpers/cleanup';
+import { cleanupAfterEach } from '../harness/cleanup';
 
 /** 2026-11-21 10:00:00 UTC: the tests' "now", moved by hand. */
 export const T0 = Date.UTC(2026, 10, 21, 10, 0, 0);

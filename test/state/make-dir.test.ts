@@ -6,7 +6,7 @@ import { existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeDir, makeDirSync, MakeDirError } from '../../src/state/make-dir';
-import { cleanupAfterEach } from '../helpers/cleanup';
+import { cleanupAfterEach } from '../harness/cleanup';
 
 const cleanup = cleanupAfterEach();
 const hasProc = existsSync('/proc/self') && statSync('/proc').isDirectory();

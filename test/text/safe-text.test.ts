@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { isTerminalSafe, safeBlock, safeLine, safeText } from '../../src/text/safe-text';
-import { HOSTILE_DIR } from '../helpers/fixtures';
+import { HOSTILE_DIR } from '../harness/fixtures';
 
 const ESC = '\x1b';
 const BEL = '\x07';

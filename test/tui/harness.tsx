@@ -7,7 +7,7 @@ import { createApi } from '../../src/client/tempmail/tempmail-client';
 import type { ApiOptions, TempMailApi } from '../../src/client/client-types';
 import type { Session } from '../../src/model/mail-types';
 import { App, type AppProps } from '../../src/tui/app';
-import { startTestService, type TestService } from '../helpers/service';
+import { startTestService, type TestService } from '../harness/service';
 import { renderAt, type Screen } from './ui';
 
 export interface AppHarness {

@@ -4,7 +4,7 @@
  */
 import { render } from 'ink-testing-library';
 import type { ReactElement } from 'react';
-import { waitFor } from '../helpers/wait';
+import { waitFor } from '../harness/wait';
 
 /** Named keys as a terminal sends them. */
 export const KEY = {

@@ -34,10 +34,34 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     }
     baseUrl = local.httpUrl;
   }
-  const api = createApi({
-    baseUrl,
-    postEncoding: settings.postEncoding,
-    serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
-  });
+  const make = (url: string) =>
+    createApi({
+      baseUrl: url,
+      postEncoding: settings.postEncoding,
+      serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
+    });
+  const api = local ? followingApi(local, make) : make(baseUrl);
   return { api, baseUrl, local, domains: early(api.listDomains()) };
+}
+
+/**
+ * A client that follows the local service when it changes hands (local-service.ts): a takeover keeps the
+ * URL where the port is free, and where it is not, every later call goes to the new URL. Calls already
+ * on their way finish (or fail, and the poller retries) against the old one.
+ */
+export function followingApi(local: LocalService, make: (url: string) => TempMailApi): TempMailApi {
+  let url = local.httpUrl;
+  let current = make(url);
+  local.onChange(() => {
+    if (local.httpUrl === url) return;
+    url = local.httpUrl;
+    current = make(url);
+  });
+  // Every method of the client, whatever the interface grows, is looked up on the current one.
+  return new Proxy({} as TempMailApi, {
+    get(_target, name) {
+      const value: unknown = Reflect.get(current, name);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
+    },
+  });
 }

@@ -59,21 +59,35 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   // Whatever ends the process, the user's shell gets its screen back.
   process.once('exit', restore);
 
-  const instance = render(
+  // Made once: drawing again (below) must hand the App the very same saved store and callbacks.
+  const saved = { store: openSavedSessions({ env }), serviceKey: key };
+  const ringBell = () => stdout.write('\x07');
+  const copy = async (text: string, write: (data: string) => void) => (await copyToClipboard(text, { write, env })).message;
+  const openLink = (url: string) => openInBrowser(url, { env });
+  const app = () => (
     <App
       api={api}
       settings={settings}
       local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
-      serviceLabel={serviceLabel(baseUrl)}
-      saved={{ store: openSavedSessions({ env }), serviceKey: key }}
-      ringBell={() => stdout.write('\x07')}
-      copy={async (text, write) => (await copyToClipboard(text, { write, env })).message}
-      openLink={(url) => openInBrowser(url, { env })}
+      serviceLabel={serviceLabel(local?.httpUrl ?? baseUrl)}
+      saved={saved}
+      ringBell={ringBell}
+      copy={copy}
+      openLink={openLink}
       noColor={noColorRequested(env)}
       domains={service.domains}
-    />,
-    { stdout, stdin: stdin.isTTY ? keyByKey(stdin) : stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
+    />
   );
+  const instance = render(app(), {
+    stdout,
+    stdin: stdin.isTTY ? keyByKey(stdin) : stdin,
+    stderr: stderr as NodeJS.WriteStream,
+    exitOnCtrlC: true,
+    patchConsole: true,
+  });
+  // Drawn again when the local service changes hands (the window it was borrowed from quit and this one
+  // took over): the picker says whose service it is, and the SMTP target stays the right one.
+  const unfollow = local?.onChange(() => instance.rerender(app()));
   // A closed terminal (SIGHUP), a polite kill (SIGTERM) or an interrupt sent from outside (SIGINT: Ctrl+C
   // itself reaches Ink as a key in raw mode) ends the app like `q` does, instead of the default action
   // that would leave the alternate screen up and the local service's lock behind.
@@ -91,6 +105,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
+    unfollow?.();
     restore();
     process.off('exit', restore);
   }

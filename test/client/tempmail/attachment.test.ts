@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { ApiError } from '../../../src/client/api-error';
 import type { TempMailApi } from '../../../src/client/client-types';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { sendJson, startFixtureServer, type FixtureServer } from '../fixture-server';
 
 let svc: TestService;

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { PostEncoding, TempMailApi } from '../../../src/client/client-types';
 import type { Session } from '../../../src/model/mail-types';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { expectFailure } from '../assert';
 
 /** The HTTP front end's default body limit (src/server/http/http-server.ts). */

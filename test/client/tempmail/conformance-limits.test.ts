@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { isTerminalSafe } from '../../../src/text/safe-text';
-import { sendRaw, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendRaw, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { expectFailure } from '../assert';
-import { HOSTILE_DIR } from '../../helpers/fixtures';
+import { HOSTILE_DIR } from '../../harness/fixtures';
 
 let svc: TestService;
 let api: TempMailApi;

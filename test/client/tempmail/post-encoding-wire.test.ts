@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { PostEncoding } from '../../../src/client/client-types';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import type { Recorded } from '../fixture-server';
 
 interface Proxy {

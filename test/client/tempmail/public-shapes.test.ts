@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';
 import type { Session } from '../../../src/model/mail-types';
-import { call } from '../../helpers/http';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { call } from '../../harness/http';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { sendJson, startFixtureServer, type FixtureServer, type Recorded } from '../fixture-server';
 
 let ref: TestService;

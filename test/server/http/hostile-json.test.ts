@@ -8,10 +8,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_DIR } from '../../helpers/fixtures';
-import { call, newSession } from '../../helpers/http';
-import { sendRaw, startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { HOSTILE_DIR } from '../../harness/fixtures';
+import { call, newSession } from '../../harness/http';
+import { sendRaw, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 
 /** Per fixture: control characters that must come back in a field (JSON can carry every one of them). */
 const CONTROLS: Record<string, { field: 'subject' | 'sender_name' | 'body_text'; has: string[] }[]> = {

@@ -4,8 +4,8 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type CallResult } from '../../helpers/http';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
+import { call, type CallResult } from '../../harness/http';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
 
 const WIRE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -86,6 +86,14 @@ describe('POST /create-session', () => {
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: 'bad name!' } }), 400, 'bad_request');
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: '.dot' } }), 400, 'bad_request');
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: 'postmaster' } }), 400, 'bad_request');
+    // Other spellings of a role name are that name.
+    for (const prefix of ['mailer_daemon', 'post.master', 'ＲＯＯＴ', 'mar\u212Aeting']) {
+      const answer = await call(svc.baseUrl, '/create-session', { form: { prefix } });
+      expectError(answer, 400, 'bad_request');
+      expect(answer.json?.message, prefix).toMatch(/is reserved$/);
+    }
+    // A compatibility form of a free name is kept as its ASCII form.
+    expect((await newSession({ prefix: 'ｗｉｄｅ-ｏｔｔｅｒ' })).email).toBe('wide-otter@tempmail.test');
   });
 
   it('validates domain_id and the flags', async () => {

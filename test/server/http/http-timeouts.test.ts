@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultServerConfig } from '../../../src/server/server-config';
 import { createHttpFront } from '../../../src/server/http/http-server';
 import { applyConfigFile, buildServerConfig, UsageError } from '../../../src/server/serve-config';
-import { call } from '../../helpers/http';
-import { startTestService, type TestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { call } from '../../harness/http';
+import { startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 
 const HEADERS_MS = 1000;
 const REQUEST_MS = 2500;

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMessage } from '../../../src/server/mail/mime';
 import { FIELD_CAP } from '../../../src/server/mail/mime-fallback';
-import { call, newSession } from '../../helpers/http';
-import { sendRaw, startTestService, type TestService } from '../../helpers/service';
+import { call, newSession } from '../../harness/http';
+import { sendRaw, startTestService, type TestService } from '../../harness/service';
 
 const CRLF = '\r\n';
 /** A From folded over two lines with an encoded-word name, and a Q-encoded subject split in two words. */

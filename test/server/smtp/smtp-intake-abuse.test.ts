@@ -4,10 +4,10 @@
  * still answering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newSession } from '../../helpers/http';
-import { sendRaw, startTestService, type TestService } from '../../helpers/service';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { waitFor } from '../../helpers/wait';
+import { call, newSession } from '../../harness/http';
+import { sendRaw, startTestService, type TestService } from '../../harness/service';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
 
 let svc: TestService;
 beforeAll(async () => {

@@ -7,10 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newSession } from '../../helpers/http';
-import { sendMail, sendRaw, startTestService, type TestService } from '../../helpers/service';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { HOSTILE_DIR } from '../../helpers/fixtures';
+import { call, newSession } from '../../harness/http';
+import { sendMail, sendRaw, startTestService, type TestService } from '../../harness/service';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { HOSTILE_DIR } from '../../harness/fixtures';
 
 const FIXTURES = HOSTILE_DIR;
 

@@ -6,12 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../../src/text/safe-text';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call } from '../../helpers/http';
-import { startServeProcess, stopServe } from '../../helpers/serve-process';
-import { sendMail, startTestService, type SmtpTarget } from '../../helpers/service';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call } from '../../harness/http';
+import { startServeProcess, stopServe } from '../../harness/serve-process';
+import { sendMail, startTestService, type SmtpTarget } from '../../harness/service';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 /** `text` as a literal inside a RegExp. */

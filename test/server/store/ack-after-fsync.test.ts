@@ -11,11 +11,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call } from '../../helpers/http';
-import { CLI } from '../../helpers/serve-process';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call } from '../../harness/http';
+import { CLI } from '../../harness/serve-process';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
 import { firstArg, parseStrace, quotedArgs, returnedFd, type Syscall } from './strace-log';
 
 const STRACE = '/usr/bin/strace';

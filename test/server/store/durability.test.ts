@@ -7,10 +7,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { call } from '../../helpers/http';
-import { startServeProcess, stopServe, type ServeReady } from '../../helpers/serve-process';
-import { openSmtp } from '../../helpers/smtp-dialog';
-import { waitFor } from '../../helpers/wait';
+import { call } from '../../harness/http';
+import { startServeProcess, stopServe, type ServeReady } from '../../harness/serve-process';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
 
 const ROUNDS = 5;
 const CONNECTIONS = 4;

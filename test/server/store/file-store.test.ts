@@ -3,8 +3,8 @@ import { chmod, mkdir, readdir, rm, stat, truncate, writeFile } from 'node:fs/pr
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FileStore, openFileStore } from '../../../src/server/store/file-store';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { waitFor } from '../../helpers/wait';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { waitFor } from '../../harness/wait';
 import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from './store-suite';
 
 const cleanup = cleanupAfterEach();

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
-import { sendMail, startTestService } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendMail, startTestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { startApp, pickFirstDomain, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 

@@ -3,10 +3,10 @@ import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { early } from '../../../src/tui/shell/early';
 import { helpRows } from '../../../src/tui/keymap/keymap';
-import { startTestService, type TestService } from '../../helpers/service';
+import { startTestService, type TestService } from '../../harness/service';
 import { startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
-import { closedPort } from '../../helpers/ports';
+import { closedPort } from '../../harness/ports';
 
 let h: AppHarness | undefined;
 const extra: TestService[] = [];

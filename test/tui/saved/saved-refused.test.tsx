@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
-import { startTestService, type TestService } from '../../helpers/service';
+import { startTestService, type TestService } from '../../harness/service';
 import { startApp, type AppHarness } from '../harness';
 
 let h: AppHarness | undefined;

@@ -10,10 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { openSavedSessions, type SavedSessionStore } from '../../../src/state/saved-sessions';
 import { helpRows } from '../../../src/tui/keymap/keymap';
-import { sendMail, startTestService, type TestService } from '../../helpers/service';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
 import { startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
-import { closedPort } from '../../helpers/ports';
+import { closedPort } from '../../harness/ports';
 
 let h: AppHarness | undefined;
 const cleanup: (() => Promise<void> | void)[] = [];

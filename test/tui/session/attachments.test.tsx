@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
-import { sendMail, startTestService } from '../../helpers/service';
+import { sendMail, startTestService } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 

@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../../src/text/safe-text';
-import { sendMail, sendRaw, startTestService } from '../../helpers/service';
+import { sendMail, sendRaw, startTestService } from '../../harness/service';
 import { startApp, pickFirstDomain, type AppHarness } from '../harness';
 import { KEY } from '../ui';
-import { HOSTILE_DIR } from '../../helpers/fixtures';
+import { HOSTILE_DIR } from '../../harness/fixtures';
 
 let h: AppHarness | undefined;
 afterEach(async () => {

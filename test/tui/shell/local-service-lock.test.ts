@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { LOCK_FILE } from '../../../src/server/store/data-lock';
 import { startLocalService } from '../../../src/tui/shell/local-service';
-import { cleanupAfterEach } from '../../helpers/cleanup';
-import { call } from '../../helpers/http';
-import { startServeProcess, stopServe } from '../../helpers/serve-process';
-import { sendMail } from '../../helpers/service';
-import { closedPort } from '../../helpers/ports';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call } from '../../harness/http';
+import { startServeProcess, stopServe } from '../../harness/serve-process';
+import { sendMail } from '../../harness/service';
+import { closedPort } from '../../harness/ports';
 
 const cleanup = cleanupAfterEach();
 

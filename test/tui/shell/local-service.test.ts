@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { portFree, SMTP_PORTS, startLocalService, type LocalService } from '../../../src/tui/shell/local-service';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

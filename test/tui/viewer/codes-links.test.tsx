@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { openInBrowser } from '../../../src/platform/browser';
 import { copyToClipboard } from '../../../src/platform/clipboard';
-import { sendMail } from '../../helpers/service';
-import { waitFor } from '../../helpers/wait';
+import { sendMail } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 

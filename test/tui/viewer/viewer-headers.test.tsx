@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 

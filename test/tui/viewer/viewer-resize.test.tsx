@@ -4,7 +4,7 @@
  * stays at the end. Real service, real SMTP, the real App; waits on frames.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 

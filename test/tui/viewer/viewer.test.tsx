@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { helpRows } from '../../../src/tui/keymap/keymap';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 import { startApp, pickFirstDomain, type AppHarness } from '../harness';
 import { collapsed, readWholeHelp } from '../widgets/help-pages';
 import { KEY } from '../ui';

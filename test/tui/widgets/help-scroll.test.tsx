@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { helpRows, type Screen } from '../../../src/tui/keymap/keymap';
-import { sendMail } from '../../helpers/service';
+import { sendMail } from '../../harness/service';
 import { collapsed, readWholeHelp } from './help-pages';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY, plain } from '../ui';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/state/saved-sessions';
-import { sendMail, startTestService, type TestService } from '../helpers/service';
-import { waitFor } from '../helpers/wait';
-import { BIG_HTML_END, bigHtml, makeRunner, type RunResult, type Runner } from './run';
+import { openSavedSessions } from '../../../src/state/saved-sessions';
+import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
+import { BIG_HTML_END, bigHtml, makeRunner, type RunResult, type Runner } from '../run';
 
 let svc: TestService;
 let r: Runner;

@@ -6,9 +6,9 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../helpers/http';
-import { startTestService, type TestService } from '../helpers/service';
-import { makeRunner, type Runner } from './run';
+import { call } from '../../harness/http';
+import { startTestService, type TestService } from '../../harness/service';
+import { makeRunner, type Runner } from '../run';
 
 let svc: TestService;
 let r: Runner;

@@ -3,8 +3,8 @@
  * how long the service asked to wait (its Retry-After), so a script or its user knows when to try again.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/service';
-import { makeRunner, type Runner } from './run';
+import { startTestService, type TestService } from '../../harness/service';
+import { makeRunner, type Runner } from '../run';
 
 let svc: TestService;
 let r: Runner;

@@ -7,8 +7,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openSavedSessions } from '../../src/state/saved-sessions';
-import { makeRunner, type Runner } from './run';
+import { openSavedSessions } from '../../../src/state/saved-sessions';
+import { makeRunner, type Runner } from '../run';
 
 let server: Server;
 let baseUrl: string;
