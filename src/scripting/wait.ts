@@ -89,6 +89,8 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
       if (error instanceof DeadlineReached) break;
       if (!isApiError(error)) throw error;
       if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw refusal(ctx, session, error) ?? error;
+      // The base URL leads to something else (a web page, another kind of server): waiting will not help.
+      if (error.kind === 'wrong_service') throw error;
       // The app's policy (client/poller.ts): a Retry-After is waited out, anything else backs off
       // exponentially with jitter from the poll interval.
       const asked = retryAfterMs(error);

@@ -7,6 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { receivedBefore } from '../../src/scripting/wait';
 import type { MessageSummary } from '../../src/model/mail-types';
+import { openSavedSessions } from '../../src/state/saved-sessions';
+import { startFixtureServer } from '../client/fixture-server';
 import { startGate, type Gate } from '../harness/gate';
 import { sendMail, startTestService, type TestService } from '../harness/service';
 import { waitFor } from '../harness/wait';
@@ -110,6 +112,28 @@ describe('wait started while the service is away', () => {
     const res = await running;
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('444444\n');
+  });
+});
+
+describe('wait against an address that is not the service', () => {
+  it('ends at once with the advice, not after its timeout', async () => {
+    const web = await startFixtureServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>');
+    });
+    try {
+      const store = openSavedSessions({ env: r.env });
+      store.save({ email: 'lost@web.test', token: 'tok-web-page-0123456789', expiresAt: new Date(Date.now() + 600_000) }, web.baseUrl);
+      const res = await r.run('wait', ['--address', 'lost@web.test', '--timeout', '60', '--interval', '0.2']);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toBe(
+        "tempmail-tui wait: That address answered with a web page, not this service's API (HTTP 404): check the base URL\n",
+      );
+      expect(web.requests).toHaveLength(1);
+      store.forget('lost@web.test', web.baseUrl);
+    } finally {
+      await web.close();
+    }
   });
 });
 

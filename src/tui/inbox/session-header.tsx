@@ -82,7 +82,7 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
   const countdown = expiryText(left, poll);
   const { lines, besideCountdown } = addressLines(session.email, columns);
   const color = left > 0 ? undefined : theme.color('error');
-  const failing = poll.phase === 'retrying' || poll.phase === 'stopped';
+  const failing = poll.phase === 'retrying' || poll.phase === 'held' || poll.phase === 'stopped';
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (

@@ -12,7 +12,7 @@ import type { TempMailApi } from '../../client/client-types';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
 import type { DomainList, Session } from '../../model/mail-types';
-import { ConfirmLine, Footer, StatusLine } from '../widgets/chrome';
+import { ConfirmLine, confirmLines, Footer, StatusLine, statusLines } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { TextInput } from '../widgets/text-input';
 import { useTheme } from '../widgets/theme';
@@ -148,27 +148,47 @@ export function PickerScreen(props: PickerScreenProps) {
 
   // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
   const canGoBack = Boolean(props.onCancel && props.current);
-  // Title, service line, blank (or the way back); status and footer at the bottom.
-  const bodyRows = Math.max(3, rows - 5);
+  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  let status: StatusMessage | null = props.notice ?? null;
+  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
+  else if (said) status = { text: said, kind: 'info' };
+  const forgetQuestion = forgetting ? `Forget ${forgetting.email}? It cannot be reopened.` : null;
+  // Title, service line, blank (or the way back); status (or a question, wrapped) and footer at the bottom.
+  const bottomRows = forgetQuestion ? confirmLines(forgetQuestion, columns).length : statusLines(status?.text ?? '', columns).length;
+  const bodyRows = Math.max(3, rows - 4 - bottomRows);
   let body: React.ReactNode;
   let domainsNote: React.ReactNode = null;
+  let noteRows = 0;
   if (picker.domains.status === 'loading') {
     domainsNote = <Text color={theme.color('muted')}>Loading the domains from the service…</Text>;
+    noteRows = 1;
   } else if (picker.domains.status === 'error') {
+    // The reason wraps: it ends with what to check (a wrong base URL says so), which a cut would lose.
+    const reason = statusLines(`Could not load the domains: ${picker.domains.error}`, columns);
+    const hint = statusLines(
+      picker.domains.held
+        ? canGoBack
+          ? 'r: try again, Esc: back to your address, q: quit.'
+          : 'Press r to try again, q to quit.'
+        : (picker.domains.retryAt === null
+            ? 'Retrying now… '
+            : `Retrying in ${Math.max(0, Math.ceil((picker.domains.retryAt - now) / 1000))} s. `) +
+            (canGoBack ? 'r: retry now, Esc: back to your address, q: quit.' : 'Press r to retry now, q to quit.'),
+      columns,
+    );
+    noteRows = reason.length + hint.length;
     domainsNote = (
       <Box flexDirection="column">
-        <Text wrap="truncate" color={theme.color('error')}>
-          {fitToWidth(`Could not load the domains: ${picker.domains.error}`, columns)}
-        </Text>
-        <Text wrap="truncate">
-          {fitToWidth(
-            (picker.domains.retryAt === null
-              ? 'Retrying now… '
-              : `Retrying in ${Math.max(0, Math.ceil((picker.domains.retryAt - now) / 1000))} s. `) +
-              (canGoBack ? 'r: retry now, Esc: back to your address, q: quit.' : 'Press r to retry now, q to quit.'),
-            columns,
-          )}
-        </Text>
+        {reason.map((line, i) => (
+          <Text key={`r${i}`} wrap="truncate" color={theme.color('error')}>
+            {fitToWidth(line, columns)}
+          </Text>
+        ))}
+        {hint.map((line, i) => (
+          <Text key={`h${i}`} wrap="truncate">
+            {fitToWidth(line, columns)}
+          </Text>
+        ))}
       </Box>
     );
   }
@@ -196,7 +216,6 @@ export function PickerScreen(props: PickerScreenProps) {
       </Box>
     );
   } else {
-    const noteRows = domainsNote ? (picker.domains.status === 'error' ? 2 : 1) : 0;
     const limit = Math.max(1, bodyRows - noteRows);
     // 1-9 pick the Nth line shown, so the lines say their digit; a list that scrolls would renumber its
     // lines as it moves, so it shows none.
@@ -225,10 +244,6 @@ export function PickerScreen(props: PickerScreenProps) {
     );
   }
 
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error;
-  let status: StatusMessage | null = props.notice ?? null;
-  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
-  else if (said) status = { text: said, kind: 'info' };
   return (
     <Box flexDirection="column" width={columns}>
       <Text bold color={theme.color('accent')} wrap="truncate">
@@ -246,8 +261,8 @@ export function PickerScreen(props: PickerScreenProps) {
       {help ? (
         <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => dispatch({ type: 'help', open: false })} isActive={isActive && help} />
       ) : null}
-      {forgetting ? (
-        <ConfirmLine question={`Forget ${forgetting.email}? It cannot be reopened.`} columns={columns} />
+      {forgetQuestion ? (
+        <ConfirmLine question={forgetQuestion} columns={columns} />
       ) : (
         <StatusLine status={status} columns={columns} />
       )}

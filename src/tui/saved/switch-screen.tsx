@@ -8,7 +8,7 @@ import React, { useState } from 'react';
 import type { SavedSession } from '../../state/saved-sessions';
 import { fitToWidth, textWidth } from '../../text/text-width';
 import { formatCountdown, secondsLeft } from '../../platform/time';
-import { ConfirmLine, Footer, StatusLine } from '../widgets/chrome';
+import { ConfirmLine, confirmLines, Footer, StatusLine, statusLines } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { useTheme } from '../widgets/theme';
 import { useKeys } from '../widgets/use-keys';
@@ -83,8 +83,10 @@ export function SwitchScreen(props: SwitchScreenProps) {
     { isActive: isActive && asking !== null },
   );
 
-  // Title, blank, rows, blank, status, footer.
-  const listRows = Math.max(1, rows - 5);
+  // Title, blank, rows, blank, status (or the question, wrapped), footer.
+  const question = asking ? `Forget ${asking.email}? It cannot be reopened.` : null;
+  const bottomRows = question ? confirmLines(question, columns).length : statusLines(props.status?.text ?? '', columns).length;
+  const listRows = Math.max(1, rows - 4 - bottomRows);
   // Just enough scrolling to keep the highlighted row in view.
   const first = Math.max(0, index - listRows + 1);
   const shown = list.slice(first, first + listRows);
@@ -109,8 +111,8 @@ export function SwitchScreen(props: SwitchScreenProps) {
         )}
       </Box>
       {help ? null : <Text> </Text>}
-      {asking ? (
-        <ConfirmLine question={`Forget ${asking.email}? It cannot be reopened.`} columns={columns} />
+      {question ? (
+        <ConfirmLine question={question} columns={columns} />
       ) : (
         <StatusLine status={props.status} columns={columns} />
       )}

@@ -9,7 +9,7 @@ import React, { useEffect, useRef, useState } from 'react';
 import type { TempMailApi } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import type { MessageSummary, Session } from '../../model/mail-types';
-import { Footer, StatusLine } from '../widgets/chrome';
+import { Footer, StatusLine, statusLines } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { useKeys } from '../widgets/use-keys';
 import { subjectLabel } from '../wording/display-format';
@@ -19,7 +19,7 @@ import { formatZoneError } from '../../platform/time';
 import { useInbox } from '../inbox/use-inbox';
 import type { Screen } from '../keymap/keymap';
 import { sessionActions } from './session-actions';
-import { questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
+import { questionLines, questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
 import { refreshRefusal } from '../wording/status-text';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
@@ -111,6 +111,13 @@ export function SessionView(props: SessionViewProps) {
     if (props.bell) props.ringBell();
   }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  // The address is not the service's (a web page, not HTTP): checks stop until r. The header says so in
+  // a line; the status says it whole, wrapped, with what to check.
+  const held = inbox.poll.phase === 'held' ? inbox.poll.error : null;
+  useEffect(() => {
+    if (held) fail(held);
+  }, [held]); // eslint-disable-line react-hooks/exhaustive-deps
+
   // Mail showed the service's times off by a zone: say so once, and how to set it right.
   const zoneError = inbox.zoneErrorMs;
   useEffect(() => {
@@ -122,7 +129,10 @@ export function SessionView(props: SessionViewProps) {
     cache.prefetch(all.filter((m) => unread.has(m.id)).slice(0, PREFETCH_COUNT).map((m) => m.id));
   }, [all, unread, cache.prefetch]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - 2);
+  // The line(s) above the footer: a question, the filter input, or the status (a long one wraps).
+  const shownStatus = status ?? props.notice ?? null;
+  const bottomRows = question ? questionLines(question, session.email, columns).length : filtering ? 1 : statusLines(shownStatus?.text ?? '', columns).length;
+  const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - bottomRows - 1);
   useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
@@ -263,7 +273,7 @@ export function SessionView(props: SessionViewProps) {
         }}
       />
     );
-  } else bottom = <StatusLine status={status ?? props.notice ?? null} columns={columns} />;
+  } else bottom = <StatusLine status={shownStatus} columns={columns} />;
 
   return (
     <Box flexDirection="column" width={columns}>

@@ -23,12 +23,15 @@ const ENTER_ALT_SCREEN = '\x1b[?1049h';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 const SHOW_CURSOR = '\x1b[?25h';
 
-/** "Service: mail.example/api": what the picker says it talks to (never user:password). */
+/**
+ * "Service: https://mail.example/api": what the picker says it talks to, scheme and all (http:// where
+ * https:// was meant is a mistake to see at a glance), never user:password.
+ */
 export function serviceLabel(baseUrl: string): string {
   try {
     const url = new URL(baseUrl);
     const path = url.pathname === '/' ? '' : url.pathname;
-    return `Service: ${safeLine(`${url.host}${path}`, 200)}`;
+    return `Service: ${safeLine(`${url.protocol}//${url.host}${path}`, 200)}`;
   } catch {
     return 'Service: (configured)';
   }
