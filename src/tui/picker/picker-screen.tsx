@@ -6,7 +6,6 @@
  * a saved address forgets it, after asking.
  */
 import { Box, Text } from 'ink';
-import SelectInput from 'ink-select-input';
 import React, { useReducer } from 'react';
 import type { TempMailApi } from '../../client/client-types';
 import { fitToWidth } from '../../text/text-width';
@@ -21,8 +20,10 @@ import { useNow } from '../widgets/use-now';
 import type { Early } from '../shell/early';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
+import { DomainsNote, domainsNote } from './domains-note';
 import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
-import { initialPickerState, pickerReducer, pickerScreen } from './picker-state';
+import { listLayout, PickerList } from './picker-list';
+import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { usePicker } from './use-picker';
 
@@ -57,23 +58,6 @@ export interface PickerScreenProps {
 // Nothing saved to forget: the footer leaves x out.
 const FORGET = ['forget'] as const;
 
-// ink-select-input colours its selection blue; these draw it with a pointer and inverse, or in colour.
-function Indicator({ isSelected = false }: { isSelected?: boolean }) {
-  const theme = useTheme();
-  return <Text color={theme.color('accent')}>{isSelected ? '> ' : '  '}</Text>;
-}
-// `n`: the digit that picks the line (0: a line past the ninth, padded); absent when the list scrolls.
-function Item({ isSelected = false, label, n }: { isSelected?: boolean; label: string; n?: number }) {
-  const theme = useTheme();
-  const digit = n === undefined ? '' : n > 0 ? `${n} ` : '  ';
-  return (
-    <Text inverse={isSelected && theme.noColor} color={isSelected ? theme.color('accent') : undefined} wrap="truncate">
-      {digit}
-      {label}
-    </Text>
-  );
-}
-
 /** The picker with its keys. */
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
@@ -81,14 +65,13 @@ export function PickerScreen(props: PickerScreenProps) {
   const picker = usePicker(props.api, props.onCreated, props.domains, props.clock);
   const now = useNow(props.clock ?? Date.now);
   const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
-  const { mode, said, highlight } = state;
+  const { mode, said } = state;
   const custom = mode.kind === 'custom' ? mode : null;
   const forgetting = mode.kind === 'forgetting' ? mode.session : null;
   const help = mode.kind === 'help';
   const screen = pickerScreen(state);
-  // While an address is being created the list does not take Enter (no second address), but q and ?
-  // still work: a slow service must not hold the keyboard.
-  const listing = isActive && !help && !custom && !forgetting && !picker.creating;
+  // While an address is being created the list does not take Enter (no second address), but moves,
+  // q and ? still work: a slow service must not hold the keyboard.
   const pickerKeys = isActive && !help && !custom && !forgetting;
 
   // The current address is not offered: Esc goes back to it.
@@ -98,11 +81,49 @@ export function PickerScreen(props: PickerScreenProps) {
   // address, the user asked for a new one, so the new choices come first.
   const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
   const itemsKey = items.map((item) => item.key).join('\n');
-  const highlighted = items.find((item) => highlight?.items === itemsKey && item.key === highlight.key) ?? items[0];
 
+  // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
+  const canGoBack = Boolean(props.onCancel && props.current);
+  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  let status: StatusMessage | null = props.notice ?? null;
+  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
+  else if (said) status = { text: said, kind: 'info' };
+  const forgetQuestion = forgetting ? `Forget ${forgetting.email}? It cannot be reopened.` : null;
+  // Title, service line, blank (or the way back); status (or a question, wrapped) and footer at the bottom.
+  const bottomRows = forgetQuestion ? confirmLines(forgetQuestion, columns).length : statusLines(status?.text ?? '', columns).length;
+  const bodyRows = Math.max(3, rows - 4 - bottomRows);
+  const note = domainsNote(picker.domains, canGoBack, now, columns);
+  const listRows = Math.max(1, bodyRows - (note?.rows ?? 0));
+  const { shown } = listLayout(items.length, listRows);
+  const { index, top } = pickerWindow(state, itemsKey, items.length, shown);
+  const highlighted = items[index];
+  const move = (to: PickerMove) => dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to });
+
+  const choose = (choice: PickerChoice) => {
+    dispatch({ type: 'chose' });
+    if (choice.kind === 'saved') {
+      props.onResume?.(choice.session);
+    } else if (choice.kind === 'custom') {
+      picker.clearError();
+      dispatch({ type: 'custom', domain: choice.domain });
+    } else {
+      picker.create(sessionOptions(choice));
+    }
+  };
   useKeys(
     'picker',
     {
+      down: () => move('down'),
+      up: () => move('up'),
+      pageDown: () => move('pageDown'),
+      pageUp: () => move('pageUp'),
+      first: () => move('first'),
+      last: () => move('last'),
+      // 1-9: the choice that shows that digit, wherever the list is scrolled.
+      choose: (input) => {
+        const target = /^[1-9]$/.test(input) ? items[Number(input) - 1] : highlighted;
+        if (target && !picker.creating) choose(target.value);
+      },
       refresh: () => picker.domains.status === 'error' && picker.retry(),
       forget: () => {
         const choice = highlighted?.value;
@@ -128,17 +149,6 @@ export function PickerScreen(props: PickerScreenProps) {
     { isActive: isActive && forgetting !== null },
   );
 
-  const choose = (choice: PickerChoice) => {
-    dispatch({ type: 'chose' });
-    if (choice.kind === 'saved') {
-      props.onResume?.(choice.session);
-    } else if (choice.kind === 'custom') {
-      picker.clearError();
-      dispatch({ type: 'custom', domain: choice.domain });
-    } else {
-      picker.create(sessionOptions(choice));
-    }
-  };
   // The input passes what was typed: keys that came in the same burst as Enter may not be rendered yet.
   const submitCustom = (typed: string) => {
     const value = normalizePrefix(typed);
@@ -146,52 +156,7 @@ export function PickerScreen(props: PickerScreenProps) {
     picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () => dispatch({ type: 'taken' }));
   };
 
-  // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
-  const canGoBack = Boolean(props.onCancel && props.current);
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error;
-  let status: StatusMessage | null = props.notice ?? null;
-  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
-  else if (said) status = { text: said, kind: 'info' };
-  const forgetQuestion = forgetting ? `Forget ${forgetting.email}? It cannot be reopened.` : null;
-  // Title, service line, blank (or the way back); status (or a question, wrapped) and footer at the bottom.
-  const bottomRows = forgetQuestion ? confirmLines(forgetQuestion, columns).length : statusLines(status?.text ?? '', columns).length;
-  const bodyRows = Math.max(3, rows - 4 - bottomRows);
   let body: React.ReactNode;
-  let domainsNote: React.ReactNode = null;
-  let noteRows = 0;
-  if (picker.domains.status === 'loading') {
-    domainsNote = <Text color={theme.color('muted')}>Loading the domains from the service…</Text>;
-    noteRows = 1;
-  } else if (picker.domains.status === 'error') {
-    // The reason wraps: it ends with what to check (a wrong base URL says so), which a cut would lose.
-    const reason = statusLines(`Could not load the domains: ${picker.domains.error}`, columns);
-    const hint = statusLines(
-      picker.domains.held
-        ? canGoBack
-          ? 'r: try again, Esc: back to your address, q: quit.'
-          : 'Press r to try again, q to quit.'
-        : (picker.domains.retryAt === null
-            ? 'Retrying now… '
-            : `Retrying in ${Math.max(0, Math.ceil((picker.domains.retryAt - now) / 1000))} s. `) +
-            (canGoBack ? 'r: retry now, Esc: back to your address, q: quit.' : 'Press r to retry now, q to quit.'),
-      columns,
-    );
-    noteRows = reason.length + hint.length;
-    domainsNote = (
-      <Box flexDirection="column">
-        {reason.map((line, i) => (
-          <Text key={`r${i}`} wrap="truncate" color={theme.color('error')}>
-            {fitToWidth(line, columns)}
-          </Text>
-        ))}
-        {hint.map((line, i) => (
-          <Text key={`h${i}`} wrap="truncate">
-            {fitToWidth(line, columns)}
-          </Text>
-        ))}
-      </Box>
-    );
-  }
   if (custom) {
     const problem = prefixProblem(custom.value);
     const address = `${custom.value || 'name'}@${custom.domain.domain}`;
@@ -216,30 +181,11 @@ export function PickerScreen(props: PickerScreenProps) {
       </Box>
     );
   } else {
-    const limit = Math.max(1, bodyRows - noteRows);
-    // 1-9 pick the Nth line shown, so the lines say their digit; a list that scrolls would renumber its
-    // lines as it moves, so it shows none.
-    const numbered = items.length <= limit ? items.map((item, i) => ({ ...item, n: i < 9 ? i + 1 : 0 })) : items;
     body = (
       <Box flexDirection="column">
-        {items.length > 0 ? (
-          <SelectInput<PickerChoice>
-            // A new list is a new instance, at its top: ink-select-input would move there only in an
-            // effect after drawing, and a key handled before it would act on the old position.
-            key={itemsKey}
-            items={numbered}
-            isFocused={listing}
-            limit={limit}
-            indicatorComponent={Indicator}
-            itemComponent={Item}
-            onSelect={(item) => choose(item.value)}
-            onHighlight={(item) => dispatch({ type: 'highlight', items: itemsKey, key: item.key ?? '' })}
-          />
-        ) : null}
-        {domainsNote}
-        {items.length === 0 && !domainsNote ? (
-          <Text>The service offers no domains and no external accounts. Press q to quit.</Text>
-        ) : null}
+        {items.length > 0 ? <PickerList items={items} index={index} top={top} rows={listRows} columns={columns} /> : null}
+        {note ? <DomainsNote note={note} columns={columns} /> : null}
+        {items.length === 0 && !note ? <Text>The service offers no domains and no external accounts. Press q to quit.</Text> : null}
       </Box>
     );
   }
