@@ -23,7 +23,7 @@ describe('inbox', () => {
     expect(frame).toContain(`No mail yet for ${address}.`);
     expect(frame).toContain(`Send a message to it via SMTP 127.0.0.1:${h.svc.smtpPort}`);
     expect(frame).toContain(`swaks --server 127.0.0.1:${h.svc.smtpPort} --to ${address}`);
-    expect(frame).toMatch(/Local service: send mail to .*@tempmail\.test/);
+    expect(frame).toMatch(/Local service: (?:send )?mail to .*@tempmail\.test via SMTP 127\.0\.0\.1:\d+/);
     expect(frame).toMatch(/last checked \d\d:\d\d:\d\d/);
   });
 
