@@ -2,7 +2,7 @@
  * HTML nested deeper than html-to-text can walk, flattened so that its text still shows.
  *
  * html-to-text converts by recursion, a few stack frames per element: from a fresh stack it overflows
- * at about 1,700 nested links, 2,200 nested divs or 740 nested tables (2,200 elements), and less when
+ * at about 1,700 nested links, 2,200 nested divs or 660 nested tables (2,000 elements), and less when
  * it is called from deep inside a render. A message nested deeper (4,000 elements took the viewer and
  * `read` down) is rewritten here first, as browsers do past their own limit (Blink's is 512): elements
  * deeper than MAX_DEPTH lose their tags and keep their text. A block that loses its tags leaves a line
