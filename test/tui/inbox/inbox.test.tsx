@@ -193,6 +193,20 @@ describe('inbox', () => {
     expect(frame).toContain('2 messages · ');
   });
 
+  it('/ and the filter typed at once, before any frame, lose no key (each key waits for the screen the last opened)', async () => {
+    h = await startApp();
+    const address = await pickFirstDomain(h);
+    await mail(h, address, 'Alpha news');
+    await mail(h, address, 'Beta code 123', 'Beta Sender <beta@example.org>');
+    await h.screen.press('r');
+    await h.screen.waitFor('Beta code');
+    // Five keys, each its own chunk, written in one go: the filter input does not exist yet when they
+    // are typed. Straight to Ink, "beta" went to the inbox (b = page up) before the input subscribed.
+    for (const key of '/beta') h.screen.write(key);
+    const frame = await h.screen.waitFor('matching "beta" (of 2)');
+    expect(frame).not.toContain('Alpha news');
+  });
+
   it('says when the service is down, keeps the keys working, and recovers', async () => {
     h = await startApp({ pollIntervalMs: 1000 });
     const address = await pickFirstDomain(h);
