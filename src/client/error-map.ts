@@ -42,6 +42,19 @@ const CODE_KINDS: Record<string, ApiErrorKind> = {
   too_large: 'bad_request',
 };
 
+/**
+ * The service's own words about an error, from whichever field its format keeps them in: `message`
+ * (SPEC.md services, and mail.tm's 401s), `hydra:description` (JSON-LD, mail.tm), `detail` (RFC 7807
+ * problem+json, mail.tm's plain-JSON answers), then the titles.
+ */
+function saidBy(payload: Record<string, unknown>): unknown {
+  for (const key of ['message', 'hydra:description', 'detail', 'hydra:title', 'title']) {
+    const value = payload[key];
+    if (typeof value === 'string' && value.trim()) return value;
+  }
+  return undefined;
+}
+
 function kindOfStatus(status: number): ApiErrorKind {
   if (status === 429) return 'rate_limited';
   if (status === 401) return 'invalid_token';
@@ -63,18 +76,14 @@ function isWebPage(answer: Answer): boolean {
   return /^\s*(?:<!doctype html|<html|<head|<body|<\?xml)/i.test(answer.body.slice(0, 256));
 }
 
-/** True for a body in the service's error shape: `{status:"error", ...}` or an `error` field. */
-function isServiceError(payload: Record<string, unknown> | undefined): boolean {
-  return payload !== undefined && (payload.status === 'error' || typeof payload.error === 'string');
-}
-
 /**
- * A 404 (or 405) that is not the service's own "not found": the base URL leads to a web server without
- * this API (a site's 404 page, a framework's "Cannot GET /domains"). Asking again will not help.
+ * A 404 (or 405) that is no API's answer at all: the base URL leads to a web server without this API (a
+ * site's 404 page, a framework's "Cannot GET /domains" in plain text). Asking again will not help. A 404
+ * in JSON is an API speaking (the service's "no such message", mail.tm's hydra error): its own mapping.
  */
 function wrongService(answer: Answer, payload: Record<string, unknown> | undefined): ApiError | null {
   const { status } = answer;
-  if ((status !== 404 && status !== 405) || isServiceError(payload)) return null;
+  if ((status !== 404 && status !== 405) || payload !== undefined) return null;
   const http = `HTTP ${status}`;
   if (isWebPage(answer)) {
     return new ApiError('wrong_service', `That address answered with a web page, not this service's API (${http}): ${CHECK_URL}`, { status });
@@ -114,7 +123,7 @@ export function errorFromAnswer(answer: Answer, secrets: readonly string[], data
   if (wrong) return wrong;
   const rawCode = payload && typeof payload.error === 'string' ? payload.error : undefined;
   const code = rawCode === undefined ? undefined : redact(safeLine(rawCode, 64), secrets) || undefined;
-  const said = payload ? serviceText(payload.message, secrets) : '';
+  const said = payload ? serviceText(saidBy(payload), secrets) : '';
   const retryAfterSeconds = parseRetryAfter(answer.headers['retry-after']);
   const kind = (code && CODE_KINDS[code.toLowerCase()]) || kindOfStatus(status);
   const details = { status, ...(code ? { code } : {}), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
@@ -201,4 +210,13 @@ export function errorFromRequest(error: RequestError, secrets: readonly string[]
 function formatSeconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+/**
+ * The same failure as another kind, in the provider's words: a provider module that knows what an
+ * answer means on its wire (a mail.tm 422 "already used" is a taken name) says so here, keeping the
+ * status, code and Retry-After the answer carried.
+ */
+export function asKind(error: ApiError, kind: ApiErrorKind, message: string): ApiError {
+  return new ApiError(kind, message, error.details);
 }

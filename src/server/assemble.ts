@@ -1,10 +1,11 @@
 /**
- * The one place that wires the reference service together (inbucket's lifecycle.go): FileStore ->
- * MailService -> HTTP and SMTP front ends, plus the purge timer. Everything else depends on contracts.
+ * The one place that wires the reference service together (inbucket's lifecycle.go): a Store (file or
+ * Postgres, open-storage.ts) -> MailService -> HTTP and SMTP front ends, plus the purge timer.
+ * Everything else depends on contracts.
  */
 import { systemClock, type Clock, type ServerConfig } from './server-config';
-import { acquireDataDirLock, DataDirInUseError } from './store/data-lock';
-import { FileStore } from './store/file-store';
+import { openStorage } from './open-storage';
+import { scrubSecrets } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
@@ -19,6 +20,8 @@ export interface RunningServer {
   smtpPort: number;
   service: MailService;
   config: ServerConfig;
+  /** Where the data is: the data dir, or `database <URL without its password>`. */
+  storage: string;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
   /**
@@ -64,28 +67,16 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 /** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
-  const log = deps.log ?? (() => {});
+  const given = deps.log ?? (() => {});
+  // Whatever a line says (a driver's error included), the database password never reaches the log.
+  const log = config.databaseUrl === undefined ? given : (line: string) => given(scrubSecrets(line, config.databaseUrl));
   const tlsFiles: TlsFiles | undefined =
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
-  // The lock comes before the store opens: opening reads the index and tidies crash leftovers, which
-  // must not happen under a service that is running on the same dir.
-  let lock;
-  try {
-    lock = await acquireDataDirLock(config.dataDir);
-  } catch (error) {
-    if (error instanceof DataDirInUseError) throw error;
-    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
-  }
-  const store = new FileStore(config.dataDir, { log });
-  try {
-    await store.open();
-  } catch (error) {
-    await lock.release();
-    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
-  }
-  const service = createMailService({ store, config, clock });
+  const storage = await openStorage(config, log);
+  const { store } = storage;
+  const service = createMailService({ store, config, clock, log });
 
   let purging = false;
   const purge = async () => {
@@ -100,13 +91,16 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       purging = false;
     }
   };
-  await purge();
+  // A database's start does not wait on its sweep: start-up time must not grow with what is stored.
+  if (storage.purgeInBackground) void purge();
+  else await purge();
 
   const http = createHttpFront(service, {
     log,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     trustProxy: config.trustProxy ?? false,
+    trustedProxies: config.trustedProxies,
   });
   const smtp = createSmtpFront(service, config, { log, tls });
   const httpHost = config.httpHost ?? config.host;
@@ -115,7 +109,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     await Promise.allSettled([http.close(), smtp.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
-    await lock.release().catch((error: unknown) => log(`removing ${lock.file} failed: ${describe(error)}`));
+    await storage.release().catch((error: unknown) => log(`removing ${storage.lockFile} failed: ${describe(error)}`));
   };
 
   let httpPort: number;
@@ -133,10 +127,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   }
   const httpUrl = `http://${urlHost(httpHost)}:${httpPort}/`;
   try {
-    await lock.listening({ httpUrl, smtpHost, smtpPort });
+    await storage.listening({ httpUrl, smtpHost, smtpPort });
   } catch (error) {
     await shutdown();
-    throw new Error(`cannot write ${lock.file}: ${describe(error)}`);
+    throw new Error(`cannot write ${storage.lockFile}: ${describe(error)}`);
   }
 
   if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
@@ -150,6 +144,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpHost,
     smtpPort,
     service,
+    storage: storage.where,
     config: { ...config, httpPort, smtpPort },
     async reloadTls() {
       if (!tlsFiles) return undefined;

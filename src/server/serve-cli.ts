@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
 import { startServer, type RunningServer } from './assemble';
+import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 
 const HELP = `Usage: tempmail-tui serve [options]
@@ -24,6 +25,9 @@ Options:
   --smtp-port N               SMTP port, 0 = any free port (default 2525)
   --data-dir DIR              where sessions and messages live (default: the XDG data dir,
                               or $TEMPMAIL_TUI_HOME/data)
+  --database-url URL          keep everything in PostgreSQL instead (postgres://user@host/db),
+                              shared by any number of serve instances; or TEMPMAIL_DATABASE_URL.
+                              Give the password by PGPASSWORD or PGPASSFILE, not in the URL
   --domain D                  a domain to hand out addresses on; repeatable
                               (default tempmail.test and inbox.test)
   --extmail-account EMAIL     an external mail account to hand out aliases of; repeatable.
@@ -52,6 +56,7 @@ export const SERVE_OPTIONS = {
   'http-port': { type: 'string' },
   'smtp-port': { type: 'string' },
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
   domain: { type: 'string', multiple: true },
   'extmail-account': { type: 'string', multiple: true },
   'lifetime-minutes': { type: 'string' },
@@ -100,6 +105,11 @@ export async function runServe(args: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message, !(error instanceof ConfigFileError));
     throw error;
+  }
+
+  const scrub = (line: string) => scrubSecrets(line, config.databaseUrl);
+  if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
+    logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');
   }
 
   // The signal handlers come before anything is started or printed. Installed after the addresses
@@ -163,7 +173,7 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     running = await startServer(config, { log: logLine });
   } catch (error) {
-    process.stderr.write(`tempmail-tui serve: ${safeLine(error instanceof Error ? error.message : String(error), 600)}\n`);
+    process.stderr.write(`tempmail-tui serve: ${safeLine(scrub(error instanceof Error ? error.message : String(error)), 600)}\n`);
     return 1;
   }
   if (stopping) {
@@ -174,6 +184,6 @@ export async function runServe(args: string[]): Promise<number> {
   // An IPv6 host is bracketed, as in the URL, so "host:port" stays unambiguous.
   const smtpHost = running.smtpHost.includes(':') ? `[${running.smtpHost}]` : running.smtpHost;
   process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${smtpHost}:${running.smtpPort}\n`);
-  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${config.dataDir}`);
+  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`);
   return stopped;
 }

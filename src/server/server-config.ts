@@ -24,6 +24,13 @@ export interface ServerConfig {
   /** 0 = any free port. */
   smtpPort: number;
   dataDir: string;
+  /**
+   * postgres:// URL of a database to keep everything in instead of dataDir: any number of services may
+   * share it. Undefined: the file store under dataDir. May carry a password: never log or show it as is.
+   */
+  databaseUrl?: string;
+  /** Most database connections this service holds (with databaseUrl). */
+  databasePoolSize: number;
   domains: string[];
   extmailAccounts: ExtmailAccountConfig[];
   /** Session lifetime in seconds (the CLI takes minutes; tests use seconds). */
@@ -33,6 +40,8 @@ export interface ServerConfig {
   inboxLimit: number;
   /** create-session calls allowed per client address per minute. */
   createPerMinute: number;
+  /** Load balancers whose X-Forwarded-For names the client (for the create-session rate). */
+  trustedProxies: string[];
   /** How often expired sessions are purged, in ms. */
   purgeIntervalMs: number;
   /** SMTP socket idle timeout in ms. */
@@ -62,6 +71,7 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     httpPort: 8025,
     smtpPort: 2525,
     dataDir: appPaths(env).data,
+    databasePoolSize: 10,
     domains: ['tempmail.test', 'inbox.test'],
     extmailAccounts: [],
     lifetimeSeconds: 60 * 60,
@@ -69,6 +79,7 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     maxRecipients: 50,
     inboxLimit: 500,
     createPerMinute: 30,
+    trustedProxies: [],
     purgeIntervalMs: 60_000,
     smtpSocketTimeoutMs: 60_000,
     // 10 MiB in 5 min is 35 KB/s: any real sender does far better; a trickle holds a slot 10 min at most.

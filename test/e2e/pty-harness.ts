@@ -79,6 +79,8 @@ export interface SpawnOptions {
   cols?: number;
   rows?: number;
   cwd?: string;
+  /** Another program in the pty instead of `node dist/cli.js` (a shell with job control, for Ctrl-Z). */
+  command?: { file: string; args: string[] };
 }
 
 function describeMatch(match: ScreenMatch): string {
@@ -93,7 +95,7 @@ function matcher(match: ScreenMatch): (screen: string) => boolean {
 
 /** Starts `node dist/cli.js ...args` in a pty. CI is removed from its env: Ink prints only the last frame under CI. */
 export function spawnApp(options: SpawnOptions = {}): PtyApp {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+  if (!options.command && !existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   const cols = options.cols ?? 100;
   const rows = options.rows ?? 30;
   const env: Record<string, string> = {};
@@ -108,7 +110,9 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   let size = 0;
   let lastOutputAt = Date.now();
   let lastWriteAt = 0;
-  const child: IPty = pty.spawn(process.execPath, [CLI, ...(options.args ?? [])], {
+  const file = options.command?.file ?? process.execPath;
+  const argv = options.command?.args ?? [CLI, ...(options.args ?? [])];
+  const child: IPty = pty.spawn(file, argv, {
     name: env.TERM,
     cols,
     rows,

@@ -138,13 +138,14 @@ describe('wait against an address that is not the service', () => {
 });
 
 describe('receivedBefore', () => {
-  const at = (id: number, iso: string | null): MessageSummary =>
-    ({ id, receivedAt: iso === null ? null : new Date(iso), subject: '', senderName: '', senderEmail: '' }) as MessageSummary;
+  const at = (id: string, iso: string | null): MessageSummary =>
+    ({ id, receivedAt: iso === null ? null : new Date(iso), subject: '', senderName: '', senderEmail: '' }) as unknown as MessageSummary;
 
   it('judges by receive time; a message without one by its id beside those with one', () => {
     const start = Date.parse('2026-01-01T12:00:00Z');
-    const list = [at(1, '2026-01-01T11:00:00Z'), at(2, null), at(3, '2026-01-01T12:00:00Z'), at(4, null), at(5, '2026-01-01T12:00:05Z')];
-    expect(receivedBefore(list, start).map((m) => m.id)).toEqual([1, 2]);
-    expect(receivedBefore([at(7, null)], start).map((m) => m.id)).toEqual([7]);
+    const list = [at('9', '2026-01-01T11:00:00Z'), at('10', null), at('11', '2026-01-01T12:00:00Z'), at('12', null), at('13', '2026-01-01T12:00:05Z')];
+    // Ids compare as numbers where they are numbers: 10 comes before 11, not after it.
+    expect(receivedBefore(list, start).map((m) => m.id)).toEqual(['9', '10']);
+    expect(receivedBefore([at('7', null)], start).map((m) => m.id)).toEqual(['7']);
   });
 });

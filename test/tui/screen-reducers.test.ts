@@ -5,7 +5,7 @@ import { wrapText } from '../../src/text/text-wrap';
 import { lineAt, linkChoice, topAnchor, viewerReducer, initialViewerState, type ViewerAction, type ViewerState } from '../../src/tui/viewer/viewer-state';
 
 const msg = (id: number, subject = `Subject ${id}`): MessageSummary => ({
-  id,
+  id: String(id),
   senderName: `Sender ${id}`,
   senderEmail: `s${id}@example.org`,
   subject,
@@ -17,43 +17,71 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => msg(i + 1));
 describe('inbox reducer', () => {
   it('lists newest first, everything unread on first load, nothing "new" yet', () => {
     const s = run(initialInboxState(5), { type: 'listed', messages: ids(3) });
-    expect(s.visible.map((m) => m.id)).toEqual([3, 2, 1]);
-    expect([...s.unread].sort()).toEqual([1, 2, 3]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([3, 2, 1]);
+    expect([...s.unread].map(Number).sort()).toEqual([1, 2, 3]);
     expect(s.fresh.size).toBe(0);
     expect(s.arrivals).toBe(0);
-    expect(selectedMessage(s)?.id).toBe(3);
+    expect(Number(selectedMessage(s)?.id)).toBe(3);
   });
 
   it('marks later arrivals new, counts them once, and keeps the selection on the same message', () => {
     let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) }, { type: 'move', delta: 1 });
-    expect(selectedMessage(s)?.id).toBe(2);
+    expect(Number(selectedMessage(s)?.id)).toBe(2);
     s = run(s, { type: 'listed', messages: ids(5) });
-    expect([...s.fresh].sort()).toEqual([4, 5]);
+    expect([...s.fresh].map(Number).sort()).toEqual([4, 5]);
     expect([s.arrivals, s.lastArrived]).toEqual([1, 2]);
-    expect(selectedMessage(s)?.id).toBe(2);
+    expect(Number(selectedMessage(s)?.id)).toBe(2);
     // The same listing again changes nothing, not even the object (idle polling draws nothing).
     expect(run(s, { type: 'listed', messages: ids(5) })).toBe(s);
   });
 
   it('opening clears unread and new; delete keeps it away even if an older listing brings it back', () => {
     let s = run(initialInboxState(5), { type: 'listed', messages: ids(2) }, { type: 'listed', messages: ids(3) });
-    s = run(s, { type: 'opened', id: 3 });
-    expect(s.unread.has(3) || s.fresh.has(3)).toBe(false);
-    s = run(s, { type: 'removed', id: 3 }, { type: 'listed', messages: ids(3) });
-    expect(s.visible.map((m) => m.id)).toEqual([2, 1]);
-    expect(selectedMessage(s)?.id).toBe(2);
+    s = run(s, { type: 'opened', id: '3' });
+    expect(s.unread.has('3') || s.fresh.has('3')).toBe(false);
+    s = run(s, { type: 'removed', id: '3' }, { type: 'listed', messages: ids(3) });
+    expect(s.visible.map((m) => Number(m.id))).toEqual([2, 1]);
+    expect(Number(selectedMessage(s)?.id)).toBe(2);
   });
 
   it('forgets a deleted id once a listing comes without it, and shows a repeated id once', () => {
-    let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) }, { type: 'removed', id: 3 });
+    let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) }, { type: 'removed', id: '3' });
     s = run(s, { type: 'listed', messages: ids(3) });
-    expect([...s.deleted]).toEqual([3]);
+    expect([...s.deleted].map(Number)).toEqual([3]);
     s = run(s, { type: 'listed', messages: ids(2) });
     expect(s.deleted.size).toBe(0);
-    expect(s.visible.map((m) => m.id)).toEqual([2, 1]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([2, 1]);
     s = run(s, { type: 'listed', messages: [msg(4), msg(4), ...ids(2)] });
-    expect(s.visible.map((m) => m.id)).toEqual([4, 2, 1]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([4, 2, 1]);
     expect([s.lastArrived, s.unread.size]).toEqual([1, 3]);
+  });
+
+  it('starts from the saved read state: ids opened before are not unread, new arrivals are', () => {
+    let s = run(initialInboxState(5, new Set(['1', '3', '99'])), { type: 'listed', messages: ids(3) });
+    expect([...s.unread]).toEqual(['2']);
+    s = run(s, { type: 'listed', messages: ids(4) });
+    expect([[...s.unread].sort(), [...s.fresh]]).toEqual([['2', '4'], ['4']]);
+    s = run(s, { type: 'opened', id: '4' });
+    expect([...s.read].sort()).toEqual(['1', '3', '4', '99']);
+    expect([...s.unread, ...s.fresh]).toEqual(['2']);
+    // Opening a read message again changes nothing (no save, no redraw).
+    expect(run(s, { type: 'opened', id: '4' })).toBe(s);
+  });
+
+  it('honours the service\'s own read state (seen), and a change of it', () => {
+    const seen = (m: MessageSummary, value: boolean) => ({ ...m, seen: value });
+    let s = run(initialInboxState(5), { type: 'listed', messages: [seen(msg(1), true), seen(msg(2), false)] });
+    expect([...s.unread]).toEqual(['2']);
+    s = run(s, { type: 'listed', messages: [seen(msg(1), true), seen(msg(2), true)] });
+    expect(s.unread.size).toBe(0);
+  });
+
+  it('selects a message by id (the viewer moved to it), scrolling to it; an unknown id changes nothing', () => {
+    let s = run(initialInboxState(4), { type: 'listed', messages: ids(20) }, { type: 'select', id: '5' });
+    expect([selectedMessage(s)?.id, s.offset]).toEqual(['5', 12]);
+    expect(run(s, { type: 'select', id: '404' })).toBe(s);
+    s = run(s, { type: 'filter', text: 'Subject 1' }, { type: 'select', id: '5' });
+    expect(selectedMessage(s)?.id).not.toBe('5');
   });
 
   it('keeps the selection inside the scroll window and pages like a pager', () => {
@@ -61,13 +89,13 @@ describe('inbox reducer', () => {
     s = run(s, { type: 'move', delta: 5 });
     expect(s.offset).toBe(2);
     s = run(s, { type: 'last' });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([1, 16]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([1, 16]);
     s = run(s, { type: 'first' });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([20, 0]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([20, 0]);
     s = run(s, { type: 'page', direction: 1 });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([17, 3]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([17, 3]);
     s = run(s, { type: 'move', delta: -100 });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([20, 0]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([20, 0]);
     s = run(s, { type: 'viewport', rows: 2 }, { type: 'last' }, { type: 'viewport', rows: 10 });
     expect(s.offset).toBe(10);
   });
@@ -75,9 +103,9 @@ describe('inbox reducer', () => {
   it('filters by sender or subject, case-insensitively', () => {
     let s = run(initialInboxState(5), { type: 'listed', messages: [msg(1, 'Alpha'), msg(2, 'beta'), msg(3, 'BETA two')] });
     s = run(s, { type: 'filter', text: 'Beta' });
-    expect(s.visible.map((m) => m.id)).toEqual([3, 2]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([3, 2]);
     s = run(s, { type: 'filter', text: 's1@' });
-    expect(s.visible.map((m) => m.id)).toEqual([1]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([1]);
     s = run(s, { type: 'filter', text: '' });
     expect(s.visible).toHaveLength(3);
   });
@@ -86,12 +114,12 @@ describe('inbox reducer', () => {
     const many = ids(10_000);
     let s = run(initialInboxState(20), { type: 'listed', messages: many });
     for (let i = 0; i < 100; i += 1) s = run(s, { type: 'move', delta: 1 });
-    expect(selectedMessage(s)?.id).toBe(9_900);
+    expect(Number(selectedMessage(s)?.id)).toBe(9_900);
   });
 });
 
 describe('viewer reducer', () => {
-  it('scrolls within limits and toggles headers', () => {
+  it('scrolls within limits, and reveals a line (a search match) only when it is not shown', () => {
     let s = viewerReducer(initialViewerState, { type: 'scroll', delta: 5, max: 3 });
     expect(s.scroll).toBe(3);
     s = viewerReducer(s, { type: 'scroll', delta: -10, max: 3 });
@@ -100,7 +128,12 @@ describe('viewer reducer', () => {
     expect(s.scroll).toBe(7);
     s = viewerReducer(s, { type: 'clamp', max: 2 });
     expect(s.scroll).toBe(2);
-    expect(viewerReducer(s, { type: 'toggleHeaders' }).showHeaders).toBe(false);
+    s = viewerReducer(initialViewerState, { type: 'reveal', line: 5, rows: 10, max: 90 });
+    expect(s).toBe(initialViewerState);
+    s = viewerReducer(s, { type: 'reveal', line: 40, rows: 9, max: 90 });
+    expect(s.scroll).toBe(37);
+    s = viewerReducer(s, { type: 'reveal', line: 99, rows: 9, max: 90 });
+    expect([s.scroll, s.atEnd]).toEqual([90, true]);
   });
 
   it('picks links by number, waiting for a second digit only when one could follow', () => {

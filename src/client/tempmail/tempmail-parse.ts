@@ -5,7 +5,7 @@
  * fields fall back to empty; a missing required field is an ApiError('bad_response'), never a crash.
  * Every string passes through the terminal-safe boundary here, as it enters our types.
  */
-import { safeLine } from '../../text/safe-text';
+import { safeBlock, safeLine } from '../../text/safe-text';
 import type { AttachmentInfo, DomainList, Message, MessageSummary, Session } from '../../model/mail-types';
 import { addressList, badResponse, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire-json';
 
@@ -39,11 +39,13 @@ export function parseSession(data: Obj, offsetMinutes: number): Session {
 
 function summary(record: Obj, offsetMinutes: number): MessageSummary {
   return {
-    id: requireId(record.id, 'a message'),
+    id: String(requireId(record.id, 'a message')),
     senderName: line(record.sender_name, 256).trim(),
     senderEmail: line(record.sender_email, 512).trim(),
     subject: line(record.subject),
     receivedAt: time(record.received_at, offsetMinutes),
+    // An extension of the reference service (and mail.tm's hasAttachments): absent when not said.
+    ...(typeof record.has_attachments === 'boolean' ? { hasAttachments: record.has_attachments } : {}),
   };
 }
 
@@ -66,7 +68,7 @@ function attachments(value: unknown): AttachmentInfo[] {
     if (id === null) continue;
     const size = Number(a.size);
     out.push({
-      id,
+      id: String(id),
       filename: line(a.filename, 255).trim() || `attachment-${id}`,
       contentType: line(a.content_type ?? a.contentType, 255).trim() || 'application/octet-stream',
       size: Number.isFinite(size) && size >= 0 ? Math.floor(size) : 0,
@@ -103,4 +105,19 @@ export function parseMessage(data: Obj, offsetMinutes: number): Message {
   const extra = headers(record.headers);
   if (extra) message.headers = extra;
   return message;
+}
+
+// A field of a source listing: the longest value kept (a big HTML body is shown whole, bigger is absurd).
+const MAX_FIELD_CHARS = 16 * 1024 * 1024;
+
+/**
+ * GET /read-mail as a source listing, for a service with no raw route: every field of the message record
+ * as it came, in its order, nested values as indented JSON; names and values terminal-safe.
+ */
+export function parseSourceFields(data: Obj): [string, string][] {
+  const record = isObject(data.message) ? data.message : data;
+  return Object.entries(record).map(([key, value]) => {
+    const text = typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value, null, 2);
+    return [safeLine(key, 128), safeBlock(text.length > MAX_FIELD_CHARS ? text.slice(0, MAX_FIELD_CHARS) : text)];
+  });
 }

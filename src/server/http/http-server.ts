@@ -22,6 +22,12 @@ export interface HttpFrontOptions {
   requestTimeoutMs?: number;
   /** Take the client from X-Forwarded-For when the request comes from a loopback proxy. Default false. */
   trustProxy?: boolean;
+  /**
+   * Addresses of load balancers in front (on other machines): a request from one of them is counted
+   * (create-session rate) under the client it names in X-Forwarded-For. From anyone else that header is
+   * ignored.
+   */
+  trustedProxies?: readonly string[];
 }
 
 export interface HttpFront {
@@ -43,16 +49,22 @@ const isLoopback = (address: string) => address === '::1' || /^127\./.test(addre
 
 /**
  * The client of a request, for the per-client rate limit. Behind a reverse proxy every request comes
- * from the proxy; with `trustProxy`, a request from a loopback address (the proxy on this machine) is
- * the client's that the proxy appended last to X-Forwarded-For. Entries before it are whatever the
- * client claimed, and a request from anywhere else is not believed at all.
+ * from the proxy. A request from a trusted proxy (one in `trustedProxies`, or with `trustProxy` a
+ * loopback address: the proxy on this machine) is the client's that the proxies appended to
+ * X-Forwarded-For: the last entry that is not itself a listed proxy (a chain of listed balancers each
+ * append their peer). Entries before it are whatever the client claimed, and a request from anywhere
+ * else is not believed at all.
  */
-function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string {
+function clientAddressOf(req: IncomingMessage, trustProxy: boolean, listed: ReadonlySet<string>): string {
   const peer = unmapped(req.socket.remoteAddress ?? 'unknown');
-  if (!trustProxy || !isLoopback(peer)) return peer;
+  if (!listed.has(peer) && !(trustProxy && isLoopback(peer))) return peer;
   const header = req.headers['x-forwarded-for'];
-  const last = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').at(-1)?.trim() ?? '';
-  return isIP(unmapped(last)) ? unmapped(last) : peer;
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => unmapped(h.trim()));
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (isIP(hops[i]!) === 0) return peer;
+    if (!listed.has(hops[i]!)) return hops[i]!;
+  }
+  return peer;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -114,6 +126,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
   const trustProxy = options.trustProxy ?? false;
+  const listedProxies = new Set((options.trustedProxies ?? []).map(unmapped));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -142,7 +155,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const params = parseParams(req, url, body);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
-      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req, trustProxy) });
+      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req, trustProxy, listedProxies) });
       if (result.kind === 'json') sendJson(res, result.status ?? 200, result.body, result.headers);
       else {
         res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });

@@ -138,13 +138,22 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
     const who = `from ${senderOf(session)} for ${listed(recipients)}`;
     let delivered: number;
+    let full: string[] | undefined;
     try {
-      ({ delivered } = await service.deliver({ raw, recipients, envelopeFrom }));
+      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
       log(`smtp deliver failed (${raw.length} bytes ${who}): ${what}`);
       // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
       throw reply(451, '4.3.0 Temporary failure storing the message, try again later');
+    }
+    // An inbox filled up between RCPT and the end of DATA (other connections, other services): nothing
+    // was stored for anyone, so the sender's retry doubles nothing; at the retry RCPT TO refuses the
+    // full mailbox and the others get the message.
+    if (full) {
+      const text = `4.2.2 Mailbox full (${listed(full, 3)}), try again later`;
+      log(`smtp refused DATA (${raw.length} bytes ${who}): 452 ${text}`);
+      throw reply(452, text);
     }
     // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
     if (delivered === 0) {

@@ -1,12 +1,13 @@
 /**
  * The message list: only the rows inside the scroll window are drawn (a slice of the visible list), so
  * a keypress costs the same with 10 messages or 10,000. Each row is cut to the width by columns, never
- * inside a wide character.
+ * inside a wide character. Each row starts with its flags: `+` new or `N` unread (also bold where colour
+ * is on; with NO_COLOR the letter says it alone), then `@` when the message has attachments.
  */
 import { Box, Text } from 'ink';
 import React, { memo } from 'react';
 import { fitToWidth, textWidth } from '../../text/text-width';
-import type { MessageSummary } from '../../model/mail-types';
+import type { MessageId, MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
 import { senderLabel, shortTime, subjectLabel } from '../wording/display-format';
 import type { InboxState } from './inbox-state';
@@ -19,42 +20,50 @@ export interface InboxListProps {
   now: number;
   /** The mark of a fetched message ("code 482913", "link"), '' when none or not fetched. */
   badge?: (m: MessageSummary) => string;
+  /** Whether a message has attachments, as far as is known (the listing, or its fetched body). O(1). */
+  attached?: (m: MessageSummary) => boolean;
 }
 
 const TIME_COLS = 6;
 
 /**
- * The columns of one row: marker, sender, subject, time. A badge (the detected code) ends the subject
- * column, so it stays visible however long the subject is.
+ * The columns of one row: flags (see flagsOf), sender, subject, time. A badge (the detected code) ends
+ * the subject column, so it stays visible however long the subject is.
  */
-export function rowText(m: MessageSummary, marker: string, columns: number, now: number, badge = ''): string {
+export function rowText(m: MessageSummary, flags: string, columns: number, now: number, badge = ''): string {
   const senderCols = Math.min(30, Math.max(10, Math.floor(columns * 0.28)));
-  const subjectCols = Math.max(1, columns - 2 - senderCols - 1 - 1 - TIME_COLS);
+  const subjectCols = Math.max(1, columns - textWidth(flags) - 1 - senderCols - 1 - 1 - TIME_COLS);
   const badgeCols = badge ? textWidth(badge) + 3 : 0;
   const subject =
     badge && badgeCols < subjectCols - 8
       ? `${fitToWidth(subjectLabel(m.subject), subjectCols - badgeCols)} [${badge}]`
       : fitToWidth(subjectLabel(m.subject), subjectCols);
-  return `${marker} ${fitToWidth(senderLabel(m), senderCols)} ${subject} ${shortTime(m.receivedAt, now).padStart(TIME_COLS)}`;
+  return `${flags} ${fitToWidth(senderLabel(m), senderCols)} ${subject} ${shortTime(m.receivedAt, now).padStart(TIME_COLS)}`;
 }
 
 /** `+` arrived while you watched, `N` not opened yet, blank when read. */
-export function markerOf(state: InboxState, id: number): string {
+export function markerOf(state: InboxState, id: string): string {
   if (state.fresh.has(id)) return '+';
   return state.unread.has(id) ? 'N' : ' ';
 }
 
+/** The two flag columns of a row: markerOf, then `@` when the message has attachments. */
+export function flagsOf(state: InboxState, id: MessageId, attached: boolean): string {
+  return `${markerOf(state, id)}${attached ? '@' : ' '}`;
+}
+
 const Row = memo(function Row(props: { text: string; selected: boolean; unread: boolean; fresh: boolean }) {
   const theme = useTheme();
+  // Bold is emphasis colour terminals show well; under NO_COLOR the row's N (or +) says it plainly.
   return (
-    <Text wrap="truncate" inverse={props.selected} bold={props.unread} color={props.fresh ? theme.color('fresh') : undefined}>
+    <Text wrap="truncate" inverse={props.selected} bold={props.unread && !theme.noColor} color={props.fresh ? theme.color('fresh') : undefined}>
       {props.text}
     </Text>
   );
 });
 
 /** The visible window of the list, plus how much is above and below it. */
-export function InboxList({ state, columns, now, badge }: InboxListProps) {
+export function InboxList({ state, columns, now, badge, attached }: InboxListProps) {
   const theme = useTheme();
   const selected = selectedIndex(state);
   const rows = state.visible.slice(state.offset, state.offset + state.rows);
@@ -75,7 +84,7 @@ export function InboxList({ state, columns, now, badge }: InboxListProps) {
       {rows.map((m, i) => (
         <Row
           key={m.id}
-          text={rowText(m, markerOf(state, m.id), columns, now, badge?.(m))}
+          text={rowText(m, flagsOf(state, m.id, attached?.(m) ?? false), columns, now, badge?.(m))}
           selected={state.offset + i === selected}
           unread={state.unread.has(m.id)}
           fresh={state.fresh.has(m.id)}

@@ -42,6 +42,8 @@ export interface InboxScreenProps {
   onForget?: () => void;
   /** The mark of a fetched message, for its row. */
   badge?: (m: MessageSummary) => string;
+  /** Whether a message has attachments, for its row's `@`. */
+  attached?: (m: MessageSummary) => boolean;
 }
 
 /**
@@ -115,7 +117,7 @@ export function InboxScreen(props: InboxScreenProps) {
       <Text wrap="truncate">{fitToWidth(`Nothing matches "${state.filter}". Press / and Esc to clear the filter.`, columns)}</Text>
     );
   } else {
-    body = <InboxList state={state} columns={columns} now={now} badge={props.badge} />;
+    body = <InboxList state={state} columns={columns} now={now} badge={props.badge} attached={props.attached} />;
   }
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">

@@ -3,7 +3,7 @@
  * user watched, the filter, the selection (kept by id, so mail arriving on top never moves it) and the
  * scroll window (offset + rows), which the view slices so only visible rows are drawn.
  */
-import type { MessageSummary } from '../../model/mail-types';
+import type { MessageId, MessageSummary } from '../../model/mail-types';
 
 export interface InboxState {
   /** Every listed message, newest first. */
@@ -11,17 +11,24 @@ export interface InboxState {
   /** `all` after the filter: what the list shows. */
   visible: MessageSummary[];
   filter: string;
-  selectedId: number | null;
+  selectedId: MessageId | null;
   /** Index in `visible` of the first drawn row. */
   offset: number;
   /** Rows the list may draw. */
   rows: number;
-  /** Ids not opened yet in this app; only ids of listed messages, so its size is the unread count. */
-  unread: ReadonlySet<number>;
+  /**
+   * Ids opened here, now or before (the saved read state of the address, so switching away and back or a
+   * restart keeps them); the app saves it. May hold ids no longer listed.
+   */
+  read: ReadonlySet<MessageId>;
+  /**
+   * Listed ids neither opened here nor seen according to the service, so its size is the unread count.
+   */
+  unread: ReadonlySet<MessageId>;
   /** Ids that arrived after the first listing and were not opened yet ("new"). */
-  fresh: ReadonlySet<number>;
+  fresh: ReadonlySet<MessageId>;
   /** Ids deleted here: a listing that was already on its way must not bring them back. */
-  deleted: ReadonlySet<number>;
+  deleted: ReadonlySet<MessageId>;
   /** A first listing has arrived. */
   loaded: boolean;
   /** Counts listings that brought new mail; the bell and the "new mail" line follow it. */
@@ -39,13 +46,16 @@ export type InboxAction =
   | { type: 'first' }
   | { type: 'last' }
   | { type: 'viewport'; rows: number }
-  | { type: 'opened'; id: number }
-  | { type: 'removed'; id: number }
+  | { type: 'opened'; id: MessageId }
+  /** Selects a message by id (the viewer moved to it with J/K); unknown ids change nothing. */
+  | { type: 'select'; id: MessageId }
+  | { type: 'removed'; id: MessageId }
   | { type: 'filter'; text: string };
 
-/** The state before anything is listed. */
-export function initialInboxState(rows = 10): InboxState {
+/** The state before anything is listed; `read`: the ids opened before (the saved read state). */
+export function initialInboxState(rows = 10, read: ReadonlySet<MessageId> = new Set()): InboxState {
   return {
+    read,
     all: [],
     visible: [],
     filter: '',
@@ -69,7 +79,13 @@ const shifted = (messages: MessageSummary[], errorMs: number): MessageSummary[] 
     : messages.map((m) => (m.receivedAt ? { ...m, receivedAt: new Date(m.receivedAt.getTime() - errorMs) } : m));
 
 const byNewest = (a: MessageSummary, b: MessageSummary): number =>
-  (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || b.id - a.id;
+  (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || compareIds(b.id, a.id);
+
+/** Ids in order: numerically where both are numbers (SPEC.md, Guerrilla Mail), else as text (mail.tm's hex). */
+export function compareIds(a: MessageId, b: MessageId): number {
+  if (/^\d{1,15}$/.test(a) && /^\d{1,15}$/.test(b)) return Number(a) - Number(b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 /** Case-insensitive match of the filter against sender name, address and subject. */
 export function matchesFilter(m: MessageSummary, filter: string): boolean {
@@ -82,8 +98,9 @@ export function matchesFilter(m: MessageSummary, filter: string): boolean {
   );
 }
 
+// Same ids in the same order, and no change of what the service says was seen.
 const sameList = (a: MessageSummary[], b: MessageSummary[]): boolean =>
-  a.length === b.length && a.every((m, i) => m.id === b[i]!.id);
+  a.length === b.length && a.every((m, i) => m.id === b[i]!.id && m.seen === b[i]!.seen);
 
 /** Index of the selection in `visible` (0 when none or gone). */
 export function selectedIndex(state: InboxState): number {
@@ -120,7 +137,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
   switch (action.type) {
     case 'listed': {
       // One row per id, whatever the service sends (a duplicate would also be a duplicate React key).
-      const seen = new Set<number>();
+      const seen = new Set<MessageId>();
       const zoneErrorMs = action.zoneErrorMs ?? state.zoneErrorMs;
       const incoming = shifted(action.messages, zoneErrorMs)
         .filter((m) => !state.deleted.has(m.id) && !seen.has(m.id) && seen.add(m.id))
@@ -135,10 +152,9 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const known = new Set(state.all.map((m) => m.id));
       const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
       const ids = new Set(incoming.map((m) => m.id));
-      const unread = new Set([...state.unread].filter((id) => ids.has(id)));
+      const unread = new Set(incoming.filter((m) => !state.read.has(m.id) && m.seen !== true).map((m) => m.id));
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
-      for (const m of incoming) if (!state.loaded || !known.has(m.id)) unread.add(m.id);
-      for (const id of arrived) fresh.add(id);
+      for (const id of arrived) if (unread.has(id)) fresh.add(id);
       const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, loaded: true }, incoming, state.filter);
       return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
     }
@@ -153,12 +169,17 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
     case 'viewport':
       return selectAt({ ...state, rows: Math.max(1, action.rows) }, selectedIndex(state));
     case 'opened': {
-      if (!state.unread.has(action.id) && !state.fresh.has(action.id)) return state;
+      if (state.read.has(action.id) && !state.unread.has(action.id) && !state.fresh.has(action.id)) return state;
+      const read = new Set(state.read).add(action.id);
       const unread = new Set(state.unread);
       const fresh = new Set(state.fresh);
       unread.delete(action.id);
       fresh.delete(action.id);
-      return { ...state, unread, fresh };
+      return { ...state, read, unread, fresh };
+    }
+    case 'select': {
+      const index = state.visible.findIndex((m) => m.id === action.id);
+      return index < 0 || state.selectedId === action.id ? state : selectAt(state, index);
     }
     case 'removed': {
       const index = selectedIndex(state);
@@ -179,7 +200,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
 }
 
 // The deleted ids a listing still carries (a listing sent before the delete reached the service).
-function pruneDeleted(deleted: ReadonlySet<number>, listed: readonly MessageSummary[]): ReadonlySet<number> {
+function pruneDeleted(deleted: ReadonlySet<MessageId>, listed: readonly MessageSummary[]): ReadonlySet<MessageId> {
   const kept = new Set(listed.filter((m) => deleted.has(m.id)).map((m) => m.id));
   return kept.size === deleted.size ? deleted : kept;
 }

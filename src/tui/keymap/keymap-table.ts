@@ -5,11 +5,31 @@
  */
 
 /**
- * Where a key is read. `prefix` and `filter` are the text inputs; `confirm` is a y/n question; `switch`
+ * Where a key is read. `prefix`, `filter` and `search` are the text inputs; `confirm` is a y/n question;
+ * `forgetAccount` asks whether forgetting an address also deletes it at its provider (mail.tm); `switch`
  * is the list of saved addresses; `attachment` asks which attachment to save; `overwrite` asks what to do
- * when its file name is taken in the download directory.
+ * when its file name is taken in the download directory; `found` is the viewer while a search is set (it
+ * takes every viewer key it does not bind itself, see INHERITS); `global` keys work on every screen and
+ * come first.
  */
-export type Screen = 'picker' | 'prefix' | 'inbox' | 'filter' | 'viewer' | 'confirm' | 'help' | 'switch' | 'attachment' | 'overwrite';
+export type Screen =
+  | 'picker'
+  | 'prefix'
+  | 'inbox'
+  | 'filter'
+  | 'viewer'
+  | 'search'
+  | 'found'
+  | 'confirm'
+  | 'forgetAccount'
+  | 'help'
+  | 'switch'
+  | 'attachment'
+  | 'overwrite'
+  | 'global';
+
+/** Screens that answer every key of another screen that they do not bind themselves. */
+export const INHERITS: Partial<Record<Screen, Screen>> = { found: 'viewer' };
 
 export type Command =
   | 'up'
@@ -26,7 +46,9 @@ export type Command =
   | 'newAddress'
   | 'copy'
   | 'switch'
+  | 'provider'
   | 'forget'
+  | 'deleteAccount'
   | 'yank'
   | 'openLink'
   | 'save'
@@ -35,6 +57,16 @@ export type Command =
   | 'filter'
   | 'headers'
   | 'link'
+  | 'nextMessage'
+  | 'previousMessage'
+  | 'search'
+  | 'nextMatch'
+  | 'previousMatch'
+  | 'clearSearch'
+  | 'source'
+  | 'part'
+  | 'saveMessage'
+  | 'suspend'
   | 'back'
   | 'help'
   | 'quit'
@@ -44,10 +76,10 @@ export type Command =
 export type Special = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' | 'end' | 'return' | 'escape';
 
 /**
- * One key: a typed character (case matters), a special key, the digits 1-9, or any key at all;
- * `only` limits it to some of the binding's screens (`q` goes back in the viewer but quits the inbox).
+ * One key: a typed character (case matters), a special key, the digits 1-9, a Ctrl+letter, or any key
+ * at all; `only` limits it to some of the binding's screens (`q` goes back in the viewer but quits the inbox).
  */
-export type KeySpec = ({ char: string } | { special: Special } | { digits: '1-9' | '0-9' } | { any: true }) & {
+export type KeySpec = ({ char: string } | { special: Special } | { digits: '1-9' | '0-9' } | { ctrl: string } | { any: true }) & {
   only?: readonly Screen[];
 };
 
@@ -122,14 +154,30 @@ export const KEYMAP: readonly Binding[] = [
     description: {
       prefix: 'create the address with this name',
       filter: 'keep this filter',
+      search: 'keep this search (then n and N move between the matches)',
       viewer: 'pick the link number typed so far (with 10+ links)',
       attachment: 'save the attachment whose number is typed so far (with 10+ attachments)',
     },
-    screens: ['prefix', 'filter', 'viewer', 'attachment'],
+    screens: ['prefix', 'filter', 'search', 'viewer', 'attachment'],
     hint: 'ok',
-    footer: ['prefix', 'filter'],
+    footer: ['prefix', 'filter', 'search'],
   },
   { command: 'open', keys: [special('return')], description: 'open the message', screens: ['inbox'], hint: 'open' },
+  // From one message to the next without the list, as in mutt's pager; the view (headers, source, part) stays.
+  {
+    command: 'nextMessage',
+    keys: [char('J')],
+    description: 'open the next message of the list (as filtered), in the same view',
+    screens: ['viewer'],
+    hint: 'next',
+  },
+  {
+    command: 'previousMessage',
+    keys: [char('K')],
+    description: 'open the previous message of the list (as filtered), in the same view',
+    screens: ['viewer'],
+    hint: 'next',
+  },
   {
     command: 'delete',
     keys: [char('d')],
@@ -140,7 +188,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'refresh',
     keys: [char('r')],
-    description: { picker: 'retry loading the domains now', inbox: 'check for mail now', viewer: 'retry loading the message' },
+    description: { picker: 'retry loading the domains now', inbox: 'check for mail now', viewer: 'retry loading the message (or its source)' },
     screens: ['picker', 'inbox', 'viewer'],
     hint: 'refresh',
     // The inbox checks by itself and the viewer retries only after an error: the footer room goes elsewhere.
@@ -160,6 +208,13 @@ export const KEYMAP: readonly Binding[] = [
     description: 'switch to another saved address (they keep their mail)',
     screens: ['inbox'],
     hint: 'switch',
+  },
+  {
+    command: 'provider',
+    keys: [char('p')],
+    description: 'create on the next provider (local service, mail.tm, Guerrilla Mail, ...): a public one gets mail from anywhere',
+    screens: ['picker'],
+    hint: 'provider',
   },
   {
     command: 'forget',
@@ -195,6 +250,35 @@ export const KEYMAP: readonly Binding[] = [
     hint: 'save',
   },
   { command: 'filter', keys: [char('/')], description: 'filter by sender or subject', screens: ['inbox'], hint: 'filter' },
+  { command: 'nextMatch', keys: [char('n')], description: 'next match (from the last, the first again)', screens: ['found'], hint: 'match' },
+  { command: 'previousMatch', keys: [char('N')], description: 'previous match', screens: ['found'], hint: 'match' },
+  // Esc ends the search first; q still goes back to the inbox.
+  { command: 'clearSearch', keys: [special('escape')], description: 'clear the search', screens: ['found'], hint: 'clear' },
+  // In the help only: the footer's room goes to the keys of codes, links and attachments.
+  {
+    command: 'source',
+    keys: [char('R')],
+    description: 'show the raw source of the message (all headers, the MIME parts); again: the message',
+    screens: ['viewer'],
+    hint: 'source',
+    footer: [],
+  },
+  {
+    command: 'part',
+    keys: [char('t')],
+    description: 'switch between the text part and the HTML part (when it has both; kept for the next messages)',
+    screens: ['viewer'],
+    hint: 'part',
+    footer: [],
+  },
+  {
+    command: 'saveMessage',
+    keys: [char('S')],
+    description: 'save the message as an .eml file to the download directory',
+    screens: ['viewer'],
+    hint: 'save .eml',
+    footer: [],
+  },
   // In the help only: the footer's room goes to the keys of codes, links and attachments.
   { command: 'headers', keys: [char('H')], description: 'show or hide the headers', screens: ['viewer'], hint: 'headers', footer: [] },
   {
@@ -204,6 +288,14 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['viewer'],
     hint: 'link',
   },
+  // After the link keys: a tight footer drops it first (the help lists it).
+  {
+    command: 'search',
+    keys: [char('/')],
+    description: 'search in the message (case matters only when the search has a capital)',
+    screens: ['viewer'],
+    hint: 'search',
+  },
   {
     command: 'back',
     keys: [special('escape'), { char: 'q', only: ['viewer', 'help', 'switch'] }],
@@ -212,14 +304,15 @@ export const KEYMAP: readonly Binding[] = [
       help: 'close the help',
       prefix: 'back to the list',
       filter: 'clear the filter',
+      search: 'clear the search',
       inbox: 'clear the filter (when one is set)',
       picker: 'back to the current address (when there is one)',
       switch: 'back to the current address',
     },
-    screens: ['viewer', 'help', 'prefix', 'filter', 'inbox', 'picker', 'switch'],
+    screens: ['viewer', 'help', 'prefix', 'filter', 'search', 'inbox', 'picker', 'switch'],
     hint: 'back',
     // In the picker, Esc works only when there is an address to go back to: not worth a footer entry.
-    footer: ['viewer', 'help', 'prefix', 'filter', 'switch'],
+    footer: ['viewer', 'help', 'prefix', 'filter', 'search', 'switch'],
   },
   {
     command: 'help',
@@ -235,8 +328,21 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['picker', 'inbox'],
     hint: 'quit',
   },
-  { command: 'yes', keys: [char('y'), char('Y')], description: 'yes, do it', screens: ['confirm'], hint: 'yes' },
-  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm'], hint: 'no' },
+  {
+    command: 'yes',
+    keys: [char('y'), char('Y')],
+    description: { confirm: 'yes, do it', forgetAccount: 'forget it here only (it lives on at its provider)' },
+    screens: ['confirm', 'forgetAccount'],
+    hint: 'yes',
+  },
+  {
+    command: 'deleteAccount',
+    keys: [char('D')],
+    description: 'forget it and delete it at its provider too (mail.tm: the account and its mail, for good)',
+    screens: ['forgetAccount'],
+    hint: 'delete there too',
+  },
+  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm', 'forgetAccount'], hint: 'no' },
   {
     command: 'choose',
     keys: [{ digits: '0-9' }],
@@ -259,6 +365,13 @@ export const KEYMAP: readonly Binding[] = [
     description: { attachment: 'cancel', overwrite: 'cancel: nothing is saved, the existing file stays as it is' },
     screens: ['attachment', 'overwrite'],
     hint: 'cancel',
+  },
+  // Job control, as in any terminal program: the terminal is put back, the shell's `fg` resumes.
+  {
+    command: 'suspend',
+    keys: [{ ctrl: 'z' }],
+    description: 'suspend to the shell (its fg brings the app back, still checking for mail)',
+    screens: ['global'],
   },
   // The help scrolls when its lines do not fit (a small window); its last line then says these keys.
   { command: 'down', keys: [char('j'), special('downArrow')], description: 'scroll the help down one line', screens: ['help'] },

@@ -6,35 +6,82 @@
  */
 import type { Key } from 'ink';
 import { textWidth } from '../../text/text-width';
-import { KEYMAP, type Binding, type Command, type KeySpec, type Screen, type Special } from './keymap-table';
+import { INHERITS, KEYMAP, type Binding, type Command, type KeySpec, type Screen, type Special } from './keymap-table';
 
-export { KEYMAP, type Binding, type Command, type KeySpec, type Screen } from './keymap-table';
+export { INHERITS, KEYMAP, type Binding, type Command, type KeySpec, type Screen } from './keymap-table';
 
 // On screens with a text input, printable keys are text: only special keys may carry a command there.
-const TEXT_SCREENS: readonly Screen[] = ['prefix', 'filter'];
+const TEXT_SCREENS: readonly Screen[] = ['prefix', 'filter', 'search'];
 
 function keyMatches(spec: KeySpec, input: string, key: Key, screen: Screen): boolean {
   if (spec.only && !spec.only.includes(screen)) return false;
   if ('any' in spec) return true;
   if ('special' in spec) return key[spec.special];
+  if ('ctrl' in spec) return key.ctrl && !key.meta && input === spec.ctrl;
   if (key.ctrl || key.meta || key.escape || TEXT_SCREENS.includes(screen)) return false;
   if ('digits' in spec) return spec.digits === '1-9' ? /^[1-9]$/.test(input) : /^[0-9]$/.test(input);
   return input === spec.char;
 }
 
-/** The bindings of a screen, in table order. */
+/** The bindings of a screen, in table order (its own only: not the inherited or global ones). */
 export function bindingsFor(screen: Screen): Binding[] {
   return KEYMAP.filter((b) => b.screens.includes(screen));
 }
 
-/** The command a key means on `screen`, or undefined. The first matching row wins (table order). */
+// The global bindings, then the screen's own, then those of the screen it inherits from.
+function layers(screen: Screen): [Screen, Binding[]][] {
+  const out: [Screen, Binding[]][] = screen === 'global' ? [] : [['global', bindingsFor('global')]];
+  out.push([screen, bindingsFor(screen)]);
+  const parent = INHERITS[screen];
+  if (parent) out.push([parent, bindingsFor(parent)]);
+  return out;
+}
+
+/**
+ * The command a key means on `screen`, or undefined. Global keys come first (Ctrl-Z is never "any other
+ * key" of a question), then the screen's own rows, then those it inherits; within each, table order.
+ */
 export function commandFor(screen: Screen, input: string, key: Key): Command | undefined {
-  for (const binding of bindingsFor(screen)) {
-    for (const spec of binding.keys) {
-      if (keyMatches(spec, input, key, screen)) return binding.command;
+  for (const [layer, bindings] of layers(screen)) {
+    for (const binding of bindings) {
+      for (const spec of binding.keys) {
+        if (keyMatches(spec, input, key, layer)) return binding.command;
+      }
     }
   }
   return undefined;
+}
+
+// A key as Ink would hand it over, to tell whether a screen's own rows take it (digits: one of them).
+function sampleKey(spec: KeySpec): [string, Partial<Key>] | null {
+  if ('char' in spec) return [spec.char, {}];
+  if ('special' in spec) return ['', { [spec.special]: true }];
+  if ('digits' in spec) return ['3', {}];
+  if ('ctrl' in spec) return [spec.ctrl, { ctrl: true }];
+  return null;
+}
+
+const NO_KEY = {} as Key;
+
+/**
+ * The rows that work on `screen` with the keys that reach them there: its own, then (`inherited`) those
+ * of the screen it inherits from, less the keys its own rows take, then the global ones.
+ */
+export function effectiveBindings(screen: Screen, inherited = true): { binding: Binding; keys: KeySpec[] }[] {
+  const own = bindingsFor(screen).map((binding) => ({ binding, keys: binding.keys.filter((k) => !k.only || k.only.includes(screen)) }));
+  const parent = INHERITS[screen];
+  if (!inherited) return own;
+  const taken = (spec: KeySpec) => {
+    const sample = sampleKey(spec);
+    return sample !== null && commandFor(screen, sample[0], { ...NO_KEY, ...sample[1] }) !== commandFor(parent ?? screen, sample[0], { ...NO_KEY, ...sample[1] });
+  };
+  const from = parent
+    ? bindingsFor(parent)
+        .map((binding) => ({ binding, keys: binding.keys.filter((k) => (!k.only || k.only.includes(parent)) && !taken(k)) }))
+        .filter((b) => b.keys.length > 0)
+    : [];
+  const global = screen === 'global' ? [] : bindingsFor('global').map((binding) => ({ binding, keys: [...binding.keys] }));
+  return [...own, ...from, ...global];
 }
 
 /** True when the key means `command` on `screen`. */
@@ -58,6 +105,7 @@ export function keyLabel(spec: KeySpec): string {
   if ('any' in spec) return 'any other key';
   if ('special' in spec) return SPECIAL_LABELS[spec.special];
   if ('digits' in spec) return spec.digits;
+  if ('ctrl' in spec) return `Ctrl-${spec.ctrl.toUpperCase()}`;
   return spec.char === ' ' ? 'Space' : spec.char;
 }
 
@@ -66,15 +114,19 @@ export function keysOf(binding: Binding, screen: Screen): string[] {
   return binding.keys.filter((spec) => !spec.only || spec.only.includes(screen)).map(keyLabel);
 }
 
-/** The description of a binding on `screen`. */
+/** The description of a binding on `screen` (or on the screen `screen` inherits it from). */
 export function describe(binding: Binding, screen: Screen): string {
   if (typeof binding.description === 'string') return binding.description;
-  return binding.description[screen] ?? Object.values(binding.description)[0] ?? '';
+  const from = binding.screens.includes(screen) ? screen : (INHERITS[screen] ?? screen);
+  return binding.description[from] ?? Object.values(binding.description)[0] ?? '';
 }
 
-/** Rows of the help screen: keys and what they do, for one screen. */
-export function helpRows(screen: Screen): { keys: string; description: string }[] {
-  return bindingsFor(screen).map((b) => ({ keys: keysOf(b, screen).join(' / '), description: describe(b, screen) }));
+/**
+ * Rows of the help screen: keys and what they do on one screen. With `inherited` (the `?` screen), the
+ * rows it takes from another screen and the global ones follow its own; the README lists each once.
+ */
+export function helpRows(screen: Screen, inherited = true): { keys: string; description: string }[] {
+  return effectiveBindings(screen, inherited).map(({ binding, keys }) => ({ keys: keys.map(keyLabel).join(' / '), description: describe(binding, screen) }));
 }
 
 /**
@@ -84,9 +136,10 @@ export function helpRows(screen: Screen): { keys: string; description: string }[
  */
 export function footerHints(screen: Screen, columns = Number.POSITIVE_INFINITY, hide: readonly Command[] = []): string {
   const groups = new Map<string, string[]>();
-  for (const b of bindingsFor(screen)) {
-    const first = keysOf(b, screen)[0];
-    if (b.hint === undefined || first === undefined || (b.footer && !b.footer.includes(screen)) || hide.includes(b.command)) continue;
+  for (const { binding: b, keys } of effectiveBindings(screen)) {
+    const first = keys[0] ? keyLabel(keys[0]) : undefined;
+    const home = b.screens.includes(screen) ? screen : INHERITS[screen];
+    if (b.hint === undefined || first === undefined || (b.footer && home && !b.footer.includes(home)) || hide.includes(b.command)) continue;
     groups.set(b.hint, [...(groups.get(b.hint) ?? []), first]);
   }
   const entries = [...groups].map(([hint, keys]) => `${keys.join('/')} ${hint}`);
@@ -101,11 +154,15 @@ const SCREEN_TITLES: Partial<Record<Screen, string>> = {
   inbox: 'Inbox',
   filter: 'Filter input',
   viewer: 'Message viewer',
+  search: 'Search input (/ in the viewer)',
+  found: 'Message viewer with a search set (and every viewer key above it does not take)',
   switch: 'Address switcher (s)',
   attachment: 'Choosing an attachment to save (a)',
   overwrite: 'Saving over a file that exists (a)',
   confirm: 'Questions (delete, new address, forget)',
+  forgetAccount: 'Forgetting an address its provider can delete (x on a mail.tm address)',
   help: 'Help screen',
+  global: 'Everywhere',
 };
 
 /** The keys as Markdown tables, one per screen, for the README (generated so it cannot drift). */
@@ -113,7 +170,7 @@ export function keymapMarkdown(): string {
   const parts: string[] = [];
   for (const [screen, title] of Object.entries(SCREEN_TITLES) as [Screen, string][]) {
     parts.push(`**${title}**`, '', '| Keys | Action |', '|---|---|');
-    for (const row of helpRows(screen)) {
+    for (const row of helpRows(screen, false)) {
       const keys = row.keys.split(' / ').map((k) => `\`${k === '|' ? '\\|' : k}\``).join(', ');
       parts.push(`| ${keys} | ${row.description} |`);
     }

@@ -18,18 +18,27 @@ export interface DomainsNoteLines {
   rows: number;
 }
 
-/** The note's lines at `columns`, or null once the domains are there. */
-export function domainsNote(domains: DomainsState, canGoBack: boolean, now: number, columns: number): DomainsNoteLines | null {
+/** The note's lines at `columns`, or null once the domains are there. `next`: the provider p tries. */
+export function domainsNote(
+  domains: DomainsState,
+  at: { canGoBack: boolean; next?: string },
+  now: number,
+  columns: number,
+): DomainsNoteLines | null {
   if (domains.status === 'ready') return null;
   if (domains.status === 'loading') return { loading: true, reason: ['Loading the domains from the service…'], hint: [], rows: 1 };
-  const keys = canGoBack ? 'r: retry now, Esc: back to your address, q: quit.' : 'Press r to retry now, q to quit.';
-  const next = domains.held
-    ? canGoBack
-      ? 'r: try again, Esc: back to your address, q: quit.'
-      : 'Press r to try again, q to quit.'
-    : `${domains.retryAt === null ? 'Retrying now… ' : `Retrying in ${Math.max(0, Math.ceil((domains.retryAt - now) / 1000))} s. `}${keys}`;
+  // A provider that is down, blocked or not this service: another may not be.
+  const again = domains.held ? 'try again' : 'retry now';
+  const keys = at.canGoBack
+    ? `r: ${again}, ${at.next ? `p: try ${at.next}, ` : ''}Esc: back to your address, q: quit.`
+    : `Press r to ${again}, ${at.next ? `p to try ${at.next}, ` : ''}q to quit.`;
+  const when = domains.held
+    ? ''
+    : domains.retryAt === null
+      ? 'Retrying now… '
+      : `Retrying in ${Math.max(0, Math.ceil((domains.retryAt - now) / 1000))} s. `;
   const reason = statusLines(`Could not load the domains: ${domains.error}`, columns);
-  const hint = statusLines(next, columns);
+  const hint = statusLines(when + keys, columns);
   return { loading: false, reason, hint, rows: reason.length + hint.length };
 }
 

@@ -1,34 +1,38 @@
 /**
  * What the session's keys do beyond moving around: delete a message on the service, copy a thing
- * (address, code, link), open a link in a browser or show and copy it, save an attachment to the download
- * directory (asking first when its name is taken there). Each reports on the status line; nothing
- * throws. Results that arrive after the user left the address are dropped (`mounted`).
+ * (address, code, link), open a link in a browser or show and copy it, save an attachment or the whole
+ * message (.eml) to the download directory (asking first when its name is taken there). Each reports on
+ * the status line; nothing throws. Results that arrive after the user left the address are dropped
+ * (`mounted`).
  */
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { isApiError } from '../../client/api-error';
-import type { TempMailApi } from '../../client/client-types';
+import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import { replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../state/download-files';
 import { makeDirSync } from '../../state/make-dir';
 import { safeLine } from '../../text/safe-text';
-import type { AttachmentInfo, Session } from '../../model/mail-types';
+import { expiryMs, type AttachmentInfo, type MessageId, type MessageSource, type MessageSummary, type Session } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
 import { byteSize } from '../wording/display-format';
 import { fsReason } from '../wording/fs-reason';
 import { copiedLine, openedLine, shownInsteadLine } from '../wording/status-text';
 
 export interface SessionActionsInput {
-  api: TempMailApi;
+  api: MailProvider;
   session: Session;
   copy: (text: string) => Promise<string>;
   openLink: (url: string) => Promise<OpenResult>;
   downloadDir?: string;
+  /** A transient line (done). */
   info: (text: string) => void;
+  /** A line that stays until the next one (under way: "Deleting…"). */
+  progress: (text: string) => void;
   fail: (text: string) => void;
   /** False once the session view is gone. */
   mounted: { readonly current: boolean };
-  /** True while an attachment is being saved (one at a time). */
+  /** True while an attachment or a message is being saved (one at a time). */
   saving: { current: boolean };
   /** Milliseconds since the epoch (is the address past its expiry?). */
   clock: () => number;
@@ -36,7 +40,7 @@ export interface SessionActionsInput {
   ask: (conflict: SaveConflict) => void;
 }
 
-/** A downloaded attachment whose file name exists in the download directory: the question `a` asks. */
+/** A downloaded attachment (or message) whose file name exists in the download directory: the question `a` and `S` ask. */
 export interface SaveConflict {
   kind: 'overwrite';
   /** The name as the service gave it. */
@@ -51,40 +55,45 @@ export interface SaveConflict {
   bytes: Uint8Array;
 }
 
+/** What `S` says where the service gives no raw message. */
+export const NO_RAW_MESSAGE = 'No .eml to save: this service gives no raw message (R shows what it gives)';
+
 /** The answers: o replaces the file, k saves beside it, any other key leaves it. */
 export type ConflictChoice = 'overwrite' | 'keep' | 'cancel';
 
 export interface SessionActions {
   /** Deletes a message; true when it is gone from the service (or was already), else says why not. */
-  deleteMessage(id: number): Promise<boolean>;
+  deleteMessage(id: MessageId): Promise<boolean>;
   /** Copies `text`, saying "Copied <what> via ...". */
   copyText(what: string, text: string): void;
   /** Opens link `n` in a browser; where none can open, copies it (the viewer shows it whole). */
   openUrl(n: number, url: string): void;
   /** Downloads an attachment and writes it, new file, mode 0600, into the download directory; asks when the name is taken. */
-  saveAttachment(messageId: number, attachment: AttachmentInfo): void;
+  saveAttachment(messageId: MessageId, attachment: AttachmentInfo): void;
+  /** Saves the message as "<subject>.eml" from its source (fetched by `source`), like an attachment. */
+  saveMessage(message: MessageSummary, source: () => Promise<MessageSource>): void;
   /** Acts on the answer to `ask`. */
   answerConflict(conflict: SaveConflict, choice: ConflictChoice): void;
 }
 
 /** The actions of one session, reporting through `info` and `fail`. */
 export function sessionActions(input: SessionActionsInput): SessionActions {
-  const { api, session, mounted, info, fail } = input;
+  const { api, session, mounted, info, fail, progress } = input;
   const live = <A extends unknown[]>(f: (...args: A) => void) => (...args: A) => {
     if (mounted.current) f(...args);
   };
 
-  const deleteMessage = async (id: number): Promise<boolean> => {
-    info('Deleting…');
+  const deleteMessage = async (id: MessageId): Promise<boolean> => {
+    progress('Deleting…');
     try {
-      await api.deleteMail(session.token, id);
+      await api.deleteMessage(session, id);
     } catch (error) {
       // Already gone on the service is what the user wanted anyway.
       if (isApiError(error) && error.kind === 'not_found') return true;
       // An expired address is purged by the service, which then knows its token no more: say why.
       const expired =
         isApiError(error) &&
-        (error.kind === 'session_expired' || (error.kind === 'invalid_token' && session.expiresAt.getTime() <= input.clock()));
+        (error.kind === 'session_expired' || (error.kind === 'invalid_token' && expiryMs(session) <= input.clock()));
       live(fail)(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
       return false;
     }
@@ -92,7 +101,7 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
   };
 
   const copyText = (what: string, text: string) => {
-    info(`Copying ${what}…`);
+    progress(`Copying ${what}…`);
     input.copy(text).then(
       live((said: string) => info(copiedLine(what, said))),
       live((error: unknown) => fail(`${what}: not copied: ${describeError(error)}`)),
@@ -100,7 +109,7 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
   };
 
   const openUrl = (n: number, url: string) => {
-    info(`Opening link ${n}…`);
+    progress(`Opening link ${n}…`);
     input.openLink(url).then(
       live((result: OpenResult) => {
         if (result.opened) return info(openedLine(n, result.opener));
@@ -129,32 +138,55 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     return true;
   };
 
-  const saveAttachment = (messageId: number, attachment: AttachmentInfo) => {
-    const name = safeLine(attachment.filename.trim() || 'unnamed', 120);
+  // Writes downloaded bytes into the download directory as `filename` (made safe), asking when it is taken.
+  const saveBytes = (name: string, filename: string, download: () => Promise<Uint8Array>, what: string) => {
     const dir = input.downloadDir;
     if (!dir) return fail('No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
-    if (input.saving.current) return info('Still saving the previous attachment…');
+    if (input.saving.current) return info('Still saving the previous file…');
     input.saving.current = true;
-    info(`Downloading ${name} (${byteSize(attachment.size)})…`);
-    api.downloadAttachment(session.token, messageId, attachment.id).then(
+    progress(what);
+    download().then(
       (bytes) => {
         input.saving.current = false;
         const fresh = () => {
           // Created private if missing; an existing directory is left as the user made it.
           makeDirSync(dir, 0o700);
-          return writeFileIfNew(dir, attachment.filename, bytes);
+          return writeFileIfNew(dir, filename, bytes);
         };
         if (writeOut(name, dir, bytes.length, fresh)) return;
         // The name is taken. Nobody left to ask (the user left this address): keep both, never replace.
-        if (!mounted.current) return void writeOut(name, dir, bytes.length, () => writeNewFile(dir, attachment.filename, bytes));
-        const safe = safeFileName(attachment.filename);
+        if (!mounted.current) return void writeOut(name, dir, bytes.length, () => writeNewFile(dir, filename, bytes));
+        const safe = safeFileName(filename);
         const keepName = basename(uniquePath(dir, safe));
-        input.ask({ kind: 'overwrite', filename: attachment.filename, name: safe, dir, where: homeRelative(dir), keepName, bytes });
+        input.ask({ kind: 'overwrite', filename, name: safe, dir, where: homeRelative(dir), keepName, bytes });
       },
       (error: unknown) => {
         input.saving.current = false;
         live(fail)(`${name} not saved: ${describeError(error)}`);
       },
+    );
+  };
+
+  const saveAttachment = (messageId: MessageId, attachment: AttachmentInfo) => {
+    const name = safeLine(attachment.filename.trim() || 'unnamed', 120);
+    saveBytes(
+      name,
+      attachment.filename,
+      () => api.downloadAttachment(session, messageId, attachment),
+      `Downloading ${name} (${byteSize(attachment.size)})…`,
+    );
+  };
+
+  const saveMessage = (message: MessageSummary, source: () => Promise<MessageSource>) => {
+    const filename = `${message.subject.trim() || `message ${message.id}`}.eml`;
+    const name = safeLine(safeFileName(filename), 120);
+    progress(`Saving ${name}…`);
+    source().then(
+      live((got: MessageSource) => {
+        if (got.kind !== 'raw') return info(NO_RAW_MESSAGE);
+        saveBytes(name, filename, async () => got.bytes, `Saving ${name}…`);
+      }),
+      live((error: unknown) => fail(`${name} not saved: ${describeError(error)}`)),
     );
   };
 
@@ -165,7 +197,7 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     else info(`Cancelled: ${q.name} left as it was`);
   };
 
-  return { deleteMessage, copyText, openUrl, saveAttachment, answerConflict };
+  return { deleteMessage, copyText, openUrl, saveAttachment, saveMessage, answerConflict };
 }
 
 // "~/Downloads" for a folder under the home directory: the question has to fit on one line.

@@ -8,19 +8,24 @@ import { TextInput } from '../widgets/text-input';
 import { subjectLabel } from '../wording/display-format';
 import type { Screen } from '../keymap/keymap';
 import type { SaveConflict } from './session-actions';
+import type { StatusMessage } from '../wording/status-text';
 import { linkChoice } from '../viewer/viewer-state';
+import type { ProviderId } from '../../model/mail-types';
+import { forgetLines, forgetScreen } from '../saved/forget-question';
 
 /** A question the session asks: y/n (delete, leave, forget), which attachment to save, or whether to replace a file. */
 export type Question =
   | { kind: 'delete'; message: MessageSummary }
   | { kind: 'leave' }
-  | { kind: 'forget' }
+  /** `provider`: where the address lives (a mail.tm account can also be deleted there). */
+  | { kind: 'forget'; provider: ProviderId }
   | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[]; typed?: string }
   | SaveConflict;
 
 /** The keymap screen that reads the answer to `question`. */
 export function questionScreen(question: Question): Screen {
   if (question.kind === 'attachment' || question.kind === 'overwrite') return question.kind;
+  if (question.kind === 'forget') return forgetScreen(question.provider);
   return 'confirm';
 }
 
@@ -51,7 +56,7 @@ export function questionLines(question: Question, email: string, columns: number
     case 'leave':
       return confirmLines(`Leave ${email} for a new address? It keeps working until it expires.`, columns);
     case 'forget':
-      return confirmLines(`Forget ${email}? It cannot be reopened.`, columns);
+      return forgetLines(email, question.provider, columns);
     case 'overwrite':
       return confirmLines(`${question.name} exists in ${question.where}`, columns, overwriteAnswers(question));
     case 'attachment': {
@@ -64,6 +69,12 @@ export function questionLines(question: Question, email: string, columns: number
       return statusLines(text, columns);
     }
   }
+}
+
+/** Rows above the footer: a question's lines, one for an input (filter, search), else the status's lines. */
+export function bottomHeight(at: { question: Question | null; email: string; input: boolean; status: StatusMessage | null; columns: number }): number {
+  if (at.question) return questionLines(at.question, at.email, at.columns).length;
+  return at.input ? 1 : statusLines(at.status?.text ?? '', at.columns).length;
 }
 
 /** The question's words above the footer. */

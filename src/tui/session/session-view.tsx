@@ -1,41 +1,54 @@
 /**
  * One live address: the header, the inbox or the viewer, the `?` help, the questions (delete, leave,
- * forget, which attachment, replace a file), the filter input, the status line and the footer. Polling,
- * body fetching and prefetching live in hooks; list and viewer state in reducers; copying, opening links
- * and saving attachments in session-actions.ts; this component only routes between them.
+ * forget, which attachment, replace a file), the filter and search inputs, the status line and the
+ * footer. Polling, body and source fetching and read marks live in hooks, and what the session does as
+ * mail arrives in use-session-effects.ts; list and viewer state in reducers; copying, opening links and
+ * saving in session-actions.ts; reading from message to message (J/K, the view kept, the search) in
+ * use-reading.ts; this component only routes between them.
  */
 import { Box } from 'ink';
 import React, { useEffect, useRef, useState } from 'react';
-import type { TempMailApi } from '../../client/client-types';
+import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import type { MessageSummary, Session } from '../../model/mail-types';
-import { Footer, StatusLine, statusLines } from '../widgets/chrome';
+import { Footer, StatusLine } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { useKeys } from '../widgets/use-keys';
 import { subjectLabel } from '../wording/display-format';
 import { InboxScreen } from '../inbox/inbox-screen';
 import { headerHeight, SessionHeader } from '../inbox/session-header';
-import { formatZoneError } from '../../platform/time';
 import { useInbox } from '../inbox/use-inbox';
+import { useReadMarks, type ReadMarksConfig } from '../inbox/use-read-marks';
 import type { Screen } from '../keymap/keymap';
+import { SearchLine } from '../search/search-line';
 import { sessionActions } from './session-actions';
-import { questionLines, questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
+import { bottomHeight, questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
+import { useFaded, useStatus } from './session-status';
 import { refreshRefusal } from '../wording/status-text';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
+import { useReading } from './use-reading';
 import { useSaveQuestions } from './use-save-questions';
-import { loadedReader, preloadReader } from '../viewer/lazy-reader';
-import { badgeOf } from '../viewer/mark';
+import { useSessionEffects } from './use-session-effects';
+import { useForgetAnswer } from '../saved/forget-question';
+import { preloadReader } from '../viewer/lazy-reader';
+import { rowMarks } from './row-marks';
 import { useMessageCache } from '../viewer/use-message-cache';
+import { useMessageSources } from '../source/use-message-source';
 import { ViewerScreen } from '../viewer/viewer-screen';
 
 export interface SessionViewProps {
-  api: TempMailApi;
+  /** The provider the address lives on. */
+  provider: MailProvider;
+  /** Its name for the header ("mail.tm"); none for the in-process service, whose own line says it. */
+  where?: string;
   session: Session;
   intervalMs: number;
   bell: boolean;
   /** Where `a` saves attachments; unset means saving is refused with a message. */
   downloadDir?: string;
+  /** Where the opened messages of each address are remembered; without it, only for this run. */
+  readMarks?: ReadMarksConfig;
   clock: () => number;
   local?: LocalServiceInfo;
   columns: number;
@@ -51,31 +64,28 @@ export interface SessionViewProps {
   onNewAddress: () => void;
   /** `s`: the saved-address switcher. */
   onSwitch: () => void;
-  /** `x`, confirmed: forget this address (the app then shows the picker). */
-  onForget: () => void;
+  /** `x`, confirmed: forget this address (the app then shows the picker); `there`: delete it at its provider too. */
+  onForget: (there: boolean) => void;
   /** The service knows this address's token (first good check), or refused it before its expiry. */
   onTokenAnswer?: (known: boolean) => void;
   onQuit: () => void;
 }
 
-type View = { kind: 'inbox' } | { kind: 'viewer'; message: MessageSummary };
-
-// Bodies fetched ahead of time, so the list can show their codes: the newest unread few.
-const PREFETCH_COUNT = 5;
 // A message without attachments: the viewer's footer leaves out `a`.
 const NO_ATTACHMENTS = ['save'] as const;
 
 /** The session screens. */
 export function SessionView(props: SessionViewProps) {
-  const { api, session, columns, rows, active } = props;
-  const inbox = useInbox({ api, session, intervalMs: props.intervalMs, clock: props.clock, onTokenAnswer: props.onTokenAnswer });
-  const cache = useMessageCache(api, session.token);
-  const [view, setView] = useState<View>({ kind: 'inbox' });
+  const { provider: api, session, columns, rows, active } = props;
+  const marks = useReadMarks(props.readMarks, session);
+  const inbox = useInbox({ api, session, intervalMs: props.intervalMs, clock: props.clock, onTokenAnswer: props.onTokenAnswer, read: marks.initial });
+  const cache = useMessageCache(api, session);
+  const sources = useMessageSources(api, session);
   const [help, setHelp] = useState(false);
   const [question, setQuestion] = useState<Question | null>(null);
   const [filtering, setFiltering] = useState(false);
   const [filterText, setFilterText] = useState('');
-  const [status, setStatus] = useState<StatusMessage | null>(null);
+  const { status, info, note, fail, clear } = useStatus(props.clock);
   // Deletes, copies and downloads finish after the user may have left this address: no state update then.
   const mounted = useRef(true);
   const saving = useRef(false);
@@ -87,8 +97,6 @@ export function SessionView(props: SessionViewProps) {
     };
   }, []);
 
-  const info = (text: string) => setStatus({ text, kind: 'info' });
-  const fail = (text: string) => setStatus({ text, kind: 'error' });
   const actions = sessionActions({
     api,
     session,
@@ -96,63 +104,40 @@ export function SessionView(props: SessionViewProps) {
     openLink: props.openLink,
     downloadDir: props.downloadDir,
     info,
+    progress: note,
     fail,
     mounted,
     saving,
     clock: props.clock,
     ask: setQuestion,
   });
+  const reading = useReading({ api, session, inbox, cache, sources, status: { info, clear } });
+  const { view } = reading;
 
-  // New mail: a line, and the bell unless it is switched off.
-  const { arrivals, lastArrived, all, unread } = inbox.state;
-  useEffect(() => {
-    if (arrivals === 0) return;
-    info(`${lastArrived} new message${lastArrived === 1 ? '' : 's'}`);
-    if (props.bell) props.ringBell();
-  }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
+  const { unread } = inbox.state;
+  useSessionEffects({ inbox, cache, marks, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
 
-  // The address is not the service's (a web page, not HTTP): checks stop until r. The header says so in
-  // a line; the status says it whole, wrapped, with what to check.
-  const held = inbox.poll.phase === 'held' ? inbox.poll.error : null;
-  useEffect(() => {
-    if (held) fail(held);
-  }, [held]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  // Mail showed the service's times off by a zone: say so once, and how to set it right.
-  const zoneError = inbox.zoneErrorMs;
-  useEffect(() => {
-    if (zoneError !== 0) info(`The service's times read ${formatZoneError(zoneError)} off; corrected from arriving mail (see --server-tz)`);
-  }, [zoneError]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  // The newest unread bodies, fetched one at a time in the background (the cache never asks twice).
-  useEffect(() => {
-    cache.prefetch(all.filter((m) => unread.has(m.id)).slice(0, PREFETCH_COUNT).map((m) => m.id));
-  }, [all, unread, cache.prefetch]); // eslint-disable-line react-hooks/exhaustive-deps
-
-  // The line(s) above the footer: a question, the filter input, or the status (a long one wraps).
-  const shownStatus = status ?? props.notice ?? null;
-  const bottomRows = question ? questionLines(question, session.email, columns).length : filtering ? 1 : statusLines(shownStatus?.text ?? '', columns).length;
+  // The line(s) above the footer: a question, the filter or search input, or the status (a transient one
+  // fades; a long one wraps, and the body gives it the rows).
+  const shownStatus = useFaded(status, props.clock) ?? props.notice ?? null;
+  const typingSearch = Boolean(reading.search?.typing && view.kind === 'viewer');
+  const bottomRows = bottomHeight({ question, email: session.email, input: filtering || typingSearch, status: shownStatus, columns });
   const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - bottomRows - 1);
   useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
   const live = inbox.poll.phase !== 'stopped';
   const asking: Screen | null = question ? questionScreen(question) : null;
-  const screen: Screen = asking ?? (help ? 'help' : filtering ? 'filter' : view.kind);
-
-  const open = (m: MessageSummary) => {
-    inbox.dispatch({ type: 'opened', id: m.id });
-    cache.load(m.id);
-    setStatus(null);
-    setView({ kind: 'viewer', message: m });
-  };
+  const searchScreen: Screen | null = reading.search ? (reading.search.typing ? 'search' : 'found') : null;
+  const screen: Screen = asking ?? (help ? 'help' : filtering ? 'filter' : view.kind === 'viewer' ? (searchScreen ?? 'viewer') : 'inbox');
 
   const remove = async (m: MessageSummary) => {
     if (!(await actions.deleteMessage(m.id))) return;
     if (!mounted.current) return;
     inbox.dispatch({ type: 'removed', id: m.id });
     cache.evict(m.id);
-    setView((v) => (v.kind === 'viewer' && v.message.id === m.id ? { kind: 'inbox' } : v));
+    sources.evict(m.id);
+    reading.closeIf(m.id);
     info(`Deleted "${subjectLabel(m.subject)}"`);
   };
 
@@ -164,15 +149,20 @@ export function SessionView(props: SessionViewProps) {
         setQuestion(null);
         if (q?.kind === 'delete') void remove(q.message);
         if (q?.kind === 'leave') props.onNewAddress();
-        if (q?.kind === 'forget') props.onForget();
       },
       no: () => {
         setQuestion(null);
         info('Cancelled');
       },
     },
-    { isActive: active && asking === 'confirm' },
+    { isActive: active && asking === 'confirm' && question?.kind !== 'forget' },
   );
+  // Forgetting: y/n, or (an address its provider can delete) y, D or no.
+  useForgetAnswer(api.info.id, active && question?.kind === 'forget', (choice) => {
+    setQuestion(null);
+    if (choice === 'no') info('Cancelled');
+    else props.onForget(choice === 'there');
+  });
   // Which attachment, and whether to replace a file of the same name.
   const saveFrom = useSaveQuestions({ question, setQuestion, actions, info, screen, active });
   // Esc in the filter input, or in the list while a filter is set.
@@ -189,6 +179,7 @@ export function SessionView(props: SessionViewProps) {
     },
     { isActive: active && filtering && !question },
   );
+  useKeys('search', { submit: reading.keepSearch, back: reading.clearSearch }, { isActive: active && screen === 'search' });
 
   if (!active) return null;
 
@@ -205,21 +196,28 @@ export function SessionView(props: SessionViewProps) {
         key={m.id}
         summary={m}
         entry={cache.get(m.id)}
+        source={sources.get(m.id)}
+        sourcesAvailable={sources.available}
+        mode={reading.mode}
+        onMode={reading.setMode}
+        search={reading.search}
         columns={columns}
         rows={height}
-        isActive={screen === 'viewer'}
-        onBack={() => {
-          // What the viewer said (no links, copied, ...) was about that message.
-          setStatus(null);
-          setView({ kind: 'inbox' });
-        }}
+        isActive={screen === 'viewer' || screen === 'found'}
+        onBack={reading.close}
         onDelete={() => setQuestion({ kind: 'delete', message: m })}
         onReload={() => cache.load(m.id, true)}
+        onReloadSource={() => void sources.load(m.id, true).catch(() => undefined)}
         onHelp={() => setHelp(true)}
         onCopy={actions.copyText}
         onOpenLink={actions.openUrl}
         onSave={(attachments) => saveFrom(m, attachments)}
-        onStatus={info}
+        onSaveMessage={() => actions.saveMessage(m, () => reading.sourceOf(m.id))}
+        onStep={reading.step}
+        onSearchStart={reading.startSearch}
+        onSearchClear={reading.clearSearch}
+        onSearchCount={reading.setSearchCount}
+        onStatus={(text, sticky) => (sticky ? note(text) : info(text))}
       />
     );
   } else {
@@ -234,24 +232,18 @@ export function SessionView(props: SessionViewProps) {
         clock={props.clock}
         local={props.local}
         isActive={screen === 'inbox'}
-        badge={(m) => {
-          const entry = cache.get(m.id);
-          if (entry?.status === 'ready') return badgeOf(entry.mark);
-          // Not fetched (only the newest unread few are): a code in the subject needs no body.
-          const code = loadedReader()?.codeInSubject(m.subject);
-          return code ? `code ${code}` : '';
-        }}
-        onOpen={open}
+        {...rowMarks(cache)}
+        onOpen={reading.open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
         onRefresh={() => {
           // The header already says "checking…"; the status line speaks only when r can't check now.
-          if (inbox.refresh()) setStatus(null);
+          if (inbox.refresh()) clear();
           else info(refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited, inbox.poll.error));
         }}
         onNewAddress={newAddress}
         onCopy={() => actions.copyText('address', session.email)}
         onSwitch={props.onSwitch}
-        onForget={() => setQuestion({ kind: 'forget' })}
+        onForget={() => setQuestion({ kind: 'forget', provider: api.info.id })}
         onFilter={() => setFiltering(true)}
         onClearFilter={filterText ? clearFilter : undefined}
         onHelp={() => setHelp(true)}
@@ -273,6 +265,10 @@ export function SessionView(props: SessionViewProps) {
         }}
       />
     );
+  } else if (reading.search?.typing && view.kind === 'viewer') {
+    bottom = (
+      <SearchLine value={reading.search.pattern} focus={screen === 'search'} count={reading.searchCount} columns={columns} onChange={reading.typeSearch} />
+    );
   } else bottom = <StatusLine status={shownStatus} columns={columns} />;
 
   return (
@@ -285,13 +281,22 @@ export function SessionView(props: SessionViewProps) {
         clock={props.clock}
         columns={columns}
         local={props.local}
+        where={props.where}
+        push={inbox.push}
+        unread={view.kind === 'viewer' ? unread.size : undefined}
       />
       {/* Hidden, not unmounted, under the help: the viewer keeps its scroll position and rendered body. */}
       <Box display={help ? 'none' : 'flex'} flexDirection="column">
         {content}
       </Box>
       {help ? (
-        <HelpScreen screen={view.kind} columns={columns} rows={height} onClose={() => setHelp(false)} isActive={screen === 'help'} />
+        <HelpScreen
+          screen={view.kind === 'viewer' ? (searchScreen === 'found' ? 'found' : 'viewer') : 'inbox'}
+          columns={columns}
+          rows={height}
+          onClose={() => setHelp(false)}
+          isActive={screen === 'help'}
+        />
       ) : null}
       {bottom}
       <Footer screen={screen} columns={columns} hide={viewerHidden} />

@@ -1,6 +1,7 @@
 /**
  * Runs the app on the real terminal, on a service made ready by app-service.ts (the local one when none
- * is configured): opens the saved addresses, draws on the alternate screen, and on `q`, Ctrl+C or SIGTERM/SIGHUP
+ * is configured): opens the saved addresses and their read marks, draws on the alternate screen, gives
+ * the terminal back on Ctrl-Z until `fg` (suspend.ts), and on `q`, Ctrl+C or SIGTERM/SIGHUP
  * puts the terminal back as it was (main screen, cursor shown) before the process ends. A signal
  * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) ends it the same way, so the in-process service closes too.
  * Keys reach Ink one at a time (widgets/key-stdin.ts), however many arrive in one read.
@@ -10,47 +11,31 @@ import React from 'react';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';
 import type { Settings } from '../../state/app-config';
-import { appPaths } from '../../state/paths';
-import { normalizeBaseUrl, openSavedSessions } from '../../state/saved-sessions';
+import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { App } from '../app';
 import type { CliIo } from './shell-types';
-import type { AppService } from './app-service';
+import { startRef, type AppService } from './app-service';
+import { serviceLabel } from '../wording/provider-text';
 import { keyByKey } from '../widgets/key-stdin';
 import { noColorRequested } from '../widgets/theme';
+import { openReadState } from '../../state/read-state';
+import { createSuspender, ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR } from './suspend';
 
-const ENTER_ALT_SCREEN = '\x1b[?1049h';
-const LEAVE_ALT_SCREEN = '\x1b[?1049l';
-const SHOW_CURSOR = '\x1b[?25h';
-
-/**
- * "Service: https://mail.example/api": what the picker says it talks to, scheme and all (http:// where
- * https:// was meant is a mistake to see at a glance), never user:password.
- */
-export function serviceLabel(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `Service: ${safeLine(`${url.protocol}//${url.host}${path}`, 200)}`;
-  } catch {
-    return 'Service: (configured)';
-  }
-}
+export { serviceLabel };
 
 /**
- * The key under which addresses are saved. A configured service is its normalized URL (what the
- * scripting commands use too). The local service gets a new HTTP port every run, so its addresses are
- * saved under "local:" plus its data directory, which is what actually holds them across runs.
+ * The key under which a tempmail service's addresses are saved: its normalized URL (what the scripting
+ * commands use too), or for the in-process service "local:" plus its data directory (see startRef).
  */
 export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
-  return baseUrl ? normalizeBaseUrl(baseUrl) : `local:${appPaths(env).data}`;
+  return startRef({ baseUrl }, env).baseUrl;
 }
 
 /** Runs the app until the user quits; resolves with the exit status. */
 export async function runApp({ settings, io, service }: { settings: Settings; io: CliIo; service: AppService }): Promise<number> {
   const { stdout, stderr, stdin, env } = io;
-  const { api, baseUrl, local } = service;
-  const key = serviceKey(settings.baseUrl, env);
+  const { providers, start, baseUrl, local } = service;
 
   let restored = false;
   const restore = () => {
@@ -61,19 +46,25 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   stdout.write(ENTER_ALT_SCREEN);
   // Whatever ends the process, the user's shell gets its screen back.
   process.once('exit', restore);
+  // Job control needs a terminal to give back (and a key to ask for it).
+  const suspender = stdin.isTTY ? createSuspender({ stdin, stdout }) : undefined;
 
   // Made once: drawing again (below) must hand the App the very same saved store and callbacks.
-  const saved = { store: openSavedSessions({ env }), serviceKey: key };
+  const saved = { store: openSavedSessions({ env }), serviceKey: start.baseUrl };
+  const readMarks = openReadState({ env });
+  const onSuspend = suspender ? (redraw: () => void) => suspender.suspend(redraw) : undefined;
   const ringBell = () => stdout.write('\x07');
   const copy = async (text: string, write: (data: string) => void) => (await copyToClipboard(text, { write, env })).message;
   const openLink = (url: string) => openInBrowser(url, { env });
   const app = () => (
     <App
-      api={api}
+      providers={providers}
       settings={settings}
       local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
-      serviceLabel={serviceLabel(local?.httpUrl ?? baseUrl)}
+      serviceLabel={start.provider === 'tempmail' ? serviceLabel(local?.httpUrl ?? baseUrl) : undefined}
       saved={saved}
+      readMarks={readMarks}
+      onSuspend={onSuspend}
       ringBell={ringBell}
       copy={copy}
       openLink={openLink}
@@ -108,6 +99,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
+    suspender?.dispose();
     unfollow?.();
     restore();
     process.off('exit', restore);

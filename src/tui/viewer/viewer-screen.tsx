@@ -1,26 +1,40 @@
 /**
  * The message viewer: headers (toggled by `H`; long ones wrapped over a few lines by header-rows.ts), the
- * detected code and link, the attachments, the body wrapped to the width (HTML through html-to-text with
- * numbered links), scrolling by line and page, links picked by number, and the keys that act on them: `y`
- * copies the code (or the picked or detected link), `o` opens a link, `a` saves an attachment (the
- * session does the I/O). Only the lines inside the window are drawn.
+ * detected code and link, the attachments, and the body wrapped to the width (HTML through html-to-text
+ * with numbered links, or the text part: `t`), or the message's source (`R`). Scrolling by line and page,
+ * links picked by number, a search with its matches marked (`/`, then n/N), and the keys that act on the
+ * message: `y` copies, `o` opens a link, `a` saves an attachment, `S` the message, J/K go to the next or
+ * previous one (the session does the I/O and keeps the mode). Only the lines inside the window are drawn.
  */
 import { Box, Text } from 'ink';
-import React, { useEffect, useMemo, useReducer, useState } from 'react';
+import React, { useEffect, useReducer, useState } from 'react';
 import { fitToWidth } from '../../text/text-width';
 import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
 import { useKeys } from '../widgets/use-keys';
+import type { SearchCount } from '../search/search-line';
+import { useSearch, type SearchState } from '../search/use-search';
 import { headerLines, wrappedHeaders } from './header-rows';
 import type { BodyEntry } from './use-message-cache';
-import { useRenderedBody } from './use-rendered-body';
+import type { SourceEntry } from '../source/use-message-source';
+import { partsOf, useViewerLines } from './use-viewer-lines';
+import { ViewerBody } from './viewer-body';
 import { extraLines, LABEL_COLS } from './viewer-extras';
-import { initialViewerState, linkChoice, viewerReducer } from './viewer-state';
+import { initialViewerState, linkChoice, viewerReducer, type ViewerMode } from './viewer-state';
 
 export interface ViewerScreenProps {
   /** The list entry: shown while the full message loads. */
   summary: MessageSummary;
   entry: BodyEntry | undefined;
+  /** The message's source, when asked for (`R`); undefined before. */
+  source: SourceEntry | undefined;
+  /** False when the service cannot give sources: `R` shows the parsed message's fields. */
+  sourcesAvailable: boolean;
+  /** Headers shown, source or message, text or HTML part: the session's, kept across messages. */
+  mode: ViewerMode;
+  onMode: (mode: ViewerMode) => void;
+  /** The search in this message, or null. */
+  search: SearchState | null;
   columns: number;
   /** Lines available for headers, rule and body. */
   rows: number;
@@ -28,6 +42,8 @@ export interface ViewerScreenProps {
   onBack: () => void;
   onDelete: () => void;
   onReload: () => void;
+  /** Asks again for a source that failed to load. */
+  onReloadSource: () => void;
   onHelp: () => void;
   /** Copy `text`; `what` names it for the status line ("code 482913", "link 2"). */
   onCopy: (what: string, text: string) => void;
@@ -35,19 +51,28 @@ export interface ViewerScreenProps {
   onOpenLink: (n: number, url: string) => void;
   /** Save one of these attachments (asks which when there are several). */
   onSave: (attachments: readonly AttachmentInfo[]) => void;
-  onStatus: (text: string) => void;
+  /** `S`: save the message as .eml. */
+  onSaveMessage: () => void;
+  /** J and K: the next or previous message of the list. */
+  onStep: (direction: 1 | -1) => void;
+  /** `/`: start a search. */
+  onSearchStart: () => void;
+  /** Esc with a search set. */
+  onSearchClear: () => void;
+  /** Where the search is (for the search input's count). */
+  onSearchCount: (count: SearchCount | null) => void;
+  /** A line for the status bar; `sticky` ones stay until replaced (a question waiting for its answer). */
+  onStatus: (text: string, sticky?: boolean) => void;
 }
 
 /** The viewer with its keys. */
 export function ViewerScreen(props: ViewerScreenProps) {
-  const { entry, columns, rows, isActive } = props;
+  const { entry, columns, rows, isActive, mode } = props;
   const theme = useTheme();
   const [state, dispatch] = useReducer(viewerReducer, initialViewerState);
   const message = entry?.status === 'ready' ? entry.message : undefined;
-  const view = useRenderedBody(message, columns);
-  const rendered = view?.status === 'ready' ? view.body : undefined;
-  const lines = useMemo(() => (rendered ? rendered.text.split('\n') : []), [rendered]);
-  const links = rendered?.links ?? [];
+  const { view, links, label } = useViewerLines(message, mode, props.source, props.sourcesAvailable, columns);
+  const lines = view.status === 'ready' ? view.lines : null;
   const mark = entry?.status === 'ready' ? entry.mark : undefined;
   const picked = state.picked !== null ? (links[state.picked - 1] ?? null) : null;
 
@@ -56,26 +81,42 @@ export function ViewerScreen(props: ViewerScreenProps) {
   const extras = extraLines({ mark, picked, attachments: message?.attachments ?? [], columns });
   // The listed receive time wins over the fetched one: use-inbox corrects it when the zone was misread.
   const shown = { ...props.summary, ...message, receivedAt: props.summary.receivedAt };
-  const headers = [...wrappedHeaders(headerLines(shown, state.showHeaders), columns, rows, extras.length), ...extras];
+  const headers = [...wrappedHeaders(headerLines(shown, mode.headers), columns, rows, extras.length), ...extras];
   const bodyRows = Math.max(1, rows - headers.length - 1);
-  const maxScroll = Math.max(0, lines.length - bodyRows);
+  const count = lines?.length ?? 0;
+  const maxScroll = Math.max(0, count - bodyRows);
   // Re-wrapped for a new width: scroll to where the same text is, in this very render (no frame of the
   // old line number over new text). While a big body renders anew, the old lines and position wait.
-  const [wrapped, setWrapped] = useState(lines);
-  if (lines !== wrapped && lines.length > 0) {
-    setWrapped(lines);
-    if (wrapped.length > 0) dispatch({ type: 'rewrap', from: wrapped, to: lines, max: maxScroll });
+  // Another kind of lines (source, the other part) starts at the top.
+  const [wrapped, setWrapped] = useState<{ lines: readonly string[]; kind: string }>({ lines: [], kind: '' });
+  const kind = `${mode.source}${label}`;
+  if (lines && lines !== wrapped.lines && lines.length > 0) {
+    setWrapped({ lines, kind });
+    if (wrapped.kind !== kind) dispatch({ type: 'top' });
+    else if (wrapped.lines.length > 0) dispatch({ type: 'rewrap', from: wrapped.lines, to: lines, max: maxScroll });
   }
-  const hasLines = lines.length > 0;
+  const hasLines = count > 0;
   useEffect(() => {
     if (hasLines) dispatch({ type: 'clamp', max: maxScroll });
   }, [maxScroll, hasLines]);
+
+  const search = useSearch({
+    search: props.search,
+    lines,
+    scroll: state.scroll,
+    reveal: (line) => dispatch({ type: 'reveal', line, rows: bodyRows, max: maxScroll }),
+    onCount: props.onSearchCount,
+    onKept: (text, found) => {
+      props.onStatus(text);
+      if (!found) props.onSearchClear();
+    },
+  });
 
   const pickDigit = (digit: string) => {
     if (links.length === 0) return props.onStatus('This message has no links.');
     const choice = linkChoice(state.linkDigits, digit, links.length);
     dispatch({ type: 'linkDigits', digits: choice.wait ?? '' });
-    if (choice.wait) return props.onStatus(`Link ${choice.wait}… (another digit, or Enter)`);
+    if (choice.wait) return props.onStatus(`Link ${choice.wait}… (another digit, or Enter)`, true);
     const link = choice.pick !== undefined ? links[choice.pick - 1] : undefined;
     if (link) pick(link.n);
     else props.onStatus(`No link ${state.linkDigits}${digit}: this message has ${links.length}.`);
@@ -106,9 +147,20 @@ export function ViewerScreen(props: ViewerScreenProps) {
     if (message.attachments.length === 0) return props.onStatus('This message has no attachments.');
     props.onSave(message.attachments);
   };
+  // `t`: the other part, when there is one; the choice stays for the following messages.
+  const switchPart = () => {
+    if (!message) return props.onStatus('The message is not loaded yet.');
+    if (mode.source) return props.onStatus('The source is shown: R shows the message again, then t switches its part.');
+    const parts = partsOf(message);
+    if (!parts.html || !parts.text) return props.onStatus(`This message has only ${parts.html ? 'an HTML' : 'a text'} part.`);
+    const part = label.startsWith('HTML') ? 'text' : 'html';
+    props.onMode({ ...mode, part });
+    props.onStatus(`Showing the ${part === 'html' ? 'HTML' : 'text'} part (t switches back; kept for the next messages)`);
+  };
   const page = Math.max(1, bodyRows - 1);
+  const found = props.search !== null && !props.search.typing;
   useKeys(
-    'viewer',
+    found ? 'found' : 'viewer',
     {
       down: () => dispatch({ type: 'scroll', delta: 1, max: maxScroll }),
       up: () => dispatch({ type: 'scroll', delta: -1, max: maxScroll }),
@@ -116,7 +168,9 @@ export function ViewerScreen(props: ViewerScreenProps) {
       pageUp: () => dispatch({ type: 'scroll', delta: -page, max: maxScroll }),
       first: () => dispatch({ type: 'top' }),
       last: () => dispatch({ type: 'bottom', max: maxScroll }),
-      headers: () => dispatch({ type: 'toggleHeaders' }),
+      headers: () => props.onMode({ ...mode, headers: !mode.headers }),
+      source: () => props.onMode({ ...mode, source: !mode.source }),
+      part: switchPart,
       link: pickDigit,
       submit: () => {
         const link = state.linkDigits ? links[Number(state.linkDigits) - 1] : undefined;
@@ -126,9 +180,17 @@ export function ViewerScreen(props: ViewerScreenProps) {
       yank,
       openLink,
       save,
+      saveMessage: props.onSaveMessage,
+      nextMessage: () => props.onStep(1),
+      previousMessage: () => props.onStep(-1),
+      search: props.onSearchStart,
+      nextMatch: () => props.onStatus(search.step(1)),
+      previousMatch: () => props.onStatus(search.step(-1)),
+      clearSearch: props.onSearchClear,
       delete: props.onDelete,
       refresh: () => {
         if (entry?.status === 'error') props.onReload();
+        else if (mode.source && props.source?.status === 'error') props.onReloadSource();
       },
       back: props.onBack,
       help: props.onHelp,
@@ -140,33 +202,29 @@ export function ViewerScreen(props: ViewerScreenProps) {
   let position = '';
   if (!entry || entry.status === 'loading') {
     body = <Text color={theme.color('muted')}>Loading the message…</Text>;
-  } else if (entry.status === 'error') {
+  } else if (entry.status === 'error' || view.status === 'error') {
+    const what = entry.status === 'error' ? `this message: ${entry.error}` : `its source: ${view.status === 'error' ? view.error : ''}`;
     body = (
       <Text wrap="truncate" color={theme.color('error')}>
-        {fitToWidth(`Could not load this message: ${entry.error}. Press r to try again.`, columns)}
+        {fitToWidth(`Could not load ${what}. Press r to try again.`, columns)}
       </Text>
     );
-  } else if (!view || view.status === 'rendering') {
-    body = <Text color={theme.color('muted')}>Rendering the message…</Text>;
+  } else if (view.status !== 'ready') {
+    body = <Text color={theme.color('muted')}>{`${view.status === 'loading' ? 'Loading' : 'Rendering'} ${view.what}…`}</Text>;
   } else {
-    const shown = lines.slice(state.scroll, state.scroll + bodyRows);
-    const last = Math.min(lines.length, state.scroll + bodyRows);
-    position = ` lines ${state.scroll + 1}-${last} of ${lines.length}${links.length ? ` · ${links.length} link${links.length === 1 ? '' : 's'}` : ''} `;
-    body = shown.map((line, i) => (
-      <Text key={state.scroll + i} wrap="truncate">
-        {line === '' ? ' ' : line}
-      </Text>
-    ));
+    const last = Math.min(count, state.scroll + bodyRows);
+    const linkCount = !mode.source && links.length ? ` · ${links.length} link${links.length === 1 ? '' : 's'}` : '';
+    position = ` ${label ? `${label} · ` : ''}lines ${state.scroll + 1}-${last} of ${count}${linkCount} `;
+    body = <ViewerBody lines={view.lines} scroll={state.scroll} rows={bodyRows} matches={search.matches} current={search.current} />;
   }
-  const labelCols = LABEL_COLS;
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">
-      {headers.map(([label, value], i) => (
-        <Text key={`${label}-${i}`} wrap="truncate">
+      {headers.map(([name, value], i) => (
+        <Text key={`${name}-${i}`} wrap="truncate">
           <Text bold color={theme.color('accent')}>
-            {fitToWidth(label ? `${label}:` : '', labelCols)}
+            {fitToWidth(name ? `${name}:` : '', LABEL_COLS)}
           </Text>
-          {fitToWidth(value, Math.max(1, columns - labelCols))}
+          {fitToWidth(value, Math.max(1, columns - LABEL_COLS))}
         </Text>
       ))}
       <Text wrap="truncate" color={theme.color('muted')}>

@@ -1,9 +1,22 @@
 /**
- * The viewer as a reducer: scroll position, header visibility, the link number being typed and the link
- * picked (for `y` and `o`). Limits
- * (how far one may scroll) come with the actions, since they depend on the rendered body and the window.
- * A re-wrap (the window resized) keeps the text at the top of the window, not the line number.
+ * The viewer as a reducer: scroll position, the link number being typed and the link picked (for `y`
+ * and `o`). Limits (how far one may scroll) come with the actions, since they depend on the rendered
+ * body and the window. A re-wrap (the window resized) keeps the text at the top of the window, not the
+ * line number. The view itself (headers shown, source or message, text or HTML part) is the session's
+ * (ViewerMode): it stays the same from one message to the next.
  */
+
+/** How the viewer shows a message; kept by the session across messages (J/K) and reopened ones. */
+export interface ViewerMode {
+  /** From, To, Cc and Date shown (`H`). */
+  headers: boolean;
+  /** The raw source instead of the message (`R`). */
+  source: boolean;
+  /** The part shown when a message has both (`t`); the other one when it has only that. */
+  part: 'html' | 'text';
+}
+
+export const initialViewerMode: ViewerMode = { headers: true, source: false, part: 'html' };
 
 export interface ViewerState {
   scroll: number;
@@ -14,7 +27,6 @@ export interface ViewerState {
    * windows too tall to scroll that far) so that resizing back and forth comes back to the same line.
    */
   anchor: TextAnchor | null;
-  showHeaders: boolean;
   /** Digits typed so far to pick a link ("1" waits for "12" when there are 12 links). */
   linkDigits: string;
   /** Number of the picked link, or null. */
@@ -25,14 +37,15 @@ export type ViewerAction =
   | { type: 'scroll'; delta: number; max: number }
   | { type: 'top' }
   | { type: 'bottom'; max: number }
-  | { type: 'toggleHeaders' }
+  /** Brings `line` into a window of `rows` lines (a third down from the top), unless it is shown already. */
+  | { type: 'reveal'; line: number; rows: number; max: number }
   | { type: 'clamp'; max: number }
   /** The body was wrapped anew (`from` the lines shown so far `to` these): keep the same text on top. */
   | { type: 'rewrap'; from: readonly string[]; to: readonly string[]; max: number }
   | { type: 'linkDigits'; digits: string }
   | { type: 'pick'; n: number | null };
 
-export const initialViewerState: ViewerState = { scroll: 0, atEnd: false, anchor: null, showHeaders: true, linkDigits: '', picked: null };
+export const initialViewerState: ViewerState = { scroll: 0, atEnd: false, anchor: null, linkDigits: '', picked: null };
 
 const clamp = (n: number, max: number) => Math.max(0, Math.min(Math.max(0, max), n));
 
@@ -47,8 +60,11 @@ export function viewerReducer(state: ViewerState, action: ViewerAction): ViewerS
       return state.scroll === 0 && !state.atEnd ? state : { ...state, scroll: 0, atEnd: false, anchor: null };
     case 'bottom':
       return { ...state, scroll: Math.max(0, action.max), atEnd: true, anchor: null };
-    case 'toggleHeaders':
-      return { ...state, showHeaders: !state.showHeaders };
+    case 'reveal': {
+      if (action.line >= state.scroll && action.line < state.scroll + action.rows) return state;
+      const scroll = clamp(action.line - Math.floor(action.rows / 3), action.max);
+      return { ...state, scroll, atEnd: action.max > 0 && scroll >= action.max, anchor: null };
+    }
     case 'clamp': {
       const scroll = state.atEnd ? Math.max(0, action.max) : clamp(state.scroll, action.max);
       return scroll === state.scroll ? state : { ...state, scroll };

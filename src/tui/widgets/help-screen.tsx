@@ -25,6 +25,7 @@ const TITLES: Partial<Record<Screen, string>> = {
   picker: 'Keys: choosing an address',
   inbox: 'Keys: inbox',
   viewer: 'Keys: reading a message',
+  found: 'Keys: reading a message, a search set',
   switch: 'Keys: saved addresses',
 };
 

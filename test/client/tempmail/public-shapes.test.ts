@@ -92,7 +92,7 @@ describe('the client on the public service shapes', () => {
   it('creates a session with a form-encoded POST and gets the same kind of session', async () => {
     session = await pubApi.createSession({ prefix: 'public-shape', domainId: 2 });
     expect(session.email).toBe('public-shape@inbox.test');
-    expect(session.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    expect(session.expiresAt!.getTime()).toBeGreaterThan(Date.now());
     const post = pub.requests.find((r) => r.path === '/create-session');
     expect(post?.method).toBe('POST');
     expect(post?.contentType).toContain('application/x-www-form-urlencoded');
@@ -116,7 +116,8 @@ describe('the client on the public service shapes', () => {
       return list.length === 2 ? list : undefined;
     }, { timeoutMs: 10_000, message: 'two messages' });
     const pubList = await pubApi.checkMail(session.token);
-    expect(pubList).toEqual(refList.map((m) => ({ ...m, senderEmail: '' })));
+    // The public shape has no has_attachments (a reference-service extension) either.
+    expect(pubList).toEqual(refList.map(({ hasAttachments: _has, ...m }) => ({ ...m, senderEmail: '' })));
     expect(pubList.find((m) => m.subject === 'HTML only')?.senderName).toBe('');
   });
 
@@ -125,7 +126,7 @@ describe('the client on the public service shapes', () => {
     for (const summary of list) {
       const fromRef = await refApi.readMail(session.token, summary.id);
       const fromPub = await pubApi.readMail(session.token, summary.id);
-      const { headers: _headers, ...shared } = fromRef;
+      const { headers: _headers, hasAttachments: _has, ...shared } = fromRef;
       // The public shape has no to/cc/attachments/headers: those come back empty, the rest is identical.
       expect(fromPub).toEqual({ ...shared, to: [], cc: [], attachments: [] });
       expect(fromPub.headers).toBeUndefined();
@@ -176,14 +177,14 @@ describe('a hostile service that is not ours', () => {
   it('every string is terminal-safe by the time it is in our types, words intact', async () => {
     const client = createApi({ baseUrl: hostile.baseUrl });
     const [summary] = await client.checkMail('some-token');
-    expect(summary).toEqual({ id: 7, senderName: 'evil Bank X-Injected: 1', senderEmail: 'a@b.test', subject: 'Hi there ', receivedAt: new Date('2026-11-21T10:00:00Z') });
+    expect(summary).toEqual({ id: '7', senderName: 'evil Bank X-Injected: 1', senderEmail: 'a@b.test', subject: 'Hi there ', receivedAt: new Date('2026-11-21T10:00:00Z') });
     const m = await client.readMail('some-token', 7);
     expect(m.bodyText).toBe('line one\nlink \ufffd end');
     expect(m.bodyHtml).toBe('<p>visible</p>');
     expect(m.to).toEqual(['me@x.test']);
     expect(m.cc).toEqual(['a@x.test', 'b@x.test']);
     expect(m.headers).toEqual({ Date: 'Sat' });
-    expect(m.attachments).toEqual([{ id: 1, filename: 'gpj.exe', contentType: 'text/plain', size: 12 }]);
+    expect(m.attachments).toEqual([{ id: '1', filename: 'gpj.exe', contentType: 'text/plain', size: 12 }]);
     const all = JSON.stringify(m);
     expect(all).not.toMatch(/\\u001b|\\u009b|\\u0000|\\u0007|\\u202e|\\ud800/i);
   });

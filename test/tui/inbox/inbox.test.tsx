@@ -33,7 +33,7 @@ describe('inbox', () => {
     await h.screen.waitFor('No mail yet');
     await mail(h, address, 'First message');
     let frame = await h.screen.waitFor('First message', 8000);
-    expect(frame).toMatch(/\+ Alice Example +First message +\d\d:\d\d/);
+    expect(frame).toMatch(/\+ {2}Alice Example +First message +\d\d:\d\d/);
     await h.screen.waitFor('1 new message');
     expect(h.bells()).toBe(1);
     await mail(h, address, 'Second message', 'bob@example.org');
@@ -68,13 +68,13 @@ describe('inbox', () => {
     await h.screen.waitFor('Subject:  Msg one');
     await h.screen.press(KEY.ESC);
     let frame = await h.screen.waitFor('3 messages · 2 unread');
-    expect(frame).toMatch(/^ {2}Alice Example +Msg one/m); // no marker: read
+    expect(frame).toMatch(/^ {3}Alice Example +Msg one/m); // no marker: read
     await h.screen.press('g', KEY.ENTER);
     await h.screen.waitFor('Subject:  Msg three');
     await h.screen.press('q');
     frame = await h.screen.waitFor('3 messages · 1 unread');
     // Arrived while the inbox was watched and still not opened: marked new.
-    expect(frame).toMatch(/^\+ Alice Example +Msg two/m);
+    expect(frame).toMatch(/^\+ {2}Alice Example +Msg two/m);
   });
 
   it('marks mail that was there before the inbox opened N until it is opened', async () => {
@@ -86,15 +86,15 @@ describe('inbox', () => {
     h = await startApp({ svc, initialSession: session });
     let frame = await h.screen.waitFor('2 messages · 2 unread');
     // Unread, but not "new": they were not seen arriving.
-    expect(frame).toMatch(/^N Alice Example +Waiting two/m);
-    expect(frame).toMatch(/^N Alice Example +Waiting one/m);
+    expect(frame).toMatch(/^N {2}Alice Example +Waiting two/m);
+    expect(frame).toMatch(/^N {2}Alice Example +Waiting one/m);
     expect(frame).not.toMatch(/· \d+ new/);
     await h.screen.press(KEY.ENTER);
     await h.screen.waitFor('Subject:  Waiting two');
     await h.screen.press(KEY.ESC);
     frame = await h.screen.waitFor('2 messages · 1 unread');
-    expect(frame).toMatch(/^ {2}Alice Example +Waiting two/m);
-    expect(frame).toMatch(/^N Alice Example +Waiting one/m);
+    expect(frame).toMatch(/^ {3}Alice Example +Waiting two/m);
+    expect(frame).toMatch(/^N {2}Alice Example +Waiting one/m);
     await h.close();
     h = undefined;
     await svc.close();

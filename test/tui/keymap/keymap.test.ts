@@ -13,7 +13,9 @@ import {
   type Screen,
 } from '../../../src/tui/keymap/keymap';
 
-const SCREENS: Screen[] = ['picker', 'prefix', 'inbox', 'filter', 'viewer', 'confirm', 'help', 'switch', 'attachment', 'overwrite'];
+const SCREENS: Screen[] = [
+  'picker', 'prefix', 'inbox', 'filter', 'viewer', 'search', 'found', 'confirm', 'help', 'switch', 'attachment', 'overwrite', 'global',
+];
 
 const noKey: Key = {
   upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false,
@@ -26,6 +28,7 @@ function press(spec: KeySpec): [string, Key] {
   if ('char' in spec) return [spec.char, { ...noKey, shift: spec.char !== spec.char.toLowerCase() }];
   if ('special' in spec) return ['', { ...noKey, [spec.special]: true }];
   if ('digits' in spec) return ['3', noKey];
+  if ('ctrl' in spec) return [spec.ctrl, { ...noKey, ctrl: true }];
   return ['x', noKey];
 }
 
@@ -36,7 +39,7 @@ describe('keymap', () => {
         for (const spec of binding.keys) {
           if (spec.only && !spec.only.includes(screen)) continue;
           // Printable keys are text on the input screens: only special keys may be commands there.
-          if ((screen === 'prefix' || screen === 'filter') && !('special' in spec)) continue;
+          if ((screen === 'prefix' || screen === 'filter' || screen === 'search') && !('special' in spec) && !('ctrl' in spec)) continue;
           const [input, key] = press(spec);
           expect([screen, binding.command, commandFor(screen, input, key)]).toEqual([screen, binding.command, binding.command]);
         }
@@ -80,7 +83,7 @@ describe('keymap', () => {
 
   it('the help of each screen lists every row of the table for that screen', () => {
     for (const screen of SCREENS) {
-      const rows = helpRows(screen);
+      const rows = helpRows(screen, false);
       expect(rows.length).toBe(KEYMAP.filter((b) => b.screens.includes(screen)).length);
       for (const row of rows) {
         expect(row.keys).not.toBe('');
@@ -93,7 +96,8 @@ describe('keymap', () => {
 
   it('footer hints come from the table and fit 80 columns whole', () => {
     expect(footerHints('inbox')).toMatch(/^j\/k move {2}Enter open {2}d delete/);
-    for (const screen of SCREENS) {
+    // Global keys work everywhere and are in every help, in no footer.
+    for (const screen of SCREENS.filter((s) => s !== 'global')) {
       const line = footerHints(screen, 80);
       expect(textWidth(line)).toBeLessThanOrEqual(80);
       expect(line).toMatch(/\S/);
@@ -112,6 +116,59 @@ describe('keymap', () => {
     const m = /<!-- keys:start -->\n([\s\S]*?)<!-- keys:end -->/.exec(readme);
     expect(m, "README.md keeps the generated keys table between its markers").not.toBeNull();
     expect(m![1]!.trim()).toBe(md.trim());
+  });
+});
+
+describe('keys of issue 16 (reading mail)', () => {
+  const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) => commandFor(screen, input, { ...noKey, ...key });
+
+  it('adds J/K, /, R, t and S to the viewer without changing a key it had', () => {
+    expect([cmd('viewer', 'J'), cmd('viewer', 'K'), cmd('viewer', '/')]).toEqual(['nextMessage', 'previousMessage', 'search']);
+    expect([cmd('viewer', 'R'), cmd('viewer', 't'), cmd('viewer', 'S')]).toEqual(['source', 'part', 'saveMessage']);
+    // What the viewer's keys meant before stays: r retries, d deletes, H headers, digits links, a y o.
+    expect([cmd('viewer', 'r'), cmd('viewer', 'd'), cmd('viewer', 'H'), cmd('viewer', '4')]).toEqual(['refresh', 'delete', 'headers', 'link']);
+    expect([cmd('viewer', 'a'), cmd('viewer', 'y'), cmd('viewer', 'o'), cmd('viewer', 'j'), cmd('viewer', 'k')]).toEqual([
+      'save',
+      'yank',
+      'openLink',
+      'down',
+      'up',
+    ]);
+    // n and N mean nothing in the viewer until a search is set; the inbox keeps its n and its / filter.
+    expect([cmd('viewer', 'n'), cmd('viewer', 'N'), cmd('inbox', 'n'), cmd('inbox', '/')]).toEqual([undefined, undefined, 'newAddress', 'filter']);
+  });
+
+  it('with a search set, n/N move between matches, Esc clears it, q still goes back, the rest is the viewer', () => {
+    expect([cmd('found', 'n'), cmd('found', 'N'), cmd('found', '', { escape: true })]).toEqual(['nextMatch', 'previousMatch', 'clearSearch']);
+    expect([cmd('found', 'q'), cmd('found', 'j'), cmd('found', 'J'), cmd('found', 'y'), cmd('found', '/')]).toEqual([
+      'back',
+      'down',
+      'nextMessage',
+      'yank',
+      'search',
+    ]);
+    // Its help lists its own keys, then the viewer's it does not take (q only, for back), then Ctrl-Z.
+    const rows = helpRows('found');
+    expect(rows.slice(0, 3).map((r) => r.keys)).toEqual(['n', 'N', 'Esc']);
+    expect(rows.find((r) => r.description === 'back to the inbox')?.keys).toBe('q');
+    expect(rows.at(-1)?.keys).toBe('Ctrl-Z');
+    expect(footerHints('found', 80)).toMatch(/^n\/N match {2}Esc clear .* q back {2}\? help$/);
+  });
+
+  it('the search input is text: letters are typed, Enter keeps the search, Esc clears it', () => {
+    expect([cmd('search', 'n'), cmd('search', 'q'), cmd('search', '', { return: true }), cmd('search', '', { escape: true })]).toEqual([
+      undefined,
+      undefined,
+      'submit',
+      'back',
+    ]);
+  });
+
+  it('Ctrl-Z suspends on every screen, before any "any other key" of a question', () => {
+    for (const screen of SCREENS) expect([screen, cmd(screen, 'z', { ctrl: true })]).toEqual([screen, 'suspend']);
+    expect([cmd('inbox', 'z'), cmd('prefix', 'z')]).toEqual([undefined, undefined]);
+    expect(helpRows('inbox').at(-1)).toEqual({ keys: 'Ctrl-Z', description: expect.stringMatching(/^suspend/) });
+    expect(keymapMarkdown()).toContain('**Everywhere**');
   });
 });
 

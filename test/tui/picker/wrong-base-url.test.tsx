@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { App } from '../../../src/tui/app';
-import { serviceLabel } from '../../../src/tui/shell/run-app';
+import { serviceLabel } from '../../../src/tui/wording/provider-text';
+import { singleProvider } from '../../harness/providers';
 import { textWidth } from '../../../src/text/text-width';
 import { startFixtureServer, type FixtureServer, type Handler } from '../../client/fixture-server';
 import { joined, renderAt, type Screen } from '../ui';
@@ -32,7 +33,14 @@ afterAll(() => web.close());
 function app(columns: number, extra: Partial<React.ComponentProps<typeof App>> = {}): { screen: Screen; api: TempMailApi } {
   const api = createApi({ baseUrl: web.baseUrl, retries: 0, timeoutMs: 3000 });
   const screen = renderAt(
-    <App api={api} settings={{ pollIntervalMs: 1000, bell: false }} serviceLabel={serviceLabel(web.baseUrl)} noColor onQuit={() => {}} {...extra} />,
+    <App
+      providers={singleProvider(api, web.baseUrl)}
+      settings={{ pollIntervalMs: 1000, bell: false }}
+      serviceLabel={serviceLabel(web.baseUrl)}
+      noColor
+      onQuit={() => {}}
+      {...extra}
+    />,
     columns,
     24,
   );

@@ -1,0 +1,77 @@
+/**
+ * A short lock for a read-modify-write of a small private file that two processes may change at once
+ * (two app windows): `.<name>.lock` created exclusively beside it. A lock older than LOCK_STALE_MS was
+ * left by a process that died and is taken over; after LOCK_WAIT_MS we go ahead anyway (the atomic
+ * rename still keeps the file whole; at worst one concurrent change is lost). Same rules as the
+ * saved-sessions file's lock.
+ */
+import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensurePrivateDir, isTempFileName } from './secure-file';
+
+const LOCK_STALE_MS = 10_000;
+const LOCK_WAIT_MS = 3_000;
+// A temp file this old belongs to a write that crashed (a live one exists for milliseconds).
+const TEMP_STALE_MS = 60_000;
+
+/** Runs `fn` holding the lock of file `name` in `dir` (made private first). */
+export function withFileLock<T>(dir: string, name: string, fn: () => T): T {
+  ensurePrivateDir(dir);
+  const lock = join(dir, `.${name}.lock`);
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (isStale(lock, LOCK_STALE_MS) || Date.now() > deadline) {
+        removeQuietly(lock);
+        continue;
+      }
+      sleepSync(15);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    removeQuietly(lock);
+  }
+}
+
+/** Removes temp files of `name` that a crashed write left in `dir`. Housekeeping: never throws. */
+export function removeStaleTemps(dir: string, name: string): void {
+  try {
+    for (const entry of readdirSync(dir)) {
+      if (!isTempFileName(entry) || !entry.startsWith(`.${name}.`)) continue;
+      const path = join(dir, entry);
+      if (isStale(path, TEMP_STALE_MS)) removeQuietly(path);
+    }
+  } catch {
+    // The file itself is already written.
+  }
+}
+
+function isStale(path: string, maxAgeMs: number): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs > maxAgeMs;
+  } catch {
+    return true;
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already (another process took it over): fine.
+  }
+}
+
+// Synchronous on purpose (see secure-file.ts): waiting a few ms for another process's lock blocks briefly.
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+function sleepSync(ms: number): void {
+  Atomics.wait(sleepCell, 0, 0, ms);
+}

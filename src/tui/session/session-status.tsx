@@ -1,0 +1,52 @@
+/**
+ * The session's status line and what it says. A transient line (copied, saved, deleted, new mail) fades
+ * FADE_MS after it was said; a line that stands for something still going on ("Deleting…", a question's
+ * typed digits) and an error stay until something replaces them or the view they describe goes (moving
+ * to another message, back to the list). The clock is the app's (injected), so tests move time.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import type { StatusMessage } from '../wording/status-text';
+
+/** Long enough to read a line twice. */
+export const FADE_MS = 5000;
+// Looking again at least this often: a clock that jumps (a test's, a suspended laptop's) is noticed soon.
+const RECHECK_MS = 1000;
+
+/** A status line with, for a transient one, when it goes. */
+export interface TimedStatus extends StatusMessage {
+  fadeAt?: number;
+}
+
+export interface StatusHandle {
+  status: TimedStatus | null;
+  /** A transient line: fades. */
+  info(text: string): void;
+  /** A line that stays until replaced (something is going on, or waiting for a key). */
+  note(text: string): void;
+  /** An error: stays until replaced. */
+  fail(text: string): void;
+  clear(): void;
+}
+
+/** The status of one session. */
+export function useStatus(clock: () => number): StatusHandle {
+  const [status, setStatus] = useState<TimedStatus | null>(null);
+  const info = useCallback((text: string) => setStatus({ text, kind: 'info', fadeAt: clock() + FADE_MS }), [clock]);
+  const note = useCallback((text: string) => setStatus({ text, kind: 'info' }), []);
+  const fail = useCallback((text: string) => setStatus({ text, kind: 'error' }), []);
+  const clear = useCallback(() => setStatus(null), []);
+  return { status, info, note, fail, clear };
+}
+
+/** `status` unless it has faded by now; re-renders itself when it fades. */
+export function useFaded(status: TimedStatus | null, clock: () => number): TimedStatus | null {
+  const [, recheck] = useState(0);
+  const fadeAt = status?.fadeAt;
+  const gone = fadeAt !== undefined && clock() >= fadeAt;
+  useEffect(() => {
+    if (fadeAt === undefined || gone) return;
+    const timer = setTimeout(() => recheck((n) => n + 1), Math.max(10, Math.min(RECHECK_MS, fadeAt - clock())));
+    return () => clearTimeout(timer);
+  });
+  return gone ? null : status;
+}

@@ -1,0 +1,60 @@
+/**
+ * What a session does by itself as the inbox changes: new mail says so (and rings the bell), a zone
+ * learned from arriving mail is explained, the opened messages are saved as read for this address, a
+ * read-state file that fails is said, and the newest unread bodies are fetched in the background.
+ */
+import { useEffect } from 'react';
+import { formatZoneError } from '../../platform/time';
+import type { InboxHandle } from '../inbox/use-inbox';
+import type { ReadMarks } from '../inbox/use-read-marks';
+import type { MessageCache } from '../viewer/use-message-cache';
+import type { StatusHandle } from './session-status';
+
+// Bodies fetched ahead of time, so the list can show their codes: the newest unread few.
+const PREFETCH_COUNT = 5;
+
+export interface SessionEffectsInput {
+  inbox: InboxHandle;
+  cache: MessageCache;
+  marks: ReadMarks;
+  status: Pick<StatusHandle, 'info' | 'note' | 'fail'>;
+  /** Rings the bell on new mail (null: the bell is off). */
+  ring: (() => void) | null;
+}
+
+/** Runs the session's own effects. */
+export function useSessionEffects({ inbox, cache, marks, status, ring }: SessionEffectsInput): void {
+  const { arrivals, lastArrived, all, unread, read, loaded } = inbox.state;
+  // New mail: a line, and the bell unless it is switched off.
+  useEffect(() => {
+    if (arrivals === 0) return;
+    status.info(`${lastArrived} new message${lastArrived === 1 ? '' : 's'}`);
+    ring?.();
+  }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // The address is not the service's (a web page, not HTTP): checks stop until r. The header says so in
+  // a line; the status says it whole, wrapped, with what to check (it stays: nothing is checked meanwhile).
+  const held = inbox.poll.phase === 'held' ? inbox.poll.error : null;
+  useEffect(() => {
+    if (held) status.fail(held);
+  }, [held]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Mail showed the service's times off by a zone: say so (it stays: it explains the times shown).
+  const zoneError = inbox.zoneErrorMs;
+  useEffect(() => {
+    if (zoneError !== 0) status.note(`The service's times read ${formatZoneError(zoneError)} off; corrected from arriving mail (see --server-tz)`);
+  }, [zoneError]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // Opened messages are remembered for this address (a deleted one's mark goes once the list lacks it).
+  useEffect(() => {
+    if (read !== marks.initial) marks.save(read, loaded ? new Set(all.map((m) => m.id)) : undefined);
+  }, [read]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    if (marks.error) status.fail(marks.error);
+  }, [marks.error]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // The newest unread bodies, fetched one at a time in the background (the cache never asks twice).
+  useEffect(() => {
+    cache.prefetch(all.filter((m) => unread.has(m.id)).slice(0, PREFETCH_COUNT).map((m) => m.id));
+  }, [all, unread, cache.prefetch]); // eslint-disable-line react-hooks/exhaustive-deps
+}
