@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { findDovecot } from './test/harness/dovecot/dovecot.ts';
 import { findPostgresBin } from './test/harness/postgres/cluster.ts';
 
 // The Postgres tests (*.pg.test.ts) need Debian's postgresql package (.ci/run installs it). Without it a
@@ -13,6 +14,18 @@ if (!pgBin) {
   process.env.TEMPMAIL_PG_SKIP_SAID = '1';
 }
 
+// The IMAP tests (*.imap.test.ts, and *.imap.pg.test.ts with Postgres) need Debian's dovecot-imapd
+// package (.ci/run installs it): the same rule, loud without it on a developer's machine, fatal in CI.
+const dovecot = findDovecot();
+if (!dovecot) {
+  const why = 'Dovecot is not installed: install the dovecot-imapd package (apt-get install dovecot-imapd)';
+  if (process.env.CI === 'true') throw new Error(`CI: ${why}; the IMAP tests must run in CI.`);
+  const bar = '!'.repeat(100);
+  if (!process.env.TEMPMAIL_DOVECOT_SKIP_SAID) console.warn(`\n${bar}\n!! SKIPPED: every IMAP test (test/**/*.imap.test.ts, *.imap.pg.test.ts). ${why}.\n${bar}\n`);
+  process.env.TEMPMAIL_DOVECOT_SKIP_SAID = '1';
+}
+const IMAP_TESTS = ['test/**/*.imap.test.ts', 'test/**/*.imap.pg.test.ts'];
+
 export default defineConfig({
   define: { __VERSION__: JSON.stringify('0.0.0-test') },
   test: {
@@ -23,14 +36,28 @@ export default defineConfig({
     projects: [
       {
         extends: true as const,
-        test: { name: 'main', include: ['test/**/*.test.{ts,tsx}'], exclude: [...configDefaults.exclude, 'test/**/*.pg.test.ts'] },
+        test: { name: 'main', include: ['test/**/*.test.{ts,tsx}'], exclude: [...configDefaults.exclude, 'test/**/*.pg.test.ts', ...IMAP_TESTS] },
       },
+      ...(dovecot
+        ? [
+            {
+              extends: true as const,
+              // Each file starts its own throwaway Dovecot (test/harness/dovecot/dovecot.ts).
+              test: { name: 'imap', include: ['test/**/*.imap.test.ts'] },
+            },
+          ]
+        : []),
       ...(pgBin
         ? [
             {
               extends: true as const,
               // One throwaway cluster per run, started only when a test of this project is queued.
-              test: { name: 'postgres', include: ['test/**/*.pg.test.ts'], globalSetup: ['test/harness/postgres/global-setup.ts'] },
+              test: {
+                name: 'postgres',
+                include: ['test/**/*.pg.test.ts'],
+                exclude: [...configDefaults.exclude, ...(dovecot ? [] : ['test/**/*.imap.pg.test.ts'])],
+                globalSetup: ['test/harness/postgres/global-setup.ts'],
+              },
             },
           ]
         : []),

@@ -1,6 +1,6 @@
 /**
  * The one place that wires the reference service together (inbucket's lifecycle.go): a Store (file or
- * Postgres, open-storage.ts) -> MailService -> HTTP and SMTP front ends, plus the purge timer.
+ * Postgres, open-storage.ts) -> MailService -> HTTP, SMTP and IMAP front ends, plus the purge timer.
  * Everything else depends on contracts.
  */
 import { systemClock, type Clock, type ServerConfig } from './server-config';
@@ -11,6 +11,7 @@ import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
 import { loadTls, type TlsFiles } from './smtp/tls-files';
+import type { ImapIntake } from './imap/imap-intake';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -34,6 +35,8 @@ export interface RunningServer {
 
 export interface ServerDeps {
   clock?: Clock;
+  /** Where IMAP passwords named by `passwordEnv` are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
   /** One line per event; never carries a token. Default: silent. */
   log?: (line: string) => void;
 }
@@ -76,7 +79,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
   const storage = await openStorage(config, log);
   const { store } = storage;
-  const service = createMailService({ store, config, clock, log });
+  let imap: ImapIntake | undefined;
+  const service = createMailService({ store, config, clock, log, accountActive: (id) => imap?.isActive(id) ?? true });
 
   let purging = false;
   const purge = async () => {
@@ -106,7 +110,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
-    await Promise.allSettled([http.close(), smtp.close()]);
+    await Promise.allSettled([http.close(), smtp.close(), imap?.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
     await storage.release().catch((error: unknown) => log(`removing ${storage.lockFile} failed: ${describe(error)}`));
@@ -134,6 +138,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   }
 
   if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
+  // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
+  if (config.extmailAccounts.some((a) => a.imap)) {
+    const { startImapIntake } = await import('./imap/imap-intake');
+    imap = startImapIntake(service, config, log, deps.env);
+  }
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
   timer.unref();
 

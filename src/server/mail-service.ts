@@ -15,6 +15,7 @@ import { formatWireTime } from '../platform/time';
 import { checkPrefix, randomLocalPart, recipientKey } from './mail/addresses';
 import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { parseMessage } from './mail/mime';
+import { externalIntake } from './external-intake';
 import { rateLimitKey } from './rate-limit';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import {
@@ -43,6 +44,11 @@ export interface MailServiceDeps {
   clock?: Clock;
   /** One line per storage failure (never a token). */
   log?: (line: string) => void;
+  /**
+   * Whether external account `id` (1-based) is active now: one whose mail is fetched over IMAP is
+   * listed by GET /domains and handed out only while its connection is healthy. Default: all are.
+   */
+  accountActive?: (id: number) => boolean;
 }
 
 /** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
@@ -134,11 +140,29 @@ export function createMailService(deps: MailServiceDeps): MailService {
     return session.expiresAt <= now ? 'expired' : session;
   }
 
+  /**
+   * Parses `raw` and stores it for `targets` (session id -> the recipient it came for) under the inbox
+   * limit: the one parse and store path of mail, whether it came by SMTP or was fetched over IMAP.
+   */
+  async function storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number): Promise<DeliverOutcome> {
+    if (targets.size === 0) return { delivered: 0 };
+    const fields = await parseMessage(raw, envelopeFrom);
+    // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
+    // connections (or other services on the same store) may have filled the inbox since.
+    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
+    // A session purged between RCPT and now simply no longer receives (it is in result.gone).
+    if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
+    return { delivered: result.stored.size };
+  }
+
+  const accountActive = deps.accountActive ?? (() => true);
+
   return {
     listDomains() {
       return {
         domains: domains.map((domain, i) => ({ id: i + 1, domain })),
-        extmailAccounts: config.extmailAccounts.map((a, i) => ({ id: i + 1, email: a.email })),
+        // Ids stay the accounts' places in the configuration, whichever are listed now.
+        extmailAccounts: config.extmailAccounts.map((a, i) => ({ id: i + 1, email: a.email })).filter((a) => accountActive(a.id)),
       };
     },
 
@@ -154,7 +178,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
         if (!checked.ok) throw new ServiceError('bad_request', checked.message);
         custom = checked.prefix;
       }
-      const target = chooseTarget(input, domains, config.extmailAccounts, pickAccount);
+      const target = chooseTarget(input, domains, config.extmailAccounts, pickAccount, accountActive);
       for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
         const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
         const token = randomBytes(32).toString('base64url');
@@ -243,15 +267,10 @@ export function createMailService(deps: MailServiceDeps): MailService {
         const found = await liveSessionFor(r, now);
         if (found && found !== 'expired' && !targets.has(found.id)) targets.set(found.id, r);
       }
-      if (targets.size === 0) return { delivered: 0 };
-      const fields = await parseMessage(raw, envelopeFrom ?? '');
-      // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
-      // connections (or other services on the same store) may have filled the inbox since.
-      const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
-      // A session purged between RCPT and now simply no longer receives (it is in result.gone).
-      if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
-      return { delivered: result.stored.size };
+      return storeFor(targets, raw, envelopeFrom ?? '', now);
     },
+
+    ...externalIntake({ store, config, clock, guarded, storeFor }),
 
     async health(): Promise<ServiceHealth> {
       let sessions = sessionCount;

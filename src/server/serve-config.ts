@@ -6,93 +6,18 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
+import { ConfigFileError, parseDomain, parseExtmailAccount, parseIntIn, parsePositive, show, UsageError } from './config-values';
+import { parseAccountEntry } from './imap/account-config';
 import { DuplicateKeyError, parseJsonStrict } from './strict-json';
-import { defaultServerConfig, type ExtmailAccountConfig, type ServerConfig } from './server-config';
+import { defaultServerConfig, type ServerConfig } from './server-config';
 import { DATABASE_URL } from './store/postgres/database-url';
 
-/** A value the user gave that we refuse; the CLI prints it and exits 2. */
-export class UsageError extends Error {
-  override readonly name: string = 'UsageError';
-}
-
-/**
- * A refusal of what a --config file holds: the message ends with the file's path, and the CLI prints no
- * "--help" hint (the fix is in the file, not in the flags).
- */
-export class ConfigFileError extends UsageError {
-  override readonly name = 'ConfigFileError';
-  constructor(
-    message: string,
-    readonly file: string,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * A value from the command line or a config file, quoted for an error message. JSON quoting escapes C0
- * controls but not C1 or bidi controls, and a config file's `\u001b` is a real ESC once parsed: the
- * result goes through the terminal-safe boundary too, as everything written to a terminal does.
- */
-export function show(value: unknown): string {
-  return safeLine(JSON.stringify(value) ?? String(value), 120);
-}
-
-/** Providers known to ignore dots in the local part (j.ohn@ and john@ are one mailbox). */
-const DOT_INSENSITIVE_PROVIDERS = new Set(['gmail.com', 'googlemail.com']);
-
-const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
-const EMAIL_LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
-
-/** Checks and lower-cases a domain name. */
-export function parseDomain(value: string, where: string): string {
-  const d = value.trim().toLowerCase();
-  if (!DOMAIN.test(d)) throw new UsageError(`${where}: ${show(value)} is not a domain name`);
-  return d;
-}
-
-/**
- * `name@provider` (dot-insensitive inferred for gmail.com/googlemail.com), `name@provider:dots` (force
- * dot-insensitive) or `name@provider:nodots` (force dot-sensitive).
- */
-export function parseExtmailAccount(value: string, where: string): ExtmailAccountConfig {
-  const [address = '', flag, ...rest] = value.trim().split(':');
-  const email = address.toLowerCase();
-  const at = email.lastIndexOf('@');
-  const local = email.slice(0, at);
-  const domain = email.slice(at + 1);
-  if (rest.length > 0 || at < 1 || !EMAIL_LOCAL.test(local) || local.includes('+') || !DOMAIN.test(domain)) {
-    throw new UsageError(`${where}: ${show(value)} is not name@provider (optionally :dots or :nodots; no + in the name)`);
-  }
-  if (flag !== undefined && flag !== 'dots' && flag !== 'nodots') {
-    throw new UsageError(`${where}: ${show(flag)} after the address must be "dots" or "nodots"`);
-  }
-  const dotInsensitive = flag === undefined ? DOT_INSENSITIVE_PROVIDERS.has(domain) : flag === 'dots';
-  return { email, dotInsensitive };
-}
-
-/** An integer in [min, max] from a flag string or a JSON number. */
-export function parseIntIn(value: unknown, min: number, max: number, where: string): number {
-  const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${where}: expected a whole number from ${min} to ${max}, got ${show(value)}`);
-  }
-  return n;
-}
-
-/** A positive number (fractions allowed) from a flag string or a JSON number. */
-export function parsePositive(value: unknown, where: string): number {
-  const n = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) {
-    throw new UsageError(`${where}: expected a positive number, got ${show(value)}`);
-  }
-  return n;
-}
+export { ConfigFileError, UsageError } from './config-values';
 
 const YEAR_SECONDS = 366 * 24 * 3600;
 const MAX_INT = 2 ** 31 - 1;
 
-type Setter = (config: ServerConfig, value: unknown, where: string) => void;
+type Setter = (config: ServerConfig, value: unknown, where: string, env: NodeJS.ProcessEnv) => void;
 
 /** A database URL; the refusal never quotes it (it may carry a password). */
 function databaseUrl(value: unknown, where: string): string {
@@ -135,17 +60,9 @@ const FILE_KEYS: Record<string, Setter> = {
   databaseUrl: (c, v, w) => (c.databaseUrl = databaseUrl(v, w)),
   databasePoolSize: (c, v, w) => (c.databasePoolSize = parseIntIn(v, 1, 1000, w)),
   domains: (c, v, w) => (c.domains = stringList(v, w).map((d) => parseDomain(d, w))),
-  extmailAccounts: (c, v, w) => {
+  extmailAccounts: (c, v, w, env) => {
     if (!Array.isArray(v)) throw new UsageError(`${w}: expected a list`);
-    c.extmailAccounts = v.map((item: unknown) => {
-      if (typeof item === 'string') return parseExtmailAccount(item, w);
-      const o = item as { email?: unknown; dotInsensitive?: unknown } | null;
-      if (!o || typeof o.email !== 'string' || (o.dotInsensitive !== undefined && typeof o.dotInsensitive !== 'boolean')) {
-        throw new UsageError(`${w}: each account is "name@provider" or {"email": "...", "dotInsensitive": true|false}`);
-      }
-      const parsed = parseExtmailAccount(o.email, w);
-      return { email: parsed.email, dotInsensitive: o.dotInsensitive ?? parsed.dotInsensitive };
-    });
+    c.extmailAccounts = v.map((item: unknown) => parseAccountEntry(item, w, env));
   },
   lifetimeSeconds: (c, v, w) => (c.lifetimeSeconds = parseIntIn(v, 1, YEAR_SECONDS, w)),
   lifetimeMinutes: (c, v, w) => (c.lifetimeSeconds = lifetimeFromMinutes(v, w)),
@@ -181,7 +98,7 @@ export function lifetimeFromMinutes(value: unknown, where: string): number {
  * Applies a JSON config file onto `config` and returns the keys it set. Unknown keys are refused: a
  * misspelt key must not be ignored.
  */
-export function applyConfigFile(config: ServerConfig, path: string): Set<string> {
+export function applyConfigFile(config: ServerConfig, path: string, env: NodeJS.ProcessEnv = process.env): Set<string> {
   const where = `(in ${safeLine(resolve(path), 300)})`;
   const refuse = (message: string): never => {
     throw new ConfigFileError(`${message} ${where}`, path);
@@ -207,7 +124,7 @@ export function applyConfigFile(config: ServerConfig, path: string): Set<string>
     const set = Object.hasOwn(FILE_KEYS, key) ? FILE_KEYS[key] : undefined;
     if (!set) refuse(`--config: unknown key ${show(key)} (known: ${Object.keys(FILE_KEYS).join(', ')})`);
     try {
-      set!(config, value, `--config ${key}`);
+      set!(config, value, `--config ${key}`, env);
     } catch (error) {
       if (error instanceof UsageError) refuse(error.message);
       throw error;
@@ -242,13 +159,13 @@ export interface ServeFlags {
 /** defaults < config file < environment (TEMPMAIL_DATABASE_URL) < flags. */
 export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const config = defaultServerConfig(env);
-  const fromFile = flags.config !== undefined ? applyConfigFile(config, flags.config) : new Set<string>();
+  const fromFile = flags.config !== undefined ? applyConfigFile(config, flags.config, env) : new Set<string>();
   if (env.TEMPMAIL_DATABASE_URL !== undefined && env.TEMPMAIL_DATABASE_URL !== '') {
     config.databaseUrl = databaseUrl(env.TEMPMAIL_DATABASE_URL, 'TEMPMAIL_DATABASE_URL');
   }
   const set = (flag: keyof ServeFlags, key: string) => {
     const value = flags[flag];
-    if (value !== undefined) FILE_KEYS[key]!(config, value, `--${flag}`);
+    if (value !== undefined) FILE_KEYS[key]!(config, value, `--${flag}`, env);
   };
   set('host', 'host');
   set('http-host', 'httpHost');
@@ -279,6 +196,9 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }
   if (new Set(config.domains).size !== config.domains.length) throw new UsageError('--domain: the same domain is listed twice');
+  const emails = config.extmailAccounts.map((a) => a.email);
+  const twice = emails.find((e, i) => emails.indexOf(e) !== i);
+  if (twice !== undefined) throw new UsageError(`extmailAccounts: the account ${show(twice)} is listed twice`);
   if (config.httpRequestTimeoutMs < config.httpHeadersTimeoutMs) {
     throw new UsageError('httpRequestTimeoutMs: must be at least httpHeadersTimeoutMs (the whole request includes its headers)');
   }

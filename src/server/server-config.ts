@@ -5,6 +5,26 @@ export interface ExtmailAccountConfig {
   email: string;
   /** Provider ignores dots in the local part (gmail-like): dot variants are offered as aliases. */
   dotInsensitive: boolean;
+  /** Where the service fetches the account's mail (src/server/imap/); absent: mail arrives by SMTP only. */
+  imap?: ImapAccountConfig;
+}
+
+/** How the IMAP connection is secured: TLS from the start, STARTTLS (required), or none (loopback only). */
+export type ImapTls = 'tls' | 'starttls' | 'none';
+
+/** Where an IMAP password is read from at each connection: never the password itself. */
+export type PasswordSource = { env: string } | { file: string };
+
+export interface ImapAccountConfig {
+  host: string;
+  port: number;
+  tls: ImapTls;
+  user: string;
+  password: PasswordSource;
+  /** Folders to fetch; undefined: INBOX and the folder the server marks \Junk. */
+  folders?: string[];
+  /** How often folders are checked without IDLE (the idled folder also wakes on new mail), seconds. */
+  pollSeconds: number;
 }
 
 export interface ServerConfig {

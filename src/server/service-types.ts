@@ -1,7 +1,9 @@
 /**
- * The contract between the mail service (src/server/mail-service.ts) and the two protocol front ends
- * (HTTP routes, SMTP intake). The front ends depend only on this; the service depends only on a Store.
+ * The contract between the mail service (src/server/mail-service.ts) and the protocol front ends
+ * (HTTP routes, SMTP intake, IMAP intake). The front ends depend only on this; the service depends only
+ * on a Store.
  */
+import type { FetchClaim, FetchCursor, FetchStatus } from './store/store';
 
 export type ServiceErrorCode =
   | 'bad_request'
@@ -96,6 +98,34 @@ export interface DeliverOutcome {
   full?: string[];
 }
 
+/** What deliverFetched did with one message fetched from an external account. */
+export interface FetchedOutcome {
+  /** Aliases whose inbox took the message. */
+  stored: string[];
+  /** Aliases whose inbox already held these very bytes (stored before a crash, its cursor not yet saved). */
+  held: string[];
+  /** Aliases whose inbox was full: nothing was stored for anyone (as SMTP's 452). */
+  full: string[];
+}
+
+/** The part of the service the IMAP intake (src/server/imap/) uses, beside deliver's parse and store path. */
+export interface ExternalIntake {
+  /** The addresses among `addresses` that are aliases of external account `accountId` held by a live session, one per session. */
+  liveAliases(accountId: number, addresses: readonly string[]): Promise<string[]>;
+  /**
+   * Stores a message fetched from external account `accountId` for the live sessions of `aliases`
+   * exactly as deliver() stores one that came by SMTP (same parse, same store operation, same inbox
+   * limit). With `skipHeld`, a session already holding a message of these very bytes is skipped.
+   */
+  deliverFetched(input: { accountId: number; raw: Buffer; aliases: readonly string[]; skipHeld: boolean }): Promise<FetchedOutcome>;
+  fetchCursor(account: string, folder: string): Promise<FetchCursor | undefined>;
+  saveFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void>;
+  claimFetch(account: string): Promise<FetchClaim | undefined>;
+  /** The status the fetching service last reported for `account` (read by those standing by). */
+  fetchStatus(account: string): Promise<FetchStatus | undefined>;
+  reportFetchStatus(account: string, status: FetchStatus): Promise<void>;
+}
+
 export interface ServiceHealth {
   ok: boolean;
   storage: 'ok' | 'failing';
@@ -104,7 +134,8 @@ export interface ServiceHealth {
   sessions: number;
 }
 
-export interface MailService {
+export interface MailService extends ExternalIntake {
+  /** Every domain, and the external accounts that are active now (see MailServiceDeps.accountActive). */
   listDomains(): { domains: { id: number; domain: string }[]; extmailAccounts: { id: number; email: string }[] };
   createSession(input: CreateSessionInput): Promise<CreatedSession>;
   checkMail(token: string): Promise<MessageMeta[]>;

@@ -139,15 +139,26 @@ export function recipientKey(book: AddressBook, address: string): string | null 
     const base = local.split('+')[0] ?? '';
     return base ? `${base}@${parts.domain}` : null;
   }
-  const plus = local.indexOf('+');
-  if (plus <= 0 || plus === local.length - 1) return null;
-  const base = local.slice(0, plus);
-  const tag = local.slice(plus + 1);
   for (const account of book.extmailAccounts) {
-    const acc = splitAddress(account.email);
-    if (!acc || acc.domain !== parts.domain) continue;
-    const canonical = canonicalAccount(acc.local, account.dotInsensitive);
-    if (canonicalAccount(base, account.dotInsensitive) === canonical) return `${canonical}+${tag}@${parts.domain}`;
+    const key = aliasKey(account, address);
+    if (key) return key;
   }
   return null;
+}
+
+/**
+ * The routing key of `address` when it is an alias of `account` (`name+tag@provider`, any letter case,
+ * and for a dot-insensitive account any dots in `name`), else null: the bare account, another account
+ * or domain, no tag.
+ */
+export function aliasKey(account: ExtmailAccountConfig, address: string): string | null {
+  const parts = splitAddress(address);
+  const acc = splitAddress(account.email);
+  if (!parts || !acc || acc.domain !== parts.domain) return null;
+  const local = parts.local.toLowerCase();
+  const plus = local.indexOf('+');
+  if (plus <= 0 || plus === local.length - 1) return null;
+  const canonical = canonicalAccount(acc.local, account.dotInsensitive);
+  if (canonicalAccount(local.slice(0, plus), account.dotInsensitive) !== canonical) return null;
+  return `${canonical}+${local.slice(plus + 1)}@${parts.domain}`;
 }

@@ -22,13 +22,15 @@ export function roundRobin(): (count: number) => number {
 
 /**
  * Reads domain_id / use_extmail / extmail_auto / extmail_id. Any extmail parameter asks for an alias
- * (domain_id is then ignored); an unknown id or a missing account is a 400 that says what is wrong.
+ * (domain_id is then ignored); an unknown id, an inactive account (`active`: one whose IMAP connection
+ * is failing) or a missing account is a 400 that says what is wrong.
  */
 export function chooseTarget(
   input: CreateSessionInput,
   domains: readonly string[],
   accounts: readonly ExtmailAccountConfig[],
   pickAccount: (count: number) => number,
+  active: (accountId: number) => boolean = () => true,
 ): Target {
   const wantsExtmail = input.useExtmail === true || input.extmailAuto === true || input.extmailId !== undefined;
   if (!wantsExtmail) {
@@ -48,9 +50,14 @@ export function chooseTarget(
     if (!ok) {
       throw new ServiceError('bad_request', `extmail_id ${input.extmailId} is not an offered account (see GET /domains)`);
     }
+    if (!active(input.extmailId)) {
+      throw new ServiceError('bad_request', `extmail_id ${input.extmailId} is not available right now: its mail cannot be fetched (see GET /domains)`);
+    }
     return { kind: 'extmail', accountId: input.extmailId };
   }
-  return { kind: 'extmail', accountId: pickAccount(accounts.length) };
+  const ids = accounts.map((_, i) => i + 1).filter((id) => active(id));
+  if (ids.length === 0) throw new ServiceError('bad_request', 'No external mail account is available right now (see GET /domains)');
+  return { kind: 'extmail', accountId: ids[pickAccount(ids.length) - 1] as number };
 }
 
 /** The address for `local` at a target: `local@domain`, or the account's alias with `local` as its tag. */

@@ -19,8 +19,13 @@ import { mkdirDurable, unlinkDurable, writeFileDurable } from './durable-fs';
 import { inboxCount, listInbox, newInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
 import { parseBody } from './message-file';
 import { LimitersByRule } from '../rate-limit';
+import { CursorFile } from './cursor-file';
+import { LocalClaims } from './local-claims';
 import {
   StoreClosedError,
+  type FetchClaim,
+  type FetchCursor,
+  type FetchStatus,
   UnknownSessionError,
   type Delivery,
   type NewMessage,
@@ -51,6 +56,9 @@ export class FileStore implements Store {
   private readonly claims = new Map<string, Promise<unknown>>();
   /** Create-session hits, in memory: one service runs per data dir (service.lock), and a restart forgets them. */
   private readonly limiters = new LimitersByRule();
+  /** Fetch claims: in the process, like the limiters (one service per data dir). */
+  private readonly fetchClaims = new LocalClaims();
+  private readonly cursors: CursorFile;
 
   constructor(
     readonly dataDir: string,
@@ -59,6 +67,7 @@ export class FileStore implements Store {
     this.sessionsDir = join(dataDir, 'sessions');
     this.messagesDir = join(dataDir, 'messages');
     this.log = options.log ?? (() => undefined);
+    this.cursors = new CursorFile(dataDir, this.log);
   }
 
   async open(): Promise<void> {
@@ -68,12 +77,14 @@ export class FileStore implements Store {
     await mkdirDurable(this.messagesDir, this.dataDir);
     for (const session of await loadSessions(this.sessionsDir, this.log)) this.index(session);
     await this.loadMessages();
+    await this.cursors.load();
     this.state = 'open';
   }
 
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.state = 'closed';
+    this.fetchClaims.loseAll(this);
     await Promise.allSettled([...this.pending]);
   }
 
@@ -289,6 +300,29 @@ export class FileStore implements Store {
   async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
     this.check();
     return this.limiters.hit(key, now, rule);
+  }
+
+  async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {
+    this.check();
+    return this.cursors.get(account, folder);
+  }
+
+  putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void> {
+    return this.track(() => this.cursors.put(account, folder, cursor));
+  }
+
+  async claimFetch(account: string): Promise<FetchClaim | undefined> {
+    this.check();
+    return this.fetchClaims.claim(account, this);
+  }
+
+  async getFetchStatus(account: string): Promise<FetchStatus | undefined> {
+    this.check();
+    return this.cursors.status(account);
+  }
+
+  putFetchStatus(account: string, status: FetchStatus): Promise<void> {
+    return this.track(() => this.cursors.putStatus(account, status));
   }
 
   async probe(): Promise<boolean> {

@@ -7,8 +7,12 @@
  * process without a lock.
  */
 import { LimitersByRule } from '../rate-limit';
+import { LocalClaims } from './local-claims';
 import {
   StoreClosedError,
+  type FetchClaim,
+  type FetchCursor,
+  type FetchStatus,
   UnknownSessionError,
   type Delivery,
   type NewMessage,
@@ -36,11 +40,17 @@ export interface MemoryData {
   sessions: Map<string, MemorySession>;
   /** Create-session hits. */
   limiters: LimitersByRule;
+  /** Fetch cursors of external accounts, by account and folder (`account\nfolder`). */
+  cursors: Map<string, FetchCursor>;
+  /** Fetch claims of the instances open on this data. */
+  claims: LocalClaims;
+  /** Fetch statuses of external accounts. */
+  statuses: Map<string, FetchStatus>;
 }
 
 /** A fresh, empty MemoryData. */
 export function createMemoryData(): MemoryData {
-  return { sessions: new Map(), limiters: new LimitersByRule() };
+  return { sessions: new Map(), limiters: new LimitersByRule(), cursors: new Map(), claims: new LocalClaims(), statuses: new Map() };
 }
 
 /** Copies on the way in and out, so callers can never alias what the store holds (as with a disk). */
@@ -70,6 +80,7 @@ export class MemoryStore implements Store {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.data.claims.loseAll(this);
   }
 
   async putSession(session: StoredSession): Promise<void> {
@@ -175,6 +186,28 @@ export class MemoryStore implements Store {
 
   async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
     return this.live().limiters.hit(key, now, rule);
+  }
+
+  async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {
+    const cursor = this.live().cursors.get(`${account}\n${folder}`);
+    return cursor && { ...cursor };
+  }
+
+  async putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void> {
+    this.live().cursors.set(`${account}\n${folder}`, { uidValidity: cursor.uidValidity, lastUid: cursor.lastUid });
+  }
+
+  async claimFetch(account: string): Promise<FetchClaim | undefined> {
+    return this.live().claims.claim(account, this);
+  }
+
+  async getFetchStatus(account: string): Promise<FetchStatus | undefined> {
+    const status = this.live().statuses.get(account);
+    return status && { ...status };
+  }
+
+  async putFetchStatus(account: string, status: FetchStatus): Promise<void> {
+    this.live().statuses.set(account, { active: status.active, reason: status.reason, at: status.at });
   }
 
   async probe(): Promise<boolean> {

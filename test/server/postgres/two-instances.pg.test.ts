@@ -50,7 +50,7 @@ describe('two serve instances on one database', () => {
     expect(await subjects(a.baseUrl, other.token)).toEqual(['through A']);
     expect((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id).toBe(2);
     // Exactly one of the two (either) migrated: the other found the work done.
-    expect(`${a.stderr()}${b.stderr()}`.match(/database schema migrated to version 1/g)).toHaveLength(1);
+    expect(`${a.stderr()}${b.stderr()}`.match(/database schema migrated to version \d+/g)).toHaveLength(1);
   });
 
   it('keeps the inbox limit exact under parallel deliveries through A and B', async () => {

@@ -362,6 +362,52 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect((await store.listSessions()).map((x) => x.id)).toEqual([kept.id]);
     }));
 
+    it('keeps fetch cursors per account and folder, replaced on save, across a reopen', withStore(async (h) => {
+      expect(await h.store.getFetchCursor('keeper@ext.test', 'INBOX')).toBeUndefined();
+      await h.store.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 1_700_000_000, lastUid: 7 });
+      await h.store.putFetchCursor('keeper@ext.test', '[Gmail]/Spam', { uidValidity: 2 ** 32 - 1, lastUid: 2 ** 32 - 2 });
+      await h.store.putFetchCursor('other@ext.test', 'INBOX', { uidValidity: 5, lastUid: 1 });
+      await h.store.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 1_700_000_000, lastUid: 9 });
+      for (const n of [10, 11, 12]) await h.store.putFetchCursor('other@ext.test', 'INBOX', { uidValidity: 5, lastUid: n });
+      const reopened = await h.reopen();
+      expect(await reopened.getFetchCursor('keeper@ext.test', 'INBOX')).toEqual({ uidValidity: 1_700_000_000, lastUid: 9 });
+      expect(await reopened.getFetchCursor('keeper@ext.test', '[Gmail]/Spam')).toEqual({ uidValidity: 2 ** 32 - 1, lastUid: 2 ** 32 - 2 });
+      expect(await reopened.getFetchCursor('other@ext.test', 'INBOX')).toEqual({ uidValidity: 5, lastUid: 12 });
+      expect(await reopened.getFetchCursor('keeper@ext.test', 'Junk')).toBeUndefined();
+      const got = (await reopened.getFetchCursor('keeper@ext.test', 'INBOX'))!;
+      got.lastUid = 0;
+      expect((await reopened.getFetchCursor('keeper@ext.test', 'INBOX'))!.lastUid).toBe(9);
+    }));
+
+    it('keeps the last fetch status of each account across a reopen', withStore(async (h) => {
+      expect(await h.store.getFetchStatus('keeper@ext.test')).toBeUndefined();
+      await h.store.putFetchStatus('keeper@ext.test', { active: false, reason: 'login refused by imap.ext.test:993 \u001b[31m', at: 1_800_000_000_123 });
+      await h.store.putFetchStatus('other@ext.test', { active: true, reason: '', at: 1 });
+      await h.store.putFetchStatus('other@ext.test', { active: false, reason: 'connection refused', at: 2 });
+      const reopened = await h.reopen();
+      expect(await reopened.getFetchStatus('keeper@ext.test')).toEqual({ active: false, reason: 'login refused by imap.ext.test:993 \u001b[31m', at: 1_800_000_000_123 });
+      expect(await reopened.getFetchStatus('other@ext.test')).toEqual({ active: false, reason: 'connection refused', at: 2 });
+    }));
+
+    it('hands out one fetch claim per account until it is released; closing loses it', withStore(async (h) => {
+      const claim = await h.store.claimFetch('keeper@ext.test');
+      expect(claim).toBeDefined();
+      expect(await h.store.claimFetch('keeper@ext.test')).toBeUndefined();
+      const other = await h.store.claimFetch('other@ext.test');
+      expect(other).toBeDefined();
+      await claim!.release();
+      await claim!.release();
+      const again = await h.store.claimFetch('keeper@ext.test');
+      expect(again).toBeDefined();
+      let lost = false;
+      void again!.lost.then(() => (lost = true));
+      const reopened = await h.reopen();
+      await again!.lost;
+      expect(lost).toBe(true);
+      await other!.lost;
+      expect(await reopened.claimFetch('keeper@ext.test')).toBeDefined();
+    }));
+
     if (options.shared) describe('shared by two services at once', () => {
       const withTwin = (fn: (a: Store, b: Store) => Promise<void>) =>
         withStore(async (h) => {
@@ -395,6 +441,28 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
         const rule = { limit: 3, windowMs: 60_000 };
         const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => (i % 2 ? a : b).hitCreateLimit('192.0.2.9', 1000, rule)));
         expect(waits.filter((w) => w === 0)).toHaveLength(3);
+      }));
+
+      it('gives a fetch claim to one of them; the other wins it once it is released or its holder closes', withTwin(async (a, b) => {
+        const claims = await Promise.all([a, b, a, b].map((s) => s.claimFetch('keeper@ext.test')));
+        expect(claims.filter((c) => c !== undefined)).toHaveLength(1);
+        const holder = claims.findIndex((c) => c !== undefined) % 2 === 0 ? a : b;
+        const rival = holder === a ? b : a;
+        await claims.find((c) => c !== undefined)!.release();
+        const next = await rival.claimFetch('keeper@ext.test');
+        expect(next).toBeDefined();
+        expect(await holder.claimFetch('keeper@ext.test')).toBeUndefined();
+        await rival.close();
+        await next!.lost;
+        expect(await holder.claimFetch('keeper@ext.test')).toBeDefined();
+        await holder.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 3, lastUid: 4 });
+      }));
+
+      it('shows each the fetch cursors and statuses the other saved', withTwin(async (a, b) => {
+        await a.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 3, lastUid: 4 });
+        await a.putFetchStatus('keeper@ext.test', { active: false, reason: 'why', at: 5 });
+        expect(await b.getFetchCursor('keeper@ext.test', 'INBOX')).toEqual({ uidValidity: 3, lastUid: 4 });
+        expect(await b.getFetchStatus('keeper@ext.test')).toEqual({ active: false, reason: 'why', at: 5 });
       }));
     });
   });

@@ -74,6 +74,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tempmail_deliveries_at ON tempmail_deliveries (at);
     `,
   },
+  {
+    version: 2,
+    name: 'fetch cursors and statuses of external mail accounts',
+    sql: `
+      -- Where fetching each folder of an external account (IMAP) has got: its UIDVALIDITY and the highest
+      -- UID handled. Both are unsigned 32-bit numbers in IMAP, hence bigint.
+      CREATE TABLE tempmail_fetch_cursors (
+        account text NOT NULL,
+        folder text NOT NULL,
+        uid_validity bigint NOT NULL,
+        last_uid bigint NOT NULL,
+        PRIMARY KEY (account, folder)
+      );
+      -- How fetching each account goes, as the instance holding its claim last said (for GET /domains
+      -- of the instances standing by).
+      CREATE TABLE tempmail_fetch_status (
+        account text PRIMARY KEY,
+        active boolean NOT NULL,
+        reason text NOT NULL,
+        at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** The database holds a schema newer than this code knows. */

@@ -16,7 +16,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { StoreClosedError, UnknownSessionError, type Delivery, type NewMessage, type RateRule, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate, SWEEP_LOCK } from './migrations';
 import { createPool, query, transaction, withClient } from './pool';
 import { INSERT_MESSAGE, META_COLUMNS, messageOf, messageValues, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
@@ -47,9 +48,11 @@ export class PostgresStore implements Store {
   private state: 'new' | 'open' | 'closed' = 'new';
   private readonly pending = new Set<Promise<unknown>>();
   private readonly log: (line: string) => void;
+  private readonly fetchClaims: PgFetchClaims;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.log = options.log ?? (() => undefined);
+    this.fetchClaims = new PgFetchClaims(options.url, this.log);
   }
 
   async open(): Promise<void> {
@@ -71,6 +74,7 @@ export class PostgresStore implements Store {
     const wasOpen = this.state === 'open';
     this.state = 'closed';
     await Promise.allSettled([...this.pending]);
+    await this.fetchClaims.close();
     if (wasOpen) await this.pool?.end();
   }
 
@@ -310,6 +314,26 @@ export class PostgresStore implements Store {
         return { value: 0 };
       });
     });
+  }
+
+  getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {
+    return this.run((pool) => readCursor(pool, account, folder));
+  }
+
+  putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void> {
+    return this.run((pool) => writeCursor(pool, account, folder, cursor));
+  }
+
+  claimFetch(account: string): Promise<FetchClaim | undefined> {
+    return this.run(() => this.fetchClaims.claim(account));
+  }
+
+  getFetchStatus(account: string): Promise<FetchStatus | undefined> {
+    return this.run((pool) => readStatus(pool, account));
+  }
+
+  putFetchStatus(account: string, status: FetchStatus): Promise<void> {
+    return this.run((pool) => writeStatus(pool, account, status));
   }
 
   probe(): Promise<boolean> {

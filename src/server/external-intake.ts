@@ -1,0 +1,78 @@
+/**
+ * The mail service's side of fetching external accounts (ExternalIntake in service-types.ts): which
+ * fetched message belongs to which live session, storing it through the same parse and store path as
+ * SMTP, and the store's cursors and claims. The IMAP front end (src/server/imap/) depends only on this.
+ */
+import { aliasKey } from './mail/addresses';
+import type { Clock, ServerConfig } from './server-config';
+import { ServiceError, type DeliverOutcome, type ExternalIntake } from './service-types';
+import type { Store, StoredSession } from './store/store';
+
+export interface ExternalIntakeDeps {
+  store: Store;
+  config: ServerConfig;
+  clock: Clock;
+  /** The service's wrapper of a store call (a failure becomes storage_unavailable). */
+  guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
+  /** The service's parse and store path (session id -> alias). */
+  storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number): Promise<DeliverOutcome>;
+}
+
+/** The ExternalIntake operations of one mail service. */
+export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
+  const { store, config, clock, guarded, storeFor } = deps;
+
+  /** Live sessions among the aliases of account `accountId` in `addresses`: session id -> the alias as written. */
+  async function liveSessions(accountId: number, addresses: readonly string[], now: number): Promise<Map<string, string>> {
+    const account = config.extmailAccounts[accountId - 1];
+    const found = new Map<string, string>();
+    if (!account) return found;
+    for (const address of addresses) {
+      const key = aliasKey(account, address);
+      if (!key) continue;
+      const session: StoredSession | undefined = await guarded(() => store.findSessionByAddress(key));
+      if (session && session.expiresAt > now && !found.has(session.id)) found.set(session.id, address);
+    }
+    return found;
+  }
+
+  /** Whether session `id` already holds a message of exactly these bytes. */
+  async function holds(id: string, raw: Buffer): Promise<boolean> {
+    for (const meta of await guarded(() => store.listMessages(id))) {
+      if (meta.size !== raw.length) continue;
+      const kept = await guarded(() => store.rawMessage(id, meta.id));
+      if (kept && kept.equals(raw)) return true;
+    }
+    return false;
+  }
+
+  return {
+    async liveAliases(accountId, addresses) {
+      return [...(await liveSessions(accountId, addresses, clock())).values()];
+    },
+
+    async deliverFetched({ accountId, raw, aliases, skipHeld }) {
+      if (raw.length > config.maxMessageBytes) {
+        throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
+      }
+      const now = clock();
+      const targets = await liveSessions(accountId, aliases, now);
+      const held: string[] = [];
+      if (skipHeld) {
+        for (const [id, alias] of targets) {
+          if (!(await holds(id, raw))) continue;
+          held.push(alias);
+          targets.delete(id);
+        }
+      }
+      const outcome = await storeFor(targets, raw, '', now);
+      return { stored: outcome.full ? [] : [...targets.values()], held, full: outcome.full ?? [] };
+    },
+
+    fetchCursor: (account, folder) => guarded(() => store.getFetchCursor(account, folder)),
+    saveFetchCursor: (account, folder, cursor) => guarded(() => store.putFetchCursor(account, folder, cursor), true),
+    claimFetch: (account) => guarded(() => store.claimFetch(account)),
+    fetchStatus: (account) => guarded(() => store.getFetchStatus(account)),
+    reportFetchStatus: (account, status) => guarded(() => store.putFetchStatus(account, status), true),
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * One pass over one folder of an external account: the messages that arrived since its cursor (or,
+ * without a usable cursor, those young enough to be for a live session) are routed by their headers,
+ * and only those sent to a live alias are downloaded and stored. The folder is opened read-only
+ * (EXAMINE) and read with BODY.PEEK: the account is never changed, and mail for nobody stays as it was.
+ *
+ * The cursor (the folder's UIDVALIDITY and the last UID handled) is saved after each stored message, so
+ * at most one message can be stored without its cursor saved (a crash in between). A pass that does
+ * not trust its cursor (the first after a connection, or after the folder was renumbered) therefore
+ * checks each message against the inboxes before storing it: a restart neither misses nor doubles mail.
+ */
+import type { FetchMessageObject, ImapFlow } from 'imapflow';
+import type { ExternalIntake } from '../service-types';
+import { ServiceError } from '../service-types';
+import { recipientsOf, ROUTING_HEADERS } from './recipients';
+
+export interface FolderSyncDeps {
+  intake: ExternalIntake;
+  accountId: number;
+  /** The account's address (the key of its cursors). */
+  account: string;
+  /** Session lifetime: mail older than this (plus a day) cannot be for a live session. */
+  lifetimeMs: number;
+  maxMessageBytes: number;
+  log: (line: string) => void;
+  now?: () => number;
+}
+
+/** Header fetches per round trip. */
+const BATCH = 100;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function senderOf(m: FetchMessageObject): string {
+  const from = m.envelope?.from?.[0]?.address;
+  return from ? `from ${from}` : 'from <>';
+}
+
+/**
+ * Syncs `folder` on `client` (connected, authenticated). `trusted`: this connection has already saved
+ * the folder's cursor, so no message past it can have been stored before; otherwise the first message
+ * to store is checked against the inboxes. Returns whether the cursor is trusted after the pass.
+ */
+export async function syncFolder(client: ImapFlow, folder: string, trusted: boolean, deps: FolderSyncDeps): Promise<boolean> {
+  const { intake, account, log } = deps;
+  const now = deps.now ?? Date.now;
+  const lock = await client.getMailboxLock(folder, { readOnly: true });
+  try {
+    const box = client.mailbox;
+    if (!box) throw new Error(`folder ${folder} is not open`);
+    const uidValidity = Number(box.uidValidity);
+    const uidNext = typeof box.uidNext === 'number' ? box.uidNext : undefined;
+    const cursor = await intake.fetchCursor(account, folder);
+    const fresh = !cursor || cursor.uidValidity !== uidValidity;
+    // No shortcut on UIDNEXT: for the folder that stays selected (IDLE) it is the one of its SELECT.
+
+    let uids: number[];
+    if (fresh) {
+      if (cursor) log(`imap ${account} ${folder}: UIDVALIDITY changed (${cursor.uidValidity} -> ${uidValidity}): the folder was renumbered; looking again at its recent mail`);
+      const since = new Date(now() - deps.lifetimeMs - DAY_MS);
+      uids = (await client.search({ since }, { uid: true })) || [];
+    } else {
+      uids = ((await client.search({ uid: `${cursor.lastUid + 1}:*` }, { uid: true })) || []).filter((u) => u > cursor.lastUid);
+    }
+    uids.sort((a, b) => a - b);
+
+    // Without a cursor of this folder's numbering, any message may have been stored already.
+    let checkEach = fresh;
+    let checkNext = !trusted;
+    let last = fresh ? 0 : cursor.lastUid;
+    for (let i = 0; i < uids.length; i += BATCH) {
+      const batch = uids.slice(i, i + BATCH);
+      const heads = await client.fetchAll(batch.join(','), { uid: true, size: true, envelope: true, headers: [...ROUTING_HEADERS] }, { uid: true });
+      heads.sort((a, b) => a.uid - b.uid);
+      for (const m of heads) {
+        const stored = await handle(client, m, checkEach || checkNext, folder, deps);
+        last = Math.max(last, m.uid);
+        if (stored) {
+          await intake.saveFetchCursor(account, folder, { uidValidity, lastUid: last });
+          checkNext = false;
+        }
+      }
+    }
+    // Everything below UIDNEXT (as of the EXAMINE) was searched, or (fresh) is older than any session.
+    const end = Math.max(last, (uidNext ?? 1) - 1);
+    if (fresh || end !== cursor.lastUid) await intake.saveFetchCursor(account, folder, { uidValidity, lastUid: end });
+    return true;
+  } finally {
+    lock.release();
+  }
+}
+
+/** Routes and (for a live alias) stores one message; true when its delivery changed an inbox or was decided. */
+async function handle(client: ImapFlow, m: FetchMessageObject, skipHeld: boolean, folder: string, deps: FolderSyncDeps): Promise<boolean> {
+  const { intake, account, accountId, log } = deps;
+  const aliases = await intake.liveAliases(accountId, recipientsOf(m.headers));
+  if (aliases.length === 0) return false; // nobody's here: left in the account as it is
+  const where = `(${account} ${folder} uid ${m.uid})`;
+  const who = `${senderOf(m)} for ${aliases.join(', ')}`;
+  if ((m.size ?? 0) > deps.maxMessageBytes) {
+    log(`imap left ${m.size} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
+    return true;
+  }
+  const full = await client.fetchOne(String(m.uid), { uid: true, source: true }, { uid: true });
+  if (!full || !full.source) {
+    log(`imap skipped a message ${who} ${where}: it was removed from the account before it could be read`);
+    return true;
+  }
+  try {
+    const outcome = await intake.deliverFetched({ accountId, raw: full.source, aliases, skipHeld });
+    if (outcome.full.length > 0) {
+      log(`imap left ${full.source.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`);
+    } else if (outcome.stored.length > 0) {
+      log(`imap stored ${full.source.length} bytes ${senderOf(m)} for ${outcome.stored.join(', ')} ${where}`);
+    }
+    if (outcome.held.length > 0) log(`imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart): not stored twice`);
+  } catch (error) {
+    if (!(error instanceof ServiceError && error.code === 'too_large')) throw error;
+    log(`imap left ${full.source.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
+  }
+  return true;
+}

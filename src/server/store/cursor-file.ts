@@ -1,0 +1,110 @@
+/**
+ * The file store's fetch cursors and statuses (Store.getFetchCursor/putFetchCursor, getFetchStatus/
+ * putFetchStatus): one small JSON file in the data dir, `fetch-cursors.json`, held in memory and
+ * rewritten whole, durably (temp file, fsync, rename), at each save. Saves are written one after another; each resolves once a file holding it is on disk. A
+ * file that does not check out is set aside as `*.corrupt` and fetching starts over from no cursor
+ * (the fetcher then checks each message against the inboxes, so nothing is delivered twice).
+ */
+import { readFile, rename } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileDurable } from './durable-fs';
+import { storageErrorText, type FetchCursor, type FetchStatus } from './store';
+
+const NAME = 'fetch-cursors.json';
+
+interface CursorRecord extends FetchCursor {
+  account: string;
+  folder: string;
+}
+
+function isRecord(v: unknown): v is CursorRecord {
+  const r = v as Record<string, unknown> | null;
+  return (
+    !!r &&
+    typeof r.account === 'string' &&
+    typeof r.folder === 'string' &&
+    Number.isSafeInteger(r.uidValidity) &&
+    Number.isSafeInteger(r.lastUid)
+  );
+}
+
+interface StatusRecord extends FetchStatus {
+  account: string;
+}
+
+function isStatus(v: unknown): v is StatusRecord {
+  const r = v as Record<string, unknown> | null;
+  return !!r && typeof r.account === 'string' && typeof r.active === 'boolean' && typeof r.reason === 'string' && Number.isSafeInteger(r.at);
+}
+
+const keyOf = (account: string, folder: string) => `${account}\n${folder}`;
+
+/** The cursors of one data dir. */
+export class CursorFile {
+  private readonly cursors = new Map<string, CursorRecord>();
+  private readonly statuses = new Map<string, StatusRecord>();
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly dataDir: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Reads the file (none yet is fine). */
+  async load(): Promise<void> {
+    const path = join(this.dataDir, NAME);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    let records: unknown;
+    let statuses: unknown;
+    try {
+      ({ cursors: records, statuses = [] } = JSON.parse(text) as { cursors?: unknown; statuses?: unknown });
+    } catch {
+      records = undefined;
+    }
+    if (!Array.isArray(records) || !records.every(isRecord) || !Array.isArray(statuses) || !statuses.every(isStatus)) {
+      this.log(`store: set aside ${path}: not a cursor file; external accounts are fetched from the start of the session lifetime`);
+      await rename(path, `${path}.corrupt`).catch((err: unknown) => this.log(`store: could not set aside ${path}: ${storageErrorText(err)}`));
+      return;
+    }
+    for (const r of records) this.cursors.set(keyOf(r.account, r.folder), { ...r });
+    for (const r of statuses) this.statuses.set(r.account, { ...r });
+  }
+
+  status(account: string): FetchStatus | undefined {
+    const r = this.statuses.get(account);
+    return r && { active: r.active, reason: r.reason, at: r.at };
+  }
+
+  /** Saves one status; resolves once it is on disk. */
+  putStatus(account: string, status: FetchStatus): Promise<void> {
+    this.statuses.set(account, { account, active: status.active, reason: status.reason, at: status.at });
+    return this.save();
+  }
+
+  get(account: string, folder: string): FetchCursor | undefined {
+    const r = this.cursors.get(keyOf(account, folder));
+    return r && { uidValidity: r.uidValidity, lastUid: r.lastUid };
+  }
+
+  /** Saves one cursor; resolves once it is on disk. */
+  put(account: string, folder: string, cursor: FetchCursor): Promise<void> {
+    this.cursors.set(keyOf(account, folder), { account, folder, uidValidity: cursor.uidValidity, lastUid: cursor.lastUid });
+    return this.save();
+  }
+
+  private save(): Promise<void> {
+    // Each write takes the maps as they are then, so a later write carries every earlier save too.
+    const write = this.writing.catch(() => undefined).then(() => {
+      const body = JSON.stringify({ cursors: [...this.cursors.values()], statuses: [...this.statuses.values()] });
+      return writeFileDurable(this.dataDir, NAME, [Buffer.from(body, 'utf8')]);
+    });
+    this.writing = write;
+    return write;
+  }
+}
