@@ -117,8 +117,7 @@ export function SessionView(props: SessionViewProps) {
   const { unread } = inbox.state;
   useSessionEffects({ inbox, cache, marks, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
 
-  // The line(s) above the footer: a question, the filter or search input, or the status (a transient one
-  // fades; a long one wraps, and the body gives it the rows).
+  // Above the footer: a question, the filter or search input, or the status (fading; a long one wraps).
   const shownStatus = useFaded(status, props.clock) ?? props.notice ?? null;
   const typingSearch = Boolean(reading.search?.typing && view.kind === 'viewer');
   const bottomRows = bottomHeight({ question, email: session.email, input: filtering || typingSearch, status: shownStatus, columns });
@@ -265,10 +264,8 @@ export function SessionView(props: SessionViewProps) {
         }}
       />
     );
-  } else if (reading.search?.typing && view.kind === 'viewer') {
-    bottom = (
-      <SearchLine value={reading.search.pattern} focus={screen === 'search'} count={reading.searchCount} columns={columns} onChange={reading.typeSearch} />
-    );
+  } else if (typingSearch && reading.search) {
+    bottom = <SearchLine value={reading.search.pattern} focus={screen === 'search'} count={reading.searchCount} columns={columns} onChange={reading.typeSearch} />;
   } else bottom = <StatusLine status={shownStatus} columns={columns} />;
 
   return (
