@@ -4,7 +4,7 @@
  * redirect and redaction rules, and every failure is an ApiError with the token kept out of it.
  */
 import type { CreateSessionOptions, DomainList, Message, MessageSource, MessageSummary, Session } from '../../model/mail-types';
-import { errorFromAnswer } from '../error-map';
+import { errorFromAnswer, errorFromNonJson } from '../error-map';
 import { ApiError } from '../api-error';
 import { createHttpClient } from '../http-client';
 import { badResponse, isObject, parseJson } from '../wire-json';
@@ -25,7 +25,7 @@ export function createApi(options: ApiOptions): TempMailApi {
       method === 'GET' || encoding === 'query' ? { searchParams: params } : encoding === 'json' ? { json: params } : { form: params };
     const { status, headers, body } = await http.request(method, path, { ...sent, secrets });
     const data = parseJson(body);
-    if (!isObject(data)) throw badResponse(body.trim() ? 'not JSON' : 'empty body');
+    if (!isObject(data)) throw errorFromNonJson({ status, headers, body });
     // HTTP 200 with {status:"error"} is an error like any other.
     if (data.status !== 'success') {
       if (data.status === 'error' || data.error !== undefined) {
@@ -85,6 +85,8 @@ export function createApi(options: ApiOptions): TempMailApi {
  * the route itself is missing, which is what the user needs to hear.
  */
 function isMissingRoute(error: ApiError): boolean {
+  // A web server's own 404 page where the route would be says the same.
+  if (error.kind === 'wrong_service' && error.details.status === 404) return true;
   return error.kind === 'not_found' && (error.details.code === undefined || /\broute\b|^Not found \(HTTP/i.test(error.message));
 }
 
