@@ -10,7 +10,13 @@ export type ApiErrorKind =
   | 'prefix_taken'
   | 'bad_request'
   | 'service'
-  | 'bad_response';
+  | 'bad_response'
+  /**
+   * The base URL does not lead to this kind of service: a 404 that is not the service's own (a web
+   * server's page), an answer that is not HTTP, or no TLS where https:// asked for it. Asking again
+   * will not help; the message says what to check.
+   */
+  | 'wrong_service';
 
 export class ApiError extends Error {
   override readonly name = 'ApiError';

@@ -6,7 +6,7 @@
 import type { RequestError } from 'got';
 import { safeLine } from '../text/safe-text';
 import { ApiError, type ApiErrorKind } from './api-error';
-import { isObject, parseJson } from './wire-json';
+import { badResponse, isObject, parseJson } from './wire-json';
 import { redact, serviceText } from './redact';
 
 /** An HTTP answer as the mapper needs it. */
@@ -66,6 +66,49 @@ function kindOfStatus(status: number): ApiErrorKind {
   return 'service';
 }
 
+// What to check when the address is not the service's: said after every such error.
+const CHECK_URL = 'check the base URL';
+
+/** True for an answer that is a web page: an HTML content type, or a body that starts like one. */
+function isWebPage(answer: Answer): boolean {
+  const type = answer.headers['content-type'];
+  if (typeof type === 'string' && /^\s*(?:text\/html|application\/xhtml)/i.test(type)) return true;
+  return /^\s*(?:<!doctype html|<html|<head|<body|<\?xml)/i.test(answer.body.slice(0, 256));
+}
+
+/**
+ * A 404 (or 405) that is no API's answer at all: the base URL leads to a web server without this API (a
+ * site's 404 page, a framework's "Cannot GET /domains" in plain text). Asking again will not help. A 404
+ * in JSON is an API speaking (the service's "no such message", mail.tm's hydra error): its own mapping.
+ */
+function wrongService(answer: Answer, payload: Record<string, unknown> | undefined): ApiError | null {
+  const { status } = answer;
+  if ((status !== 404 && status !== 405) || payload !== undefined) return null;
+  const http = `HTTP ${status}`;
+  if (isWebPage(answer)) {
+    return new ApiError('wrong_service', `That address answered with a web page, not this service's API (${http}): ${CHECK_URL}`, { status });
+  }
+  return new ApiError('wrong_service', `That address has no such API (${http}): ${CHECK_URL}`, { status });
+}
+
+/**
+ * A successful (2xx) answer whose body is not JSON. A web page there is most likely a wrong base URL,
+ * but may be a Wi-Fi login page in the way for now: it is said so, and asked again later.
+ */
+export function errorFromNonJson(answer: Answer): ApiError {
+  if (isWebPage(answer)) {
+    return new ApiError('bad_response', `That address answered with a web page, not this service's API (HTTP ${answer.status}): ${CHECK_URL}`, {
+      status: answer.status,
+    });
+  }
+  return badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
+}
+
+/** A 3xx answer: redirects are not followed (a token must not travel to another address). */
+export function errorFromRedirect(status: number): ApiError {
+  return new ApiError('bad_response', `That address redirects elsewhere (HTTP ${status}): ${CHECK_URL}`, { status });
+}
+
 /**
  * The error for an answer that is an HTTP error or a `{status:"error"}` body (whatever its HTTP status).
  * `secrets` (the token) are scrubbed from anything the service wrote.
@@ -76,6 +119,8 @@ export function errorFromAnswer(answer: Answer, secrets: readonly string[], data
     const parsed = parseJson(answer.body);
     return isObject(parsed) ? parsed : undefined;
   })();
+  const wrong = wrongService(answer, payload);
+  if (wrong) return wrong;
   const rawCode = payload && typeof payload.error === 'string' ? payload.error : undefined;
   const code = rawCode === undefined ? undefined : redact(safeLine(rawCode, 64), secrets) || undefined;
   const said = payload ? serviceText(saidBy(payload), secrets) : '';
@@ -114,10 +159,24 @@ const NETWORK_CODES: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   EADDRNOTAVAIL: 'address not available',
   ECONNABORTED: 'connection aborted',
+  ETIMEDOUT: 'connection timed out',
   ERR_STREAM_PREMATURE_CLOSE: 'connection closed early',
 };
 
-/** The error for a failed got request (network, timeout, HTTP error status). */
+// Certificate trouble, in words: the code itself means nothing to a person.
+const CERT_CODES: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  CERT_NOT_YET_VALID: 'its certificate is not valid yet (is the clock right?)',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate comes from an authority this computer does not trust',
+  UNABLE_TO_GET_ISSUER_CERT: 'its certificate comes from an authority this computer does not trust',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'its certificate comes from an authority this computer does not trust',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'its certificate cannot be checked',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another name',
+  CERT_REVOKED: 'its certificate was revoked',
+};
+
+/** The error for a failed got request (network, timeout, HTTP error status). Never a raw error code. */
 export function errorFromRequest(error: RequestError, secrets: readonly string[], timeoutMs: number): ApiError {
   const response = error.response;
   if (error.name === 'HTTPError' && response) {
@@ -126,17 +185,26 @@ export function errorFromRequest(error: RequestError, secrets: readonly string[]
     const body = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8', 0, Math.min(raw.length, 64 * 1024)) : '';
     return errorFromAnswer({ status: response.statusCode, headers: response.headers, body }, secrets);
   }
-  // Only a code that looks like one (ECONNREFUSED, ERR_TLS_...) is echoed: never got's message.
-  const code = typeof error.code === 'string' && /^[A-Z0-9_]{1,48}$/.test(error.code) ? error.code : undefined;
+  // Only a code that looks like one (ECONNREFUSED, HPE_..., ERR_TLS_...) is read: never got's message.
+  const code = typeof error.code === 'string' && /^[A-Z0-9_]{1,48}$/.test(error.code) ? error.code : '';
   if (error.name === 'TimeoutError') {
     return new ApiError('timeout', `The service did not answer within ${formatSeconds(timeoutMs)}`, {});
   }
-  const known = code ? NETWORK_CODES[code] : undefined;
+  const known = NETWORK_CODES[code];
   if (known) return new ApiError('network', `The service is unreachable (${known})`);
-  if (code && /CERT|TLS|SSL/.test(code)) {
-    return new ApiError('network', `The secure connection failed (${code})`);
+  // Node's HTTP parser refused the answer: what listens there does not speak HTTP (another kind of
+  // server, or TLS when http:// was asked for).
+  if (code.startsWith('HPE_')) {
+    return new ApiError('wrong_service', 'That address does not speak HTTP: check the port, or try https://');
   }
-  return new ApiError('network', `The request failed${code ? ` (${code})` : ''}`);
+  // The TLS handshake met something that is not TLS: https:// to a plain HTTP port.
+  if (code === 'EPROTO' || code === 'ERR_SSL_WRONG_VERSION_NUMBER') {
+    return new ApiError('wrong_service', 'That address does not speak HTTPS: try http://, or check the port');
+  }
+  const cert = CERT_CODES[code];
+  if (cert) return new ApiError('network', `The secure connection failed: ${cert}`);
+  if (/CERT|TLS|SSL/.test(code)) return new ApiError('network', 'The secure connection failed');
+  return new ApiError('network', 'The request failed (a network error)');
 }
 
 function formatSeconds(ms: number): string {

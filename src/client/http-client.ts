@@ -8,7 +8,7 @@
  */
 import got, { RequestError, type CancelableRequest, type Got, type Response, type RetryObject } from 'got';
 import { ApiError } from './api-error';
-import { errorFromRequest } from './error-map';
+import { errorFromRedirect, errorFromRequest } from './error-map';
 import { badResponse } from './wire-json';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -140,7 +140,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
     if (answer.status >= 300 && !(answer.status === 304 && conditional)) {
       // Only reachable for 3xx (followRedirect is off); got throws for 4xx and 5xx.
-      throw new ApiError('bad_response', `The service redirected (HTTP ${answer.status}); check the base URL`, { status: answer.status });
+      throw errorFromRedirect(answer.status);
     }
     return answer;
   }

@@ -1,13 +1,16 @@
 /**
  * The inbox poller: plain logic with timers, no React, no network of its own. It runs one task on an
  * interval, never two at once; `refresh()` runs it now; failures back off exponentially with jitter up
- * to a cap; a rate-limit answer is waited out for at least its Retry-After; a fatal failure (expired
- * session, unknown token) stops it for good. The caller decides what a failure means via `classify`,
+ * to a cap; a rate-limit answer is waited out for at least its Retry-After; a failure that asking again
+ * cannot fix holds it until `refresh()`; a fatal failure (expired session, unknown token) stops it for good. The caller decides what a failure means via `classify`,
  * which keeps this module free of any one provider's error types.
  */
 
-/** What the poller is doing right now. */
-export type PollPhase = 'idle' | 'checking' | 'waiting' | 'retrying' | 'stopped';
+/**
+ * What the poller is doing right now. 'held': a failure that asking again cannot fix (the address is
+ * not the service's) ended the automatic checks; `refresh()` asks again.
+ */
+export type PollPhase = 'idle' | 'checking' | 'waiting' | 'retrying' | 'held' | 'stopped';
 
 /** A snapshot of the poller, for the status line. Times are ms on the poller's clock. */
 export interface PollStatus {
@@ -43,6 +46,8 @@ export interface FailureVerdict {
   message: string;
   /** Give up for good (expired session, invalid token). */
   stop?: boolean;
+  /** Check no more by itself, but let `refresh()` ask again (a wrong base URL: asking again will not help). */
+  hold?: boolean;
   /** The service asked us to wait this long (429 Retry-After). */
   retryAfterMs?: number;
 }
@@ -160,6 +165,11 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
     if (verdict.stop) {
       clearTimer();
       publish({ phase: 'stopped', failures, error: verdict.message, stopReason: verdict.message, nextAt: null });
+      return;
+    }
+    if (verdict.hold) {
+      clearTimer();
+      publish({ phase: 'held', failures, error: verdict.message, rateLimited: false, nextAt: null });
       return;
     }
     const rateLimited = verdict.retryAfterMs !== undefined && verdict.retryAfterMs > 0;

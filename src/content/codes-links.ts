@@ -76,27 +76,48 @@ const NEGATIVE =
 // value (letters and digits, 8+), /magic/<long id>, a JWT.
 const TOKEN_QUERY = /[?&#](?:token|t|code|key|k|otp|ticket|nonce|auth|sig|signature|hash|h)=[A-Za-z0-9._~%-]{6,}/iu;
 const RANDOM_VALUE = /[?&#][\w.-]+=(?=[A-Za-z0-9._~%-]*\d)(?=[A-Za-z0-9._~%-]*[A-Za-z])[A-Za-z0-9._~%-]{8,}/u;
-const TOKEN_PATH = /\/[A-Za-z0-9_-]{20,}(?:[/?#]|$)|eyJ[A-Za-z0-9_-]{10,}\./u;
+// (A JWT is looked for only where a run of its characters starts: "eyJeyJeyJ..." would otherwise
+// rescan the run from every "eyJ", quadratic in the URL's length.)
+const TOKEN_PATH = /\/[A-Za-z0-9_-]{20,}(?:[/?#]|$)|(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\./u;
 
 // "If this wasn't you, reset your password": a side action, not the one the mail is for.
 const NOT_YOU = /didn'?t (?:request|try|sign|make)|wasn'?t you|not you|if you did not/iu;
 
 const THRESHOLD = 0.55;
 
-// The sentence before the link's "[n]" in the text (HTML) or before the URL itself (plain text).
-function contextBefore(text: string, link: Link): string {
+/** Where each link is first referred to in the text, found in one pass over it. */
+interface LinkPlaces {
+  body: string;
+  /** Index of the first "[n]" for each n. */
+  refs: Map<number, number>;
+}
+
+function linkPlaces(text: string): LinkPlaces {
   const list = text.lastIndexOf('\n\nLinks:\n[1] ');
   const body = list >= 0 ? text.slice(0, list) : text;
-  let at = body.indexOf(`[${link.n}]`);
-  if (at < 0) at = body.indexOf(link.url.slice(0, 40));
-  if (at < 0) return '';
+  const refs = new Map<number, number>();
+  for (const m of body.matchAll(/\[(\d{1,3})\]/g)) {
+    const n = Number(m[1]);
+    if (!refs.has(n)) refs.set(n, m.index ?? 0);
+  }
+  return { body, refs };
+}
+
+// The sentence before the link's "[n]" in the text (HTML) or before the URL itself (plain text).
+// `from` is where the previous link was found: links are numbered in order of appearance, so each is
+// looked for after the one before (one pass in all, however many links).
+function contextBefore(places: LinkPlaces, link: Link, from: number): { context: string; at: number } {
+  const { body } = places;
+  let at = places.refs.get(link.n) ?? -1;
+  if (at < 0) at = body.indexOf(link.url.slice(0, 40), from);
+  if (at < 0) return { context: '', at: from };
   const before = body.slice(Math.max(0, at - 160), at);
   // Only the paragraph the link is in: a blank line ends what the sentence before can say.
   const para = before.lastIndexOf('\n\n');
-  return (para >= 0 ? before.slice(para + 2) : before).slice(-120);
+  return { context: (para >= 0 ? before.slice(para + 2) : before).slice(-120), at: at + 1 };
 }
 
-function score(link: Link, text: string, about: number): number {
+function score(link: Link, context: string, about: number): number {
   if (!/^https?:/i.test(link.url)) return -1; // mailto: is for writing, not for confirming
   let url: string;
   try {
@@ -112,7 +133,6 @@ function score(link: Link, text: string, about: number): number {
   if (POSITIVE.test(url)) s += 0.35;
   // A magic or confirmation link carries a one-off secret; a bare /login page is just the site.
   s += TOKEN_QUERY.test(link.url) || RANDOM_VALUE.test(link.url) || TOKEN_PATH.test(link.url) ? 0.25 : -0.3;
-  const context = contextBefore(text, link);
   // The words before a "click here" or a bare URL say what it is for.
   if (!word && POSITIVE.test(context) && !NEGATIVE.test(context.slice(-60)) && !NOT_YOU.test(context.slice(-80))) {
     s += 0.3;
@@ -129,8 +149,12 @@ export function detectLink(input: LinkInput): { url: string; text: string } | nu
   const about = MESSAGE_KEYWORD.test(subject) || POSITIVE.test(subject) ? 0.1 : 0;
   let best: Link | null = null;
   let bestScore = THRESHOLD;
+  const places = linkPlaces(text);
+  let from = 0;
   for (const link of links.slice(0, 500)) {
-    const s = score(link, text, about);
+    const found = contextBefore(places, link, from);
+    from = found.at;
+    const s = score(link, found.context, about);
     if (s >= bestScore + (best ? 0.001 : 0)) {
       best = link;
       bestScore = s;

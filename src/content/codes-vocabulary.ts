@@ -60,21 +60,30 @@ export function isDecoyContext(before: string, after: string): boolean {
 
 // Decoy shapes, masked before codes are looked for. Order matters: URLs and e-mail addresses first,
 // so their digits cannot be taken for dates or phone numbers.
+//
+// Every pattern here runs over up to 32 KB of text with no spaces in it (CJK prose, a base64 blob), and
+// over the whole subject, so each must be linear: a repeated class followed by something that can fail
+// is only tried where a run of that class starts (the lookbehind on the same class). Without it, every
+// position of a run scans to the run's end and fails: 32 KB of kanji took 17 s in the e-mail pattern.
+// (Long ASCII runs are blanked by the 25+ pattern before the number patterns see them; those are made
+// linear all the same, so that no order of the list can bring the quadratic back.)
 const MASKS: RegExp[] = [
   /\b(?:https?:\/\/|www\.|mailto:)\S+/giu, // URLs
-  /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/giu, // e-mail addresses
+  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@[\p{L}\p{N}.-]+\.\p{L}{2,}/giu, // e-mail addresses
   /\[\d{1,3}\]/g, // link references from renderBody (a bracketed 4+ digit number may be a code)
   /[\x21-\x7e]{25,}/g, // wrapped URL pieces, base64, tracking ids (ASCII: CJK prose has no spaces)
   /#[0-9a-f]{3,8}\b/giu, // CSS colours and "#123456" order numbers
   /\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b/gu, // dates
   /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\.?)?/giu, // times
-  /[$€£¥₹]\s?\d[\d.,]*|\d[\d.,]*\s?(?:€|eur|usd|gbp|chf|\$|kr|zł|руб|円|元)(?![\p{L}])/giu, // prices
-  /\d+(?:[.,]\d+)*\s?%/gu, // percentages
-  /\d+(?:[.,]\d+)+/gu, // grouped and decimal numbers: 1,299 1.299,00 12.99
+  // prices: a run of digits and separators (masked whole) before or after a currency
+  /[$€£¥₹]\s?\d[\d.,]*|(?<![\d.,])[.,]*\d[\d.,]*\s?(?:€|eur|usd|gbp|chf|\$|kr|zł|руб|円|元)(?![\p{L}])/giu,
+  /(?<![\d.,])[\d.,]*\d\s?%/gu, // percentages: the run of digits and separators before a %
+  /(?<!\d)\d+(?:[.,]\d+)+/gu, // grouped and decimal numbers: 1,299 1.299,00 12.99
   /\b\d{3}-\d{4}\b/g, // local phone numbers: 555-0100 (a dashed code is 3-3 or 4-4)
 ];
 
 // Runs of digit groups: a phone number when long (9+ digits) or written like one (+, parentheses).
+// (Linear as it is: the match is the longest one from its start, so no start inside it is tried.)
 const PHONE = /(?<![\p{L}\p{N}])(?:\+|00)?\(?\d[\d() ./-]{5,}\d(?![\p{L}\p{N}])/gu;
 
 const spaces = (s: string): string => s.replace(/[^\n]/g, ' ');
@@ -101,7 +110,9 @@ const CJK_START = /^[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/u;
 export function unwrap(text: string): string {
   const lines = text.split('\n');
   const widths = lines.map(textWidth);
-  const w = Math.max(0, ...widths);
+  // A loop, not Math.max(...widths): spreading 100,000+ lines overflows the stack.
+  let w = 0;
+  for (const width of widths) if (width > w) w = width;
   if (w < 20 || lines.length < 2) return text;
   let out = lines[0] ?? '';
   for (let i = 1; i < lines.length; i++) {

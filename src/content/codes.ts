@@ -38,6 +38,9 @@ export interface CodeInput {
 
 // Only the top of a long mail is searched: codes come first, and this keeps a 2 MB body cheap.
 const MAX_SCAN = 32 * 1024;
+// And only the first tokens shaped like a code, and the first labels: each costs a few microseconds
+// of context reading, and a body of nothing but "code 1234 code 1234 ..." must not cost 50 ms.
+const MAX_CANDIDATES = 300;
 const THRESHOLD = 0.6;
 
 // Shapes. Lookarounds keep a candidate from being part of a longer token, a decimal or a grouped number.
@@ -138,16 +141,20 @@ function contextScore(text: string, start: number, end: number, alone: boolean):
   return score;
 }
 
-// Spaced digits are typed without their spaces, and a letter prefix (G-, FB-) is printed by the
-// service beside its input field: the user types only the digits.
+// Digits grouped for reading ("123 456", "123-456", "5 8 2 9 1 7") are typed as digits only: sites'
+// code fields take digits (many refuse a dash or a space), so that is what is shown and copied. A
+// letter prefix (G-, FB-) is printed by the service beside its input field: the user types the digits.
+// Letters and digits with dashes (A7K-29Q) are kept as shown: there the dashes may be part of it.
 function normalise(token: string): string {
   if (/^[A-Z]{1,2}-\d+$/.test(token)) return token.slice(token.indexOf('-') + 1);
-  return /^[\d ]+$/.test(token) ? token.replace(/ /g, '') : token;
+  return /^\d+(?:[ -]\d+)*$/.test(token) ? token.replace(/[ -]/g, '') : token;
 }
 
 /** Candidates in one text, with shape + context scores. */
 function candidates(text: string, base: number, order: number, out: Candidate[]): void {
+  let tried = 0;
   for (const m of text.matchAll(CANDIDATE)) {
+    if (++tried > MAX_CANDIDATES) break;
     const token = m[0];
     const start = m.index ?? 0;
     const shape = shapeScore(token);
@@ -160,8 +167,12 @@ function candidates(text: string, base: number, order: number, out: Candidate[])
     if (shape < 0.2 && context < 0.45) continue;
     out.push({ code: normalise(token), score: base + shape + context, order: order + start });
   }
-  // Explicitly labelled tokens of any case: "Your code: ktqpzw", "código: 4kx9".
+  // Explicitly labelled tokens of any case: "Your code: ktqpzw", "código: 4kx9". (A set, not a
+  // search of `out` per label: a text of 3,000 labelled codes would make that quadratic.)
+  const seen = new Set(out.map((c) => c.code));
+  let labels = 0;
   for (const m of text.matchAll(CODE_LABEL_G)) {
+    if (++labels > MAX_CANDIDATES) break;
     const at = (m.index ?? 0) + m[0].length;
     const t = LABELLED_TOKEN.exec(text.slice(at, at + 40));
     if (!t?.[1]) continue;
@@ -170,7 +181,8 @@ function candidates(text: string, base: number, order: number, out: Candidate[])
     if (/^(?:19|20)\d\d$/.test(token)) continue;
     if (DECOY_PREFIX.test(text.slice(Math.max(0, at - 24), at))) continue;
     if (isDecoyContext(text.slice(Math.max(0, at - 60), at), text.slice(at, at + 60).split('\n')[0] ?? '')) continue;
-    if (out.some((c) => c.code === token)) continue;
+    if (seen.has(token)) continue;
+    seen.add(token);
     out.push({ code: token, score: base + 0.2 + 0.5, order: order + at });
   }
 }

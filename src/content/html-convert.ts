@@ -6,6 +6,7 @@
 
 import { compile, type DomNode, type FormatCallback } from 'html-to-text';
 import { safeLine, safeText } from '../text/safe-text';
+import { tableFormatter } from './html-table';
 
 /** A link kept from the message: `n` is the number shown as "[n]" in the text. */
 export interface Link {
@@ -94,7 +95,8 @@ const formatAnchor: FormatCallback = (elem, walk, builder) => {
 };
 
 // Layout tables hold most of an HTML mail: each row its own line, cells apart by a space, so that
-// "Code" and "123456" in two cells do not run together as "Code123456".
+// "Code" and "123456" in two cells do not run together as "Code123456". (Simple data tables keep
+// their columns: html-table.ts.)
 const formatCell: FormatCallback = (elem, walk, builder) => {
   builder.addInline(' ');
   walk(elem.children, builder);
@@ -102,6 +104,14 @@ const formatCell: FormatCallback = (elem, walk, builder) => {
 };
 
 const SKIPPED = ['img', 'script', 'style', 'head', 'noscript', 'template', 'svg', 'iframe', 'object'];
+const SKIPPED_SET = new Set(SKIPPED);
+
+/** True for an element whose content the converter does not show (the selectors below say the same). */
+export function hidesContent(name: string, attribs: Record<string, string>): boolean {
+  if (SKIPPED_SET.has(name) || 'hidden' in attribs) return true;
+  const style = attribs.style?.toLowerCase() ?? '';
+  return style.includes('display:none') || style.includes('display: none');
+}
 
 /** Converts an HTML fragment to text, its links numbered into `table`. */
 export type Converter = (html: string, table: LinkTable) => string;
@@ -119,9 +129,10 @@ export function converterFor(width: number): Converter {
     wordwrap: false,
     // The caller slices the input; html-to-text would otherwise warn on stderr, over the UI.
     limits: { maxInputLength: Number.MAX_SAFE_INTEGER },
-    formatters: { numberedAnchor: formatAnchor, cell: formatCell },
+    formatters: { numberedAnchor: formatAnchor, cell: formatCell, mailTable: tableFormatter(width) },
     selectors: [
       { selector: 'a', format: 'numberedAnchor' },
+      { selector: 'table', format: 'mailTable' },
       { selector: 'tr', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
       { selector: 'td', format: 'cell' },
       { selector: 'hr', options: { length: width } },

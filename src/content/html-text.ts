@@ -12,6 +12,7 @@
  */
 
 import { acceptUrl, converterFor, LinkTable, type Link } from './html-convert';
+import { flattenDeep } from './html-depth';
 import { safeBlock, safeLine } from '../text/safe-text';
 import { wrapText } from '../text/text-wrap';
 
@@ -92,7 +93,7 @@ function step(job: Job, limit: number): void {
   job.pos = end;
   let text: string;
   if (job.html) {
-    text = safeBlock(converterFor(job.cols)(chunk, job.table));
+    text = safeBlock(converterFor(job.cols)(flattenDeep(chunk), job.table));
   } else {
     text = safeBlock(chunk);
     for (const m of text.matchAll(URL_IN_TEXT)) {

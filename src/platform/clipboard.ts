@@ -1,8 +1,10 @@
 /**
  * Copying that works over SSH: the OSC 52 escape asks the user's own terminal to set its clipboard, so
- * it works from a remote shell, and through tmux or GNU screen when wrapped for them. A local clipboard
- * tool is tried as well where one exists (it covers terminals that ignore OSC 52). The copied text goes
- * to the tool on stdin, never in argv, where `ps` would show it.
+ * it works from a remote shell, and through tmux or GNU screen when wrapped for them. Nothing answers
+ * it, so it is reported as sent, never as copied. Inside tmux the text also goes to tmux's own paste
+ * buffer (tmux drops an application's OSC 52 unless `set-clipboard` is on), and a local clipboard tool
+ * is tried where one exists (it covers terminals that ignore OSC 52). The copied text goes to tmux and
+ * the tools on stdin, never in argv, where `ps` would show it.
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -86,12 +88,17 @@ export function findClipboardTool(env: NodeJS.ProcessEnv, platform: NodeJS.Platf
 }
 
 export interface CopyResult {
-  /** True when at least one way was used (OSC 52 written or the tool succeeded). */
+  /** True when at least one way was used (OSC 52 written or a tool took the text). */
   ok: boolean;
-  /** One line for the status bar: "Copied via OSC 52 and xclip". */
+  /**
+   * One line for the status bar, saying only what is known: a tool that took the text "copied" it
+   * ("Copied to tmux's buffer", "Copied with xclip");
+   * OSC 52 is only "sent to the terminal", which may ignore it (and tmux drops it unless set-clipboard
+   * is on). It starts with "Copied" or "Sent" (or "Not copied"), so a caller can name the thing after it.
+   */
   message: string;
   osc52: boolean;
-  /** The tool that took the text, or null. */
+  /** The tool that took the text ("tmux" for its paste buffer, "xclip" ...), or null. */
   tool: string | null;
 }
 
@@ -103,27 +110,67 @@ export interface CopyOptions {
   timeoutMs?: number;
 }
 
-/** Copies `text` by OSC 52 and a local tool when there is one. Never throws; says what happened. */
+/**
+ * Copies `text` by OSC 52, into tmux's paste buffer when inside tmux, and by a local tool when there is
+ * one. Never throws; says what happened.
+ */
 export async function copyToClipboard(text: string, options: CopyOptions): Promise<CopyResult> {
   const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const timeoutMs = options.timeoutMs ?? TOOL_TIMEOUT_MS;
   let oscState: 'written' | 'too-long' | 'failed' = 'written';
   try {
     options.write(osc52(text, osc52OptionsFor(env)));
   } catch (error) {
     oscState = error instanceof RangeError ? 'too-long' : 'failed';
   }
-  const tool = safeFind(env, options.platform);
-  const toolError = tool ? await runTool(tool, text, env, options.timeoutMs ?? TOOL_TIMEOUT_MS) : 'absent';
-  const toolOk = toolError === null;
   const osc = oscState === 'written';
+  const tmux = env.TMUX ? await tmuxBuffer(text, env, platform, timeoutMs) : null;
+  const tool = safeFind(env, platform);
+  const toolError = tool ? await runTool(tool, text, env, timeoutMs) : 'absent';
+  const toolOk = toolError === null;
+
+  const copiedTo = [tmux === null ? '' : "to tmux's buffer", toolOk ? `with ${tool!.name}` : ''].filter(Boolean);
+  // What is missing, in a few words: a failed tool, no tool at all, tmux that may drop OSC 52.
+  const caveat =
+    tool && !toolOk
+      ? `${tool.name} failed: ${toolError}`
+      : env.TMUX && tmux === null
+        ? 'tmux may need set-clipboard on'
+        : !tool && !env.TMUX
+          ? 'no local clipboard tool'
+          : '';
   let message: string;
-  if (osc && toolOk) message = `Copied via OSC 52 and ${tool!.name}`;
-  else if (osc && !tool) message = 'Copied via OSC 52 (no local clipboard tool)';
-  else if (osc) message = `Copied via OSC 52 (${tool!.name} failed: ${toolError})`;
-  else if (toolOk) message = `Copied via ${tool!.name} (${oscState === 'too-long' ? 'too long for OSC 52' : 'OSC 52 not written'})`;
-  else if (oscState === 'too-long') message = `Not copied: too long for OSC 52 and ${tool ? `${tool.name} failed` : 'no local clipboard tool'}`;
-  else message = `Not copied: the terminal could not be written and ${tool ? `${tool.name} failed` : 'no local clipboard tool'}`;
-  return { ok: osc || toolOk, message, osc52: osc, tool: toolOk ? tool!.name : null };
+  if (copiedTo.length > 0) {
+    message = `Copied ${copiedTo.join(' and ')}`;
+    if (osc) message += '; also sent via OSC 52';
+    else message += oscState === 'too-long' ? ' (too long for OSC 52)' : ' (OSC 52 not written)';
+  } else if (osc) {
+    message = `Sent to the terminal via OSC 52${caveat.startsWith('tmux') ? `; ${caveat}` : caveat ? ` (${caveat})` : ''}`;
+  } else {
+    const why = oscState === 'too-long' ? 'too long for OSC 52' : 'the terminal could not be written';
+    message = `Not copied: ${why} and ${tool ? `${tool.name} failed` : 'no local clipboard tool'}`;
+  }
+  return { ok: osc || copiedTo.length > 0, message, osc52: osc, tool: toolOk ? tool!.name : tmux };
+}
+
+/**
+ * Inside tmux, its own paste buffer: `tmux load-buffer -w -` (text on stdin; -w also hands it to the
+ * outer terminal's clipboard where tmux can, since tmux 3.2), else `load-buffer -` for an older tmux.
+ * "tmux" when the buffer took it, null when there is no tmux command or it failed.
+ */
+async function tmuxBuffer(text: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform, timeoutMs: number): Promise<string | null> {
+  let path: string | null;
+  try {
+    path = which('tmux', env, platform);
+  } catch {
+    path = null;
+  }
+  if (!path) return null;
+  for (const args of [['load-buffer', '-w', '-'], ['load-buffer', '-']]) {
+    if ((await runTool({ name: 'tmux', path, args }, text, env, timeoutMs)) === null) return 'tmux';
+  }
+  return null;
 }
 
 function safeFind(env: NodeJS.ProcessEnv, platform?: NodeJS.Platform): ClipboardTool | null {

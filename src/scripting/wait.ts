@@ -23,6 +23,9 @@ const DEFAULT_INTERVAL_S = 1.5;
 const MAX_BACKOFF_MS = 15_000;
 // A request stuck longer than this is given up and retried on the next poll, rather than eating the wait.
 const REQUEST_TIMEOUT_MS = 5_000;
+// How far before the start a receive time may read and still count as after it, when the first listing
+// came late: wire times are whole seconds, and the service's clock may run a little behind ours.
+const CLOCK_SLACK_MS = 60_000;
 
 interface Filters {
   from?: RegExp;
@@ -53,7 +56,7 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   const wake: Waker = { now: null };
   const watch = api.watchMail?.(session, { onMail: () => wake.now?.(), onState: () => undefined });
   try {
-    return await waitLoop({ ctx, io, api, session, deadline, filters, print, intervalMs, timeoutS, existing: flag(parsed, 'existing'), wake });
+    return await waitLoop({ ctx, io, api, session, start, deadline, filters, print, intervalMs, timeoutS, existing: flag(parsed, 'existing'), wake });
   } finally {
     watch?.stop();
   }
@@ -69,6 +72,8 @@ interface WaitRun {
   io: ScriptIo;
   api: MailProvider;
   session: SavedSession;
+  /** When `wait` started (our clock, ms). */
+  start: number;
   deadline: number;
   filters: Filters;
   print: PrintMode;
@@ -80,7 +85,7 @@ interface WaitRun {
 
 // Looks, matches, backs off, until a hit (exit 0) or the deadline (a ScriptError).
 async function waitLoop(w: WaitRun): Promise<number> {
-  const { ctx, io, api, session, deadline, filters, print, intervalMs } = w;
+  const { ctx, io, api, session, start, deadline, filters, print, intervalMs } = w;
   const what = [filters.from && `from ${show(filters.from.source)}`, filters.subject && `subject ${show(filters.subject.source)}`]
     .filter(Boolean)
     .join(' and ');
@@ -91,6 +96,9 @@ async function waitLoop(w: WaitRun): Promise<number> {
   if (baselined) ctx.info(`${waiting} (including messages already there)...`);
   let failures = 0;
   let lastProblem = '';
+  // Whether every listing so far failed: then the first one that answers may hold mail that arrived
+  // after the start, while the service was away.
+  let late = false;
   for (;;) {
     let delay = intervalMs;
     try {
@@ -101,26 +109,30 @@ async function waitLoop(w: WaitRun): Promise<number> {
       lastProblem = '';
       if (!baselined) {
         // Messages already there when `wait` started are not what it waits for (unless --existing).
-        for (const s of summaries) seen.add(s.id);
+        const earlier = late ? receivedBefore(summaries, start - CLOCK_SLACK_MS) : summaries;
+        for (const s of earlier) seen.add(s.id);
         baselined = true;
-        const earlier = summaries.length ? ` (ignoring ${summaries.length} earlier; --existing includes them)` : '';
+        const ignoring = earlier.length ? ` (ignoring ${earlier.length} earlier; --existing includes them)` : '';
         // Said only now: from this line on, any mail that arrives counts (scripts and tests may wait for it).
-        ctx.info(`${waiting}${earlier}...`);
-      } else {
-        const hit = await firstMatch(ctx, api, session, summaries, seen, filters, print, io.columns ?? 80);
-        if (hit) {
-          io.stdout.write(output(hit, print));
-          return EXIT.ok;
-        }
+        ctx.info(`${waiting}${ignoring}...`);
+      }
+      // The first listing too: after an outage it may hold what arrived meanwhile.
+      const hit = await firstMatch(ctx, api, session, summaries, seen, filters, print, io.columns ?? 80);
+      if (hit) {
+        io.stdout.write(output(hit, print));
+        return EXIT.ok;
       }
     } catch (error) {
       if (error instanceof DeadlineReached) break;
       if (!isApiError(error)) throw error;
       if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw refusal(ctx, session, error) ?? error;
+      // The base URL leads to something else (a web page, another kind of server): waiting will not help.
+      if (error.kind === 'wrong_service') throw error;
       // The app's policy (client/poller.ts): a Retry-After is waited out, anything else backs off
       // exponentially with jitter from the poll interval.
       const asked = retryAfterMs(error);
       if (asked === undefined) failures += 1;
+      if (!baselined) late = true;
       delay = Math.max(intervalMs, failureDelay(failures, asked, intervalMs, MAX_BACKOFF_MS, Math.random));
       if (error.message !== lastProblem) ctx.info(`${error.message}; retrying in ${Math.max(1, Math.round(delay / 1000))} s`);
       lastProblem = error.message;
@@ -137,12 +149,29 @@ async function waitLoop(w: WaitRun): Promise<number> {
   throw new ScriptError(`wait: no matching message within ${w.timeoutS} s${why}`);
 }
 
-/** Oldest first: by receive time, then by id (numerically where both are numbers). */
+/** Oldest first: by receive time, then by id. */
 function oldestFirst(a: MessageSummary, b: MessageSummary): number {
   const t = (a.receivedAt?.getTime() ?? 0) - (b.receivedAt?.getTime() ?? 0);
-  if (t !== 0) return t;
-  if (/^\d+$/.test(a.id) && /^\d+$/.test(b.id)) return Number(a.id) - Number(b.id);
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  return t !== 0 ? t : compareIds(a.id, b.id);
+}
+
+/** Ids in the order a service hands them out: numerically where both are numbers. */
+function compareIds(a: string, b: string): number {
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return Number(a) - Number(b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The messages of a listing that were received before `before` (ms, our clock), for a first listing
+ * that came after the service was away: what it holds may have arrived before `wait` started or while
+ * it was waiting. Judged by the receive time (read in the service's zone, --server-tz). A message with
+ * no receive time counts as earlier, unless a message with a smaller id counts as later: services number
+ * messages as they arrive.
+ */
+export function receivedBefore(summaries: MessageSummary[], before: number): MessageSummary[] {
+  const later = (s: MessageSummary) => s.receivedAt !== null && s.receivedAt.getTime() >= before;
+  const firstLater = summaries.filter(later).map((s) => s.id).sort(compareIds)[0];
+  return summaries.filter((s) => !later(s) && !(s.receivedAt === null && firstLater !== undefined && compareIds(s.id, firstLater) > 0));
 }
 
 // New messages oldest first; the first that matches and has what --print asks for.

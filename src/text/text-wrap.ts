@@ -83,7 +83,10 @@ function wrapAscii(line: string, cols: number, atSpaces: boolean, hang: string, 
     while (line[firstWord] === ' ') firstWord++;
     let breakAt = -1;
     if (atSpaces) {
-      breakAt = line[start + room] === ' ' ? start + room : line.lastIndexOf(' ', start + room - 1);
+      // Looked for within this piece only: lastIndexOf would scan back to the line's start every time,
+      // quadratic on a long line without spaces (a base64 blob, a URL, CJK text has its own path).
+      breakAt = start + room;
+      while (breakAt > firstWord && line.charCodeAt(breakAt) !== 32) breakAt--;
       if (breakAt <= firstWord) breakAt = -1;
     }
     if (breakAt > 0) {

@@ -168,6 +168,22 @@ describe('poller', () => {
     expect(t.calls()).toBe(1);
   });
 
+  it('holds on a verdict asking again cannot fix (a wrong base URL): no check by itself, refresh asks again', async () => {
+    const t = controllableTask();
+    const p = createPoller({ intervalMs: 5000, task: t.task, onResult: () => undefined, classify });
+    p.start();
+    await t.reject(new Fail({ message: 'That address answered with a web page', hold: true }));
+    expect(p.status()).toMatchObject({ phase: 'held', error: 'That address answered with a web page', nextAt: null, failures: 1 });
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(3_600_000);
+    expect(t.calls()).toBe(1);
+    expect(p.refresh()).toBe(true);
+    expect(t.calls()).toBe(2);
+    await t.resolve(1);
+    expect(p.status().phase).toBe('waiting');
+    p.stop();
+  });
+
   it('drops the result of a check that was pending when stopped', async () => {
     const t = controllableTask();
     const results: number[] = [];

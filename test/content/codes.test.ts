@@ -155,6 +155,15 @@ describe('detectCode', () => {
     }
   });
 
+  it('gives a code grouped for reading as the digits a code field takes', () => {
+    // Shown "123-456" or "123 456" in the mail; copied, badged and printed as 123456.
+    expect(code('Verify', 'Your verification code is 123-456.')).toBe('123456');
+    expect(code('Verify', 'Your verification code is 123 456.')).toBe('123456');
+    expect(code('Your code is 1234-5678', 'Enter it to sign in.')).toBe('12345678');
+    // Letters and digits keep their dashes: there they may be part of the code.
+    expect(code('Verify', 'Your verification code is A7K-29Q.')).toBe('A7K-29Q');
+  });
+
   it('reads street words whole: "Driver" beside a number is not an address', () => {
     expect(code('Your parcel', 'Driver: 0151 23456789. Show PIN 4821 at the door.')).toBe('4821');
     expect(code('Hello', 'Visit us: 12 Drive, Springfield')).toBeNull();

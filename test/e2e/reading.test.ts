@@ -92,8 +92,8 @@ describe('reading in the pseudo-terminal', () => {
     screen = await app.press('q', (s) => isInbox(s) && s.includes('3 messages · 1 unread'));
     expect(screen).toMatch(/^\+ {2}Sender +Plain first/m);
     expect(screen).toMatch(/^ @ Sender +Has a file/m);
-    await app.press('c', /Copied address/);
-    await app.waitForScreen((s) => isInbox(s) && !s.includes('Copied address'));
+    await app.press('c', /Sent address to the terminal via OSC 52/);
+    await app.waitForScreen((s) => isInbox(s) && !s.includes('Sent address'));
 
     await app.press('q');
     expect(await app.exited()).toBe(0);

@@ -63,7 +63,7 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in/.test(s));
     const first = addressOnScreen(app);
     let mark = app.mark();
-    await app.press('c', 'Copied address via OSC 52');
+    await app.press('c', 'Sent address to the terminal via OSC 52');
     expect(copied(app.rawSince(mark))).toEqual([first]);
     expect(app.rawSince(mark).toString('latin1')).toContain(`\x1b]52;c;${Buffer.from(first).toString('base64')}`);
     // The frame survived the sequence: header and footer are where they were.
@@ -80,7 +80,7 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     await app.waitForScreen((s) => isInbox(s) && s.includes('[code 482913]'));
     await app.press(KEYS.ENTER, (s) => isViewer(s) && /^Code: +482913 +y copies/m.test(s));
     mark = app.mark();
-    await app.press('y', 'Copied code 482913 via OSC 52');
+    await app.press('y', 'Sent code 482913 to the terminal via OSC 52');
     expect(copied(app.rawSince(mark))).toEqual(['482913']);
     await app.press(KEYS.ESC, isInbox);
 
@@ -136,7 +136,7 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
       await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in/.test(s));
       const address = addressOnScreen(app);
       const mark = app.mark();
-      await app.press('c', 'Copied address via OSC 52');
+      await app.press('c', 'Sent address to the terminal via OSC 52');
       const raw = app.rawSince(mark).toString('latin1');
       if (name === 'tmux') {
         // Plain for tmux's set-clipboard, and as a passthrough DCS with the inner ESCs doubled.

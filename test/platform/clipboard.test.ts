@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,30 +93,37 @@ describe('copyToClipboard', () => {
       env: { PATH: `${bin}:/usr/bin:/bin`, DISPLAY: ':99', CLIP_OUT: out, CLIP_ARGS: args },
       platform: 'linux',
     });
-    expect(result).toEqual({ ok: true, message: 'Copied via OSC 52 and xclip', osc52: true, tool: 'xclip' });
+    expect(result).toEqual({ ok: true, message: 'Copied with xclip; also sent via OSC 52', osc52: true, tool: 'xclip' });
     expect(written).toEqual([`${ESC}]52;c;${Buffer.from(text).toString('base64')}${BEL}`]);
     expect(readFileSync(out, 'utf8')).toBe(text);
     expect(readFileSync(args, 'utf8')).toBe('-selection\nclipboard\n');
   });
 
-  it('says when there is no local tool, and wraps for tmux from the environment', async () => {
+  it('says OSC 52 was sent, not that it copied, when there is no local tool', async () => {
+    const written: string[] = [];
+    const result = await copyToClipboard('123456', { write: (s) => written.push(s), env: { PATH: bin }, platform: 'linux' });
+    expect(result).toEqual({ ok: true, message: 'Sent to the terminal via OSC 52 (no local clipboard tool)', osc52: true, tool: null });
+    expect(written).toEqual([`${ESC}]52;c;MTIzNDU2${BEL}`]);
+  });
+
+  it('inside tmux with no tmux command, wraps for tmux and says tmux may drop it', async () => {
     const written: string[] = [];
     const result = await copyToClipboard('123456', {
       write: (s) => written.push(s),
       env: { PATH: bin, TMUX: '/tmp/tmux-0/default,1,0' },
       platform: 'linux',
     });
-    expect(result).toEqual({ ok: true, message: 'Copied via OSC 52 (no local clipboard tool)', osc52: true, tool: null });
+    expect(result).toEqual({ ok: true, message: 'Sent to the terminal via OSC 52; tmux may need set-clipboard on', osc52: true, tool: null });
     expect(written[0]).toBe(`${ESC}]52;c;MTIzNDU2${BEL}${ESC}Ptmux;${ESC}${ESC}]52;c;MTIzNDU2${BEL}${ESC}\\`);
   });
 
   it('reports a failing tool and a hanging one without throwing', async () => {
     fakeTool('xclip', 'exit 3');
     const failed = await copyToClipboard('x', { write: () => undefined, env: { PATH: bin, DISPLAY: ':0' }, platform: 'linux' });
-    expect(failed.message).toBe('Copied via OSC 52 (xclip failed: exit 3)');
+    expect(failed.message).toBe('Sent to the terminal via OSC 52 (xclip failed: exit 3)');
     fakeTool('xclip', 'exec sleep 30');
     const hung = await copyToClipboard('x', { write: () => undefined, env: { PATH: `${bin}:/usr/bin:/bin`, DISPLAY: ':0' }, platform: 'linux', timeoutMs: 300 });
-    expect(hung.message).toBe('Copied via OSC 52 (xclip failed: timed out)');
+    expect(hung.message).toBe('Sent to the terminal via OSC 52 (xclip failed: timed out)');
   });
 
   it('falls back to the tool alone for a text too long for OSC 52', async () => {
@@ -129,7 +137,7 @@ describe('copyToClipboard', () => {
       platform: 'linux',
     });
     expect(written).toEqual([]);
-    expect(result).toEqual({ ok: true, message: 'Copied via xclip (too long for OSC 52)', osc52: false, tool: 'xclip' });
+    expect(result).toEqual({ ok: true, message: 'Copied with xclip (too long for OSC 52)', osc52: false, tool: 'xclip' });
     expect(readFileSync(out, 'utf8')).toBe(big);
     const none = await copyToClipboard(big, { write: () => undefined, env: { PATH: bin }, platform: 'linux' });
     expect(none).toMatchObject({ ok: false, message: 'Not copied: too long for OSC 52 and no local clipboard tool' });
@@ -145,5 +153,58 @@ describe('copyToClipboard', () => {
     });
     expect(result.ok).toBe(false);
     expect(result.message).toBe('Not copied: the terminal could not be written and no local clipboard tool');
+  });
+});
+
+describe('inside tmux (a real tmux server on a private socket)', () => {
+  let dir: string;
+  let sock: string;
+  let tmuxEnv: string;
+  const TMUX_BIN = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
+  const tmux = (...args: string[]) => execFileSync(TMUX_BIN, ['-S', sock, ...args], { encoding: 'utf8' });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'tempmail-tmux-'));
+    sock = join(dir, 'sock');
+    tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'clip', 'sleep 600');
+    tmuxEnv = `${sock},${tmux('display-message', '-p', '#{pid}').trim()},0`;
+  });
+  afterEach(() => {
+    tmux('kill-server');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("copies into tmux's own buffer, the text on stdin, never in argv", async () => {
+    // tmux itself, behind a shim that records how it was called.
+    fakeTool('tmux', `printf "%s\\n" "$@" >> "$CLIP_ARGS"; exec ${TMUX_BIN} "$@"`);
+    const args = join(bin, 'tmux.args');
+    const written: string[] = [];
+    const text = 'quiet-otter-4821@tempmail.test';
+    const result = await copyToClipboard(text, {
+      write: (s) => written.push(s),
+      env: { PATH: `${bin}:/usr/bin:/bin`, TMUX: tmuxEnv, CLIP_ARGS: args },
+      platform: 'linux',
+    });
+    expect(result).toEqual({ ok: true, message: "Copied to tmux's buffer; also sent via OSC 52", osc52: true, tool: 'tmux' });
+    expect(tmux('show-buffer')).toBe(text);
+    expect(readFileSync(args, 'utf8')).toBe('load-buffer\n-w\n-\n');
+    // OSC 52 is still written, both ways tmux may take it.
+    expect(written[0]).toContain(`${ESC}Ptmux;`);
+  });
+
+  it('falls back to load-buffer without -w for a tmux older than 3.2', async () => {
+    fakeTool('tmux', `[ "$2" = "-w" ] && { echo "unknown flag -w" >&2; exit 1; }; exec ${TMUX_BIN} "$@"`);
+    const result = await copyToClipboard('482913', { write: () => undefined, env: { PATH: `${bin}:/usr/bin:/bin`, TMUX: tmuxEnv }, platform: 'linux' });
+    expect(result.message).toBe("Copied to tmux's buffer; also sent via OSC 52");
+    expect(tmux('show-buffer')).toBe('482913');
+  });
+
+  it('says tmux may need set-clipboard when its buffer cannot be reached', async () => {
+    const result = await copyToClipboard('482913', {
+      write: () => undefined,
+      env: { PATH: `${bin}:/usr/bin:/bin`, TMUX: `${join(dir, 'no-such-sock')},1,0` },
+      platform: 'linux',
+    });
+    expect(result).toEqual({ ok: true, message: 'Sent to the terminal via OSC 52; tmux may need set-clipboard on', osc52: true, tool: null });
   });
 });

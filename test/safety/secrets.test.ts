@@ -82,7 +82,7 @@ describe('the token in the app (built, in a pty) against a service that echoes i
       spec.setFault('http500', ['read-mail']);
       spec.add(TOKEN, { subject: 'Hello secret keeper', sender_name: 'Ops', sender_email: 'ops@example.org', body_text: 'Your link: https://svc.example/confirm?id=7', body_html: null });
       await look('Hello secret keeper');
-      await a.press('c', (s) => /Copied|copied|clipboard/.test(s));
+      await a.press('c', (s) => /Copied|copied|Sent|clipboard/.test(s));
       screens.push(a.screenText());
 
       // Each fault in turn, with the service behaving in between so the backoff stays short.

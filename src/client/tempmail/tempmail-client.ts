@@ -4,7 +4,7 @@
  * redirect and redaction rules, and every failure is an ApiError with the token kept out of it.
  */
 import type { CreateSessionOptions, DomainList, Message, MessageSource, MessageSummary, Session } from '../../model/mail-types';
-import { errorFromAnswer } from '../error-map';
+import { errorFromAnswer, errorFromNonJson } from '../error-map';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpAnswer } from '../http-client';
 import { badResponse, isObject, parseJson } from '../wire-json';
@@ -35,7 +35,7 @@ export function createApi(options: ApiOptions): TempMailApi {
 
   function dataOf({ status, headers, body }: HttpAnswer<string>): Record<string, unknown> {
     const data = parseJson(body);
-    if (!isObject(data)) throw badResponse(body.trim() ? 'not JSON' : 'empty body');
+    if (!isObject(data)) throw errorFromNonJson({ status, headers, body });
     // HTTP 200 with {status:"error"} is an error like any other.
     if (data.status !== 'success') {
       if (data.status === 'error' || data.error !== undefined) {
@@ -109,6 +109,8 @@ export function createApi(options: ApiOptions): TempMailApi {
  * the route itself is missing, which is what the user needs to hear.
  */
 function isMissingRoute(error: ApiError): boolean {
+  // A web server's own 404 page where the route would be says the same.
+  if (error.kind === 'wrong_service' && error.details.status === 404) return true;
   return error.kind === 'not_found' && (error.details.code === undefined || /\broute\b|^Not found \(HTTP/i.test(error.message));
 }
 

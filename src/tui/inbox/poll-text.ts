@@ -17,6 +17,9 @@ export function pollText(poll: PollStatus, now: number, intervalMs: number): str
       return `${last} · every ${Math.round(intervalMs / 1000)} s`;
     case 'retrying':
       return `${retryHead(poll, inSeconds)} (${last})`;
+    case 'held':
+      // The state and the key first (a status line is cut at its end); the whole reason is in the status.
+      return `Stopped, r tries again: ${poll.error ?? 'the check failed'}`;
     case 'stopped':
       return poll.stopReason === 'left' ? 'stopped' : `${poll.stopReason ?? 'stopped'} · press n for a new address`;
   }

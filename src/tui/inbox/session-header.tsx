@@ -60,21 +60,26 @@ export function addressLines(address: string, columns: number): { lines: string[
 }
 
 /**
- * The local-mode lines: the exact SMTP target for this address, on two lines when one is too narrow;
- * an address too long for a line of its own here is the one shown whole above.
+ * The local-mode line: where to send mail, on one row whatever the width (on 80 columns two rows of
+ * banner took a row from the list). The first wording that fits: the whole sentence, a shorter one,
+ * then "the address above" (the header's first line shows it whole), then the SMTP target alone.
  */
-export function localLines(local: LocalServiceInfo, address: string, columns: number): string[] {
-  const target = `via SMTP ${local.smtpHost}:${local.smtpPort}`;
-  const line = `Local service: send mail to ${address} ${target}`;
-  if (textWidth(line) <= columns) return [line];
-  const first = `Local service: send mail to ${address}`;
-  return [textWidth(first) <= columns ? first : 'Local service: send mail to the address above', `  ${target}`];
+export function localLine(local: LocalServiceInfo, address: string, columns: number): string {
+  const smtp = `SMTP ${local.smtpHost}:${local.smtpPort}`;
+  const wordings = [
+    `Local service: send mail to ${address} via ${smtp}`,
+    `Local service: mail to ${address} via ${smtp}`,
+    `Local service: send mail to the address above via ${smtp}`,
+    `Local service: ${smtp}`,
+    smtp,
+  ];
+  return wordings.find((line) => textWidth(line) <= columns) ?? truncateToWidth(wordings.at(-1)!, columns);
 }
 
 /** Lines the header takes, so screens can size their body. */
 export function headerHeight(address: string, columns: number, local?: LocalServiceInfo): number {
   const { lines, besideCountdown } = addressLines(address, columns);
-  return lines.length + (besideCountdown ? 0 : 1) + 1 + (local ? localLines(local, address, columns).length : 0);
+  return lines.length + (besideCountdown ? 0 : 1) + 1 + (local ? 1 : 0);
 }
 
 /** `s` cut to `cols` columns and padded on the left to exactly `cols`. */
@@ -101,7 +106,7 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
   const refused = !expires && poll.phase === 'stopped' && poll.stopReason !== 'left';
   const color = left > 0 && !refused ? undefined : theme.color('error');
   const provider = where && push === 'live' ? `${where} · instant` : where;
-  const failing = poll.phase === 'retrying' || poll.phase === 'stopped';
+  const failing = poll.phase === 'retrying' || poll.phase === 'held' || poll.phase === 'stopped';
   const right = [provider, unread === undefined ? '' : `${unread} unread`].filter(Boolean).join(' · ');
   return (
     <Box flexDirection="column">
@@ -122,13 +127,11 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
       <Text wrap="truncate" color={failing ? theme.color('warn') : theme.color('muted')}>
         {pollLine(pollText(poll, now, intervalMs), right || undefined, columns)}
       </Text>
-      {local
-        ? localLines(local, session.email, columns).map((line) => (
-            <Text key={line} wrap="truncate" color={theme.color('ok')}>
-              {fitToWidth(line, columns)}
-            </Text>
-          ))
-        : null}
+      {local ? (
+        <Text wrap="truncate" color={theme.color('ok')}>
+          {fitToWidth(localLine(local, session.email, columns), columns)}
+        </Text>
+      ) : null}
     </Box>
   );
 }

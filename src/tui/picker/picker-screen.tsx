@@ -8,14 +8,13 @@
  * another". `x` on a saved address forgets it, after asking.
  */
 import { Box, Text } from 'ink';
-import SelectInput from 'ink-select-input';
 import React, { useReducer } from 'react';
 import type { MailProvider } from '../../client/client-types';
 import type { ProviderRef } from '../../client/providers';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
 import type { DomainList, Session } from '../../model/mail-types';
-import { Footer, StatusLine } from '../widgets/chrome';
+import { Footer, StatusLine, statusLines } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { TextInput } from '../widgets/text-input';
 import { useTheme } from '../widgets/theme';
@@ -24,11 +23,13 @@ import { useNow } from '../widgets/use-now';
 import type { Early } from '../shell/early';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
+import { DomainsNote, domainsNote } from './domains-note';
 import { providerLine, providerName, providerNote } from '../wording/provider-text';
-import { ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
+import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
 import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
 import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
-import { initialPickerState, pickerReducer, pickerScreen } from './picker-state';
+import { listLayout, PickerList } from './picker-list';
+import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { usePicker } from './use-picker';
 
@@ -71,23 +72,6 @@ export interface PickerScreenProps {
 const FORGET = ['forget'] as const;
 const NO_PROVIDER = ['provider'] as const;
 
-// ink-select-input colours its selection blue; these draw it with a pointer and inverse, or in colour.
-function Indicator({ isSelected = false }: { isSelected?: boolean }) {
-  const theme = useTheme();
-  return <Text color={theme.color('accent')}>{isSelected ? '> ' : '  '}</Text>;
-}
-// `n`: the digit that picks the line (0: a line past the ninth, padded); absent when the list scrolls.
-function Item({ isSelected = false, label, n }: { isSelected?: boolean; label: string; n?: number }) {
-  const theme = useTheme();
-  const digit = n === undefined ? '' : n > 0 ? `${n} ` : '  ';
-  return (
-    <Text inverse={isSelected && theme.noColor} color={isSelected ? theme.color('accent') : undefined} wrap="truncate">
-      {digit}
-      {label}
-    </Text>
-  );
-}
-
 /** The picker with its keys. */
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
@@ -95,14 +79,13 @@ export function PickerScreen(props: PickerScreenProps) {
   const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock);
   const now = useNow(props.clock ?? Date.now);
   const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
-  const { mode, said, highlight } = state;
+  const { mode, said } = state;
   const custom = mode.kind === 'custom' ? mode : null;
   const forgetting = mode.kind === 'forgetting' ? mode.session : null;
   const help = mode.kind === 'help';
   const screen = pickerScreen(state);
-  // While an address is being created the list does not take Enter (no second address), but q and ?
-  // still work: a slow service must not hold the keyboard.
-  const listing = isActive && !help && !custom && !forgetting && !picker.creating;
+  // While an address is being created the list does not take Enter (no second address), but moves,
+  // q and ? still work: a slow service must not hold the keyboard.
   const pickerKeys = isActive && !help && !custom && !forgetting;
 
   // The current address is not offered: Esc goes back to it.
@@ -113,11 +96,56 @@ export function PickerScreen(props: PickerScreenProps) {
   // address, the user asked for a new one, so the new choices come first.
   const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
   const itemsKey = items.map((item) => item.key).join('\n');
-  const highlighted = items.find((item) => highlight?.items === itemsKey && item.key === highlight.key) ?? items[0];
 
+  // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
+  const canGoBack = Boolean(props.onCancel && props.current);
+  const local = props.local;
+  const serviceLine = local
+    ? // A borrowed service ends with the process that runs it: say whose it is.
+      `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
+    : (props.serviceLabel ?? providerLine(props.where));
+  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next) : providerNote(props.where, props.next);
+  // A failed creation on a provider that is down, blocked or limiting: say where else to try.
+  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
+  let status: StatusMessage | null = props.notice ?? null;
+  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
+  else if (said) status = { text: said, kind: 'info' };
+  // Title, service line, provider note, blank (or the way back); status (or a question, wrapped) and
+  // footer at the bottom.
+  const bottomRows = forgetting ? forgetLines(forgetting.email, forgetting.provider, columns).length : statusLines(status?.text ?? '', columns).length;
+  const bodyRows = Math.max(3, rows - 5 - bottomRows);
+  const loadNote = domainsNote(picker.domains, { canGoBack, next: props.next ? providerName(props.next) : undefined }, now, columns);
+  const listRows = Math.max(1, bodyRows - (loadNote?.rows ?? 0));
+  const { shown } = listLayout(items.length, listRows);
+  const { index, top } = pickerWindow(state, itemsKey, items.length, shown);
+  const highlighted = items[index];
+  const move = (to: PickerMove) => dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to });
+
+  const choose = (choice: PickerChoice) => {
+    dispatch({ type: 'chose' });
+    if (choice.kind === 'saved') {
+      props.onResume?.(choice.session);
+    } else if (choice.kind === 'custom') {
+      picker.clearError();
+      dispatch({ type: 'custom', domain: choice.domain });
+    } else {
+      picker.create(sessionOptions(choice));
+    }
+  };
   useKeys(
     'picker',
     {
+      down: () => move('down'),
+      up: () => move('up'),
+      pageDown: () => move('pageDown'),
+      pageUp: () => move('pageUp'),
+      first: () => move('first'),
+      last: () => move('last'),
+      // 1-9: the choice that shows that digit, wherever the list is scrolled.
+      choose: (input) => {
+        const target = /^[1-9]$/.test(input) ? items[Number(input) - 1] : highlighted;
+        if (target && !picker.creating) choose(target.value);
+      },
       refresh: () => picker.domains.status === 'error' && picker.retry(),
       provider: () => {
         if (props.onNextProvider) props.onNextProvider();
@@ -140,17 +168,6 @@ export function PickerScreen(props: PickerScreenProps) {
     dispatch({ type: 'answered-forget', confirmed: choice !== 'no' });
   });
 
-  const choose = (choice: PickerChoice) => {
-    dispatch({ type: 'chose' });
-    if (choice.kind === 'saved') {
-      props.onResume?.(choice.session);
-    } else if (choice.kind === 'custom') {
-      picker.clearError();
-      dispatch({ type: 'custom', domain: choice.domain });
-    } else {
-      picker.create(sessionOptions(choice));
-    }
-  };
   // The input passes what was typed: keys that came in the same burst as Enter may not be rendered yet.
   const submitCustom = (typed: string) => {
     const value = normalizePrefix(typed);
@@ -158,41 +175,7 @@ export function PickerScreen(props: PickerScreenProps) {
     picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () => dispatch({ type: 'taken' }));
   };
 
-  // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
-  const canGoBack = Boolean(props.onCancel && props.current);
-  const local = props.local;
-  const serviceLine = local
-    ? // A borrowed service ends with the process that runs it: say whose it is.
-      `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
-    : (props.serviceLabel ?? providerLine(props.where));
-  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next) : providerNote(props.where, props.next);
-  // Title, service line, provider note, blank (or the way back); status and footer at the bottom.
-  const bodyRows = Math.max(3, rows - 6);
   let body: React.ReactNode;
-  let domainsNote: React.ReactNode = null;
-  if (picker.domains.status === 'loading') {
-    domainsNote = <Text color={theme.color('muted')}>Loading the domains from the service…</Text>;
-  } else if (picker.domains.status === 'error') {
-    domainsNote = (
-      <Box flexDirection="column">
-        <Text wrap="truncate" color={theme.color('error')}>
-          {fitToWidth(`Could not load the domains: ${picker.domains.error}`, columns)}
-        </Text>
-        <Text wrap="truncate">
-          {fitToWidth(
-            (picker.domains.retryAt === null
-              ? 'Retrying now… '
-              : `Retrying in ${Math.max(0, Math.ceil((picker.domains.retryAt - now) / 1000))} s. `) +
-              // A provider that is down or blocked: another may not be.
-              (canGoBack
-                ? `r: retry now, ${props.next ? `p: try ${providerName(props.next)}, ` : ''}Esc: back to your address, q: quit.`
-                : `Press r to retry now, ${props.next ? `p to try ${providerName(props.next)}, ` : ''}q to quit.`),
-            columns,
-          )}
-        </Text>
-      </Box>
-    );
-  }
   if (custom) {
     const problem = prefixProblem(custom.value);
     const address = `${custom.value || 'name'}@${custom.domain.domain}`;
@@ -217,40 +200,15 @@ export function PickerScreen(props: PickerScreenProps) {
       </Box>
     );
   } else {
-    const noteRows = domainsNote ? (picker.domains.status === 'error' ? 2 : 1) : 0;
-    const limit = Math.max(1, bodyRows - noteRows);
-    // 1-9 pick the Nth line shown, so the lines say their digit; a list that scrolls would renumber its
-    // lines as it moves, so it shows none.
-    const numbered = items.length <= limit ? items.map((item, i) => ({ ...item, n: i < 9 ? i + 1 : 0 })) : items;
     body = (
       <Box flexDirection="column">
-        {items.length > 0 ? (
-          <SelectInput<PickerChoice>
-            // A new list is a new instance, at its top: ink-select-input would move there only in an
-            // effect after drawing, and a key handled before it would act on the old position.
-            key={itemsKey}
-            items={numbered}
-            isFocused={listing}
-            limit={limit}
-            indicatorComponent={Indicator}
-            itemComponent={Item}
-            onSelect={(item) => choose(item.value)}
-            onHighlight={(item) => dispatch({ type: 'highlight', items: itemsKey, key: item.key ?? '' })}
-          />
-        ) : null}
-        {domainsNote}
-        {items.length === 0 && !domainsNote ? (
-          <Text>The service offers no domains and no external accounts. Press q to quit.</Text>
-        ) : null}
+        {items.length > 0 ? <PickerList items={items} index={index} top={top} rows={listRows} columns={columns} /> : null}
+        {loadNote ? <DomainsNote note={loadNote} columns={columns} /> : null}
+        {items.length === 0 && !loadNote ? <Text>The service offers no domains and no external accounts. Press q to quit.</Text> : null}
       </Box>
     );
   }
 
-  // A failed creation on a provider that is down, blocked or limiting: say where else to try.
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
-  let status: StatusMessage | null = props.notice ?? null;
-  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
-  else if (said) status = { text: said, kind: 'info' };
   return (
     <Box flexDirection="column" width={columns}>
       <Text bold color={theme.color('accent')} wrap="truncate">

@@ -1,7 +1,8 @@
 /**
  * The picker's screen state as a reducer (as inbox-state.ts is for the inbox): which part of the screen
  * has the keys (the list, the help, the custom-name input, the "forget?" question), the line said on the
- * status bar, and the highlighted choice. The domain list and address creation are I/O: use-picker.ts.
+ * status bar, and the highlighted choice with the window of the list that is shown (moves stop at the
+ * ends, never wrap around). The domain list and address creation are I/O: use-picker.ts.
  */
 import type { Domain } from '../../model/mail-types';
 import type { SavedSession } from '../../state/saved-sessions';
@@ -20,14 +21,18 @@ export interface PickerState {
   /** A line for the status bar (a hint, "Cancelled"), until the next choice. */
   said: string | null;
   /**
-   * ink-select-input reports moves, not its position: the highlighted key, valid for the items it was
-   * reported with only (the list goes back to its top whenever its items change).
+   * The highlighted choice (`index`) and the first one shown (`top`), valid for the list they were
+   * moved on only (`items`: its keys, one a line): a list with other choices starts at its top.
    */
-  highlight: { items: string; key: string } | null;
+  highlight: { items: string; index: number; top: number } | null;
 }
 
+/** Where a move goes: a choice, a page (the rows shown), or an end of the list. */
+export type PickerMove = 'up' | 'down' | 'pageUp' | 'pageDown' | 'first' | 'last';
+
 export type PickerAction =
-  | { type: 'highlight'; items: string; key: string }
+  /** A move on the list `items` (its keys) of `count` choices, `rows` of which are shown. */
+  | { type: 'move'; items: string; count: number; rows: number; to: PickerMove }
   | { type: 'help'; open: boolean }
   /** A choice was made on the list: what was said is done with. */
   | { type: 'chose' }
@@ -46,8 +51,17 @@ export const initialPickerState: PickerState = { mode: { kind: 'list' }, said: n
 export function pickerReducer(state: PickerState, action: PickerAction): PickerState {
   const mode = state.mode;
   switch (action.type) {
-    case 'highlight':
-      return { ...state, highlight: { items: action.items, key: action.key } };
+    case 'move': {
+      const { items, count, rows } = action;
+      const at = pickerWindow(state, items, count, rows);
+      const page = Math.max(1, rows - 1);
+      const target = { up: at.index - 1, down: at.index + 1, pageUp: at.index - page, pageDown: at.index + page, first: 0, last: count - 1 }[action.to];
+      // No wraparound: a move past an end stays at that end. A page turns the window with it, as the inbox does.
+      const index = Math.min(Math.max(0, count - 1), Math.max(0, target));
+      const turn = action.to === 'pageDown' ? page : action.to === 'pageUp' ? -page : 0;
+      const moved: PickerState = { ...state, highlight: { items, index, top: Math.max(0, at.top + turn) } };
+      return { ...state, highlight: { items, ...pickerWindow(moved, items, count, rows) } };
+    }
     case 'help':
       if (action.open) return mode.kind === 'list' ? { ...state, mode: { kind: 'help' } } : state;
       return mode.kind === 'help' ? { ...state, mode: { kind: 'list' } } : state;
@@ -69,6 +83,21 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
     case 'say':
       return { ...state, said: action.text };
   }
+}
+
+/**
+ * The highlighted choice and the first one shown, for the list `items` of `count` choices in `rows`
+ * rows: the highlight kept inside the window with the least scrolling, the window never past the end
+ * (a resize or a shorter list pulls it back).
+ */
+export function pickerWindow(state: PickerState, items: string, count: number, rows: number): { index: number; top: number } {
+  const h = state.highlight?.items === items ? state.highlight : { index: 0, top: 0 };
+  const shown = Math.max(1, rows);
+  const index = Math.min(Math.max(0, count - 1), Math.max(0, h.index));
+  let top = Math.min(h.top, Math.max(0, count - shown));
+  if (index < top) top = index;
+  if (index >= top + shown) top = index - shown + 1;
+  return { index, top: Math.max(0, top) };
 }
 
 /** The keymap screen that has the keys. */

@@ -2,7 +2,8 @@
  * The picker's I/O: the domain list (loading, error with retry, ready) and address creation, one
  * request at a time. A taken custom name is reported to the caller rather than as a failure. A failed
  * domain list is asked for again by itself, backing off (2 s doubling with jitter, up to 30 s, or the
- * service's Retry-After), so an app started before its service finds it without a key press.
+ * service's Retry-After), so an app started before its service finds it without a key press; an
+ * address that is not the service's is not asked again until r.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../client/api-error';
@@ -14,8 +15,11 @@ import { describeError, pollVerdict } from '../wording/error-text';
 
 export type DomainsState =
   | { status: 'loading' }
-  /** `retryAt`: when it asks again by itself (ms on the app's clock); null while it is asking. */
-  | { status: 'error'; error: string; retryAt: number | null }
+  /**
+   * `retryAt`: when it asks again by itself (ms on the app's clock); null while it is asking, or when
+   * `held`: the address is not the service's, so it waits for r rather than asking again by itself.
+   */
+  | { status: 'error'; error: string; retryAt: number | null; held?: boolean }
   | { status: 'ready'; list: DomainList };
 
 // The first retry after 1-2 s, then doubling to 30 s: a picker waits on a person, not a schedule.
@@ -39,11 +43,17 @@ export interface PickerHandle {
   clearError(): void;
 }
 
+/** The error state for a failed load, the `failures`-th in a row. */
+function failed(error: unknown, failures: number, clock: () => number): DomainsState {
+  if (pollVerdict(error).hold) return { status: 'error', error: describeError(error), retryAt: null, held: true };
+  return { status: 'error', error: describeError(error), retryAt: clock() + retryDelay(failures, error) };
+}
+
 function fromOutcome(early: Early<DomainList> | undefined, clock: () => number): DomainsState {
   const outcome = early?.settled();
   if (!outcome) return { status: 'loading' };
   if (outcome.ok) return { status: 'ready', list: outcome.value };
-  return { status: 'error', error: describeError(outcome.error), retryAt: clock() + retryDelay(1, outcome.error) };
+  return failed(outcome.error, 1, clock);
 }
 
 /** Domain list and address creation for the picker; `early` is a listDomains already on its way. */
@@ -82,7 +92,7 @@ export function usePicker(
     // Already settled: the first render showed it.
     if (pending?.settled()) return;
     // A retry keeps the error on screen (now "trying again") rather than flashing "Loading" each time.
-    setDomains((d) => (d.status === 'error' ? { ...d, retryAt: null } : { status: 'loading' }));
+    setDomains((d) => (d.status === 'error' ? { ...d, retryAt: null, held: false } : { status: 'loading' }));
     loading.current = true;
     (pending?.promise ?? api.listDomains()).then(
       (list) => {
@@ -95,7 +105,7 @@ export function usePicker(
         loading.current = false;
         if (cancelled) return;
         failures.current += 1;
-        setDomains({ status: 'error', error: describeError(e), retryAt: clockRef.current() + retryDelay(failures.current, e) });
+        setDomains(failed(e, failures.current, clockRef.current));
       },
     );
     return () => {

@@ -6,7 +6,7 @@ import React from 'react';
 import { PROVIDER_INFO } from '../../client/providers';
 import type { ProviderId } from '../../model/mail-types';
 import type { Screen } from '../keymap/keymap';
-import { ConfirmLine } from '../widgets/chrome';
+import { AskLines, confirmLines } from '../widgets/chrome';
 import { useKeys } from '../widgets/use-keys';
 
 /** What `deleteAddress` would do for an address of `provider` ("delete the mail.tm account"), if it can. */
@@ -15,12 +15,17 @@ export const deleteWording = (provider: ProviderId): string | undefined => PROVI
 /** The keymap screen that reads the answer. */
 export const forgetScreen = (provider: ProviderId): Screen => (deleteWording(provider) ? 'forgetAccount' : 'confirm');
 
-/** The question on the status line, with its answers spelled out (cut from the question, never the keys). */
-export function ForgetLine({ email, provider, columns }: { email: string; provider: ProviderId; columns: number }) {
+/** The question's lines at `columns`, its answers spelled out (wrapped; cut from the question, never the keys). */
+export function forgetLines(email: string, provider: ProviderId, columns: number): string[] {
   const wording = deleteWording(provider);
-  if (!wording) return <ConfirmLine question={`Forget ${email}? It cannot be reopened.`} columns={columns} />;
+  if (!wording) return confirmLines(`Forget ${email}? It cannot be reopened.`, columns);
   const answers = [`? y: here only · D: also ${wording} · other key: no`, '? y: here only · D: delete it there too · other key: no', '? y here · D there too'];
-  return <ConfirmLine question={`Forget ${email}`} answers={answers} columns={columns} />;
+  return confirmLines(`Forget ${email}`, columns, answers);
+}
+
+/** The question above the footer. */
+export function ForgetLine({ email, provider, columns }: { email: string; provider: ProviderId; columns: number }) {
+  return <AskLines lines={forgetLines(email, provider, columns)} columns={columns} />;
 }
 
 /** Reads the answer while `active`: `here` (y), `there` too (D, where the provider can), or neither. */

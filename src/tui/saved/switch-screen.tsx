@@ -7,7 +7,7 @@ import { Box, Text } from 'ink';
 import React, { useState } from 'react';
 import type { SavedSession } from '../../state/saved-sessions';
 import { fitToWidth, textWidth } from '../../text/text-width';
-import { Footer, StatusLine } from '../widgets/chrome';
+import { Footer, StatusLine, statusLines } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { useTheme } from '../widgets/theme';
 import { useKeys } from '../widgets/use-keys';
@@ -16,7 +16,7 @@ import { lifeText, refusedNote } from '../wording/display-format';
 import { providerName } from '../wording/provider-text';
 import type { StatusMessage } from '../wording/status-text';
 import { sameRef, type ProviderRef } from '../../client/providers';
-import { ForgetLine, forgetScreen, useForgetAnswer } from './forget-question';
+import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from './forget-question';
 import { stillLive } from './use-saved';
 
 /** The address on screen, and where it lives. */
@@ -102,8 +102,9 @@ export function SwitchScreen(props: SwitchScreenProps) {
     setAsking(null);
   });
 
-  // Title, blank, rows, blank, status, footer.
-  const listRows = Math.max(1, rows - 5);
+  // Title, blank, rows, blank, status (or the question, wrapped), footer.
+  const bottomRows = asking ? forgetLines(asking.email, asking.provider, columns).length : statusLines(props.status?.text ?? '', columns).length;
+  const listRows = Math.max(1, rows - 4 - bottomRows);
   // Just enough scrolling to keep the highlighted row in view.
   const first = Math.max(0, index - listRows + 1);
   const shown = list.slice(first, first + listRows);

@@ -3,16 +3,15 @@ import { Box, Text } from 'ink';
 import React from 'react';
 import { safeLine } from '../../text/safe-text';
 import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
-import { fitToWidth } from '../../text/text-width';
-import { ConfirmLine } from '../widgets/chrome';
+import { AskLines, confirmLines, statusLines } from '../widgets/chrome';
 import { TextInput } from '../widgets/text-input';
-import { useTheme } from '../widgets/theme';
 import { subjectLabel } from '../wording/display-format';
 import type { Screen } from '../keymap/keymap';
 import type { SaveConflict } from './session-actions';
+import type { StatusMessage } from '../wording/status-text';
 import { linkChoice } from '../viewer/viewer-state';
 import type { ProviderId } from '../../model/mail-types';
-import { ForgetLine, forgetScreen } from '../saved/forget-question';
+import { forgetLines, forgetScreen } from '../saved/forget-question';
 
 /** A question the session asks: y/n (delete, leave, forget), which attachment to save, or whether to replace a file. */
 export type Question =
@@ -49,18 +48,17 @@ export function attachmentDigit(q: AttachmentQuestion, digit: string): { save?: 
   return chosen ? { save: chosen } : { none: `No attachment ${q.typed ?? ''}${digit}: this message has ${count}.` };
 }
 
-/** The question's words on the status line. */
-export function QuestionLine({ question, email, columns }: { question: Question; email: string; columns: number }) {
-  const theme = useTheme();
+/** The question's lines at `columns`: wrapped, the answer keys whole (the session sizes its body by them). */
+export function questionLines(question: Question, email: string, columns: number): string[] {
   switch (question.kind) {
     case 'delete':
-      return <ConfirmLine question={`Delete "${subjectLabel(question.message.subject)}"?`} columns={columns} />;
+      return confirmLines(`Delete "${subjectLabel(question.message.subject)}"?`, columns);
     case 'leave':
-      return <ConfirmLine question={`Leave ${email} for a new address? It keeps working until it expires.`} columns={columns} />;
+      return confirmLines(`Leave ${email} for a new address? It keeps working until it expires.`, columns);
     case 'forget':
-      return <ForgetLine email={email} provider={question.provider} columns={columns} />;
+      return forgetLines(email, question.provider, columns);
     case 'overwrite':
-      return <ConfirmLine question={`${question.name} exists in ${question.where}`} answers={overwriteAnswers(question)} columns={columns} />;
+      return confirmLines(`${question.name} exists in ${question.where}`, columns, overwriteAnswers(question));
     case 'attachment': {
       const count = question.attachments.length;
       const text = question.typed
@@ -68,13 +66,20 @@ export function QuestionLine({ question, email, columns }: { question: Question;
         : count > 9
           ? `Save which attachment? Number 1-${count} then Enter; any other key cancels`
           : `Save which attachment? 1-${count} (of ${count}), any other key cancels`;
-      return (
-        <Text wrap="truncate" bold color={theme.color('warn')}>
-          {fitToWidth(text, columns)}
-        </Text>
-      );
+      return statusLines(text, columns);
     }
   }
+}
+
+/** Rows above the footer: a question's lines, one for an input (filter, search), else the status's lines. */
+export function bottomHeight(at: { question: Question | null; email: string; input: boolean; status: StatusMessage | null; columns: number }): number {
+  if (at.question) return questionLines(at.question, at.email, at.columns).length;
+  return at.input ? 1 : statusLines(at.status?.text ?? '', at.columns).length;
+}
+
+/** The question's words above the footer. */
+export function QuestionLine({ question, email, columns }: { question: Question; email: string; columns: number }) {
+  return <AskLines lines={questionLines(question, email, columns)} columns={columns} />;
 }
 
 /** The filter input ("/"), its text made terminal-safe as typed. */

@@ -11,7 +11,7 @@ import React, { useEffect, useRef, useState } from 'react';
 import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import type { MessageSummary, Session } from '../../model/mail-types';
-import { Footer } from '../widgets/chrome';
+import { Footer, StatusLine } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { useKeys } from '../widgets/use-keys';
 import { subjectLabel } from '../wording/display-format';
@@ -22,8 +22,8 @@ import { useReadMarks, type ReadMarksConfig } from '../inbox/use-read-marks';
 import type { Screen } from '../keymap/keymap';
 import { SearchLine } from '../search/search-line';
 import { sessionActions } from './session-actions';
-import { questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
-import { SessionStatus, useStatus } from './session-status';
+import { bottomHeight, questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
+import { useFaded, useStatus } from './session-status';
 import { refreshRefusal } from '../wording/status-text';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
@@ -117,7 +117,11 @@ export function SessionView(props: SessionViewProps) {
   const { unread } = inbox.state;
   useSessionEffects({ inbox, cache, marks, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
 
-  const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - 2);
+  // Above the footer: a question, the filter or search input, or the status (fading; a long one wraps).
+  const shownStatus = useFaded(status, props.clock) ?? props.notice ?? null;
+  const typingSearch = Boolean(reading.search?.typing && view.kind === 'viewer');
+  const bottomRows = bottomHeight({ question, email: session.email, input: filtering || typingSearch, status: shownStatus, columns });
+  const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - bottomRows - 1);
   useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
@@ -260,11 +264,9 @@ export function SessionView(props: SessionViewProps) {
         }}
       />
     );
-  } else if (reading.search?.typing && view.kind === 'viewer') {
-    bottom = (
-      <SearchLine value={reading.search.pattern} focus={screen === 'search'} count={reading.searchCount} columns={columns} onChange={reading.typeSearch} />
-    );
-  } else bottom = <SessionStatus status={status} notice={props.notice ?? null} clock={props.clock} columns={columns} />;
+  } else if (typingSearch && reading.search) {
+    bottom = <SearchLine value={reading.search.pattern} focus={screen === 'search'} count={reading.searchCount} columns={columns} onChange={reading.typeSearch} />;
+  } else bottom = <StatusLine status={shownStatus} columns={columns} />;
 
   return (
     <Box flexDirection="column" width={columns}>

@@ -32,6 +32,13 @@ export function useSessionEffects({ inbox, cache, marks, status, ring }: Session
     ring?.();
   }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  // The address is not the service's (a web page, not HTTP): checks stop until r. The header says so in
+  // a line; the status says it whole, wrapped, with what to check (it stays: nothing is checked meanwhile).
+  const held = inbox.poll.phase === 'held' ? inbox.poll.error : null;
+  useEffect(() => {
+    if (held) status.fail(held);
+  }, [held]); // eslint-disable-line react-hooks/exhaustive-deps
+
   // Mail showed the service's times off by a zone: say so (it stays: it explains the times shown).
   const zoneError = inbox.zoneErrorMs;
   useEffect(() => {

@@ -1,19 +1,44 @@
-/** The fixed lines around every screen: the status line and the footer of key hints (from the keymap). */
-import { Text } from 'ink';
+/**
+ * The fixed lines around every screen: the status line (or a question) and the footer of key hints
+ * (from the keymap). A status or a question longer than the width wraps, over at most
+ * MAX_STATUS_LINES lines; screens size their body with the same functions (statusLines, confirmLines).
+ */
+import { Box, Text } from 'ink';
 import React from 'react';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
+import { wrapText } from '../../text/text-wrap';
 import { footerHints, type Command, type Screen } from '../keymap/keymap';
 import type { StatusMessage } from '../wording/status-text';
 import { useTheme } from './theme';
 
-/** One line: the last message, red when it is an error. */
+/** Most lines a status or a question takes; past them the words are cut with "…", never the answer keys. */
+export const MAX_STATUS_LINES = 4;
+
+// The last of `lines` that are kept, with what follows it cut off by an ellipsis.
+function cutAfter(lines: string[], columns: number): string[] {
+  if (lines.length <= MAX_STATUS_LINES) return lines;
+  const kept = lines.slice(0, MAX_STATUS_LINES);
+  kept[MAX_STATUS_LINES - 1] = truncateToWidth(`${kept[MAX_STATUS_LINES - 1]} ${lines[MAX_STATUS_LINES]}`, columns);
+  return kept;
+}
+
+/** The lines `text` takes on the status line at `columns`: wrapped, at most MAX_STATUS_LINES. */
+export function statusLines(text: string, columns: number): string[] {
+  return cutAfter(wrapText(text, Math.max(1, columns)).split('\n'), columns);
+}
+
+/** One or more lines: the last message, red when it is an error. */
 export function StatusLine({ status, columns }: { status: StatusMessage | null; columns: number }) {
   const theme = useTheme();
   const color = status?.kind === 'error' ? theme.color('error') : undefined;
   return (
-    <Text wrap="truncate" color={color} bold={status?.kind === 'error'}>
-      {fitToWidth(status?.text ?? '', columns)}
-    </Text>
+    <Box flexDirection="column">
+      {statusLines(status?.text ?? '', columns).map((line, i) => (
+        <Text key={i} wrap="truncate" color={color} bold={status?.kind === 'error'}>
+          {fitToWidth(line, columns)}
+        </Text>
+      ))}
+    </Box>
   );
 }
 
@@ -27,31 +52,51 @@ export function Footer({ screen, columns, hide }: { screen: Screen; columns: num
   );
 }
 
-/**
- * A question on the status line, answered by the `confirm` keys, or by those `answers` say (longest
- * wording first; see confirmText).
- */
-export function ConfirmLine({ question, columns, answers }: { question: string; columns: number; answers?: readonly string[] }) {
+/** Lines of a question or a prompt, bold in the warning colour. */
+export function AskLines({ lines, columns }: { lines: readonly string[]; columns: number }) {
   const theme = useTheme();
   return (
-    <Text wrap="truncate" bold color={theme.color('warn')}>
-      {confirmText(question, columns, answers)}
-    </Text>
+    <Box flexDirection="column">
+      {lines.map((line, i) => (
+        <Text key={i} wrap="truncate" bold color={theme.color('warn')}>
+          {fitToWidth(line, columns)}
+        </Text>
+      ))}
+    </Box>
   );
+}
+
+/**
+ * A question on the status line, answered by the `confirm` keys, or by those `answers` say (longest
+ * wording first; see confirmLines).
+ */
+export function ConfirmLine({ question, columns, answers }: { question: string; columns: number; answers?: readonly string[] }) {
+  return <AskLines lines={confirmLines(question, columns, answers)} columns={columns} />;
 }
 
 // The footer spells the answers out too, so a tight line says them briefly.
 const YES_NO = [' y = yes, any other key = no', ' (y/n)'];
 
 /**
- * The question and how to answer it: the first wording of `answers` that fits whole, else the last
- * (shortest) one after the question cut to fit. The question is cut, never the answer keys.
+ * The question and how to answer it, wrapped at `columns`: with the first wording of `answers` that
+ * fits within MAX_STATUS_LINES, else the last (shortest) one after the question cut to fit. The
+ * question is cut, never the answer keys.
  */
-export function confirmText(question: string, columns: number, answers: readonly string[] = YES_NO): string {
+export function confirmLines(question: string, columns: number, answers: readonly string[] = YES_NO): string[] {
+  const cols = Math.max(1, columns);
   for (const answer of answers.slice(0, -1)) {
-    if (textWidth(question + answer) <= columns) return fitToWidth(question + answer, columns);
+    const lines = wrapText(question + answer, cols).split('\n');
+    if (lines.length <= MAX_STATUS_LINES) return lines;
   }
   const last = answers.at(-1) ?? '';
-  const room = Math.max(1, columns - textWidth(last));
-  return fitToWidth(truncateToWidth(question, room) + last, columns);
+  const whole = wrapText(question + last, cols).split('\n');
+  if (whole.length <= MAX_STATUS_LINES) return whole;
+  // The question over the lines there are, its last line cut to leave room for the answer keys.
+  const lines = wrapText(question, cols).split('\n').slice(0, MAX_STATUS_LINES + 1);
+  const kept = lines.slice(0, MAX_STATUS_LINES);
+  const room = Math.max(1, cols - textWidth(last));
+  const next = lines[MAX_STATUS_LINES];
+  const tail = next === undefined ? (kept[MAX_STATUS_LINES - 1] ?? '') : `${kept[MAX_STATUS_LINES - 1]} ${next}`;
+  kept[MAX_STATUS_LINES - 1] = truncateToWidth(tail, room) + last;
+  return kept;
 }

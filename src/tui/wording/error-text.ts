@@ -37,6 +37,9 @@ export function pollVerdict(error: unknown): FailureVerdict {
       case 'network':
       case 'timeout':
         return { message: `${OFFLINE}${describeError(error)}` };
+      case 'wrong_service':
+        // Asking the same address again cannot help: the message says what to check, r asks again.
+        return { message: describeError(error), hold: true };
       case 'service': {
         // A 503 (maintenance, overload) that says when to come back is waited out like a 429; the client
         // retries one asking for up to 5 s itself and passes a longer one on for the poller to honour.

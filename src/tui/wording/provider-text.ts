@@ -23,12 +23,15 @@ export function providerName(ref: ProviderRef): string {
   }
 }
 
-/** "Service: mail.example/api": a tempmail service as the picker names it (never user:password). */
+/**
+ * "Service: https://mail.example/api": a tempmail service as the picker names it, scheme and all
+ * (http:// where https:// was meant is a mistake to see at a glance), never user:password.
+ */
 export function serviceLabel(baseUrl: string): string {
   try {
     const url = new URL(baseUrl);
     const path = url.pathname === '/' ? '' : url.pathname;
-    return `Service: ${safeLine(`${url.host}${path}`, 200)}`;
+    return `Service: ${safeLine(`${url.protocol}//${url.host}${path}`, 200)}`;
   } catch {
     return 'Service: (configured)';
   }

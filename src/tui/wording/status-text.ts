@@ -8,13 +8,18 @@ export interface StatusMessage {
   kind: 'info' | 'error';
 }
 
+// What the clipboard says starts with its verb: "Copied with xclip; ...", "Sent to the terminal via
+// OSC 52 ...". The thing copied goes right after it.
+const VERB = /^(Copied|Sent)\b/;
+
 /**
- * "Copied code 482913 via OSC 52 (no local clipboard tool)" from what the clipboard said ("Copied via
- * OSC 52 (no local clipboard tool)"); a failure keeps its own words after the thing's name.
+ * "Sent code 482913 to the terminal via OSC 52 (no local clipboard tool)" from what the clipboard said
+ * ("Sent to the terminal via OSC 52 (no local clipboard tool)"); a failure keeps its own words after
+ * the thing's name.
  */
 export function copiedLine(what: string, said: string): string {
   const clean = safeLine(said, 200);
-  if (/^Copied\b/.test(clean)) return clean.replace(/^Copied\b/, `Copied ${what}`);
+  if (VERB.test(clean)) return clean.replace(VERB, `$1 ${what}`);
   return `${what.charAt(0).toUpperCase()}${what.slice(1)}: ${clean}`;
 }
 
@@ -31,13 +36,13 @@ export function openedLine(n: number, opener: string): string {
 }
 
 /**
- * "Link 2 not opened (no display), shown above and copied via OSC 52 (...)": what happened first, so a
+ * "Link 2 not opened (no display), shown above and sent to the terminal via OSC 52 (...)": what happened first, so a
  * narrow status line cut at its end still says it.
  */
 export function shownInsteadLine(n: number, result: Exclude<OpenResult, { opened: true }>, copySaid: string): string {
   const head = `Link ${n} not opened (${notOpenedReason(result)}), shown above`;
   const said = safeLine(copySaid, 200);
-  return /^Copied\b/.test(said) ? `${head} and ${said.replace(/^Copied\b/, 'copied')}` : `${head}; ${said}`;
+  return VERB.test(said) ? `${head} and ${said.replace(VERB, (verb) => verb.toLowerCase())}` : `${head}; ${said}`;
 }
 
 /**

@@ -187,7 +187,7 @@ export function ptyMatrixSuite(shard: Shard): void {
     it("the app's own OSC 52 on the copy key is the only OSC it writes", async () => {
       const { app, address } = run;
       const from = app.mark();
-      await app.press('c', /Copied|copied|clipboard/);
+      await app.press('c', /Copied|copied|Sent|clipboard/);
       await app.settle(300);
       const after = app.rawSince(from).toString('utf8');
       const osc = `\x1b]52;c;${Buffer.from(address).toString('base64')}\x07`;

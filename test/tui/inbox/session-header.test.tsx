@@ -44,7 +44,17 @@ describe('session header', () => {
     const lines = await draw(email, 80, true);
     expect(lines[0]).toBe(email);
     expect(lines[1]).toBe('expires in 30:00');
-    expect(lines.slice(3)).toEqual(['Local service: send mail to the address above', '  via SMTP 127.0.0.1:2525']);
+    expect(lines.slice(3)).toEqual(['Local service: send mail to the address above via SMTP 127.0.0.1:2525']);
+  });
+
+  it('the local-mode banner takes one row at 80 and at 40 columns', async () => {
+    // At 80 columns the whole sentence (82 columns here) used to take a second row from the list.
+    const at80 = await draw('quiet-otter-4821@tempmail.test', 80, true);
+    expect(at80).toHaveLength(3);
+    expect(at80[2]).toBe('Local service: mail to quiet-otter-4821@tempmail.test via SMTP 127.0.0.1:2525');
+    const at40 = await draw('quiet-otter-4821@tempmail.test', 40, true);
+    expect(at40).toHaveLength(4); // the address, the countdown, the poll state, the banner
+    expect(at40[3]).toBe('Local service: SMTP 127.0.0.1:2525');
   });
 
   it('an address wider than the terminal is split over lines, never cut', async () => {

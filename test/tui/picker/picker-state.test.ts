@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Domain } from '../../../src/model/mail-types';
 import type { SavedSession } from '../../../src/state/saved-sessions';
-import { initialPickerState, pickerReducer, pickerScreen, type PickerAction, type PickerState } from '../../../src/tui/picker/picker-state';
+import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerAction, type PickerMove, type PickerState } from '../../../src/tui/picker/picker-state';
 
 const domain: Domain = { id: 1, domain: 'tempmail.test' };
 const saved = { email: 'a@tempmail.test' } as SavedSession;
@@ -44,9 +44,36 @@ describe('picker reducer', () => {
     expect(pickerReducer(typing, { type: 'help', open: true })).toBe(typing);
   });
 
-  it('a choice clears what was said; the highlight is kept with the items it was reported for', () => {
-    const s = run({ type: 'say', text: 'x forgets a saved address' }, { type: 'highlight', items: 'a\nb', key: 'b' }, { type: 'chose' });
+  it('a choice clears what was said; the highlight is kept with the items it was moved on', () => {
+    const s = run({ type: 'say', text: 'x forgets a saved address' }, { type: 'move', items: 'a\nb', count: 2, rows: 5, to: 'down' }, { type: 'chose' });
     expect(s.said).toBeNull();
-    expect(s.highlight).toEqual({ items: 'a\nb', key: 'b' });
+    expect(pickerWindow(s, 'a\nb', 2, 5)).toEqual({ index: 1, top: 0 });
+    // Another list starts at its top.
+    expect(pickerWindow(s, 'a\nc', 2, 5)).toEqual({ index: 0, top: 0 });
+  });
+
+  it('moves stop at the ends (no wraparound), page by the rows shown, and g/G go to the ends', () => {
+    const items = Array.from({ length: 34 }, (_, i) => `k${i}`).join('\n');
+    const move = (to: PickerMove) => ({ type: 'move' as const, items, count: 34, rows: 10, to });
+    const at = (s: PickerState) => pickerWindow(s, items, 34, 10);
+    expect(at(run(move('up')))).toEqual({ index: 0, top: 0 });
+    expect(at(run(move('last')))).toEqual({ index: 33, top: 24 });
+    expect(at(run(move('last'), move('down')))).toEqual({ index: 33, top: 24 });
+    expect(at(run(move('last'), move('first')))).toEqual({ index: 0, top: 0 });
+    // Down past the window scrolls by one; a page moves by the rows shown less one (a line of context).
+    expect(at(run(...Array.from({ length: 10 }, () => move('down'))))).toEqual({ index: 10, top: 1 });
+    expect(at(run(move('pageDown')))).toEqual({ index: 9, top: 9 });
+    expect(at(run(move('pageDown'), move('pageDown')))).toEqual({ index: 18, top: 18 });
+    expect(at(run(move('pageDown'), move('pageDown'), move('pageDown'), move('pageDown')))).toEqual({ index: 33, top: 24 });
+    expect(at(run(move('last'), move('pageUp')))).toEqual({ index: 24, top: 15 });
+    expect(at(run(move('last'), move('pageUp'), move('pageUp'), move('pageUp'), move('pageUp')))).toEqual({ index: 0, top: 0 });
+  });
+
+  it('the window follows a resize and a shorter list, the highlight always inside it', () => {
+    const items = Array.from({ length: 34 }, (_, i) => `k${i}`).join('\n');
+    const s = run({ type: 'move', items, count: 34, rows: 10, to: 'last' });
+    expect(pickerWindow(s, items, 34, 20)).toEqual({ index: 33, top: 14 });
+    expect(pickerWindow(s, items, 34, 3)).toEqual({ index: 33, top: 31 });
+    expect(pickerWindow(s, items, 5, 10)).toEqual({ index: 4, top: 0 });
   });
 });

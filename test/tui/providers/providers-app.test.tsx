@@ -17,7 +17,7 @@ import { App } from '../../../src/tui/app';
 import { startTestService, type TestService } from '../../harness/service';
 import { startGuerrillaFake, type GuerrillaFake } from '../../providers/guerrilla-fake';
 import { startMailtmFake, type MailtmFake, type MailtmFakeOptions } from '../../providers/mailtm-fake';
-import { KEY, renderAt, type Screen } from '../ui';
+import { joined, KEY, renderAt, type Screen } from '../ui';
 
 const undo: (() => unknown)[] = [];
 afterEach(async () => {
@@ -164,7 +164,10 @@ describe('the app across providers', () => {
     const address = await mailtmAddress(w.screen);
     expect(w.mailtm.accounts().map((a) => a.address)).toEqual([address]);
     await w.screen.press('x');
-    let frame = await w.screen.waitFor(`Forget ${address}? y: here only · D: delete it there too · other key: no`);
+    // The question wraps: its whole wording, what D deletes said in full.
+    let frame = await w.screen.waitFor((f) =>
+      joined(f).includes(`Forget ${address}? y: here only · D: also delete the mail.tm account (its mail is gone for good) · other key: no`),
+    );
     expect(frame).toContain('y yes  D delete there too  any other key no');
     await w.screen.press('D');
     frame = await w.screen.waitFor(`Deleted ${address} at mail.tm and forgot it`);

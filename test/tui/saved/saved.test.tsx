@@ -12,7 +12,7 @@ import { openSavedSessions, type SavedSessionStore } from '../../../src/state/sa
 import { helpRows } from '../../../src/tui/keymap/keymap';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
 import { startApp, type AppHarness } from '../harness';
-import { KEY } from '../ui';
+import { joined, KEY } from '../ui';
 import { closedPort } from '../../harness/ports';
 
 let h: AppHarness | undefined;
@@ -136,7 +136,7 @@ describe('saved addresses', () => {
     await h.screen.press('s');
     await h.screen.waitFor('saved addresses (2)');
     await h.screen.press('j', 'x');
-    await h.screen.waitFor(`Forget ${first}? It cannot be reopened. (y/n)`);
+    await h.screen.waitFor((f) => joined(f).includes(`Forget ${first}? It cannot be reopened. y = yes, any other key = no`));
     await h.screen.press('n');
     await h.screen.waitFor('Enter choose');
     expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(2);
@@ -167,7 +167,7 @@ describe('saved addresses', () => {
     h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
     expect(await h.screen.waitFor('Random address on')).toContain('x forget');
     await h.screen.press('j', 'x'); // the second line: the older address
-    await h.screen.waitFor(`Forget ${older.email}? It cannot be reopened. (y/n)`);
+    await h.screen.waitFor((f) => joined(f).includes(`Forget ${older.email}? It cannot be reopened. y = yes, any other key = no`));
     await h.screen.press('n');
     await h.screen.waitFor('Cancelled');
     expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(2);
@@ -229,12 +229,12 @@ describe('saved addresses', () => {
     const blocked = join(dir, 'not-a-dir');
     writeFileSync(blocked, 'x');
     const store = openSavedSessions({ dir: join(blocked, 'state') });
-    // The reason leads and the (long, temporary) path comes last, so 80 columns show what went wrong.
-    const status = (f: string) => f.split('\n').at(-2) ?? '';
+    // The reason leads (a status line of its own starts with it) and the (long, temporary) path comes last.
+    const leads = (f: string, reason: string) => f.split('\n').some((line) => line.startsWith(reason)) && joined(f).includes(`${reason} (/`);
     h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
-    await h.screen.waitFor((f) => status(f).startsWith('Saved addresses could not be read: a part of the path is not a directory ('));
+    await h.screen.waitFor((f) => leads(f, 'Saved addresses could not be read: a part of the path is not a directory'));
     const address = await create(h, 1);
-    await h.screen.waitFor((f) => status(f).startsWith('Address not saved: a part of the path is not a directory ('));
+    await h.screen.waitFor((f) => leads(f, 'Address not saved: a part of the path is not a directory'));
     await sendMail(svc, { to: address, subject: 'Still arrives', text: 'ok' });
     await h.screen.press('r');
     await h.screen.waitFor('Still arrives');

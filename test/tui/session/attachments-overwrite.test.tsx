@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { sendMail } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
-import { KEY } from '../ui';
+import { joined, KEY } from '../ui';
 
 let h: AppHarness | undefined;
 const cleanup: (() => void)[] = [];
@@ -115,14 +115,16 @@ describe('saving over a file that exists', () => {
     expect(readdirSync(dir)).toEqual(['report.pdf']);
   });
 
-  it('at 80 columns the question fits, the answer keys kept; a folder under home shows as ~', async () => {
+  it('at 80 columns the question wraps whole, the answer keys kept; a folder under home shows as ~', async () => {
     const { root, dir } = folders((d) => writeFileSync(join(d, 'report.pdf'), 'old'));
     const home = process.env.HOME;
     process.env.HOME = root;
     cleanup.push(() => (home === undefined ? delete process.env.HOME : (process.env.HOME = home)));
     h = await openReport(dir, 80);
     await h.screen.press('a');
-    const frame = await h.screen.waitFor('report.pdf exists in ~/Downloads: o overwrite · k keep both · other key cancels');
+    const frame = await h.screen.waitFor((f) =>
+      joined(f).includes('report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels'),
+    );
     for (const line of frame.split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(80);
     await h.screen.press(KEY.ESC);
     await h.screen.waitFor('Cancelled: report.pdf left as it was');

@@ -131,7 +131,7 @@ describe('app CLI', () => {
   });
 
   it('names the service by host and path, never with a password', () => {
-    expect(serviceLabel('https://user:secret@mail.example/api/')).toBe('Service: mail.example/api/');
-    expect(serviceLabel('http://127.0.0.1:8025/')).toBe('Service: 127.0.0.1:8025');
+    expect(serviceLabel('https://user:secret@mail.example/api/')).toBe('Service: https://mail.example/api/');
+    expect(serviceLabel('http://127.0.0.1:8025/')).toBe('Service: http://127.0.0.1:8025');
   });
 });

@@ -219,7 +219,7 @@ describe('codes and links', () => {
     const address = await pickFirstDomain(h);
     const before = h.screen.frames.length;
     await h.screen.press('c');
-    await h.screen.waitFor('Copied address via OSC 52 (no local clipboard tool)');
+    await h.screen.waitFor('Sent address to the terminal via OSC 52 (no local clipboard tool)');
     const osc = `\x1b]52;c;${Buffer.from(address).toString('base64')}\x07`;
     const frames = h.screen.frames.slice(before);
     const at = frames.findIndex((f) => f.includes(osc));
@@ -228,7 +228,7 @@ describe('codes and links', () => {
     expect(at).toBeGreaterThanOrEqual(0);
     expect(frames[at]).toBe(osc);
     expect(frames.filter((f) => f.includes('\x1b]52'))).toHaveLength(1);
-    const next = frames.slice(at + 1).find((f) => f.includes('Copied address via OSC 52'));
+    const next = frames.slice(at + 1).find((f) => f.includes('Sent address to the terminal via OSC 52'));
     expect(next).toContain(address);
     expect(next).toMatch(/q quit\s*$/);
   });

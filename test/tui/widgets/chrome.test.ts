@@ -1,28 +1,68 @@
 import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
-import { confirmText } from '../../../src/tui/widgets/chrome';
+import { confirmLines, MAX_STATUS_LINES, statusLines } from '../../../src/tui/widgets/chrome';
 
-describe('confirmText', () => {
-  it('keeps the answer keys (shortened to (y/n)) when the question is too long for the line', () => {
-    const question = `Forget ${'a-very-long-local-part'.repeat(3)}@tempmail.test? It cannot be reopened.`;
-    const line = confirmText(question, 80);
-    expect(textWidth(line)).toBe(80);
-    expect(line.trimEnd()).toMatch(/… \(y\/n\)$/);
-    expect(line.startsWith('Forget a-very-long')).toBe(true);
-    // Short questions get the answers spelled out; a question that fits only with the short form keeps it whole.
-    expect(confirmText('Delete "x"?', 80).trimEnd()).toBe('Delete "x"? y = yes, any other key = no');
-    expect(confirmText(`Leave ${'b'.repeat(30)}@tempmail.test for a new address?`, 80).trimEnd()).toMatch(/for a new address\? \(y\/n\)$/);
-    expect(confirmText(question, 30).trimEnd()).toMatch(/… \(y\/n\)$/);
-    expect(textWidth(confirmText(question, 30))).toBe(30);
+const widest = (lines: string[]) => Math.max(...lines.map(textWidth));
+const words = (lines: string[]) => lines.join(' ').replace(/\s+/g, ' ').trim();
+
+describe('confirmLines', () => {
+  it('wraps a long question whole, with the answers spelled out, at 80 and at 40 columns', () => {
+    const question = 'Forget quiet-otter-4821@tempmail.test? It cannot be reopened, and it keeps receiving mail until it expires.';
+    for (const columns of [80, 40]) {
+      const lines = confirmLines(question, columns);
+      expect(lines.length).toBeGreaterThan(1);
+      expect(lines.length).toBeLessThanOrEqual(MAX_STATUS_LINES);
+      expect(widest(lines)).toBeLessThanOrEqual(columns);
+      // Nothing is cut: every word of the question and of the answer is there, in order.
+      expect(words(lines)).toBe(`${question} y = yes, any other key = no`);
+    }
+    // A question that fits stays on one line.
+    expect(confirmLines('Delete "x"?', 80)).toEqual(['Delete "x"? y = yes, any other key = no']);
   });
 
-  it('takes other answers, longest first: the first that fits whole, else the last after the question cut', () => {
+  it('past MAX_STATUS_LINES cuts the question, never the answer keys', () => {
+    const question = `Forget ${'a-very-long-local-part'.repeat(12)}@tempmail.test? It cannot be reopened.`;
+    for (const columns of [80, 40]) {
+      const lines = confirmLines(question, columns);
+      expect(lines.length).toBe(MAX_STATUS_LINES);
+      expect(widest(lines)).toBeLessThanOrEqual(columns);
+      expect(lines.at(-1)).toMatch(/… \(y\/n\)$/);
+      expect(lines[0]!.startsWith('Forget')).toBe(true);
+    }
+  });
+
+  it('takes other answers, longest first: the first that fits within the lines', () => {
     const answers = [': o overwrite · k keep both (report (1).pdf) · other key cancels', ': o overwrite · k keep both · other key cancels', ': o overwrite · k keep both'];
-    const ask = (where: string, columns: number) => confirmText(`report.pdf exists in ${where}`, columns, answers).trimEnd();
-    expect(ask('~/Downloads', 100)).toBe('report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels');
-    expect(ask('~/Downloads', 80)).toBe('report.pdf exists in ~/Downloads: o overwrite · k keep both · other key cancels');
-    const cut = ask(`/mnt/${'shared/'.repeat(10)}Downloads`, 80);
-    expect(cut).toMatch(/^report\.pdf exists in \/mnt\/shared.*…: o overwrite · k keep both$/);
-    expect(textWidth(cut)).toBe(80);
+    const ask = (where: string, columns: number) => confirmLines(`report.pdf exists in ${where}`, columns, answers);
+    expect(ask('~/Downloads', 100)).toEqual(['report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels']);
+    const at80 = ask('~/Downloads', 80);
+    expect(at80).toHaveLength(2);
+    expect(words(at80)).toBe('report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels');
+    const cut = ask(`/mnt/${'shared/'.repeat(40)}Downloads`, 80);
+    expect(cut).toHaveLength(MAX_STATUS_LINES);
+    expect(cut.at(-1)).toMatch(/…: o overwrite · k keep both$/);
+    expect(widest(cut)).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('statusLines', () => {
+  const error = "Could not load the domains: That address answered with a web page, not this service's API (HTTP 404): check the base URL";
+
+  it('wraps an error at 80 and at 40 columns, losing no word', () => {
+    for (const columns of [80, 40]) {
+      const lines = statusLines(error, columns);
+      expect(lines.length).toBe(columns === 80 ? 2 : 4);
+      expect(widest(lines)).toBeLessThanOrEqual(columns);
+      expect(words(lines)).toBe(error);
+    }
+  });
+
+  it('keeps a short status on one line and cuts past MAX_STATUS_LINES with an ellipsis', () => {
+    expect(statusLines('1 new message', 80)).toEqual(['1 new message']);
+    expect(statusLines('', 80)).toEqual(['']);
+    const lines = statusLines(`${error} `.repeat(3), 40);
+    expect(lines).toHaveLength(MAX_STATUS_LINES);
+    expect(lines.at(-1)).toMatch(/…$/);
+    expect(widest(lines)).toBeLessThanOrEqual(40);
   });
 });
