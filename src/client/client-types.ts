@@ -39,6 +39,10 @@ export interface ApiOptions {
 export interface TempMailApi {
   listDomains(): Promise<DomainList>;
   createSession(options?: CreateSessionOptions): Promise<Session>;
+  /**
+   * The inbox, newest first. Where the service tags its answer with an ETag, the next check sends it
+   * back (If-None-Match) and an unchanged inbox (304) answers the very array of the last answer.
+   */
   checkMail(token: string): Promise<MessageSummary[]>;
   readMail(token: string, id: number | string): Promise<Message>;
   deleteMail(token: string, id: number | string): Promise<void>;

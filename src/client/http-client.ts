@@ -47,7 +47,10 @@ export interface HttpRequest {
   secrets?: readonly string[];
 }
 
-/** An answer with status < 300 (got throws for 4xx/5xx, and redirects are refused). */
+/**
+ * An answer with status < 300 (got throws for 4xx/5xx, and redirects are refused), or 304 to a request
+ * that sent If-None-Match.
+ */
 export interface HttpAnswer<T> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -123,7 +126,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return secretList();
   }
 
-  async function send<T>(pending: CancelableRequest<Response<T>>, secretsNow: readonly string[]): Promise<HttpAnswer<T>> {
+  /** `conditional`: the request carried If-None-Match, so 304 (unchanged) is an answer, not an error. */
+  async function send<T>(pending: CancelableRequest<Response<T>>, secretsNow: readonly string[], conditional = false): Promise<HttpAnswer<T>> {
     pending.on('downloadProgress', (progress: { transferred: number }) => {
       if (progress.transferred > maxBytes) pending.cancel();
     });
@@ -134,7 +138,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (error: unknown) {
       throw toApiError(error, secretsNow, timeoutMs, maxBytes);
     }
-    if (answer.status >= 300) {
+    if (answer.status >= 300 && !(answer.status === 304 && conditional)) {
       // Only reachable for 3xx (followRedirect is off); got throws for 4xx and 5xx.
       throw errorFromRedirect(answer.status);
     }
@@ -153,7 +157,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         headers: request.headers,
         responseType: 'text',
       });
-      const answer = await send<string>(pending, secretsNow);
+      const conditional = Object.keys(request.headers ?? {}).some((h) => h.toLowerCase() === 'if-none-match');
+      const answer = await send<string>(pending, secretsNow, conditional);
       return { ...answer, body: typeof answer.body === 'string' ? answer.body : '' };
     },
     async requestBuffer(path, request = {}) {

@@ -23,6 +23,7 @@ import {
   type AttachmentMeta,
   type CreatedSession,
   type DeliverOutcome,
+  type InboxView,
   type MailService,
   type MessageFull,
   type MessageMeta,
@@ -206,6 +207,19 @@ export function createMailService(deps: MailServiceDeps): MailService {
       const session = await sessionOf(token);
       const list = await guarded(() => store.listMessages(session.id));
       return list.reverse().map(toMeta);
+    },
+
+    async inbox(token) {
+      const session = await sessionOf(token);
+      // The version first, then (only when the caller needs it) the listing: a listing read later is
+      // never older than its version, so a cache keyed by version never serves a stale one.
+      const version = await guarded(() => store.inboxVersion(session.id));
+      if (version === undefined) throw new ServiceError('invalid_token', 'Unknown session token; create a new address');
+      return {
+        key: session.id,
+        version,
+        list: async () => (await guarded(() => store.listMessages(session.id))).reverse().map(toMeta),
+      } satisfies InboxView;
     },
 
     async readMail(token, id) {

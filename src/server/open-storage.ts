@@ -5,7 +5,7 @@
  * file-store `serve` never parse it.
  */
 import { acquireDataDirLock, DataDirInUseError } from './store/data-lock';
-import { FileStore } from './store/file-store';
+import { FileStore } from './store/file/file-store';
 import { redactDatabaseUrl } from './store/postgres/database-url';
 import type { Store } from './store/store';
 import type { ServerConfig } from './server-config';

@@ -98,6 +98,16 @@ export interface DeliverOutcome {
   full?: string[];
 }
 
+/** An inbox as check-mail sees it: its listing's version now, and the listing when asked for. */
+export interface InboxView {
+  /** Names the inbox for a cache within this process (never the token, never shown). */
+  key: string;
+  /** Changes whenever the listing changes, in every service sharing the store (Store.inboxVersion). */
+  version: string;
+  /** The listing, newest first, read from the store now (it may be newer than `version`, never older). */
+  list(): Promise<MessageMeta[]>;
+}
+
 /** What deliverFetched did with one message fetched from an external account. */
 export interface FetchedOutcome {
   /** Aliases whose inbox took the message. */
@@ -139,6 +149,8 @@ export interface MailService extends ExternalIntake {
   listDomains(): { domains: { id: number; domain: string }[]; extmailAccounts: { id: number; email: string }[] };
   createSession(input: CreateSessionInput): Promise<CreatedSession>;
   checkMail(token: string): Promise<MessageMeta[]>;
+  /** The inbox of a token, for an answer cached per version of its listing (errors as checkMail). */
+  inbox(token: string): Promise<InboxView>;
   readMail(token: string, id: number): Promise<MessageFull>;
   deleteMail(token: string, id: number): Promise<void>;
   rawMessage(token: string, id: number): Promise<Buffer>;

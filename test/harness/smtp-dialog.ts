@@ -16,6 +16,8 @@ export interface SmtpDialog {
   reply(): Promise<string>;
   /** Resolves when the server has closed the connection. */
   closed: Promise<void>;
+  /** This end's TCP port (tells the connection apart in a trace of the server). */
+  localPort: number;
   destroy(): void;
 }
 
@@ -80,6 +82,7 @@ export function openSmtp(target: SmtpTarget, timeoutMs = 10_000): Promise<SmtpDi
           },
           reply: next,
           closed,
+          localPort: socket.localPort ?? 0,
           destroy: () => socket.destroy(),
         }),
       rejectOpen,

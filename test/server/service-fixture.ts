@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { defaultServerConfig, type ServerConfig } from '../../src/server/server-config';
-import { openFileStore } from '../../src/server/store/file-store';
+import { openFileStore } from '../../src/server/store/file/file-store';
 import { createMailService } from '../../src/server/mail-service';
 import { MemoryStore } from '../../src/server/store/memory-store';
 import type { MailService } from '../../src/server/service-types';

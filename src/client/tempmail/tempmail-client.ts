@@ -6,12 +6,15 @@
 import type { CreateSessionOptions, DomainList, Message, MessageSource, MessageSummary, Session } from '../../model/mail-types';
 import { errorFromAnswer, errorFromNonJson } from '../error-map';
 import { ApiError } from '../api-error';
-import { createHttpClient } from '../http-client';
+import { createHttpClient, type HttpAnswer } from '../http-client';
 import { badResponse, isObject, parseJson } from '../wire-json';
 import { parseDomainList, parseMessage, parseSession, parseSourceFields, parseSummaries } from './tempmail-parse';
 import type { ApiOptions, PostEncoding, TempMailApi } from '../client-types';
 
 type Params = Record<string, string | number>;
+
+/** Inboxes whose last answer is kept for a conditional check (an app watches one, a script a few). */
+const KEPT_INBOXES = 8;
 
 /** Creates the client for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createApi(options: ApiOptions): TempMailApi {
@@ -19,11 +22,18 @@ export function createApi(options: ApiOptions): TempMailApi {
   const encoding: PostEncoding = options.postEncoding ?? 'form';
   const offset = options.serverOffsetMinutes ?? 0;
 
+  // The last check-mail answer of each inbox with its ETag, by token: sent back as If-None-Match, so a
+  // service that tags its answers (the reference service does) can say 304 and send no list at all.
+  const kept = new Map<string, { etag: string; summaries: MessageSummary[] }>();
+
   async function call(method: 'GET' | 'POST', path: string, params: Params, token?: string): Promise<Record<string, unknown>> {
     const secrets = token ? [token] : [];
     const sent =
       method === 'GET' || encoding === 'query' ? { searchParams: params } : encoding === 'json' ? { json: params } : { form: params };
-    const { status, headers, body } = await http.request(method, path, { ...sent, secrets });
+    return dataOf(await http.request(method, path, { ...sent, secrets }));
+  }
+
+  function dataOf({ status, headers, body }: HttpAnswer<string>): Record<string, unknown> {
     const data = parseJson(body);
     if (!isObject(data)) throw errorFromNonJson({ status, headers, body });
     // HTTP 200 with {status:"error"} is an error like any other.
@@ -46,7 +56,21 @@ export function createApi(options: ApiOptions): TempMailApi {
       return session;
     },
     async checkMail(token: string): Promise<MessageSummary[]> {
-      return parseSummaries(await call('GET', 'check-mail', { token }, token), offset);
+      const last = kept.get(token);
+      const answer = await http.request('GET', 'check-mail', {
+        searchParams: { token },
+        secrets: [token],
+        headers: last ? { 'if-none-match': last.etag } : undefined,
+      });
+      if (answer.status === 304 && last) return last.summaries;
+      const summaries = parseSummaries(dataOf(answer), offset);
+      kept.delete(token);
+      const etag = answer.headers.etag;
+      if (typeof etag === 'string' && etag !== '') {
+        kept.set(token, { etag, summaries });
+        for (const oldest of kept.keys()) if (kept.size > KEPT_INBOXES) kept.delete(oldest);
+      }
+      return summaries;
     },
     async readMail(token: string, id: number | string): Promise<Message> {
       return parseMessage(await call('GET', 'read-mail', { token, id: checkId(id) }, token), offset);

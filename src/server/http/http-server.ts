@@ -5,8 +5,9 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP, type Socket } from 'node:net';
+import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
-import { ROUTES } from './routes';
+import { ROUTES, type RouteResult } from './routes';
 import { ServiceError, type MailService } from '../service-types';
 
 export interface HttpFrontOptions {
@@ -28,6 +29,8 @@ export interface HttpFrontOptions {
    * ignored.
    */
   trustedProxies?: readonly string[];
+  /** Bytes of check-mail answers kept between requests (default 64 MiB). */
+  checkMailCacheBytes?: number;
 }
 
 export interface HttpFront {
@@ -68,7 +71,10 @@ function clientAddressOf(req: IncomingMessage, trustProxy: boolean, listed: Read
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const payload = Buffer.from(JSON.stringify(body), 'utf8');
+  sendPayload(res, status, Buffer.from(JSON.stringify(body), 'utf8'), headers);
+}
+
+function sendPayload(res: ServerResponse, status: number, payload: Buffer, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
     ...headers,
     'content-type': JSON_TYPE,
@@ -77,6 +83,23 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
     'x-content-type-options': 'nosniff',
   });
   res.end(payload);
+}
+
+/** Writes a handler's answer. */
+function send(res: ServerResponse, result: RouteResult): void {
+  switch (result.kind) {
+    case 'json':
+      return sendJson(res, result.status ?? 200, result.body, result.headers);
+    case 'serialized':
+      return sendPayload(res, 200, result.body, { etag: result.etag });
+    case 'not-modified':
+      // No body: the client keeps what it got with this ETag.
+      res.writeHead(304, { etag: result.etag, 'cache-control': 'no-store' });
+      return void res.end();
+    case 'bytes':
+      res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
+      return void res.end(result.body);
+  }
 }
 
 interface ErrorAnswer {
@@ -127,6 +150,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const closeGraceMs = options.closeGraceMs ?? 10_000;
   const trustProxy = options.trustProxy ?? false;
   const listedProxies = new Set((options.trustedProxies ?? []).map(unmapped));
+  const checkMail = new CheckMailCache(options.checkMailCacheBytes);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -155,12 +179,14 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const params = parseParams(req, url, body);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
-      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req, trustProxy, listedProxies) });
-      if (result.kind === 'json') sendJson(res, result.status ?? 200, result.body, result.headers);
-      else {
-        res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
-        res.end(result.body);
-      }
+      const ifNoneMatch = req.headers['if-none-match'];
+      const result = await route.handle(service, {
+        params,
+        clientAddress: clientAddressOf(req, trustProxy, listedProxies),
+        ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
+        checkMail,
+      });
+      send(res, result);
       log(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token));
     } catch (error) {
       const answer = errorAnswer(error);

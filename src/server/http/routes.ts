@@ -4,17 +4,24 @@
  * call and the result into a wire answer; it depends on nothing but the service contract.
  */
 import { formatWireTime } from '../../platform/time';
-import { ServiceError, type MailService, type MessageMeta } from '../service-types';
+import { ServiceError, type MailService } from '../service-types';
+import { matchesEtag, summaryRow, type CheckMailCache } from './check-mail-cache';
 import { optionalFlag, optionalInt, optionalString, requiredInt, type Params } from './params';
 
-/** What a handler answers: a JSON object, or bytes with their headers. */
+/** What a handler answers: a JSON object, JSON already serialized (with its ETag), 304, or bytes. */
 export type RouteResult =
   | { kind: 'json'; status?: number; body: Record<string, unknown>; headers?: Record<string, string> }
+  | { kind: 'serialized'; body: Buffer; etag: string }
+  | { kind: 'not-modified'; etag: string }
   | { kind: 'bytes'; body: Buffer; headers: Record<string, string> };
 
 export interface RouteContext {
   params: Params;
   clientAddress: string;
+  /** The request's If-None-Match header, if any. */
+  ifNoneMatch: string | undefined;
+  /** check-mail answers kept per version of each inbox's listing. */
+  checkMail: CheckMailCache;
 }
 
 export interface Route {
@@ -34,17 +41,6 @@ function requireToken(params: Params): string {
 }
 
 const ok = (body: Record<string, unknown>): RouteResult => ({ kind: 'json', body: { status: 'success', ...body } });
-
-function summary(m: MessageMeta) {
-  return {
-    id: m.id,
-    sender_name: m.senderName,
-    sender_email: m.senderEmail,
-    subject: m.subject,
-    received_at: formatWireTime(m.receivedAt),
-    has_attachments: m.hasAttachments,
-  };
-}
 
 /** A MIME type we are willing to put in a Content-Type header; anything else is served as octet-stream. */
 function safeContentType(type: string): string {
@@ -106,9 +102,10 @@ export const ROUTES: Record<string, Route> = {
 
   '/check-mail': {
     method: 'GET',
-    async handle(service, { params }) {
-      const messages = await service.checkMail(requireToken(params));
-      return ok({ messages: messages.map(summary) });
+    async handle(service, { params, ifNoneMatch, checkMail }) {
+      // Built once per version of the listing; a client that sent the answer's ETag hears 304.
+      const { body, etag } = await checkMail.answer(await service.inbox(requireToken(params)));
+      return matchesEtag(ifNoneMatch, etag) ? { kind: 'not-modified', etag } : { kind: 'serialized', body, etag };
     },
   },
 
@@ -119,7 +116,7 @@ export const ROUTES: Record<string, Route> = {
       const m = await service.readMail(token, requiredInt(params, 'id'));
       return ok({
         message: {
-          ...summary(m),
+          ...summaryRow(m),
           to: m.to,
           cc: m.cc,
           body_text: m.text,

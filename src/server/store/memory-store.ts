@@ -33,6 +33,8 @@ interface MemorySession {
   session: StoredSession;
   messages: Map<number, MemoryMessage>;
   lastId: number;
+  /** Its inbox version: the data's change count when its listing last changed. */
+  version: number;
 }
 
 /** The "disk" of a MemoryStore: share it between instances to simulate a restart. */
@@ -40,6 +42,8 @@ export interface MemoryData {
   sessions: Map<string, MemorySession>;
   /** Create-session hits. */
   limiters: LimitersByRule;
+  /** Changes to any listing so far: each new inbox version is the next count, never seen before. */
+  changes: number;
   /** Fetch cursors of external accounts, by account and folder (`account\nfolder`). */
   cursors: Map<string, FetchCursor>;
   /** Fetch claims of the instances open on this data. */
@@ -50,7 +54,14 @@ export interface MemoryData {
 
 /** A fresh, empty MemoryData. */
 export function createMemoryData(): MemoryData {
-  return { sessions: new Map(), limiters: new LimitersByRule(), cursors: new Map(), claims: new LocalClaims(), statuses: new Map() };
+  return {
+    sessions: new Map(),
+    limiters: new LimitersByRule(),
+    changes: 0,
+    cursors: new Map(),
+    claims: new LocalClaims(),
+    statuses: new Map(),
+  };
 }
 
 /** Copies on the way in and out, so callers can never alias what the store holds (as with a disk). */
@@ -74,6 +85,16 @@ export class MemoryStore implements Store {
     return this.live().sessions.get(sessionId);
   }
 
+  /** A new entry, with an empty inbox. */
+  private fresh(session: StoredSession): MemorySession {
+    return { session: copy(session), messages: new Map(), lastId: 0, version: ++this.live().changes };
+  }
+
+  /** Marks `e`'s listing changed. */
+  private changed(e: MemorySession): void {
+    e.version = ++this.live().changes;
+  }
+
   async open(): Promise<void> {
     this.opened = true;
   }
@@ -86,7 +107,7 @@ export class MemoryStore implements Store {
   async putSession(session: StoredSession): Promise<void> {
     const existing = this.entry(session.id);
     if (existing) existing.session = copy(session);
-    else this.live().sessions.set(session.id, { session: copy(session), messages: new Map(), lastId: 0 });
+    else this.live().sessions.set(session.id, this.fresh(session));
   }
 
   async insertSession(session: StoredSession, now: number): Promise<'created' | 'taken'> {
@@ -94,7 +115,7 @@ export class MemoryStore implements Store {
     const holders = [...sessions.values()].filter((e) => e.session.addressKey === session.addressKey);
     if (holders.some((e) => e.session.expiresAt > now)) return 'taken';
     for (const e of holders) sessions.delete(e.session.id);
-    sessions.set(session.id, { session: copy(session), messages: new Map(), lastId: 0 });
+    sessions.set(session.id, this.fresh(session));
     return 'created';
   }
 
@@ -138,6 +159,7 @@ export class MemoryStore implements Store {
   async addMessage(sessionId: string, input: NewMessage): Promise<StoredMessageMeta> {
     const e = this.entry(sessionId);
     if (!e) throw new UnknownSessionError();
+    this.changed(e);
     return append(e, input);
   }
 
@@ -151,7 +173,11 @@ export class MemoryStore implements Store {
     }
     const full = [...entries].filter(([, e]) => e.messages.size >= inboxLimit).map(([id]) => id);
     const stored = new Map<string, StoredMessageMeta>();
-    if (full.length === 0) for (const [id, e] of entries) stored.set(id, append(e, input));
+    if (full.length > 0) return { stored, full, gone };
+    for (const [id, e] of entries) {
+      this.changed(e);
+      stored.set(id, append(e, input));
+    }
     return { stored, full, gone };
   }
 
@@ -171,7 +197,15 @@ export class MemoryStore implements Store {
   }
 
   async deleteMessage(sessionId: string, id: number): Promise<boolean> {
-    return this.entry(sessionId)?.messages.delete(id) ?? false;
+    const e = this.entry(sessionId);
+    if (!e?.messages.delete(id)) return false;
+    this.changed(e);
+    return true;
+  }
+
+  async inboxVersion(sessionId: string): Promise<string | undefined> {
+    const e = this.entry(sessionId);
+    return e && String(e.version);
   }
 
   async rawMessage(sessionId: string, id: number): Promise<Buffer | undefined> {

@@ -175,6 +175,14 @@ export interface Store {
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery>;
   /** Summaries in increasing id order (oldest first). */
   listMessages(sessionId: string): Promise<StoredMessageMeta[]>;
+  /**
+   * An opaque version of a session's listing, undefined for an unknown session: it changes whenever
+   * listMessages' answer changes (a message stored or deleted), as every service sharing the store sees
+   * it, and two reads of one session that give the same version saw the same listing (also across a
+   * restart). Cheap enough to ask on every check-mail: it lets a service keep a listing it built and
+   * know, without reading the listing again, that another service has not changed it.
+   */
+  inboxVersion(sessionId: string): Promise<string | undefined>;
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined>;
   countMessages(sessionId: string): Promise<number>;
   /** False when it was not there. */

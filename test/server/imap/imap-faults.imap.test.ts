@@ -4,7 +4,7 @@
  * wrong password, a server without IDLE. Against throwaway Dovecots on loopback.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FileStore } from '../../../src/server/store/file-store';
+import { FileStore } from '../../../src/server/store/file/file-store';
 import type { ExtmailAccountConfig, ServerConfig } from '../../../src/server/server-config';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { startDovecot, type Dovecot, type DovecotUser } from '../../harness/dovecot/dovecot';

@@ -152,6 +152,64 @@ describe('SMTP 250 and the disk', () => {
     console.log(`ack order\n  ${order.map(short).join('\n  ')}`);
   }, 60_000);
 
+  it.skipIf(!hasStrace)('answers each of several messages arriving together only after its file and an fsync of its directory that followed its link (strace)', async () => {
+    const dataDir = await realpath(await cleanup.tempDir('tempmail-fsync-group-'));
+    const traceFile = join(await cleanup.tempDir('tempmail-strace-'), 'trace.txt');
+    const serve = await startTracedServe(dataDir, traceFile);
+    const boxes = [];
+    for (const prefix of ['group-a', 'group-b']) boxes.push((await call(serve.baseUrl, '/create-session', { form: { prefix } })).json as { email: string });
+    // Six connections brought up to DATA, then every message sent at once: they meet in group commits.
+    const N = 6;
+    const conns = await Promise.all(Array.from({ length: N }, () => openSmtp(serve)));
+    for (const [i, c] of conns.entries()) {
+      expect(await c.command('EHLO group.test')).toMatch(/^250/);
+      expect(await c.command('MAIL FROM:<sender@example.org>')).toMatch(/^250/);
+      // The last one goes to both inboxes: two files, two directories, one 250.
+      for (const box of i === N - 1 ? boxes : [boxes[i % 2]!]) expect(await c.command(`RCPT TO:<${box.email}>`)).toMatch(/^250/);
+      expect(await c.command('DATA')).toMatch(/^354/);
+    }
+    for (const [i, c] of conns.entries()) c.write(`From: Sender <sender@example.org>\r\nSubject: grouped ${i}\r\n\r\n${'line\r\n'.repeat(200)}.\r\n`);
+    const replies = await Promise.all(conns.map((c) => c.reply()));
+    for (const r of replies) expect(r).toMatch(/^250 2\.0\.0 /);
+    for (const c of conns) c.destroy();
+    process.kill(serve.pid, 'SIGTERM');
+    expect(await serve.exited).toBe(0);
+
+    const calls = parseStrace(await readFile(traceFile, 'utf8'));
+    const files: { path: string; dir: string; conn: number }[] = [];
+    for (const dir of await readdir(join(dataDir, 'messages'))) {
+      for (const name of await readdir(join(dataDir, 'messages', dir))) {
+        const path = join(dataDir, 'messages', dir, name);
+        const subject = /Subject: grouped (\d+)/.exec(await readFile(path, 'latin1'));
+        if (subject) files.push({ path, dir: join(dataDir, 'messages', dir), conn: Number(subject[1]) });
+      }
+    }
+    expect(files).toHaveLength(N + 1);
+    const digest = calls.filter((c) => c.args.includes(`${dataDir}/messages`) || isSocketWrite(c)).map(short).join('\n');
+    const dirSyncs = (dir: string) => calls.filter((c) => isSync(c) && firstArg(c).endsWith(`<${dir}>`));
+    for (const f of files) {
+      const port = conns[f.conn]!.localPort;
+      const onConn = (c: Syscall) => isSocketWrite(c) && firstArg(c).includes(`:${port}]`);
+      const go = calls.find((c) => onConn(c) && c.args.includes('"354 '));
+      const ack = go && calls.find((c) => onConn(c) && c.start > go.end);
+      expect(ack?.args, `the 250 on connection ${f.conn}\n${digest}`).toContain('"250 2.0.0 ');
+      const link = calls.find((c) => /^link(at)?$/.test(c.name) && quotedArgs(c).includes(f.path));
+      expect(link, `link to ${f.path}\n${digest}`).toBeDefined();
+      const tmp = quotedArgs(link!)[0]!;
+      const created = calls.find((c) => c.name.startsWith('open') && quotedArgs(c).includes(tmp));
+      expect(created?.args).toContain('O_EXCL');
+      const fd = `${returnedFd(created!)}<${tmp}>`;
+      const fileSync = calls.find((c) => isSync(c) && firstArg(c) === fd);
+      expect(fileSync && fileSync.end < link!.start, `fsync of ${tmp} before its link\n${digest}`).toBe(true);
+      for (const w of calls.filter((c) => /^p?writev?\d*$/.test(c.name) && firstArg(c) === fd)) expect(w.end < fileSync!.start).toBe(true);
+      // Its name is durable before its 250: an fsync of its directory began after the link, ended before.
+      const covering = dirSyncs(f.dir).find((c) => c.start > link!.end && c.end < ack!.start && c.ret === '0');
+      expect(covering, `no directory fsync between the link of ${f.path} and its 250\n${digest}`).toBeDefined();
+    }
+    const dirs = [...new Set(files.map((f) => f.dir))];
+    console.log(`grouped ack order: ${files.length} files in ${dirs.length} directories, ${dirs.map((d) => dirSyncs(d).length).join(' + ')} directory fsyncs`);
+  }, 60_000);
+
   it('strace log parser joins calls split across threads and orders them by return', () => {
     const log = [
       '101 01:00:00.000001 openat(AT_FDCWD</d>, "/d/.tmp-1.msg-ab", O_WRONLY|O_CREAT|O_EXCL, 0600) = 22</d/.tmp-1.msg-ab>',

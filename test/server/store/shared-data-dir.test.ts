@@ -8,8 +8,8 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeFileDurable } from '../../../src/server/store/durable-fs';
-import { openFileStore } from '../../../src/server/store/file-store';
+import { writeFileDurable } from '../../../src/server/store/file/durable-fs';
+import { openFileStore } from '../../../src/server/store/file/file-store';
 import { newMessage, sessionRecord } from './store-suite';
 
 const dirs: string[] = [];

@@ -362,6 +362,67 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect((await store.listSessions()).map((x) => x.id)).toEqual([kept.id]);
     }));
 
+    it('versions a listing: a new version at each message stored or deleted, the same while nothing changes', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      const other = sessionRecord();
+      await store.putSession(s);
+      await store.putSession(other);
+      expect(await store.inboxVersion('nope')).toBeUndefined();
+      const seen = [await store.inboxVersion(s.id)];
+      expect(typeof seen[0]).toBe('string');
+      const step = async (what: string, change: () => Promise<unknown>) => {
+        await change();
+        const v = await store.inboxVersion(s.id);
+        expect(seen, `${what}: a version never seen before`).not.toContain(v);
+        seen.push(v);
+      };
+      await step('add', () => store.addMessage(s.id, newMessage()));
+      await step('deliver', () => store.deliver([s.id, other.id], newMessage(), 10));
+      await step('another add', () => store.addMessage(s.id, newMessage()));
+      await step('delete of the newest', () => store.deleteMessage(s.id, 3));
+      await step('delete of the oldest', () => store.deleteMessage(s.id, 1));
+      await step('add after deletes', () => store.addMessage(s.id, newMessage()));
+      // Reads, a full inbox refused, a delete of nothing, another session's mail: no change.
+      const now = seen.at(-1);
+      await store.listMessages(s.id);
+      await store.getMessage(s.id, 2);
+      await store.countMessages(s.id);
+      expect((await store.deliver([s.id], newMessage(), 1)).full).toEqual([s.id]);
+      expect(await store.deleteMessage(s.id, 99)).toBe(false);
+      await store.addMessage(other.id, newMessage());
+      expect(await store.inboxVersion(s.id)).toBe(now);
+      expect(await store.inboxVersion(s.id)).toBe(now);
+    }));
+
+    it('gives one version only to one listing, across a reopen too', withStore(async (h) => {
+      const s = sessionRecord();
+      await h.store.putSession(s);
+      const listings = new Map<string, string>();
+      const record = async () => {
+        const v = (await h.store.inboxVersion(s.id))!;
+        const listing = JSON.stringify((await h.store.listMessages(s.id)).map((m) => m.id));
+        expect(listings.get(v) ?? listing, `version ${v}`).toBe(listing);
+        listings.set(v, listing);
+      };
+      await record();
+      await h.store.addMessage(s.id, newMessage());
+      await h.store.addMessage(s.id, newMessage());
+      await record();
+      await h.reopen();
+      await record();
+      await h.store.deleteMessage(s.id, 2);
+      await record();
+      await h.reopen();
+      await record();
+      await h.store.addMessage(s.id, newMessage());
+      await record();
+      await h.store.deleteMessage(s.id, 3);
+      await record();
+      await h.reopen();
+      await record();
+      expect(new Set(listings.values()).size).toBeGreaterThanOrEqual(3);
+    }));
+
     it('keeps fetch cursors per account and folder, replaced on save, across a reopen', withStore(async (h) => {
       expect(await h.store.getFetchCursor('keeper@ext.test', 'INBOX')).toBeUndefined();
       await h.store.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 1_700_000_000, lastUid: 7 });
@@ -425,6 +486,24 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
         expect(await b.getMessage(s.id, 1)).toBeUndefined();
         expect(await b.deleteSession(s.id)).toBe(true);
         expect(await a.getSession(s.id)).toBeUndefined();
+      }));
+
+      it("sees the other's changes in the inbox version at once (a cached listing is never stale)", withTwin(async (a, b) => {
+        const s = sessionRecord();
+        await a.putSession(s);
+        const v0 = await a.inboxVersion(s.id);
+        expect(await b.inboxVersion(s.id)).toBe(v0);
+        await b.deliver([s.id], newMessage(), 10);
+        const v1 = await a.inboxVersion(s.id);
+        expect(v1).not.toBe(v0);
+        expect(await b.inboxVersion(s.id)).toBe(v1);
+        await b.addMessage(s.id, newMessage());
+        const v2 = await a.inboxVersion(s.id);
+        expect([v0, v1]).not.toContain(v2);
+        expect(await a.deleteMessage(s.id, 1)).toBe(true);
+        const v3 = await b.inboxVersion(s.id);
+        expect([v0, v1, v2]).not.toContain(v3);
+        expect(await a.inboxVersion(s.id)).toBe(v3);
       }));
 
       it('keeps the inbox limit, one address per live session and the create rate across both', withTwin(async (a, b) => {

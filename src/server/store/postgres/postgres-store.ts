@@ -251,6 +251,24 @@ export class PostgresStore implements Store {
     );
   }
 
+  /**
+   * The highest id handed out and how many messages are held: a store of one session only ever raises
+   * the first (a message stored) or, with it unchanged, lowers the second (one deleted), both in the
+   * statement or transaction that changes the listing, so no two listings of one session share a pair.
+   * Nothing new to write on the delivery path, one indexed count on the read path.
+   */
+  inboxVersion(sessionId: string): Promise<string | undefined> {
+    return this.run(async (pool) => {
+      const [row] = await query<{ last: number; n: number }>(
+        pool,
+        `SELECT s.last_message_id AS last, (SELECT count(*)::int FROM tempmail_messages m WHERE m.session_id = s.id) AS n
+           FROM tempmail_sessions s WHERE s.id = $1`,
+        [sessionId],
+      );
+      return row && `${row.last}.${row.n}`;
+    });
+  }
+
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined> {
     return this.run(async (pool) => {
       if (!Number.isSafeInteger(id)) return undefined;

@@ -3,7 +3,7 @@
  * in a loop (several in flight) and prints "ack <id> <marker>" after each add resolves, until killed.
  * Usage: node --import tsx store-writer.ts DATA_DIR SESSION_ID
  */
-import { FileStore } from '../../../src/server/store/file-store';
+import { FileStore } from '../../../../src/server/store/file/file-store';
 
 const [dataDir, sessionId] = process.argv.slice(2);
 if (!dataDir || !sessionId) process.exit(2);

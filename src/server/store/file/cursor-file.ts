@@ -8,7 +8,7 @@
 import { readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileDurable } from './durable-fs';
-import { storageErrorText, type FetchCursor, type FetchStatus } from './store';
+import { storageErrorText, type FetchCursor, type FetchStatus } from '../store';
 
 const NAME = 'fetch-cursors.json';
 

@@ -3,7 +3,7 @@
  * two stored sessions share an address key (an expired one not yet purged and its successor), the
  * newest holds the address, and the older one holds it again if the newest is deleted first.
  */
-import type { StoredSession } from './store';
+import type { StoredSession } from '../store';
 
 /** The entries of a SessionIndex: a session record, plus whatever the store keeps beside it. */
 export interface IndexedSession {

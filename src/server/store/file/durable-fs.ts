@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, open, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { makeDir } from '../../state/make-dir';
+import { makeDir } from '../../../state/make-dir';
 
 /** Temp files start with this; anything so named is a crash leftover. */
 export const TEMP_PREFIX = '.tmp-';
@@ -76,7 +76,7 @@ export async function writeFileDurable(
 }
 
 /** Gives the complete temp file its final name: rename, or link + unlink when it must not replace. */
-async function publish(tmp: string, target: string, replace: boolean): Promise<void> {
+export async function publish(tmp: string, target: string, replace: boolean): Promise<void> {
   if (replace) return rename(tmp, target);
   try {
     await link(tmp, target);
@@ -105,6 +105,22 @@ export async function unlinkDurable(dir: string, name: string): Promise<boolean>
   }
   await fsyncDir(dir);
   return true;
+}
+
+/**
+ * Unlinks every one of `names` in `dir` at once, then makes it durable with one fsync of `dir`. One
+ * outcome per name (a name already gone counts as done); the fsync's failure rejects the whole.
+ */
+export async function unlinkAllDurable(dir: string, names: readonly string[]): Promise<PromiseSettledResult<void>[]> {
+  const outcomes = await Promise.allSettled(
+    names.map((name) =>
+      unlink(join(dir, name)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      }),
+    ),
+  );
+  await fsyncDir(dir);
+  return outcomes;
 }
 
 /** Reads exactly `length` bytes at `position`; rejects on a short read (a file changed under us). */

@@ -9,8 +9,9 @@
  * The header holds only what a listing needs, so opening a store reads a few hundred bytes per message.
  * A file whose size does not match its header is corrupt and is never served.
  */
+import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { StoredAttachmentMeta, StoredMessageBody, StoredMessageMeta } from './store';
+import type { StoredAttachmentMeta, StoredMessageBody, StoredMessageMeta } from '../store';
 
 const VERSION = 1;
 const NEWLINE = 0x0a;
@@ -50,7 +51,8 @@ export function sectionOf(layout: MessageLayout, index: number): { position: num
 
 /** Reads and checks a message file's header. Throws CorruptFileError when it is not a whole, valid file. */
 export async function readMessageLayout(path: string, expectedId: number): Promise<MessageLayout> {
-  const fh = await open(path, 'r');
+  // Never through a symlink, never blocking on a FIFO that took the file's place.
+  const fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const { size } = await fh.stat();
     const chunks: Buffer[] = [];

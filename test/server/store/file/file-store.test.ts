@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdir, readdir, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FileStore, openFileStore } from '../../../src/server/store/file-store';
-import { cleanupAfterEach } from '../../harness/cleanup';
-import { waitFor } from '../../harness/wait';
-import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from './store-suite';
+import { FileStore, openFileStore } from '../../../../src/server/store/file/file-store';
+import { cleanupAfterEach } from '../../../harness/cleanup';
+import { waitFor } from '../../../harness/wait';
+import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from '../store-suite';
 
 const cleanup = cleanupAfterEach();
 /** A data dir that does not exist yet, inside a temp dir removed after the test. */
@@ -197,7 +197,7 @@ describe('FileStore under kill -9', () => {
     const sessionId = 'crash-session';
     const acked = new Map<number, string>();
     for (let round = 0; round < 3; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/server/store/store-writer.ts', dataDir, sessionId], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'test/server/store/file/store-writer.ts', dataDir, sessionId], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       let out = '';

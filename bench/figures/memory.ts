@@ -1,0 +1,78 @@
+/**
+ * rss_mb_10k and rss_growth_mb_1000_polls: the app's resident memory (VmRSS from /proc/<pid>/status).
+ *
+ * The app runs in an 80x24 pty against a remote `serve`, on the seeded 10,000-message inbox (the same
+ * one as the key figure). rss_mb_10k: once the list is on screen and 2 s have passed, the median of 5
+ * reads 100 ms apart. Then `r` (check now) is pressed again and again; a poll counts when `serve` has
+ * logged the app's check-mail request, and the next `r` goes once the app has drawn and gone quiet
+ * (50 ms). rss_growth_mb_1000_polls: RSS (read the same way) after 1,000 polls minus after 100
+ * (after 50 minus after 10 with --quick). Baseline, same run: a bare idle Node process's RSS.
+ */
+import { spawn } from 'node:child_process';
+import type { Figure } from './figure';
+import { openInboxApp } from '../harness/inbox-app';
+import { rssMb } from '../harness/proc';
+import type { PtyApp } from '../harness/pty-app';
+import { startServe, type RunningServe } from '../harness/serve-proc';
+import { median, round, sleep } from '../harness/stats';
+import { dataset } from '../seed/datasets';
+import { listInboxes } from '../seed/inboxes';
+
+async function steadyRss(pid: number): Promise<number> {
+  const reads: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    if (i > 0) await sleep(100);
+    reads.push(rssMb(pid));
+  }
+  return median(reads);
+}
+
+/** Makes the app poll until serve has seen `target` check-mail requests from it. */
+async function pollUntil(app: PtyApp, serve: RunningServe, target: number): Promise<void> {
+  while (serve.checkMailCount() < target) {
+    await app.settle(50);
+    const before = serve.checkMailCount();
+    app.write('r');
+    const deadline = performance.now() + 5_000;
+    // A refresh asked for while a timed poll is in flight does nothing; that poll counts too.
+    while (serve.checkMailCount() === before && performance.now() < deadline) await sleep(5);
+  }
+}
+
+export const memory: Figure = {
+  name: 'memory',
+  keys: ['rss_mb_10k', 'rss_growth_mb_1000_polls'],
+  async run(ctx) {
+    const [first, last] = ctx.quick ? [10, 50] : [100, 1000];
+    const data = await dataset(listInboxes(10_000), ctx.log);
+    const serve = await startServe({ dataDir: data.dataDir });
+    ctx.defer(() => serve.stop());
+    const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    ctx.defer(() => bare.kill('SIGKILL'));
+    const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox: data.inboxes.big!, loaded: (s) => /Order \d{5} shipped/.test(s) });
+    ctx.defer(() => app.stop());
+    await sleep(2_000);
+    const atLoad = await steadyRss(app.pid);
+    const bareRss = await steadyRss(bare.pid!);
+    // The app's own polls so far count: "after 100 polls" means 100 check-mail requests in all.
+    await pollUntil(app, serve, first);
+    await app.settle(300);
+    const atFirst = await steadyRss(app.pid);
+    const t = performance.now();
+    await pollUntil(app, serve, last);
+    await app.settle(300);
+    const atLast = await steadyRss(app.pid);
+    const perPoll = (performance.now() - t) / (last - first);
+    ctx.log(`memory: ${atLoad.toFixed(1)} MB with 10k listed; ${atFirst.toFixed(1)} MB after ${first} polls, ${atLast.toFixed(1)} after ${last} (${perPoll.toFixed(0)} ms a poll)`);
+    return {
+      rss_mb_10k: round(atFirst),
+      rss_growth_mb_1000_polls: round(atLast - atFirst),
+      rss_mb_10k_at_load: round(atLoad),
+      rss_mb_after_last_polls: round(atLast),
+      rss_polls_first: first,
+      rss_polls_last: last,
+      rss_ms_per_poll: round(perPoll),
+      rss_mb_baseline_bare_node: round(bareRss),
+    };
+  },
+};
