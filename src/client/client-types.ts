@@ -1,7 +1,22 @@
-import type { CreateSessionOptions, DomainList, Message, MessageSummary, PostEncoding, Session } from '../model/mail-types';
+/**
+ * The client layer's interfaces: `MailProvider`, the one interface the app, the scripting commands and
+ * saved sessions talk to (each provider folder implements it: tempmail/ = SPEC.md, mailtm/, guerrilla/),
+ * and `TempMailApi`, the tempmail provider's wire client (SPEC.md's five calls, token in hand).
+ */
+import type {
+  AttachmentInfo,
+  CreateSessionOptions,
+  DomainList,
+  Message,
+  MessageId,
+  MessageSummary,
+  PostEncoding,
+  ProviderId,
+  Session,
+} from '../model/mail-types';
 
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
-export type { PostEncoding } from '../model/mail-types';
+export type { PostEncoding, ProviderId } from '../model/mail-types';
 
 export interface ApiOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:8025/ (a path prefix is kept). */
@@ -19,16 +34,91 @@ export interface ApiOptions {
   maxResponseBytes?: number;
 }
 
-/** The whole client: one got instance behind these calls. All results are terminal-safe project types. */
+/** The tempmail provider's wire client: SPEC.md's calls. All results are terminal-safe project types. */
 export interface TempMailApi {
   listDomains(): Promise<DomainList>;
   createSession(options?: CreateSessionOptions): Promise<Session>;
   checkMail(token: string): Promise<MessageSummary[]>;
-  readMail(token: string, id: number): Promise<Message>;
-  deleteMail(token: string, id: number): Promise<void>;
+  readMail(token: string, id: number | string): Promise<Message>;
+  deleteMail(token: string, id: number | string): Promise<void>;
   /**
    * The bytes of one attachment (reference-service extension: GET /attachment?token&id&attachment_id).
    * A service without that route fails with ApiError('not_found', 'This service does not serve attachment bytes').
    */
-  downloadAttachment(token: string, id: number, attachmentId: number): Promise<Buffer>;
+  downloadAttachment(token: string, id: number | string, attachmentId: number | string): Promise<Buffer>;
+}
+
+/** What a provider allows, for people (`tempmail-tui providers`, the picker) and for the app's choices. */
+export interface ProviderLimits {
+  /** How long an address lives, in minutes; null: until deleted (mail.tm), or as its service says (tempmail). */
+  lifetimeMinutes: number | null;
+  /** The request rate the provider documents, per second; null when it publishes none. */
+  requestsPerSecond: number | null;
+  /** A custom name (the part before the @) can be asked for. */
+  customNames: boolean;
+  /** Anyone who types an address can read its inbox (Guerrilla Mail): no secret protects it. */
+  publicInbox: boolean;
+  /** Message ids are digits (SPEC.md services, Guerrilla Mail); mail.tm's are hex. */
+  numericIds: boolean;
+}
+
+/** A provider as people meet it. */
+export interface ProviderInfo {
+  id: ProviderId;
+  /** Its name for people: "mail.tm", "Guerrilla Mail", "tempmail". */
+  label: string;
+  /** The base URL used when none is configured. */
+  defaultBaseUrl: string;
+  /** Works with no internet connection (only a tempmail service on this machine does). */
+  offline: boolean;
+  /** One line: what to know before using it. */
+  note: string;
+  limits: ProviderLimits;
+  /**
+   * What `deleteAddress` does, for the question that offers it ("delete the mail.tm account"); absent
+   * when the provider cannot delete an address.
+   */
+  deleteAddress?: string;
+}
+
+/** How a provider's new-mail push is doing (mail.tm's event stream). */
+export type PushState = 'connecting' | 'live' | 'down';
+
+/** A running new-mail push; `stop()` ends it (safe to call twice). */
+export interface MailWatch {
+  stop(): void;
+}
+
+export interface MailWatchEvents {
+  /** Mail may have arrived (or changed): list again now. */
+  onMail(): void;
+  /** The push channel connected, failed or is connecting again; polling goes on either way. */
+  onState(state: PushState): void;
+}
+
+/**
+ * One mail provider: everything the app and the scripting commands ask of any of them. Calls take the
+ * whole session (a provider may need more than the token: mail.tm fetches a new token with the
+ * account's password when the old one is refused). Every string in a result is terminal-safe; every
+ * failure is an ApiError whose message names no token or password.
+ */
+export interface MailProvider {
+  readonly info: ProviderInfo;
+  /** The base URL it talks to, normalised (one trailing slash). */
+  readonly baseUrl: string;
+  /** The domains (and external-mail accounts, where the provider has them) new addresses can use. */
+  listDomains(): Promise<DomainList>;
+  /** A new address: random, or with `prefix`, on `domain`/`domainId` or one the provider picks. */
+  createSession(options?: CreateSessionOptions): Promise<Session>;
+  /** Every message of the address (every page of them), newest first. */
+  listMessages(session: Session): Promise<MessageSummary[]>;
+  /** One message: text and/or HTML, attachments listed. */
+  readMessage(session: Session, id: MessageId): Promise<Message>;
+  deleteMessage(session: Session, id: MessageId): Promise<void>;
+  /** The bytes of an attachment listed by `readMessage`. */
+  downloadAttachment(session: Session, messageId: MessageId, attachment: AttachmentInfo): Promise<Buffer>;
+  /** Deletes the address at the provider (see `info.deleteAddress`); absent where it cannot be done. */
+  deleteAddress?(session: Session): Promise<void>;
+  /** New mail pushed as it arrives, where the provider has a channel for it; polling stays the fallback. */
+  watchMail?(session: Session, events: MailWatchEvents): MailWatch;
 }

@@ -42,6 +42,19 @@ const CODE_KINDS: Record<string, ApiErrorKind> = {
   too_large: 'bad_request',
 };
 
+/**
+ * The service's own words about an error, from whichever field its format keeps them in: `message`
+ * (SPEC.md services, and mail.tm's 401s), `hydra:description` (JSON-LD, mail.tm), `detail` (RFC 7807
+ * problem+json, mail.tm's plain-JSON answers), then the titles.
+ */
+function saidBy(payload: Record<string, unknown>): unknown {
+  for (const key of ['message', 'hydra:description', 'detail', 'hydra:title', 'title']) {
+    const value = payload[key];
+    if (typeof value === 'string' && value.trim()) return value;
+  }
+  return undefined;
+}
+
 function kindOfStatus(status: number): ApiErrorKind {
   if (status === 429) return 'rate_limited';
   if (status === 401) return 'invalid_token';
@@ -65,7 +78,7 @@ export function errorFromAnswer(answer: Answer, secrets: readonly string[], data
   })();
   const rawCode = payload && typeof payload.error === 'string' ? payload.error : undefined;
   const code = rawCode === undefined ? undefined : redact(safeLine(rawCode, 64), secrets) || undefined;
-  const said = payload ? serviceText(payload.message, secrets) : '';
+  const said = payload ? serviceText(saidBy(payload), secrets) : '';
   const retryAfterSeconds = parseRetryAfter(answer.headers['retry-after']);
   const kind = (code && CODE_KINDS[code.toLowerCase()]) || kindOfStatus(status);
   const details = { status, ...(code ? { code } : {}), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
@@ -129,4 +142,13 @@ export function errorFromRequest(error: RequestError, secrets: readonly string[]
 function formatSeconds(ms: number): string {
   const s = ms / 1000;
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+/**
+ * The same failure as another kind, in the provider's words: a provider module that knows what an
+ * answer means on its wire (a mail.tm 422 "already used" is a taken name) says so here, keeping the
+ * status, code and Retry-After the answer carried.
+ */
+export function asKind(error: ApiError, kind: ApiErrorKind, message: string): ApiError {
+  return new ApiError(kind, message, error.details);
 }

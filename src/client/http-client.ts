@@ -54,12 +54,27 @@ export interface HttpAnswer<T> {
   body: T;
 }
 
+/** A long-lived answer read as it arrives (server-sent events). */
+export interface HttpStream {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body, chunk by chunk; ends when the server closes, throws an ApiError when the connection fails. */
+  chunks: AsyncIterable<Buffer>;
+  /** Ends the request (the iteration then ends). Safe to call twice. */
+  close(): void;
+}
+
 export interface HttpClient {
   /** The base URL as normalised (one trailing slash, no query or fragment). */
   readonly baseUrl: string;
   request(method: HttpMethod, path: string, request?: HttpRequest): Promise<HttpAnswer<string>>;
   /** A GET whose body is bytes (attachments, raw messages). */
   requestBuffer(path: string, request?: HttpRequest): Promise<HttpAnswer<Buffer>>;
+  /**
+   * A GET whose answer is read as it arrives (an event stream): resolves once the headers are in (a
+   * status of 300 or more is an ApiError, as for `request`), with no overall timeout and no retry.
+   */
+  stream(path: string, request?: HttpRequest): Promise<HttpStream>;
   /** Registers a secret learned from an answer (a created session's token). */
   addSecret(secret: string): void;
   /** Every secret seen so far, for error mapping outside `request()`. */
@@ -146,11 +161,54 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const pending = http.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer' });
       return send<Buffer>(pending, secretsNow);
     },
+    stream(path, request = {}) {
+      const secretsNow = remember(request);
+      return openStream(http, path, request, secretsNow, timeoutMs);
+    },
     addSecret(secret) {
       if (secret) known.add(secret);
     },
     secrets: secretList,
   };
+}
+
+// got's stream interface: the headers within `timeoutMs` (like any request), then the body for as long
+// as the server keeps it open. Errors become ApiErrors built from scratch, as for every other request.
+function openStream(http: Got, path: string, request: HttpRequest, secrets: readonly string[], timeoutMs: number): Promise<HttpStream> {
+  const pending = http.stream(path, {
+    searchParams: request.searchParams,
+    headers: request.headers,
+    retry: { limit: 0 },
+    // No `request` limit: the stream is meant to stay open. The answer must still start in time.
+    timeout: { request: undefined, response: timeoutMs },
+  });
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    pending.destroy();
+  };
+  return new Promise<HttpStream>((resolve, reject) => {
+    const fail = (error: unknown) => reject(toApiError(error, secrets, timeoutMs, Infinity));
+    pending.once('error', fail);
+    pending.once('response', (response: Response) => {
+      pending.off('error', fail);
+      if (response.statusCode >= 300) {
+        close();
+        reject(new ApiError('bad_response', `The service redirected (HTTP ${response.statusCode}); check the base URL`, { status: response.statusCode }));
+        return;
+      }
+      const chunks = (async function* (): AsyncGenerator<Buffer> {
+        try {
+          for await (const chunk of pending) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+        } catch (error) {
+          // Closing on purpose ends the iteration; anything else is the connection failing.
+          if (!closed) throw toApiError(error, secrets, timeoutMs, Infinity);
+        }
+      })();
+      resolve({ status: response.statusCode, headers: response.headers, chunks, close });
+    });
+  });
 }
 
 /** The base URL with one trailing slash and no query or fragment; only http(s). */

@@ -22,12 +22,27 @@ export interface Session {
   email: string;
   /** Secret. Never printed, logged, put in argv or in an error. */
   token: string;
-  /** Absolute expiry instant, parsed from `expires_at` in the configured server zone. */
-  expiresAt: Date;
+  /** Absolute expiry instant (tempmail: `expires_at` in the configured server zone); null: the provider sets none. */
+  expiresAt: Date | null;
+  /**
+   * Secret, where the provider has accounts (mail.tm): the account's password, to get a new token when
+   * the old one is refused. Never printed, logged, put in argv or in an error.
+   */
+  password?: string;
+  /** The provider's own id of the account (mail.tm), for deleting it and for its new-mail events. */
+  accountId?: string;
 }
 
+/** Milliseconds of `session.expiresAt`, or Infinity for an address that does not expire. */
+export function expiryMs(session: Pick<Session, 'expiresAt'>): number {
+  return session.expiresAt === null ? Infinity : session.expiresAt.getTime();
+}
+
+/** A message's id: the provider's own (digits on SPEC.md services and Guerrilla Mail, hex on mail.tm). */
+export type MessageId = string;
+
 export interface MessageSummary {
-  id: number;
+  id: MessageId;
   senderName: string;
   /** May be "" when the service leaves it out of the listing. */
   senderEmail: string;
@@ -37,7 +52,8 @@ export interface MessageSummary {
 }
 
 export interface AttachmentInfo {
-  id: number;
+  /** The provider's handle of the attachment (an id, a part number); only the provider reads it. */
+  id: string;
   filename: string;
   contentType: string;
   size: number;
@@ -57,6 +73,8 @@ export interface CreateSessionOptions {
   /** Custom local part; random when omitted. */
   prefix?: string;
   domainId?: number;
+  /** The domain's name, with `domainId`: providers that create by name (mail.tm, Guerrilla Mail) use it. */
+  domain?: string;
   /** Ask for an alias of an external-mail account. */
   useExtmail?: boolean;
   /** With useExtmail: let the service pick the account. */
@@ -70,3 +88,14 @@ export interface CreateSessionOptions {
  * plain domain type: the config file (state/) and the client module (client/) both name it.
  */
 export type PostEncoding = 'form' | 'json' | 'query';
+
+/** The providers the client layer speaks (src/client/<name>/); the settings name them too. */
+export const PROVIDER_IDS = ['tempmail', 'mailtm', 'guerrilla'] as const;
+
+/** One of PROVIDER_IDS. */
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+
+/** True for the names in PROVIDER_IDS. */
+export function isProviderId(value: string): value is ProviderId {
+  return (PROVIDER_IDS as readonly string[]).includes(value);
+}

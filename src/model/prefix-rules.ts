@@ -17,12 +17,34 @@ export const RESERVED_PREFIXES: ReadonlySet<string> = new Set([
 /** Which rule a prefix breaks; each side words it for its own audience. */
 export type PrefixRule = 'length' | 'chars' | 'edge-dot' | 'double-dot' | 'reserved';
 
-/** The first rule the (already lower-cased) `prefix` breaks, or null when it follows them all. */
-export function brokenPrefixRule(prefix: string): PrefixRule | null {
+/**
+ * The form a prefix is checked and kept in: NFKC, so compatibility forms (fullwidth ｒｏｏｔ, the Kelvin
+ * sign, the "ﬁ" ligature, superscripts) become the ASCII they stand for, then lower case (again NFKC,
+ * since lower-casing can leave a form NFKC would change).
+ */
+export function canonicalPrefix(input: string): string {
+  return input.normalize('NFKC').toLowerCase().normalize('NFKC');
+}
+
+/** A name without its separators: "mailer_daemon", "mailer.daemon" and "mailer-daemon" are one name. */
+function skeleton(prefix: string): string {
+  return prefix.replace(/[._-]/g, '');
+}
+
+const RESERVED_SKELETONS: ReadonlySet<string> = new Set([...RESERVED_PREFIXES].map(skeleton));
+
+/**
+ * The first rule `input` breaks, or null when it follows them all. The rules apply to its canonical form
+ * (canonicalPrefix), which is what the service keeps; a reserved name is matched however it is spelt
+ * (case, compatibility forms, dots, "-" and "_"), so "post.master" or "ｍａｉｌｅｒ_ｄａｅｍｏｎ" is not a way
+ * to hold a role address.
+ */
+export function brokenPrefixRule(input: string): PrefixRule | null {
+  const prefix = canonicalPrefix(input);
   if (prefix.length < 1 || prefix.length > PREFIX_MAX) return 'length';
   if (!/^[a-z0-9._-]+$/.test(prefix)) return 'chars';
   if (prefix.startsWith('.') || prefix.endsWith('.')) return 'edge-dot';
   if (prefix.includes('..')) return 'double-dot';
-  if (RESERVED_PREFIXES.has(prefix)) return 'reserved';
+  if (RESERVED_SKELETONS.has(skeleton(prefix))) return 'reserved';
   return null;
 }

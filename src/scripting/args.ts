@@ -9,6 +9,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 /** Flags every scripting command accepts. */
 export const COMMON_OPTIONS = {
+  provider: { type: 'string' },
   'base-url': { type: 'string' },
   'server-tz': { type: 'string' },
   'post-encoding': { type: 'string' },
@@ -35,6 +36,9 @@ export const COMMAND_OPTIONS = {
   domains: {},
   list: { address },
   read: { address },
+  delete: { address },
+  forget: { address, 'delete-account': { type: 'boolean' } },
+  providers: {},
   wait: {
     address,
     from: { type: 'string' },

@@ -4,7 +4,7 @@
  */
 
 /** Names `runScript` answers to; the CLI sends these there and everything else to the app. */
-export const SCRIPT_COMMANDS = ['new', 'domains', 'list', 'read', 'wait'] as const;
+export const SCRIPT_COMMANDS = ['new', 'domains', 'list', 'read', 'wait', 'delete', 'forget', 'providers'] as const;
 
 /** One of SCRIPT_COMMANDS. */
 export type ScriptCommand = (typeof SCRIPT_COMMANDS)[number];
@@ -16,11 +16,14 @@ export function isScriptCommand(command: string): command is ScriptCommand {
 
 // One line each for the top-level --help; a Record, so a new command without a line fails to compile.
 const SUMMARIES: Record<ScriptCommand, [usage: string, summary: string]> = {
-  new: ['new', 'create and save an address, print it'],
-  domains: ['domains', "list the service's domains and external mail accounts"],
+  new: ['new', 'create and save an address, print it (--provider mailtm: a public inbox)'],
+  domains: ['domains', "list the provider's domains and external mail accounts"],
   list: ['list', 'list the messages of the newest saved address (or --address A)'],
   read: ['read ID', 'print one message with its code and link'],
   wait: ['wait', 'wait for a new message; print its code, link, text or JSON'],
+  delete: ['delete ID', 'delete one message'],
+  forget: ['forget', 'forget a saved address (--delete-account: delete it at the provider too)'],
+  providers: ['providers', 'list the providers, their base URLs and whether each works offline'],
 };
 
 /** The scripting commands block of the top-level --help, one indented "tempmail-tui CMD  summary" line each. */

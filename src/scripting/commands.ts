@@ -1,12 +1,13 @@
-/** The one-shot scripting commands: `new`, `domains`, `list`, `read`. (`wait` is in wait.ts.) */
+/** The one-shot scripting commands: `new`, `domains`, `list`, `read`, `delete`, `forget`. (`wait` is in wait.ts.) */
 import { ApiError, isApiError } from '../client/api-error';
+import { PROVIDER_INFO } from '../client/providers';
 import { normalizeBaseUrl, type SavedSession } from '../state/saved-sessions';
-import type { CreateSessionOptions, DomainList } from '../model/mail-types';
+import type { CreateSessionOptions, Domain, DomainList } from '../model/mail-types';
 import { safeLine } from '../text/safe-text';
 import { formatCountdown, secondsLeft } from '../platform/time';
 import { flag, parseCommandArgs, show, str } from './args';
-import { makeContext, onSaved, pickSession } from './context';
-import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine } from './script-format';
+import { makeContext, onSaved, pickSession, refOf, whereLabel } from './context';
+import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine, wireId } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
 /** `new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]`: creates and saves an address. */
@@ -18,21 +19,28 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
   const extmail = flag(parsed, 'extmail') || account !== undefined;
   if (extmail && domain !== undefined) throw new UsageError('new: --domain and --extmail exclude each other');
   const ctx = makeContext(io, parsed);
-  const baseUrl = ctx.settings.baseUrl;
-  const api = ctx.api(baseUrl);
+  const ref = ctx.configured();
+  if (extmail && ref.provider !== 'tempmail') {
+    throw new UsageError(`new: ${PROVIDER_INFO[ref.provider].label} has no external-mail accounts; --extmail is for services of the interface (--provider tempmail)`);
+  }
+  const provider = ctx.provider(ref);
   const options: CreateSessionOptions = {};
   const prefix = str(parsed, 'prefix');
   if (prefix !== undefined) options.prefix = prefix;
   if (domain !== undefined || account !== undefined) {
-    const list = await api.listDomains();
-    if (domain !== undefined) options.domainId = findDomain(list, domain);
+    const list = await provider.listDomains();
+    if (domain !== undefined) {
+      const found = findDomain(list, domain);
+      options.domainId = found.id;
+      options.domain = found.domain;
+    }
     if (account !== undefined) options.extmailId = findAccount(list, account);
   }
   if (extmail) {
     options.useExtmail = true;
     if (account === undefined) options.extmailAuto = true;
   }
-  const session = await api.createSession(options).catch((error: unknown) => {
+  const session = await provider.createSession(options).catch((error: unknown) => {
     // "That name is taken" names no name: say which one (the service picked the domain if none was given).
     if (isApiError(error) && error.kind === 'prefix_taken' && prefix !== undefined) {
       throw new ApiError('prefix_taken', `${safeLine(prefix, 64)}${domain !== undefined ? `@${safeLine(domain, 253)}` : ''} is taken; try another name`, error.details);
@@ -46,25 +54,26 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
   };
   let saved: SavedSession;
   try {
-    saved = ctx.sessions.save(session, baseUrl!);
+    saved = ctx.sessions.save(session, ref.baseUrl, ref.provider);
   } catch (error) {
     // The address exists on the service whether or not it was saved: print it first, so a script (or
     // a person) still has it, then say it was not saved (later commands and the app will not know it).
-    print({ ...session, baseUrl: normalizeBaseUrl(baseUrl!), createdAt: ctx.now() });
+    print({ ...session, provider: ref.provider, baseUrl: normalizeBaseUrl(ref.baseUrl), createdAt: ctx.now() });
     const why = error instanceof Error ? error.message : String(error);
     throw new ScriptError(`${session.email} was created but not saved (${why}); list, wait, read and the app will not find it`);
   }
   print(saved);
-  const left = secondsLeft(saved.expiresAt, ctx.now());
-  ctx.info(`Saved ${saved.email}; expires in ${formatCountdown(left)}. Wait for mail: tempmail-tui wait --print code`);
+  const lasts = saved.expiresAt === null ? 'no expiry (`tempmail-tui forget --delete-account` deletes it)' : `expires in ${formatCountdown(secondsLeft(saved.expiresAt, ctx.now()))}`;
+  const on = ref.provider === 'tempmail' ? '' : ` on ${PROVIDER_INFO[ref.provider].label}`;
+  ctx.info(`Saved ${saved.email}${on}; ${lasts}. Wait for mail: tempmail-tui wait --print code`);
   return EXIT.ok;
 }
 
-/** `domains [--json]`: the service's domains and external-mail accounts. */
+/** `domains [--json]`: the provider's domains and external-mail accounts. */
 export async function runDomains(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('domains', args);
   const ctx = makeContext(io, parsed);
-  const list = await ctx.api().listDomains();
+  const list = await ctx.provider().listDomains();
   io.stdout.write(flag(parsed, 'json') ? json(domainsJson(list)) : domainsText(list));
   return EXIT.ok;
 }
@@ -74,7 +83,7 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('list', args);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const messages = await onSaved(ctx, session, () => ctx.api(session.baseUrl).checkMail(session.token));
+  const messages = await onSaved(ctx, session, () => ctx.provider(refOf(session)).listMessages(session));
   if (flag(parsed, 'json')) {
     io.stdout.write(json({ address: session.email, messages: messages.map(summaryJson) }));
   } else {
@@ -84,29 +93,73 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
   return EXIT.ok;
 }
 
+/** A message id as typed: a number (tempmail, Guerrilla Mail) or mail.tm's hex, checked once the address is known. */
+function messageIdArg(command: string, raw: string | undefined): string {
+  if (raw === undefined) throw new UsageError(`${command}: which message? usage: tempmail-tui ${command} ID (ids from \`tempmail-tui list\`)`);
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(raw)) throw new UsageError(`${command}: ID must be a message id from \`tempmail-tui list\`, got ${show(raw)}`);
+  return raw;
+}
+
+/** The id, if it has the shape of the address's provider's ids. */
+function checkIdFor(command: string, id: string, session: SavedSession): string {
+  if (PROVIDER_INFO[session.provider].limits.numericIds && !/^\d{1,15}$/.test(id)) {
+    throw new UsageError(`${command}: ID must be a message number, got ${show(id)}`);
+  }
+  return id;
+}
+
 /** `read ID [--address A] [--json]`: one message, rendered as text, with the detected code and link. */
 export async function runRead(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('read', args, 1);
-  const raw = parsed.positionals[0];
-  if (raw === undefined) throw new UsageError('read: which message? usage: tempmail-tui read ID (ids from `tempmail-tui list`)');
-  if (!/^\d{1,15}$/.test(raw)) throw new UsageError(`read: ID must be a message number, got ${show(raw)}`);
+  const id = messageIdArg('read', parsed.positionals[0]);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const message = await onSaved(ctx, session, () => ctx.api(session.baseUrl).readMail(session.token, Number(raw)));
+  checkIdFor('read', id, session);
+  const message = await onSaved(ctx, session, () => ctx.provider(refOf(session)).readMessage(session, id));
   const result = analyse(message, io.columns ?? 80);
   io.stdout.write(flag(parsed, 'json') ? json(messageJson(result)) : messageText(result));
   return EXIT.ok;
 }
 
+/** `delete ID [--address A] [--json]`: deletes one message. */
+export async function runDelete(args: string[], io: ScriptIo): Promise<number> {
+  const parsed = parseCommandArgs('delete', args, 1);
+  const id = messageIdArg('delete', parsed.positionals[0]);
+  const ctx = makeContext(io, parsed);
+  const session = pickSession(ctx, str(parsed, 'address'));
+  checkIdFor('delete', id, session);
+  await onSaved(ctx, session, () => ctx.provider(refOf(session)).deleteMessage(session, id));
+  if (flag(parsed, 'json')) io.stdout.write(json({ address: session.email, deleted: wireId(id) }));
+  ctx.info(`Deleted message ${id} of ${session.email}`);
+  return EXIT.ok;
+}
+
+/** `forget [--address A] [--delete-account] [--json]`: forgets a saved address, and deletes it at the provider when asked. */
+export async function runForget(args: string[], io: ScriptIo): Promise<number> {
+  const parsed = parseCommandArgs('forget', args);
+  const ctx = makeContext(io, parsed);
+  const session = pickSession(ctx, str(parsed, 'address'));
+  const provider = ctx.provider(refOf(session));
+  const remove = flag(parsed, 'delete-account');
+  if (remove) {
+    if (!provider.deleteAddress) throw new UsageError(`forget: ${whereLabel(refOf(session))} cannot delete an address; without --delete-account it is forgotten here only`);
+    await onSaved(ctx, session, () => provider.deleteAddress!(session));
+  }
+  ctx.sessions.forget(session.email, session.baseUrl, session.provider);
+  if (flag(parsed, 'json')) io.stdout.write(json({ address: session.email, forgotten: true, deletedAtProvider: remove }));
+  ctx.info(remove ? `Deleted ${session.email} at ${provider.info.label} and forgot it here` : `Forgot ${session.email} (it still exists at ${whereLabel(refOf(session))})`);
+  return EXIT.ok;
+}
+
 // A domain by name (case-insensitive) or by id, as listed by `domains`.
-function findDomain(list: DomainList, wanted: string): number {
+function findDomain(list: DomainList, wanted: string): Domain {
   const w = wanted.trim().toLowerCase();
   const found = list.domains.find((d) => d.domain.toLowerCase() === w || String(d.id) === w);
   if (!found) {
     const names = list.domains.map((d) => d.domain).join(', ') || 'none';
     throw new ScriptError(`new: no domain ${show(wanted)} on this service (available: ${names})`);
   }
-  return found.id;
+  return found;
 }
 
 function findAccount(list: DomainList, wanted: string): number {

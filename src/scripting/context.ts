@@ -1,29 +1,37 @@
 /**
- * What every scripting command needs: the settings (config file < env < flags), a client for the right
- * service, the saved sessions, and the address to work on.
+ * What every scripting command needs: the settings (config file < env < flags), a provider client for
+ * the right service, the saved sessions, and the address to work on.
  */
-import { createApi } from '../client/tempmail/tempmail-client';
 import { refusedBeforeExpiry } from '../client/api-error';
-import type { ApiOptions, TempMailApi } from '../client/client-types';
+import type { ApiOptions, MailProvider } from '../client/client-types';
+import { configuredRef, createProvider, PROVIDER_INFO, type ProviderRef } from '../client/providers';
 import { loadSettings, type Settings } from '../state/app-config';
 import { appPaths } from '../state/paths';
 import { displayBaseUrl } from '../state/base-url';
-import { normalizeBaseUrl, openSavedSessions, type SavedSession, type SavedSessionStore } from '../state/saved-sessions';
+import { openSavedSessions, type SavedSession, type SavedSessionStore } from '../state/saved-sessions';
+import { expiryMs } from '../model/mail-types';
 import { parseZoneOffset } from '../platform/time';
 import { str, type Parsed, show } from './args';
 import { ScriptError, UsageError, type ScriptIo } from './io';
 
 // The app can run a service of its own; a script needs one that outlives it: say how to get one.
 export const NO_SERVICE =
-  'no service configured: pass --base-url or set TEMPMAIL_BASE_URL (`tempmail-tui serve` runs one and prints its URL)';
+  'no service configured: pass --provider mailtm (or guerrilla) for a public inbox, or --base-url for a service of the interface (`tempmail-tui serve` runs one and prints its URL)';
+
+/** Per-call tuning a command may ask of its client. */
+export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries'>;
+
+export { configuredRef };
 
 export interface Context {
   io: ScriptIo;
   settings: Settings;
   sessions: SavedSessionStore;
   now: () => Date;
-  /** A client for `baseUrl` (the configured one when omitted); a usage error when none is configured. */
-  api(baseUrl?: string, tuning?: Pick<ApiOptions, 'timeoutMs' | 'retries'>): TempMailApi;
+  /** Where the settings say new addresses go; a usage error when nothing is configured. */
+  configured(): ProviderRef;
+  /** A client for `ref` (the configured one when omitted). */
+  provider(ref?: ProviderRef, tuning?: Tuning): MailProvider;
   /** Writes a message line to stderr unless --quiet. */
   info(line: string): void;
 }
@@ -35,6 +43,7 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
     env: io.env,
     paths,
     flags: {
+      provider: str(parsed, 'provider'),
       baseUrl: str(parsed, 'base-url'),
       serverTz: str(parsed, 'server-tz'),
       postEncoding: str(parsed, 'post-encoding'),
@@ -42,16 +51,21 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
   });
   const now = io.now ?? (() => new Date());
   const quiet = parsed.values.quiet === true;
+  const configured = (): ProviderRef => {
+    const ref = configuredRef(settings);
+    if (!ref) throw new UsageError(NO_SERVICE);
+    return ref;
+  };
   return {
     io,
     settings,
     sessions: openSavedSessions({ dir: paths.state, clock: now }),
     now,
-    api(baseUrl = settings.baseUrl, tuning = {}) {
-      if (baseUrl === undefined) throw new UsageError(NO_SERVICE);
-      return createApi({
+    configured,
+    provider(ref = configured(), tuning = {}) {
+      return createProvider(ref.provider, {
         ...tuning,
-        baseUrl,
+        baseUrl: ref.baseUrl,
         postEncoding: settings.postEncoding,
         serverOffsetMinutes: parseZoneOffset(settings.serverTz, now()) ?? 0,
       });
@@ -62,17 +76,26 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
   };
 }
 
+/** "mail.tm", "Guerrilla Mail", or a tempmail service's URL (without user:password@). */
+export function whereLabel(ref: ProviderRef): string {
+  return ref.provider === 'tempmail' ? displayBaseUrl(ref.baseUrl) : `${PROVIDER_INFO[ref.provider].label} (${displayBaseUrl(ref.baseUrl)})`;
+}
+
+/** The provider and base URL a saved address lives on. */
+export const refOf = (s: SavedSession): ProviderRef => ({ provider: s.provider, baseUrl: s.baseUrl });
+
 /**
  * The saved address to work on: `--address` when given, else the most recently created live one. Only
- * addresses of the configured service count when one is configured; otherwise each saved address
- * carries its own service URL, so `wait` needs no --base-url after `new --base-url ...`.
+ * addresses of the configured provider and service count when one is configured; otherwise each saved
+ * address carries its own, so `wait` needs no --provider or --base-url after `new --provider mailtm`.
  */
 export function pickSession(ctx: Context, address: string | undefined): SavedSession {
-  const all = ctx.sessions.listLive(ctx.now(), ctx.settings.baseUrl);
+  const ref = configuredRef(ctx.settings);
+  const all = ref ? ctx.sessions.listLive(ctx.now(), ref.baseUrl, ref.provider) : ctx.sessions.listLive(ctx.now());
   // Addresses the app made on its in-process local service are saved under "local:<data dir>": that
   // service lives only inside the app, at a port nobody saved, so a script cannot reach them.
   const live = all.filter((s) => /^https?:\/\//i.test(s.baseUrl));
-  const where = ctx.settings.baseUrl ? ` for ${displayBaseUrl(normalizeBaseUrl(ctx.settings.baseUrl))}` : '';
+  const where = ref ? ` for ${whereLabel(ref)}` : '';
   if (address === undefined) {
     const current = live[0];
     if (!current) throw new ScriptError(`no saved address${where}: create one with \`tempmail-tui new\``);
@@ -109,7 +132,7 @@ export async function onSaved<T>(ctx: Context, session: SavedSession, call: () =
 export function accepted(ctx: Context, session: SavedSession): void {
   if (!session.refusedAt) return;
   try {
-    ctx.sessions.markRefused(session.email, session.baseUrl, null);
+    ctx.sessions.markRefused(session.email, session.baseUrl, null, session.provider);
     delete session.refusedAt;
   } catch {
     // Only a note in the saved list; the command's own result matters more.
@@ -118,13 +141,13 @@ export function accepted(ctx: Context, session: SavedSession): void {
 
 /** The ScriptError for an address the service refused, or null when `error` is something else. */
 export function refusal(ctx: Context, session: SavedSession, error: unknown): ScriptError | null {
-  if (!refusedBeforeExpiry(error, session.expiresAt.getTime(), ctx.now().getTime())) return null;
+  if (!refusedBeforeExpiry(error, expiryMs(session), ctx.now().getTime())) return null;
   try {
-    ctx.sessions.markRefused(session.email, session.baseUrl, ctx.now());
+    ctx.sessions.markRefused(session.email, session.baseUrl, ctx.now(), session.provider);
   } catch {
     // Only a note in the saved list: the message below matters more than recording it.
   }
-  return new ScriptError(
-    `the service no longer knows ${show(session.email)} (its data was reset, or another service answers at ${displayBaseUrl(session.baseUrl)}); \`tempmail-tui new\` makes another address`,
-  );
+  const why = session.provider === 'tempmail' ? `its data was reset, or another service answers at ${displayBaseUrl(session.baseUrl)}` : 'the account or session is gone';
+  const who = session.provider === 'tempmail' ? 'the service' : PROVIDER_INFO[session.provider].label;
+  return new ScriptError(`${who} no longer knows ${show(session.email)} (${why}); \`tempmail-tui new\` makes another address`);
 }

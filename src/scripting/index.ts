@@ -7,14 +7,18 @@ import { isApiError } from '../client/api-error';
 import { ConfigError } from '../state/app-config';
 import { safeLine } from '../text/safe-text';
 import { SecureFileError } from '../state/secure-file';
-import { runDomains, runList, runNew, runRead } from './commands';
+import { runDelete, runDomains, runForget, runList, runNew, runRead } from './commands';
+import { runProviders } from './providers-command';
 import { isScriptCommand, type ScriptCommand } from './commands-list';
 import { EXIT, processIo, ScriptError, type ScriptIo } from './io';
 import { runWait } from './wait';
 
 
 const COMMON_HELP = `Common options:
-  --base-url URL        the service (also TEMPMAIL_BASE_URL or baseUrl in config.json)
+  --provider NAME       tempmail, mailtm or guerrilla (also TEMPMAIL_PROVIDER or provider in config.json);
+                        list, read, wait, delete and forget use the saved address's own provider
+  --base-url URL        the provider's address (also TEMPMAIL_BASE_URL or baseUrl in config.json):
+                        a service of the interface for tempmail, another host of the same API for the others
   --server-tz TZ        the service's time zone for its times (default UTC)
   --post-encoding E     form (default), json or query
   --json                JSON on stdout instead of lines
@@ -24,17 +28,18 @@ const COMMON_HELP = `Common options:
 Exit codes: 0 ok, 1 timeout / not found / service error, 2 usage or configuration error.`;
 
 const HELP: Record<ScriptCommand, string> = {
-  new: `Usage: tempmail-tui new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]
+  new: `Usage: tempmail-tui new [--provider NAME] [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]
 
-Creates an address, saves it (with its token, mode 0600) for later commands and the app, and prints it.
+Creates an address, saves it (with its token, and a mail.tm account's password, mode 0600) for later
+commands and the app, and prints it. --provider mailtm or guerrilla gives an address any website can mail.
   --prefix P            the part before the @ (random when omitted)
   --domain D            a domain name or id from \`tempmail-tui domains\`
   --extmail             an alias of an external mail account, picked by the service
   --account EMAIL       ... of this account (implies --extmail)
   --show-token          also print the session token (second line, or "token" in JSON)`,
-  domains: `Usage: tempmail-tui domains [--json]
+  domains: `Usage: tempmail-tui domains [--provider NAME] [--json]
 
-Lists the service's domains and external mail accounts: "id<TAB>domain|extmail<TAB>name" lines.`,
+Lists the provider's domains and external mail accounts: "id<TAB>domain|extmail<TAB>name" lines.`,
   list: `Usage: tempmail-tui list [--address A] [--json]
 
 Lists the messages of the newest saved address (or A), newest first:
@@ -52,6 +57,17 @@ its verification code, its confirmation link, its text (default) or the whole me
   --existing            also consider messages already in the inbox (default: only new ones)
   --interval SECONDS    how often to check (default 1.5)
 With --print code or link, a matching message without one is skipped and the wait goes on.`,
+  delete: `Usage: tempmail-tui delete ID [--address A] [--json]
+
+Deletes one message of the newest saved address (or A) at its provider.`,
+  forget: `Usage: tempmail-tui forget [--address A] [--delete-account] [--json]
+
+Forgets the newest saved address (or A): list, read, wait and the app no longer offer it.
+  --delete-account      also delete it at the provider first (mail.tm: the account and its mail;
+                        Guerrilla Mail: ends the session); without it the address lives on there`,
+  providers: `Usage: tempmail-tui providers [--json]
+
+Lists the providers: "name<TAB>base URL<TAB>offline yes|no<TAB>what to know" lines.`,
 };
 
 /** Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. */
@@ -76,6 +92,12 @@ export async function runScript(command: string, args: string[], io: ScriptIo = 
         return await runRead(args, io);
       case 'wait':
         return await runWait(args, io);
+      case 'delete':
+        return await runDelete(args, io);
+      case 'forget':
+        return await runForget(args, io);
+      case 'providers':
+        return await runProviders(args, io);
     }
   } catch (error) {
     const { message, code } = describe(error, command);
@@ -83,6 +105,8 @@ export async function runScript(command: string, args: string[], io: ScriptIo = 
     return code;
   }
 }
+
+const PROVIDER_TROUBLE: ReadonlySet<string> = new Set(['network', 'timeout', 'rate_limited', 'service', 'bad_response']);
 
 // Errors become one line and an exit code. ApiError and ConfigError messages are written to be shown
 // (token-free, terminal-safe); anything unexpected shows its message only, never its stack.
@@ -97,7 +121,9 @@ function describe(error: unknown, command: string): { message: string; code: num
     // The wait a 429 asked for is in its details; a script (or its user) wants to know it.
     const wait = error.kind === 'rate_limited' ? error.details.retryAfterSeconds : undefined;
     const after = wait !== undefined ? `; try again in ${Math.ceil(wait)} s` : '';
-    return { message: safeLine(error.message, 500) + after, code: EXIT.failed };
+    // A provider that is down, blocked or limiting: a new address can come from another one.
+    const elsewhere = (command === 'new' || command === 'domains') && PROVIDER_TROUBLE.has(error.kind) ? '; or try another provider (tempmail-tui providers)' : '';
+    return { message: safeLine(error.message, 500) + after + elsewhere, code: EXIT.failed };
   }
   if (error instanceof SecureFileError) return { message: safeLine(error.message, 500), code: EXIT.failed };
   const text = error instanceof Error ? error.message : String(error);

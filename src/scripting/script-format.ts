@@ -20,12 +20,22 @@ export function senderOf(m: MessageSummary): string {
   return m.senderName || m.senderEmail || '(unknown sender)';
 }
 
-/** A saved session as JSON; the token only when `showToken`. */
+/**
+ * An id as JSON: a number where it is one (tempmail and Guerrilla Mail ids, as scripts have always read
+ * them), a string otherwise (mail.tm's hex ids).
+ */
+export function wireId(id: string): number | string {
+  return /^\d{1,15}$/.test(id) ? Number(id) : id;
+}
+
+/** A saved session as JSON; the token only when `showToken`, the password (mail.tm) never. */
 export function sessionJson(s: SavedSession, showToken: boolean): Record<string, unknown> {
   return {
     email: s.email,
     ...(showToken ? { token: s.token } : {}),
+    // null: the address does not expire (a mail.tm account, kept until deleted).
     expiresAt: iso(s.expiresAt),
+    provider: s.provider,
     // Printed without user:password@; the saved file keeps them to reach the service.
     baseUrl: displayBaseUrl(s.baseUrl),
     createdAt: iso(s.createdAt),
@@ -48,7 +58,7 @@ export function domainsText(d: DomainList): string {
 
 /** A message summary as JSON. */
 export function summaryJson(m: MessageSummary): Record<string, unknown> {
-  return { id: m.id, senderName: m.senderName, senderEmail: m.senderEmail, subject: m.subject, receivedAt: iso(m.receivedAt) };
+  return { id: wireId(m.id), senderName: m.senderName, senderEmail: m.senderEmail, subject: m.subject, receivedAt: iso(m.receivedAt) };
 }
 
 /** A summary as "id<TAB>time<TAB>sender<TAB>subject". */
@@ -83,7 +93,7 @@ export function messageJson(r: ReadResult): Record<string, unknown> {
     cc: m.cc,
     code: r.code,
     link: r.link,
-    attachments: m.attachments,
+    attachments: m.attachments.map((a) => ({ ...a, id: wireId(a.id) })),
     text: r.text,
     links: r.links,
     bodyText: m.bodyText,

@@ -1,15 +1,17 @@
 /**
  * `wait`: blocks until a new message matching --from/--subject arrives at a saved address, then prints
- * its code, link, text or JSON. Polls check-mail every ~1.5 s (one request at a time), waits out a 429's
- * Retry-After, backs off while the service is unreachable, and opens (read-mail) only new messages whose
- * summary matches, so a busy inbox costs one listing per poll.
+ * its code, link, text or JSON. Lists the address's messages on its own provider every ~1.5 s (one
+ * request at a time; sooner when the provider pushes new mail, as mail.tm does), waits out a 429's
+ * Retry-After, backs off while the provider is unreachable, and opens only new messages whose summary
+ * matches, so a busy inbox costs one listing per poll.
  */
 import { isApiError, retryAfterMs } from '../client/api-error';
 import { failureDelay } from '../client/poller';
-import type { TempMailApi } from '../client/client-types';
-import type { Message, MessageSummary } from '../model/mail-types';
+import type { MailProvider } from '../client/client-types';
+import { expiryMs, type Message, type MessageSummary, type Session } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
-import { accepted, makeContext, pickSession, refusal, type Context } from './context';
+import { accepted, makeContext, pickSession, refOf, refusal, type Context } from './context';
+import type { SavedSession } from '../state/saved-sessions';
 import { analyse, json, messageJson, senderOf, type ReadResult } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
@@ -44,23 +46,55 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   const intervalMs = seconds('wait', parsed, 'interval', DEFAULT_INTERVAL_S, 0.2) * 1000;
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const api = ctx.api(session.baseUrl, { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS });
+  const api = ctx.provider(refOf(session), { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS });
   const start = ctx.now().getTime();
-  const deadline = Math.min(timeoutS > 0 ? start + timeoutS * 1000 : Infinity, session.expiresAt.getTime());
+  const deadline = Math.min(timeoutS > 0 ? start + timeoutS * 1000 : Infinity, expiryMs(session));
+  // Where the provider pushes new mail (mail.tm), an event ends the pause before the next look at once.
+  const wake: Waker = { now: null };
+  const watch = api.watchMail?.(session, { onMail: () => wake.now?.(), onState: () => undefined });
+  try {
+    return await waitLoop({ ctx, io, api, session, deadline, filters, print, intervalMs, timeoutS, existing: flag(parsed, 'existing'), wake });
+  } finally {
+    watch?.stop();
+  }
+}
+
+/** Ends the current pause early, while one runs. */
+interface Waker {
+  now: (() => void) | null;
+}
+
+interface WaitRun {
+  ctx: Context;
+  io: ScriptIo;
+  api: MailProvider;
+  session: SavedSession;
+  deadline: number;
+  filters: Filters;
+  print: PrintMode;
+  intervalMs: number;
+  timeoutS: number;
+  existing: boolean;
+  wake: Waker;
+}
+
+// Looks, matches, backs off, until a hit (exit 0) or the deadline (a ScriptError).
+async function waitLoop(w: WaitRun): Promise<number> {
+  const { ctx, io, api, session, deadline, filters, print, intervalMs } = w;
   const what = [filters.from && `from ${show(filters.from.source)}`, filters.subject && `subject ${show(filters.subject.source)}`]
     .filter(Boolean)
     .join(' and ');
   const waiting = `Waiting for ${print === 'code' ? 'a code' : print === 'link' ? 'a link' : 'a message'} at ${session.email}${what ? ` (${what})` : ''}`;
 
-  const seen = new Set<number>();
-  let baselined = flag(parsed, 'existing');
+  const seen = new Set<string>();
+  let baselined = w.existing;
   if (baselined) ctx.info(`${waiting} (including messages already there)...`);
   let failures = 0;
   let lastProblem = '';
   for (;;) {
     let delay = intervalMs;
     try {
-      const summaries = await beforeDeadline(api.checkMail(session.token), deadline, ctx);
+      const summaries = await beforeDeadline(api.listMessages(session), deadline, ctx);
       accepted(ctx, session);
       if (failures > 0) ctx.info('Service reachable again.');
       failures = 0;
@@ -73,7 +107,7 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
         // Said only now: from this line on, any mail that arrives counts (scripts and tests may wait for it).
         ctx.info(`${waiting}${earlier}...`);
       } else {
-        const hit = await firstMatch(ctx, api, session.token, summaries, seen, filters, print, io.columns ?? 80);
+        const hit = await firstMatch(ctx, api, session, summaries, seen, filters, print, io.columns ?? 80);
         if (hit) {
           io.stdout.write(output(hit, print));
           return EXIT.ok;
@@ -93,28 +127,36 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
     }
     const remaining = deadline - ctx.now().getTime();
     if (remaining <= 0) break;
-    await sleep(Math.min(delay, remaining), io.signal);
+    await sleep(Math.min(delay, remaining), io.signal, w.wake);
     if (io.signal?.aborted) throw new ScriptError('wait: interrupted');
   }
-  if (deadline === session.expiresAt.getTime() && ctx.now().getTime() >= deadline) {
+  if (deadline === expiryMs(session) && ctx.now().getTime() >= deadline) {
     throw new ScriptError(`wait: ${session.email} expired before a matching message arrived`);
   }
   const why = lastProblem ? ` (last problem: ${lastProblem})` : '';
-  throw new ScriptError(`wait: no matching message within ${timeoutS} s${why}`);
+  throw new ScriptError(`wait: no matching message within ${w.timeoutS} s${why}`);
+}
+
+/** Oldest first: by receive time, then by id (numerically where both are numbers). */
+function oldestFirst(a: MessageSummary, b: MessageSummary): number {
+  const t = (a.receivedAt?.getTime() ?? 0) - (b.receivedAt?.getTime() ?? 0);
+  if (t !== 0) return t;
+  if (/^\d+$/.test(a.id) && /^\d+$/.test(b.id)) return Number(a.id) - Number(b.id);
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
 // New messages oldest first; the first that matches and has what --print asks for.
 async function firstMatch(
   ctx: Context,
-  api: TempMailApi,
-  token: string,
+  api: MailProvider,
+  session: Session,
   summaries: MessageSummary[],
-  seen: Set<number>,
+  seen: Set<string>,
   filters: Filters,
   print: PrintMode,
   width: number,
 ): Promise<ReadResult | null> {
-  const fresh = summaries.filter((s) => !seen.has(s.id)).sort((a, b) => a.id - b.id);
+  const fresh = summaries.filter((s) => !seen.has(s.id)).sort(oldestFirst);
   for (const summary of fresh) {
     // Listings of some services leave out sender_email: then --from is judged on the full record.
     const fromUnknown = filters.from !== undefined && !summary.senderEmail;
@@ -124,7 +166,7 @@ async function firstMatch(
     }
     let message: Message;
     try {
-      message = await api.readMail(token, summary.id);
+      message = await api.readMessage(session, summary.id);
     } catch (error) {
       // Deleted between listing and reading: not the one. Anything else: retried on the next poll.
       if (isApiError(error) && error.kind === 'not_found') {
@@ -201,15 +243,18 @@ function beforeDeadline<T>(work: Promise<T>, deadline: number, ctx: Context): Pr
   });
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+// `wake.now` ends the sleep early while it runs (pushed mail).
+function sleep(ms: number, signal: AbortSignal | undefined, wake: Waker): Promise<void> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
+      wake.now = null;
       resolve();
     };
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
+    wake.now = done;
   });
 }

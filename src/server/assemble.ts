@@ -1,14 +1,16 @@
 /**
- * The one place that wires the reference service together (inbucket's lifecycle.go): FileStore ->
- * MailService -> HTTP and SMTP front ends, plus the purge timer. Everything else depends on contracts.
+ * The one place that wires the reference service together (inbucket's lifecycle.go): a Store (file or
+ * Postgres, open-storage.ts) -> MailService -> HTTP and SMTP front ends, plus the purge timer.
+ * Everything else depends on contracts.
  */
 import { systemClock, type Clock, type ServerConfig } from './server-config';
-import { acquireDataDirLock, DataDirInUseError } from './store/data-lock';
-import { FileStore } from './store/file-store';
+import { openStorage } from './open-storage';
+import { scrubSecrets } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
+import { loadTls, type TlsFiles } from './smtp/tls-files';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -18,8 +20,16 @@ export interface RunningServer {
   smtpPort: number;
   service: MailService;
   config: ServerConfig;
+  /** Where the data is: the data dir, or `database <URL without its password>`. */
+  storage: string;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Reads the TLS certificate and key again and offers them to the next STARTTLS; resolves with a summary
+   * of the new certificate (undefined when TLS is not configured). A file that does not check out rejects,
+   * and the certificate in use stays.
+   */
+  reloadTls(): Promise<string | undefined>;
 }
 
 export interface ServerDeps {
@@ -57,24 +67,16 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 /** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
-  const log = deps.log ?? (() => {});
-  // The lock comes before the store opens: opening reads the index and tidies crash leftovers, which
-  // must not happen under a service that is running on the same dir.
-  let lock;
-  try {
-    lock = await acquireDataDirLock(config.dataDir);
-  } catch (error) {
-    if (error instanceof DataDirInUseError) throw error;
-    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
-  }
-  const store = new FileStore(config.dataDir, { log });
-  try {
-    await store.open();
-  } catch (error) {
-    await lock.release();
-    throw new Error(`cannot open the data directory ${config.dataDir}: ${describe(error)}`);
-  }
-  const service = createMailService({ store, config, clock });
+  const given = deps.log ?? (() => {});
+  // Whatever a line says (a driver's error included), the database password never reaches the log.
+  const log = config.databaseUrl === undefined ? given : (line: string) => given(scrubSecrets(line, config.databaseUrl));
+  const tlsFiles: TlsFiles | undefined =
+    config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
+  // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
+  const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
+  const storage = await openStorage(config, log);
+  const { store } = storage;
+  const service = createMailService({ store, config, clock, log });
 
   let purging = false;
   const purge = async () => {
@@ -89,42 +91,49 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       purging = false;
     }
   };
-  await purge();
+  // A database's start does not wait on its sweep: start-up time must not grow with what is stored.
+  if (storage.purgeInBackground) void purge();
+  else await purge();
 
   const http = createHttpFront(service, {
     log,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
+    trustProxy: config.trustProxy ?? false,
+    trustedProxies: config.trustedProxies,
   });
-  const smtp = createSmtpFront(service, config, { log });
+  const smtp = createSmtpFront(service, config, { log, tls });
+  const httpHost = config.httpHost ?? config.host;
+  const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close()]);
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
-    await lock.release().catch((error: unknown) => log(`removing ${lock.file} failed: ${describe(error)}`));
+    await storage.release().catch((error: unknown) => log(`removing ${storage.lockFile} failed: ${describe(error)}`));
   };
 
   let httpPort: number;
   let smtpPort: number;
   try {
-    httpPort = await http.listen(config.httpPort, config.host).catch((e: unknown) => {
-      throw listenError('HTTP', config.host, config.httpPort, e);
+    httpPort = await http.listen(config.httpPort, httpHost).catch((e: unknown) => {
+      throw listenError('HTTP', httpHost, config.httpPort, e);
     });
-    smtpPort = await smtp.listen(config.smtpPort, config.host).catch((e: unknown) => {
-      throw listenError('SMTP', config.host, config.smtpPort, e);
+    smtpPort = await smtp.listen(config.smtpPort, smtpHost).catch((e: unknown) => {
+      throw listenError('SMTP', smtpHost, config.smtpPort, e);
     });
   } catch (error) {
     await shutdown();
     throw error;
   }
-  const httpUrl = `http://${urlHost(config.host)}:${httpPort}/`;
+  const httpUrl = `http://${urlHost(httpHost)}:${httpPort}/`;
   try {
-    await lock.listening({ httpUrl, smtpHost: config.host, smtpPort });
+    await storage.listening({ httpUrl, smtpHost, smtpPort });
   } catch (error) {
     await shutdown();
-    throw new Error(`cannot write ${lock.file}: ${describe(error)}`);
+    throw new Error(`cannot write ${storage.lockFile}: ${describe(error)}`);
   }
 
+  if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
   timer.unref();
 
@@ -132,10 +141,17 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   return {
     httpUrl,
     httpPort,
-    smtpHost: config.host,
+    smtpHost,
     smtpPort,
     service,
+    storage: storage.where,
     config: { ...config, httpPort, smtpPort },
+    async reloadTls() {
+      if (!tlsFiles) return undefined;
+      const fresh = await loadTls(tlsFiles);
+      smtp.reloadTls(fresh);
+      return fresh.summary;
+    },
     close() {
       closing ??= (async () => {
         clearInterval(timer);

@@ -5,18 +5,23 @@
  * Expired sessions are removed by purgeExpired(), which the assembler calls at start and every
  * config.purgeIntervalMs; until then an expired session answers session_expired (410) and its address
  * answers 'expired' to RCPT TO.
+ *
+ * Several services may share one store (Postgres): what must hold across them (a name handed out once,
+ * the inbox limit, the create-session rate) is decided by one atomic store operation, never by a read
+ * here followed by a write.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { formatWireTime } from '../platform/time';
 import { checkPrefix, randomLocalPart, recipientKey } from './mail/addresses';
 import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { parseMessage } from './mail/mime';
-import { rateLimitKey, SlidingWindowLimiter } from './rate-limit';
+import { rateLimitKey } from './rate-limit';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import {
   ServiceError,
   type AttachmentMeta,
   type CreatedSession,
+  type DeliverOutcome,
   type MailService,
   type MessageFull,
   type MessageMeta,
@@ -26,7 +31,6 @@ import {
 import {
   storageErrorText,
   StoreClosedError,
-  UnknownSessionError,
   type Store,
   type StoredMessageMeta,
   type StoredSession,
@@ -55,9 +59,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? (() => undefined);
   const domains = config.domains.map((d) => d.toLowerCase());
-  const limiter = new SlidingWindowLimiter(config.createPerMinute, 60_000);
-  /** Routing keys being created right now: two concurrent requests for one prefix must not both win. */
-  const reserving = new Set<string>();
+  const createRule = { limit: config.createPerMinute, windowMs: 60_000 };
   let storageFailure: string | undefined;
   let sessionCount = 0;
   const pickAccount = roundRobin();
@@ -141,7 +143,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
     async createSession(input) {
       const now = clock();
-      const wait = limiter.hit(rateLimitKey(input.clientAddress), now);
+      const wait = await guarded(() => store.hitCreateLimit(rateLimitKey(input.clientAddress), now, createRule));
       if (wait > 0) {
         throw new ServiceError('rate_limited', `Too many new addresses from this client; try again in ${wait} s`, wait);
       }
@@ -154,36 +156,23 @@ export function createMailService(deps: MailServiceDeps): MailService {
       const target = chooseTarget(input, domains, config.extmailAccounts, pickAccount);
       for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
         const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
-        const taken = new ServiceError('prefix_taken', `The address ${address.email} is already in use`);
-        if (reserving.has(address.addressKey)) {
-          if (custom) throw taken;
+        const token = randomBytes(32).toString('base64url');
+        const session: StoredSession = {
+          id: randomBytes(16).toString('hex'),
+          tokenHash: hashToken(token),
+          ...address,
+          kind: target.kind,
+          extmailAccountId: target.kind === 'extmail' ? target.accountId : null,
+          createdAt: now,
+          expiresAt: now + config.lifetimeSeconds * 1000,
+        };
+        // An expired holder gives its address up now rather than at the next purge (in the same step).
+        if ((await guarded(() => store.insertSession(session, now), true)) === 'taken') {
+          if (custom) throw new ServiceError('prefix_taken', `The address ${address.email} is already in use`);
           continue;
         }
-        reserving.add(address.addressKey);
-        try {
-          const holder = await guarded(() => store.findSessionByAddress(address.addressKey));
-          if (holder && holder.expiresAt > now) {
-            if (custom) throw taken;
-            continue;
-          }
-          // An expired holder gives its address up now rather than at the next purge.
-          if (holder) await guarded(() => store.deleteSession(holder.id), true);
-          const token = randomBytes(32).toString('base64url');
-          const session: StoredSession = {
-            id: randomBytes(16).toString('hex'),
-            tokenHash: hashToken(token),
-            ...address,
-            kind: target.kind,
-            extmailAccountId: target.kind === 'extmail' ? target.accountId : null,
-            createdAt: now,
-            expiresAt: now + config.lifetimeSeconds * 1000,
-          };
-          await guarded(() => store.putSession(session), true);
-          void refreshCount();
-          return { email: session.email, token, expiresAt: new Date(session.expiresAt) } satisfies CreatedSession;
-        } finally {
-          reserving.delete(address.addressKey);
-        }
+        void refreshCount();
+        return { email: session.email, token, expiresAt: new Date(session.expiresAt) } satisfies CreatedSession;
       }
       throw new ServiceError('internal', 'Could not find a free random address; try again');
     },
@@ -242,46 +231,43 @@ export function createMailService(deps: MailServiceDeps): MailService {
       return count >= config.inboxLimit ? 'full' : 'ok';
     },
 
-    async deliver({ raw, recipients, envelopeFrom }) {
+    async deliver({ raw, recipients, envelopeFrom }): Promise<DeliverOutcome> {
       if (raw.length > config.maxMessageBytes) {
         throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
       }
       const now = clock();
       // One copy per live session: "A@x", "a@x" and a dot variant of one alias land once.
-      const targets = new Map<string, StoredSession>();
+      const targets = new Map<string, string>();
       for (const r of recipients) {
         const found = await liveSessionFor(r, now);
-        if (found && found !== 'expired') targets.set(found.id, found);
+        if (found && found !== 'expired' && !targets.has(found.id)) targets.set(found.id, r);
       }
       if (targets.size === 0) return { delivered: 0 };
       const fields = await parseMessage(raw, envelopeFrom ?? '');
-      const results = await Promise.allSettled(
-        [...targets.keys()].map((sessionId) => store.addMessage(sessionId, { ...fields, raw, receivedAt: now })),
-      );
-      let delivered = 0;
-      for (const r of results) {
-        if (r.status === 'fulfilled') delivered++;
-        // A session purged between RCPT and now simply no longer receives; anything else is storage.
-        else if (!(r.reason instanceof UnknownSessionError)) throw storageError(r.reason);
-      }
-      storageFailure = undefined;
-      return { delivered };
+      // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
+      // connections (or other services on the same store) may have filled the inbox since.
+      const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
+      // A session purged between RCPT and now simply no longer receives (it is in result.gone).
+      if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
+      return { delivered: result.stored.size };
     },
 
-    health(): ServiceHealth {
+    async health(): Promise<ServiceHealth> {
+      let sessions = sessionCount;
+      try {
+        // A store that can ask its storage (Postgres) clears a failure once it answers again.
+        if (await store.probe()) storageFailure = undefined;
+        sessions = sessionCount = await store.countSessions();
+      } catch (err) {
+        if (!(err instanceof StoreClosedError)) storageError(err);
+      }
       return storageFailure === undefined
-        ? { ok: true, storage: 'ok', sessions: sessionCount }
-        : { ok: false, storage: 'failing', detail: storageFailure, sessions: sessionCount };
+        ? { ok: true, storage: 'ok', sessions }
+        : { ok: false, storage: 'failing', detail: storageFailure, sessions };
     },
 
     async purgeExpired() {
-      const now = clock();
-      const sessions = await guarded(() => store.listSessions());
-      let removed = 0;
-      for (const s of sessions) {
-        if (s.expiresAt > now) continue;
-        if (await guarded(() => store.deleteSession(s.id), true)) removed++;
-      }
+      const removed = await guarded(() => store.purgeExpired(clock()), true);
       await refreshCount();
       return removed;
     },

@@ -38,6 +38,19 @@ export class SlidingWindowLimiter {
   }
 }
 
+/** SlidingWindowLimiters by rule, for a store that keeps its create-session counts in memory. */
+export class LimitersByRule {
+  private readonly limiters = new Map<string, SlidingWindowLimiter>();
+
+  /** SlidingWindowLimiter.hit under `rule` (at most `limit` hits per `windowMs`). */
+  hit(key: string, now: number, rule: { limit: number; windowMs: number }): number {
+    const name = `${rule.limit}/${rule.windowMs}`;
+    let limiter = this.limiters.get(name);
+    if (!limiter) this.limiters.set(name, (limiter = new SlidingWindowLimiter(rule.limit, rule.windowMs)));
+    return limiter.hit(key, now);
+  }
+}
+
 /** The eight 16-bit groups of an IPv6 address (zone dropped, embedded dotted IPv4 folded in). */
 function ipv6Groups(address: string): number[] {
   let text = address.replace(/%.*$/, '').toLowerCase();

@@ -1,11 +1,13 @@
 /**
- * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM. Prints `HTTP <url>` and
- * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
+ * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM (or SIGHUP without TLS; with
+ * TLS, SIGHUP reloads the certificate). Prints `HTTP <url>` and `SMTP <host>:<port>` on stdout once both
+ * listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
-import { startServer } from './assemble';
+import { startServer, type RunningServer } from './assemble';
+import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 
 const HELP = `Usage: tempmail-tui serve [options]
@@ -15,10 +17,17 @@ and an SMTP receiver for its domains.
 
 Options:
   --host ADDR                 listen address for HTTP and SMTP (default 127.0.0.1)
+  --http-host ADDR            listen address for HTTP only (default: --host)
+  --smtp-host ADDR            listen address for SMTP only (default: --host)
+  --trust-proxy               behind a reverse proxy on this machine: a request from a loopback
+                              address is the client named last in X-Forwarded-For (rate limit)
   --http-port N               HTTP port, 0 = any free port (default 8025)
   --smtp-port N               SMTP port, 0 = any free port (default 2525)
   --data-dir DIR              where sessions and messages live (default: the XDG data dir,
                               or $TEMPMAIL_TUI_HOME/data)
+  --database-url URL          keep everything in PostgreSQL instead (postgres://user@host/db),
+                              shared by any number of serve instances; or TEMPMAIL_DATABASE_URL.
+                              Give the password by PGPASSWORD or PGPASSFILE, not in the URL
   --domain D                  a domain to hand out addresses on; repeatable
                               (default tempmail.test and inbox.test)
   --extmail-account EMAIL     an external mail account to hand out aliases of; repeatable.
@@ -30,16 +39,24 @@ Options:
   --max-recipients N          recipients per SMTP transaction (default 50)
   --inbox-limit N             messages an inbox holds before SMTP answers 452 (default 500)
   --create-per-minute N       create-session calls per client address per minute (default 30)
+  --tls-cert FILE             PEM certificate (or full chain) to offer through SMTP STARTTLS;
+                              with --tls-key. SIGHUP reads both files again
+  --tls-key FILE              the certificate's PEM private key
   --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
                               extmailAccounts, lifetimeSeconds, ...); flags override it
   -h, --help                  this help
 `;
 
-const OPTIONS = {
+/** The options of `serve`, as node:util parseArgs takes them (the scripts/deploy/ files are tested against them). */
+export const SERVE_OPTIONS = {
   host: { type: 'string' },
+  'http-host': { type: 'string' },
+  'smtp-host': { type: 'string' },
+  'trust-proxy': { type: 'boolean' },
   'http-port': { type: 'string' },
   'smtp-port': { type: 'string' },
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
   domain: { type: 'string', multiple: true },
   'extmail-account': { type: 'string', multiple: true },
   'lifetime-minutes': { type: 'string' },
@@ -48,6 +65,8 @@ const OPTIONS = {
   'max-recipients': { type: 'string' },
   'inbox-limit': { type: 'string' },
   'create-per-minute': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -69,7 +88,7 @@ function logLine(line: string): void {
 export async function runServe(args: string[]): Promise<number> {
   let flags: ServeFlags & { help?: boolean };
   try {
-    flags = parseArgs({ args, options: OPTIONS, allowPositionals: false, strict: true }).values;
+    flags = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {
     return usage(describeArgsError(error));
   }
@@ -88,43 +107,83 @@ export async function runServe(args: string[]): Promise<number> {
     throw error;
   }
 
-  let server;
+  const scrub = (line: string) => scrubSecrets(line, config.databaseUrl);
+  if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
+    logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');
+  }
+
+  // The signal handlers come before anything is started or printed. Installed after the addresses
+  // were printed (as they once were), a SIGTERM sent in between (a supervisor, or a script that stops
+  // serve the moment it printed) met the default action: killed by the signal, lock left behind.
+  let running: RunningServer | undefined;
+  let stopping = false;
+  let closed = false;
+  let resolveStopped!: (code: number) => void;
+  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  const close = (server: RunningServer) => {
+    server.close().then(
+      () => {
+        closed = true;
+        logLine('closed');
+        resolveStopped(0);
+      },
+      (error: unknown) => {
+        closed = true;
+        logLine(`close failed: ${error instanceof Error ? error.message : String(error)}`);
+        resolveStopped(1);
+      },
+    );
+  };
+  const stop = (signal: NodeJS.Signals) => {
+    if (closed) return; // the process is on its way out already
+    if (stopping) {
+      // A second signal means "now": skip the graceful part.
+      logLine(`${signal} again, exiting at once`);
+      process.exit(130);
+    }
+    stopping = true;
+    if (!running) {
+      logLine(`${signal} while starting: closing as soon as the service is up`);
+      return;
+    }
+    logLine(`${signal}: closing (finishing requests in flight)`);
+    close(running);
+  };
+  // SIGHUP reads the TLS certificate and key again (as after a renewal); a pair that does not check
+  // out is refused and the one in use stays. Without TLS there is nothing to reload, and SIGHUP keeps
+  // its meaning of "your terminal is gone": a graceful stop.
+  const tlsConfigured = config.tlsCertFile !== undefined;
+  const hangup = () => {
+    if (!tlsConfigured) return stop('SIGHUP');
+    if (closed || stopping) return;
+    if (!running) {
+      logLine('SIGHUP while starting: the certificate is being read now anyway');
+      return;
+    }
+    running.reloadTls().then(
+      (summary) => logLine(`SIGHUP: STARTTLS now offers ${summary}`),
+      (error: unknown) => logLine(`SIGHUP: kept the certificate in use: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  };
+  // Kept until the process ends: a late second signal must not meet the default action either.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.on('SIGHUP', hangup);
+
   try {
-    server = await startServer(config, { log: logLine });
+    running = await startServer(config, { log: logLine });
   } catch (error) {
-    process.stderr.write(`tempmail-tui serve: ${safeLine(error instanceof Error ? error.message : String(error), 600)}\n`);
+    process.stderr.write(`tempmail-tui serve: ${safeLine(scrub(error instanceof Error ? error.message : String(error)), 600)}\n`);
     return 1;
   }
-  const running = server;
+  if (stopping) {
+    // Stopped before it was up: nobody is waiting for the addresses any more.
+    close(running);
+    return stopped;
+  }
   // An IPv6 host is bracketed, as in the URL, so "host:port" stays unambiguous.
   const smtpHost = running.smtpHost.includes(':') ? `[${running.smtpHost}]` : running.smtpHost;
   process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${smtpHost}:${running.smtpPort}\n`);
-  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${config.dataDir}`);
-
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        // A second signal means "now": skip the graceful part.
-        logLine(`${signal} again, exiting at once`);
-        process.exit(130);
-      }
-      stopping = true;
-      logLine(`${signal}: closing (finishing requests in flight)`);
-      running.close().then(
-        () => {
-          logLine('closed');
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve(0);
-        },
-        (error: unknown) => {
-          logLine(`close failed: ${error instanceof Error ? error.message : String(error)}`);
-          resolve(1);
-        },
-      );
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`);
+  return stopped;
 }

@@ -8,12 +8,29 @@ export interface ExtmailAccountConfig {
 }
 
 export interface ServerConfig {
+  /** Listen address of both listeners, unless httpHost or smtpHost says otherwise. */
   host: string;
+  /** Listen address of HTTP (e.g. loopback behind a reverse proxy); default `host`. */
+  httpHost?: string;
+  /** Listen address of SMTP (e.g. every interface, for port 25); default `host`. */
+  smtpHost?: string;
+  /**
+   * Behind a reverse proxy on this machine: for a request that comes from a loopback address, the client
+   * is the last address of X-Forwarded-For (what the proxy appended), for the per-client rate limit.
+   */
+  trustProxy?: boolean;
   /** 0 = any free port. */
   httpPort: number;
   /** 0 = any free port. */
   smtpPort: number;
   dataDir: string;
+  /**
+   * postgres:// URL of a database to keep everything in instead of dataDir: any number of services may
+   * share it. Undefined: the file store under dataDir. May carry a password: never log or show it as is.
+   */
+  databaseUrl?: string;
+  /** Most database connections this service holds (with databaseUrl). */
+  databasePoolSize: number;
   domains: string[];
   extmailAccounts: ExtmailAccountConfig[];
   /** Session lifetime in seconds (the CLI takes minutes; tests use seconds). */
@@ -23,10 +40,25 @@ export interface ServerConfig {
   inboxLimit: number;
   /** create-session calls allowed per client address per minute. */
   createPerMinute: number;
+  /** Load balancers whose X-Forwarded-For names the client (for the create-session rate). */
+  trustedProxies: string[];
   /** How often expired sessions are purged, in ms. */
   purgeIntervalMs: number;
   /** SMTP socket idle timeout in ms. */
   smtpSocketTimeoutMs: number;
+  /** Longest an SMTP connection may last, however busy, in ms (421 4.4.2 past it). */
+  smtpSessionTimeoutMs: number;
+  /** Longest one message's DATA may take, from 354 to the final dot, in ms (421 4.4.2 past it). */
+  smtpDataTimeoutMs: number;
+  /**
+   * Bytes that the messages being received or stored at once may hold together (451 4.3.1 past it);
+   * never less than maxMessageBytes in effect.
+   */
+  smtpInflightBytes: number;
+  /** PEM certificate (chain) offered through STARTTLS; with tlsKeyFile, or neither (then no STARTTLS). */
+  tlsCertFile?: string;
+  /** PEM private key of tlsCertFile. */
+  tlsKeyFile?: string;
   /** An HTTP request's headers must arrive within this (ms), else 408. */
   httpHeadersTimeoutMs: number;
   /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */
@@ -39,6 +71,7 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     httpPort: 8025,
     smtpPort: 2525,
     dataDir: appPaths(env).data,
+    databasePoolSize: 10,
     domains: ['tempmail.test', 'inbox.test'],
     extmailAccounts: [],
     lifetimeSeconds: 60 * 60,
@@ -46,8 +79,15 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     maxRecipients: 50,
     inboxLimit: 500,
     createPerMinute: 30,
+    trustedProxies: [],
     purgeIntervalMs: 60_000,
     smtpSocketTimeoutMs: 60_000,
+    // 10 MiB in 5 min is 35 KB/s: any real sender does far better; a trickle holds a slot 10 min at most.
+    smtpSessionTimeoutMs: 600_000,
+    smtpDataTimeoutMs: 300_000,
+    // Three messages of the default size limit at once, or hundreds of ordinary ones. Each costs several
+    // times its size while it is parsed and stored: measured, a burst then peaks ~250 MB over idle.
+    smtpInflightBytes: 32 * 1024 * 1024,
     httpHeadersTimeoutMs: 15_000,
     httpRequestTimeoutMs: 30_000,
   };

@@ -84,6 +84,16 @@ export interface MessageFull extends MessageMeta {
 /** Answer to an SMTP RCPT TO. */
 export type RecipientVerdict = 'ok' | 'unknown' | 'expired' | 'full';
 
+/** What deliver did: how many inboxes took the message, or which recipients' inboxes were full. */
+export interface DeliverOutcome {
+  delivered: number;
+  /**
+   * Recipients (as given) whose inbox was full when the message was to be stored; present only then,
+   * and then nothing was stored for anyone (SMTP answers 452 4.2.2 and the sender retries).
+   */
+  full?: string[];
+}
+
 export interface ServiceHealth {
   ok: boolean;
   storage: 'ok' | 'failing';
@@ -104,12 +114,14 @@ export interface MailService {
   /** SMTP RCPT TO: may this address receive mail now? */
   checkRecipient(address: string): Promise<RecipientVerdict>;
   /**
-   * Stores one message for every live recipient. Resolves only when it is durably on disk
-   * (the SMTP side answers 250 after this). Rejects with ServiceError('storage_unavailable') when it can't.
+   * Stores one message for every live recipient, while each of their inboxes is under the limit (else
+   * for none: `full`). Resolves only when it is durably stored (the SMTP side answers 250 after this).
+   * Rejects with ServiceError('storage_unavailable') when it can't.
    */
-  deliver(input: { raw: Buffer; recipients: string[]; envelopeFrom?: string }): Promise<{ delivered: number }>;
+  deliver(input: { raw: Buffer; recipients: string[]; envelopeFrom?: string }): Promise<DeliverOutcome>;
 
-  health(): ServiceHealth;
+  /** Storage state and session count; asks the storage itself where the store can (Postgres). */
+  health(): Promise<ServiceHealth>;
   /** Removes expired sessions and their messages; returns how many sessions went. */
   purgeExpired(): Promise<number>;
   close(): Promise<void>;

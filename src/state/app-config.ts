@@ -6,14 +6,19 @@
 import { chmodSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { PostEncoding } from '../model/mail-types';
+import { isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
 import type { AppPaths } from './paths';
 import { safeLine } from '../text/safe-text';
 import { displayBaseUrl } from './base-url';
 import { parseZoneOffset } from '../platform/time';
 
 export interface Settings {
-  /** The service to drive; undefined means "none configured" (the app then starts the local service). */
+  /**
+   * The provider to create addresses on; undefined means "none named": tempmail, at `baseUrl`, or (app
+   * only) the in-process local service when no base URL is configured either.
+   */
+  provider?: ProviderId;
+  /** The provider's base URL; undefined means its default (or, with no provider named, "none configured"). */
   baseUrl?: string;
   pollIntervalMs: number;
   /** Ring the terminal bell on new mail. */
@@ -27,6 +32,7 @@ export interface Settings {
 
 /** Values from the command line; strings are taken as typed, numbers are seconds. */
 export interface SettingsFlags {
+  provider?: string;
   baseUrl?: string;
   /** Seconds, as typed (`--poll-interval 2.5`) or already a number. */
   pollInterval?: string | number;
@@ -48,9 +54,10 @@ export const MIN_POLL_INTERVAL_MS = 1000;
 export const MAX_POLL_INTERVAL_MS = 3_600_000;
 const ENCODINGS: readonly PostEncoding[] = ['form', 'json', 'query'];
 
-type Key = 'baseUrl' | 'pollIntervalSeconds' | 'bell' | 'serverTz' | 'postEncoding' | 'downloadDir';
-const FILE_KEYS: readonly Key[] = ['baseUrl', 'pollIntervalSeconds', 'bell', 'serverTz', 'postEncoding', 'downloadDir'];
+type Key = 'provider' | 'baseUrl' | 'pollIntervalSeconds' | 'bell' | 'serverTz' | 'postEncoding' | 'downloadDir';
+const FILE_KEYS: readonly Key[] = ['provider', 'baseUrl', 'pollIntervalSeconds', 'bell', 'serverTz', 'postEncoding', 'downloadDir'];
 const ENV_NAMES: Record<Key, string> = {
+  provider: 'TEMPMAIL_PROVIDER',
   baseUrl: 'TEMPMAIL_BASE_URL',
   pollIntervalSeconds: 'TEMPMAIL_POLL_INTERVAL',
   bell: 'TEMPMAIL_BELL',
@@ -59,6 +66,7 @@ const ENV_NAMES: Record<Key, string> = {
   downloadDir: 'TEMPMAIL_DOWNLOAD_DIR',
 };
 const FLAG_NAMES: Record<Key, string> = {
+  provider: '--provider',
   baseUrl: '--base-url',
   pollIntervalSeconds: '--poll-interval',
   bell: '--no-bell',
@@ -83,7 +91,16 @@ export function loadSettings({ flags = {}, env = process.env, paths }: LoadSetti
   const fromEnv = readEnv(env, home);
   const fromFlags = readFlags(flags, home);
   const merged: SettingsLayer = { ...fromFile, ...fromEnv, ...fromFlags };
+  // A base URL belongs to the provider in effect where it was set: TEMPMAIL_BASE_URL (a tempmail service)
+  // must not become mail.tm's address because a flag then said --provider mailtm.
+  const layers = [fromFile, fromEnv, fromFlags];
+  const urlLayer = layers.map((l) => l.baseUrl !== undefined).lastIndexOf(true);
+  if (urlLayer >= 0) {
+    const providerThere = layers.slice(0, urlLayer + 1).reduce<ProviderId>((p, l) => l.provider ?? p, 'tempmail');
+    if ((merged.provider ?? 'tempmail') !== providerThere) delete merged.baseUrl;
+  }
   return {
+    ...(merged.provider !== undefined ? { provider: merged.provider } : {}),
     ...(merged.baseUrl !== undefined ? { baseUrl: merged.baseUrl } : {}),
     pollIntervalMs: merged.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     bell: merged.bell ?? true,
@@ -124,6 +141,9 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
     }
     const where = `${file}: ${key}`;
     switch (key as Key) {
+      case 'provider':
+        out.provider = parseProvider(where, expectString(where, value, PROVIDER_IDS.join(', ')));
+        break;
       case 'baseUrl':
         out.baseUrl = parseBaseUrl(where, expectString(where, value, 'an http(s) URL'));
         break;
@@ -183,6 +203,8 @@ function readEnv(env: NodeJS.ProcessEnv, home: string): SettingsLayer {
     return v === undefined || v.trim() === '' ? undefined : v.trim();
   };
   const where = (key: Key) => ENV_NAMES[key];
+  const provider = get('provider');
+  if (provider !== undefined) out.provider = parseProvider(where('provider'), provider);
   const baseUrl = get('baseUrl');
   if (baseUrl !== undefined) out.baseUrl = parseBaseUrl(where('baseUrl'), baseUrl);
   const poll = get('pollIntervalSeconds');
@@ -201,6 +223,7 @@ function readEnv(env: NodeJS.ProcessEnv, home: string): SettingsLayer {
 function readFlags(flags: SettingsFlags, home: string): SettingsLayer {
   const out: SettingsLayer = {};
   const where = (key: Key) => FLAG_NAMES[key];
+  if (flags.provider !== undefined) out.provider = parseProvider(where('provider'), flags.provider);
   if (flags.baseUrl !== undefined) out.baseUrl = parseBaseUrl(where('baseUrl'), flags.baseUrl);
   if (flags.pollInterval !== undefined) out.pollIntervalMs = parseInterval(where('pollIntervalSeconds'), flags.pollInterval);
   if (flags.bell !== undefined) out.bell = flags.bell;
@@ -224,6 +247,12 @@ export function parseBaseUrl(where: string, value: string): string {
     throw new ConfigError(`${where} must be an http(s) URL, got ${show(displayBaseUrl(value))}`);
   }
   return text;
+}
+
+function parseProvider(where: string, value: string): ProviderId {
+  const v = value.trim().toLowerCase();
+  if (!isProviderId(v)) throw new ConfigError(`${where} must be one of ${PROVIDER_IDS.join(', ')}, got ${show(value)}`);
+  return v;
 }
 
 function parseInterval(where: string, value: string | number): number {

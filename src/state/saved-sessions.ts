@@ -8,7 +8,8 @@ import { closeSync, openSync, readdirSync, renameSync, statSync, unlinkSync, wri
 import { join } from 'node:path';
 import { appPaths } from './paths';
 import { ensurePrivateDir, isTempFileName, readPrivateFile, writePrivateFile } from './secure-file';
-import type { Session } from '../model/mail-types';
+import { isProviderId, type ProviderId, type Session } from '../model/mail-types';
+import { normalizeBaseUrl } from '../model/service-url';
 
 export const SESSIONS_FILE = 'sessions.json';
 // Enough for anyone's live addresses; the oldest go first past it so the file cannot grow without bound.
@@ -18,8 +19,13 @@ const LOCK_WAIT_MS = 3_000;
 // A temp file this old belongs to a write that crashed (a live one exists for milliseconds).
 const TEMP_STALE_MS = 60_000;
 
-/** A saved address: the session plus the service it belongs to. The token is secret: never print it. */
+/**
+ * A saved address: the session plus the provider and service it belongs to. The token and the password
+ * (mail.tm) are secret: never print them.
+ */
 export interface SavedSession extends Session {
+  /** The provider it lives on (addresses saved before providers existed are tempmail's). */
+  provider: ProviderId;
   /** The service's base URL, normalized (see normalizeBaseUrl), or an opaque key such as "local". */
   baseUrl: string;
   createdAt: Date;
@@ -34,14 +40,17 @@ export interface SavedSession extends Session {
 export interface SavedSessionStore {
   /** The file, for messages ("saved in ..."). */
   readonly file: string;
-  /** Live sessions (expiry after `now`), newest first; only those of `baseUrl` when given. Prunes expired ones. */
-  listLive(now?: Date, baseUrl?: string): SavedSession[];
-  /** Saves (or replaces, same address and service) a session. */
-  save(session: Session, baseUrl: string): SavedSession;
+  /**
+   * Live sessions (expiry after `now`, or none), newest first; only those of `baseUrl` (on `provider`,
+   * default tempmail) when given. Prunes expired ones.
+   */
+  listLive(now?: Date, baseUrl?: string, provider?: ProviderId): SavedSession[];
+  /** Saves (or replaces, same address, provider and service) a session. */
+  save(session: Session, baseUrl: string, provider?: ProviderId): SavedSession;
   /** Forgets an address of a service; true when it was saved. */
-  forget(email: string, baseUrl: string): boolean;
+  forget(email: string, baseUrl: string, provider?: ProviderId): boolean;
   /** Marks an address the service refused (`at`), or clears the mark (null); true when it was saved. */
-  markRefused(email: string, baseUrl: string, at: Date | null): boolean;
+  markRefused(email: string, baseUrl: string, at: Date | null, provider?: ProviderId): boolean;
 }
 
 export interface SavedSessionOptions {
@@ -55,8 +64,13 @@ export interface SavedSessionOptions {
 interface StoredSession {
   email: string;
   token: string;
-  expiresAt: string;
+  /** null: an address with no expiry (a mail.tm account). */
+  expiresAt: string | null;
+  /** Absent in files written before providers: tempmail. */
+  provider?: ProviderId;
   baseUrl: string;
+  password?: string;
+  accountId?: string;
   createdAt: string;
   refusedAt?: string;
 }
@@ -81,44 +95,47 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
 
   return {
     file,
-    listLive(now = clock(), baseUrl) {
+    listLive(now = clock(), baseUrl, provider = 'tempmail') {
       const { sessions, corrupt } = load(file);
       const live = prune(sessions, now);
       if (live.length !== sessions.length && !corrupt) mutate(now, (list) => list);
       const key = baseUrl === undefined ? undefined : normalizeBaseUrl(baseUrl);
       return live
-        .filter((s) => key === undefined || s.baseUrl === key)
+        .filter((s) => key === undefined || (s.baseUrl === key && providerOf(s) === provider))
         .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
         .map(toSaved);
     },
-    save(session, baseUrl) {
+    save(session, baseUrl, provider = 'tempmail') {
       const now = clock();
       const entry: StoredSession = {
         email: session.email,
         token: session.token,
-        expiresAt: session.expiresAt.toISOString(),
+        expiresAt: session.expiresAt === null ? null : session.expiresAt.toISOString(),
+        provider,
         baseUrl: normalizeBaseUrl(baseUrl),
+        ...(session.password !== undefined ? { password: session.password } : {}),
+        ...(session.accountId !== undefined ? { accountId: session.accountId } : {}),
         createdAt: now.toISOString(),
       };
-      mutate(now, (list) => [entry, ...list.filter((s) => !sameAddress(s, entry.email, entry.baseUrl))].slice(0, MAX_SAVED));
+      mutate(now, (list) => [entry, ...list.filter((s) => !sameAddress(s, entry.email, entry.baseUrl, provider))].slice(0, MAX_SAVED));
       return toSaved(entry);
     },
-    forget(email, baseUrl) {
+    forget(email, baseUrl, provider = 'tempmail') {
       let found = false;
       const key = normalizeBaseUrl(baseUrl);
       mutate(clock(), (list) => {
-        const kept = list.filter((s) => !sameAddress(s, email, key));
+        const kept = list.filter((s) => !sameAddress(s, email, key, provider));
         found = kept.length !== list.length;
         return kept;
       });
       return found;
     },
-    markRefused(email, baseUrl, at) {
+    markRefused(email, baseUrl, at, provider = 'tempmail') {
       let found = false;
       const key = normalizeBaseUrl(baseUrl);
       mutate(clock(), (list) =>
         list.map((s) => {
-          if (!sameAddress(s, email, key)) return s;
+          if (!sameAddress(s, email, key, provider)) return s;
           found = true;
           const { refusedAt: _old, ...rest } = s;
           return at === null ? rest : { ...rest, refusedAt: at.toISOString() };
@@ -129,21 +146,8 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
   };
 }
 
-/**
- * One spelling per service, so "http://127.0.0.1:8025" and "http://127.0.0.1:8025/" match: the URL's
- * href with a trailing slash. Anything that is not a URL (a key such as "local") is kept as it is.
- */
-export function normalizeBaseUrl(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl.trim());
-    if (!url.pathname.endsWith('/')) url.pathname += '/';
-    url.search = '';
-    url.hash = '';
-    return url.href;
-  } catch {
-    return baseUrl.trim();
-  }
-}
+// Defined in model/ (the client compares provider refs with the same spelling), offered here as before.
+export { normalizeBaseUrl };
 
 function load(file: string): { sessions: StoredSession[]; corrupt: boolean } {
   const text = readPrivateFile(file);
@@ -167,19 +171,23 @@ function isStored(value: unknown): value is StoredSession {
     typeof v.email === 'string' &&
     typeof v.token === 'string' &&
     typeof v.baseUrl === 'string' &&
-    typeof v.expiresAt === 'string' &&
-    !Number.isNaN(Date.parse(v.expiresAt)) &&
+    (v.expiresAt === null || (typeof v.expiresAt === 'string' && !Number.isNaN(Date.parse(v.expiresAt)))) &&
+    (v.provider === undefined || (typeof v.provider === 'string' && isProviderId(v.provider))) &&
+    (v.password === undefined || typeof v.password === 'string') &&
+    (v.accountId === undefined || typeof v.accountId === 'string') &&
     typeof v.createdAt === 'string' &&
     !Number.isNaN(Date.parse(v.createdAt))
   );
 }
 
+const providerOf = (s: StoredSession): ProviderId => s.provider ?? 'tempmail';
+
 function prune(list: StoredSession[], now: Date): StoredSession[] {
-  return list.filter((s) => Date.parse(s.expiresAt) > now.getTime());
+  return list.filter((s) => s.expiresAt === null || Date.parse(s.expiresAt) > now.getTime());
 }
 
-function sameAddress(s: StoredSession, email: string, baseUrl: string): boolean {
-  return s.email.toLowerCase() === email.toLowerCase() && s.baseUrl === baseUrl;
+function sameAddress(s: StoredSession, email: string, baseUrl: string, provider: ProviderId): boolean {
+  return s.email.toLowerCase() === email.toLowerCase() && s.baseUrl === baseUrl && providerOf(s) === provider;
 }
 
 function validDate(value: unknown): value is string {
@@ -190,8 +198,11 @@ function toSaved(s: StoredSession): SavedSession {
   return {
     email: s.email,
     token: s.token,
-    expiresAt: new Date(s.expiresAt),
+    expiresAt: s.expiresAt === null ? null : new Date(s.expiresAt),
+    provider: providerOf(s),
     baseUrl: s.baseUrl,
+    ...(s.password !== undefined ? { password: s.password } : {}),
+    ...(s.accountId !== undefined ? { accountId: s.accountId } : {}),
     createdAt: new Date(s.createdAt),
     // Only a note: one that is not a date is ignored, never a reason to drop the address and its token.
     ...(validDate(s.refusedAt) ? { refusedAt: new Date(s.refusedAt) } : {}),

@@ -1,13 +1,14 @@
 /**
  * The app: the picker until there is an address, then the session screens, with the address switcher
- * (`s`) on top when asked. Every created address is saved (when a store is given) and the picker and the
- * switcher offer the live saved ones. It takes every dependency as a prop (the client, settings, the
- * saved-session store, a clock, the bell, the clipboard, the browser opener), so tests render it against
- * a real test service and the CLI wires the real terminal.
+ * (`s`) on top when asked. Every created address is saved (when a store is given) with its provider, and
+ * the picker and the switcher offer the live saved ones, each on its own provider. It takes every
+ * dependency as a prop (the providers, settings, the saved-session store, a clock, the bell, the
+ * clipboard, the browser opener), so tests render it against real test services and the CLI wires the
+ * real terminal.
  */
 import { Box, useApp, useStdout } from 'ink';
 import React, { useCallback, useEffect, useRef, useState } from 'react';
-import type { TempMailApi } from '../client/client-types';
+import { sameRef, type ProviderRef, type ProviderSet } from '../client/providers';
 import type { OpenResult } from '../platform/browser';
 import type { SavedSession } from '../state/saved-sessions';
 import type { DomainList, Session } from '../model/mail-types';
@@ -19,15 +20,21 @@ import { SwitchScreen } from './saved/switch-screen';
 import { useSaved, type SavedConfig } from './saved/use-saved';
 import { SessionView } from './session/session-view';
 import type { LocalServiceInfo } from './shell/shell-types';
+import { describeError } from './wording/error-text';
+import { providerName } from './wording/provider-text';
 import type { StatusMessage } from './wording/status-text';
 
 export interface AppProps {
-  api: TempMailApi;
+  /**
+   * The providers this run talks to. New addresses go to `choices[0]` at start (the picker's `p` moves
+   * on through the others); saved addresses are resumed on their own.
+   */
+  providers: ProviderSet;
   /** Poll interval, bell and where attachments go, from the settings. */
   settings: { pollIntervalMs: number; bell: boolean; downloadDir?: string };
-  /** Set in local mode: where mail is sent. */
+  /** Set in local mode (`providers.choices[0]` is then the in-process service): where mail is sent. */
   local?: LocalServiceInfo;
-  /** Shown in the picker when not in local mode, e.g. "Service: mail.example". */
+  /** Names the first provider in the picker when it is a configured tempmail service, e.g. "Service: mail.example". */
   serviceLabel?: string;
   /** Where created addresses are saved and found again; without it nothing is saved. */
   saved?: SavedConfig;
@@ -43,13 +50,13 @@ export interface AppProps {
   /** Opens a link in a browser where there is a display (src/platform/browser.ts); default: never. */
   openLink?: (url: string) => Promise<OpenResult>;
   noColor?: boolean;
-  /** Start on this address instead of the picker. */
+  /** Start on this address (of the first provider) instead of the picker. */
   initialSession?: Session;
   /** Called on `q`; the default exits Ink. */
   onQuit?: () => void;
   /** Called whenever a new address is created (after it is saved). */
   onSession?: (session: Session) => void;
-  /** The domains, asked for before the app was drawn: the first picker uses them instead of asking. */
+  /** The first provider's domains, asked for before the app was drawn: the first picker uses them instead of asking. */
   domains?: Early<DomainList>;
 }
 
@@ -57,14 +64,33 @@ const noCopy = async () => 'No clipboard here: select the address with the mouse
 const noBrowser = async (): Promise<OpenResult> => ({ opened: false, reason: 'no-display' });
 type Mode = 'session' | 'picker' | 'switch';
 
+/** An address on screen and the provider it lives on. */
+interface Current {
+  session: Session;
+  ref: ProviderRef;
+}
+
+const refOf = (s: SavedSession): ProviderRef => ({ provider: s.provider, baseUrl: s.baseUrl });
+const sameAddress = (a: Current | null, email: string, ref: ProviderRef) =>
+  a !== null && a.session.email.toLowerCase() === email.toLowerCase() && sameRef(a.ref, ref);
+
 /** The whole terminal app. */
 export function App(props: AppProps) {
   const { exit } = useApp();
   const { write } = useStdout();
   const { columns, rows } = useTerminalSize();
   const clock = props.clock ?? Date.now;
-  const saved = useSaved(props.saved, clock);
-  const [session, setSession] = useState<Session | null>(props.initialSession ?? null);
+  const { providers } = props;
+  const start = providers.choices[0]!;
+  // Saved addresses this run can reach: the tempmail service it runs (or was pointed at) and every
+  // public provider. Another tempmail service's addresses wait for a run pointed at it.
+  const reachable = useCallback(
+    (s: SavedSession) => (s.provider === 'tempmail' ? sameRef(refOf(s), start) : providers.get(refOf(s)) !== null),
+    [providers, start],
+  );
+  const saved = useSaved(props.saved, clock, reachable);
+  const [current, setCurrent] = useState<Current | null>(props.initialSession ? { session: props.initialSession, ref: start } : null);
+  const [createOn, setCreateOn] = useState<ProviderRef>(start);
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
@@ -75,13 +101,15 @@ export function App(props: AppProps) {
   }, [mode]);
   // One line is left free: a frame as tall as the terminal makes Ink clear the whole screen each time.
   const height = Math.max(8, rows - 1);
+  const localRef = props.local ? start : undefined;
+  const isLocal = (ref: ProviderRef) => localRef !== undefined && sameRef(ref, localRef);
 
   const { onSession } = props;
   const { save } = saved;
   const created = useCallback(
-    (s: Session) => {
-      save(s);
-      setSession(s);
+    (s: Session, ref: ProviderRef) => {
+      save(s, ref);
+      setCurrent({ session: s, ref });
       setMode('session');
       setNotice(null);
       onSession?.(s);
@@ -89,44 +117,66 @@ export function App(props: AppProps) {
     [onSession, save],
   );
   const resume = (s: SavedSession) => {
-    setSession({ email: s.email, token: s.token, expiresAt: s.expiresAt });
+    const ref = refOf(s);
+    if (!providers.get(ref)) {
+      setNotice({ text: `${s.email} lives on ${providerName(ref)}, which this run cannot reach`, kind: 'error' });
+      return;
+    }
+    const { createdAt: _c, refusedAt: _r, provider: _p, baseUrl: _b, ...session } = s;
+    setCurrent({ session, ref });
     setMode('session');
     setNotice(null);
   };
-  const forget = (email: string) => {
-    const wasCurrent = session !== null && session.email.toLowerCase() === email.toLowerCase();
-    const found = saved.forget(email);
-    setNotice({ text: found ? `Forgot ${email}` : `${email} was not saved here`, kind: 'info' });
+  const chooseSaved = (s: SavedSession) => (sameAddress(current, s.email, refOf(s)) ? setMode('session') : resume(s));
+
+  const forgetHere = (email: string, ref: ProviderRef, said: string) => {
+    const wasCurrent = sameAddress(current, email, ref);
+    const found = saved.forget(email, ref);
+    setNotice({ text: found ? said : `${email} was not saved here`, kind: 'info' });
     if (wasCurrent) {
-      setSession(null);
+      setCurrent(null);
       setMode('picker');
     }
+  };
+  /** Forgets an address; with `there`, deletes it at its provider first (and keeps it saved if that fails). */
+  const forget = (session: Session, ref: ProviderRef, there: boolean) => {
+    const provider = providers.get(ref);
+    if (!there || !provider?.deleteAddress) return forgetHere(session.email, ref, `Forgot ${session.email}`);
+    setNotice({ text: `Deleting ${session.email} at ${provider.info.label}…`, kind: 'info' });
+    provider.deleteAddress(session).then(
+      () => forgetHere(session.email, ref, `Deleted ${session.email} at ${provider.info.label} and forgot it`),
+      (error: unknown) => setNotice({ text: `Not deleted at ${provider.info.label} (still saved): ${describeError(error)}`, kind: 'error' }),
+    );
   };
   const openSwitcher = () => {
     saved.reload();
     setNotice(null);
     setMode('switch');
   };
+  const nextProvider = () => {
+    const i = providers.choices.findIndex((r) => sameRef(r, createOn));
+    setCreateOn(providers.choices[(i + 1) % providers.choices.length]!);
+    setNotice(null);
+  };
 
   const local = props.local;
-  const serviceLine = local
-    ? // A borrowed service ends with the process that runs it: say whose it is.
-      `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
-    : (props.serviceLabel ?? '');
+  const creating = providers.get(createOn);
+  const sessionProvider = current ? providers.get(current.ref) : null;
   const storeError = saved.error ? ({ text: saved.error, kind: 'error' } as const) : null;
   return (
     <ThemeProvider noColor={props.noColor ?? false}>
       <Box flexDirection="column" width={columns} height={height}>
-        {session ? (
+        {current && sessionProvider ? (
           <SessionView
-            key={`${session.email} ${session.expiresAt.getTime()}`}
-            api={props.api}
-            session={session}
+            key={`${current.ref.provider} ${current.ref.baseUrl} ${current.session.email} ${current.session.expiresAt?.getTime() ?? 'none'}`}
+            provider={sessionProvider}
+            where={isLocal(current.ref) ? undefined : providerName(current.ref)}
+            session={current.session}
             intervalMs={props.settings.pollIntervalMs}
             bell={props.settings.bell}
             downloadDir={props.settings.downloadDir}
             clock={clock}
-            local={local}
+            local={isLocal(current.ref) ? local : undefined}
             columns={columns}
             rows={height}
             active={mode === 'session'}
@@ -140,42 +190,47 @@ export function App(props: AppProps) {
               setMode('picker');
             }}
             onSwitch={openSwitcher}
-            onForget={() => forget(session.email)}
-            onTokenAnswer={(known) => saved.setRefused(session.email, !known)}
+            onForget={(there) => forget(current.session, current.ref, there)}
+            onTokenAnswer={(known) => saved.setRefused(current.session.email, current.ref, !known)}
             onQuit={quit}
           />
         ) : null}
         {mode === 'switch' ? (
           <SwitchScreen
             list={saved.list}
-            current={session?.email ?? null}
+            current={current ? { email: current.session.email, ref: current.ref } : null}
             columns={columns}
             rows={height}
             clock={clock}
             isActive
             status={storeError ?? notice}
-            onChoose={(s) => (session && s.email === session.email ? setMode('session') : resume(s))}
-            onForget={(s) => forget(s.email)}
-            onBack={() => setMode(session ? 'session' : 'picker')}
+            onChoose={chooseSaved}
+            onForget={(s, there) => forget(s, refOf(s), there)}
+            onBack={() => setMode(current ? 'session' : 'picker')}
           />
         ) : null}
-        {mode === 'picker' ? (
+        {mode === 'picker' && creating ? (
           <PickerScreen
-            api={props.api}
-            domains={earlyDomains.current}
+            // Another provider is another list: a new picker, asking that provider.
+            key={`${createOn.provider} ${createOn.baseUrl}`}
+            provider={creating}
+            where={createOn}
+            next={providers.choices.length > 1 ? providers.choices[(providers.choices.findIndex((r) => sameRef(r, createOn)) + 1) % providers.choices.length] : undefined}
+            onNextProvider={providers.choices.length > 1 ? nextProvider : undefined}
+            domains={sameRef(createOn, start) ? earlyDomains.current : undefined}
             columns={columns}
             rows={height}
-            serviceLine={serviceLine}
-            local={local}
+            serviceLabel={sameRef(createOn, start) ? props.serviceLabel : undefined}
+            local={isLocal(createOn) ? local : undefined}
             isActive
             saved={saved.list}
-            current={session?.email ?? null}
+            current={current ? { email: current.session.email, ref: current.ref } : null}
             clock={clock}
             notice={storeError ?? notice}
-            onCreated={created}
-            onResume={(s) => (session && s.email === session.email ? setMode('session') : resume(s))}
-            onForget={(s) => forget(s.email)}
-            onCancel={session ? () => setMode('session') : undefined}
+            onCreated={(s) => created(s, createOn)}
+            onResume={chooseSaved}
+            onForget={(s, there) => forget(s, refOf(s), there)}
+            onCancel={current ? () => setMode('session') : undefined}
             onQuit={quit}
           />
         ) : null}

@@ -10,6 +10,7 @@ import { createApi } from '../../src/client/tempmail/tempmail-client';
 import type { Session } from '../../src/model/mail-types';
 import { App } from '../../src/tui/app';
 import { renderAt, type Screen } from '../tui/ui';
+import { singleProvider } from '../harness/providers';
 import { startSpecService, type SpecService } from './spec-service';
 
 export interface FaultApp {
@@ -34,7 +35,7 @@ export function startFaultApp(spec: SpecService, options: FaultAppOptions = {}):
   const from = spec.requests.length;
   const screen = renderAt(
     <App
-      api={api}
+      providers={singleProvider(api, spec.baseUrl)}
       settings={{ pollIntervalMs: options.pollIntervalMs ?? 300, bell: false }}
       serviceLabel="Service: faults"
       noColor

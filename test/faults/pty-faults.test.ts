@@ -11,7 +11,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addressOnScreen, isViewer, neutralEnv, selectedRow } from '../e2e/flow';
+import { addressOnScreen, isViewer, neutralEnv, rowsWith } from '../e2e/flow';
+import { waitFor } from '../harness/wait';
 import { KEYS, spawnApp, type PtyApp, type ScreenMatch } from '../e2e/pty-harness';
 import {
   DOMAINS_DOWN,
@@ -83,18 +84,30 @@ const mail = (subject: string): Omit<WireMessage, 'id' | 'received_at'> => ({
   body_html: null,
 });
 
-/** The highlighted row: inverse video in the inbox, a leading `>` in the picker. */
-const chosen = (app: PtyApp) => selectedRow(app) || (app.screen().find((row) => row.startsWith('> ')) ?? '');
+/** The highlighted row's index: inverse video in the inbox, a leading `>` in the picker. */
+function highlight(app: PtyApp): number | undefined {
+  const inverse = app.inverseRows()[0];
+  if (inverse !== undefined) return inverse;
+  const pointer = app.screen().findIndex((row) => row.startsWith('> '));
+  return pointer >= 0 ? pointer : undefined;
+}
 
-/** Presses j until the highlighted row holds `text`. */
+/**
+ * Moves the highlight onto the row holding `text`: j or k toward it, one key at a time, each move
+ * waited for on screen. Reading the highlight after a fixed quiet time raced the frame
+ * on a loaded machine (a `g` drawn after the read left the loop pressing j away from the target).
+ */
 async function select(app: PtyApp, text: string): Promise<void> {
-  const moved = async (key: string) => {
-    await app.press(key);
-    await app.settle(); // the move drawn before the row is read
-  };
-  await moved('g');
-  for (let i = 0; i < 10 && !chosen(app).includes(text); i++) await moved('j');
-  expect(chosen(app), app.screenText()).toContain(text);
+  await app.settle();
+  const want = rowsWith(app, text)[0];
+  expect(want, app.screenText()).toBeDefined();
+  for (let i = 0; i < 20; i++) {
+    const at = highlight(app);
+    if (at === want) break;
+    await app.press(at === undefined || at < want! ? 'j' : 'k');
+    await waitFor(() => (highlight(app) !== at ? true : undefined), { timeoutMs: 10_000, message: `the highlight to leave row ${at}` });
+  }
+  expect(app.screen()[highlight(app) ?? -1] ?? '', app.screenText()).toContain(text);
 }
 
 /** Wire backoff measured in the walk, printed with the summary. */
@@ -122,7 +135,7 @@ describe('fault matrix: the built app in a pty', () => {
     await spec.stop();
     const a = launch();
     await matrix.step('service down at start (picker; r retries)', async () => {
-      expect(await sees(a, DOMAINS_DOWN)).toContain('Press r to retry now, q to quit.');
+      expect(await sees(a, DOMAINS_DOWN)).toContain('Press r to retry now, p to try mail.tm, q to quit.');
       await spec.start();
       await a.press('r', 'Random address on fixture.test');
     });

@@ -35,7 +35,9 @@ describe('new', () => {
     const res = await r.run('new', []);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toBe('tempmail-tui new: no service configured: pass --base-url or set TEMPMAIL_BASE_URL (`tempmail-tui serve` runs one and prints its URL)\n');
+    expect(res.stderr).toBe(
+      'tempmail-tui new: no service configured: pass --provider mailtm (or guerrilla) for a public inbox, or --base-url for a service of the interface (`tempmail-tui serve` runs one and prints its URL)\n',
+    );
   });
 
   it('creates, saves (0600) and prints the address only', async () => {
@@ -225,6 +227,6 @@ describe('usage', () => {
     const file = openSavedSessions({ env: r.env }).file;
     const data = JSON.parse(readFileSync(file, 'utf8'));
     expect(data.version).toBe(1);
-    expect(Object.keys(data.sessions[0]).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'expiresAt', 'token']);
+    expect(Object.keys(data.sessions[0]).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'expiresAt', 'provider', 'token']);
   });
 });

@@ -25,7 +25,8 @@ const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 
 it('new, domains, list and read print the documented keys, times ISO in UTC', async () => {
   const made = JSON.parse((await r.run('new', [...base, '--json', '-q'])).stdout);
-  expect(keys(made)).toEqual(['baseUrl', 'createdAt', 'email', 'expiresAt']);
+  expect(keys(made)).toEqual(['baseUrl', 'createdAt', 'email', 'expiresAt', 'provider']);
+  expect(made.provider).toBe('tempmail');
   expect(made.expiresAt).toMatch(ISO_UTC);
 
   const domains = JSON.parse((await r.run('domains', [...base, '--json'])).stdout);

@@ -216,7 +216,7 @@ describe('storage failure', () => {
     expect(err).toMatchObject({ code: 'storage_unavailable', status: 503 });
     expect((err as Error).message).toMatch(/ENOTDIR: not a directory/);
     expect((err as Error).message).not.toContain(f.dataDir);
-    expect(f.service.health()).toMatchObject({ ok: false, storage: 'failing', detail: 'ENOTDIR: not a directory' });
+    expect((await f.service.health())).toMatchObject({ ok: false, storage: 'failing', detail: 'ENOTDIR: not a directory' });
     expect(f.logs.join('\n')).toContain('storage failing: ENOTDIR');
     expect(await f.service.checkMail(s.token)).toEqual([]); // nothing half-stored
     // Still failing for creation when the sessions directory breaks too.
@@ -230,8 +230,8 @@ describe('storage failure', () => {
     await rm(msgDir);
     await mkdir(msgDir, { mode: 0o700 });
     expect(await f.service.deliver({ raw, recipients: [s.email] })).toEqual({ delivered: 1 });
-    expect(f.service.health()).toMatchObject({ ok: true, storage: 'ok' });
-    expect(f.service.health().detail).toBeUndefined();
+    expect((await f.service.health())).toMatchObject({ ok: true, storage: 'ok' });
+    expect((await f.service.health()).detail).toBeUndefined();
   });
 });
 
@@ -241,7 +241,7 @@ describe('close', () => {
     const s = await f.service.createSession(client);
     await f.service.close();
     await expect(f.service.checkMail(s.token)).rejects.toMatchObject({ code: 'storage_unavailable', message: /shutting down/ });
-    expect(f.service.health().storage).toBe('ok');
+    expect((await f.service.health()).storage).toBe('ok');
     await f.store.close(); // idempotent
   });
 });

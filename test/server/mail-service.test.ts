@@ -191,9 +191,9 @@ describe('tokens and expiry', () => {
       await rejectsWith(op, 'session_expired');
     }
     expect(await f.service.checkRecipient(s.email)).toBe('expired');
-    expect(f.service.health().sessions).toBe(2);
+    expect((await f.service.health()).sessions).toBe(2);
     expect(await f.service.purgeExpired()).toBe(2);
-    expect(f.service.health().sessions).toBe(0);
+    expect((await f.service.health()).sessions).toBe(0);
     await rejectsWith(f.service.checkMail(s.token), 'invalid_token');
     await rejectsWith(f.service.checkMail(keep.token), 'invalid_token');
     expect(await f.service.checkRecipient(s.email)).toBe('unknown');

@@ -2,6 +2,7 @@
  * `tempmail-tui serve` as a user runs it: the built dist/cli.js in a child process. Its printed
  * addresses, its exit codes, its config file, its graceful stop and a restart on the same data.
  */
+import { existsSync, watch } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +38,31 @@ describe('tempmail-tui serve', () => {
     expect(await stopServe(proc, 'SIGINT')).toEqual({ code: 0, signal: null });
     expect(proc.stderr()).toContain('GET /check-mail 200');
     expect(proc.stdout() + proc.stderr()).not.toContain(s.token);
+  });
+
+  it('a SIGTERM while it starts (lock taken, not yet listening) still ends it gracefully: exit 0, lock removed', async () => {
+    // The signal handlers used to be installed only after the addresses were printed: a SIGTERM sent
+    // in between (a supervisor, or a test that stops serve the moment it printed) met the default
+    // action, killed the process by signal and left service.lock behind. The lock is the first thing
+    // start-up writes; inotify tells us of it well before serve has opened the store and listened.
+    const dir = await tempDir();
+    let sent = false;
+    let proc: ServeProcess | undefined;
+    const watcher = cleanup.defer(
+      watch(dir, (_event, name) => {
+        if (name === 'service.lock' && !sent && proc && existsSync(join(dir, 'service.lock'))) {
+          sent = true;
+          proc.child.kill('SIGTERM');
+        }
+      }),
+      (w) => w.close(),
+    );
+    proc = track(spawnCli(['serve', '--data-dir', dir, '--http-port', '0', '--smtp-port', '0']));
+    const exit = await proc.exited;
+    watcher.close();
+    expect(sent).toBe(true);
+    expect(exit, proc.stderr()).toEqual({ code: 0, signal: null });
+    expect(existsSync(join(dir, 'service.lock'))).toBe(false);
   });
 
   it('exits 2 with a clear message for a bad flag or value, 0 for --help', async () => {

@@ -197,3 +197,28 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
     expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(/config\.json: cannot be read \(EISDIR\)/);
   });
 });
+
+describe('provider', () => {
+  it('from the file, the environment or a flag, the later winning; bad names refused with the choices', () => {
+    writeConfig({ provider: 'guerrilla' });
+    expect(loadSettings({ env: {}, paths }).provider).toBe('guerrilla');
+    expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'MailTM' }, paths }).provider).toBe('mailtm');
+    expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'mailtm' }, paths, flags: { provider: 'tempmail' } }).provider).toBe('tempmail');
+    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { provider: '1secmail' } })).message).toBe(
+      '--provider must be one of tempmail, mailtm, guerrilla, got "1secmail"',
+    );
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_PROVIDER: 'x' }, paths })).message).toContain('TEMPMAIL_PROVIDER must be one of');
+  });
+
+  it('a base URL belongs to the provider named where it was set', () => {
+    // A tempmail service in the environment is not mail.tm's address because a flag names mail.tm.
+    const env = { TEMPMAIL_BASE_URL: 'http://127.0.0.1:8025/' };
+    expect(loadSettings({ env, paths, flags: { provider: 'mailtm' } })).not.toHaveProperty('baseUrl');
+    // Named together, they go together; naming tempmail keeps a tempmail URL from further out.
+    expect(loadSettings({ env, paths, flags: { provider: 'mailtm', baseUrl: 'https://api.mail.gw' } })).toMatchObject({ provider: 'mailtm', baseUrl: 'https://api.mail.gw' });
+    expect(loadSettings({ env, paths, flags: { provider: 'tempmail' } })).toMatchObject({ provider: 'tempmail', baseUrl: 'http://127.0.0.1:8025/' });
+    writeConfig({ provider: 'mailtm', baseUrl: 'https://api.mail.gw' });
+    expect(loadSettings({ env: {}, paths })).toMatchObject({ provider: 'mailtm', baseUrl: 'https://api.mail.gw' });
+    expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'guerrilla' }, paths })).not.toHaveProperty('baseUrl');
+  });
+});

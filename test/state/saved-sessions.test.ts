@@ -36,12 +36,13 @@ describe('saved sessions', () => {
     expect(mode(store.file)).toBe(0o600);
     const live = open().listLive(minutes(2));
     expect(live.map((s) => s.email)).toEqual(['b@x.test', 'a@x.test']);
-    expect(live[1]).toEqual({ email: 'a@x.test', token: 'tok-a', expiresAt: minutes(60), baseUrl: BASE, createdAt: T0 });
+    expect(live[1]).toEqual({ email: 'a@x.test', token: 'tok-a', expiresAt: minutes(60), provider: 'tempmail', baseUrl: BASE, createdAt: T0 });
     const stored = JSON.parse(readFileSync(store.file, 'utf8'));
     expect(stored.sessions[0]).toEqual({
       email: 'b@x.test',
       token: 'tok-b',
       expiresAt: '2026-03-01T13:01:00.000Z',
+      provider: 'tempmail',
       baseUrl: BASE,
       createdAt: '2026-03-01T12:01:00.000Z',
     });

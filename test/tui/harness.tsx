@@ -4,6 +4,8 @@
  */
 import React from 'react';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
+import { tempmailProvider } from '../../src/client/tempmail/tempmail-provider';
+import { createProviderSet, type ProviderSet } from '../../src/client/providers';
 import type { ApiOptions, TempMailApi } from '../../src/client/client-types';
 import type { Session } from '../../src/model/mail-types';
 import { App, type AppProps } from '../../src/tui/app';
@@ -39,6 +41,8 @@ export interface HarnessOptions {
   initialSession?: Session;
   /** Extra client options (e.g. a wrong serverOffsetMinutes). */
   apiOptions?: Partial<ApiOptions>;
+  /** Builds the App's providers (default: the test's service alone, under `ref`). */
+  providers?: (ref: { provider: 'tempmail'; baseUrl: string }, api: TempMailApi) => ProviderSet;
 }
 
 /** Starts a service (unless given) and renders the App against it. */
@@ -55,12 +59,15 @@ export async function startApp(options: HarnessOptions = {}): Promise<AppHarness
     },
   };
   const api = options.wrapApi ? options.wrapApi(real) : real;
+  // The app's tempmail service is the test's, under the key its saved addresses use.
+  const ref = { provider: 'tempmail' as const, baseUrl: options.props?.saved?.serviceKey ?? svc.baseUrl };
+  const providers: ProviderSet = options.providers?.(ref, api) ?? createProviderSet({ choices: [ref], known: [[ref, tempmailProvider(api, svc.baseUrl)]] });
   let bells = 0;
   let quits = 0;
   const copied: string[] = [];
   const screen = renderAt(
     <App
-      api={api}
+      providers={providers}
       settings={{ pollIntervalMs: options.pollIntervalMs ?? 60_000, bell: options.bell ?? true }}
       local={options.local ? { smtpHost: svc.smtpHost, smtpPort: svc.smtpPort } : undefined}
       serviceLabel="Service: test"

@@ -5,7 +5,7 @@ import { wrapText } from '../../src/text/text-wrap';
 import { lineAt, linkChoice, topAnchor, viewerReducer, initialViewerState, type ViewerAction, type ViewerState } from '../../src/tui/viewer/viewer-state';
 
 const msg = (id: number, subject = `Subject ${id}`): MessageSummary => ({
-  id,
+  id: String(id),
   senderName: `Sender ${id}`,
   senderEmail: `s${id}@example.org`,
   subject,
@@ -17,42 +17,42 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => msg(i + 1));
 describe('inbox reducer', () => {
   it('lists newest first, everything unread on first load, nothing "new" yet', () => {
     const s = run(initialInboxState(5), { type: 'listed', messages: ids(3) });
-    expect(s.visible.map((m) => m.id)).toEqual([3, 2, 1]);
-    expect([...s.unread].sort()).toEqual([1, 2, 3]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([3, 2, 1]);
+    expect([...s.unread].map(Number).sort()).toEqual([1, 2, 3]);
     expect(s.fresh.size).toBe(0);
     expect(s.arrivals).toBe(0);
-    expect(selectedMessage(s)?.id).toBe(3);
+    expect(Number(selectedMessage(s)?.id)).toBe(3);
   });
 
   it('marks later arrivals new, counts them once, and keeps the selection on the same message', () => {
     let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) }, { type: 'move', delta: 1 });
-    expect(selectedMessage(s)?.id).toBe(2);
+    expect(Number(selectedMessage(s)?.id)).toBe(2);
     s = run(s, { type: 'listed', messages: ids(5) });
-    expect([...s.fresh].sort()).toEqual([4, 5]);
+    expect([...s.fresh].map(Number).sort()).toEqual([4, 5]);
     expect([s.arrivals, s.lastArrived]).toEqual([1, 2]);
-    expect(selectedMessage(s)?.id).toBe(2);
+    expect(Number(selectedMessage(s)?.id)).toBe(2);
     // The same listing again changes nothing, not even the object (idle polling draws nothing).
     expect(run(s, { type: 'listed', messages: ids(5) })).toBe(s);
   });
 
   it('opening clears unread and new; delete keeps it away even if an older listing brings it back', () => {
     let s = run(initialInboxState(5), { type: 'listed', messages: ids(2) }, { type: 'listed', messages: ids(3) });
-    s = run(s, { type: 'opened', id: 3 });
-    expect(s.unread.has(3) || s.fresh.has(3)).toBe(false);
-    s = run(s, { type: 'removed', id: 3 }, { type: 'listed', messages: ids(3) });
-    expect(s.visible.map((m) => m.id)).toEqual([2, 1]);
-    expect(selectedMessage(s)?.id).toBe(2);
+    s = run(s, { type: 'opened', id: '3' });
+    expect(s.unread.has('3') || s.fresh.has('3')).toBe(false);
+    s = run(s, { type: 'removed', id: '3' }, { type: 'listed', messages: ids(3) });
+    expect(s.visible.map((m) => Number(m.id))).toEqual([2, 1]);
+    expect(Number(selectedMessage(s)?.id)).toBe(2);
   });
 
   it('forgets a deleted id once a listing comes without it, and shows a repeated id once', () => {
-    let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) }, { type: 'removed', id: 3 });
+    let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) }, { type: 'removed', id: '3' });
     s = run(s, { type: 'listed', messages: ids(3) });
-    expect([...s.deleted]).toEqual([3]);
+    expect([...s.deleted].map(Number)).toEqual([3]);
     s = run(s, { type: 'listed', messages: ids(2) });
     expect(s.deleted.size).toBe(0);
-    expect(s.visible.map((m) => m.id)).toEqual([2, 1]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([2, 1]);
     s = run(s, { type: 'listed', messages: [msg(4), msg(4), ...ids(2)] });
-    expect(s.visible.map((m) => m.id)).toEqual([4, 2, 1]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([4, 2, 1]);
     expect([s.lastArrived, s.unread.size]).toEqual([1, 3]);
   });
 
@@ -61,13 +61,13 @@ describe('inbox reducer', () => {
     s = run(s, { type: 'move', delta: 5 });
     expect(s.offset).toBe(2);
     s = run(s, { type: 'last' });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([1, 16]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([1, 16]);
     s = run(s, { type: 'first' });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([20, 0]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([20, 0]);
     s = run(s, { type: 'page', direction: 1 });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([17, 3]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([17, 3]);
     s = run(s, { type: 'move', delta: -100 });
-    expect([selectedMessage(s)?.id, s.offset]).toEqual([20, 0]);
+    expect([Number(selectedMessage(s)?.id), s.offset]).toEqual([20, 0]);
     s = run(s, { type: 'viewport', rows: 2 }, { type: 'last' }, { type: 'viewport', rows: 10 });
     expect(s.offset).toBe(10);
   });
@@ -75,9 +75,9 @@ describe('inbox reducer', () => {
   it('filters by sender or subject, case-insensitively', () => {
     let s = run(initialInboxState(5), { type: 'listed', messages: [msg(1, 'Alpha'), msg(2, 'beta'), msg(3, 'BETA two')] });
     s = run(s, { type: 'filter', text: 'Beta' });
-    expect(s.visible.map((m) => m.id)).toEqual([3, 2]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([3, 2]);
     s = run(s, { type: 'filter', text: 's1@' });
-    expect(s.visible.map((m) => m.id)).toEqual([1]);
+    expect(s.visible.map((m) => Number(m.id))).toEqual([1]);
     s = run(s, { type: 'filter', text: '' });
     expect(s.visible).toHaveLength(3);
   });
@@ -86,7 +86,7 @@ describe('inbox reducer', () => {
     const many = ids(10_000);
     let s = run(initialInboxState(20), { type: 'listed', messages: many });
     for (let i = 0; i < 100; i += 1) s = run(s, { type: 'move', delta: 1 });
-    expect(selectedMessage(s)?.id).toBe(9_900);
+    expect(Number(selectedMessage(s)?.id)).toBe(9_900);
   });
 });
 

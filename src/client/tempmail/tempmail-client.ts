@@ -48,13 +48,13 @@ export function createApi(options: ApiOptions): TempMailApi {
     async checkMail(token: string): Promise<MessageSummary[]> {
       return parseSummaries(await call('GET', 'check-mail', { token }, token), offset);
     },
-    async readMail(token: string, id: number): Promise<Message> {
+    async readMail(token: string, id: number | string): Promise<Message> {
       return parseMessage(await call('GET', 'read-mail', { token, id: checkId(id) }, token), offset);
     },
-    async deleteMail(token: string, id: number): Promise<void> {
+    async deleteMail(token: string, id: number | string): Promise<void> {
       await call('POST', 'delete-mail', { token, id: checkId(id) }, token);
     },
-    async downloadAttachment(token: string, id: number, attachmentId: number): Promise<Buffer> {
+    async downloadAttachment(token: string, id: number | string, attachmentId: number | string): Promise<Buffer> {
       const searchParams = { token, id: checkId(id), attachment_id: checkId(attachmentId) };
       try {
         return (await http.requestBuffer('attachment', { searchParams, secrets: [token] })).body;
@@ -91,7 +91,9 @@ export function sessionParams(opts: CreateSessionOptions, encoding: PostEncoding
   return params;
 }
 
-function checkId(id: number): number {
-  if (!Number.isSafeInteger(id) || id < 0) throw new ApiError('bad_request', 'That is not a message id');
-  return id;
+// SPEC.md's ids are integers; the project's are strings (other providers' are not numbers). Either is taken.
+function checkId(id: number | string): number {
+  const n = typeof id === 'string' && /^\d{1,15}$/.test(id) ? Number(id) : id;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new ApiError('bad_request', 'That is not a message id');
+  return n;
 }

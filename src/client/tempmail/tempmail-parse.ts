@@ -39,7 +39,7 @@ export function parseSession(data: Obj, offsetMinutes: number): Session {
 
 function summary(record: Obj, offsetMinutes: number): MessageSummary {
   return {
-    id: requireId(record.id, 'a message'),
+    id: String(requireId(record.id, 'a message')),
     senderName: line(record.sender_name, 256).trim(),
     senderEmail: line(record.sender_email, 512).trim(),
     subject: line(record.subject),
@@ -66,7 +66,7 @@ function attachments(value: unknown): AttachmentInfo[] {
     if (id === null) continue;
     const size = Number(a.size);
     out.push({
-      id,
+      id: String(id),
       filename: line(a.filename, 255).trim() || `attachment-${id}`,
       contentType: line(a.content_type ?? a.contentType, 255).trim() || 'application/octet-stream',
       size: Number.isFinite(size) && size >= 0 ? Math.floor(size) : 0,

@@ -4,7 +4,7 @@
  * Each request is caught as a whole, so no input can crash the process or leak a stack.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { HttpError, parseParams, readBody } from './params';
 import { ROUTES } from './routes';
 import { ServiceError, type MailService } from '../service-types';
@@ -20,6 +20,14 @@ export interface HttpFrontOptions {
   headersTimeoutMs?: number;
   /** 408 when a whole request takes longer (ms); at least headersTimeoutMs. Default 30 s. */
   requestTimeoutMs?: number;
+  /** Take the client from X-Forwarded-For when the request comes from a loopback proxy. Default false. */
+  trustProxy?: boolean;
+  /**
+   * Addresses of load balancers in front (on other machines): a request from one of them is counted
+   * (create-session rate) under the client it names in X-Forwarded-For. From anyone else that header is
+   * ignored.
+   */
+  trustedProxies?: readonly string[];
 }
 
 export interface HttpFront {
@@ -33,9 +41,30 @@ export interface HttpFront {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** "::ffff:127.0.0.1" and "127.0.0.1" are one client for the rate limit. */
-function clientAddressOf(socket: Socket): string {
-  const address = socket.remoteAddress ?? 'unknown';
+function unmapped(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+const isLoopback = (address: string) => address === '::1' || /^127\./.test(address);
+
+/**
+ * The client of a request, for the per-client rate limit. Behind a reverse proxy every request comes
+ * from the proxy. A request from a trusted proxy (one in `trustedProxies`, or with `trustProxy` a
+ * loopback address: the proxy on this machine) is the client's that the proxies appended to
+ * X-Forwarded-For: the last entry that is not itself a listed proxy (a chain of listed balancers each
+ * append their peer). Entries before it are whatever the client claimed, and a request from anywhere
+ * else is not believed at all.
+ */
+function clientAddressOf(req: IncomingMessage, trustProxy: boolean, listed: ReadonlySet<string>): string {
+  const peer = unmapped(req.socket.remoteAddress ?? 'unknown');
+  if (!listed.has(peer) && !(trustProxy && isLoopback(peer))) return peer;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => unmapped(h.trim()));
+  for (let i = hops.length - 1; i >= 0; i--) {
+    if (isIP(hops[i]!) === 0) return peer;
+    if (!listed.has(hops[i]!)) return hops[i]!;
+  }
+  return peer;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -75,15 +104,35 @@ function redact(line: string, token: string | undefined): string {
   return out;
 }
 
+/** Route names (`check-mail`, ...): an unknown path that starts with one is still worth naming. */
+const ROUTE_NAMES = new Set(Object.keys(ROUTES).map((p) => p.slice(1)));
+
+/**
+ * A path as the access log may show it. A route is named as it is; an unknown path can carry a token
+ * (`/check-mail/<token>`, the shape some temp-mail APIs use), so only its first segment is kept, and only
+ * when it reads as a name (a route, or a short lower-case word like "favicon.ico"): everything else is
+ * "[redacted]", as a token in the query is.
+ */
+function loggablePath(path: string): string {
+  if (Object.hasOwn(ROUTES, path) || path === '/') return path;
+  const [first = '', ...rest] = path.slice(1).split('/');
+  const shown = ROUTE_NAMES.has(first) || /^[a-z][a-z.-]{0,23}$/.test(first) ? first : '[redacted]';
+  return `/${shown}${rest.length > 0 && shown !== '[redacted]' ? '/[redacted]' : ''}`;
+}
+
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
   const log = options.log ?? (() => {});
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
+  const trustProxy = options.trustProxy ?? false;
+  const listedProxies = new Set((options.trustedProxies ?? []).map(unmapped));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
     let path = '?';
+    // What the log says: the path with anything that may be a token in it redacted.
+    let logPath = '?';
     let token: string | undefined;
     try {
       let url: URL;
@@ -93,6 +142,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         throw new HttpError(400, 'bad_request', 'Malformed request URL');
       }
       path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      logPath = loggablePath(path);
       const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
       if (!route) throw new HttpError(404, 'not_found', 'No such route');
       const method = req.method === 'HEAD' ? 'GET' : req.method;
@@ -105,20 +155,20 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const params = parseParams(req, url, body);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
-      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req.socket) });
+      const result = await route.handle(service, { params, clientAddress: clientAddressOf(req, trustProxy, listedProxies) });
       if (result.kind === 'json') sendJson(res, result.status ?? 200, result.body, result.headers);
       else {
         res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
         res.end(result.body);
       }
-      log(`http ${req.method} ${path} ${res.statusCode} ${Date.now() - started}ms`);
+      log(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token));
     } catch (error) {
       const answer = errorAnswer(error);
       if (answer.status >= 500 && !(error instanceof ServiceError)) {
         const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        log(redact(`http ${req.method} ${path} 500 unexpected ${what}`, token));
+        log(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token));
       } else {
-        log(redact(`http ${req.method} ${path} ${answer.status} ${answer.code}`, token));
+        log(redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token));
       }
       if (res.headersSent) {
         res.destroy();

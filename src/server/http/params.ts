@@ -3,6 +3,7 @@
  * (DESIGN.md), merged into one flat map, then validated one by one. Nothing here knows about routes.
  */
 import type { IncomingMessage } from 'node:http';
+import { DuplicateKeyError, parseJsonStrict } from '../strict-json';
 
 /** An error of the HTTP layer itself (not of the mail service): bad framing, size, media type, route. */
 export class HttpError extends Error {
@@ -89,8 +90,10 @@ function mediaType(req: IncomingMessage): string {
 function addJson(into: Params, text: string): void {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
+    parsed = parseJsonStrict(text);
+  } catch (error) {
+    // Which value was meant is anyone's guess (JSON.parse would keep the last): refused, at any depth.
+    if (error instanceof DuplicateKeyError) throw bad(`The JSON body names the key ${JSON.stringify(error.key.slice(0, 64))} twice`);
     throw bad('Request body is not valid JSON');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('JSON body must be an object');

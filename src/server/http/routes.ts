@@ -182,7 +182,7 @@ export const ROUTES: Record<string, Route> = {
   '/health': {
     method: 'GET',
     async handle(service) {
-      const h = service.health();
+      const h = await service.health();
       if (h.storage === 'ok') return ok({ storage: 'ok', sessions: h.sessions });
       // Failing storage is an error answer (503, status "error") so monitors and the client both see it.
       return {

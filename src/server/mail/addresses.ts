@@ -9,7 +9,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { ExtmailAccountConfig } from '../server-config';
-import { brokenPrefixRule, PREFIX_MAX, type PrefixRule } from '../../model/prefix-rules';
+import { brokenPrefixRule, canonicalPrefix, PREFIX_MAX, type PrefixRule } from '../../model/prefix-rules';
 
 export { PREFIX_MAX, RESERVED_PREFIXES } from '../../model/prefix-rules';
 
@@ -23,9 +23,12 @@ const SAY: Record<PrefixRule, (prefix: string) => string> = {
   reserved: (prefix) => `prefix "${prefix}" is reserved`,
 };
 
-/** Validates and lower-cases a user-chosen prefix (1-64 of a-z 0-9 . _ -, no edge or double dot, not reserved). */
+/**
+ * Validates a user-chosen prefix (1-64 of a-z 0-9 . _ -, no edge or double dot, not reserved) and gives
+ * it in the form kept: NFKC, lower case (fullwidth "ｑｕｉｅｔ" is "quiet").
+ */
 export function checkPrefix(input: string): PrefixCheck {
-  const prefix = input.trim().toLowerCase();
+  const prefix = canonicalPrefix(input.trim());
   const rule = brokenPrefixRule(prefix);
   return rule ? { ok: false, message: SAY[rule](prefix) } : { ok: true, prefix };
 }

@@ -6,6 +6,9 @@
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { ServerConfig } from '../server-config';
 import { ServiceError, type MailService } from '../service-types';
+import { collectMessage, InflightBudget } from './collect-message';
+import { SmtpTimeLimits, type SmtpConnection } from './time-limits';
+import type { LoadedTls } from './tls-files';
 
 export interface SmtpFrontOptions {
   log?: (line: string) => void;
@@ -13,6 +16,8 @@ export interface SmtpFrontOptions {
   closeGraceMs?: number;
   /** Most connections at once; more get 421. Default 200. */
   maxClients?: number;
+  /** A certificate and key to offer through STARTTLS; without, STARTTLS is not offered. */
+  tls?: LoadedTls;
 }
 
 export interface SmtpFront {
@@ -20,6 +25,8 @@ export interface SmtpFront {
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting, says 421 to idle connections, lets a DATA in progress finish, then resolves. */
   close(): Promise<void>;
+  /** Offers `tls` to the next STARTTLS (connections already upgraded keep theirs). Only with options.tls. */
+  reloadTls(tls: LoadedTls): void;
 }
 
 /** An SMTP reply for a refusal; the enhanced status code leads the text, as in "550 5.1.1 ...". */
@@ -32,8 +39,6 @@ function listed(addresses: readonly string[], shown = 10): string {
   const head = addresses.slice(0, shown).join(', ');
   return addresses.length > shown ? `${head} and ${addresses.length - shown} more` : head || '(none)';
 }
-
-type SmtpConnection = SMTPServer['connections'] extends Set<infer C> ? C : never;
 
 /**
  * smtp-server refuses a SIZE= over the limit in MAIL FROM itself, before onMailFrom, and words it
@@ -70,14 +75,20 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     });
   }
   const tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
+  const overBudget = '4.3.1 Too much mail arriving at once, try again later';
+  // Never below one message of the size limit, or such a message could never be taken.
+  const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
   const pending = new Set<Promise<unknown>>();
   let closing = false;
+  const limits = new SmtpTimeLimits({ sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs }, log);
 
   /** A message is answered; when shutting down, the connection is told so instead of waiting for more. */
   function release(session: SMTPServerSession): void {
     inData.delete(session.id);
+    // Its time ran out while the message was stored: now that it has its answer, it is closed.
+    if (limits.answered(session)) return;
     if (!closing) return;
     for (const connection of server.connections) {
       // A 421 reply makes smtp-server close the connection itself (after the 250 already written).
@@ -127,13 +138,22 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
     const who = `from ${senderOf(session)} for ${listed(recipients)}`;
     let delivered: number;
+    let full: string[] | undefined;
     try {
-      ({ delivered } = await service.deliver({ raw, recipients, envelopeFrom }));
+      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
       log(`smtp deliver failed (${raw.length} bytes ${who}): ${what}`);
       // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
       throw reply(451, '4.3.0 Temporary failure storing the message, try again later');
+    }
+    // An inbox filled up between RCPT and the end of DATA (other connections, other services): nothing
+    // was stored for anyone, so the sender's retry doubles nothing; at the retry RCPT TO refuses the
+    // full mailbox and the others get the message.
+    if (full) {
+      const text = `4.2.2 Mailbox full (${listed(full, 3)}), try again later`;
+      log(`smtp refused DATA (${raw.length} bytes ${who}): 452 ${text}`);
+      throw reply(452, text);
     }
     // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
     if (delivered === 0) {
@@ -152,29 +172,30 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     callback: (err?: Error | null, message?: string) => void,
   ): void {
     inData.add(session.id);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (chunk: Buffer) => {
-      // Past the limit keep reading (the client must reach the final dot to hear 552) but stop keeping.
-      if (stream.sizeExceeded) return;
-      chunks.push(chunk);
-      size += chunk.length;
-    });
-    // The client vanished mid-message: nothing was acknowledged, nothing is stored.
-    stream.on('error', () => release(session));
-    stream.on('end', () => {
-      if (stream.sizeExceeded) {
-        log(`smtp refused oversize message (${stream.byteLength} bytes from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}): 552 ${tooBig}`);
+    const collector = collectMessage(stream, budget);
+    const received = limits.dataStarted(session, () => collector.cut());
+    void collector.done.then((result) => {
+      // The client vanished mid-message, or its time ran out: nothing was acknowledged, nothing is stored.
+      if (result.kind === 'gone') return release(session);
+      received();
+      const who = () => `from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}`;
+      if (result.kind === 'too-large') {
+        log(`smtp refused oversize message (${result.bytes} bytes ${who()}): 552 ${tooBig}`);
         callback(reply(552, tooBig));
-        release(session);
-        return;
+        return release(session);
       }
-      const job = store(Buffer.concat(chunks, size), session);
+      if (result.kind === 'over-budget') {
+        log(`smtp refused DATA (${result.bytes} bytes ${who()}): 451 ${overBudget} (${budget.limit} bytes of messages in flight at once)`);
+        callback(reply(451, overBudget));
+        return release(session);
+      }
+      const job = store(result.raw, session);
       pending.add(job);
       job.then(
         (message) => callback(null, message),
         (error: Error) => callback(error),
       ).finally(() => {
+        result.release();
         pending.delete(job);
         release(session);
       });
@@ -184,10 +205,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const server = new SMTPServer({
     name: config.domains[0] ?? 'localhost',
     banner: 'tempmail-tui reference service ready',
-    // Loopback, receive-only: no AUTH to offer and no TLS to upgrade to.
+    // Receive-only: no AUTH to offer. STARTTLS when a certificate was given (most senders prefer it).
     secure: false,
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
     disableReverseLookup: true,
     size: config.maxMessageBytes,
     socketTimeout: config.smtpSocketTimeoutMs,
@@ -196,8 +218,15 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     logger: false,
     onConnect(session, callback) {
       // The greeting (and so any command) waits for this callback: the connection is worded before MAIL FROM.
-      for (const connection of server.connections) if (connection.session === session) rewordSizeRefusals(connection, tooBig, log);
+      for (const connection of server.connections) {
+        if (connection.session !== session) continue;
+        rewordSizeRefusals(connection, tooBig, log);
+        limits.connected(connection);
+      }
       callback();
+    },
+    onClose(session) {
+      limits.closed(session.id);
     },
     onRcptTo(address, session, callback) {
       checkRcpt(address, session).then(
@@ -230,6 +259,10 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
+    },
+    reloadTls(tls) {
+      if (!options.tls) throw new Error('STARTTLS is not offered: start with a certificate to reload one');
+      server.updateSecureContext({ key: tls.key, cert: tls.cert });
     },
     close() {
       closed ??= (async () => {

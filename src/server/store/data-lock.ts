@@ -2,10 +2,20 @@
  * One service per data dir. Each service keeps its own in-memory index of the dir, so two of them on one
  * dir (`serve` and the app's in-process service both default to the XDG data dir) drift apart: a prefix
  * handed out by one can be handed out by the other. `service.lock` in the data dir names the service
- * that owns it: {pid, startedAt}, then {httpUrl, smtpHost, smtpPort} once both listeners are up, so a
- * second comer can say who is running, or (the app's local mode) use that service instead.
+ * that owns it: {pid, startedAt, bootId, startTicks}, then {httpUrl, smtpHost, smtpPort} once both
+ * listeners are up, so a second comer can say who is running, or (the app's local mode) use that service
+ * instead.
+ *
+ * A pid alone does not name a process for long: after a kill -9 the kernel hands the number out again,
+ * and a lock naming it would look held by whatever got it (a shell, a browser tab) for ever. So the
+ * holder is the pid plus the boot it ran in (/proc/sys/kernel/random/boot_id) and the time the kernel
+ * started it (/proc/<pid>/stat field 22, clock ticks since boot): a live pid with another start time, or
+ * a lock from another boot, is stale. Node has no flock() (a lock the kernel drops on death); this asks
+ * the kernel the same question. Where there is no /proc (macOS), or for a lock written before these
+ * fields, the pid alone decides, as before.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { makeDir } from '../../state/make-dir';
@@ -21,6 +31,10 @@ export interface LockHolder {
   pid: number;
   /** ISO time the lock was taken. */
   startedAt: string;
+  /** The boot the holder ran in (Linux boot_id); absent without /proc. */
+  bootId?: string;
+  /** When the kernel started the holder, in clock ticks since boot (/proc/<pid>/stat); absent without /proc. */
+  startTicks?: string;
   /** Set once both listeners are up. */
   httpUrl?: string;
   smtpHost?: string;
@@ -68,6 +82,8 @@ export function parseLock(text: string): LockHolder | undefined {
   return {
     pid: o.pid as number,
     startedAt: typeof o.startedAt === 'string' ? o.startedAt : '',
+    ...(typeof o.bootId === 'string' ? { bootId: o.bootId } : {}),
+    ...(typeof o.startTicks === 'string' ? { startTicks: o.startTicks } : {}),
     ...(typeof o.httpUrl === 'string' ? { httpUrl: o.httpUrl } : {}),
     ...(typeof o.smtpHost === 'string' ? { smtpHost: o.smtpHost } : {}),
     ...(Number.isSafeInteger(o.smtpPort) ? { smtpPort: o.smtpPort as number } : {}),
@@ -90,20 +106,68 @@ export async function readDataDirLock(dataDir: string): Promise<LockHolder | und
   return text === undefined ? undefined : parseLock(text);
 }
 
-/** True while `pid` runs. ESRCH alone means gone: EPERM is a live process of another user. */
-function alive(pid: number, file: string): boolean {
-  if (pid === process.pid) return heldHere.has(file);
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+/** This boot's id; undefined without /proc. Read once: it does not change while we run. */
+let ourBoot: string | null | undefined;
+function currentBootId(): string | undefined {
+  if (ourBoot === undefined) {
+    try {
+      ourBoot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+    } catch {
+      ourBoot = null;
+    }
   }
+  return ourBoot ?? undefined;
+}
+
+/**
+ * When the kernel started `pid` (clock ticks since boot); undefined when /proc cannot say (no /proc, the
+ * process is gone, or hidden from us by hidepid). The name in field 2 may hold spaces and parentheses,
+ * so the fields are counted from the last ")".
+ */
+export function processStartTicks(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // After ") " come field 3 (state) onwards: field 22 is the 20th of them.
+  const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  return ticks !== undefined && /^\d+$/.test(ticks) ? ticks : undefined;
+}
+
+/** What this process writes into its lock to be told apart from a later process with its pid. */
+function ourIdentity(): Pick<LockHolder, 'bootId' | 'startTicks'> {
+  const bootId = currentBootId();
+  const startTicks = processStartTicks(process.pid);
+  return { ...(bootId ? { bootId } : {}), ...(startTicks ? { startTicks } : {}) };
+}
+
+/**
+ * True while the process the lock names runs. ESRCH alone means gone (EPERM is a live process of another
+ * user); a live pid is still not the holder when the lock says another boot or another start time.
+ */
+function alive(holder: LockHolder, file: string): boolean {
+  if (holder.pid === process.pid) return heldHere.has(file);
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  const boot = currentBootId();
+  // Every process of an earlier boot is gone, whatever now has its pid.
+  if (holder.bootId !== undefined && boot !== undefined && holder.bootId !== boot) return false;
+  if (holder.startTicks !== undefined) {
+    const ticks = processStartTicks(holder.pid);
+    // Unknown (hidden by hidepid, say): the live pid has the benefit of the doubt.
+    if (ticks !== undefined && ticks !== holder.startTicks) return false;
+  }
+  return true;
 }
 
 /** True while the process that `holder` names is running (the local mode asks before using it). */
 export function holderAlive(dataDir: string, holder: LockHolder): boolean {
-  return alive(holder.pid, resolve(dataDir, LOCK_FILE));
+  return alive(holder, resolve(dataDir, LOCK_FILE));
 }
 
 async function tempWrite(file: string, text: string): Promise<string> {
@@ -156,14 +220,15 @@ async function removeStale(file: string, staleText: string): Promise<boolean> {
 }
 
 /**
- * Takes the lock of `dataDir` (created, 0700, if missing). A lock whose pid is gone (ESRCH), or that
- * cannot be parsed, is stale and taken over; a live one rejects with DataDirInUseError.
+ * Takes the lock of `dataDir` (created, 0700, if missing). A lock whose holder is gone (its pid exits no
+ * more, or now belongs to a process of another start time or boot), or that cannot be parsed, is stale
+ * and taken over; a live one rejects with DataDirInUseError.
  */
 export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> {
   // makeDir, not a recursive mkdir, which spins forever under a parent like /proc that refuses entries.
   await makeDir(dataDir, 0o700);
   const file = resolve(dataDir, LOCK_FILE);
-  const mine: LockHolder = { pid: process.pid, startedAt: new Date().toISOString() };
+  const mine: LockHolder = { pid: process.pid, startedAt: new Date().toISOString(), ...ourIdentity() };
   let written = JSON.stringify(mine);
   const deadline = Date.now() + ACQUIRE_WAIT_MS;
   for (;;) {
@@ -171,7 +236,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
     const text = await readLockText(file);
     if (text === undefined) continue; // released between our attempt and the read
     const holder = parseLock(text);
-    if (holder && alive(holder.pid, file)) throw new DataDirInUseError(dataDir, holder);
+    if (holder && alive(holder, file)) throw new DataDirInUseError(dataDir, holder);
     if (await removeStale(file, text)) continue;
     if (Date.now() > deadline) throw new Error(`could not lock the data dir ${dataDir}: another process keeps taking ${LOCK_FILE} over`);
     await new Promise((r) => setTimeout(r, 25));

@@ -3,61 +3,54 @@
  * loaded at open.
  *
  *   DATA/sessions/<sessionId>.json      one session record
- *   DATA/messages/<sessionId>/<n>.msg   one message (see message-file.ts)
- *   DATA/messages/<sessionId>/hwm       highest id ever handed out, written before deleting the newest
+ *   DATA/messages/<sessionId>/...       its inbox (see file-inbox.ts)
  *
  * Every file appears by temp-write + fsync + rename + directory fsync (durable-fs.ts), so after `kill -9`
  * a file is either whole or absent: an acknowledged message is never lost, never half-written and never
  * doubled. open() removes temp leftovers and message directories whose session is gone, and sets aside
  * (renames to *.corrupt) any file that does not check out. Directories are 0700, files 0600.
+ *
+ * One service runs per data dir (service.lock), so operations that must be atomic (claiming an address,
+ * the inbox limit) are atomic within this process: counted and reserved before their first await.
  */
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { mkdirDurable, readExactly, unlinkDurable, writeFileDurable } from './durable-fs';
-import { encodeMessageFile, parseBody, sectionOf, type MessageLayout } from './message-file';
+import { mkdirDurable, unlinkDurable, writeFileDurable } from './durable-fs';
+import { inboxCount, listInbox, newInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
+import { parseBody } from './message-file';
+import { LimitersByRule } from '../rate-limit';
 import {
   StoreClosedError,
   UnknownSessionError,
+  type Delivery,
   type NewMessage,
+  type RateRule,
   type Store,
   type StoredMessage,
   type StoredMessageMeta,
   type StoredSession,
   storageErrorText,
 } from './store';
-import { HWM, loadMessageDir, loadSessions, metaCopy, SESSION_ID } from './file-store-load';
+import { loadMessageDir, loadSessions, metaCopy, SESSION_ID } from './file-store-load';
 import { SessionIndex } from './session-index';
-
-interface SessionEntry {
-  session: StoredSession;
-  dir: string;
-  /** The message directory exists and its entry is durable. */
-  dirReady: boolean;
-  messages: Map<number, MessageLayout>;
-  lastId: number;
-  /** What the hwm file on disk says (0 when absent). */
-  hwmOnDisk: number;
-  /** Set when the message directory could not be read at open: ids are unknown, so no adds. */
-  loadError?: unknown;
-}
-
-/** Ids tried past ones another writer already holds before an add gives up. */
-const MAX_ID_ATTEMPTS = 1000;
 
 export interface FileStoreOptions {
   /** One line per oddity found at open (corrupt file set aside, orphan removed). */
   log?: (line: string) => void;
 }
 
-
 /** The file-backed Store. */
 export class FileStore implements Store {
   private readonly sessionsDir: string;
   private readonly messagesDir: string;
-  private readonly sessions = new SessionIndex<SessionEntry>();
+  private readonly sessions = new SessionIndex<InboxEntry>();
   private readonly pending = new Set<Promise<unknown>>();
   private state: 'new' | 'open' | 'closed' = 'new';
   private readonly log: (line: string) => void;
+  /** The last insertSession of each address key still running: one claim of an address at a time. */
+  private readonly claims = new Map<string, Promise<unknown>>();
+  /** Create-session hits, in memory: one service runs per data dir (service.lock), and a restart forgets them. */
+  private readonly limiters = new LimitersByRule();
 
   constructor(
     readonly dataDir: string,
@@ -120,18 +113,11 @@ export class FileStore implements Store {
   }
 
   /** Indexes `session`, with a new entry (no messages yet) when its id is new. */
-  private index(session: StoredSession): SessionEntry {
-    return this.sessions.put(session, () => ({
-      session,
-      dir: join(this.messagesDir, session.id),
-      dirReady: false,
-      messages: new Map(),
-      lastId: 0,
-      hwmOnDisk: 0,
-    }));
+  private index(session: StoredSession): InboxEntry {
+    return this.sessions.put(session, () => newInbox(session, this.messagesDir));
   }
 
-  private copyOf(entry: SessionEntry | undefined): StoredSession | undefined {
+  private copyOf(entry: InboxEntry | undefined): StoredSession | undefined {
     return entry && { ...entry.session };
   }
 
@@ -149,10 +135,24 @@ export class FileStore implements Store {
     });
   }
 
-  private async ensureDir(entry: SessionEntry): Promise<void> {
-    if (entry.dirReady) return;
-    await mkdirDurable(entry.dir, this.messagesDir);
-    entry.dirReady = true;
+  insertSession(session: StoredSession, now: number): Promise<'created' | 'taken'> {
+    const key = session.addressKey;
+    const before = this.claims.get(key) ?? Promise.resolve();
+    const claim = before.then(async () => {
+      // The newest holder first; once it is gone, an older one (rare) holds the address in its turn.
+      for (let holder = this.sessions.withAddress(key); holder; holder = this.sessions.withAddress(key)) {
+        if (holder.session.expiresAt > now) return 'taken' as const;
+        await this.deleteSession(holder.session.id);
+      }
+      await this.putSession(session);
+      return 'created' as const;
+    });
+    const settled = claim.catch(() => undefined);
+    this.claims.set(key, settled);
+    void settled.then(() => {
+      if (this.claims.get(key) === settled) this.claims.delete(key);
+    });
+    return claim;
   }
 
   async getSession(id: string): Promise<StoredSession | undefined> {
@@ -195,54 +195,65 @@ export class FileStore implements Store {
     });
   }
 
+  async purgeExpired(now: number): Promise<number> {
+    this.check();
+    let removed = 0;
+    for (const entry of [...this.sessions.values()]) {
+      if (entry.session.expiresAt <= now && (await this.deleteSession(entry.session.id))) removed++;
+    }
+    return removed;
+  }
+
   addMessage(sessionId: string, input: NewMessage): Promise<StoredMessageMeta> {
     return this.track(async () => {
       const entry = this.sessions.get(sessionId);
       if (!entry) throw new UnknownSessionError();
       if (entry.loadError) throw entry.loadError;
-      await this.ensureDir(entry);
-      const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers } = input;
-      const base = {
-        senderName,
-        senderEmail,
-        subject,
-        receivedAt,
-        size: raw.length,
-        attachments: attachments.map((a, i) => ({
-          id: i + 1,
-          filename: a.filename,
-          contentType: a.contentType,
-          size: a.bytes.length,
-        })),
-      };
-      let meta: StoredMessageMeta;
-      let chunks: Buffer[];
-      for (let attempt = 0; ; attempt++) {
-        // Taken before the write's first await, so concurrent adds never share an id. A failed add burns its id.
-        meta = { id: ++entry.lastId, ...base };
-        chunks = encodeMessageFile(meta, { to, cc, text, html, headers }, raw, attachments.map((a) => a.bytes));
-        try {
-          // Never over an existing file: another process on this data dir may have taken the id.
-          await writeFileDurable(entry.dir, `${meta.id}.msg`, chunks, { replace: false });
-          break;
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= MAX_ID_ATTEMPTS) throw err;
-        }
-      }
-      const id = meta.id;
-      const header = chunks[0]?.length ?? 0;
-      const parts = [chunks[1]?.length ?? 0, raw.length, ...attachments.map((a) => a.bytes.length)];
-      // A session deleted meanwhile is not brought back; its directory is gone or an orphan.
-      if (this.sessions.get(sessionId) === entry) entry.messages.set(id, { meta, bodyOffset: header, parts });
-      return metaCopy(meta);
+      entry.adding++;
+      return this.append(entry, input).finally(() => entry.adding--);
     });
+  }
+
+  deliver(sessionIds: readonly string[], input: NewMessage, inboxLimit: number): Promise<Delivery> {
+    return this.track(async () => {
+      const entries: InboxEntry[] = [];
+      const gone: string[] = [];
+      for (const id of new Set(sessionIds)) {
+        const entry = this.sessions.get(id);
+        if (!entry) gone.push(id);
+        else if (entry.loadError) throw entry.loadError;
+        else entries.push(entry);
+      }
+      // Counted and reserved before the first await: no other add can slip between the count and the write.
+      const full = entries.filter((e) => inboxCount(e) >= inboxLimit).map((e) => e.session.id);
+      const stored = new Map<string, StoredMessageMeta>();
+      if (full.length > 0) return { stored, full, gone };
+      for (const e of entries) e.adding++;
+      const results = await Promise.allSettled(entries.map((e) => this.append(e, input).finally(() => e.adding--)));
+      results.forEach((r, i) => r.status === 'fulfilled' && stored.set(entries[i]!.session.id, r.value));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (!failed) return { stored, full, gone };
+      // The sender hears 451 and sends again: take back the copies already written, so none is doubled.
+      for (const [id, meta] of stored) {
+        await removeMessage(this.sessions.get(id), meta.id).catch((err: unknown) => {
+          this.log(`store: could not take back message ${meta.id} of session ${id}: ${storageErrorText(err)}`);
+        });
+      }
+      throw failed.reason;
+    });
+  }
+
+  /** Writes a message into `entry`'s inbox and indexes it. */
+  private async append(entry: InboxEntry, input: NewMessage): Promise<StoredMessageMeta> {
+    const layout = await writeMessage(entry, input, this.messagesDir);
+    // A session deleted meanwhile is not brought back; its directory is gone or an orphan.
+    if (this.sessions.get(entry.session.id) === entry) entry.messages.set(layout.meta.id, layout);
+    return metaCopy(layout.meta);
   }
 
   async listMessages(sessionId: string): Promise<StoredMessageMeta[]> {
     this.check();
-    const entry = this.sessions.get(sessionId);
-    if (!entry) return [];
-    return [...entry.messages.values()].map((l) => metaCopy(l.meta)).sort((a, b) => a.id - b.id);
+    return listInbox(this.sessions.get(sessionId));
   }
 
   async countMessages(sessionId: string): Promise<number> {
@@ -252,17 +263,7 @@ export class FileStore implements Store {
 
   private async section(sessionId: string, id: number, index: number): Promise<Buffer | undefined> {
     this.check();
-    const entry = this.sessions.get(sessionId);
-    const layout = entry?.messages.get(id);
-    const where = layout && sectionOf(layout, index);
-    if (!entry || !where) return undefined;
-    try {
-      return await readExactly(join(entry.dir, `${id}.msg`), where.position, where.length);
-    } catch (err) {
-      // Deleted between the lookup and the read.
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && !entry.messages.has(id)) return undefined;
-      throw err;
-    }
+    return readSection(this.sessions.get(sessionId), id, index);
   }
 
   async getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined> {
@@ -282,19 +283,17 @@ export class FileStore implements Store {
   }
 
   deleteMessage(sessionId: string, id: number): Promise<boolean> {
-    return this.track(async () => {
-      const entry = this.sessions.get(sessionId);
-      if (!entry || !entry.messages.has(id)) return false;
-      if (entry.hwmOnDisk < id) {
-        // Deleting the newest file would let a restart hand its id out again: record the high-water mark.
-        const hwm = entry.lastId;
-        await writeFileDurable(entry.dir, HWM, [Buffer.from(`${hwm}\n`)]);
-        entry.hwmOnDisk = Math.max(entry.hwmOnDisk, hwm);
-      }
-      const removed = await unlinkDurable(entry.dir, `${id}.msg`);
-      entry.messages.delete(id);
-      return removed;
-    });
+    return this.track(() => removeMessage(this.sessions.get(sessionId), id));
+  }
+
+  async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
+    this.check();
+    return this.limiters.hit(key, now, rule);
+  }
+
+  async probe(): Promise<boolean> {
+    this.check();
+    return false;
   }
 }
 

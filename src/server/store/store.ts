@@ -3,9 +3,17 @@
  * test/server/store/store-suite.ts that every implementation passes). The mail service is the only user; the
  * protocol front ends never touch a Store.
  *
- * A Store keeps data as given: it does not validate addresses, check expiry or sanitize text. Every
- * write resolves only once it is durable (for the file store: on disk and fsync'd), and every failure
- * (EROFS, ENOSPC, EACCES, ENOTDIR...) surfaces as a rejection carrying the Node error.
+ * Three stores implement it: memory (tests), file (the embedded default: one service per data dir) and
+ * Postgres (any number of services on one database). A Store keeps data as given: it does not validate
+ * addresses, check expiry or sanitize text (a subject may hold NUL or a lone surrogate, and comes back
+ * as it went in). Every write resolves only once it is durable (the file store: on disk and fsync'd;
+ * Postgres: committed), and every failure (EROFS, ENOSPC, ENOTDIR, a lost database connection...)
+ * surfaces as a rejection carrying the underlying error.
+ *
+ * Where several services share one store (Postgres), everything that must hold across them is one store
+ * operation, atomic in the store, never a read in the service followed by a write: claiming an address
+ * (insertSession), the inbox limit (deliver), the create-session rate (hitCreateLimit) and the expiry
+ * sweep (purgeExpired). A store shared that way keeps no cache of what another service can change.
  */
 
 export interface StoredSession {
@@ -72,14 +80,37 @@ export interface NewMessage extends StoredMessageBody {
   attachments: { filename: string; contentType: string; bytes: Buffer }[];
 }
 
+/** The outcome of Store.deliver. */
+export interface Delivery {
+  /** The stored copy of each session that took the message, by session id. Empty when `full` is not. */
+  stored: Map<string, StoredMessageMeta>;
+  /** Sessions already holding `inboxLimit` messages. When any is full, nothing was stored anywhere. */
+  full: string[];
+  /** Sessions that no longer exist (deleted or purged meanwhile): skipped, the others still receive. */
+  gone: string[];
+}
+
+/** A sliding-window rate rule: at most `limit` hits per key in any `windowMs` (a limit <= 0: no limit). */
+export interface RateRule {
+  limit: number;
+  windowMs: number;
+}
+
 export interface Store {
   /** Prepares the store (creates directories, loads the index, cleans crash leftovers). Call once. */
   open(): Promise<void>;
   /** Waits for writes in flight, then refuses further calls. Idempotent. */
   close(): Promise<void>;
 
-  /** Creates or replaces a session; resolves when durable. */
+  /** Creates or replaces a session, whatever holds its address; resolves when durable. */
   putSession(session: StoredSession): Promise<void>;
+  /**
+   * Adds a new session unless a live session (expiresAt > now) holds its addressKey: 'taken' then, and
+   * nothing changes. An expired holder of the address is removed with its messages in the same step.
+   * Atomic against every other insertSession for that address, in every service sharing the store, so
+   * two requests for one custom name never both win.
+   */
+  insertSession(session: StoredSession, now: number): Promise<'created' | 'taken'>;
   getSession(id: string): Promise<StoredSession | undefined>;
   getSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined>;
   /** The session holding this routing key (the newest one if, after a takeover, two ever did). */
@@ -88,9 +119,27 @@ export interface Store {
   countSessions(): Promise<number>;
   /** Removes a session and all its messages; false when it was not there. */
   deleteSession(id: string): Promise<boolean>;
+  /**
+   * Removes every session with expiresAt <= now, with its messages, and forgets rate-limit hits older
+   * than any window; returns how many sessions went. One sweep at a time across the services sharing
+   * the store: a call made while another service sweeps returns 0 at once.
+   */
+  purgeExpired(now: number): Promise<number>;
 
-  /** Stores a message for a session; resolves with its id only once it is durable. Rejects for an unknown session. */
+  /** Stores a message for a session, with no limit; resolves with its id only once it is durable. Rejects for an unknown session. */
   addMessage(sessionId: string, message: NewMessage): Promise<StoredMessageMeta>;
+  /**
+   * Stores one incoming message (one SMTP DATA) for each of `sessionIds`, only while every one of them
+   * holds fewer than `inboxLimit` messages: the inbox limit is exact at the moment a message is stored,
+   * whatever RCPT TO saw. All or nothing over the limit: when any session is full nothing is stored and
+   * `full` names it (SMTP then answers 452 4.2.2; at the sender's retry RCPT TO refuses the full
+   * mailbox and the others get the message once). Sessions that no longer exist are skipped (`gone`).
+   * The count and the append are one atomic step against every other deliver to those sessions, in
+   * every service sharing the store (Postgres: one transaction holding the sessions' row locks; file
+   * and memory: slots counted and reserved before the first await). Resolves once every copy is durable;
+   * on a failure no copy is kept where the store can undo it (Postgres: the transaction rolls back).
+   */
+  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery>;
   /** Summaries in increasing id order (oldest first). */
   listMessages(sessionId: string): Promise<StoredMessageMeta[]>;
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined>;
@@ -99,6 +148,21 @@ export interface Store {
   deleteMessage(sessionId: string, id: number): Promise<boolean>;
   rawMessage(sessionId: string, id: number): Promise<Buffer | undefined>;
   attachmentBytes(sessionId: string, id: number, attachmentId: number): Promise<Buffer | undefined>;
+
+  /**
+   * Counts one create-session call by `key` (a client address) at `now` under `rule`: 0 when allowed
+   * (and counted), else the whole seconds, at least 1, until one is (and not counted, so waiting the
+   * answer out always works). The counts live with the sessions: services sharing a store share them.
+   */
+  hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number>;
+
+  /**
+   * Asks the storage whether it serves now, for /health. Postgres makes one round trip to the database
+   * and resolves true. The file and memory stores serve reads from memory and learn of disk trouble on
+   * their next write: they have nothing to ask and resolve false ("not checked"), so health keeps
+   * reporting the last write's outcome. Rejects with the reason when the storage does not serve.
+   */
+  probe(): Promise<boolean>;
 }
 
 /** The error a store rejects with when used after close(). */
@@ -123,5 +187,6 @@ export class UnknownSessionError extends Error {
 export function storageErrorText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
   const message = typeof e?.message === 'string' ? e.message.split(',')[0] ?? '' : String(err);
+  if (e?.code && message === '') return String(e.code); // an AggregateError of a failed connect has no message
   return e?.code && !message.startsWith(e.code) ? `${e.code}: ${message}` : message;
 }

@@ -39,7 +39,7 @@ export function rowText(m: MessageSummary, marker: string, columns: number, now:
 }
 
 /** `+` arrived while you watched, `N` not opened yet, blank when read. */
-export function markerOf(state: InboxState, id: number): string {
+export function markerOf(state: InboxState, id: string): string {
   if (state.fresh.has(id)) return '+';
   return state.unread.has(id) ? 'N' : ' ';
 }

@@ -3,7 +3,7 @@
  * user watched, the filter, the selection (kept by id, so mail arriving on top never moves it) and the
  * scroll window (offset + rows), which the view slices so only visible rows are drawn.
  */
-import type { MessageSummary } from '../../model/mail-types';
+import type { MessageId, MessageSummary } from '../../model/mail-types';
 
 export interface InboxState {
   /** Every listed message, newest first. */
@@ -11,17 +11,17 @@ export interface InboxState {
   /** `all` after the filter: what the list shows. */
   visible: MessageSummary[];
   filter: string;
-  selectedId: number | null;
+  selectedId: MessageId | null;
   /** Index in `visible` of the first drawn row. */
   offset: number;
   /** Rows the list may draw. */
   rows: number;
   /** Ids not opened yet in this app; only ids of listed messages, so its size is the unread count. */
-  unread: ReadonlySet<number>;
+  unread: ReadonlySet<MessageId>;
   /** Ids that arrived after the first listing and were not opened yet ("new"). */
-  fresh: ReadonlySet<number>;
+  fresh: ReadonlySet<MessageId>;
   /** Ids deleted here: a listing that was already on its way must not bring them back. */
-  deleted: ReadonlySet<number>;
+  deleted: ReadonlySet<MessageId>;
   /** A first listing has arrived. */
   loaded: boolean;
   /** Counts listings that brought new mail; the bell and the "new mail" line follow it. */
@@ -39,8 +39,8 @@ export type InboxAction =
   | { type: 'first' }
   | { type: 'last' }
   | { type: 'viewport'; rows: number }
-  | { type: 'opened'; id: number }
-  | { type: 'removed'; id: number }
+  | { type: 'opened'; id: MessageId }
+  | { type: 'removed'; id: MessageId }
   | { type: 'filter'; text: string };
 
 /** The state before anything is listed. */
@@ -69,7 +69,13 @@ const shifted = (messages: MessageSummary[], errorMs: number): MessageSummary[] 
     : messages.map((m) => (m.receivedAt ? { ...m, receivedAt: new Date(m.receivedAt.getTime() - errorMs) } : m));
 
 const byNewest = (a: MessageSummary, b: MessageSummary): number =>
-  (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || b.id - a.id;
+  (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || compareIds(b.id, a.id);
+
+/** Ids in order: numerically where both are numbers (SPEC.md, Guerrilla Mail), else as text (mail.tm's hex). */
+export function compareIds(a: MessageId, b: MessageId): number {
+  if (/^\d{1,15}$/.test(a) && /^\d{1,15}$/.test(b)) return Number(a) - Number(b);
+  return a < b ? -1 : a > b ? 1 : 0;
+}
 
 /** Case-insensitive match of the filter against sender name, address and subject. */
 export function matchesFilter(m: MessageSummary, filter: string): boolean {
@@ -120,7 +126,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
   switch (action.type) {
     case 'listed': {
       // One row per id, whatever the service sends (a duplicate would also be a duplicate React key).
-      const seen = new Set<number>();
+      const seen = new Set<MessageId>();
       const zoneErrorMs = action.zoneErrorMs ?? state.zoneErrorMs;
       const incoming = shifted(action.messages, zoneErrorMs)
         .filter((m) => !state.deleted.has(m.id) && !seen.has(m.id) && seen.add(m.id))
@@ -179,7 +185,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
 }
 
 // The deleted ids a listing still carries (a listing sent before the delete reached the service).
-function pruneDeleted(deleted: ReadonlySet<number>, listed: readonly MessageSummary[]): ReadonlySet<number> {
+function pruneDeleted(deleted: ReadonlySet<MessageId>, listed: readonly MessageSummary[]): ReadonlySet<MessageId> {
   const kept = new Set(listed.filter((m) => deleted.has(m.id)).map((m) => m.id));
   return kept.size === deleted.size ? deleted : kept;
 }

@@ -1,10 +1,12 @@
 /**
- * The top of the session screens: the address with a live expiry countdown, the poll state, and in
- * local mode where to send mail. It ticks once a second on its own, so the list does not re-render.
+ * The top of the session screens: the address with a live expiry countdown, the poll state with the
+ * provider the address lives on, and in local mode where to send mail. It ticks once a second on its
+ * own, so the list does not re-render.
  */
 import { Box, Text } from 'ink';
 import React from 'react';
 import type { PollStatus } from '../../client/poller';
+import type { PushState } from '../../client/client-types';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
 import { wrapText } from '../../text/text-wrap';
 import { formatCountdown, secondsLeft } from '../../platform/time';
@@ -23,6 +25,10 @@ export interface SessionHeaderProps {
   clock: () => number;
   columns: number;
   local?: LocalServiceInfo;
+  /** The provider's name ("mail.tm"), right-aligned on the poll line when there is room. */
+  where?: string;
+  /** The provider's new-mail push, where it has one ("instant" is said while it works). */
+  push?: PushState | null;
 }
 
 // No temporary address lives longer than a day; a longer countdown means the service's zone is misread.
@@ -33,8 +39,9 @@ const MAX_COUNTDOWN_SECONDS = 24 * 3600;
  * answers, its `expires_at` was in another zone than configured, and the header says so instead of
  * claiming the address is dead.
  */
-export function expiryText(left: number, poll: PollStatus): string {
-  if (poll.phase === 'stopped' && poll.stopReason !== 'left') return 'expired';
+export function expiryText(left: number, poll: PollStatus, expires = true): string {
+  if (poll.phase === 'stopped' && poll.stopReason !== 'left') return expires ? 'expired' : 'refused';
+  if (!expires) return 'no expiry';
   if (left > 0) return `expires in ${formatCountdown(left)}`;
   if (poll.lastSuccessAt === null) return 'expired';
   return 'expiry unclear (service zone? see --server-tz)';
@@ -74,14 +81,24 @@ function rightAligned(s: string, cols: number): string {
   return ' '.repeat(Math.max(0, cols - textWidth(cut))) + cut;
 }
 
-/** Address, countdown, poll state and (local mode) the SMTP target. */
-export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local }: SessionHeaderProps) {
+/** The poll words, and the provider right-aligned after them when both fit with a gap. */
+export function pollLine(poll: string, where: string | undefined, columns: number): string {
+  if (!where) return fitToWidth(poll, columns);
+  const gap = columns - textWidth(poll) - textWidth(where);
+  return gap >= 3 ? `${poll}${' '.repeat(gap)}${where}` : fitToWidth(poll, columns);
+}
+
+/** Address, countdown, poll state, its provider and (local mode) the SMTP target. */
+export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local, where, push }: SessionHeaderProps) {
   const theme = useTheme();
   const now = useNow(clock);
-  const left = secondsLeft(new Date(session.expiresAt.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS);
-  const countdown = expiryText(left, poll);
+  const expires = session.expiresAt !== null;
+  const left = expires ? secondsLeft(new Date(session.expiresAt!.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS) : 1;
+  const countdown = expiryText(left, poll, expires);
   const { lines, besideCountdown } = addressLines(session.email, columns);
-  const color = left > 0 ? undefined : theme.color('error');
+  const refused = !expires && poll.phase === 'stopped' && poll.stopReason !== 'left';
+  const color = left > 0 && !refused ? undefined : theme.color('error');
+  const provider = where && push === 'live' ? `${where} · instant` : where;
   const failing = poll.phase === 'retrying' || poll.phase === 'stopped';
   return (
     <Box flexDirection="column">
@@ -100,7 +117,7 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
         </Text>
       )}
       <Text wrap="truncate" color={failing ? theme.color('warn') : theme.color('muted')}>
-        {fitToWidth(pollText(poll, now, intervalMs), columns)}
+        {pollLine(pollText(poll, now, intervalMs), provider, columns)}
       </Text>
       {local
         ? localLines(local, session.email, columns).map((line) => (

@@ -1,18 +1,19 @@
 /**
  * The live inbox of one session: a poller (one check in flight, backoff, Retry-After, stop on expiry)
- * feeding the inbox reducer. The only place the inbox does I/O; the screens render its state.
+ * feeding the inbox reducer, and, where the provider pushes new mail (mail.tm), its event stream asking
+ * the poller to check at once. The only place the inbox does I/O; the screens render its state.
  */
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { refusedBeforeExpiry } from '../../client/api-error';
-import type { TempMailApi } from '../../client/client-types';
+import type { MailProvider, PushState } from '../../client/client-types';
 import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../client/poller';
 import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../platform/time';
-import type { Session } from '../../model/mail-types';
+import { expiryMs, type Session } from '../../model/mail-types';
 import { pollVerdict } from '../wording/error-text';
 import { inboxReducer, initialInboxState, type InboxAction, type InboxState } from './inbox-state';
 
 export interface UseInboxOptions {
-  api: TempMailApi;
+  api: MailProvider;
   session: Session;
   intervalMs: number;
   clock: () => number;
@@ -35,6 +36,8 @@ export interface InboxHandle {
    * reducer; the expiry countdown subtracts it.
    */
   zoneErrorMs: number;
+  /** The provider's new-mail push, where it has one: null where it has none. */
+  push: PushState | null;
 }
 
 // Arrivals teach the zone only when the two listings around them were close: the receive time must be
@@ -49,18 +52,21 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer }: Use
   // A ref, so a new callback each render does not restart the poller.
   const answerRef = useRef(onTokenAnswer);
   answerRef.current = onTokenAnswer;
-  const expiresAtMs = session.expiresAt.getTime();
+  const expiresAtMs = expiryMs(session);
+  const [push, setPush] = useState<PushState | null>(api.watchMail ? 'connecting' : null);
 
   useEffect(() => {
     let cancelled = false;
-    let known: Set<number> | null = null;
+    let known: Set<string> | null = null;
     let listedAt = 0;
     let votes = NO_ZONE_VOTES;
     let answered = false;
+    // Mail pushed while a check was already on its way: that check may have missed it, so one more after.
+    let again = false;
     const poller = createPoller({
       intervalMs,
       now: clock,
-      task: () => api.checkMail(session.token),
+      task: () => api.listMessages(session),
       onResult: (messages) => {
         if (cancelled) return;
         const at = clock();
@@ -76,6 +82,11 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer }: Use
           answered = true;
           answerRef.current?.(true);
         }
+        if (again) {
+          again = false;
+          // After the poller has scheduled its next check: refresh() then replaces it with one now.
+          setTimeout(() => !cancelled && poller.refresh(), 0);
+        }
       },
       onStatus: (status) => {
         if (!cancelled) setPoll(status);
@@ -90,12 +101,22 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer }: Use
     });
     pollerRef.current = poller;
     poller.start();
+    // Pushed mail: a check now. One in flight (or a Retry-After wait) lets the next scheduled one find it.
+    const watch = api.watchMail?.(session, {
+      onMail: () => {
+        if (!cancelled && !poller.refresh() && poller.status().phase === 'checking') again = true;
+      },
+      onState: (state) => {
+        if (!cancelled) setPush(state);
+      },
+    });
     return () => {
       cancelled = true;
+      watch?.stop();
       poller.stop('left');
       pollerRef.current = null;
     };
-  }, [api, session.token, expiresAtMs, intervalMs, clock]);
+  }, [api, session, expiresAtMs, intervalMs, clock]);
 
-  return { state, dispatch, poll, refresh: () => pollerRef.current?.refresh() ?? false, zoneErrorMs: state.zoneErrorMs };
+  return { state, dispatch, poll, refresh: () => pollerRef.current?.refresh() ?? false, zoneErrorMs: state.zoneErrorMs, push };
 }

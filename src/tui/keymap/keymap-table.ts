@@ -5,11 +5,23 @@
  */
 
 /**
- * Where a key is read. `prefix` and `filter` are the text inputs; `confirm` is a y/n question; `switch`
+ * Where a key is read. `prefix` and `filter` are the text inputs; `confirm` is a y/n question;
+ * `forgetAccount` asks whether forgetting an address also deletes it at its provider (mail.tm); `switch`
  * is the list of saved addresses; `attachment` asks which attachment to save; `overwrite` asks what to do
  * when its file name is taken in the download directory.
  */
-export type Screen = 'picker' | 'prefix' | 'inbox' | 'filter' | 'viewer' | 'confirm' | 'help' | 'switch' | 'attachment' | 'overwrite';
+export type Screen =
+  | 'picker'
+  | 'prefix'
+  | 'inbox'
+  | 'filter'
+  | 'viewer'
+  | 'confirm'
+  | 'forgetAccount'
+  | 'help'
+  | 'switch'
+  | 'attachment'
+  | 'overwrite';
 
 export type Command =
   | 'up'
@@ -26,7 +38,9 @@ export type Command =
   | 'newAddress'
   | 'copy'
   | 'switch'
+  | 'provider'
   | 'forget'
+  | 'deleteAccount'
   | 'yank'
   | 'openLink'
   | 'save'
@@ -162,6 +176,13 @@ export const KEYMAP: readonly Binding[] = [
     hint: 'switch',
   },
   {
+    command: 'provider',
+    keys: [char('p')],
+    description: 'create on the next provider (local service, mail.tm, Guerrilla Mail, ...): a public one gets mail from anywhere',
+    screens: ['picker'],
+    hint: 'provider',
+  },
+  {
     command: 'forget',
     keys: [char('x')],
     description: {
@@ -235,8 +256,21 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['picker', 'inbox'],
     hint: 'quit',
   },
-  { command: 'yes', keys: [char('y'), char('Y')], description: 'yes, do it', screens: ['confirm'], hint: 'yes' },
-  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm'], hint: 'no' },
+  {
+    command: 'yes',
+    keys: [char('y'), char('Y')],
+    description: { confirm: 'yes, do it', forgetAccount: 'forget it here only (it lives on at its provider)' },
+    screens: ['confirm', 'forgetAccount'],
+    hint: 'yes',
+  },
+  {
+    command: 'deleteAccount',
+    keys: [char('D')],
+    description: 'forget it and delete it at its provider too (mail.tm: the account and its mail, for good)',
+    screens: ['forgetAccount'],
+    hint: 'delete there too',
+  },
+  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm', 'forgetAccount'], hint: 'no' },
   {
     command: 'choose',
     keys: [{ digits: '0-9' }],

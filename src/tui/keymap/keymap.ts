@@ -105,6 +105,7 @@ const SCREEN_TITLES: Partial<Record<Screen, string>> = {
   attachment: 'Choosing an attachment to save (a)',
   overwrite: 'Saving over a file that exists (a)',
   confirm: 'Questions (delete, new address, forget)',
+  forgetAccount: 'Forgetting an address its provider can delete (x on a mail.tm address)',
   help: 'Help screen',
 };
 

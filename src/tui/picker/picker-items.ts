@@ -1,8 +1,8 @@
 /** The picker's choices: the saved addresses to resume, then what the service offers. */
 import type { SavedSession } from '../../state/saved-sessions';
-import { formatCountdown, secondsLeft } from '../../platform/time';
-import { refusedNote } from '../wording/display-format';
-import type { CreateSessionOptions, Domain, DomainList } from '../../model/mail-types';
+import { lifeText, refusedNote } from '../wording/display-format';
+import { providerName } from '../wording/provider-text';
+import { expiryMs, type CreateSessionOptions, type Domain, type DomainList } from '../../model/mail-types';
 
 /** A choice that creates an address. */
 export type NewChoice =
@@ -24,14 +24,22 @@ export interface PickerItem {
  * passes, not the value, so the ticking countdown keeps the selection. Those the service last refused
  * come last, saying so: still offered, since a restored service knows them again.
  */
-export function savedItems(saved: readonly SavedSession[], now: number): PickerItem[] {
-  const live = saved.filter((s) => s.expiresAt.getTime() > now);
-  return [...live.filter((s) => !s.refusedAt), ...live.filter((s) => s.refusedAt)].map((session) => ({
-    key: `s${session.email}`,
-    label: `Resume ${session.email} (expires in ${formatCountdown(secondsLeft(session.expiresAt, new Date(now)))}${refusedNote(session)})`,
-    value: { kind: 'saved', session },
-  }));
+export function savedItems(saved: readonly SavedSession[], now: number, here?: string): PickerItem[] {
+  const live = saved.filter((s) => expiryMs(s) > now);
+  return [...live.filter((s) => !s.refusedAt), ...live.filter((s) => s.refusedAt)].map((session) => {
+    // The provider is named when it is not the one the picker creates on.
+    const name = providerName({ provider: session.provider, baseUrl: session.baseUrl });
+    const on = name === here ? '' : `, ${name}`;
+    return {
+      key: savedKey(session),
+      label: `Resume ${session.email} (${lifeText(session, now)}${on}${refusedNote(session)})`,
+      value: { kind: 'saved', session },
+    };
+  });
 }
+
+/** The item key of a saved address: unique across providers. */
+export const savedKey = (s: Pick<SavedSession, 'email' | 'provider' | 'baseUrl'>): string => `s${s.provider} ${s.baseUrl} ${s.email}`;
 
 /** Random and custom address per domain, an alias per external account, and "picked for me". */
 export function pickerItems(list: DomainList): PickerItem[] {
@@ -55,9 +63,9 @@ export function pickerItems(list: DomainList): PickerItem[] {
 export function sessionOptions(choice: NewChoice, prefix?: string): CreateSessionOptions {
   switch (choice.kind) {
     case 'random':
-      return { domainId: choice.domain.id };
+      return { domainId: choice.domain.id, domain: choice.domain.domain };
     case 'custom':
-      return { domainId: choice.domain.id, prefix };
+      return { domainId: choice.domain.id, domain: choice.domain.domain, prefix };
     case 'extmail':
       return { useExtmail: true, extmailId: choice.account.id };
     case 'extmailAuto':

@@ -1,18 +1,21 @@
 /**
- * The address picker: the live saved addresses first (to resume, with their remaining time), then the
- * service's domains (random or custom name), each external-mail account and "picked for me". Loading and
- * errors are visible, and a service that cannot be reached offers a retry while saved addresses stay
- * choosable. The custom name is checked as it is typed; a name in use is "taken, try another". `x` on
- * a saved address forgets it, after asking.
+ * The address picker: the live saved addresses first (to resume, with their remaining time and, where it
+ * is another, their provider), then the provider's domains (random or custom name), each external-mail
+ * account and "picked for me". Under the title: where new addresses go and what to know about it (a
+ * local address only receives mail sent on this machine), and `p` to move on to the next provider.
+ * Loading and errors are visible, and a provider that cannot be reached offers a retry while saved
+ * addresses stay choosable. The custom name is checked as it is typed; a name in use is "taken, try
+ * another". `x` on a saved address forgets it, after asking.
  */
 import { Box, Text } from 'ink';
 import SelectInput from 'ink-select-input';
 import React, { useReducer } from 'react';
-import type { TempMailApi } from '../../client/client-types';
+import type { MailProvider } from '../../client/client-types';
+import type { ProviderRef } from '../../client/providers';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
 import type { DomainList, Session } from '../../model/mail-types';
-import { ConfirmLine, Footer, StatusLine } from '../widgets/chrome';
+import { Footer, StatusLine } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { TextInput } from '../widgets/text-input';
 import { useTheme } from '../widgets/theme';
@@ -21,30 +24,40 @@ import { useNow } from '../widgets/use-now';
 import type { Early } from '../shell/early';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
+import { providerLine, providerName, providerNote } from '../wording/provider-text';
+import { ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
+import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
 import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
 import { initialPickerState, pickerReducer, pickerScreen } from './picker-state';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { usePicker } from './use-picker';
 
 export interface PickerScreenProps {
-  api: TempMailApi;
+  /** The provider new addresses are created on. */
+  provider: MailProvider;
+  /** Where that is. */
+  where: ProviderRef;
+  /** The provider `p` moves on to, and doing so; absent when there is no other. */
+  next?: ProviderRef;
+  onNextProvider?: () => void;
   /** The domains asked for early (see early.ts); without it the picker asks when it is shown. */
   domains?: Early<DomainList>;
   columns: number;
   rows: number;
-  /** "Local service ..." or the service's host, shown under the title. */
-  serviceLine: string;
+  /** Names a configured tempmail service under the title ("Service: mail.example"); default from `where`. */
+  serviceLabel?: string;
+  /** Set when `where` is the in-process service: where its mail is received. */
   local?: LocalServiceInfo;
   isActive: boolean;
   onCreated: (session: Session) => void;
-  /** Live saved addresses of this service, offered first. */
+  /** Live saved addresses (of any provider this run reaches), offered first. */
   saved?: readonly SavedSession[];
   /** The address on screen when the picker was opened over it. */
-  current?: string | null;
+  current?: CurrentAddress | null;
   /** A saved address was chosen. */
   onResume?: (session: SavedSession) => void;
-  /** `x` on a saved address, confirmed: forget it. */
-  onForget?: (session: SavedSession) => void;
+  /** `x` on a saved address, confirmed: forget it (`there`: delete it at its provider too). */
+  onForget?: (session: SavedSession, there: boolean) => void;
   /** For the remaining times of saved addresses. */
   clock?: () => number;
   /** A line for the status bar when nothing else is said (e.g. "Forgot ..."). */
@@ -54,8 +67,9 @@ export interface PickerScreenProps {
   onQuit: () => void;
 }
 
-// Nothing saved to forget: the footer leaves x out.
+// Nothing saved to forget: the footer leaves x out; no other provider: p.
 const FORGET = ['forget'] as const;
+const NO_PROVIDER = ['provider'] as const;
 
 // ink-select-input colours its selection blue; these draw it with a pointer and inverse, or in colour.
 function Indicator({ isSelected = false }: { isSelected?: boolean }) {
@@ -78,7 +92,7 @@ function Item({ isSelected = false, label, n }: { isSelected?: boolean; label: s
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
-  const picker = usePicker(props.api, props.onCreated, props.domains, props.clock);
+  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock);
   const now = useNow(props.clock ?? Date.now);
   const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
   const { mode, said, highlight } = state;
@@ -92,7 +106,8 @@ export function PickerScreen(props: PickerScreenProps) {
   const pickerKeys = isActive && !help && !custom && !forgetting;
 
   // The current address is not offered: Esc goes back to it.
-  const resumable = savedItems(props.saved ?? [], now).filter((item) => item.key !== `s${props.current ?? ''}`);
+  const here = providerName(props.where);
+  const resumable = savedItems((props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)), now, here);
   const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
   // At start the saved addresses come first (resuming is the likely wish); opened by `n` from an
   // address, the user asked for a new one, so the new choices come first.
@@ -104,6 +119,10 @@ export function PickerScreen(props: PickerScreenProps) {
     'picker',
     {
       refresh: () => picker.domains.status === 'error' && picker.retry(),
+      provider: () => {
+        if (props.onNextProvider) props.onNextProvider();
+        else dispatch({ type: 'say', text: 'No other provider is set up for this run.' });
+      },
       forget: () => {
         const choice = highlighted?.value;
         if (choice?.kind === 'saved') dispatch({ type: 'ask-forget', session: choice.session });
@@ -116,17 +135,10 @@ export function PickerScreen(props: PickerScreenProps) {
     { isActive: pickerKeys },
   );
   useKeys('prefix', { back: () => dispatch({ type: 'back' }) }, { isActive: isActive && !help && custom !== null && !picker.creating });
-  useKeys(
-    'confirm',
-    {
-      yes: () => {
-        if (forgetting) props.onForget?.(forgetting);
-        dispatch({ type: 'answered-forget', confirmed: true });
-      },
-      no: () => dispatch({ type: 'answered-forget', confirmed: false }),
-    },
-    { isActive: isActive && forgetting !== null },
-  );
+  useForgetAnswer(forgetting?.provider ?? null, isActive && forgetting !== null, (choice) => {
+    if (forgetting && choice !== 'no') props.onForget?.(forgetting, choice === 'there');
+    dispatch({ type: 'answered-forget', confirmed: choice !== 'no' });
+  });
 
   const choose = (choice: PickerChoice) => {
     dispatch({ type: 'chose' });
@@ -148,8 +160,14 @@ export function PickerScreen(props: PickerScreenProps) {
 
   // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
   const canGoBack = Boolean(props.onCancel && props.current);
-  // Title, service line, blank (or the way back); status and footer at the bottom.
-  const bodyRows = Math.max(3, rows - 5);
+  const local = props.local;
+  const serviceLine = local
+    ? // A borrowed service ends with the process that runs it: say whose it is.
+      `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
+    : (props.serviceLabel ?? providerLine(props.where));
+  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next) : providerNote(props.where, props.next);
+  // Title, service line, provider note, blank (or the way back); status and footer at the bottom.
+  const bodyRows = Math.max(3, rows - 6);
   let body: React.ReactNode;
   let domainsNote: React.ReactNode = null;
   if (picker.domains.status === 'loading') {
@@ -165,7 +183,10 @@ export function PickerScreen(props: PickerScreenProps) {
             (picker.domains.retryAt === null
               ? 'Retrying now… '
               : `Retrying in ${Math.max(0, Math.ceil((picker.domains.retryAt - now) / 1000))} s. `) +
-              (canGoBack ? 'r: retry now, Esc: back to your address, q: quit.' : 'Press r to retry now, q to quit.'),
+              // A provider that is down or blocked: another may not be.
+              (canGoBack
+                ? `r: retry now, ${props.next ? `p: try ${providerName(props.next)}, ` : ''}Esc: back to your address, q: quit.`
+                : `Press r to retry now, ${props.next ? `p to try ${providerName(props.next)}, ` : ''}q to quit.`),
             columns,
           )}
         </Text>
@@ -225,7 +246,8 @@ export function PickerScreen(props: PickerScreenProps) {
     );
   }
 
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error;
+  // A failed creation on a provider that is down, blocked or limiting: say where else to try.
+  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
   let status: StatusMessage | null = props.notice ?? null;
   if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
   else if (said) status = { text: said, kind: 'info' };
@@ -234,11 +256,14 @@ export function PickerScreen(props: PickerScreenProps) {
       <Text bold color={theme.color('accent')} wrap="truncate">
         {fitToWidth('tempmail-tui · choose an address', columns)}
       </Text>
-      <Text wrap="truncate" color={props.local ? theme.color('ok') : theme.color('muted')}>
-        {fitToWidth(props.serviceLine, columns)}
+      <Text wrap="truncate" color={local ? theme.color('ok') : theme.color('muted')}>
+        {fitToWidth(serviceLine, columns)}
+      </Text>
+      <Text wrap="truncate" color={note.warn ? theme.color('warn') : theme.color('muted')}>
+        {fitToWidth(note.text, columns)}
       </Text>
       <Text wrap="truncate" color={theme.color('muted')}>
-        {canGoBack ? fitToWidth(`Esc goes back to ${props.current}`, columns) : ' '}
+        {canGoBack ? fitToWidth(`Esc goes back to ${props.current?.email}`, columns) : ' '}
       </Text>
       <Box display={help ? 'none' : 'flex'} flexDirection="column" height={bodyRows} overflowY="hidden">
         {body}
@@ -246,12 +271,12 @@ export function PickerScreen(props: PickerScreenProps) {
       {help ? (
         <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => dispatch({ type: 'help', open: false })} isActive={isActive && help} />
       ) : null}
-      {forgetting ? (
-        <ConfirmLine question={`Forget ${forgetting.email}? It cannot be reopened.`} columns={columns} />
-      ) : (
-        <StatusLine status={status} columns={columns} />
-      )}
-      <Footer screen={screen} columns={columns} hide={resumable.length === 0 ? FORGET : undefined} />
+      {forgetting ? <ForgetLine email={forgetting.email} provider={forgetting.provider} columns={columns} /> : <StatusLine status={status} columns={columns} />}
+      <Footer
+        screen={forgetting ? forgetScreen(forgetting.provider) : screen}
+        columns={columns}
+        hide={[...(resumable.length === 0 ? FORGET : []), ...(props.onNextProvider ? [] : NO_PROVIDER)]}
+      />
     </Box>
   );
 }

@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../client/api-error';
-import type { TempMailApi } from '../../client/client-types';
+import type { MailProvider } from '../../client/client-types';
 import { failureDelay } from '../../client/poller';
 import type { CreateSessionOptions, DomainList, Session } from '../../model/mail-types';
 import type { Early } from '../shell/early';
@@ -48,7 +48,7 @@ function fromOutcome(early: Early<DomainList> | undefined, clock: () => number):
 
 /** Domain list and address creation for the picker; `early` is a listDomains already on its way. */
 export function usePicker(
-  api: TempMailApi,
+  api: MailProvider,
   onCreated: (session: Session) => void,
   early?: Early<DomainList>,
   clock: () => number = Date.now,

@@ -7,19 +7,19 @@
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { isApiError } from '../../client/api-error';
-import type { TempMailApi } from '../../client/client-types';
+import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import { replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../state/download-files';
 import { makeDirSync } from '../../state/make-dir';
 import { safeLine } from '../../text/safe-text';
-import type { AttachmentInfo, Session } from '../../model/mail-types';
+import { expiryMs, type AttachmentInfo, type MessageId, type Session } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
 import { byteSize } from '../wording/display-format';
 import { fsReason } from '../wording/fs-reason';
 import { copiedLine, openedLine, shownInsteadLine } from '../wording/status-text';
 
 export interface SessionActionsInput {
-  api: TempMailApi;
+  api: MailProvider;
   session: Session;
   copy: (text: string) => Promise<string>;
   openLink: (url: string) => Promise<OpenResult>;
@@ -56,13 +56,13 @@ export type ConflictChoice = 'overwrite' | 'keep' | 'cancel';
 
 export interface SessionActions {
   /** Deletes a message; true when it is gone from the service (or was already), else says why not. */
-  deleteMessage(id: number): Promise<boolean>;
+  deleteMessage(id: MessageId): Promise<boolean>;
   /** Copies `text`, saying "Copied <what> via ...". */
   copyText(what: string, text: string): void;
   /** Opens link `n` in a browser; where none can open, copies it (the viewer shows it whole). */
   openUrl(n: number, url: string): void;
   /** Downloads an attachment and writes it, new file, mode 0600, into the download directory; asks when the name is taken. */
-  saveAttachment(messageId: number, attachment: AttachmentInfo): void;
+  saveAttachment(messageId: MessageId, attachment: AttachmentInfo): void;
   /** Acts on the answer to `ask`. */
   answerConflict(conflict: SaveConflict, choice: ConflictChoice): void;
 }
@@ -74,17 +74,17 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     if (mounted.current) f(...args);
   };
 
-  const deleteMessage = async (id: number): Promise<boolean> => {
+  const deleteMessage = async (id: MessageId): Promise<boolean> => {
     info('Deleting…');
     try {
-      await api.deleteMail(session.token, id);
+      await api.deleteMessage(session, id);
     } catch (error) {
       // Already gone on the service is what the user wanted anyway.
       if (isApiError(error) && error.kind === 'not_found') return true;
       // An expired address is purged by the service, which then knows its token no more: say why.
       const expired =
         isApiError(error) &&
-        (error.kind === 'session_expired' || (error.kind === 'invalid_token' && session.expiresAt.getTime() <= input.clock()));
+        (error.kind === 'session_expired' || (error.kind === 'invalid_token' && expiryMs(session) <= input.clock()));
       live(fail)(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
       return false;
     }
@@ -129,14 +129,14 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
     return true;
   };
 
-  const saveAttachment = (messageId: number, attachment: AttachmentInfo) => {
+  const saveAttachment = (messageId: MessageId, attachment: AttachmentInfo) => {
     const name = safeLine(attachment.filename.trim() || 'unnamed', 120);
     const dir = input.downloadDir;
     if (!dir) return fail('No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
     if (input.saving.current) return info('Still saving the previous attachment…');
     input.saving.current = true;
     info(`Downloading ${name} (${byteSize(attachment.size)})…`);
-    api.downloadAttachment(session.token, messageId, attachment.id).then(
+    api.downloadAttachment(session, messageId, attachment).then(
       (bytes) => {
         input.saving.current = false;
         const fresh = () => {

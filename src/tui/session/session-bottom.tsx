@@ -11,18 +11,22 @@ import { subjectLabel } from '../wording/display-format';
 import type { Screen } from '../keymap/keymap';
 import type { SaveConflict } from './session-actions';
 import { linkChoice } from '../viewer/viewer-state';
+import type { ProviderId } from '../../model/mail-types';
+import { ForgetLine, forgetScreen } from '../saved/forget-question';
 
 /** A question the session asks: y/n (delete, leave, forget), which attachment to save, or whether to replace a file. */
 export type Question =
   | { kind: 'delete'; message: MessageSummary }
   | { kind: 'leave' }
-  | { kind: 'forget' }
+  /** `provider`: where the address lives (a mail.tm account can also be deleted there). */
+  | { kind: 'forget'; provider: ProviderId }
   | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[]; typed?: string }
   | SaveConflict;
 
 /** The keymap screen that reads the answer to `question`. */
 export function questionScreen(question: Question): Screen {
   if (question.kind === 'attachment' || question.kind === 'overwrite') return question.kind;
+  if (question.kind === 'forget') return forgetScreen(question.provider);
   return 'confirm';
 }
 
@@ -54,7 +58,7 @@ export function QuestionLine({ question, email, columns }: { question: Question;
     case 'leave':
       return <ConfirmLine question={`Leave ${email} for a new address? It keeps working until it expires.`} columns={columns} />;
     case 'forget':
-      return <ConfirmLine question={`Forget ${email}? It cannot be reopened.`} columns={columns} />;
+      return <ForgetLine email={email} provider={question.provider} columns={columns} />;
     case 'overwrite':
       return <ConfirmLine question={`${question.name} exists in ${question.where}`} answers={overwriteAnswers(question)} columns={columns} />;
     case 'attachment': {

@@ -6,7 +6,7 @@
  */
 import { Box } from 'ink';
 import React, { useEffect, useRef, useState } from 'react';
-import type { TempMailApi } from '../../client/client-types';
+import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import type { MessageSummary, Session } from '../../model/mail-types';
 import { Footer, StatusLine } from '../widgets/chrome';
@@ -24,13 +24,17 @@ import { refreshRefusal } from '../wording/status-text';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import type { StatusMessage } from '../wording/status-text';
 import { useSaveQuestions } from './use-save-questions';
+import { useForgetAnswer } from '../saved/forget-question';
 import { loadedReader, preloadReader } from '../viewer/lazy-reader';
 import { badgeOf } from '../viewer/mark';
 import { useMessageCache } from '../viewer/use-message-cache';
 import { ViewerScreen } from '../viewer/viewer-screen';
 
 export interface SessionViewProps {
-  api: TempMailApi;
+  /** The provider the address lives on. */
+  provider: MailProvider;
+  /** Its name for the header ("mail.tm"); none for the in-process service, whose own line says it. */
+  where?: string;
   session: Session;
   intervalMs: number;
   bell: boolean;
@@ -51,8 +55,8 @@ export interface SessionViewProps {
   onNewAddress: () => void;
   /** `s`: the saved-address switcher. */
   onSwitch: () => void;
-  /** `x`, confirmed: forget this address (the app then shows the picker). */
-  onForget: () => void;
+  /** `x`, confirmed: forget this address (the app then shows the picker); `there`: delete it at its provider too. */
+  onForget: (there: boolean) => void;
   /** The service knows this address's token (first good check), or refused it before its expiry. */
   onTokenAnswer?: (known: boolean) => void;
   onQuit: () => void;
@@ -67,9 +71,9 @@ const NO_ATTACHMENTS = ['save'] as const;
 
 /** The session screens. */
 export function SessionView(props: SessionViewProps) {
-  const { api, session, columns, rows, active } = props;
+  const { provider: api, session, columns, rows, active } = props;
   const inbox = useInbox({ api, session, intervalMs: props.intervalMs, clock: props.clock, onTokenAnswer: props.onTokenAnswer });
-  const cache = useMessageCache(api, session.token);
+  const cache = useMessageCache(api, session);
   const [view, setView] = useState<View>({ kind: 'inbox' });
   const [help, setHelp] = useState(false);
   const [question, setQuestion] = useState<Question | null>(null);
@@ -154,15 +158,20 @@ export function SessionView(props: SessionViewProps) {
         setQuestion(null);
         if (q?.kind === 'delete') void remove(q.message);
         if (q?.kind === 'leave') props.onNewAddress();
-        if (q?.kind === 'forget') props.onForget();
       },
       no: () => {
         setQuestion(null);
         info('Cancelled');
       },
     },
-    { isActive: active && asking === 'confirm' },
+    { isActive: active && asking === 'confirm' && question?.kind !== 'forget' },
   );
+  // Forgetting: y/n, or (an address its provider can delete) y, D or no.
+  useForgetAnswer(api.info.id, active && question?.kind === 'forget', (choice) => {
+    setQuestion(null);
+    if (choice === 'no') info('Cancelled');
+    else props.onForget(choice === 'there');
+  });
   // Which attachment, and whether to replace a file of the same name.
   const saveFrom = useSaveQuestions({ question, setQuestion, actions, info, screen, active });
   // Esc in the filter input, or in the list while a filter is set.
@@ -241,7 +250,7 @@ export function SessionView(props: SessionViewProps) {
         onNewAddress={newAddress}
         onCopy={() => actions.copyText('address', session.email)}
         onSwitch={props.onSwitch}
-        onForget={() => setQuestion({ kind: 'forget' })}
+        onForget={() => setQuestion({ kind: 'forget', provider: api.info.id })}
         onFilter={() => setFiltering(true)}
         onClearFilter={filterText ? clearFilter : undefined}
         onHelp={() => setHelp(true)}
@@ -275,6 +284,8 @@ export function SessionView(props: SessionViewProps) {
         clock={props.clock}
         columns={columns}
         local={props.local}
+        where={props.where}
+        push={inbox.push}
       />
       {/* Hidden, not unmounted, under the help: the viewer keeps its scroll position and rendered body. */}
       <Box display={help ? 'none' : 'flex'} flexDirection="column">

@@ -12,6 +12,7 @@ import { scriptCommandsHelp } from '../../scripting/commands-list';
 import type { CliIo } from './shell-types';
 
 const OPTIONS = {
+  provider: { type: 'string' },
   'base-url': { type: 'string' },
   'poll-interval': { type: 'string' },
   'no-bell': { type: 'boolean' },
@@ -34,9 +35,15 @@ Scripting (no UI: data on stdout, messages on stderr; each takes --help):
 ${scriptCommandsHelp()}
 
 Options:
-  --base-url URL       the service to use (also TEMPMAIL_BASE_URL or "baseUrl" in the config file);
-                       with none, the reference service runs in-process on 127.0.0.1 and the app
-                       shows where to send mail (SMTP 127.0.0.1:2525 or the next free port)
+  --provider NAME      where new addresses are made: tempmail, mailtm or guerrilla (also
+                       TEMPMAIL_PROVIDER or "provider" in the config file); mailtm and guerrilla
+                       are public inboxes any website can mail (\`tempmail-tui providers\` lists them)
+  --base-url URL       the provider's address (also TEMPMAIL_BASE_URL or "baseUrl" in the config
+                       file): a service of the interface for tempmail (default https://mailtemp.us/api),
+                       another host of the same API for the others (mailtm: https://api.mail.gw);
+                       with neither option, the reference service runs in-process on 127.0.0.1 and
+                       only mail sent from this machine arrives (SMTP 127.0.0.1:2525 or the next
+                       free port); p in the picker switches to a public provider
   --poll-interval S    seconds between inbox checks (default 5, at least 1)
   --no-bell            no terminal bell on new mail
   --server-tz TZ       the service's time zone for its times: UTC (default), +02:00, Europe/Berlin
@@ -45,13 +52,14 @@ Options:
   -h, --help           this help
   -V, --version        the version
 
-Config file: ${configDir}/config.json (keys baseUrl, pollIntervalSeconds, bell, serverTz, postEncoding,
-downloadDir). Environment: TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ,
-TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR; NO_COLOR turns colours off. Flags beat the environment,
+Config file: ${configDir}/config.json (keys provider, baseUrl, pollIntervalSeconds, bell, serverTz,
+postEncoding, downloadDir). Environment: TEMPMAIL_PROVIDER, TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL,
+TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ, TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR; NO_COLOR turns colours off. Flags beat the environment,
 which beats the file. Every address you create is saved; the picker offers the live ones first.
 
 Keys: j/k or arrows move, Enter opens, d deletes (asks), r checks now, n new address, c copies it,
-s switches between saved addresses, x forgets one, / filters, ? lists every key of the screen, q quits.
+s switches between saved addresses, x forgets one, p (picker) the next provider, / filters, ? lists
+every key of the screen, q quits.
 In a message: y copies the code (or the picked link), 1-9 pick a link, o opens it, a saves an
 attachment, Esc or q goes back.
 
@@ -73,6 +81,7 @@ export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv): { help?: t
   try {
     const settings = loadSettings({
       flags: {
+        provider: values.provider as string | undefined,
         baseUrl: values['base-url'] as string | undefined,
         pollInterval: values['poll-interval'] as string | undefined,
         bell: values['no-bell'] ? false : undefined,

@@ -1,11 +1,15 @@
 /**
- * The service the app talks to, made ready before the UI is loaded: the local service started when none
- * is configured, the client built, and the domains asked for at once, so the request travels while Ink
+ * The providers the app talks to, made ready before the UI is loaded: the local service started when
+ * nothing is configured, the configured provider's client built, the others (the picker's `p`) made when
+ * first asked for, and the first provider's domains asked for at once, so the request travels while Ink
  * and React load (~100 ms) instead of after the first frame. No React or Ink here.
  */
+import type { MailProvider, TempMailApi } from '../../client/client-types';
+import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderRef, type ProviderSet } from '../../client/providers';
 import { createApi } from '../../client/tempmail/tempmail-client';
-import type { TempMailApi } from '../../client/client-types';
+import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
+import { appPaths } from '../../state/paths';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
 import type { DomainList } from '../../model/mail-types';
@@ -13,7 +17,10 @@ import { early, type Early } from './early';
 import { startLocalService, type LocalService } from './local-service';
 
 export interface AppService {
-  api: TempMailApi;
+  providers: ProviderSet;
+  /** Where new addresses go at start (`providers.choices[0]`), and where its addresses are saved. */
+  start: ProviderRef;
+  /** The start's base URL (the local service's own URL in local mode). */
   baseUrl: string;
   /** Set in local mode. */
   local?: LocalService;
@@ -21,23 +28,67 @@ export interface AppService {
   domains: Early<DomainList>;
 }
 
-/** Starts what the app needs from the service; an error is a line for stderr (exit 1). */
+/**
+ * Where new addresses go at start, and the key its addresses are saved under: the configured provider's
+ * normalized URL (what the scripting commands use too), or, with nothing configured, "local:" plus the
+ * in-process service's data directory: it gets a new HTTP port every run, and the data dir is what holds
+ * its addresses across runs.
+ */
+export function startRef(settings: Pick<Settings, 'provider' | 'baseUrl'>, env: NodeJS.ProcessEnv): ProviderRef {
+  return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: `local:${appPaths(env).data}` };
+}
+
+/** Starts what the app needs from its providers; an error is a line for stderr (exit 1). */
 export async function connectService(settings: Settings, env: NodeJS.ProcessEnv): Promise<AppService | { error: string }> {
-  let local: LocalService | undefined;
-  let baseUrl = settings.baseUrl;
-  if (!baseUrl) {
-    try {
-      local = await startLocalService(env);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      return { error: `could not start the local service: ${safeLine(why, 300)}` };
-    }
-    baseUrl = local.httpUrl;
-  }
-  const api = createApi({
-    baseUrl,
+  const start = startRef(settings, env);
+  const options = {
     postEncoding: settings.postEncoding,
     serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
+  };
+  let local: LocalService | undefined;
+  let first: MailProvider;
+  try {
+    if (start.baseUrl.startsWith('local:')) {
+      try {
+        local = await startLocalService(env);
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        return { error: `could not start the local service: ${safeLine(why, 300)}` };
+      }
+      first = tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl);
+    } else {
+      first = createProvider(start.provider, { ...options, baseUrl: start.baseUrl });
+    }
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { error: safeLine(why, 300) };
+  }
+  const providers = createProviderSet({
+    choices: providerChoices(start),
+    known: [[start, first]],
+    make: (ref) => createProvider(ref.provider, { ...options, baseUrl: ref.baseUrl }),
   });
-  return { api, baseUrl, local, domains: early(api.listDomains()) };
+  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(first.listDomains()) };
+}
+
+/**
+ * A client that follows the local service when it changes hands (local-service.ts): a takeover keeps the
+ * URL where the port is free, and where it is not, every later call goes to the new URL. Calls already
+ * on their way finish (or fail, and the poller retries) against the old one.
+ */
+export function followingApi(local: LocalService, make: (url: string) => TempMailApi): TempMailApi {
+  let url = local.httpUrl;
+  let current = make(url);
+  local.onChange(() => {
+    if (local.httpUrl === url) return;
+    url = local.httpUrl;
+    current = make(url);
+  });
+  // Every method of the client, whatever the interface grows, is looked up on the current one.
+  return new Proxy({} as TempMailApi, {
+    get(_target, name) {
+      const value: unknown = Reflect.get(current, name);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
+    },
+  });
 }

@@ -4,18 +4,40 @@
  * the default XDG data directory so addresses and mail survive a restart. When a tempmail-tui service
  * already runs on that directory (`serve`, or the app in another terminal), the app uses that one:
  * two services on one directory would each keep their own index and hand out the same names.
+ *
+ * A borrowed service ends with the process that runs it (the first window quits, `serve` is stopped or
+ * killed). The borrower watches the directory's lock (local-takeover.ts) and, once its holder is gone,
+ * takes the service over: its own, on the same directory and the same ports where they are free, so the
+ * client keeps its URL and the SMTP target the screen shows stays right. Of several borrowers, one wins
+ * the lock and the others borrow from it.
  */
 import { createServer } from 'node:net';
 import { safeLine } from '../../text/safe-text';
 import type { LockHolder } from '../../server/store/data-lock';
+import { watchHolder, type HolderWatch } from './local-takeover';
 import type { LocalServiceInfo } from './shell-types';
 
 export interface LocalService extends LocalServiceInfo {
-  httpUrl: string;
-  /** Set when the app uses a service that was already running on the data dir: that service's pid. */
-  sharedPid?: number;
-  /** Stops the service the app started; leaves a shared one running. */
+  readonly httpUrl: string;
+  readonly smtpHost: string;
+  readonly smtpPort: number;
+  /** Set while the app uses a service that another process runs on the data dir: that process's pid. */
+  readonly sharedPid?: number;
+  /** Stops the service the app runs (its own, or one it took over); leaves a borrowed one running. */
   close(): Promise<void>;
+  /** Calls `listener` after the service changed hands (taken over, or borrowed from a new holder). */
+  onChange(listener: () => void): () => void;
+}
+
+/** Where the service is, and what the app does about it. */
+interface Where {
+  httpUrl: string;
+  smtpHost: string;
+  smtpPort: number;
+  /** A borrowed service: its holder, as the lock named it. */
+  holder?: LockHolder;
+  /** The app's own service: how to stop it. */
+  stop?: () => Promise<void>;
 }
 
 const HOST = '127.0.0.1';
@@ -37,10 +59,16 @@ export function portFree(port: number, host = HOST): Promise<boolean> {
  * `env` picks the directory (XDG, TEMPMAIL_TUI_HOME).
  */
 export async function startLocalService(env: NodeJS.ProcessEnv = process.env, ports = SMTP_PORTS): Promise<LocalService> {
+  const { appPaths } = await import('../../state/paths');
+  return new LocalHandle(env, ports, appPaths(env).data, await startOrBorrow(env, ports));
+}
+
+/** The app's own service, or the running one it borrows. */
+async function startOrBorrow(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts = [0]): Promise<Where> {
   const { DataDirInUseError } = await import('../../server/store/data-lock');
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startOwn(env, ports);
+      return await startOwn(env, smtpPorts, httpPorts);
     } catch (error) {
       if (!(error instanceof DataDirInUseError)) throw error;
       const holder = await whenListening(error.dataDir, error.holder);
@@ -51,22 +79,98 @@ export async function startLocalService(env: NodeJS.ProcessEnv = process.env, po
   }
 }
 
-async function startOwn(env: NodeJS.ProcessEnv, ports: number[]): Promise<LocalService> {
+/** A LocalService whose service can change hands while the app runs. */
+class LocalHandle implements LocalService {
+  private readonly listeners = new Set<() => void>();
+  private watch: HolderWatch | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly ports: number[],
+    private readonly dataDir: string,
+    private where: Where,
+  ) {
+    this.follow();
+  }
+
+  get httpUrl() {
+    return this.where.httpUrl;
+  }
+  get smtpHost() {
+    return this.where.smtpHost;
+  }
+  get smtpPort() {
+    return this.where.smtpPort;
+  }
+  get sharedPid() {
+    return this.where.holder?.pid;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.watch?.stop();
+    this.watch = undefined;
+    await this.where.stop?.();
+  }
+
+  /** While borrowing, watch the holder; once it is gone, take over (or borrow from whoever did). */
+  private follow(): void {
+    this.watch?.stop();
+    this.watch = undefined;
+    const holder = this.where.holder;
+    if (!holder || this.closed) return;
+    this.watch = watchHolder(this.dataDir, holder, () => this.takeOver());
+  }
+
+  /** Resolves true when the service changed hands, false to be asked again shortly. */
+  private async takeOver(): Promise<boolean> {
+    const before = this.where;
+    const httpPort = Number(new URL(before.httpUrl).port);
+    // The same ports first: the client's URL and the SMTP target on screen stay right.
+    const smtpPorts = [before.smtpPort, ...this.ports.filter((p) => p !== before.smtpPort)];
+    let next: Where;
+    try {
+      next = await startOrBorrow(this.env, smtpPorts, [httpPort, 0]);
+    } catch {
+      return false; // a holder that does not answer yet, a port in a strange state: ask again
+    }
+    if (this.closed) {
+      await next.stop?.();
+      return true;
+    }
+    this.where = next;
+    this.follow();
+    for (const listener of this.listeners) listener();
+    return true;
+  }
+}
+
+async function startOwn(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[] = [0]): Promise<Where> {
   // Imported here, not at the top: a run against a remote service never loads the server code.
   const { startServer } = await import('../../server/assemble');
   const { defaultServerConfig } = await import('../../server/server-config');
-  const base = { ...defaultServerConfig(env), host: HOST, httpPort: 0 };
+  const base = { ...defaultServerConfig(env), host: HOST };
   let lastError: unknown;
-  for (const smtpPort of ports) {
-    if (!(await portFree(smtpPort))) continue;
-    try {
-      // Silent: a log line written while Ink draws would tear the screen.
-      const server = await startServer({ ...base, smtpPort }, { log: () => undefined });
-      return { httpUrl: server.httpUrl, smtpHost: server.smtpHost, smtpPort: server.smtpPort, close: () => server.close() };
-    } catch (error) {
-      // Taken between the probe and the listen: try the next port; anything else is fatal.
-      if (!(error instanceof Error && /already in use/.test(error.message))) throw error;
-      lastError = error;
+  for (const httpPort of httpPorts) {
+    for (const smtpPort of smtpPorts) {
+      if (!(await portFree(smtpPort))) continue;
+      try {
+        // Silent: a log line written while Ink draws would tear the screen.
+        const server = await startServer({ ...base, httpPort, smtpPort }, { log: () => undefined });
+        return { httpUrl: server.httpUrl, smtpHost: server.smtpHost, smtpPort: server.smtpPort, stop: () => server.close() };
+      } catch (error) {
+        // Taken between the probe and the listen: try the next port; anything else is fatal.
+        if (!(error instanceof Error && /already in use/.test(error.message))) throw error;
+        lastError = error;
+        // The HTTP port is taken: every SMTP port would meet the same; try the next HTTP port.
+        if ((error as { which?: string }).which === 'HTTP') break;
+      }
     }
   }
   throw lastError instanceof Error ? lastError : new Error('no free SMTP port for the local service');
@@ -98,7 +202,7 @@ function reachable(host: string): string {
 }
 
 /** Uses the service named by the data dir's lock, once it answers GET /health. */
-async function useRunning(dataDir: string, holder: LockHolder): Promise<LocalService> {
+async function useRunning(dataDir: string, holder: LockHolder): Promise<Where> {
   const who = `the data dir ${dataDir} is in use by a tempmail-tui service (pid ${holder.pid}`;
   const advice = 'stop it, or point the app at a service with --base-url';
   if (holder.httpUrl === undefined || holder.smtpHost === undefined || holder.smtpPort === undefined) {
@@ -115,13 +219,7 @@ async function useRunning(dataDir: string, holder: LockHolder): Promise<LocalSer
   url.hostname = host.includes(':') ? `[${host}]` : host;
   const httpUrl = url.href;
   if (!(await answers(httpUrl))) throw new Error(`${who}, ${safeLine(httpUrl, 100)}) that does not answer; ${advice}`);
-  return {
-    httpUrl,
-    smtpHost: safeLine(reachable(holder.smtpHost), 100),
-    smtpPort: holder.smtpPort,
-    sharedPid: holder.pid,
-    close: () => Promise.resolve(),
-  };
+  return { httpUrl, smtpHost: safeLine(reachable(holder.smtpHost), 100), smtpPort: holder.smtpPort, holder };
 }
 
 /** True when GET /health gets a JSON answer from a tempmail-tui service (503: up, storage failing). */

@@ -10,12 +10,12 @@ import React from 'react';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';
 import type { Settings } from '../../state/app-config';
-import { appPaths } from '../../state/paths';
-import { normalizeBaseUrl, openSavedSessions } from '../../state/saved-sessions';
+import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { App } from '../app';
 import type { CliIo } from './shell-types';
-import type { AppService } from './app-service';
+import { startRef, type AppService } from './app-service';
+import { serviceLabel } from '../wording/provider-text';
 import { keyByKey } from '../widgets/key-stdin';
 import { noColorRequested } from '../widgets/theme';
 
@@ -23,31 +23,20 @@ const ENTER_ALT_SCREEN = '\x1b[?1049h';
 const LEAVE_ALT_SCREEN = '\x1b[?1049l';
 const SHOW_CURSOR = '\x1b[?25h';
 
-/** "Service: mail.example/api": what the picker says it talks to (never user:password). */
-export function serviceLabel(baseUrl: string): string {
-  try {
-    const url = new URL(baseUrl);
-    const path = url.pathname === '/' ? '' : url.pathname;
-    return `Service: ${safeLine(`${url.host}${path}`, 200)}`;
-  } catch {
-    return 'Service: (configured)';
-  }
-}
+export { serviceLabel };
 
 /**
- * The key under which addresses are saved. A configured service is its normalized URL (what the
- * scripting commands use too). The local service gets a new HTTP port every run, so its addresses are
- * saved under "local:" plus its data directory, which is what actually holds them across runs.
+ * The key under which a tempmail service's addresses are saved: its normalized URL (what the scripting
+ * commands use too), or for the in-process service "local:" plus its data directory (see startRef).
  */
 export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
-  return baseUrl ? normalizeBaseUrl(baseUrl) : `local:${appPaths(env).data}`;
+  return startRef({ baseUrl }, env).baseUrl;
 }
 
 /** Runs the app until the user quits; resolves with the exit status. */
 export async function runApp({ settings, io, service }: { settings: Settings; io: CliIo; service: AppService }): Promise<number> {
   const { stdout, stderr, stdin, env } = io;
-  const { api, baseUrl, local } = service;
-  const key = serviceKey(settings.baseUrl, env);
+  const { providers, start, baseUrl, local } = service;
 
   let restored = false;
   const restore = () => {
@@ -59,21 +48,35 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   // Whatever ends the process, the user's shell gets its screen back.
   process.once('exit', restore);
 
-  const instance = render(
+  // Made once: drawing again (below) must hand the App the very same saved store and callbacks.
+  const saved = { store: openSavedSessions({ env }), serviceKey: start.baseUrl };
+  const ringBell = () => stdout.write('\x07');
+  const copy = async (text: string, write: (data: string) => void) => (await copyToClipboard(text, { write, env })).message;
+  const openLink = (url: string) => openInBrowser(url, { env });
+  const app = () => (
     <App
-      api={api}
+      providers={providers}
       settings={settings}
       local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
-      serviceLabel={serviceLabel(baseUrl)}
-      saved={{ store: openSavedSessions({ env }), serviceKey: key }}
-      ringBell={() => stdout.write('\x07')}
-      copy={async (text, write) => (await copyToClipboard(text, { write, env })).message}
-      openLink={(url) => openInBrowser(url, { env })}
+      serviceLabel={start.provider === 'tempmail' ? serviceLabel(local?.httpUrl ?? baseUrl) : undefined}
+      saved={saved}
+      ringBell={ringBell}
+      copy={copy}
+      openLink={openLink}
       noColor={noColorRequested(env)}
       domains={service.domains}
-    />,
-    { stdout, stdin: stdin.isTTY ? keyByKey(stdin) : stdin, stderr: stderr as NodeJS.WriteStream, exitOnCtrlC: true, patchConsole: true },
+    />
   );
+  const instance = render(app(), {
+    stdout,
+    stdin: stdin.isTTY ? keyByKey(stdin) : stdin,
+    stderr: stderr as NodeJS.WriteStream,
+    exitOnCtrlC: true,
+    patchConsole: true,
+  });
+  // Drawn again when the local service changes hands (the window it was borrowed from quit and this one
+  // took over): the picker says whose service it is, and the SMTP target stays the right one.
+  const unfollow = local?.onChange(() => instance.rerender(app()));
   // A closed terminal (SIGHUP), a polite kill (SIGTERM) or an interrupt sent from outside (SIGINT: Ctrl+C
   // itself reaches Ink as a key in raw mode) ends the app like `q` does, instead of the default action
   // that would leave the alternate screen up and the local service's lock behind.
@@ -91,6 +94,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
+    unfollow?.();
     restore();
     process.off('exit', restore);
   }

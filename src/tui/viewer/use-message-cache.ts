@@ -9,8 +9,8 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../client/api-error';
-import type { TempMailApi } from '../../client/client-types';
-import type { Message } from '../../model/mail-types';
+import type { MailProvider } from '../../client/client-types';
+import type { Message, MessageId, Session } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
 import { loadReader } from './lazy-reader';
 import type { Mark } from './mark';
@@ -23,25 +23,26 @@ export type BodyEntry =
 
 export interface MessageCache {
   /** The entry of a message, if it was ever asked for. */
-  get(id: number): BodyEntry | undefined;
+  get(id: MessageId): BodyEntry | undefined;
   /** Fetches a message unless it is cached or pending; `force` retries a failed one. */
-  load(id: number, force?: boolean): void;
+  load(id: MessageId, force?: boolean): void;
   /** Fetches these bodies in the background, in this order, one at a time (replaces the previous list). */
-  prefetch(ids: readonly number[]): void;
+  prefetch(ids: readonly MessageId[]): void;
   /** Forgets a message (after delete). */
-  evict(id: number): void;
+  evict(id: MessageId): void;
 }
 
 /** A per-session cache of full messages. */
-export function useMessageCache(api: TempMailApi, token: string): MessageCache {
-  const entries = useRef(new Map<number, BodyEntry>());
+export function useMessageCache(api: MailProvider, session: Session): MessageCache {
+  const token = session.token;
+  const entries = useRef(new Map<MessageId, BodyEntry>());
   // The map lives in a ref; this counter makes a settled fetch re-render the viewer and the list.
   const [, setVersion] = useState(0);
   const alive = useRef(true);
-  const queue = useRef<number[]>([]);
+  const queue = useRef<MessageId[]>([]);
   const backgroundBusy = useRef(false);
   // Messages the user opened: their failures are shown, not dropped.
-  const opened = useRef(new Set<number>());
+  const opened = useRef(new Set<MessageId>());
 
   useEffect(() => {
     alive.current = true;
@@ -56,7 +57,7 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
   }, [token]);
 
   const fetch = useCallback(
-    (id: number, background: boolean) => {
+    (id: MessageId, background: boolean) => {
       const map = entries.current;
       map.set(id, { status: 'loading' });
       setVersion((v) => v + 1);
@@ -66,7 +67,7 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
       const skip = () => {
         if (background && sameSession()) pumpRef.current();
       };
-      api.readMail(token, id).then(
+      api.readMessage(session, id).then(
         (message) => {
           if (background) backgroundBusy.current = false;
           if (!current()) return skip();
@@ -104,7 +105,7 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
         },
       );
     },
-    [api, token],
+    [api, session],
   );
 
   // Starts the next background fetch when none is running.
@@ -121,7 +122,7 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
   };
 
   const load = useCallback(
-    (id: number, force = false) => {
+    (id: MessageId, force = false) => {
       opened.current.add(id);
       const current = entries.current.get(id);
       if (current?.status === 'loading' || current?.status === 'ready') return;
@@ -131,13 +132,13 @@ export function useMessageCache(api: TempMailApi, token: string): MessageCache {
     [fetch],
   );
 
-  const prefetch = useCallback((ids: readonly number[]) => {
+  const prefetch = useCallback((ids: readonly MessageId[]) => {
     queue.current = ids.filter((id) => !entries.current.has(id));
     pumpRef.current();
   }, []);
 
-  const get = useCallback((id: number) => entries.current.get(id), []);
-  const evict = useCallback((id: number) => {
+  const get = useCallback((id: MessageId) => entries.current.get(id), []);
+  const evict = useCallback((id: MessageId) => {
     entries.current.delete(id);
     queue.current = queue.current.filter((q) => q !== id);
   }, []);

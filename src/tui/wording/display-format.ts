@@ -1,6 +1,7 @@
 /** Small display helpers shared by the screens: senders, subjects, times, sizes. */
 import type { SavedSession } from '../../state/saved-sessions';
 import type { MessageSummary } from '../../model/mail-types';
+import { formatCountdown, secondsLeft } from '../../platform/time';
 
 /** The sender as a list shows it: the name, else the address. */
 export function senderLabel(m: Pick<MessageSummary, 'senderName' | 'senderEmail'>): string {
@@ -58,4 +59,9 @@ export function clockTime(ms: number): string {
 /** " · unknown to the service at 14:02:11" for a saved address the service refused, else nothing. */
 export function refusedNote(session: Pick<SavedSession, 'refusedAt'>): string {
   return session.refusedAt ? ` · unknown to the service at ${clockTime(session.refusedAt.getTime())}` : '';
+}
+
+/** "expires in 59:07", or "no expiry" for an address that does not expire (a mail.tm account). */
+export function lifeText(s: Pick<SavedSession, 'expiresAt'>, now: number): string {
+  return s.expiresAt === null ? 'no expiry' : `expires in ${formatCountdown(secondsLeft(s.expiresAt, new Date(now)))}`;
 }

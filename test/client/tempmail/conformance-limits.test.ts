@@ -61,7 +61,7 @@ describe('expiry and rate limit', () => {
     try {
       const client = createApi({ baseUrl: timed.baseUrl });
       const s = await client.createSession({ prefix: 'short-lived' });
-      expect(s.expiresAt.toISOString()).toBe('2026-11-21T10:01:00.000Z');
+      expect(s.expiresAt!.toISOString()).toBe('2026-11-21T10:01:00.000Z');
       await expect(client.checkMail(s.token)).resolves.toEqual([]);
       now += 61_000;
       const e = await expectFailure(client.checkMail(s.token), 'session_expired', s.token);
@@ -92,7 +92,7 @@ describe('expiry and rate limit', () => {
     const shifted = createApi({ baseUrl: svc.baseUrl, serverOffsetMinutes: 120 });
     const utc = await api.createSession();
     const east = await shifted.createSession();
-    const diff = utc.expiresAt.getTime() - east.expiresAt.getTime();
+    const diff = utc.expiresAt!.getTime() - east.expiresAt!.getTime();
     expect(Math.abs(diff - 120 * 60_000)).toBeLessThan(5000);
   });
 });

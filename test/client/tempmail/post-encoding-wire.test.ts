@@ -119,7 +119,7 @@ describe('POST parameters on the wire, through a recording proxy to the referenc
         message: 'the message in the inbox',
       });
       await client.deleteMail(session.token, message.id);
-      expectOnWire(lastTo('/delete-mail'), wire, { token: session.token, id: message.id });
+      expectOnWire(lastTo('/delete-mail'), wire, { token: session.token, id: Number(message.id) });
       expect(await client.checkMail(session.token)).toEqual([]);
     });
   }

@@ -92,7 +92,7 @@ describe('the client on the public service shapes', () => {
   it('creates a session with a form-encoded POST and gets the same kind of session', async () => {
     session = await pubApi.createSession({ prefix: 'public-shape', domainId: 2 });
     expect(session.email).toBe('public-shape@inbox.test');
-    expect(session.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    expect(session.expiresAt!.getTime()).toBeGreaterThan(Date.now());
     const post = pub.requests.find((r) => r.path === '/create-session');
     expect(post?.method).toBe('POST');
     expect(post?.contentType).toContain('application/x-www-form-urlencoded');
@@ -176,14 +176,14 @@ describe('a hostile service that is not ours', () => {
   it('every string is terminal-safe by the time it is in our types, words intact', async () => {
     const client = createApi({ baseUrl: hostile.baseUrl });
     const [summary] = await client.checkMail('some-token');
-    expect(summary).toEqual({ id: 7, senderName: 'evil Bank X-Injected: 1', senderEmail: 'a@b.test', subject: 'Hi there ', receivedAt: new Date('2026-11-21T10:00:00Z') });
+    expect(summary).toEqual({ id: '7', senderName: 'evil Bank X-Injected: 1', senderEmail: 'a@b.test', subject: 'Hi there ', receivedAt: new Date('2026-11-21T10:00:00Z') });
     const m = await client.readMail('some-token', 7);
     expect(m.bodyText).toBe('line one\nlink \ufffd end');
     expect(m.bodyHtml).toBe('<p>visible</p>');
     expect(m.to).toEqual(['me@x.test']);
     expect(m.cc).toEqual(['a@x.test', 'b@x.test']);
     expect(m.headers).toEqual({ Date: 'Sat' });
-    expect(m.attachments).toEqual([{ id: 1, filename: 'gpj.exe', contentType: 'text/plain', size: 12 }]);
+    expect(m.attachments).toEqual([{ id: '1', filename: 'gpj.exe', contentType: 'text/plain', size: 12 }]);
     const all = JSON.stringify(m);
     expect(all).not.toMatch(/\\u001b|\\u009b|\\u0000|\\u0007|\\u202e|\\ud800/i);
   });

@@ -96,13 +96,13 @@ describe('unknown fields in the answers are ignored', () => {
 
   it('checkMail: top level and list items', async () => {
     expect(await api.checkMail(TOKEN)).toStrictEqual([
-      { id: 41, senderName: 'Ada', senderEmail: 'ada@example.org', subject: 'Hello', receivedAt: new Date('2026-03-04T05:06:07Z') },
+      { id: '41', senderName: 'Ada', senderEmail: 'ada@example.org', subject: 'Hello', receivedAt: new Date('2026-03-04T05:06:07Z') },
     ]);
   });
 
   it('readMail: top level, inside `message` and inside an attachment', async () => {
     expect(await api.readMail(TOKEN, 41)).toStrictEqual({
-      id: 41,
+      id: '41',
       senderName: 'Ada',
       senderEmail: 'ada@example.org',
       subject: 'Hello',
@@ -111,7 +111,7 @@ describe('unknown fields in the answers are ignored', () => {
       cc: [],
       bodyText: 'plain body',
       bodyHtml: '<p>html body</p>',
-      attachments: [{ id: 3, filename: 'a.txt', contentType: 'text/plain', size: 12 }],
+      attachments: [{ id: '3', filename: 'a.txt', contentType: 'text/plain', size: 12 }],
     });
   });
 

@@ -86,6 +86,14 @@ describe('POST /create-session', () => {
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: 'bad name!' } }), 400, 'bad_request');
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: '.dot' } }), 400, 'bad_request');
     expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: 'postmaster' } }), 400, 'bad_request');
+    // Other spellings of a role name are that name.
+    for (const prefix of ['mailer_daemon', 'post.master', 'ＲＯＯＴ', 'mar\u212Aeting']) {
+      const answer = await call(svc.baseUrl, '/create-session', { form: { prefix } });
+      expectError(answer, 400, 'bad_request');
+      expect(answer.json?.message, prefix).toMatch(/is reserved$/);
+    }
+    // A compatibility form of a free name is kept as its ASCII form.
+    expect((await newSession({ prefix: 'ｗｉｄｅ-ｏｔｔｅｒ' })).email).toBe('wide-otter@tempmail.test');
   });
 
   it('validates domain_id and the flags', async () => {
@@ -251,6 +259,26 @@ describe('rate limit, health, logs', () => {
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     } finally {
       await limited.close();
+    }
+  });
+
+  it("counts a trusted load balancer's clients apart by X-Forwarded-For, and believes no one else's header", async () => {
+    const behind = await startTestService({ createPerMinute: 2, trustedProxies: ['127.0.0.1'] });
+    const direct = await startTestService({ createPerMinute: 2 });
+    try {
+      const create = (target: string, forwarded: string) =>
+        call(target, '/create-session', { form: {}, headers: { 'x-forwarded-for': forwarded } });
+      // Through the proxy: two clients, two each; a left-hand entry the client wrote is not believed.
+      for (const client of ['203.0.113.5', '198.51.100.7']) {
+        for (let i = 0; i < 2; i++) expect((await create(behind.baseUrl, `10.9.9.${i}, ${client}`)).status).toBe(200);
+        expectError(await create(behind.baseUrl, `10.9.9.9, ${client}`), 429, 'rate_limited');
+      }
+      // Not from a trusted proxy: the header changes nothing, the peer is the client.
+      for (let i = 0; i < 2; i++) expect((await create(direct.baseUrl, `192.0.2.${i}`)).status).toBe(200);
+      expectError(await create(direct.baseUrl, '192.0.2.99'), 429, 'rate_limited');
+    } finally {
+      await behind.close();
+      await direct.close();
     }
   });
 

@@ -4,7 +4,7 @@
  * lock goes away on close (and when a start fails after taking it).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { cleanupAfterEach } from '../../harness/cleanup';
 import { call } from '../../harness/http';
 import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../../harness/serve-process';
 import { startTestService, type TestService } from '../../harness/service';
+import { startLocalService } from '../../../src/tui/shell/local-service';
 
 const cleanup = cleanupAfterEach();
 const tempDir = () => cleanup.tempDir('tempmail-lock-');
@@ -23,6 +24,22 @@ async function started(dataDir: string): Promise<TestService> {
 }
 const track = <T extends ServeProcess>(proc: T): T => cleanup.defer(proc, (p) => stopServe(p, 'SIGKILL'));
 const lockOf = async (dir: string) => JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as Record<string, unknown>;
+
+const hasProc = existsSync('/proc/self/stat');
+
+/** A live process that is no service: its pid stands for one the kernel handed out again. */
+function liveStranger(): number {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  cleanup.defer(child, (c) => c.kill('SIGKILL'));
+  return child.pid!;
+}
+
+/** The kernel's start time of `pid` (field 22 of /proc/<pid>/stat, after the parenthesised name). */
+function startTicksOf(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+}
+const bootId = () => readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
 
 /** The pid of a process that has exited (and been reaped): kill(pid, 0) says ESRCH. */
 async function deadPid(): Promise<number> {
@@ -78,6 +95,54 @@ describe('service.lock', () => {
     }
   });
 
+  it('records the holder by pid, boot and process start time, so a reused pid is not taken for the holder', async () => {
+    const dataDir = await tempDir();
+    const svc = await started(dataDir);
+    const lock = await lockOf(dataDir);
+    if (hasProc) expect(lock).toMatchObject({ pid: process.pid, bootId: bootId(), startTicks: startTicksOf(process.pid) });
+    await svc.close();
+  });
+
+  it.skipIf(!hasProc)('is taken over when its pid now belongs to another live process (another start time, or another boot)', async () => {
+    const dataDir = await tempDir();
+    const stranger = liveStranger();
+    const ticks = startTicksOf(stranger);
+    // Holder-less and fully written locks alike: kill -9 of a service, then the pid went to someone else.
+    for (const stale of [
+      { pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: String(Number(ticks) + 1) },
+      { pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: '1', httpUrl: 'http://127.0.0.1:1/', smtpHost: '127.0.0.1', smtpPort: 1 },
+      { pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: '00000000-0000-0000-0000-000000000000', startTicks: ticks },
+    ]) {
+      await writeFile(join(dataDir, LOCK_FILE), JSON.stringify(stale), { mode: 0o600 });
+      const svc = await startTestService({ dataDir });
+      expect(await lockOf(dataDir)).toMatchObject({ pid: process.pid, httpUrl: svc.baseUrl });
+      await svc.close();
+    }
+    // The same live process with its own start time is the holder: refused, lock left alone.
+    const held = JSON.stringify({ pid: stranger, startedAt: new Date().toISOString(), bootId: bootId(), startTicks: ticks });
+    await writeFile(join(dataDir, LOCK_FILE), held, { mode: 0o600 });
+    await expect(startTestService({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
+    expect(await readFile(join(dataDir, LOCK_FILE), 'utf8')).toBe(held);
+    // A lock from before start times were recorded names a pid only: a live pid keeps it, as it did.
+    await writeFile(join(dataDir, LOCK_FILE), JSON.stringify({ pid: stranger, startedAt: new Date().toISOString() }), { mode: 0o600 });
+    await expect(startTestService({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
+  });
+
+  it.skipIf(!hasProc)("does not block the app's local mode when its pid was reused", async () => {
+    const home = await tempDir();
+    const stranger = liveStranger();
+    await mkdir(join(home, 'data'), { recursive: true, mode: 0o700 });
+    await writeFile(
+      join(home, 'data', LOCK_FILE),
+      JSON.stringify({ pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: '1', httpUrl: 'http://127.0.0.1:1/', smtpHost: '127.0.0.1', smtpPort: 1 }),
+      { mode: 0o600 },
+    );
+    const local = cleanup.defer(await startLocalService({ TEMPMAIL_TUI_HOME: home }, [0]), (l) => l.close());
+    expect(local.sharedPid).toBeUndefined();
+    expect((await call(local.httpUrl, '/health')).status).toBe(200);
+    expect(await lockOf(join(home, 'data'))).toMatchObject({ pid: process.pid, httpUrl: local.httpUrl });
+  });
+
   it('goes to exactly one of two services started at once, on a free dir and over a stale lock', async () => {
     const dataDir = await tempDir();
     for (const before of [undefined, JSON.stringify({ pid: await deadPid(), startedAt: '2020-01-01T00:00:00.000Z' })]) {
@@ -130,5 +195,17 @@ describe('tempmail-tui serve on a locked data dir', () => {
     expect((await lockOf(dataDir)).pid).toBe(killed.child.pid);
     const next = track(await startServeProcess(['--data-dir', dataDir]));
     expect((await lockOf(dataDir)).pid).toBe(next.child.pid);
+  });
+
+  it.skipIf(!hasProc)('takes over a lock whose pid now belongs to another live process', async () => {
+    const dataDir = await tempDir();
+    const stranger = liveStranger();
+    await writeFile(
+      join(dataDir, LOCK_FILE),
+      JSON.stringify({ pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: '1', httpUrl: 'http://127.0.0.1:1/', smtpHost: '127.0.0.1', smtpPort: 1 }),
+      { mode: 0o600 },
+    );
+    const proc = track(await startServeProcess(['--data-dir', dataDir]));
+    expect(await lockOf(dataDir)).toMatchObject({ pid: proc.child.pid, httpUrl: proc.baseUrl, startTicks: startTicksOf(proc.child.pid!) });
   });
 });

@@ -3,6 +3,7 @@ import { runStoreSuite, type StoreHarness } from './store-suite';
 
 runStoreSuite('MemoryStore', async () => {
   const data = createMemoryData();
+  const twins: MemoryStore[] = [];
   const harness: StoreHarness = {
     store: new MemoryStore(data),
     async reopen() {
@@ -11,10 +12,17 @@ runStoreSuite('MemoryStore', async () => {
       await harness.store.open();
       return harness.store;
     },
+    async twin() {
+      const twin = new MemoryStore(data);
+      await twin.open();
+      twins.push(twin);
+      return twin;
+    },
     async cleanup() {
+      for (const twin of twins) await twin.close();
       await harness.store.close();
     },
   };
   await harness.store.open();
   return harness;
-});
+}, { shared: true });

@@ -1,6 +1,8 @@
 /**
- * The one test suite every Store passes (inbucket's storage_suite.go). A harness gives a fresh store
- * and a way to "restart" it on the same data.
+ * The one test suite every Store passes (inbucket's storage_suite.go): memory, file and Postgres. A
+ * harness gives a fresh store and a way to "restart" it on the same data; a store that several services
+ * can share (memory on one MemoryData, Postgres on one database) also gives a second one open at the
+ * same time, and passes the part of the suite about sharing.
  */
 import { describe, expect, it } from 'vitest';
 import { StoreClosedError, UnknownSessionError, type NewMessage, type Store, type StoredSession } from '../../../src/server/store/store';
@@ -10,6 +12,8 @@ export interface StoreHarness {
   store: Store;
   /** Closes the current store and opens a new one on the same data; `store` then is the new one. */
   reopen(): Promise<Store>;
+  /** A second store open on the same data at the same time (as a second service), closed by cleanup. */
+  twin?(): Promise<Store>;
   cleanup(): Promise<void>;
 }
 
@@ -58,8 +62,11 @@ export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
   };
 }
 
-/** Runs the shared suite against the stores `make` builds. */
-export function runStoreSuite(name: string, make: () => Promise<StoreHarness>): void {
+/**
+ * Runs the shared suite against the stores `make` builds. `shared`: the store can be open in two services
+ * at once (its harness has twin()); the file store cannot (one service per data dir, service.lock).
+ */
+export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, options: { shared?: boolean } = {}): void {
   describe(`Store suite: ${name}`, () => {
     const withStore = (fn: (h: StoreHarness) => Promise<void>) => async () => {
       const h = await make();
@@ -255,6 +262,93 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>): 
       expect((await store.addMessage(s.id, newMessage())).id).toBe(5);
     }));
 
+    it('inserts a session only while no live session holds its address; an expired holder goes with its mail', withStore(async ({ store }) => {
+      const now = 1_800_000_000_000;
+      const first = sessionRecord({ addressKey: 'claim@tempmail.test', expiresAt: now + 1000 });
+      expect(await store.insertSession(first, now)).toBe('created');
+      const rival = sessionRecord({ addressKey: 'claim@tempmail.test', expiresAt: now + 5000 });
+      expect(await store.insertSession(rival, now)).toBe('taken');
+      expect(await store.getSession(rival.id)).toBeUndefined();
+      await store.addMessage(first.id, newMessage());
+      // At its expiry (expiresAt <= now) the address is free again, and the old session goes.
+      expect(await store.insertSession(rival, now + 1000)).toBe('created');
+      expect(await store.getSession(first.id)).toBeUndefined();
+      expect(await store.listMessages(first.id)).toEqual([]);
+      expect((await store.findSessionByAddress('claim@tempmail.test'))!.id).toBe(rival.id);
+      expect(await store.countSessions()).toBe(1);
+    }));
+
+    it('lets one of many concurrent inserts for one address win', withStore(async ({ store }) => {
+      const now = 1_800_000_000_000;
+      const rivals = Array.from({ length: 8 }, () => sessionRecord({ addressKey: 'race@tempmail.test', expiresAt: now + 1000 }));
+      const outcomes = await Promise.all(rivals.map((r) => store.insertSession(r, now)));
+      expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
+      expect(await store.countSessions()).toBe(1);
+    }));
+
+    it('delivers to several sessions at once, skipping the gone, under the inbox limit', withStore(async ({ store }) => {
+      const a = sessionRecord();
+      const b = sessionRecord();
+      await store.putSession(a);
+      await store.putSession(b);
+      const first = await store.deliver([a.id, b.id, 'gone-session', a.id], newMessage(), 2);
+      expect([...first.stored.keys()].sort()).toEqual([a.id, b.id].sort());
+      expect(first.stored.get(a.id)).toMatchObject({ id: 1, size: newMessage().raw.length });
+      expect(first.full).toEqual([]);
+      expect(first.gone).toEqual(['gone-session']);
+      expect((await store.rawMessage(b.id, 1))!.equals(newMessage().raw)).toBe(true);
+      await store.addMessage(a.id, newMessage({ subject: 'fills a' }));
+      // a holds 2 = the limit: nothing is stored for anyone, b included.
+      const second = await store.deliver([a.id, b.id], newMessage({ subject: 'late' }), 2);
+      expect(second).toEqual({ stored: new Map(), full: [a.id], gone: [] });
+      expect(await store.countMessages(b.id)).toBe(1);
+      // Room again after a delete; ids go on where they were.
+      await store.deleteMessage(a.id, 1);
+      const third = await store.deliver([a.id], newMessage(), 2);
+      expect(third.stored.get(a.id)!.id).toBe(3);
+    }));
+
+    it('keeps the inbox limit exact under concurrent deliveries', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      await store.addMessage(s.id, newMessage());
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => store.deliver([s.id], newMessage({ subject: `m${i}` }), 5)));
+      expect(results.filter((r) => r.stored.size === 1)).toHaveLength(4);
+      expect(results.filter((r) => r.full.length === 1)).toHaveLength(8);
+      expect(await store.countMessages(s.id)).toBe(5);
+    }));
+
+    it('purges expired sessions with their messages, and keeps the live ones', withStore(async ({ store }) => {
+      const now = 1_800_000_000_000;
+      const old = sessionRecord({ expiresAt: now - 1 });
+      const edge = sessionRecord({ expiresAt: now });
+      const live = sessionRecord({ expiresAt: now + 1 });
+      for (const s of [old, edge, live]) await store.putSession(s);
+      await store.addMessage(old.id, newMessage());
+      expect(await store.purgeExpired(now)).toBe(2);
+      expect((await store.listSessions()).map((s) => s.id)).toEqual([live.id]);
+      expect(await store.listMessages(old.id)).toEqual([]);
+      expect(await store.purgeExpired(now)).toBe(0);
+    }));
+
+    it('counts create-session hits in a sliding window per key; refused hits do not count', withStore(async ({ store }) => {
+      const rule = { limit: 2, windowMs: 60_000 };
+      const t = 1_800_000_000_000;
+      expect(await store.hitCreateLimit('10.0.0.1', t, rule)).toBe(0);
+      expect(await store.hitCreateLimit('10.0.0.1', t + 10_000, rule)).toBe(0);
+      expect(await store.hitCreateLimit('10.0.0.1', t + 20_000, rule)).toBe(40);
+      expect(await store.hitCreateLimit('10.0.0.2', t + 20_000, rule)).toBe(0);
+      expect(await store.hitCreateLimit('10.0.0.1', t + 59_500, rule)).toBe(1);
+      // The first hit leaves the window at t + 60 s; the refused ones never entered it.
+      expect(await store.hitCreateLimit('10.0.0.1', t + 60_000, rule)).toBe(0);
+      expect(await store.hitCreateLimit('10.0.0.1', t + 60_001, rule)).toBe(10);
+      expect(await store.hitCreateLimit('10.0.0.3', t, { limit: 0, windowMs: 60_000 })).toBe(0);
+    }));
+
+    it('answers a probe while open', withStore(async ({ store }) => {
+      expect(typeof (await store.probe())).toBe('boolean');
+    }));
+
     it('keeps a deleted session deleted across a reopen', withStore(async (h) => {
       const gone = sessionRecord();
       const kept = sessionRecord();
@@ -267,5 +361,41 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>): 
       expect(await store.listMessages(gone.id)).toEqual([]);
       expect((await store.listSessions()).map((x) => x.id)).toEqual([kept.id]);
     }));
+
+    if (options.shared) describe('shared by two services at once', () => {
+      const withTwin = (fn: (a: Store, b: Store) => Promise<void>) =>
+        withStore(async (h) => {
+          if (!h.twin) throw new Error('this harness has no twin');
+          await fn(h.store, await h.twin());
+        });
+
+      it('sees sessions and messages written by the other, and their deletes', withTwin(async (a, b) => {
+        const s = sessionRecord();
+        expect(await a.insertSession(s, 0)).toBe('created');
+        expect(await b.getSessionByTokenHash(s.tokenHash)).toEqual(s);
+        await b.deliver([s.id], newMessage(), 10);
+        expect((await a.listMessages(s.id)).map((m) => m.id)).toEqual([1]);
+        expect(await a.deleteMessage(s.id, 1)).toBe(true);
+        expect(await b.getMessage(s.id, 1)).toBeUndefined();
+        expect(await b.deleteSession(s.id)).toBe(true);
+        expect(await a.getSession(s.id)).toBeUndefined();
+      }));
+
+      it('keeps the inbox limit, one address per live session and the create rate across both', withTwin(async (a, b) => {
+        const s = sessionRecord();
+        await a.putSession(s);
+        const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).deliver([s.id], newMessage(), 3)));
+        expect(results.filter((r) => r.stored.size === 1)).toHaveLength(3);
+        expect(await b.countMessages(s.id)).toBe(3);
+        const ids = (await a.listMessages(s.id)).map((m) => m.id);
+        expect(ids).toEqual([1, 2, 3]);
+        const rivals = Array.from({ length: 6 }, () => sessionRecord({ addressKey: 'shared@tempmail.test' }));
+        const outcomes = await Promise.all(rivals.map((r, i) => (i % 2 ? a : b).insertSession(r, 0)));
+        expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
+        const rule = { limit: 3, windowMs: 60_000 };
+        const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => (i % 2 ? a : b).hitCreateLimit('192.0.2.9', 1000, rule)));
+        expect(waits.filter((w) => w === 0)).toHaveLength(3);
+      }));
+    });
   });
 }

@@ -9,7 +9,7 @@ import { inboxReducer, initialInboxState } from '../../../src/tui/inbox/inbox-st
 export function manyMessages(n: number): MessageSummary[] {
   const base = Date.UTC(2026, 10, 21);
   return Array.from({ length: n }, (_, i) => ({
-    id: i + 1,
+    id: String(i + 1),
     senderName: `Sender ${i + 1}`,
     senderEmail: `s${i + 1}@example.org`,
     subject: `Message number ${i + 1} with a subject long enough to be cut at eighty columns wide`,

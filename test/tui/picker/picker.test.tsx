@@ -7,6 +7,7 @@ import { startTestService, type TestService } from '../../harness/service';
 import { startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
 import { closedPort } from '../../harness/ports';
+import { singleProvider } from '../../harness/providers';
 
 let h: AppHarness | undefined;
 const extra: TestService[] = [];
@@ -150,7 +151,7 @@ describe('picker', () => {
     const { renderAt } = await import('../ui');
     const { App } = await import('../../../src/tui/app');
     const api = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
-    const screen = renderAt(<App api={api} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
     try {
       const frame = await screen.waitFor('Could not load the domains');
       expect(frame).toMatch(/unreachable|refused/i);
@@ -172,7 +173,7 @@ describe('picker', () => {
     const asked: number[] = [];
     const real = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
     const api: TempMailApi = { ...real, listDomains: () => (asked.push(Date.now()), real.listDomains()) };
-    const screen = renderAt(<App api={api} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
     try {
       let frame = await screen.waitFor(/Retrying in [12] s\. Press r to retry now, q to quit\./);
       expect(frame).toContain('Could not load the domains');
@@ -219,7 +220,7 @@ describe('picker', () => {
     const { renderAt } = await import('../ui');
     const { App } = await import('../../../src/tui/app');
     const api: TempMailApi = { ...dead, listDomains: () => (asked.push('list'), dead.listDomains()) };
-    const screen = renderAt(<App api={api} domains={domains} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} domains={domains} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
     try {
       await screen.waitFor('Loading the domains');
       await screen.waitFor('Could not load the domains');

@@ -60,7 +60,7 @@ describe('saved addresses', () => {
     const list = store.listLive(new Date(), svc.baseUrl);
     expect(list.map((s) => s.email)).toEqual([first]);
     expect(list[0]!.token).toBe(h.tokens[0]);
-    expect(list[0]!.expiresAt.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
+    expect(list[0]!.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(readFileSync(store.file, 'utf8')).not.toContain('gone@tempmail.test');
     // A second one, from the picker opened by n: there the new choices come first.

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAppArgs, runAppCli } from '../../../src/tui/shell/app-cli';
 import { serviceKey, serviceLabel } from '../../../src/tui/shell/run-app';
+import { startRef } from '../../../src/tui/shell/app-service';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -109,6 +110,24 @@ describe('app CLI', () => {
     expect(serviceKey('http://127.0.0.1:8025/', {})).toBe('http://127.0.0.1:8025/');
     expect(serviceKey(undefined, { TEMPMAIL_TUI_HOME: dir })).toBe(`local:${join(dir, 'data')}`);
     expect(serviceKey(undefined, { XDG_DATA_HOME: '/srv/x', HOME: '/home/u' })).toBe('local:/srv/x/tempmail-tui');
+  });
+
+  it('--provider picks where new addresses go; a provider alone starts at its own base URL', async () => {
+    const dir = home();
+    const env = { TEMPMAIL_TUI_HOME: dir };
+    expect(parseAppArgs(['--provider', 'mailtm'], env).settings).toMatchObject({ provider: 'mailtm' });
+    expect(startRef(parseAppArgs(['--provider', 'mailtm'], env).settings!, env)).toEqual({ provider: 'mailtm', baseUrl: 'https://api.mail.tm/' });
+    expect(startRef(parseAppArgs(['--provider', 'mailtm', '--base-url', 'https://api.mail.gw'], env).settings!, env)).toEqual({
+      provider: 'mailtm',
+      baseUrl: 'https://api.mail.gw/',
+    });
+    expect(startRef(parseAppArgs(['--provider', 'tempmail'], env).settings!, env)).toEqual({ provider: 'tempmail', baseUrl: 'https://mailtemp.us/api/' });
+    expect(startRef(parseAppArgs([], { ...env, TEMPMAIL_PROVIDER: 'guerrilla' }).settings!, env).provider).toBe('guerrilla');
+    expect(startRef(parseAppArgs([], env).settings!, env)).toEqual({ provider: 'tempmail', baseUrl: `local:${join(dir, 'data')}` });
+    const bad = await run(['--provider', 'nope'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('--provider must be one of tempmail, mailtm, guerrilla, got "nope"');
+    expect((await run(['--help'], env)).out).toContain('--provider NAME');
   });
 
   it('names the service by host and path, never with a password', () => {

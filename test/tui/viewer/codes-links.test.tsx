@@ -38,7 +38,7 @@ function counting(stats: { reads: number[]; inFlight: number; maxInFlight: numbe
   return (api: TempMailApi): TempMailApi => ({
     ...api,
     readMail: async (token, id) => {
-      stats.reads.push(id);
+      stats.reads.push(Number(id));
       stats.inFlight += 1;
       stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
       try {
@@ -123,9 +123,9 @@ describe('codes and links', () => {
         ...api,
         // The first background fetch is held until the test lets it go; the real request runs after.
         readMail: async (token, id) => {
-          reads.push(id);
-          first ??= id;
-          if (id === first) await held;
+          reads.push(Number(id));
+          first ??= Number(id);
+          if (Number(id) === first) await held;
           return api.readMail(token, id);
         },
       }),

@@ -24,7 +24,7 @@ function counting(reads: number[]) {
   return (api: TempMailApi): TempMailApi => ({
     ...api,
     readMail: (token, id) => {
-      reads.push(id);
+      reads.push(Number(id));
       return api.readMail(token, id);
     },
   });

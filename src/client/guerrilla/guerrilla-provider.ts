@@ -1,0 +1,195 @@
+/**
+ * The `guerrilla` provider: the Guerrilla Mail JSON API (GuerrillaMailAPI.html): one URL, `ajax.php`,
+ * a function name in `f`, and a session token, `sid_token`, that may change with any answer. An inbox
+ * belongs to a name, not to a session: a session that went stale (about 18 minutes idle) is linked to
+ * the address again with `set_email_user`, which is how an address is reopened after a restart too.
+ * Every new inbox holds a welcome message from Guerrilla Mail, left out of listings here. Addresses are
+ * given 60 minutes, Guerrilla Mail's own lifetime for mail. Wire mapping only, on the shared HTTP client.
+ */
+import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
+import type { DomainList, MessageSummary, Session } from '../../model/mail-types';
+import { ApiError } from '../api-error';
+import { createHttpClient, type HttpClient } from '../http-client';
+import { badResponse, parseJson } from '../wire-json';
+import { isWelcome, parseAddress, parseList, parseMessage, sidOf } from './guerrilla-parse';
+
+export const GUERRILLA_INFO: ProviderInfo = {
+  id: 'guerrilla',
+  label: 'Guerrilla Mail',
+  defaultBaseUrl: 'https://api.guerrillamail.com/',
+  offline: false,
+  note: 'public: any website can mail it; anyone who types the same name reads the same inbox; 60 minutes',
+  limits: { lifetimeMinutes: 60, requestsPerSecond: null, customNames: true, publicInbox: true, numericIds: true },
+  deleteAddress: 'end the Guerrilla Mail session (forget_me; mail to the name still arrives for whoever asks for it)',
+};
+
+/**
+ * The domains Guerrilla Mail receives for. Fixed: the API has no call that lists them. Every one of them
+ * delivers a name's mail to the same inbox, so the domain only changes how the address reads.
+ */
+export const GUERRILLA_DOMAINS = [
+  'guerrillamail.com',
+  'guerrillamailblock.com',
+  'sharklasers.com',
+  'guerrillamail.net',
+  'guerrillamail.org',
+  'guerrillamail.biz',
+  'spam4.me',
+  'grr.la',
+  'guerrillamail.de',
+  'pokemail.net',
+] as const;
+
+const LIFETIME_MS = 60 * 60_000;
+// A session idle for ~18 minutes is dropped by the service; linking again after 5 stays well inside it.
+const LINK_TTL_MS = 5 * 60_000;
+// get_email_list answers a page at a time from `offset` (the documentation says both 10 and "a maximum
+// of 20"): pages are read until `count` messages are in or a page comes back empty.
+const MAX_PAGES = 100;
+// The documentation asks every call to say the user's ip and agent; a terminal client has no other user.
+const IDENTITY = { ip: '127.0.0.1', agent: 'tempmail-tui', lang: 'en' };
+// A local part Guerrilla Mail accepts; anything else is refused before it is sent.
+const NAME_SHAPE = /^[a-z0-9._+-]{1,64}$/;
+
+export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes'> & {
+  /** Clock for the 60-minute lifetime and for relinking (tests). */
+  now?: () => number;
+};
+
+/** Where attachments are served: www.guerrillamail.com for the public API's host, the base itself otherwise. */
+export function attachmentBase(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (url.hostname === 'api.guerrillamail.com') return 'https://www.guerrillamail.com/';
+  return url.href;
+}
+
+const localPart = (email: string) => email.slice(0, Math.max(0, email.lastIndexOf('@'))).toLowerCase();
+
+/** The Guerrilla Mail provider at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider {
+  const http = createHttpClient(options);
+  const now = options.now ?? Date.now;
+  let files: HttpClient | undefined;
+  // The session token each address last got, and when it was last linked to the address.
+  const sids = new Map<string, { sid: string; linkedAt: number }>();
+
+  async function call(f: string, params: Record<string, string | number>, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<unknown> {
+    const query = method === 'GET' ? { f, ...IDENTITY, ...params } : { f, ...IDENTITY };
+    const answer = await http.request(method, 'ajax.php', { searchParams: query, ...(method === 'POST' ? { form: params } : {}), secrets });
+    const data = parseJson(answer.body);
+    if (data === undefined) throw badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
+    return data;
+  }
+
+  const keyOf = (s: Session) => s.email.toLowerCase();
+
+  function remember(session: Session, data: unknown, linked = false): void {
+    const sid = sidOf(data);
+    const old = sids.get(keyOf(session));
+    if (sid) http.addSecret(sid);
+    if (sid || linked) sids.set(keyOf(session), { sid: sid ?? old?.sid ?? session.token, linkedAt: linked ? now() : (old?.linkedAt ?? 0) });
+  }
+
+  function checkLive(session: Session): void {
+    if (session.expiresAt !== null && session.expiresAt.getTime() <= now()) {
+      throw new ApiError('session_expired', 'This Guerrilla Mail address has expired (60 minutes)');
+    }
+  }
+
+  /** A session token linked to the address: set_email_user with its name, unless done in the last minutes. */
+  async function linked(session: Session, force = false): Promise<string> {
+    checkLive(session);
+    http.addSecret(session.token);
+    const entry = sids.get(keyOf(session));
+    if (entry && !force && now() - entry.linkedAt < LINK_TTL_MS) return entry.sid;
+    const name = localPart(session.email);
+    if (!NAME_SHAPE.test(name)) throw new ApiError('bad_request', 'That is not a Guerrilla Mail address');
+    const sid = entry?.sid ?? session.token;
+    const data = await call('set_email_user', { email_user: name, sid_token: sid }, 'POST', [sid]);
+    const answered = parseAddress(data);
+    if (localPart(answered.email) !== name) throw badResponse('Guerrilla Mail linked another address');
+    remember(session, data, true);
+    return answered.sid;
+  }
+
+  async function page(session: Session, offset: number): Promise<ReturnType<typeof parseList>> {
+    for (let attempt = 0; ; attempt++) {
+      const sid = await linked(session, attempt > 0);
+      const data = await call('get_email_list', { offset, sid_token: sid }, 'GET', [sid]);
+      remember(session, data);
+      const list = parseList(data);
+      // The session went stale and the service answered for a new, other address: link again, once.
+      if (list.email && localPart(list.email) !== localPart(session.email) && attempt === 0) continue;
+      if (list.email && localPart(list.email) !== localPart(session.email)) throw badResponse('Guerrilla Mail listed another address');
+      return list;
+    }
+  }
+
+  const checkMessageId = (id: string) => {
+    if (!/^\d{1,15}$/.test(id)) throw new ApiError('bad_request', 'That is not a message id');
+    return id;
+  };
+
+  return {
+    info: GUERRILLA_INFO,
+    baseUrl: http.baseUrl,
+    async listDomains(): Promise<DomainList> {
+      return { domains: GUERRILLA_DOMAINS.map((domain, i) => ({ id: i + 1, domain })), extmailAccounts: [] };
+    },
+    async createSession(opts = {}) {
+      const domain = opts.domain ?? GUERRILLA_DOMAINS[(opts.domainId ?? 1) - 1];
+      if (!domain || !(GUERRILLA_DOMAINS as readonly string[]).includes(domain)) throw new ApiError('bad_request', 'Guerrilla Mail has no such domain');
+      if (opts.prefix !== undefined && !NAME_SHAPE.test(opts.prefix.toLowerCase())) {
+        throw new ApiError('bad_request', 'A Guerrilla Mail name is 1-64 of a-z 0-9 . _ + -');
+      }
+      let address = parseAddress(await call('get_email_address', {}));
+      http.addSecret(address.sid);
+      if (opts.prefix !== undefined) {
+        address = parseAddress(await call('set_email_user', { email_user: opts.prefix.toLowerCase(), sid_token: address.sid }, 'POST', [address.sid]));
+        http.addSecret(address.sid);
+      }
+      const created = address.createdAt?.getTime() ?? now();
+      const session: Session = { email: `${localPart(address.email)}@${domain}`, token: address.sid, expiresAt: new Date(created + LIFETIME_MS) };
+      sids.set(keyOf(session), { sid: address.sid, linkedAt: now() });
+      return session;
+    },
+    async listMessages(session) {
+      const all: MessageSummary[] = [];
+      const seen = new Set<string>();
+      let offset = 0;
+      for (let p = 0; p < MAX_PAGES; p++) {
+        const { messages, count } = await page(session, offset);
+        for (const m of messages) if (!seen.has(m.id) && seen.add(m.id)) all.push(m);
+        offset += messages.length;
+        // Without a count, one page is all there is to know.
+        if (messages.length === 0 || count === undefined || offset >= count) break;
+      }
+      return all.filter((m) => !isWelcome(m)).sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
+    },
+    async readMessage(session, id) {
+      const sid = await linked(session);
+      const data = await call('fetch_email', { email_id: checkMessageId(id), sid_token: sid }, 'GET', [sid]);
+      remember(session, data);
+      const message = parseMessage(data);
+      if (!message) throw new ApiError('not_found', 'Guerrilla Mail has no such message (deleted, or older than an hour)');
+      return message;
+    },
+    async deleteMessage(session, id) {
+      const sid = await linked(session);
+      const data = await call('del_email', { 'email_ids[]': checkMessageId(id), sid_token: sid }, 'POST', [sid]);
+      remember(session, data);
+    },
+    async downloadAttachment(session, messageId, attachment) {
+      const sid = await linked(session);
+      if (!/^[0-9.]{1,32}$/.test(attachment.id)) throw new ApiError('bad_request', 'That is not an attachment of this message');
+      files ??= createHttpClient({ ...options, baseUrl: attachmentBase(http.baseUrl) });
+      const searchParams = { get_att: '', lang: 'en', email_id: checkMessageId(messageId), part_id: attachment.id, sid_token: sid };
+      return (await files.requestBuffer('inbox', { searchParams, secrets: [sid] })).body;
+    },
+    async deleteAddress(session) {
+      const sid = await linked(session);
+      await call('forget_me', { email_addr: session.email, sid_token: sid }, 'POST', [sid]);
+      sids.delete(keyOf(session));
+    },
+  };
+}

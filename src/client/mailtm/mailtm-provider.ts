@@ -1,0 +1,273 @@
+/**
+ * The `mailtm` provider: the mail.tm API (docs.mail.tm; mail.gw runs the same one). An address is an
+ * account: address + a strong random password, kept with the session so a new token (JWT, POST /token)
+ * can be fetched when a call answers 401. Wire mapping only, on the shared HTTP client; requests are
+ * spaced to the documented 8 per second, and a 429 becomes a rate_limited ApiError with its Retry-After.
+ */
+import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
+import type { AttachmentInfo, CreateSessionOptions, DomainList, MessageSummary, Session } from '../../model/mail-types';
+import { ApiError, isApiError } from '../api-error';
+import { asKind } from '../error-map';
+import { createHttpClient, type HttpMethod } from '../http-client';
+import { createPacer } from '../pacer';
+import { badResponse, parseJson } from '../wire-json';
+import { watchMailtm } from './mailtm-events';
+import { randomLocalPart, randomPassword } from './mailtm-names';
+import { isResourceId, members, parseAccount, parseDomains, parseMessage, parseSummaries, parseToken, totalItems } from './mailtm-parse';
+
+export const MAILTM_INFO: ProviderInfo = {
+  id: 'mailtm',
+  label: 'mail.tm',
+  defaultBaseUrl: 'https://api.mail.tm/',
+  offline: false,
+  note: 'public: any website can mail it; an account (its password stays in the private sessions file) with no expiry',
+  limits: { lifetimeMinutes: null, requestsPerSecond: 8, customNames: true, publicInbox: false, numericIds: false },
+  deleteAddress: 'delete the mail.tm account (its mail is gone for good)',
+};
+
+/** mail.tm lists 30 messages a page. */
+const PAGE_SIZE = 30;
+// A runaway "next page" (a broken totalItems) must end: 50 pages is 1,500 messages.
+const MAX_PAGES = 50;
+const ACCEPT = 'application/ld+json, application/json;q=0.9';
+// A random name that is taken (unlikely) is drawn again, this many times in all.
+const NAME_TRIES = 3;
+
+export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes'> {
+  /** Requests started per second (default 8, the documented limit; 0: no spacing). */
+  requestsPerSecond?: number;
+  /** The new-mail event stream (default: mercure.<domain> for an api.<domain> base, else <base>.well-known/mercure). */
+  eventsUrl?: string;
+}
+
+/**
+ * Where mail.tm publishes new mail (Mercure): https://api.mail.tm/ -> https://mercure.mail.tm/.well-known/mercure
+ * (mail.gw the same way); any other base (a proxy, a test's fake) serves it itself under .well-known/mercure.
+ */
+export function mercureUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (url.hostname.startsWith('api.')) {
+    url.hostname = `mercure.${url.hostname.slice(4)}`;
+    url.pathname = '/';
+  }
+  return new URL('.well-known/mercure', url).href;
+}
+
+interface Call {
+  token?: string;
+  json?: unknown;
+  searchParams?: Record<string, string | number>;
+  headers?: Record<string, string>;
+  secrets?: readonly string[];
+}
+
+/** The mail.tm provider at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+export function createMailtmProvider(options: MailtmOptions): MailProvider {
+  const http = createHttpClient(options);
+  const pacer = createPacer(options.requestsPerSecond ?? 8);
+  const base = new URL(http.baseUrl);
+  // The token each address last got (a refused one is replaced), and the refresh in flight per address.
+  const tokens = new Map<string, string>();
+  const refreshing = new Map<string, Promise<string>>();
+  // Attachment download URLs as the last reading of their message gave them.
+  const downloadUrls = new Map<string, string>();
+
+  async function call(method: HttpMethod, path: string, c: Call = {}): Promise<unknown> {
+    const headers: Record<string, string> = { accept: ACCEPT, ...c.headers };
+    if (c.token !== undefined) headers.authorization = `Bearer ${c.token}`;
+    const secrets = [...(c.token ? [c.token] : []), ...(c.secrets ?? [])];
+    const answer = await pacer.run(() => http.request(method, path, { json: c.json, searchParams: c.searchParams, headers, secrets }));
+    if (!answer.body.trim()) return undefined;
+    const data = parseJson(answer.body);
+    if (data === undefined) throw badResponse('not JSON');
+    return data;
+  }
+
+  const keyOf = (s: Session) => s.email.toLowerCase();
+  const tokenOf = (s: Session) => tokens.get(keyOf(s)) ?? s.token;
+
+  /** A new token from the saved password; one request per address however many calls were refused. */
+  function login(session: Session): Promise<string> {
+    const key = keyOf(session);
+    const password = session.password;
+    if (!password) {
+      return Promise.reject(new ApiError('invalid_token', 'mail.tm refused this address and no password is saved to sign in again'));
+    }
+    let pending = refreshing.get(key);
+    if (!pending) {
+      pending = (async () => {
+        try {
+          const { token } = parseToken(await call('POST', 'token', { json: { address: session.email, password }, secrets: [password] }));
+          http.addSecret(token);
+          tokens.set(key, token);
+          return token;
+        } catch (error) {
+          if (isApiError(error) && error.kind === 'invalid_token') {
+            throw asKind(error, 'invalid_token', 'mail.tm no longer knows this account (deleted, or its password changed)');
+          }
+          throw error;
+        } finally {
+          refreshing.delete(key);
+        }
+      })();
+      refreshing.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Runs `fn` with the address's token; on 401, once more with a new one from its password. */
+  async function authed<T>(session: Session, fn: (token: string) => Promise<T>): Promise<T> {
+    if (session.token) http.addSecret(session.token);
+    if (session.password) http.addSecret(session.password);
+    const token = tokenOf(session);
+    try {
+      return await fn(token);
+    } catch (error) {
+      if (!(isApiError(error) && error.kind === 'invalid_token')) throw error;
+      return fn(await login(session));
+    }
+  }
+
+  async function domains(): Promise<DomainList> {
+    const list: DomainList['domains'] = [];
+    let listed = 0;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const data = await call('GET', 'domains', { searchParams: { page } });
+      // Counted before inactive and private ones are left out: totalItems counts them too.
+      const count = members(data, 'domains').length;
+      listed += count;
+      for (const d of parseDomains(data)) if (!list.some((x) => x.domain === d.domain)) list.push({ id: list.length + 1, domain: d.domain });
+      const total = totalItems(data);
+      if (count === 0 || total === undefined || listed >= total) break;
+    }
+    return { domains: list, extmailAccounts: [] };
+  }
+
+  async function pickDomain(options: CreateSessionOptions): Promise<string> {
+    if (options.domain) return options.domain;
+    const { domains: list } = await domains();
+    if (list.length === 0) throw new ApiError('service', 'mail.tm offers no domain for new addresses right now');
+    if (options.domainId !== undefined) {
+      const found = list.find((d) => d.id === options.domainId);
+      if (!found) throw new ApiError('bad_request', 'mail.tm does not offer that domain');
+      return found.domain;
+    }
+    return list[Math.floor(Math.random() * list.length)]!.domain;
+  }
+
+  // A path on this API for a URL mail.tm gave: "/messages/…" is taken relative to the base; an absolute
+  // URL must lie under the base, so the token is never sent to another host.
+  function apiPath(url: string): string {
+    if (url.startsWith('/') && !url.startsWith('//')) return url.slice(1);
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      throw badResponse('an attachment address that is not a URL');
+    }
+    if (target.origin !== base.origin || !target.pathname.startsWith(base.pathname)) {
+      throw new ApiError('bad_response', 'mail.tm named an attachment address on another host; it was not asked');
+    }
+    return `${target.pathname.slice(base.pathname.length)}${target.search}`;
+  }
+
+  const checkId = (id: string, what: string) => {
+    if (!isResourceId(id)) throw new ApiError('bad_request', `That is not a ${what} id`);
+    return encodeURIComponent(id);
+  };
+
+  async function accountId(session: Session): Promise<string> {
+    if (session.accountId && isResourceId(session.accountId)) return session.accountId;
+    return parseAccount(await authed(session, (token) => call('GET', 'me', { token }))).id;
+  }
+
+  const provider: MailProvider = {
+    info: MAILTM_INFO,
+    baseUrl: http.baseUrl,
+    listDomains: domains,
+    async createSession(options = {}) {
+      const domain = (await pickDomain(options)).toLowerCase();
+      for (let attempt = 1; ; attempt++) {
+        const local = options.prefix ? options.prefix.toLowerCase() : randomLocalPart();
+        const password = randomPassword();
+        http.addSecret(password);
+        let account: { id: string; address: string };
+        try {
+          account = parseAccount(await call('POST', 'accounts', { json: { address: `${local}@${domain}`, password }, secrets: [password] }));
+        } catch (error) {
+          // 422 "address: This value is already used." is a taken name; any other 422 is the name's own fault.
+          const taken = isApiError(error) && error.details.status === 422 && /already (used|exists|taken)/i.test(error.message);
+          if (!taken) throw error;
+          if (options.prefix) throw asKind(error, 'prefix_taken', 'That name is taken; try another');
+          if (attempt >= NAME_TRIES) throw asKind(error, 'service', 'mail.tm refused every random name tried; try again');
+          continue;
+        }
+        const { token, accountId: id } = parseToken(
+          await call('POST', 'token', { json: { address: account.address, password }, secrets: [password] }),
+        );
+        http.addSecret(token);
+        return { email: account.address, token, expiresAt: null, password, accountId: id ?? account.id };
+      }
+    },
+    async listMessages(session) {
+      const all: MessageSummary[] = [];
+      const seen = new Set<string>();
+      let listed = 0;
+      for (let page = 1; page <= MAX_PAGES; page++) {
+        const data = await authed(session, (token) => call('GET', 'messages', { token, searchParams: { page } }));
+        const items = parseSummaries(data);
+        // Mail arriving while the pages are read shifts them: a message may come twice.
+        for (const m of items) if (!seen.has(m.id) && seen.add(m.id)) all.push(m);
+        listed += items.length;
+        const total = totalItems(data);
+        if (items.length === 0 || (total !== undefined ? listed >= total : items.length < PAGE_SIZE)) break;
+      }
+      return all.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0));
+    },
+    async readMessage(session, id) {
+      const path = `messages/${checkId(id, 'message')}`;
+      const { message, downloads } = parseMessage(await authed(session, (token) => call('GET', path, { token })));
+      for (const a of downloads) if (a.downloadUrl) downloadUrls.set(`${message.id} ${a.id}`, a.downloadUrl);
+      return message;
+    },
+    async deleteMessage(session, id) {
+      const path = `messages/${checkId(id, 'message')}`;
+      await authed(session, (token) => call('DELETE', path, { token }));
+    },
+    async downloadAttachment(session, messageId, attachment: AttachmentInfo) {
+      // The download URL the message gave; without one (a message not read in this run), the documented form.
+      const given = downloadUrls.get(`${messageId} ${attachment.id}`);
+      const path = given ? apiPath(given) : `messages/${checkId(messageId, 'message')}/attachment/${checkId(attachment.id, 'attachment')}`;
+      const answer = await authed(session, (token) =>
+        pacer.run(() => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] })),
+      );
+      return answer.body;
+    },
+    async deleteAddress(session) {
+      const id = await accountId(session);
+      await authed(session, (token) => call('DELETE', `accounts/${encodeURIComponent(id)}`, { token }));
+    },
+    watchMail(session, events) {
+      const events$ = createHttpClient({ ...options, baseUrl: new URL('.', options.eventsUrl ?? mercureUrl(http.baseUrl)).href });
+      const path = new URL(options.eventsUrl ?? mercureUrl(http.baseUrl)).pathname.split('/').pop()!;
+      return watchMailtm(
+        {
+          open: async () => {
+            const id = await accountId(session);
+            const token = tokenOf(session);
+            return pacer.run(() =>
+              events$.stream(path, {
+                searchParams: { topic: `/accounts/${id}` },
+                headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+                secrets: [token, ...(session.password ? [session.password] : [])],
+              }),
+            );
+          },
+          relogin: () => login(session),
+        },
+        events,
+      );
+    },
+  };
+  return provider;
+}

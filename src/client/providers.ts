@@ -1,0 +1,102 @@
+/**
+ * The providers the client layer speaks, by name: what each is (for `tempmail-tui providers`, the picker
+ * and the README) and how to make one. The app's and the scripts' one way to get a MailProvider.
+ */
+import type { ApiOptions, MailProvider, ProviderId, ProviderInfo } from './client-types';
+import { createGuerrillaProvider, GUERRILLA_INFO } from './guerrilla/guerrilla-provider';
+import { checkBaseUrl } from './http-client';
+import { normalizeBaseUrl } from '../model/service-url';
+import { createMailtmProvider, MAILTM_INFO } from './mailtm/mailtm-provider';
+import { createTempmailProvider, TEMPMAIL_INFO } from './tempmail/tempmail-provider';
+
+/** Every provider, in the order they are listed. */
+export const PROVIDER_INFO: Readonly<Record<ProviderId, ProviderInfo>> = {
+  tempmail: TEMPMAIL_INFO,
+  mailtm: MAILTM_INFO,
+  guerrilla: GUERRILLA_INFO,
+};
+
+/** Options for any provider; `baseUrl` defaults to the provider's own. SPEC.md's options reach only tempmail. */
+export type ProviderOptions = Partial<ApiOptions>;
+
+/** A provider client for `id` (at its default base URL unless `options.baseUrl`). Throws ApiError('bad_request') for a bad URL. */
+export function createProvider(id: ProviderId, options: ProviderOptions = {}): MailProvider {
+  const baseUrl = options.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl;
+  switch (id) {
+    case 'tempmail':
+      return createTempmailProvider({ ...options, baseUrl });
+    case 'mailtm':
+      return createMailtmProvider({ ...options, baseUrl });
+    case 'guerrilla':
+      return createGuerrillaProvider({ ...options, baseUrl });
+  }
+}
+
+/** Where an address lives: a provider and its base URL (or, for the app's in-process service, a "local:" key). */
+export interface ProviderRef {
+  provider: ProviderId;
+  baseUrl: string;
+}
+
+/**
+ * Where settings point: the named provider at the given base URL or its own; with no provider named, a
+ * tempmail service at the given base URL; undefined when neither is given (the app then runs its own).
+ */
+export function configuredRef(settings: { provider?: ProviderId; baseUrl?: string }): ProviderRef | undefined {
+  if (settings.provider === undefined && settings.baseUrl === undefined) return undefined;
+  const provider = settings.provider ?? 'tempmail';
+  return { provider, baseUrl: checkBaseUrl(settings.baseUrl ?? PROVIDER_INFO[provider].defaultBaseUrl) };
+}
+
+/** `first`, then every provider at its default base URL, each once: what the picker's `p` goes through. */
+export function providerChoices(first: ProviderRef): ProviderRef[] {
+  const out: ProviderRef[] = [first];
+  for (const id of ['mailtm', 'guerrilla', 'tempmail'] as const) {
+    const ref = { provider: id, baseUrl: PROVIDER_INFO[id].defaultBaseUrl };
+    if (!out.some((r) => sameRef(r, ref))) out.push(ref);
+  }
+  return out;
+}
+
+/** The same ref, one spelling (the one saved addresses use): "tempmail http://127.0.0.1:8025/". */
+export const refKey = (ref: ProviderRef): string => `${ref.provider} ${normalizeBaseUrl(ref.baseUrl)}`;
+
+/** True when both name the same provider at the same place. */
+export const sameRef = (a: ProviderRef, b: ProviderRef): boolean => refKey(a) === refKey(b);
+
+/** The providers one run of the app talks to, made when first asked for and kept. */
+export interface ProviderSet {
+  /** What the picker offers to create addresses on, in the order its `p` goes through them; the first is where it starts. */
+  readonly choices: readonly ProviderRef[];
+  /** The provider of a ref; null when it cannot be reached from here (another run's in-process service). */
+  get(ref: ProviderRef): MailProvider | null;
+}
+
+/**
+ * A set with some providers given (`known`: the in-process service under its "local:" key, or a test's
+ * client) and the others made on first use by `make` (null: cannot be reached).
+ */
+export function createProviderSet(input: {
+  choices: readonly ProviderRef[];
+  known?: readonly (readonly [ProviderRef, MailProvider])[];
+  make?: (ref: ProviderRef) => MailProvider | null;
+}): ProviderSet {
+  const cache = new Map<string, MailProvider | null>();
+  for (const [ref, provider] of input.known ?? []) cache.set(refKey(ref), provider);
+  return {
+    choices: input.choices,
+    get(ref) {
+      const key = refKey(ref);
+      if (!cache.has(key)) {
+        let made: MailProvider | null = null;
+        try {
+          made = /^https?:\/\//i.test(ref.baseUrl) ? (input.make?.(ref) ?? null) : null;
+        } catch {
+          made = null;
+        }
+        cache.set(key, made);
+      }
+      return cache.get(key) ?? null;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * The `tempmail` provider: SPEC.md's interface (the public service mailtemp.us speaks it, the reference
+ * service `tempmail-tui serve` implements it) behind the provider interface. Its wire client is
+ * tempmail-client.ts; this only hands it the session's token.
+ */
+import type { ApiOptions, MailProvider, ProviderInfo, TempMailApi } from '../client-types';
+import { checkBaseUrl } from '../http-client';
+import { createApi } from './tempmail-client';
+
+export const TEMPMAIL_INFO: ProviderInfo = {
+  id: 'tempmail',
+  label: 'tempmail',
+  defaultBaseUrl: 'https://mailtemp.us/api/',
+  offline: true,
+  note: 'any service of the temporary-email interface: mailtemp.us by default; offline against one on this machine (the app\'s own, or `tempmail-tui serve`)',
+  limits: { lifetimeMinutes: null, requestsPerSecond: null, customNames: true, publicInbox: false, numericIds: true },
+};
+
+/** The tempmail provider on `api`, the wire client of the service at `baseUrl`. */
+export function tempmailProvider(api: TempMailApi, baseUrl: string): MailProvider {
+  return {
+    info: TEMPMAIL_INFO,
+    baseUrl: checkBaseUrl(baseUrl),
+    listDomains: () => api.listDomains(),
+    createSession: (options) => api.createSession(options),
+    listMessages: (session) => api.checkMail(session.token),
+    readMessage: (session, id) => api.readMail(session.token, id),
+    deleteMessage: (session, id) => api.deleteMail(session.token, id),
+    downloadAttachment: (session, messageId, attachment) => api.downloadAttachment(session.token, messageId, attachment.id),
+  };
+}
+
+/** The tempmail provider for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+export function createTempmailProvider(options: ApiOptions): MailProvider {
+  return tempmailProvider(createApi(options), options.baseUrl);
+}

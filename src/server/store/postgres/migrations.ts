@@ -1,0 +1,120 @@
+/**
+ * The Postgres store's schema, as numbered migrations applied at start. `tempmail_migrations` records each
+ * one applied; a session-level advisory lock makes instances that start together take turns, so exactly
+ * one of them migrates and the others find the work done. A database migrated by a newer tempmail-tui
+ * (a version this code does not know) is refused rather than used with a schema it does not understand.
+ *
+ * Every table is prefixed `tempmail_`, so the store can share a database with other applications.
+ * Text a message brings (sender, subject, body) is kept in `json` columns, not `text`: Postgres text
+ * cannot hold NUL, and a hostile subject can; `json` keeps the string exactly as JSON.stringify escaped it.
+ */
+import type { PoolClient } from 'pg';
+
+/** Advisory lock keys (one 64-bit key space, apart from the two-key locks in postgres-sql.ts). */
+export const MIGRATION_LOCK = '7238456001';
+export const SWEEP_LOCK = '7238456002';
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'sessions, messages, create-session hits, deliveries',
+    sql: `
+      CREATE TABLE tempmail_sessions (
+        id text PRIMARY KEY,
+        token_hash text NOT NULL,
+        email text NOT NULL,
+        address_key text NOT NULL,
+        local_part text NOT NULL,
+        domain text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('domain', 'extmail')),
+        extmail_account_id integer,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        -- The highest message id ever handed out here: ids are never reused, not even after a delete.
+        last_message_id integer NOT NULL DEFAULT 0
+      );
+      CREATE UNIQUE INDEX tempmail_sessions_token ON tempmail_sessions (token_hash);
+      CREATE INDEX tempmail_sessions_address ON tempmail_sessions (address_key, created_at DESC);
+      CREATE INDEX tempmail_sessions_expiry ON tempmail_sessions (expires_at);
+
+      -- The primary key serves the inbox query (one session, by id) and the cascade on a session's delete.
+      CREATE TABLE tempmail_messages (
+        session_id text NOT NULL REFERENCES tempmail_sessions (id) ON DELETE CASCADE,
+        id integer NOT NULL,
+        received_at timestamptz NOT NULL,
+        size integer NOT NULL,
+        sender_name json NOT NULL,
+        sender_email json NOT NULL,
+        subject json NOT NULL,
+        attachment_list json NOT NULL,
+        body json NOT NULL,
+        raw bytea NOT NULL,
+        attachments bytea[] NOT NULL,
+        PRIMARY KEY (session_id, id)
+      );
+
+      CREATE TABLE tempmail_create_hits (
+        client_key text NOT NULL,
+        at timestamptz NOT NULL
+      );
+      CREATE INDEX tempmail_create_hits_key ON tempmail_create_hits (client_key, at);
+      CREATE INDEX tempmail_create_hits_at ON tempmail_create_hits (at);
+
+      -- One row per stored delivery, kept an hour: after a lost COMMIT reply, it says whether it happened.
+      CREATE TABLE tempmail_deliveries (
+        id uuid PRIMARY KEY,
+        at timestamptz NOT NULL
+      );
+      CREATE INDEX tempmail_deliveries_at ON tempmail_deliveries (at);
+    `,
+  },
+];
+
+/** The database holds a schema newer than this code knows. */
+export class SchemaTooNewError extends Error {
+  override readonly name = 'SchemaTooNewError';
+  constructor(readonly found: number) {
+    super(
+      `the database schema is at version ${found}, newer than this tempmail-tui knows (${MIGRATIONS.length}); ` +
+        'upgrade tempmail-tui on this machine',
+    );
+  }
+}
+
+/** Brings the schema up to date on `client` (taken from the pool for this); returns the versions applied. */
+export async function migrate(client: PoolClient): Promise<number[]> {
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  try {
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS tempmail_migrations (
+        version integer PRIMARY KEY,
+        name text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM tempmail_migrations');
+    const current = rows[0]?.v ?? 0;
+    if (current > MIGRATIONS.length) throw new SchemaTooNewError(current);
+    const applied: number[] = [];
+    for (const m of MIGRATIONS.filter((x) => x.version > current)) {
+      await client.query('BEGIN');
+      try {
+        await client.query(m.sql);
+        await client.query('INSERT INTO tempmail_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+      applied.push(m.version);
+    }
+    return applied;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * "Forget this address?": y/n, or, for an address its provider can delete (a mail.tm account), a third
+ * answer: D forgets it and deletes it there too. One question for the picker, the switcher and the inbox.
+ */
+import React from 'react';
+import { PROVIDER_INFO } from '../../client/providers';
+import type { ProviderId } from '../../model/mail-types';
+import type { Screen } from '../keymap/keymap';
+import { ConfirmLine } from '../widgets/chrome';
+import { useKeys } from '../widgets/use-keys';
+
+/** What `deleteAddress` would do for an address of `provider` ("delete the mail.tm account"), if it can. */
+export const deleteWording = (provider: ProviderId): string | undefined => PROVIDER_INFO[provider].deleteAddress;
+
+/** The keymap screen that reads the answer. */
+export const forgetScreen = (provider: ProviderId): Screen => (deleteWording(provider) ? 'forgetAccount' : 'confirm');
+
+/** The question on the status line, with its answers spelled out (cut from the question, never the keys). */
+export function ForgetLine({ email, provider, columns }: { email: string; provider: ProviderId; columns: number }) {
+  const wording = deleteWording(provider);
+  if (!wording) return <ConfirmLine question={`Forget ${email}? It cannot be reopened.`} columns={columns} />;
+  const answers = [`? y: here only · D: also ${wording} · other key: no`, '? y: here only · D: delete it there too · other key: no', '? y here · D there too'];
+  return <ConfirmLine question={`Forget ${email}`} answers={answers} columns={columns} />;
+}
+
+/** Reads the answer while `active`: `here` (y), `there` too (D, where the provider can), or neither. */
+export function useForgetAnswer(provider: ProviderId | null, active: boolean, answer: (choice: 'here' | 'there' | 'no') => void): void {
+  const screen = provider === null ? 'confirm' : forgetScreen(provider);
+  useKeys('confirm', { yes: () => answer('here'), no: () => answer('no') }, { isActive: active && screen === 'confirm' });
+  useKeys(
+    'forgetAccount',
+    { yes: () => answer('here'), deleteAccount: () => answer('there'), no: () => answer('no') },
+    { isActive: active && screen === 'forgetAccount' },
+  );
+}

@@ -1,0 +1,59 @@
+/**
+ * On a real domain the HTTP API sits behind a reverse proxy on the same machine (HTTPS there), while SMTP
+ * listens on every interface: separate listen addresses for the two, and, with trustProxy, the client
+ * for the per-client rate limit is the address the proxy appended to X-Forwarded-For, not the proxy.
+ */
+import net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call } from '../../harness/http';
+import { startTestService } from '../../harness/service';
+import { openSmtp } from '../../harness/smtp-dialog';
+
+const cleanup = cleanupAfterEach();
+const create = (baseUrl: string, forwardedFor?: string) =>
+  call(baseUrl, '/create-session', { form: {}, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });
+
+/** True when something accepts TCP connections on host:port. */
+const accepts = (host: string, port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, host);
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+describe('serve behind a reverse proxy', () => {
+  it('with trustProxy, rate-limits each client the proxy names, not the proxy itself', async () => {
+    const svc = cleanup.defer(await startTestService({ createPerMinute: 2, trustProxy: true }), (s) => s.close());
+    for (let i = 0; i < 2; i++) expect((await create(svc.baseUrl, '203.0.113.7')).status).toBe(200);
+    expect((await create(svc.baseUrl, '203.0.113.7')).status).toBe(429);
+    // Another client behind the same proxy has its own allowance.
+    expect((await create(svc.baseUrl, '198.51.100.20')).status).toBe(200);
+    // What a client claims before the proxy's entry does not count: the last address is the one.
+    expect((await create(svc.baseUrl, '198.51.100.99, 203.0.113.7')).status).toBe(429);
+    expect((await create(svc.baseUrl, '203.0.113.7, 2001:db8::5')).status).toBe(200);
+    // No header, or not an address: the proxy itself is the client.
+    expect((await create(svc.baseUrl)).status).toBe(200);
+    expect((await create(svc.baseUrl, 'unknown')).status).toBe(200);
+    expect((await create(svc.baseUrl, 'garbage')).status).toBe(429);
+  });
+
+  it('without trustProxy, X-Forwarded-For is ignored: a client cannot pick its own rate-limit bucket', async () => {
+    const svc = cleanup.defer(await startTestService({ createPerMinute: 2 }), (s) => s.close());
+    expect((await create(svc.baseUrl, '203.0.113.1')).status).toBe(200);
+    expect((await create(svc.baseUrl, '203.0.113.2')).status).toBe(200);
+    expect((await create(svc.baseUrl, '203.0.113.3')).status).toBe(429);
+  });
+
+  it('listens for HTTP and SMTP on separate addresses when told', async () => {
+    const svc = cleanup.defer(await startTestService({ host: '127.0.0.1', httpHost: '127.0.0.1', smtpHost: '127.0.0.2' }), (s) => s.close());
+    expect(svc.smtpHost).toBe('127.0.0.2');
+    const httpPort = Number(new URL(svc.baseUrl).port);
+    expect(await accepts('127.0.0.1', httpPort)).toBe(true);
+    expect(await accepts('127.0.0.2', httpPort)).toBe(false);
+    expect(await accepts('127.0.0.1', svc.smtpPort)).toBe(false);
+    const c = await openSmtp(svc);
+    expect(await c.command('EHLO split.test')).toMatch(/^250/);
+    await c.command('QUIT');
+  });
+});

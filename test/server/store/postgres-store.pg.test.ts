@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, SchemaTooNewError, SWEEP_LOCK } from '../../../src/server/store/postgres/migrations';
+import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
+import type { Store } from '../../../src/server/store/store';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { freshDatabase, inspect } from '../../harness/postgres/database';
+import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from './store-suite';
+
+const cleanup = cleanupAfterEach();
+
+runStoreSuite(
+  'PostgresStore',
+  async () => {
+    const { url } = await freshDatabase(cleanup);
+    const open = async () => {
+      const store = new PostgresStore({ url, poolSize: 4 });
+      await store.open();
+      return store;
+    };
+    const twins: Store[] = [];
+    const harness: StoreHarness = {
+      store: await open(),
+      async reopen() {
+        await harness.store.close();
+        harness.store = await open();
+        return harness.store;
+      },
+      async twin() {
+        const twin = await open();
+        twins.push(twin);
+        return twin;
+      },
+      async cleanup() {
+        for (const twin of twins) await twin.close();
+        await harness.store.close();
+      },
+    };
+    return harness;
+  },
+  { shared: true },
+);
+
+describe('PostgresStore on the database', () => {
+  it('is migrated once when several instances open a fresh database at the same moment', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const lines: string[] = [];
+    const stores = Array.from({ length: 4 }, () => new PostgresStore({ url, poolSize: 2, log: (l) => lines.push(l) }));
+    await Promise.all(stores.map((s) => s.open()));
+    for (const s of stores) cleanup.defer(s, (x) => x.close());
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual([`database schema migrated to version ${MIGRATIONS.length}`]);
+    const pool = inspect(cleanup, url);
+    const { rows } = await pool.query('SELECT version FROM tempmail_migrations ORDER BY version');
+    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('refuses a database migrated by a newer tempmail-tui', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const first = new PostgresStore({ url });
+    await first.open();
+    await first.close();
+    const pool = inspect(cleanup, url);
+    await pool.query("INSERT INTO tempmail_migrations (version, name) VALUES (99, 'from the future')");
+    await expect(new PostgresStore({ url }).open()).rejects.toBeInstanceOf(SchemaTooNewError);
+  });
+
+  it('sweeps one instance at a time: a sweep while another holds the lock removes nothing', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const store = cleanup.defer(new PostgresStore({ url }), (s) => s.close());
+    await store.open();
+    const gone = sessionRecord({ expiresAt: 1000 });
+    await store.putSession(gone);
+    const other = await inspect(cleanup, url).connect();
+    await other.query('SELECT pg_advisory_lock($1)', [SWEEP_LOCK]);
+    expect(await store.purgeExpired(2000)).toBe(0);
+    expect(await store.getSession(gone.id)).toBeDefined();
+    await other.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
+    other.release();
+    expect(await store.purgeExpired(2000)).toBe(1);
+    expect(await store.getSession(gone.id)).toBeUndefined();
+  });
+
+  it('keeps a NUL and a lone surrogate in a subject (text columns could not)', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const store = cleanup.defer(new PostgresStore({ url }), (s) => s.close());
+    await store.open();
+    const s = sessionRecord();
+    await store.putSession(s);
+    const subject = 'a\u0000b \ud800 c \\u0000 "q"';
+    await store.addMessage(s.id, newMessage({ subject, senderName: '\u0000', headers: { 'X-A': '\u0000\ud83d' } }));
+    const [meta] = await store.listMessages(s.id);
+    expect(meta!.subject).toBe(subject);
+    expect((await store.getMessage(s.id, 1))!.headers).toEqual({ 'X-A': '\u0000\ud83d' });
+  });
+});
