@@ -42,7 +42,8 @@ export async function seedDataDir(
 ): Promise<Record<string, SeededInbox>> {
   const store = new FileStore(dataDir);
   await store.open();
-  const config = { ...defaultServerConfig(), dataDir, lifetimeSeconds, createPerMinute: 1_000_000 };
+  // No inbox limit in the way: a seeded inbox holds what the figure needs (10,000 messages for the app).
+  const config = { ...defaultServerConfig(), dataDir, lifetimeSeconds, createPerMinute: 1_000_000, inboxLimit: 1_000_000 };
   const service = createMailService({ store, config });
   const out: Record<string, SeededInbox> = {};
   const total = inboxes.reduce((n, inbox) => n + inbox.batches.reduce((m, b) => m + b.count, 0), 0);
