@@ -13,20 +13,12 @@
  * --quick, `key_big_messages`), each in its own app.
  */
 import type { Figure } from './figure';
-import { openInboxApp } from '../harness/inbox-app';
+import { keyToFrame, openInboxApp } from '../harness/inbox-app';
 import type { PtyApp } from '../harness/pty-app';
 import { startServe } from '../harness/serve-proc';
 import { randomBetween, sleep, summarize, summaryKeys, round } from '../harness/stats';
 import { dataset } from '../seed/datasets';
 import { listInboxes, QUICK_BIG } from '../seed/inboxes';
-
-/** Presses `key`; resolves with ms from the write to the end of the frame that moved the selection. */
-export async function keyToFrame(app: PtyApp, key: string): Promise<number> {
-  const before = await app.selection();
-  const t0 = app.write(key);
-  const frame = await app.nextFrame((f) => f.at > t0 && f.selected !== before, 10_000, `the selection moved by ${JSON.stringify(key)}`);
-  return frame.at - t0;
-}
 
 /** `n` timed `j` presses, in runs of ten down and ten (untimed) back up. */
 async function jSamples(app: PtyApp, n: number): Promise<number[]> {
