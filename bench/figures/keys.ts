@@ -9,24 +9,16 @@
  * tapping j quickly, and the app's own timers (the countdown each second, polls) fall anywhere in the
  * gap. (Ink draws at most 30 frames a second: a key less than ~34 ms after a frame waits for the next
  * slot; held-down keys repeating every ~30 ms would meet that every time, taps mostly do not.)
- * p50/p95/max over 200 samples (20 with --quick) per inbox; 20 messages first, then 10,000, each in its
- * own app.
+ * p50/p95/max over 200 samples (20 with --quick) per inbox; 20 messages first, then 10,000 (2,000 with
+ * --quick, `key_big_messages`), each in its own app.
  */
 import type { Figure } from './figure';
-import { openInboxApp } from '../harness/inbox-app';
+import { keyToFrame, openInboxApp } from '../harness/inbox-app';
 import type { PtyApp } from '../harness/pty-app';
 import { startServe } from '../harness/serve-proc';
 import { randomBetween, sleep, summarize, summaryKeys, round } from '../harness/stats';
 import { dataset } from '../seed/datasets';
-import { listInboxes } from '../seed/inboxes';
-
-/** Presses `key`; resolves with ms from the write to the end of the frame that moved the selection. */
-export async function keyToFrame(app: PtyApp, key: string): Promise<number> {
-  const before = await app.selection();
-  const t0 = app.write(key);
-  const frame = await app.nextFrame((f) => f.at > t0 && f.selected !== before, 10_000, `the selection moved by ${JSON.stringify(key)}`);
-  return frame.at - t0;
-}
+import { listInboxes, QUICK_BIG } from '../seed/inboxes';
 
 /** `n` timed `j` presses, in runs of ten down and ten (untimed) back up. */
 async function jSamples(app: PtyApp, n: number): Promise<number[]> {
@@ -49,7 +41,7 @@ export const keys: Figure = {
   keys: ['key_p95_ms_20', 'key_p95_ms_10k'],
   async run(ctx) {
     const samples = ctx.quick ? 20 : 200;
-    const data = await dataset(listInboxes(10_000), ctx.log);
+    const data = await dataset(listInboxes(ctx.quick ? QUICK_BIG : 10_000), ctx.log);
     const serve = await startServe({ dataDir: data.dataDir });
     ctx.defer(() => serve.stop());
     const out: Record<string, number> = {};
@@ -65,6 +57,7 @@ export const keys: Figure = {
         await app.stop();
       }
     }
+    out.key_big_messages = data.inboxes.big!.messages;
     return out;
   },
 };

@@ -52,3 +52,11 @@ export async function openInboxApp(options: InboxAppOptions): Promise<PtyApp> {
     throw error;
   }
 }
+
+/** Presses `key`; resolves with ms from the write to the end of the frame that moved the selection. */
+export async function keyToFrame(app: PtyApp, key: string): Promise<number> {
+  const before = await app.selection();
+  const t0 = app.write(key);
+  const frame = await app.nextFrame((f) => f.at > t0 && f.selected !== before, 10_000, `the selection moved by ${JSON.stringify(key)}`);
+  return frame.at - t0;
+}

@@ -16,6 +16,11 @@ export interface ServeOptions {
   timeoutMs?: number;
 }
 
+export interface Span {
+  start: number;
+  end: number;
+}
+
 export interface RunningServe {
   pid: number;
   baseUrl: string;
@@ -27,6 +32,8 @@ export interface RunningServe {
   rssAtListenMb?: number;
   /** check-mail requests the log has shown so far (any status). */
   checkMailCount(): number;
+  /** Each logged check-mail request's start and end, epoch ms (from the log's time and its duration). */
+  checkMailRequests(): readonly Span[];
   /** SIGTERM, then SIGKILL after 15 s; resolves once it has exited. */
   stop(): Promise<void>;
 }
@@ -40,12 +47,19 @@ export function startServe(options: ServeOptions): Promise<RunningServe> {
   let out = '';
   let errTail = '';
   let checks = 0;
+  const spans: Span[] = [];
   let partial = '';
   child.stderr!.on('data', (chunk: Buffer) => {
     const text = partial + chunk.toString('utf8');
     const lines = text.split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) if (/ \/check-mail\b/.test(line)) checks++;
+    for (const line of lines) {
+      if (!/ \/check-mail\b/.test(line)) continue;
+      checks++;
+      // "2026-01-01T12:00:00.123Z http GET /check-mail 200 12ms", logged as the answer went out.
+      const m = /^(\S+Z) http GET \/check-mail \d{3} (\d+)ms$/.exec(line);
+      if (m) spans.push({ start: Date.parse(m[1]!) - Number(m[2]), end: Date.parse(m[1]!) });
+    }
     errTail = (errTail + chunk.toString('utf8')).slice(-2000);
   });
   const stop = async () => {
@@ -84,6 +98,7 @@ export function startServe(options: ServeOptions): Promise<RunningServe> {
         startMs,
         rssAtListenMb,
         checkMailCount: () => checks,
+        checkMailRequests: () => spans,
         stop,
       });
     });
