@@ -4,7 +4,7 @@
  * same width. Everything that leaves this module has passed the terminal-safe boundary again, because
  * entity decoding (&#27; &#x9b; ...) can produce the very controls the client already removed.
  *
- * Speed (bench/html.ts): html-to-text needs ~100-200 ms for 2 MB of newsletter HTML, many frames. So
+ * Speed (`npm run bench -- --only html`): html-to-text needs ~100-200 ms for 2 MB of newsletter HTML, many frames. So
  * the work is cut into slices of ~32 KB (a few ms each) at block boundaries. `renderBody` runs the
  * slices synchronously up to `maxBytes` (256 KB, ~20 ms) and says in the text that it stopped there;
  * `renderBodyAsync` runs all of them, yielding to the event loop between slices, so keys are handled

@@ -40,7 +40,7 @@ describe('NO_COLOR', () => {
 
 describe('a long inbox', () => {
   it('draws only the visible rows of 10,000 messages and reaches both ends', async () => {
-    // The cost of a key with 10,000 rows against 20 is measured by `npm run bench` (bench/keypress.tsx).
+    // The cost of a key with 10,000 rows against 20 is measured by `npm run bench` (bench/figures/keys.ts, in the built app).
     const big = renderAt(<BigInbox messages={manyMessages(10_000)} />);
     try {
       const frame = await big.waitFor('Message number 10000 ');

@@ -1,4 +1,4 @@
-/** An inbox screen holding `n` messages, with no service: shared by the long-list test and the keypress bench. */
+/** An inbox screen holding `n` messages, with no service: shared by the long-list tests. */
 import React, { useReducer } from 'react';
 import type { MessageSummary } from '../../../src/model/mail-types';
 import { ThemeProvider } from '../../../src/tui/widgets/theme';

@@ -38,7 +38,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
 
 describe('app CLI', () => {
   it('--help shows usage with the version and answers without starting anything', async () => {
-    // How fast it answers is measured by npm run bench (bench/startup.ts).
+    // How fast it answers is measured by npm run bench (bench/figures/startup.ts).
     const { code, out, err } = await run(['--help']);
     expect(code).toBe(0);
     expect(err).toBe('');

@@ -1,0 +1,13 @@
+/** Every figure, in the order they run (bench/figures/key-table.ts lists the keys they must fill). */
+import type { Figure } from './figure';
+import { checkMail } from './checkmail';
+import { html2mb } from './html2mb';
+import { idle } from './idle';
+import { keys } from './keys';
+import { memory } from './memory';
+import { newMail } from './new-mail';
+import { serveStart } from './serve-start';
+import { smtpIngest } from './smtp-ingest';
+import { startup } from './startup';
+
+export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest];

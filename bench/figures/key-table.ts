@@ -1,0 +1,32 @@
+/**
+ * The table of issue 15: each key `npm run bench -- --json` must carry, what it is, and the goal (shown
+ * beside the number, never asserted: timing asserts do not belong in CI).
+ */
+
+export interface KeyInfo {
+  key: string;
+  what: string;
+  goal: string;
+}
+
+/** The issue's table, in its order: exactly the keys `--json` must carry. */
+export const KEY_TABLE: readonly KeyInfo[] = [
+  { key: 'startup_ratio', what: 'app start to its first frame / `node -e 0`', goal: '<= 2.5' },
+  { key: 'idle_bytes_per_s_80x24', what: 'bytes the idle app writes per second, 80x24, one message, over 20 s', goal: '<= 100' },
+  { key: 'idle_cpu_pct', what: 'CPU of the idle app, 5 s poll, over 60 s', goal: '<= 0.5' },
+  { key: 'key_p95_ms_20', what: '`j` to its frame written, 20 messages listed (p95)', goal: '<= 8' },
+  { key: 'key_p95_ms_10k', what: '`j` to its frame written, 10,000 messages listed (p95)', goal: '<= 16' },
+  { key: 'html2mb_open_ms', what: 'Enter on a 2 MB HTML message to its text on screen (p95)', goal: '<= 150' },
+  { key: 'html2mb_max_stall_ms', what: 'longest event-loop stall while opening it (p95 of the per-open longest)', goal: '<= 50' },
+  { key: 'rss_mb_10k', what: 'app RSS with 10,000 messages listed (MB)', goal: '<= 100' },
+  { key: 'rss_growth_mb_1000_polls', what: 'app RSS after 1,000 polls minus after 100 (MB)', goal: '<= 5' },
+  { key: 'new_mail_p95_ms_over_interval', what: 'SMTP 250 to subject on screen, p95, minus the 1 s poll interval (remote serve)', goal: '<= 100' },
+  { key: 'new_mail_local_p95_ms', what: 'SMTP 250 to subject on screen, p95, local service, default 5 s interval', goal: '<= 250' },
+  { key: 'checkmail_p99_ms_500', what: 'check-mail p99, 500 messages in the inbox, 10 clients', goal: '<= 10' },
+  { key: 'checkmail_growth_5000_over_500', what: 'check-mail p99 at 5,000 messages / at 500', goal: '<= 2' },
+  { key: 'serve_start_ms_100k', what: 'serve spawn to listening, 100,000 stored messages (median)', goal: '<= 1,000' },
+  { key: 'serve_rss_mb_100k', what: 'serve RSS then (MB)', goal: '<= 80' },
+  { key: 'smtp_vs_maildev', what: 'our durable SMTP ingest (msg/s) / maildev, same load, same run', goal: '>= 3' },
+];
+
+export const REQUIRED_KEYS: readonly string[] = KEY_TABLE.map((k) => k.key);

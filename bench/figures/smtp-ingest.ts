@@ -1,0 +1,61 @@
+/**
+ * smtp_vs_maildev: how many messages a second our `serve` stores durably over SMTP, over how many
+ * maildev takes, with the same load script in the same run.
+ *
+ * Ours: `serve` (built program, own process) with its file store in a fresh temp data dir, one address
+ * created over HTTP (`--inbox-limit 1000000` so the inbox never fills): 250 means the message is parsed,
+ * written, fsync'd and renamed into place. Peer: maildev (bench/peer-maildev, pinned by its lock file),
+ * writing each message to a temp mail directory without fsync. Load (bench/harness/smtp-load.ts): the
+ * same ~3 KB message to that address, 10 connections, 3,000 messages a round, two rounds each, taken in
+ * turns (maildev, ours, maildev, ours) after 200 untimed ones each; 300 messages and one round with
+ * --quick. Messages a second = all messages over all rounds' time. Per-message latency (MAIL FROM to the
+ * final 250) under the load is reported too.
+ */
+import type { Figure } from './figure';
+import { ensureMaildev, startMaildev } from '../harness/maildev';
+import { startServe } from '../harness/serve-proc';
+import { createInbox } from '../harness/service-calls';
+import { smtpLoad, type LoadOptions } from '../harness/smtp-load';
+import { round, summarize, summaryKeys } from '../harness/stats';
+import { tempDir } from '../harness/temp';
+
+const CONNECTIONS = 10;
+
+export const smtpIngest: Figure = {
+  name: 'smtp',
+  keys: ['smtp_vs_maildev'],
+  async run(ctx) {
+    const messages = ctx.quick ? 300 : 3000;
+    const rounds = ctx.quick ? 1 : 2;
+    const bin = ensureMaildev(ctx.log);
+    const maildev = await startMaildev(bin, tempDir('tempmail-bench-maildev-'));
+    ctx.defer(() => maildev.stop());
+    const serve = await startServe({ dataDir: tempDir('tempmail-bench-smtp-'), args: ['--inbox-limit', '1000000'] });
+    ctx.defer(() => serve.stop());
+    const to = (await createInbox(serve.baseUrl)).email;
+    const targets: Record<'ours' | 'maildev', LoadOptions> = {
+      ours: { host: serve.smtpHost, port: serve.smtpPort, to, connections: CONNECTIONS, messages },
+      maildev: { host: maildev.host, port: maildev.port, to, connections: CONNECTIONS, messages },
+    };
+    for (const t of Object.values(targets)) await smtpLoad({ ...t, messages: 200 });
+    const totals = { ours: { n: 0, ms: 0, lat: [] as number[] }, maildev: { n: 0, ms: 0, lat: [] as number[] } };
+    for (let r = 0; r < rounds; r++) {
+      for (const who of ['maildev', 'ours'] as const) {
+        const res = await smtpLoad(targets[who]);
+        totals[who].n += res.messages;
+        totals[who].ms += res.ms;
+        totals[who].lat.push(...res.latencies);
+        ctx.log(`smtp ${who}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`);
+      }
+    }
+    const rate = (who: 'ours' | 'maildev') => (totals[who].n / totals[who].ms) * 1000;
+    return {
+      smtp_vs_maildev: round(rate('ours') / rate('maildev')),
+      smtp_msgs_per_s: round(rate('ours')),
+      smtp_maildev_msgs_per_s: round(rate('maildev')),
+      smtp_messages: totals.ours.n,
+      ...summaryKeys('smtp_ms', summarize(totals.ours.lat)),
+      ...summaryKeys('smtp_maildev_ms', summarize(totals.maildev.lat)),
+    };
+  },
+};
