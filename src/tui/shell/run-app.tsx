@@ -18,6 +18,7 @@ import type { CliIo } from './shell-types';
 import { startRef, type AppService } from './app-service';
 import { serviceLabel } from '../wording/provider-text';
 import { keyByKey } from '../widgets/key-stdin';
+import { diffingStdout } from '../terminal/diff-stdout';
 import { noColorRequested } from '../widgets/theme';
 import { openReadState } from '../../state/read-state';
 import { createSuspender, ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR } from './suspend';
@@ -72,8 +73,10 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       domains={service.domains}
     />
   );
+  // Only the cells that changed reach the terminal (the countdown's second is a few bytes, not a screen).
+  const screen = stdout.isTTY ? diffingStdout(stdout) : undefined;
   const instance = render(app(), {
-    stdout,
+    stdout: screen ?? stdout,
     stdin: stdin.isTTY ? keyByKey(stdin) : stdin,
     stderr: stderr as NodeJS.WriteStream,
     exitOnCtrlC: true,
@@ -100,6 +103,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
     suspender?.dispose();
+    screen?.dispose();
     unfollow?.();
     restore();
     process.off('exit', restore);
