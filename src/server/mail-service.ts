@@ -63,6 +63,21 @@ export function createMailService(deps: MailServiceDeps): MailService {
   let storageFailure: string | undefined;
   let sessionCount = 0;
   const pickAccount = roundRobin();
+  // watchInbox's listeners, by the token's hash (what a stored session carries).
+  const watchers = new Map<string, Set<() => void>>();
+
+  /** Tells the watchers of these sessions that mail was stored; a listener's failure is its own. */
+  function announce(sessions: Iterable<StoredSession>): void {
+    for (const session of sessions) {
+      for (const listener of watchers.get(session.tokenHash) ?? []) {
+        try {
+          listener();
+        } catch {
+          // The mail is stored whatever a watcher does with the news.
+        }
+      }
+    }
+  }
 
   const refreshCount = () =>
     store.countSessions().then(
@@ -239,9 +254,13 @@ export function createMailService(deps: MailServiceDeps): MailService {
       const now = clock();
       // One copy per live session: "A@x", "a@x" and a dot variant of one alias land once.
       const targets = new Map<string, string>();
+      const sessions = new Map<string, StoredSession>();
       for (const r of recipients) {
         const found = await liveSessionFor(r, now);
-        if (found && found !== 'expired' && !targets.has(found.id)) targets.set(found.id, r);
+        if (found && found !== 'expired' && !targets.has(found.id)) {
+          targets.set(found.id, r);
+          sessions.set(found.id, found);
+        }
       }
       if (targets.size === 0) return { delivered: 0 };
       const fields = await parseMessage(raw, envelopeFrom ?? '');
@@ -250,7 +269,21 @@ export function createMailService(deps: MailServiceDeps): MailService {
       const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
       // A session purged between RCPT and now simply no longer receives (it is in result.gone).
       if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
+      if (watchers.size > 0) announce([...result.stored.keys()].flatMap((id) => sessions.get(id) ?? []));
       return { delivered: result.stored.size };
+    },
+
+    watchInbox(token, onMail) {
+      const key = hashToken(token);
+      const listeners = watchers.get(key) ?? new Set();
+      watchers.set(key, listeners);
+      // A function of its own, so the same listener given twice is two watches.
+      const listener = () => onMail();
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && watchers.get(key) === listeners) watchers.delete(key);
+      };
     },
 
     async health(): Promise<ServiceHealth> {

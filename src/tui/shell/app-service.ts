@@ -55,7 +55,7 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
         const why = error instanceof Error ? error.message : String(error);
         return { error: `could not start the local service: ${safeLine(why, 300)}` };
       }
-      first = tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl);
+      first = withLocalPush(tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl), local);
     } else {
       first = createProvider(start.provider, { ...options, baseUrl: start.baseUrl });
     }
@@ -91,4 +91,17 @@ export function followingApi(local: LocalService, make: (url: string) => TempMai
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
     },
   });
+}
+
+/**
+ * The in-process service's provider with its new-mail push: the service tells of mail for the address
+ * as it stores it (MailService.watchInbox), and the inbox checks at once instead of at its next poll.
+ * Polling goes on (a borrowed service, run by another process, has nothing to tell this one).
+ */
+export function withLocalPush(provider: MailProvider, local: LocalService): MailProvider {
+  return {
+    ...provider,
+    watchMail: (session, events) =>
+      local.watchInbox(session.token, { onMail: events.onMail, onState: (live) => events.onState(live ? 'live' : 'down') }),
+  };
 }
