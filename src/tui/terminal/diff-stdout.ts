@@ -5,6 +5,7 @@
  * start mark: the erasure of the previous frame's lines, then the new frame's lines. This stand-in keeps
  * the frame it last let through and, when the next one has as many lines, writes the difference instead
  * (frame-diff.ts). The terminal ends up exactly as if the whole frame had been written, cursor included.
+ * What Ink writes between its two marks reaches the terminal in one write, not three.
  *
  * Whatever does not look like that frame (a clipboard sequence, Ink clearing its output, the first frame)
  * goes through as it is and makes the next frame go through whole too, as does a resize (the terminal may
@@ -22,7 +23,7 @@ const ERASE_LINES = /^(?:\x1b\[2K\x1b\[1A)*\x1b\[2K\x1b\[G/;
 // What a frame's lines may hold: printable text and SGR sequences (what line-cells.ts reads or rewrites).
 const FRAME_TEXT = /^(?:[^\x00-\x1f\x7f-\x9f]|\x1b\[[0-9;:]*m)*$/u;
 
-/** Counts what went through; tests and the bench's probes read it. */
+/** Counts what went through (tests read it). */
 export interface DiffStats {
   /** Frames written as differences. */
   diffed: number;
@@ -56,18 +57,29 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
   // The lines of the frame on the terminal, when this knows them.
   let shown: string[] | null = null;
   let afterStart = false;
+  // What Ink wrote since its start mark: sent in one write at its end mark (one system call a frame).
+  let held: string | null = null;
+  let heldDone: ((error?: Error | null) => void)[] = [];
 
-  const pass = (chunk: string, done?: (error?: Error | null) => void): boolean => real.write(chunk, done);
+  const flush = (): boolean => {
+    if (held === null) return true;
+    const out = held;
+    const done = heldDone;
+    held = null;
+    heldDone = [];
+    return real.write(out, done.length === 0 ? undefined : (error) => done.forEach((d) => d(error)));
+  };
+  const emit = (chunk: string, done?: (error?: Error | null) => void): boolean => {
+    if (held === null) return real.write(chunk, done);
+    held += chunk;
+    if (done) heldDone.push(done);
+    return chunk === ESU ? flush() : true;
+  };
 
-  const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
-    const done = rest.find((r): r is (error?: Error | null) => void => typeof r === 'function');
-    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-    if (text === BSU) {
-      afterStart = true;
-      return pass(text, done);
-    }
+  /** What goes to the terminal for `text`, one of Ink's writes. */
+  const translate = (text: string): string => {
     // Ink hides the cursor between its start mark and its first frame.
-    if (HARMLESS.has(text)) return pass(text, done);
+    if (HARMLESS.has(text)) return text;
     const frameStart = afterStart;
     afterStart = false;
     if (frameStart) {
@@ -77,15 +89,29 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
         shown = lines;
         if (diff !== null) {
           stats.diffed++;
-          return pass(diff, done);
+          return diff;
         }
         stats.whole++;
-        return pass(text, done);
+        return text;
       }
     }
     shown = null;
     stats.whole++;
-    return pass(text, done);
+    return text;
+  };
+
+  const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    const done = rest.find((r): r is (error?: Error | null) => void => typeof r === 'function');
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    if (text === BSU) {
+      flush();
+      held = '';
+      afterStart = true;
+      // Ink ends what it starts in the same turn; should an end mark ever not come, nothing stays held.
+      queueMicrotask(flush);
+      return emit(text, done);
+    }
+    return emit(translate(text), done);
   };
 
   const onResize = () => {

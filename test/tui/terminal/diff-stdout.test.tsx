@@ -115,10 +115,12 @@ describe('diff writer under Ink', () => {
     const app = ink.render(<Screen controls={controls} />, { stdout: screen, patchConsole: false, exitOnCtrlC: false, maxFps: 1000 });
 
     let outBytes = 0;
+    const writesPerStep: number[] = [];
     const settle = async (what: string) => {
       // Each step ends in a frame: wait for Ink's synchronized-output end mark, then compare.
       await waitFor(() => raw.join('').endsWith('\x1b[?2026l'), { message: `the frame after ${what}` });
       // Both taken at once: a frame arriving while the terminals parse goes to both next time.
+      writesPerStep.push(tty.chunks.length);
       const passed = tty.chunks.splice(0).join('');
       const written = raw.splice(0).join('');
       outBytes += Buffer.byteLength(passed);
@@ -133,8 +135,10 @@ describe('diff writer under Ink', () => {
       controls.set({ countdown: 3598 - tick * 97 });
       await settle(`tick ${tick}`);
     }
-    // A tick is the changed digits and the moves to them, inside Ink's synchronized-output marks.
+    // A tick is the changed digits and the moves to them, inside Ink's synchronized-output marks, in one
+    // write to the terminal.
     expect((outBytes - before.out) / 30).toBeLessThan(60);
+    expect(writesPerStep.slice(-30)).toEqual(Array(30).fill(1));
     expect(outBytes - before.out).toBeLessThan((inkBytes - before.ink) / 8);
     for (const selected of [1, 2, 3, 2, 0]) {
       controls.set({ selected });
