@@ -4,7 +4,7 @@
  * typed digits) and an error stay until something replaces them or the view they describe goes (moving
  * to another message, back to the list). The clock is the app's (injected), so tests move time.
  */
-import React, { useCallback, useEffect, useState } from 'react';
+import React, { memo, useCallback, useEffect, useState } from 'react';
 import { StatusLine } from '../widgets/chrome';
 import type { StatusMessage } from '../wording/status-text';
 
@@ -53,7 +53,12 @@ export function useFaded(status: TimedStatus | null, clock: () => number): Timed
 }
 
 /** The status line of the session: `status`, or (when it has nothing or it faded) the app's `notice`. */
-export function SessionStatus(props: { status: TimedStatus | null; notice: StatusMessage | null; clock: () => number; columns: number }) {
+export const SessionStatus = memo(function SessionStatus(props: {
+  status: TimedStatus | null;
+  notice: StatusMessage | null;
+  clock: () => number;
+  columns: number;
+}) {
   const shown = useFaded(props.status, props.clock);
   return <StatusLine status={shown ?? props.notice} columns={props.columns} />;
-}
+});

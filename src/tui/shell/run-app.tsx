@@ -81,6 +81,9 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     stderr: stderr as NodeJS.WriteStream,
     exitOnCtrlC: true,
     patchConsole: true,
+    // Ink draws at most this often; a key that comes just after the countdown's frame waits for the next
+    // slot (33 ms at Ink's default 30). Frames cost a few changed cells now.
+    maxFps: 60,
   });
   // Drawn again when the local service changes hands (the window it was borrowed from quit and this one
   // took over): the picker says whose service it is, and the SMTP target stays the right one.

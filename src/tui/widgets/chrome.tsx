@@ -1,13 +1,13 @@
 /** The fixed lines around every screen: the status line and the footer of key hints (from the keymap). */
 import { Text } from 'ink';
-import React from 'react';
+import React, { memo } from 'react';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
 import { footerHints, type Command, type Screen } from '../keymap/keymap';
 import type { StatusMessage } from '../wording/status-text';
 import { useTheme } from './theme';
 
 /** One line: the last message, red when it is an error. */
-export function StatusLine({ status, columns }: { status: StatusMessage | null; columns: number }) {
+export const StatusLine = memo(function StatusLine({ status, columns }: { status: StatusMessage | null; columns: number }) {
   const theme = useTheme();
   const color = status?.kind === 'error' ? theme.color('error') : undefined;
   return (
@@ -15,17 +15,17 @@ export function StatusLine({ status, columns }: { status: StatusMessage | null; 
       {fitToWidth(status?.text ?? '', columns)}
     </Text>
   );
-}
+});
 
 /** One line of key hints for `screen`, generated from the keymap; `hide` leaves out keys that cannot act now. */
-export function Footer({ screen, columns, hide }: { screen: Screen; columns: number; hide?: readonly Command[] }) {
+export const Footer = memo(function Footer({ screen, columns, hide }: { screen: Screen; columns: number; hide?: readonly Command[] }) {
   const theme = useTheme();
   return (
     <Text wrap="truncate" color={theme.color('muted')} dimColor={theme.noColor}>
       {fitToWidth(footerHints(screen, columns, hide), columns)}
     </Text>
   );
-}
+});
 
 /**
  * A question on the status line, answered by the `confirm` keys, or by those `answers` say (longest
