@@ -4,7 +4,8 @@
  * its news asking the poller to check at once. The only place the inbox does I/O; the screens render its
  * state. A check that brings the same listing as the last one costs nothing: no action, no render. The
  * poller's status is a store of its own, read by the header (and by the session for whether it still
- * polls), so "checking…" redraws the header line, not the session.
+ * polls), so a check redraws the header's line alone, and only where what it says changed ("checking…"
+ * shows once a check takes long).
  */
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { refusedBeforeExpiry } from '../../client/api-error';
@@ -52,6 +53,9 @@ export interface InboxHandle {
 // Arrivals teach the zone only when the two listings around them were close: the receive time must be
 // pinned to well under a quarter hour for the rounding in zoneErrorMs to be right.
 const LEARN_WINDOW_MS = 5 * 60_000;
+// A check of the usual round shows as "checking…" only once it has taken this long (a slow or hanging
+// service): one that answers at once would flash the line twice every interval, on every SSH link.
+export const CHECKING_SHOWN_AFTER_MS = 500;
 
 /** Polls the session's inbox for as long as the component is mounted. */
 export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read }: UseInboxOptions): InboxHandle {
@@ -72,6 +76,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     let listedAt = 0;
     let votes = NO_ZONE_VOTES;
     let answered = false;
+    let showChecking: ReturnType<typeof setTimeout> | undefined;
     // Mail pushed while a check was already on its way: that check may have missed it, so one more after.
     let again = false;
     const poller = createPoller({
@@ -105,7 +110,15 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
         }
       },
       onStatus: (status) => {
-        if (!cancelled) poll.set(status);
+        if (cancelled) return;
+        clearTimeout(showChecking);
+        // The first check, and retries, say so at once; the usual round only when it takes long.
+        if (status.phase === 'checking' && status.failures === 0 && status.lastSuccessAt !== null) {
+          showChecking = setTimeout(() => !cancelled && poll.set(status), CHECKING_SHOWN_AFTER_MS);
+          return;
+        }
+        // The same as shown (a check that changed nothing the header says): no redraw.
+        if (!sameStatus(poll.get(), status)) poll.set(status);
       },
       classify: (error) => {
         const verdict = pollVerdict(error);
@@ -128,6 +141,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     });
     return () => {
       cancelled = true;
+      clearTimeout(showChecking);
       watch?.stop();
       poller.stop('left');
       pollerRef.current = null;
@@ -138,6 +152,9 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
 }
 
 const isLive = (status: PollStatus) => status.phase !== 'stopped';
+
+const sameStatus = (a: PollStatus, b: PollStatus): boolean =>
+  (Object.keys(b) as (keyof PollStatus)[]).every((k) => a[k] === b[k]) && Object.keys(a).length === Object.keys(b).length;
 
 /**
  * The same listing as before, field for field (a service that answered "not modified" gives the very

@@ -231,7 +231,8 @@ export function SessionView(props: SessionViewProps) {
         onOpen={reading.open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
         onRefresh={() => {
-          // The header already says "checking…"; the status line speaks only when r can't check now.
+          // The header says "checking…" (or, at once, the new "last checked"); the status line speaks
+          // only when r can't check now.
           if (inbox.refresh()) clear();
           else {
             const poll = inbox.poll.get();
