@@ -4,15 +4,17 @@
  * each second, over every SSH link). Ink writes a frame in one piece right after its synchronized-output
  * start mark: the erasure of the previous frame's lines, then the new frame's lines. This stand-in keeps
  * the frame it last let through and, when the next one has as many lines, writes the difference instead
- * (frame-diff.ts). The terminal ends up exactly as if the whole frame had been written, cursor included.
- * What Ink writes between its two marks reaches the terminal in one write, not three.
+ * (frame-diff.ts). The terminal ends up showing exactly what the whole frame would have shown. The
+ * cursor waits below the last line changed (the next diff starts there), and is put back where Ink thinks
+ * it is (below the frame) before anything else Ink writes. What Ink writes between its two marks
+ * reaches the terminal in one write, not three.
  *
  * Whatever does not look like that frame (a clipboard sequence, Ink clearing its output, the first frame)
  * goes through as it is and makes the next frame go through whole too, as does a resize (the terminal may
  * have reflowed what it shows). So the worst a surprise can cost is one full frame, never a wrong screen.
  */
 import { EventEmitter } from 'node:events';
-import { frameDiff } from './frame-diff';
+import { frameDiff, moveTo } from './frame-diff';
 
 const BSU = '\x1b[?2026h';
 const ESU = '\x1b[?2026l';
@@ -56,6 +58,15 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
   const stats: DiffStats = { diffed: 0, whole: 0 };
   // The lines of the frame on the terminal, when this knows them.
   let shown: string[] | null = null;
+  // The line the cursor waits on after a diff (column 1); Ink's idea is the line below the frame.
+  let row = 0;
+  /** Back to where Ink thinks the cursor is (the line below the frame), before anything of Ink's own. */
+  const toInksPlace = (): string => {
+    const height = shown?.length ?? row;
+    const back = row === height ? '' : moveTo(row, height);
+    row = height;
+    return back;
+  };
   let afterStart = false;
   // What Ink wrote since its start mark: sent in one write at its end mark (one system call a frame).
   let held: string | null = null;
@@ -85,19 +96,25 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     if (frameStart) {
       const lines = frameLines(text, shown === null ? null : shown.length + 1);
       if (lines) {
-        const diff = shown === null ? null : frameDiff(shown, lines);
-        shown = lines;
+        const diff = shown === null ? null : frameDiff(shown, lines, row);
         if (diff !== null) {
+          shown = lines;
+          row = diff.row;
           stats.diffed++;
-          return diff;
+          return diff.bytes;
         }
+        const back = toInksPlace();
+        shown = lines;
+        row = lines.length;
         stats.whole++;
-        return text;
+        return back + text;
       }
     }
+    const back = toInksPlace();
     shown = null;
+    row = 0;
     stats.whole++;
-    return text;
+    return back + text;
   };
 
   const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
@@ -115,8 +132,12 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
   };
 
   const onResize = () => {
+    // Ink answers with writes of its own, from where it thinks the cursor is.
+    const back = toInksPlace();
+    if (back) emit(back);
     // The terminal may have reflowed or scrolled what it shows: the next frame goes whole.
     shown = null;
+    row = 0;
     events.emit('resize');
   };
   real.on('resize', onResize);

@@ -2,9 +2,8 @@
  * The bytes that turn one frame on the terminal into the next: only the cells that changed. A line whose
  * cells can be placed by column (line-cells.ts) gets its changed span written (from its first changed
  * cell to its last, styles set as they go, the rest of the line erased when the new one is shorter); any
- * other changed line is erased and written whole; an unchanged line is skipped. The cursor is where Ink
- * leaves it after a frame, at the start of the line below the frame, before and after these bytes; every
- * move is relative to it, so the frame may start anywhere on the screen.
+ * other changed line is erased and written whole; an unchanged line is skipped. Every move is relative to
+ * the cursor (the frame may start anywhere on the screen), and no move is a bare CR.
  */
 import { changeStyle, lineCells, type Cell } from './line-cells';
 
@@ -47,24 +46,38 @@ export function lineUpdate(before: string, after: string): LineUpdate | null {
   return { column: first, bytes };
 }
 
+/** The bytes of a frame diff, and the line the cursor is left at (column 1). */
+export interface FrameUpdate {
+  bytes: string;
+  /** The cursor's line afterwards, 0 for the frame's first (the frame's height: the line below it). */
+  row: number;
+}
+
 /**
- * The bytes from frame `before` (its lines, as on the terminal) to `after`, or null when the two differ in
- * height (the caller writes the frame whole then). '' when nothing changed.
+ * The bytes from frame `before` (its lines, as on the terminal) to `after`, the cursor starting at column
+ * 1 of line `row` (the frame's height: the line below it, where Ink leaves it); or null when the two
+ * differ in height (the caller writes the frame whole then). Each changed line's update ends with a
+ * newline, as Ink ends its lines, so the cursor waits at the start of the line below the last one
+ * changed: the next diff starts from there, with no trip to the bottom and back.
  */
-export function frameDiff(before: readonly string[], after: readonly string[]): string | null {
+export function frameDiff(before: readonly string[], after: readonly string[], row = after.length): FrameUpdate | null {
   if (before.length !== after.length) return null;
-  const height = after.length;
   let out = '';
-  let row = height; // the cursor's line: the one below the frame
-  for (let i = 0; i < height; i++) {
+  for (let i = 0; i < after.length; i++) {
     if (before[i] === after[i]) continue;
     const update = lineUpdate(before[i]!, after[i]!);
     if (!update) continue;
-    out += row > i ? `${CSI}${row - i}A` : `${CSI}${i - row}B`;
-    out += update.column === 0 ? '\r' : `${CSI}${update.column + 1}G`;
-    out += update.bytes;
-    row = i;
+    out += moveTo(row, i);
+    // Never a bare CR (what hostile text would overwrite a line with): column moves are CSI G, as Ink's.
+    out += update.column === 0 ? `${CSI}G` : `${CSI}${update.column + 1}G`;
+    out += `${update.bytes}\n`;
+    row = i + 1;
   }
-  if (out === '') return '';
-  return `${out}${CSI}${height - row}B\r`;
+  return { bytes: out, row };
+}
+
+/** From column 1 of line `from` to column 1 of line `to`, relatively (newlines for a line or two down). */
+export function moveTo(from: number, to: number): string {
+  if (to < from) return `${CSI}${from - to}A`;
+  return to - from <= 2 ? '\n'.repeat(to - from) : `${CSI}${to - from}B`;
 }

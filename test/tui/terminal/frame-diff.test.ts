@@ -6,7 +6,7 @@
  * a few hundred random frames; and it writes little.
  */
 import { describe, expect, it } from 'vitest';
-import { frameDiff, lineUpdate } from '../../../src/tui/terminal/frame-diff';
+import { frameDiff, lineUpdate, moveTo } from '../../../src/tui/terminal/frame-diff';
 import { changeStyle, lineCells } from '../../../src/tui/terminal/line-cells';
 import { cells, feed, terminal, text } from './xterm-cells';
 
@@ -16,7 +16,10 @@ const ROWS = 12;
 /** A frame written whole, the way Ink writes its first one: its lines, each ended by a newline. */
 const whole = (lines: readonly string[]) => `${lines.join('\n')}\n`;
 
-/** The screen after A whole and then the diff to B, and the screen after B whole. */
+/**
+ * The screen after A whole and then the diff to B (the cursor then put back below the frame, where Ink
+ * keeps it), and the screen after B whole.
+ */
 async function bothWays(a: readonly string[], b: readonly string[], offset = 0) {
   const viaDiff = terminal(COLS, ROWS);
   const direct = terminal(COLS, ROWS);
@@ -24,9 +27,9 @@ async function bothWays(a: readonly string[], b: readonly string[], offset = 0) 
   await feed(viaDiff, lead + whole(a));
   const diff = frameDiff(a, b);
   expect(diff).not.toBeNull();
-  await feed(viaDiff, diff!);
+  await feed(viaDiff, diff!.bytes + moveTo(diff!.row, b.length));
   await feed(direct, lead + whole(b));
-  return { viaDiff, direct, diff: diff! };
+  return { viaDiff, direct, diff: diff!.bytes };
 }
 
 async function expectSameScreen(a: readonly string[], b: readonly string[], offset = 0): Promise<string> {
@@ -69,9 +72,25 @@ describe('frame diff', () => {
   });
 
   it('nothing changed: nothing written', () => {
-    expect(frameDiff(inbox('1:00', 1), inbox('1:00', 1))).toBe('');
+    expect(frameDiff(inbox('1:00', 1), inbox('1:00', 1))).toEqual({ bytes: '', row: 8 });
     // The same look spelled another way is no change either.
-    expect(frameDiff(['\x1b[1m\x1b[36mab\x1b[39m\x1b[22m'], ['\x1b[36m\x1b[1mab\x1b[22m\x1b[39m'])).toBe('');
+    expect(frameDiff(['\x1b[1m\x1b[36mab\x1b[39m\x1b[22m'], ['\x1b[36m\x1b[1mab\x1b[22m\x1b[39m'])?.bytes).toBe('');
+  });
+
+  it('diffs in a row start where the last one left the cursor', async () => {
+    const frames = ['59:59', '59:58', '59:57', '59:56'].map((t, i) => inbox(t, i % 3));
+    const viaDiff = terminal(COLS, ROWS);
+    await feed(viaDiff, whole(frames[0]!));
+    let row = frames[0]!.length;
+    for (let i = 1; i < frames.length; i++) {
+      const diff = frameDiff(frames[i - 1]!, frames[i]!, row)!;
+      await feed(viaDiff, diff.bytes);
+      row = diff.row;
+    }
+    await feed(viaDiff, moveTo(row, frames[3]!.length));
+    const direct = terminal(COLS, ROWS);
+    await feed(direct, whole(frames[3]!));
+    expect(cells(viaDiff)).toEqual(cells(direct));
   });
 
   it('lines getting shorter or longer, blank lines, the last column', async () => {
