@@ -19,6 +19,31 @@ export function yogaWithoutFetch(source) {
   return source.replace(FETCH_TEST, '!0?Promise.resolve()');
 }
 
+// Ink's output.js builds each frame from nothing; src/tui/terminal/ink-rows.ts is the same assembly with
+// the rows of the last frame remembered (see there). Its get() replaces Ink's, fed Ink's own functions.
+export const INK_OUTPUT = /ink[\\/]build[\\/]output\.js$/;
+const INK_OUTPUT_NEEDS = ['export default class Output', 'styledCharsToString', 'styledCharsFromTokens', 'tokenize', 'sliceAnsi', 'stringWidth'];
+
+/** Ink's output.js with its get() replaced by the row-cached one; unchanged (and a warning) if Ink changed. */
+export function inkOutputWithRowCache(source) {
+  if (!INK_OUTPUT_NEEDS.every((name) => source.includes(name)) || !source.includes('get() {')) {
+    console.warn('build: ink/build/output.js changed; frames are assembled by Ink as before');
+    return source;
+  }
+  const rows = JSON.stringify(`${root}/src/tui/terminal/ink-rows.ts`);
+  return `${source}
+import { rowCachedGet as __rowCachedGet } from ${rows};
+Output.prototype.get = __rowCachedGet({ tokenize, styledCharsFromTokens, styledCharsToString, sliceAnsi, stringWidth });
+`;
+}
+
+const inkOutputPlugin = {
+  name: 'ink-output-row-cache',
+  setup(b) {
+    b.onLoad({ filter: INK_OUTPUT }, async (args) => ({ contents: inkOutputWithRowCache(await readFile(args.path, 'utf8')), loader: 'js' }));
+  },
+};
+
 const yogaPlugin = {
   name: 'yoga-without-fetch',
   setup(b) {
@@ -53,7 +78,7 @@ export function buildOptions(outdir = 'dist') {
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
-    plugins: [yogaPlugin],
+    plugins: [yogaPlugin, inkOutputPlugin],
     logLevel: 'warning',
   };
 }

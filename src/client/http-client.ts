@@ -5,11 +5,38 @@
  * configured), answers over a size cap refused, and every failure turned into an ApiError built from
  * scratch, with every secret this client has seen redacted (got's own errors carry the URL).
  * Providers map their wire format on top of `request()`; none of them builds a got instance.
+ * got (and the http2, TLS and cache code it brings) is loaded at the first request, not with this
+ * module: the app draws its first frame without it (preloadHttp() loads it ahead of need).
  */
-import got, { RequestError, type CancelableRequest, type Got, type Response, type RetryObject } from 'got';
+import type { CancelableRequest, ExtendOptions, Got, RequestError, Response, RetryObject } from 'got';
 import { ApiError } from './api-error';
+import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { badResponse } from './wire-json';
+
+export { checkBaseUrl };
+
+type GotModule = typeof import('got');
+let gotLoading: Promise<GotModule> | undefined;
+// Set once loaded: what the synchronous error mapping below needs to know got's errors by.
+let gotLoaded: GotModule | undefined;
+
+/** got, loaded once (a failed load is tried again at the next request). */
+function loadGot(): Promise<GotModule> {
+  if (!gotLoading) {
+    const attempt = import('got').then((module) => (gotLoaded = module));
+    gotLoading = attempt;
+    attempt.catch(() => {
+      if (gotLoading === attempt) gotLoading = undefined;
+    });
+  }
+  return gotLoading;
+}
+
+/** Loads the HTTP client's code ahead of the first request that needs it (a failure waits for that request). */
+export function preloadHttp(): void {
+  loadGot().catch(() => undefined);
+}
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRIES = 2;
@@ -95,7 +122,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const known = new Set<string>();
   const secretList = () => [...known];
 
-  const http: Got = got.extend({
+  let instance: Promise<Got> | undefined;
+  const http = (): Promise<Got> => {
+    const made = (instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions())));
+    made.catch(() => {
+      if (instance === made) instance = undefined;
+    });
+    return made;
+  };
+  const gotOptions = (): ExtendOptions => ({
     prefixUrl: base,
     timeout: { request: timeoutMs },
     responseType: 'text',
@@ -120,6 +155,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       beforeError: [(error: RequestError) => errorFromRequest(error, secretList(), timeoutMs)],
     },
   });
+
+  /** The got instance; the code not loading (files replaced under a running app) is a network error. */
+  async function ready(secretsNow: readonly string[]): Promise<Got> {
+    try {
+      return await http();
+    } catch (error: unknown) {
+      throw toApiError(error, secretsNow, timeoutMs, maxBytes);
+    }
+  }
 
   function remember(request: HttpRequest): readonly string[] {
     for (const secret of request.secrets ?? []) if (secret) known.add(secret);
@@ -149,7 +193,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     baseUrl: base,
     async request(method, path, request = {}) {
       const secretsNow = remember(request);
-      const pending = http(path, {
+      const client = await ready(secretsNow);
+      const pending = client(path, {
         method,
         searchParams: request.searchParams,
         form: request.form,
@@ -163,12 +208,13 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     async requestBuffer(path, request = {}) {
       const secretsNow = remember(request);
-      const pending = http.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer' });
+      const client = await ready(secretsNow);
+      const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer' });
       return send<Buffer>(pending, secretsNow);
     },
-    stream(path, request = {}) {
+    async stream(path, request = {}) {
       const secretsNow = remember(request);
-      return openStream(http, path, request, secretsNow, timeoutMs);
+      return openStream(await ready(secretsNow), path, request, secretsNow, timeoutMs);
     },
     addSecret(secret) {
       if (secret) known.add(secret);
@@ -216,29 +262,12 @@ function openStream(http: Got, path: string, request: HttpRequest, secrets: read
   });
 }
 
-/** The base URL with one trailing slash and no query or fragment; only http(s). */
-export function checkBaseUrl(baseUrl: string): string {
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ApiError('bad_request', 'The service address is not a valid URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ApiError('bad_request', 'The service address must start with http:// or https://');
-  }
-  // Query and fragment would be mangled by prefixUrl; paths are kept, with one trailing slash.
-  url.search = '';
-  url.hash = '';
-  return url.href.endsWith('/') ? url.href : `${url.href}/`;
-}
-
 // Errors that did not go through beforeError: a cancelled oversized download, or a bug of ours.
 function toApiError(error: unknown, secrets: readonly string[], timeoutMs: number, maxBytes: number): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof Error && error.name === 'CancelError') {
     return badResponse(`answer larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
   }
-  if (error instanceof RequestError) return errorFromRequest(error, secrets, timeoutMs);
+  if (gotLoaded && error instanceof gotLoaded.RequestError) return errorFromRequest(error, secrets, timeoutMs);
   return new ApiError('network', 'The request failed');
 }

@@ -4,7 +4,7 @@
  */
 import type { ApiOptions, MailProvider, ProviderId, ProviderInfo } from './client-types';
 import { createGuerrillaProvider, GUERRILLA_INFO } from './guerrilla/guerrilla-provider';
-import { checkBaseUrl } from './http-client';
+import { checkBaseUrl } from './base-url';
 import { normalizeBaseUrl } from '../model/service-url';
 import { createMailtmProvider, MAILTM_INFO } from './mailtm/mailtm-provider';
 import { createTempmailProvider, TEMPMAIL_INFO } from './tempmail/tempmail-provider';

@@ -8,7 +8,8 @@
  * the work is cut into slices of ~32 KB (a few ms each) at block boundaries. `renderBody` runs the
  * slices synchronously up to `maxBytes` (256 KB, ~20 ms) and says in the text that it stopped there;
  * `renderBodyAsync` runs all of them, yielding to the event loop between slices, so keys are handled
- * while a big message renders (longest block measured: ~6 ms).
+ * while a big message renders (longest block measured: ~6 ms), and hands over the beginning as soon as
+ * there is some, so the top of the message shows long before its end is converted.
  */
 
 import { acceptUrl, converterFor, LinkTable, type Link } from './html-convert';
@@ -24,7 +25,12 @@ export interface RenderedBody {
   links: Link[];
   /** Set when `renderBody` stopped at `maxBytes`: how much of the body (UTF-16 units) is shown. */
   truncated?: { shownBytes: number; totalBytes: number };
+  /** Set on renderBodyAsync's early look: the beginning, while the rest is still being converted. */
+  partial?: true;
 }
+
+/** The line a partial body ends with. */
+export const PARTIAL_NOTE = '[the rest of this message is still being prepared…]';
 
 /** The two body parts as the client delivers them. */
 export interface BodyInput {
@@ -148,18 +154,39 @@ const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmedi
 /**
  * Renders the whole body like renderBody, but yields to the event loop between slices (~32 KB), so a
  * 2 MB message never holds up a keypress. Rejects with the signal's reason when `signal` aborts.
+ * `onPartial` gets the beginning as soon as a slice has given some text and more remains (once; the text
+ * ends with PARTIAL_NOTE, `partial` set): the reader sees the top of a big message at once, not after
+ * all of it is converted.
  */
-export async function renderBodyAsync(input: BodyInput, width: number, signal?: AbortSignal): Promise<RenderedBody> {
+export async function renderBodyAsync(
+  input: BodyInput,
+  width: number,
+  signal?: AbortSignal,
+  onPartial?: (partial: RenderedBody) => void,
+): Promise<RenderedBody> {
   const job = startJob(input, width);
   const limit = job.source.length;
+  let told = onPartial === undefined;
   while (job.pos < limit) {
     if (job.pos > 0) await yieldToEventLoop();
     signal?.throwIfAborted();
     step(job, limit);
+    if (!told && job.pos < limit && job.parts.some((p) => p.trim() !== '')) {
+      told = true;
+      onPartial?.({ ...finishPartial(job), partial: true });
+      // What the partial body starts (drawing it) goes before the next slice.
+      await yieldToEventLoop();
+    }
   }
   // The text part shown instead is rendered the same way: whole, in slices.
-  if (prefersText(job, input)) return renderBodyAsync({ bodyHtml: null, bodyText: input.bodyText }, width, signal);
+  if (prefersText(job, input)) return renderBodyAsync({ bodyHtml: null, bodyText: input.bodyText }, width, signal, told ? undefined : onPartial);
   return finish(job, '');
+}
+
+/** The body so far, ending in PARTIAL_NOTE (the links listed so far go with it; their list comes at the end). */
+function finishPartial(job: Job): RenderedBody {
+  const text = job.html ? job.parts.join('\n').replace(/\n{3,}/g, '\n\n').trim() : job.parts.join('\n').trimEnd();
+  return { text: `${text}\n\n${PARTIAL_NOTE}`, links: job.table.safeLinks() };
 }
 
 // An HTML part that shows nothing (only images, only a hidden block) while a text part exists: the

@@ -18,6 +18,7 @@ import { parseMessage } from './mail/mime';
 import { externalIntake } from './external-intake';
 import { rateLimitKey } from './rate-limit';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
+import { createInboxWatch } from './inbox-watch';
 import {
   ServiceError,
   type AttachmentMeta,
@@ -70,6 +71,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   let storageFailure: string | undefined;
   let sessionCount = 0;
   const pickAccount = roundRobin();
+  const inboxWatch = createInboxWatch();
 
   const refreshCount = () =>
     store.countSessions().then(
@@ -145,7 +147,13 @@ export function createMailService(deps: MailServiceDeps): MailService {
    * Parses `raw` and stores it for `targets` (session id -> the recipient it came for) under the inbox
    * limit: the one parse and store path of mail, whether it came by SMTP or was fetched over IMAP.
    */
-  async function storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number): Promise<DeliverOutcome> {
+  async function storeFor(
+    targets: Map<string, string>,
+    raw: Buffer,
+    envelopeFrom: string,
+    now: number,
+    sessions?: Map<string, StoredSession>,
+  ): Promise<DeliverOutcome> {
     if (targets.size === 0) return { delivered: 0 };
     const fields = await parseMessage(raw, envelopeFrom);
     // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
@@ -153,6 +161,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
     const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
     // A session purged between RCPT and now simply no longer receives (it is in result.gone).
     if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
+    if (sessions) inboxWatch.announce([...result.stored.keys()].flatMap((id) => sessions.get(id)?.tokenHash ?? []));
     return { delivered: result.stored.size };
   }
 
@@ -277,14 +286,22 @@ export function createMailService(deps: MailServiceDeps): MailService {
       const now = clock();
       // One copy per live session: "A@x", "a@x" and a dot variant of one alias land once.
       const targets = new Map<string, string>();
+      const sessions = new Map<string, StoredSession>();
       for (const r of recipients) {
         const found = await liveSessionFor(r, now);
-        if (found && found !== 'expired' && !targets.has(found.id)) targets.set(found.id, r);
+        if (found && found !== 'expired' && !targets.has(found.id)) {
+          targets.set(found.id, r);
+          sessions.set(found.id, found);
+        }
       }
-      return storeFor(targets, raw, envelopeFrom ?? '', now);
+      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions);
     },
 
     ...externalIntake({ store, config, clock, guarded, storeFor }),
+
+    watchInbox(token, onMail) {
+      return inboxWatch.watch(hashToken(token), onMail);
+    },
 
     async health(): Promise<ServiceHealth> {
       let sessions = sessionCount;

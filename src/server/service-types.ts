@@ -165,6 +165,14 @@ export interface MailService extends ExternalIntake {
    */
   deliver(input: { raw: Buffer; recipients: string[]; envelopeFrom?: string }): Promise<DeliverOutcome>;
 
+  /**
+   * Calls `onMail` each time this process stores a message for the session of `token` (after it is
+   * durable, before the SMTP side answers 250), until the returned function is called. In-process only:
+   * mail another instance on the same database stores is not seen here (the app's in-process service
+   * uses it to show mail at once; clients over HTTP poll). No lookup: an unknown token is never called.
+   */
+  watchInbox(token: string, onMail: () => void): () => void;
+
   /** Storage state and session count; asks the storage itself where the store can (Postgres). */
   health(): Promise<ServiceHealth>;
   /** Removes expired sessions and their messages; returns how many sessions went. */

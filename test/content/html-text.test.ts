@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { acceptUrl, DEFAULT_MAX_BYTES, renderBody, renderBodyAsync, SLICE_BYTES } from '../../src/content/html-text';
+import { acceptUrl, DEFAULT_MAX_BYTES, PARTIAL_NOTE, renderBody, renderBodyAsync, SLICE_BYTES } from '../../src/content/html-text';
 import { isTerminalSafe } from '../../src/text/safe-text';
 import { textWidth } from '../../src/text/text-width';
 import { newsletterHtml } from '../../bench/html-fixture';
@@ -207,6 +207,34 @@ describe('large bodies', () => {
     expect(r.text).toContain('Unsubscribe [');
     expect(isTerminalSafe(r.text)).toBe(true);
     expect(maxWidth(r.text)).toBeLessThanOrEqual(80);
+  });
+
+  it('renderBodyAsync hands over the beginning first, once, then the whole', async () => {
+    const seen: { partial: string; settledBefore: boolean }[] = [];
+    let settled = false;
+    const whole = renderBodyAsync(html(big), 80, undefined, (partial) => {
+      expect(partial.partial).toBe(true);
+      seen.push({ partial: partial.text, settledBefore: settled });
+    });
+    const r = await whole;
+    settled = true;
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.settledBefore).toBe(false);
+    const partial = seen[0]!.partial;
+    expect(partial.endsWith(PARTIAL_NOTE)).toBe(true);
+    // The beginning of the whole, far less of it; safe and wrapped like it.
+    const shown = partial.slice(0, -PARTIAL_NOTE.length).trimEnd();
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThan(r.text.length / 10);
+    expect(r.text.startsWith(shown.split('\n').slice(0, 20).join('\n'))).toBe(true);
+    expect(isTerminalSafe(partial)).toBe(true);
+    expect(maxWidth(partial)).toBeLessThanOrEqual(80);
+    expect(r.partial).toBeUndefined();
+    expect(r.text).not.toContain(PARTIAL_NOTE);
+    // A message of one slice has nothing to hand over early.
+    let calls = 0;
+    await renderBodyAsync(html('<p>Short</p>'), 80, undefined, () => calls++);
+    expect(calls).toBe(0);
   });
 
   it('renderBodyAsync gives the same result as renderBody for a small message, and can be aborted', async () => {

@@ -1,6 +1,6 @@
 /**
  * What a new user gets from `npm start`: no service configured, so the app runs the reference service
- * in-process and says where to send mail. The test sends there with nodemailer and reads the mail, all
+ * in-process, says where to send mail, and shows mail the moment the service stores it. The test sends there with nodemailer and reads the mail, all
  * in the built app in a real pseudo-terminal, with its data under a temp TEMPMAIL_TUI_HOME.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -53,6 +53,21 @@ describe('local mode (no service configured)', () => {
     expect(await app.exited()).toBe(0);
     // The service's data went to the temp home, not the user's real data directory.
     expect(existsSync(join(home, 'data'))).toBe(true);
+  });
+
+  it('shows mail sent over SMTP at once, without waiting for a poll (checks an hour apart)', async () => {
+    home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-push-'));
+    app = spawnApp({ args: ['--poll-interval', '3600'], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
+    const address = await pickFirstDomain(app);
+    const screen = await app.waitForScreen((s) => /via SMTP [\d.]+:\d+/.test(s) && /every 3600 s/.test(s));
+    const [, smtpHost, smtpPort] = /via SMTP ([\d.]+):(\d+)/.exec(screen)!;
+    // The first check was at start; the next is an hour away. Nothing is pressed: the service tells the
+    // app of the mail as it stores it, and the app lists it.
+    for (const subject of ['Pushed one', 'Pushed two']) {
+      await sendMail({ smtpHost: smtpHost!, smtpPort: Number(smtpPort) }, { to: address, subject, text: 'at once' });
+      await app.waitForScreen((s) => isInbox(s) && s.includes(subject));
+    }
+    expect(app.screenText()).toMatch(/2 messages · 2 unread · 2 new/);
   });
 
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {

@@ -1,6 +1,7 @@
 /**
  * Delivery through the mail service: parsing, several recipients, aliases, inbox limit, malformed MIME,
- * hostile fixtures kept byte for byte, and a real storage failure (storage_unavailable, then recovery).
+ * hostile fixtures kept byte for byte, a real storage failure (storage_unavailable, then recovery), and
+ * watchInbox, the news of stored mail the app's in-process service gives.
  */
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -245,5 +246,53 @@ describe('close', () => {
     await expect(f.service.checkMail(s.token)).rejects.toMatchObject({ code: 'storage_unavailable', message: /shutting down/ });
     expect((await f.service.health()).storage).toBe('ok');
     await f.store.close(); // idempotent
+  });
+});
+
+describe('watchInbox (the in-process news of new mail)', () => {
+  it("tells each watcher of its own address's mail once it is stored, and stops when asked", async () => {
+    const f = await svc({});
+    const ann = await f.service.createSession({ ...client, prefix: 'ann' });
+    const bob = await f.service.createSession({ ...client, prefix: 'bob' });
+    const heard: string[] = [];
+    const stopAnn = f.service.watchInbox(ann.token, () => heard.push('ann'));
+    f.service.watchInbox(bob.token, () => heard.push('bob'));
+    // A second watch of the same address, and one whose listener throws: the mail is stored all the same.
+    const stopAgain = f.service.watchInbox(ann.token, () => {
+      heard.push('ann again');
+      throw new Error('a watcher that fails');
+    });
+    f.service.watchInbox('not-a-token', () => heard.push('nobody'));
+
+    const raw = await compose({ to: ann.email, subject: 'one', text: '1' });
+    // By the time deliver resolves (the SMTP side answers 250 then), the watchers have heard.
+    expect(await f.service.deliver({ raw, recipients: [ann.email] })).toEqual({ delivered: 1 });
+    expect(heard).toEqual(['ann', 'ann again']);
+    expect((await f.service.checkMail(ann.token)).map((m) => m.subject)).toEqual(['one']);
+
+    heard.length = 0;
+    await f.service.deliver({ raw: await compose({ to: [ann.email, bob.email], subject: 'two', text: '2' }), recipients: [ann.email, bob.email] });
+    expect(heard.sort()).toEqual(['ann', 'ann again', 'bob']);
+
+    heard.length = 0;
+    stopAnn();
+    stopAgain();
+    stopAgain(); // twice is harmless
+    await f.service.deliver({ raw: await compose({ to: ann.email, subject: 'three', text: '3' }), recipients: [ann.email] });
+    // Nobody is told of mail that was not stored (unknown address), nor after stopping.
+    await f.service.deliver({ raw: await compose({ to: 'nobody@tempmail.test', subject: 'four', text: '4' }), recipients: ['nobody@tempmail.test'] });
+    expect(heard).toEqual([]);
+  });
+
+  it('a full inbox stores nothing and tells nobody', async () => {
+    const f = await svc({});
+    const s = await f.service.createSession({ ...client, prefix: 'full' });
+    let heard = 0;
+    f.service.watchInbox(s.token, () => heard++);
+    for (let i = 0; i < 3; i++) await f.service.deliver({ raw: await compose({ to: s.email, subject: `m${i}`, text: 'x' }), recipients: [s.email] });
+    expect(heard).toBe(3);
+    const refused = await f.service.deliver({ raw: await compose({ to: s.email, subject: 'over', text: 'x' }), recipients: [s.email] });
+    expect(refused.delivered).toBe(0);
+    expect(heard).toBe(3);
   });
 });

@@ -4,7 +4,7 @@
  * tempmail-client.ts; this only hands it the session's token.
  */
 import type { ApiOptions, MailProvider, ProviderInfo, TempMailApi } from '../client-types';
-import { checkBaseUrl } from '../http-client';
+import { checkBaseUrl } from '../base-url';
 import { createApi } from './tempmail-client';
 
 export const TEMPMAIL_INFO: ProviderInfo = {

@@ -52,12 +52,27 @@ export function flagsOf(state: InboxState, id: MessageId, attached: boolean): st
   return `${markerOf(state, id)}${attached ? '@' : ' '}`;
 }
 
-const Row = memo(function Row(props: { text: string; selected: boolean; unread: boolean; fresh: boolean }) {
+interface RowProps {
+  message: MessageSummary;
+  flags: string;
+  columns: number;
+  now: number;
+  badge: string;
+  selected: boolean;
+  unread: boolean;
+  fresh: boolean;
+}
+
+/**
+ * One row, drawn again only when something it shows changed (its message, flags, badge, selection, the
+ * width, the day): a key that moves the selection draws two rows.
+ */
+const Row = memo(function Row(props: RowProps) {
   const theme = useTheme();
   // Bold is emphasis colour terminals show well; under NO_COLOR the row's N (or +) says it plainly.
   return (
     <Text wrap="truncate" inverse={props.selected} bold={props.unread && !theme.noColor} color={props.fresh ? theme.color('fresh') : undefined}>
-      {props.text}
+      {rowText(props.message, props.flags, props.columns, props.now, props.badge)}
     </Text>
   );
 });
@@ -84,7 +99,11 @@ export function InboxList({ state, columns, now, badge, attached }: InboxListPro
       {rows.map((m, i) => (
         <Row
           key={m.id}
-          text={rowText(m, flagsOf(state, m.id, attached?.(m) ?? false), columns, now, badge?.(m))}
+          message={m}
+          flags={flagsOf(state, m.id, attached?.(m) ?? false)}
+          columns={columns}
+          now={now}
+          badge={badge?.(m) ?? ''}
           selected={state.offset + i === selected}
           unread={state.unread.has(m.id)}
           fresh={state.fresh.has(m.id)}

@@ -1,7 +1,10 @@
 /**
  * The inbox list as a reducer: the messages (newest first), what is unread and what arrived while the
  * user watched, the filter, the selection (kept by id, so mail arriving on top never moves it) and the
- * scroll window (offset + rows), which the view slices so only visible rows are drawn.
+ * scroll window (offset + rows), which the view slices so only visible rows are drawn. A key costs the
+ * same with 10 messages or 10,000: the selection's index is kept beside its id, so moving it looks at no
+ * other row. A listing keeps the row objects of the messages it already had, so rows drawn before are
+ * the same objects and their memoized views are not drawn again.
  */
 import type { MessageId, MessageSummary } from '../../model/mail-types';
 
@@ -12,6 +15,8 @@ export interface InboxState {
   visible: MessageSummary[];
   filter: string;
   selectedId: MessageId | null;
+  /** Index of `selectedId` in `visible` (kept with it by selectAt; 0 when none). */
+  selectedAt: number;
   /** Index in `visible` of the first drawn row. */
   offset: number;
   /** Rows the list may draw. */
@@ -60,6 +65,7 @@ export function initialInboxState(rows = 10, read: ReadonlySet<MessageId> = new 
     visible: [],
     filter: '',
     selectedId: null,
+    selectedAt: 0,
     offset: 0,
     rows: Math.max(1, rows),
     unread: new Set(),
@@ -102,9 +108,10 @@ export function matchesFilter(m: MessageSummary, filter: string): boolean {
 const sameList = (a: MessageSummary[], b: MessageSummary[]): boolean =>
   a.length === b.length && a.every((m, i) => m.id === b[i]!.id && m.seen === b[i]!.seen);
 
-/** Index of the selection in `visible` (0 when none or gone). */
+/** Index of the selection in `visible` (0 when none or gone): O(1) where the kept index is right. */
 export function selectedIndex(state: InboxState): number {
   if (state.selectedId === null) return 0;
+  if (state.visible[state.selectedAt]?.id === state.selectedId) return state.selectedAt;
   const i = state.visible.findIndex((m) => m.id === state.selectedId);
   return i < 0 ? 0 : i;
 }
@@ -115,22 +122,45 @@ export const selectedMessage = (state: InboxState): MessageSummary | undefined =
 // Puts the selection at `index` (clamped) and scrolls just enough to keep it in the window.
 function selectAt(state: InboxState, index: number): InboxState {
   const count = state.visible.length;
-  if (count === 0) return { ...state, selectedId: null, offset: 0 };
+  if (count === 0) return { ...state, selectedId: null, selectedAt: 0, offset: 0 };
   const i = Math.min(count - 1, Math.max(0, index));
   let offset = Math.min(state.offset, Math.max(0, count - state.rows));
   if (i < offset) offset = i;
   if (i >= offset + state.rows) offset = i - state.rows + 1;
-  return { ...state, selectedId: state.visible[i]!.id, offset: Math.max(0, offset) };
+  offset = Math.max(0, offset);
+  const selectedId = state.visible[i]!.id;
+  // Nothing moved (a key at either end of the list): the same state, so nothing is drawn.
+  if (selectedId === state.selectedId && i === state.selectedAt && offset === state.offset) return state;
+  return { ...state, selectedId, selectedAt: i, offset };
 }
 
 // Rebuilds `visible` after the list or the filter changed, keeping the selection where it can.
 function revisit(state: InboxState, all: MessageSummary[], filter: string): InboxState {
   const visible = filter ? all.filter((m) => matchesFilter(m, filter)) : all;
-  const keep = state.selectedId !== null && visible.some((m) => m.id === state.selectedId);
+  const kept = state.selectedId === null ? -1 : visible.findIndex((m) => m.id === state.selectedId);
   const oldIndex = selectedIndex(state);
   const next = { ...state, all, visible, filter };
-  return keep ? selectAt(next, visible.findIndex((m) => m.id === state.selectedId)) : selectAt(next, oldIndex);
+  return selectAt(next, kept >= 0 ? kept : oldIndex);
 }
+
+// The new listing with the row objects of the messages already listed (and unchanged) kept as they were.
+function merged(before: MessageSummary[], incoming: MessageSummary[]): MessageSummary[] {
+  if (before.length === 0) return incoming;
+  const known = new Map(before.map((m) => [m.id, m]));
+  return incoming.map((m) => {
+    const old = known.get(m.id);
+    return old && sameRow(old, m) ? old : m;
+  });
+}
+
+// What a row shows of a message: the same, or it must be drawn again.
+const sameRow = (a: MessageSummary, b: MessageSummary): boolean =>
+  a.subject === b.subject &&
+  a.senderName === b.senderName &&
+  a.senderEmail === b.senderEmail &&
+  a.seen === b.seen &&
+  a.hasAttachments === b.hasAttachments &&
+  (a.receivedAt?.getTime() ?? null) === (b.receivedAt?.getTime() ?? null);
 
 /** The reducer; exhaustive over InboxAction. */
 export function inboxReducer(state: InboxState, action: InboxAction): InboxState {
@@ -155,7 +185,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const unread = new Set(incoming.filter((m) => !state.read.has(m.id) && m.seen !== true).map((m) => m.id));
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
       for (const id of arrived) if (unread.has(id)) fresh.add(id);
-      const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, loaded: true }, incoming, state.filter);
+      const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, loaded: true }, merged(state.all, incoming), state.filter);
       return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
     }
     case 'move':
@@ -163,11 +193,13 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
     case 'page':
       return pageBy(state, action.direction);
     case 'first':
-      return selectAt({ ...state, offset: 0 }, 0);
+      return selectAt(state, 0);
     case 'last':
       return selectAt(state, state.visible.length - 1);
-    case 'viewport':
-      return selectAt({ ...state, rows: Math.max(1, action.rows) }, selectedIndex(state));
+    case 'viewport': {
+      const rows = Math.max(1, action.rows);
+      return rows === state.rows ? state : selectAt({ ...state, rows }, selectedIndex(state));
+    }
     case 'opened': {
       if (state.read.has(action.id) && !state.unread.has(action.id) && !state.fresh.has(action.id)) return state;
       const read = new Set(state.read).add(action.id);

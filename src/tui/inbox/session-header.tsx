@@ -1,10 +1,10 @@
 /**
  * The top of the session screens: the address with a live expiry countdown, the poll state with the
  * provider the address lives on, and in local mode where to send mail. It ticks once a second on its
- * own, so the list does not re-render.
+ * own, and follows the poller's status on its own (LiveSessionHeader), so the list does not re-render.
  */
 import { Box, Text } from 'ink';
-import React from 'react';
+import React, { memo } from 'react';
 import type { PollStatus } from '../../client/poller';
 import type { PushState } from '../../client/client-types';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
@@ -13,6 +13,7 @@ import { formatCountdown, secondsLeft } from '../../platform/time';
 import type { Session } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
 import { useNow } from '../widgets/use-now';
+import { useStoreValue, type ValueStore } from '../widgets/value-store';
 import type { LocalServiceInfo } from '../shell/shell-types';
 import { pollText } from './poll-text';
 
@@ -135,3 +136,11 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
     </Box>
   );
 }
+
+/** SessionHeader on the poller's status store: a check redraws the header alone, and only when it changes. */
+export const LiveSessionHeader = memo(function LiveSessionHeader({
+  poll,
+  ...props
+}: Omit<SessionHeaderProps, 'poll'> & { poll: ValueStore<PollStatus> }) {
+  return <SessionHeader {...props} poll={useStoreValue(poll)} />;
+});

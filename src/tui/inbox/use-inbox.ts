@@ -1,15 +1,20 @@
 /**
  * The live inbox of one session: a poller (one check in flight, backoff, Retry-After, stop on expiry)
- * feeding the inbox reducer, and, where the provider pushes new mail (mail.tm), its event stream asking
- * the poller to check at once. The only place the inbox does I/O; the screens render its state.
+ * feeding the inbox reducer, and, where the provider pushes new mail (mail.tm, the in-process service),
+ * its news asking the poller to check at once. The only place the inbox does I/O; the screens render its
+ * state. A check that brings the same listing as the last one costs nothing: no action, no render. The
+ * poller's status is a store of its own, read by the header (and by the session for whether it still
+ * polls), so a check redraws the header's line alone, and only where what it says changed ("checking…"
+ * shows once a check takes long).
  */
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { refusedBeforeExpiry } from '../../client/api-error';
 import type { MailProvider, PushState } from '../../client/client-types';
 import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../client/poller';
 import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../platform/time';
-import { expiryMs, type MessageId, type Session } from '../../model/mail-types';
+import { expiryMs, type MessageId, type MessageSummary, type Session } from '../../model/mail-types';
 import { pollVerdict } from '../wording/error-text';
+import { createValueStore, useStoreValue, type ValueStore } from '../widgets/value-store';
 import { inboxReducer, initialInboxState, type InboxAction, type InboxState } from './inbox-state';
 
 export interface UseInboxOptions {
@@ -29,7 +34,10 @@ export interface UseInboxOptions {
 export interface InboxHandle {
   state: InboxState;
   dispatch: (action: InboxAction) => void;
-  poll: PollStatus;
+  /** The poller's status as it changes (read it with useStoreValue; the header shows it). */
+  poll: ValueStore<PollStatus>;
+  /** Polling goes on (it has not stopped for good: expired, refused, left). */
+  live: boolean;
   /** Checks now; false when a check is already running, a Retry-After wait runs, or polling stopped. */
   refresh(): boolean;
   /**
@@ -45,11 +53,15 @@ export interface InboxHandle {
 // Arrivals teach the zone only when the two listings around them were close: the receive time must be
 // pinned to well under a quarter hour for the rounding in zoneErrorMs to be right.
 const LEARN_WINDOW_MS = 5 * 60_000;
+// A check of the usual round shows as "checking…" only once it has taken this long (a slow or hanging
+// service): one that answers at once would flash the line twice every interval, on every SSH link.
+export const CHECKING_SHOWN_AFTER_MS = 500;
 
 /** Polls the session's inbox for as long as the component is mounted. */
 export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read }: UseInboxOptions): InboxHandle {
   const [state, dispatch] = useReducer(inboxReducer, undefined, () => initialInboxState(10, read));
-  const [poll, setPoll] = useState<PollStatus>(IDLE_POLL_STATUS);
+  const [poll] = useState(() => createValueStore<PollStatus>(IDLE_POLL_STATUS));
+  const live = useStoreValue(poll, isLive);
   const pollerRef = useRef<Poller | null>(null);
   // A ref, so a new callback each render does not restart the poller.
   const answerRef = useRef(onTokenAnswer);
@@ -60,9 +72,11 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
   useEffect(() => {
     let cancelled = false;
     let known: Set<string> | null = null;
+    let listed: MessageSummary[] | null = null;
     let listedAt = 0;
     let votes = NO_ZONE_VOTES;
     let answered = false;
+    let showChecking: ReturnType<typeof setTimeout> | undefined;
     // Mail pushed while a check was already on its way: that check may have missed it, so one more after.
     let again = false;
     const poller = createPoller({
@@ -77,9 +91,14 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
             if (!known.has(m.id) && m.receivedAt) votes = voteZone(votes, zoneErrorMs(m.receivedAt, listedAt, at));
           }
         }
-        known = new Set(messages.map((m) => m.id));
         listedAt = at;
-        dispatch({ type: 'listed', messages, zoneErrorMs: votes.errorMs });
+        // The same listing again (what idle polling brings every few seconds): nothing to tell the list.
+        const unchanged = listed !== null && sameListing(listed, messages);
+        listed = messages;
+        if (!unchanged) {
+          known = new Set(messages.map((m) => m.id));
+          dispatch({ type: 'listed', messages, zoneErrorMs: votes.errorMs });
+        }
         if (!answered) {
           answered = true;
           answerRef.current?.(true);
@@ -91,7 +110,15 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
         }
       },
       onStatus: (status) => {
-        if (!cancelled) setPoll(status);
+        if (cancelled) return;
+        clearTimeout(showChecking);
+        // The first check, and retries, say so at once; the usual round only when it takes long.
+        if (status.phase === 'checking' && status.failures === 0 && status.lastSuccessAt !== null) {
+          showChecking = setTimeout(() => !cancelled && poll.set(status), CHECKING_SHOWN_AFTER_MS);
+          return;
+        }
+        // The same as shown (a check that changed nothing the header says): no redraw.
+        if (!sameStatus(poll.get(), status)) poll.set(status);
       },
       classify: (error) => {
         const verdict = pollVerdict(error);
@@ -114,11 +141,42 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     });
     return () => {
       cancelled = true;
+      clearTimeout(showChecking);
       watch?.stop();
       poller.stop('left');
       pollerRef.current = null;
     };
-  }, [api, session, expiresAtMs, intervalMs, clock]);
+  }, [api, session, expiresAtMs, intervalMs, clock, poll]);
 
-  return { state, dispatch, poll, refresh: () => pollerRef.current?.refresh() ?? false, zoneErrorMs: state.zoneErrorMs, push };
+  return { state, dispatch, poll, live, refresh: () => pollerRef.current?.refresh() ?? false, zoneErrorMs: state.zoneErrorMs, push };
+}
+
+const isLive = (status: PollStatus) => status.phase !== 'stopped';
+
+const sameStatus = (a: PollStatus, b: PollStatus): boolean =>
+  (Object.keys(b) as (keyof PollStatus)[]).every((k) => a[k] === b[k]) && Object.keys(a).length === Object.keys(b).length;
+
+/**
+ * The same listing as before, field for field (a service that answered "not modified" gives the very
+ * same array). O(messages), no allocation: cheaper than anything the list would do with it.
+ */
+export function sameListing(a: readonly MessageSummary[], b: readonly MessageSummary[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (
+      x.id !== y.id ||
+      x.seen !== y.seen ||
+      x.subject !== y.subject ||
+      x.senderName !== y.senderName ||
+      x.senderEmail !== y.senderEmail ||
+      x.hasAttachments !== y.hasAttachments ||
+      (x.receivedAt?.getTime() ?? null) !== (y.receivedAt?.getTime() ?? null)
+    ) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -13,6 +13,23 @@ export interface RowMarks {
   attached: (m: MessageSummary) => boolean;
 }
 
+// The badge a subject gives away, by listed message (the list keeps a message's object while it is
+// listed unchanged): the code detector runs once per message, not once per row per frame.
+const subjectBadges = new WeakMap<MessageSummary, string>();
+
+/** The badge of a message whose body is not fetched: a code in its subject, '' until the reader is loaded. */
+function subjectBadge(m: MessageSummary): string {
+  let badge = subjectBadges.get(m);
+  if (badge === undefined) {
+    const reader = loadedReader();
+    if (!reader) return '';
+    const code = reader.codeInSubject(m.subject);
+    badge = code ? `code ${code}` : '';
+    subjectBadges.set(m, badge);
+  }
+  return badge;
+}
+
 /** The row marks from the session's body cache. */
 export function rowMarks(cache: MessageCache): RowMarks {
   return {
@@ -20,8 +37,7 @@ export function rowMarks(cache: MessageCache): RowMarks {
       const entry = cache.get(m.id);
       if (entry?.status === 'ready') return badgeOf(entry.mark);
       // Not fetched (only the newest unread few are): a code in the subject needs no body.
-      const code = loadedReader()?.codeInSubject(m.subject);
-      return code ? `code ${code}` : '';
+      return subjectBadge(m);
     },
     attached: (m) => {
       const entry = cache.get(m.id);

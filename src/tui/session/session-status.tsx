@@ -4,7 +4,8 @@
  * typed digits) and an error stay until something replaces them or the view they describe goes (moving
  * to another message, back to the list). The clock is the app's (injected), so tests move time.
  */
-import { useCallback, useEffect, useState } from 'react';
+import React, { memo, useCallback, useEffect, useState } from 'react';
+import { StatusLine } from '../widgets/chrome';
 import type { StatusMessage } from '../wording/status-text';
 
 /** Long enough to read a line twice. */
@@ -50,3 +51,14 @@ export function useFaded(status: TimedStatus | null, clock: () => number): Timed
   });
   return gone ? null : status;
 }
+
+/** The status line of the session: `status`, or (when it has nothing or it faded) the app's `notice`. */
+export const SessionStatus = memo(function SessionStatus(props: {
+  status: TimedStatus | null;
+  notice: StatusMessage | null;
+  clock: () => number;
+  columns: number;
+}) {
+  const shown = useFaded(props.status, props.clock);
+  return <StatusLine status={shown ?? props.notice} columns={props.columns} />;
+});

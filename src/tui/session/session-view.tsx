@@ -16,7 +16,7 @@ import { HelpScreen } from '../widgets/help-screen';
 import { useKeys } from '../widgets/use-keys';
 import { subjectLabel } from '../wording/display-format';
 import { InboxScreen } from '../inbox/inbox-screen';
-import { headerHeight, SessionHeader } from '../inbox/session-header';
+import { headerHeight, LiveSessionHeader } from '../inbox/session-header';
 import { useInbox } from '../inbox/use-inbox';
 import { useReadMarks, type ReadMarksConfig } from '../inbox/use-read-marks';
 import type { Screen } from '../keymap/keymap';
@@ -125,7 +125,7 @@ export function SessionView(props: SessionViewProps) {
   useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
-  const live = inbox.poll.phase !== 'stopped';
+  const { live } = inbox;
   const asking: Screen | null = question ? questionScreen(question) : null;
   const searchScreen: Screen | null = reading.search ? (reading.search.typing ? 'search' : 'found') : null;
   const screen: Screen = asking ?? (help ? 'help' : filtering ? 'filter' : view.kind === 'viewer' ? (searchScreen ?? 'viewer') : 'inbox');
@@ -235,9 +235,13 @@ export function SessionView(props: SessionViewProps) {
         onOpen={reading.open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
         onRefresh={() => {
-          // The header already says "checking…"; the status line speaks only when r can't check now.
+          // The header says "checking…" (or, at once, the new "last checked"); the status line speaks
+          // only when r can't check now.
           if (inbox.refresh()) clear();
-          else info(refreshRefusal(inbox.poll.phase, inbox.poll.rateLimited, inbox.poll.error));
+          else {
+            const poll = inbox.poll.get();
+            info(refreshRefusal(poll.phase, poll.rateLimited, poll.error));
+          }
         }}
         onNewAddress={newAddress}
         onCopy={() => actions.copyText('address', session.email)}
@@ -270,7 +274,7 @@ export function SessionView(props: SessionViewProps) {
 
   return (
     <Box flexDirection="column" width={columns}>
-      <SessionHeader
+      <LiveSessionHeader
         session={session}
         zoneErrorMs={inbox.zoneErrorMs}
         poll={inbox.poll}

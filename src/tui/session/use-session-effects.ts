@@ -8,7 +8,12 @@ import { formatZoneError } from '../../platform/time';
 import type { InboxHandle } from '../inbox/use-inbox';
 import type { ReadMarks } from '../inbox/use-read-marks';
 import type { MessageCache } from '../viewer/use-message-cache';
+import type { PollStatus } from '../../client/poller';
+import { useStoreValue } from '../widgets/value-store';
 import type { StatusHandle } from './session-status';
+
+// The poll's error while checks are held (the service answered with something that is not its API).
+const heldError = (poll: PollStatus): string | null => (poll.phase === 'held' ? poll.error : null);
 
 // Bodies fetched ahead of time, so the list can show their codes: the newest unread few.
 const PREFETCH_COUNT = 5;
@@ -34,7 +39,7 @@ export function useSessionEffects({ inbox, cache, marks, status, ring }: Session
 
   // The address is not the service's (a web page, not HTTP): checks stop until r. The header says so in
   // a line; the status says it whole, wrapped, with what to check (it stays: nothing is checked meanwhile).
-  const held = inbox.poll.phase === 'held' ? inbox.poll.error : null;
+  const held = useStoreValue(inbox.poll, heldError);
   useEffect(() => {
     if (held) status.fail(held);
   }, [held]); // eslint-disable-line react-hooks/exhaustive-deps

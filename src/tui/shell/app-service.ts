@@ -2,10 +2,12 @@
  * The providers the app talks to, made ready before the UI is loaded: the local service started when
  * nothing is configured, the configured provider's client built, the others (the picker's `p`) made when
  * first asked for, and the first provider's domains asked for at once, so the request travels while Ink
- * and React load (~100 ms) instead of after the first frame. No React or Ink here.
+ * and React load (~100 ms) instead of after the first frame. No React or Ink here, and no HTTP client
+ * code yet (the first request of a tempmail service goes without it: quick-domains.ts).
  */
 import type { MailProvider, TempMailApi } from '../../client/client-types';
 import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderRef, type ProviderSet } from '../../client/providers';
+import { quickDomains } from '../../client/tempmail/quick-domains';
 import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
@@ -55,7 +57,7 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
         const why = error instanceof Error ? error.message : String(error);
         return { error: `could not start the local service: ${safeLine(why, 300)}` };
       }
-      first = tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl);
+      first = withLocalPush(tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl), local);
     } else {
       first = createProvider(start.provider, { ...options, baseUrl: start.baseUrl });
     }
@@ -68,7 +70,17 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     known: [[start, first]],
     make: (ref) => createProvider(ref.provider, { ...options, baseUrl: ref.baseUrl }),
   });
-  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(first.listDomains()) };
+  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(firstDomains(start, first)) };
+}
+
+/**
+ * The first provider's domains for the picker's first frame: from a tempmail service, asked over Node's
+ * own HTTP (the client's code is not loaded yet, and loading it first would hold the frame back); should
+ * that fail in any way, asked again through the provider, whose answer or error the picker shows.
+ */
+function firstDomains(start: ProviderRef, first: MailProvider): Promise<DomainList> {
+  if (start.provider !== 'tempmail') return first.listDomains();
+  return quickDomains(first.baseUrl).catch(() => first.listDomains());
 }
 
 /**
@@ -91,4 +103,17 @@ export function followingApi(local: LocalService, make: (url: string) => TempMai
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(current) : value;
     },
   });
+}
+
+/**
+ * The in-process service's provider with its new-mail push: the service tells of mail for the address
+ * as it stores it (MailService.watchInbox), and the inbox checks at once instead of at its next poll.
+ * Polling goes on (a borrowed service, run by another process, has nothing to tell this one).
+ */
+export function withLocalPush(provider: MailProvider, local: LocalService): MailProvider {
+  return {
+    ...provider,
+    watchMail: (session, events) =>
+      local.watchInbox(session.token, { onMail: events.onMail, onState: (live) => events.onState(live ? 'live' : 'down') }),
+  };
 }

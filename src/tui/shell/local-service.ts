@@ -27,6 +27,12 @@ export interface LocalService extends LocalServiceInfo {
   close(): Promise<void>;
   /** Calls `listener` after the service changed hands (taken over, or borrowed from a new holder). */
   onChange(listener: () => void): () => void;
+  /**
+   * New mail for the address of `token`, told at once while the service is the app's own (it runs in
+   * this process: `live`); while it is borrowed from another process there is nothing to hear (`down`),
+   * and the app's polling finds the mail. Follows the service when it changes hands. Stop with `stop()`.
+   */
+  watchInbox(token: string, events: { onMail(): void; onState(live: boolean): void }): { stop(): void };
 }
 
 /** Where the service is, and what the app does about it. */
@@ -38,6 +44,15 @@ interface Where {
   holder?: LockHolder;
   /** The app's own service: how to stop it. */
   stop?: () => Promise<void>;
+  /** The app's own service: its mail service, which tells of new mail (MailService.watchInbox). */
+  watchInbox?: (token: string, onMail: () => void) => () => void;
+}
+
+/** One watchInbox: what it was asked for, and its subscription to the service of the moment. */
+interface InboxWatch {
+  token: string;
+  events: { onMail(): void; onState(live: boolean): void };
+  unsubscribe?: () => void;
 }
 
 const HOST = '127.0.0.1';
@@ -82,6 +97,7 @@ async function startOrBorrow(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPo
 /** A LocalService whose service can change hands while the app runs. */
 class LocalHandle implements LocalService {
   private readonly listeners = new Set<() => void>();
+  private readonly inboxWatches = new Set<InboxWatch>();
   private watch: HolderWatch | undefined;
   private closed = false;
 
@@ -112,8 +128,29 @@ class LocalHandle implements LocalService {
     return () => this.listeners.delete(listener);
   }
 
+  watchInbox(token: string, events: InboxWatch['events']): { stop(): void } {
+    const watch: InboxWatch = { token, events };
+    this.inboxWatches.add(watch);
+    this.subscribe(watch);
+    return {
+      stop: () => {
+        watch.unsubscribe?.();
+        this.inboxWatches.delete(watch);
+      },
+    };
+  }
+
+  /** Subscribes `watch` to the service of the moment, and says whether it hears anything there. */
+  private subscribe(watch: InboxWatch): void {
+    watch.unsubscribe?.();
+    watch.unsubscribe = this.where.watchInbox?.(watch.token, () => watch.events.onMail());
+    watch.events.onState(watch.unsubscribe !== undefined);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    for (const watch of this.inboxWatches) watch.unsubscribe?.();
+    this.inboxWatches.clear();
     this.watch?.stop();
     this.watch = undefined;
     await this.where.stop?.();
@@ -147,6 +184,12 @@ class LocalHandle implements LocalService {
     this.where = next;
     this.follow();
     for (const listener of this.listeners) listener();
+    // Its own now (or another borrower's): the watches follow it, and (the client now on its URL) mail
+    // that came while it changed hands is looked for.
+    for (const watch of this.inboxWatches) {
+      this.subscribe(watch);
+      watch.events.onMail();
+    }
     return true;
   }
 }
@@ -163,7 +206,13 @@ async function startOwn(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: 
       try {
         // Silent: a log line written while Ink draws would tear the screen.
         const server = await startServer({ ...base, httpPort, smtpPort }, { log: () => undefined });
-        return { httpUrl: server.httpUrl, smtpHost: server.smtpHost, smtpPort: server.smtpPort, stop: () => server.close() };
+        return {
+          httpUrl: server.httpUrl,
+          smtpHost: server.smtpHost,
+          smtpPort: server.smtpPort,
+          stop: () => server.close(),
+          watchInbox: (token, onMail) => server.service.watchInbox(token, onMail),
+        };
       } catch (error) {
         // Taken between the probe and the listen: try the next port; anything else is fatal.
         if (!(error instanceof Error && /already in use/.test(error.message))) throw error;

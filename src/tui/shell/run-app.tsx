@@ -8,6 +8,7 @@
  */
 import { render } from 'ink';
 import React from 'react';
+import { preloadHttp } from '../../client/http-client';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';
 import type { Settings } from '../../state/app-config';
@@ -18,6 +19,7 @@ import type { CliIo } from './shell-types';
 import { startRef, type AppService } from './app-service';
 import { serviceLabel } from '../wording/provider-text';
 import { keyByKey } from '../widgets/key-stdin';
+import { diffingStdout } from '../terminal/diff-stdout';
 import { noColorRequested } from '../widgets/theme';
 import { openReadState } from '../../state/read-state';
 import { createSuspender, ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR } from './suspend';
@@ -72,13 +74,20 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       domains={service.domains}
     />
   );
+  // Only the cells that changed reach the terminal (the countdown's second is a few bytes, not a screen).
+  const screen = stdout.isTTY ? diffingStdout(stdout) : undefined;
   const instance = render(app(), {
-    stdout,
+    stdout: screen ?? stdout,
     stdin: stdin.isTTY ? keyByKey(stdin) : stdin,
     stderr: stderr as NodeJS.WriteStream,
     exitOnCtrlC: true,
     patchConsole: true,
+    // Ink draws at most this often; a key that comes just after the countdown's frame waits for the next
+    // slot (33 ms at Ink's default 30). Frames cost a few changed cells now.
+    maxFps: 60,
   });
+  // The first frame is out: the HTTP client's code loads now, before the first key needs it.
+  setImmediate(preloadHttp);
   // Drawn again when the local service changes hands (the window it was borrowed from quit and this one
   // took over): the picker says whose service it is, and the SMTP target stays the right one.
   const unfollow = local?.onChange(() => instance.rerender(app()));
@@ -100,6 +109,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
     suspender?.dispose();
+    screen?.dispose();
     unfollow?.();
     restore();
     process.off('exit', restore);

@@ -1,11 +1,12 @@
 /**
- * A message body as wrapped terminal text for the current width, always whole. Small bodies are
- * converted at once (no "rendering" flash); anything bigger, HTML or plain text, goes through
- * renderBodyAsync in slices with event-loop yields, so a 2 MB newsletter never blocks the keyboard, and
- * a stale render is aborted when the user moves on. The viewer never shows a body cut at a cap: there
- * is nothing to "load all" afterwards.
+ * A message body as wrapped terminal text for the current width. Small bodies are converted at once (no
+ * "rendering" flash); anything bigger, HTML or plain text, goes through renderBodyAsync in slices with
+ * event-loop yields, so a 2 MB newsletter never blocks the keyboard; its beginning is shown as soon as
+ * it is converted (ending in a line that says the rest is coming) and the whole replaces it, and a stale
+ * render is aborted when the user moves on. The viewer never shows a body cut at a cap: there is
+ * nothing to "load all" afterwards.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { RenderedBody } from '../../content/html-text';
 import type { Message } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
@@ -47,11 +48,16 @@ export function useRenderedBody(message: Message | undefined, width: number): Bo
   );
   const whole = syncBody !== null && syncBody.truncated === undefined;
   const [big, setBig] = useState<{ message: Message; width: number; body: RenderedBody } | null>(null);
+  // Which message the body shown is of: a message opened anew shows its beginning early; one already
+  // shown, wrapped again for a new width, keeps its old lines (and the reader's place) until the whole.
+  const shownOf = useRef<Message | undefined>(undefined);
+  shownOf.current = big?.message;
 
   useEffect(() => {
     if (!reader || !message || whole) return;
     const abort = new AbortController();
-    reader.renderBodyAsync(message, width, abort.signal).then(
+    const partial = shownOf.current === message ? undefined : (body: RenderedBody) => !abort.signal.aborted && setBig({ message, width, body });
+    reader.renderBodyAsync(message, width, abort.signal, partial).then(
       (body) => setBig({ message, width, body }),
       (error: unknown) => {
         if (!abort.signal.aborted) setBig({ message, width, body: fallback(error) });

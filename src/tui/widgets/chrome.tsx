@@ -4,7 +4,7 @@
  * MAX_STATUS_LINES lines; screens size their body with the same functions (statusLines, confirmLines).
  */
 import { Box, Text } from 'ink';
-import React from 'react';
+import React, { memo } from 'react';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
 import { wrapText } from '../../text/text-wrap';
 import { footerHints, type Command, type Screen } from '../keymap/keymap';
@@ -28,7 +28,7 @@ export function statusLines(text: string, columns: number): string[] {
 }
 
 /** One or more lines: the last message, red when it is an error. */
-export function StatusLine({ status, columns }: { status: StatusMessage | null; columns: number }) {
+export const StatusLine = memo(function StatusLine({ status, columns }: { status: StatusMessage | null; columns: number }) {
   const theme = useTheme();
   const color = status?.kind === 'error' ? theme.color('error') : undefined;
   return (
@@ -40,17 +40,17 @@ export function StatusLine({ status, columns }: { status: StatusMessage | null; 
       ))}
     </Box>
   );
-}
+});
 
 /** One line of key hints for `screen`, generated from the keymap; `hide` leaves out keys that cannot act now. */
-export function Footer({ screen, columns, hide }: { screen: Screen; columns: number; hide?: readonly Command[] }) {
+export const Footer = memo(function Footer({ screen, columns, hide }: { screen: Screen; columns: number; hide?: readonly Command[] }) {
   const theme = useTheme();
   return (
     <Text wrap="truncate" color={theme.color('muted')} dimColor={theme.noColor}>
       {fitToWidth(footerHints(screen, columns, hide), columns)}
     </Text>
   );
-}
+});
 
 /** Lines of a question or a prompt, bold in the warning colour. */
 export function AskLines({ lines, columns }: { lines: readonly string[]; columns: number }) {

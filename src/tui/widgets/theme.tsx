@@ -3,7 +3,7 @@
  * not read NO_COLOR, so every coloured Text asks here instead of naming a colour itself. Emphasis that
  * is not colour (bold, inverse) stays, which keeps the selection visible without colour.
  */
-import React, { createContext, useContext, type ReactNode } from 'react';
+import React, { createContext, useContext, useMemo, type ReactNode } from 'react';
 
 export type ColorRole = 'accent' | 'muted' | 'error' | 'ok' | 'warn' | 'fresh';
 
@@ -32,7 +32,9 @@ export function noColorRequested(env: NodeJS.ProcessEnv): boolean {
 
 /** Provides the theme to the tree. */
 export function ThemeProvider({ noColor, children }: { noColor: boolean; children: ReactNode }) {
-  return <ThemeContext.Provider value={make(noColor)}>{children}</ThemeContext.Provider>;
+  // The same theme object while the setting stays: a new one would redraw every component that reads it.
+  const theme = useMemo(() => make(noColor), [noColor]);
+  return <ThemeContext.Provider value={theme}>{children}</ThemeContext.Provider>;
 }
 
 /** The current theme. */

@@ -3,7 +3,7 @@ import React, { useReducer } from 'react';
 import type { MessageSummary } from '../../../src/model/mail-types';
 import { ThemeProvider } from '../../../src/tui/widgets/theme';
 import { InboxScreen } from '../../../src/tui/inbox/inbox-screen';
-import { inboxReducer, initialInboxState } from '../../../src/tui/inbox/inbox-state';
+import { inboxReducer, initialInboxState, type InboxAction } from '../../../src/tui/inbox/inbox-state';
 
 /** `n` summaries, newest last, with subjects long enough to be cut at 80 columns. */
 export function manyMessages(n: number): MessageSummary[] {
@@ -17,14 +17,26 @@ export function manyMessages(n: number): MessageSummary[] {
   }));
 }
 
-/** The inbox at 80x19 with every action a no-op. */
-export function BigInbox({ messages }: { messages: MessageSummary[] }) {
+/**
+ * The inbox at 80x19 with every action a no-op; `onDispatch` hands the test the reducer's dispatch (to
+ * list, open or filter as the session would), `noColor: false` draws the colours and emphasis.
+ */
+export function BigInbox({
+  messages,
+  noColor = true,
+  onDispatch,
+}: {
+  messages: MessageSummary[];
+  noColor?: boolean;
+  onDispatch?: (dispatch: (action: InboxAction) => void) => void;
+}) {
   const [state, dispatch] = useReducer(inboxReducer, undefined, () =>
     inboxReducer(initialInboxState(18), { type: 'listed', messages }),
   );
+  onDispatch?.(dispatch);
   const noop = () => undefined;
   return (
-    <ThemeProvider noColor>
+    <ThemeProvider noColor={noColor}>
       <InboxScreen
         state={state}
         dispatch={dispatch}

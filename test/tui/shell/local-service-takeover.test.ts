@@ -34,7 +34,13 @@ describe('local mode when the service it borrowed goes away', () => {
 
     const api = createApi({ baseUrl: second.httpUrl });
     const box = await api.createSession({ prefix: 'handed-over' });
+    // The news of new mail: the first window hears it (its own service); the borrower cannot, until it
+    // runs the service itself.
+    const news = { first: 0, second: 0, states: [] as boolean[] };
+    first.watchInbox(box.token, { onMail: () => news.first++, onState: () => undefined });
+    second.watchInbox(box.token, { onMail: () => news.second++, onState: (live) => news.states.push(live) });
     await sendMail(second, { to: box.email, subject: 'before the first quit', text: '1' });
+    expect(news).toEqual({ first: 1, second: 0, states: [false] });
     const { httpUrl, smtpPort } = second;
 
     await first.close();
@@ -44,7 +50,11 @@ describe('local mode when the service it borrowed goes away', () => {
     expect((await readDataDirLock(join(home, 'data')))?.httpUrl).toBe(httpUrl);
     // The client made before the takeover still works, and finds what the first service stored.
     expect((await call(httpUrl, '/health')).status).toBe(200);
+    // Taken over: the watch is live, was asked to look once (mail may have come while it changed
+    // hands), and hears the next message itself.
+    expect(news).toEqual({ first: 1, second: 1, states: [false, true] });
     await sendMail(second, { to: box.email, subject: 'after the first quit', text: '2' });
+    expect(news.second).toBe(2);
     expect((await api.checkMail(box.token)).map((m) => m.subject)).toEqual(['after the first quit', 'before the first quit']);
   });
 

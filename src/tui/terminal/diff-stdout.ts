@@ -1,0 +1,178 @@
+/**
+ * The terminal as Ink sees it: a stand-in for stdout that writes only the cells that changed. Ink redraws
+ * its whole frame whenever anything in it changes (the countdown's second: every line of the screen,
+ * each second, over every SSH link). Ink writes a frame in one piece right after its synchronized-output
+ * start mark: the erasure of the previous frame's lines, then the new frame's lines. This stand-in keeps
+ * the frame it last let through and, when the next one has as many lines, writes the difference instead
+ * (frame-diff.ts). The terminal ends up showing exactly what the whole frame would have shown. The
+ * cursor waits below the last line changed (the next diff starts there), and is put back where Ink thinks
+ * it is (below the frame) before anything else Ink writes. What Ink writes between its two marks
+ * reaches the terminal in one write, not three.
+ *
+ * Whatever does not look like that frame (a clipboard sequence, Ink clearing its output, the first frame)
+ * goes through as it is and makes the next frame go through whole too, as does a resize (the terminal may
+ * have reflowed what it shows). So the worst a surprise can cost is one full frame, never a wrong screen.
+ */
+import { EventEmitter } from 'node:events';
+import { frameDiff, moveTo } from './frame-diff';
+
+const BSU = '\x1b[?2026h';
+const ESU = '\x1b[?2026l';
+// Writes that change no cell: the cursor hidden or shown, the bell.
+const HARMLESS = new Set(['', ESU, '\x1b[?25l', '\x1b[?25h', '\x07']);
+// ansi-escapes' eraseLines(n), as Ink writes it before a frame: n erased lines going up, then column 1.
+const ERASE_LINES = /^(?:\x1b\[2K\x1b\[1A)*\x1b\[2K\x1b\[G/;
+// What a frame's lines may hold: printable text and SGR sequences (what line-cells.ts reads or rewrites).
+const FRAME_TEXT = /^(?:[^\x00-\x1f\x7f-\x9f]|\x1b\[[0-9;:]*m)*$/u;
+
+/** Counts what went through (tests read it). */
+export interface DiffStats {
+  /** Frames written as differences. */
+  diffed: number;
+  /** Frames (or other writes) let through whole. */
+  whole: number;
+}
+
+/** The lines of Ink's frame write `chunk` after the erasure of `erased` lines; null when it is not one. */
+export function frameLines(chunk: string, erased: number | null): string[] | null {
+  const erase = ERASE_LINES.exec(chunk)?.[0] ?? '';
+  const count = erase === '' ? 0 : erase.split('\x1b[2K').length - 1;
+  if (erased !== null && count !== erased) return null;
+  const text = chunk.slice(erase.length);
+  // Ink ends a frame that is shorter than the terminal with a newline: the cursor waits below it.
+  if (!text.endsWith('\n')) return null;
+  const lines = text.slice(0, -1).split('\n');
+  return lines.every((line) => FRAME_TEXT.test(line)) ? lines : null;
+}
+
+/** What diffingStdout gives Ink: a WriteStream as far as Ink uses one. */
+export type DiffingStdout = NodeJS.WriteStream & {
+  diffStats: DiffStats;
+  /** Stops following the real terminal's resizes. */
+  dispose(): void;
+};
+
+/** A stdout for Ink that passes `real`'s size and resizes on and writes only changed cells to it. */
+export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
+  const events = new EventEmitter();
+  const stats: DiffStats = { diffed: 0, whole: 0 };
+  // The lines of the frame on the terminal, when this knows them.
+  let shown: string[] | null = null;
+  // The line the cursor waits on after a diff (column 1); Ink's idea is the line below the frame.
+  let row = 0;
+  /** Back to where Ink thinks the cursor is (the line below the frame), before anything of Ink's own. */
+  const toInksPlace = (): string => {
+    const height = shown?.length ?? row;
+    const back = row === height ? '' : moveTo(row, height);
+    row = height;
+    return back;
+  };
+  let afterStart = false;
+  // What Ink wrote since its start mark: sent in one write at its end mark (one system call a frame).
+  let held: string | null = null;
+  let heldDone: ((error?: Error | null) => void)[] = [];
+
+  const flush = (): boolean => {
+    if (held === null) return true;
+    const out = held;
+    const done = heldDone;
+    held = null;
+    heldDone = [];
+    return real.write(out, done.length === 0 ? undefined : (error) => done.forEach((d) => d(error)));
+  };
+  const emit = (chunk: string, done?: (error?: Error | null) => void): boolean => {
+    if (held === null) return real.write(chunk, done);
+    held += chunk;
+    if (done) heldDone.push(done);
+    return chunk === ESU ? flush() : true;
+  };
+
+  /** What goes to the terminal for `text`, one of Ink's writes. */
+  const translate = (text: string): string => {
+    // Ink hides the cursor between its start mark and its first frame.
+    if (HARMLESS.has(text)) return text;
+    const frameStart = afterStart;
+    afterStart = false;
+    if (frameStart) {
+      const lines = frameLines(text, shown === null ? null : shown.length + 1);
+      if (lines) {
+        const diff = shown === null ? null : frameDiff(shown, lines, row);
+        if (diff !== null) {
+          shown = lines;
+          row = diff.row;
+          stats.diffed++;
+          return diff.bytes;
+        }
+        const back = toInksPlace();
+        shown = lines;
+        row = lines.length;
+        stats.whole++;
+        return back + text;
+      }
+    }
+    const back = toInksPlace();
+    shown = null;
+    row = 0;
+    stats.whole++;
+    return back + text;
+  };
+
+  const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    const done = rest.find((r): r is (error?: Error | null) => void => typeof r === 'function');
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    if (text === BSU) {
+      flush();
+      held = '';
+      afterStart = true;
+      // Ink ends what it starts in the same turn; should an end mark ever not come, nothing stays held.
+      queueMicrotask(flush);
+      return emit(text, done);
+    }
+    return emit(translate(text), done);
+  };
+
+  const onResize = () => {
+    // Ink answers with writes of its own, from where it thinks the cursor is.
+    const back = toInksPlace();
+    if (back) emit(back);
+    // The terminal may have reflowed or scrolled what it shows: the next frame goes whole.
+    shown = null;
+    row = 0;
+    events.emit('resize');
+  };
+  real.on('resize', onResize);
+
+  const stdout = {
+    diffStats: stats,
+    write,
+    get columns() {
+      return real.columns;
+    },
+    get rows() {
+      return real.rows;
+    },
+    get isTTY() {
+      return real.isTTY;
+    },
+    get writable() {
+      return real.writable;
+    },
+    get writableEnded() {
+      return real.writableEnded;
+    },
+    get writableLength() {
+      return real.writableLength;
+    },
+    get destroyed() {
+      return real.destroyed;
+    },
+    on: (event: string, listener: (...args: unknown[]) => void) => (events.on(event, listener), stdout),
+    off: (event: string, listener: (...args: unknown[]) => void) => (events.off(event, listener), stdout),
+    once: (event: string, listener: (...args: unknown[]) => void) => (events.once(event, listener), stdout),
+    addListener: (event: string, listener: (...args: unknown[]) => void) => (events.on(event, listener), stdout),
+    removeListener: (event: string, listener: (...args: unknown[]) => void) => (events.off(event, listener), stdout),
+    listenerCount: (event: string) => events.listenerCount(event),
+    dispose: () => void real.off('resize', onResize),
+  };
+  return stdout as unknown as DiffingStdout;
+}

@@ -1,0 +1,94 @@
+/**
+ * Only the cells that change reach the terminal (src/tui/terminal/), and the screen stays right: the
+ * built app in a real pseudo-terminal, left to tick its countdown many times, moved through its list,
+ * resized and ticking again, shows exactly what a second app started fresh at the final size shows for
+ * the same inbox and keys (cell by cell: characters, colours, bold, inverse), the two clocks' digits
+ * aside. And a tick of the countdown is a few bytes, not a screen.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSavedSessions } from '../../src/state/saved-sessions';
+import { newSession } from '../harness/http';
+import { sendMail } from '../harness/service';
+import { cells } from '../tui/terminal/xterm-cells';
+import { isInbox, neutralEnv, startE2E, type E2E } from './flow';
+import { KEYS, spawnApp, type PtyApp } from './pty-harness';
+
+let e2e: E2E | undefined;
+let ticking: PtyApp | undefined;
+let fresh: PtyApp | undefined;
+afterEach(async () => {
+  ticking?.kill();
+  fresh?.kill();
+  ticking = undefined;
+  fresh = undefined;
+  await e2e?.close();
+  e2e = undefined;
+});
+
+const countdown = (app: PtyApp) => /expires in (\d+:\d\d(?::\d\d)?)/.exec(app.screen()[0] ?? '')?.[1];
+
+/** Waits until the countdown has shown `n` more values. */
+async function ticks(app: PtyApp, n: number): Promise<void> {
+  const seen = new Set<string>();
+  await app.waitForScreen(() => {
+    const value = countdown(app);
+    if (value) seen.add(value);
+    return seen.size > n;
+  }, 30_000);
+}
+
+/** Every cell of the screen, the clocks' digits (countdown, last checked) made alike. */
+function screenCells(app: PtyApp): string[] {
+  return cells(app.terminal()).map((row, y) => (y <= 1 ? row.replace(/\d(?=\d?\/)/g, '#') : row));
+}
+
+/** Resumes the saved address from the picker and waits for its four messages. */
+async function openInbox(app: PtyApp, email: string): Promise<void> {
+  await app.waitForScreen((s) => s.includes(`Resume ${email}`));
+  await app.press(KEYS.ENTER, (s) => isInbox(s) && s.includes('Fourth message') && s.includes('First message'));
+}
+
+describe('changed cells only', () => {
+  it('after many ticks, keys and a resize the screen is what a fresh render draws', async () => {
+    e2e = await startE2E();
+    const { serve, home } = e2e;
+    // Its own app is started before the address below is saved; two are started after.
+    e2e.app.kill();
+    // An address with mail waiting, saved as if created earlier: both apps resume it alike.
+    const session = await newSession(serve.baseUrl);
+    for (const subject of ['First message', 'Second message', 'Third message', 'Fourth message']) {
+      await sendMail(serve, { from: 'Alice Example <alice@example.org>', to: session.email, subject, text: `Body of ${subject}` });
+    }
+    const saved = { email: session.email, token: session.token, expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`) };
+    openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
+    // Checks ten minutes apart: no check in the middle of a comparison (its line is the same in both).
+    const start = (cols: number, rows: number) =>
+      spawnApp({ args: ['--base-url', serve.baseUrl, '--poll-interval', '600'], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols, rows });
+
+    const app = (ticking = start(80, 24));
+    await openInbox(app, session.email);
+    await app.press('j');
+    await app.press('j');
+    const before = app.mark();
+    await ticks(app, 5);
+    // A tick rewrites the countdown's digits, not the screen: far less than one full 80x24 frame each.
+    const perTick = app.rawSince(before).length / 5;
+    expect(perTick).toBeLessThan(200);
+
+    app.resize(100, 30);
+    await app.waitForScreen((s) => isInbox(s) && (app.screen()[0] ?? '').trimEnd().length > 80);
+    await ticks(app, 3);
+    await app.press('j');
+    await ticks(app, 2);
+    await app.settle();
+
+    fresh = start(100, 30);
+    await openInbox(fresh, session.email);
+    for (let i = 0; i < 3; i++) await fresh.press('j');
+    await fresh.settle();
+    await app.settle();
+    expect(app.inverseRows()).toEqual(fresh.inverseRows());
+    expect(screenCells(app)).toEqual(screenCells(fresh));
+  });
+});
