@@ -22,7 +22,9 @@ export interface PickerState {
   said: string | null;
   /**
    * The highlighted choice (`index`) and the first one shown (`top`), valid for the list they were
-   * moved on only (`items`: its keys, one a line): a list with other choices starts at its top.
+   * moved on (`items`: its keys, one a line). When the list changes (the service's domains arrive after
+   * the saved addresses, a saved one is forgotten) the same choice stays highlighted where it still is;
+   * a list without it starts at its top.
    */
   highlight: { items: string; index: number; top: number } | null;
 }
@@ -85,13 +87,22 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
   }
 }
 
+// The highlight moved on another list, carried over to `items` by its choice's key.
+function carried(h: PickerState['highlight'], items: string): { index: number; top: number } {
+  if (!h) return { index: 0, top: 0 };
+  if (h.items === items) return h;
+  const key = h.items.split('\n')[h.index];
+  const index = key === undefined ? -1 : items.split('\n').indexOf(key);
+  return index < 0 ? { index: 0, top: 0 } : { index, top: Math.max(0, h.top + index - h.index) };
+}
+
 /**
  * The highlighted choice and the first one shown, for the list `items` of `count` choices in `rows`
  * rows: the highlight kept inside the window with the least scrolling, the window never past the end
  * (a resize or a shorter list pulls it back).
  */
 export function pickerWindow(state: PickerState, items: string, count: number, rows: number): { index: number; top: number } {
-  const h = state.highlight?.items === items ? state.highlight : { index: 0, top: 0 };
+  const h = carried(state.highlight, items);
   const shown = Math.max(1, rows);
   const index = Math.min(Math.max(0, count - 1), Math.max(0, h.index));
   let top = Math.min(h.top, Math.max(0, count - shown));

@@ -46,9 +46,16 @@ export function useFaded(status: TimedStatus | null, clock: () => number): Timed
   const gone = fadeAt !== undefined && clock() >= fadeAt;
   useEffect(() => {
     if (fadeAt === undefined || gone) return;
-    const timer = setTimeout(() => recheck((n) => n + 1), Math.max(10, Math.min(RECHECK_MS, fadeAt - clock())));
+    // Looks at the clock every RECHECK_MS at most, and re-renders only once the line has faded: a look
+    // that changes nothing draws nothing.
+    let timer: ReturnType<typeof setTimeout>;
+    const look = () => {
+      if (clock() >= fadeAt) recheck((n) => n + 1);
+      else timer = setTimeout(look, Math.max(10, Math.min(RECHECK_MS, fadeAt - clock())));
+    };
+    timer = setTimeout(look, Math.max(10, Math.min(RECHECK_MS, fadeAt - clock())));
     return () => clearTimeout(timer);
-  });
+  }, [fadeAt, gone, clock]);
   return gone ? null : status;
 }
 

@@ -48,8 +48,23 @@ describe('picker reducer', () => {
     const s = run({ type: 'say', text: 'x forgets a saved address' }, { type: 'move', items: 'a\nb', count: 2, rows: 5, to: 'down' }, { type: 'chose' });
     expect(s.said).toBeNull();
     expect(pickerWindow(s, 'a\nb', 2, 5)).toEqual({ index: 1, top: 0 });
-    // Another list starts at its top.
+    // A list without the highlighted choice starts at its top.
     expect(pickerWindow(s, 'a\nc', 2, 5)).toEqual({ index: 0, top: 0 });
+  });
+
+  it('a list that changes keeps the highlighted choice where it is now (domains arriving, a saved one forgotten)', () => {
+    const saved = Array.from({ length: 20 }, (_, i) => `s${i}`);
+    const s = run(...Array.from({ length: 12 }, () => ({ type: 'move' as const, items: saved.join('\n'), count: 20, rows: 10, to: 'down' as const })));
+    expect(pickerWindow(s, saved.join('\n'), 20, 10)).toEqual({ index: 12, top: 3 });
+    // The service's choices come after the saved ones: s12 stays highlighted, the window where it was.
+    const withDomains = [...saved, 'random a', 'custom a'].join('\n');
+    expect(pickerWindow(s, withDomains, 22, 10)).toEqual({ index: 12, top: 3 });
+    // s0 forgotten: s12 is one up, and the window with it.
+    const forgotten = saved.slice(1).join('\n');
+    expect(pickerWindow(s, forgotten, 19, 10)).toEqual({ index: 11, top: 2 });
+    // A move on the new list goes on from there.
+    const next = pickerReducer(s, { type: 'move', items: withDomains, count: 22, rows: 10, to: 'last' });
+    expect(pickerWindow(next, withDomains, 22, 10)).toEqual({ index: 21, top: 12 });
   });
 
   it('moves stop at the ends (no wraparound), page by the rows shown, and g/G go to the ends', () => {

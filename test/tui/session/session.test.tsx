@@ -90,7 +90,8 @@ describe('session lifetime', () => {
 
   it('never shows a negative countdown when the service zone is misread', async () => {
     // We are told the service writes +03:00, it writes UTC: its expiry looks 3 hours in the past.
-    h = await startApp({ apiOptions: { serverOffsetMinutes: 180 } });
+    // Wide enough that a long random address never cuts the header's expiry off.
+    h = await startApp({ columns: 140, apiOptions: { serverOffsetMinutes: 180 } });
     await pickFirstDomain(h);
     const frame = await h.screen.waitFor('expiry unclear (service zone? see --server-tz)');
     expect(frame).not.toMatch(/-\d+:\d\d/);
