@@ -7,8 +7,8 @@
  * left 1.5 s for the background fetch of the newest bodies. Keys go in runs of ten `j` (timed) and ten
  * `k` (waited for, not timed). Each `j` goes 60-160 ms (random) after the previous key's frame: someone
  * tapping j quickly, and the app's own timers (the countdown each second, polls) fall anywhere in the
- * gap. (Ink draws at most 30 frames a second: a key less than ~34 ms after a frame waits for the next
- * slot; held-down keys repeating every ~30 ms would meet that every time, taps mostly do not.)
+ * gap. (The app lets Ink draw at most 60 frames a second: a key less than ~17 ms after a frame waits for
+ * the next slot; taps mostly do not meet that.)
  * p50/p95/max over 200 samples (20 with --quick) per inbox; 20 messages first, then 10,000 (2,000 with
  * --quick, `key_big_messages`), each in its own app.
  */
