@@ -15,11 +15,12 @@
  * wall time the main thread of `serve`, and of this process (the 10 clients), spent runnable but waiting
  * for a CPU (`checkmail_serve_runq_share_500`, `checkmail_clients_runq_share_500`, from schedstat).
  */
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Figure } from './figure';
-import { startBareHttp } from '../harness/bare-http-proc';
 import { schedMs } from '../harness/proc';
 import { startServe } from '../harness/serve-proc';
 import { tempDir } from '../harness/temp';
@@ -28,6 +29,47 @@ import { dataset } from '../seed/datasets';
 import { checkMailInboxes } from '../seed/inboxes';
 
 const CLIENTS = 10;
+
+const BARE_SCRIPT = fileURLToPath(new URL('../harness/bare-http.mjs', import.meta.url));
+
+interface BareHttp {
+  pid: number;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts bench/harness/bare-http.mjs (node:http alone) as its own process on loopback, port 0, answering
+ * every request with the bytes of `bodyFile`.
+ */
+function startBareHttp(bodyFile: string): Promise<BareHttp> {
+  const child = spawn(process.execPath, [BARE_SCRIPT, bodyFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err = (err + c.toString('utf8')).slice(-2000)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`bare-http did not listen within 30 s: ${err}`));
+    }, 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bare-http exited (${code}) before listening: ${err}`));
+    });
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      const m = /^HTTP (http:\/\/\S+\/)$/m.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({ pid: child.pid!, baseUrl: m[1]!, stop });
+    });
+  });
+}
 
 /** One GET; the body is kept only when asked for (under load, reading it to the end is enough). */
 function get(url: URL, agent: Agent, keep = false): Promise<{ ms: number; body: Buffer }> {
