@@ -38,3 +38,13 @@ export function machineLoad(): { load1: number; cores: number } {
   const cores = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
   return { load1, cores };
 }
+
+/**
+ * Time the main thread of `pid` has run and has waited, runnable, for a CPU (ms, since it started), from
+ * /proc/<pid>/task/<pid>/schedstat. Waiting that is a large share of the wall time means the process was
+ * ready and the machine's cores were busy with something else.
+ */
+export function schedMs(pid: number): { run: number; wait: number } {
+  const [run = 0, wait = 0] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+  return { run: run / 1e6, wait: wait / 1e6 };
+}

@@ -10,6 +10,7 @@
  * the inbox limit, the create-session rate) is decided by one atomic store operation, never by a read
  * here followed by a write.
  */
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import { formatWireTime } from '../platform/time';
 import { checkPrefix, randomLocalPart, recipientKey } from './mail/addresses';
@@ -56,9 +57,16 @@ export interface MailServiceDeps {
 /** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
 const RANDOM_ATTEMPTS = 20;
 
-/** sha256 of a token, hex: the only form in which a token is stored. */
+/**
+ * The one-shot digest (Node >= 20.12), read off the namespace so an older Node 20 links and falls back.
+ * Every request that carries a token hashes it: the one-shot form skips the Hash stream object, which a
+ * CPU profile of check-mail under load showed as a third of the handler's own time.
+ */
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
+/** sha256 of a token (its UTF-8 bytes), hex: the only form in which a token is stored. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return oneShotHash ? oneShotHash('sha256', token, 'hex') : createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 /** Builds the MailService on an opened store. */

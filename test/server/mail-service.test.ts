@@ -1,4 +1,5 @@
 /** Sessions of the mail service: creation rules, tokens, rate limit and expiry (injected clock, no sleeping). */
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +51,13 @@ describe('createSession', () => {
     const other = await service.createSession(client);
     expect(other.token).not.toBe(s.token);
     expect(other.email).not.toBe(s.email);
+  });
+
+  it('hashes a token as sha256 of its UTF-8 bytes, hex, so hashes stored before stay valid', () => {
+    // The FIPS 180-2 vector, then a token that is not ASCII (a client may send anything).
+    expect(hashToken('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    const odd = 'tök\u00e9n-\u{1F600}';
+    expect(hashToken(odd)).toBe(createHash('sha256').update(Buffer.from(odd, 'utf8')).digest('hex'));
   });
 
   it('stores the token only as its sha256 hash, nowhere on disk in clear', async () => {
