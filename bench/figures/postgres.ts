@@ -23,9 +23,12 @@
  * start to the last 250 of either. Every delivery to the one address takes that session's row lock, so
  * this is the contended case (deliveries to many addresses only share the WAL). Beside it: one `serve`
  * on a fresh data dir with all 10 connections, the same message (`smtp_file_msgs_per_s_same_run`; the
- * file store cannot be shared by two instances). 3,000 messages a round, two rounds each in turns (file,
- * database, ...) after 200 untimed ones each; afterwards check-mail through the second instance must
- * list every message sent. Per-message latency (MAIL FROM to the final 250) is reported too.
+ * file store cannot be shared by two instances). And, as a raw figure, the spread case on the same two
+ * instances: ten addresses (five created through each), each connection sending to its own
+ * (`smtp_pg_two_instances_10_addresses_msgs_per_s`). 3,000 messages a round, two rounds each in turns
+ * (file, database, database spread, ...) after 200 untimed ones each to the first two; afterwards
+ * check-mail through the other instance must list every message acknowledged. Per-message latency (MAIL
+ * FROM to the final 250) is reported too.
  *
  * --quick: inboxes of 100 messages and 200 requests; 300 SMTP messages in one round (the sizes are in the
  * JSON: `checkmail_pg_messages`, `smtp_pg_messages`).
@@ -41,7 +44,7 @@ import { round, summarize, summaryKeys } from '../harness/stats';
 import { tempDir } from '../harness/temp';
 import { orderSubject } from '../seed/inboxes';
 import { notification } from '../seed/mail-samples';
-import { seedDataDir, seedStore, type InboxSpec } from '../seed/seed-store';
+import { seedDataDir, seedStore, type InboxSpec, type SeededInbox } from '../seed/seed-store';
 import { PostgresStore } from '../../src/server/store/postgres/postgres-store';
 
 const SMTP_CONNECTIONS = 10;
@@ -104,16 +107,20 @@ async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> 
   };
 }
 
-/** `messages` deliveries split evenly across `targets` (SMTP_CONNECTIONS in all), at once. */
-async function splitLoad(targets: readonly RunningServe[], to: string, messages: number): Promise<LoadResult> {
+/**
+ * `messages` deliveries split evenly across `targets` (SMTP_CONNECTIONS in all), at once; with one
+ * address all go to it, with SMTP_CONNECTIONS addresses each connection has its own.
+ */
+async function splitLoad(targets: readonly RunningServe[], addresses: readonly string[], messages: number): Promise<LoadResult> {
+  const per = SMTP_CONNECTIONS / targets.length;
   const t0 = performance.now();
   const results = await Promise.all(
     targets.map((s, i) =>
       smtpLoad({
         host: s.smtpHost,
         port: s.smtpPort,
-        to,
-        connections: SMTP_CONNECTIONS / targets.length,
+        to: addresses.length === 1 ? addresses : addresses.slice(i * per, (i + 1) * per),
+        connections: per,
         messages: Math.floor(messages / targets.length) + (i < messages % targets.length ? 1 : 0),
       }),
     ),
@@ -133,34 +140,44 @@ async function smtpIngest(ctx: RunContext, databaseUrl: string): Promise<Values>
   ctx.defer(() => file.stop());
   const pgAddress = await createInbox(a.baseUrl);
   const fileAddress = await createInbox(file.baseUrl);
+  // The spread case: one address per connection, half created through each instance.
+  const spread: SeededInbox[] = [];
+  for (let i = 0; i < SMTP_CONNECTIONS; i++) spread.push(await createInbox((i % 2 === 0 ? a : b).baseUrl));
   const load = {
-    pg: (n: number) => splitLoad([a, b], pgAddress.email, n),
-    file: (n: number) => splitLoad([file], fileAddress.email, n),
+    file: (n: number) => splitLoad([file], [fileAddress.email], n),
+    pg: (n: number) => splitLoad([a, b], [pgAddress.email], n),
+    pgSpread: (n: number) => splitLoad([a, b], spread.map((s) => s.email), n),
   };
   await load.file(200);
   await load.pg(200);
-  const totals = { pg: { n: 0, ms: 0, lat: [] as number[] }, file: { n: 0, ms: 0, lat: [] as number[] } };
+  const totals = { file: { n: 0, ms: 0, lat: [] as number[] }, pg: { n: 0, ms: 0, lat: [] as number[] }, pgSpread: { n: 0, ms: 0, lat: [] as number[] } };
+  const label = { file: 'one instance on a data dir', pg: 'two instances on the database', pgSpread: `two instances on the database, ${SMTP_CONNECTIONS} addresses` };
   for (let r = 0; r < rounds; r++) {
-    for (const who of ['file', 'pg'] as const) {
+    for (const who of ['file', 'pg', 'pgSpread'] as const) {
       const res = await load[who](messages);
       totals[who].n += res.messages;
       totals[who].ms += res.ms;
       totals[who].lat.push(...res.latencies);
-      ctx.log(`smtp ${who === 'pg' ? 'two instances on the database' : 'one instance on a data dir'}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`);
+      ctx.log(`smtp ${label[who]}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`);
     }
   }
-  // Nothing acknowledged may be missing, and the second instance reads what the first's session got.
+  // Nothing acknowledged may be missing, and the second instance reads what the first's sessions got.
   const expected = 200 + totals.pg.n;
   const seen = await listed(b, pgAddress.token);
   if (seen !== expected) throw new Error(`the database inbox lists ${seen} messages, ${expected} were acknowledged`);
+  let spreadSeen = 0;
+  for (const [i, s] of spread.entries()) spreadSeen += await listed(i % 2 === 0 ? b : a, s.token);
+  if (spreadSeen !== totals.pgSpread.n) throw new Error(`the ${SMTP_CONNECTIONS} database inboxes list ${spreadSeen} messages, ${totals.pgSpread.n} were acknowledged`);
   await Promise.all([a, b, file].map((s) => s.stop()));
-  const rate = (who: 'pg' | 'file') => (totals[who].n / totals[who].ms) * 1000;
+  const rate = (who: keyof typeof totals) => (totals[who].n / totals[who].ms) * 1000;
   return {
     smtp_pg_two_instances_msgs_per_s: round(rate('pg')),
     smtp_file_msgs_per_s_same_run: round(rate('file')),
     smtp_pg_two_instances_over_file: round(rate('pg') / rate('file')),
+    smtp_pg_two_instances_10_addresses_msgs_per_s: round(rate('pgSpread')),
     smtp_pg_messages: totals.pg.n,
     ...summaryKeys('smtp_pg_two_instances_ms', summarize(totals.pg.lat)),
+    ...summaryKeys('smtp_pg_two_instances_10_addresses_ms', summarize(totals.pgSpread.lat)),
     ...summaryKeys('smtp_file_same_run_ms', summarize(totals.file.lat)),
   };
 }

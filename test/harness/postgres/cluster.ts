@@ -85,13 +85,19 @@ export async function startCluster(bin: string, options: { durable?: boolean } =
     chownSync(root, uid, gid);
   }
   const info: ClusterInfo = { bin, root, dataDir: join(root, 'data'), socketDir: root, port: await freePort(), runAs, durable: options.durable ?? false };
-  const pwfile = join(root, 'pw');
-  writeFileSync(pwfile, 'unused\n', { mode: 0o600 });
-  if (runAs) execFileSync('chown', [runAs, pwfile]);
-  run(info, 'initdb', ['-D', info.dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--pwfile', pwfile, '--no-sync', '-E', 'UTF8', '--locale=C']);
-  rmSync(pwfile);
-  startServer(info);
-  psql(info, `CREATE ROLE ${TCP_USER} LOGIN CREATEDB PASSWORD '${TCP_PASSWORD}'`);
+  try {
+    const pwfile = join(root, 'pw');
+    writeFileSync(pwfile, 'unused\n', { mode: 0o600 });
+    if (runAs) execFileSync('chown', [runAs, pwfile]);
+    run(info, 'initdb', ['-D', info.dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--pwfile', pwfile, '--no-sync', '-E', 'UTF8', '--locale=C']);
+    rmSync(pwfile);
+    startServer(info);
+    psql(info, `CREATE ROLE ${TCP_USER} LOGIN CREATEDB PASSWORD '${TCP_PASSWORD}'`);
+  } catch (error) {
+    // Nothing half-made is left behind: a started server is stopped, the directory removed.
+    stopCluster(info);
+    throw error;
+  }
   return info;
 }
 
