@@ -6,8 +6,9 @@ import { idle } from './idle';
 import { keys } from './keys';
 import { memory } from './memory';
 import { newMail } from './new-mail';
+import { postgres } from './postgres';
 import { serveStart } from './serve-start';
 import { smtpIngest } from './smtp-ingest';
 import { startup } from './startup';
 
-export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest];
+export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest, postgres];

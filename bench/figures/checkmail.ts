@@ -17,18 +17,17 @@
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Figure } from './figure';
+import { CLIENTS, get, underLoad } from '../harness/http-load';
 import { schedMs } from '../harness/proc';
 import { startServe } from '../harness/serve-proc';
 import { tempDir } from '../harness/temp';
 import { round, summarize, summaryKeys } from '../harness/stats';
 import { dataset } from '../seed/datasets';
 import { checkMailInboxes } from '../seed/inboxes';
-
-const CLIENTS = 10;
 
 const BARE_SCRIPT = fileURLToPath(new URL('../harness/bare-http.mjs', import.meta.url));
 
@@ -69,40 +68,6 @@ function startBareHttp(bodyFile: string): Promise<BareHttp> {
       resolve({ pid: child.pid!, baseUrl: m[1]!, stop });
     });
   });
-}
-
-/** One GET; the body is kept only when asked for (under load, reading it to the end is enough). */
-function get(url: URL, agent: Agent, keep = false): Promise<{ ms: number; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const req = request(url, { agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => keep && chunks.push(c));
-      res.on('end', () => {
-        if (res.statusCode !== 200) reject(new Error(`${url.pathname} answered ${res.statusCode}`));
-        else resolve({ ms: performance.now() - t0, body: Buffer.concat(chunks) });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** `total` requests to `url` from CLIENTS keep-alive clients; the latency of each. */
-async function underLoad(url: URL, total: number): Promise<number[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
-  try {
-    const client = async (n: number, out: number[]) => {
-      for (let i = 0; i < n; i++) out.push((await get(url, agent)).ms);
-    };
-    await Promise.all(Array.from({ length: CLIENTS }, () => client(10, [])));
-    const samples: number[] = [];
-    await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(Math.floor(total / CLIENTS) + (c < total % CLIENTS ? 1 : 0), samples)));
-    return samples;
-  } finally {
-    agent.destroy();
-  }
 }
 
 /** p99 of `total` requests, same load, to node:http alone answering with `body` (the floor). */

@@ -8,7 +8,9 @@ import { CLI, neutralEnv } from './pty-app';
 import { rssMb } from './proc';
 
 export interface ServeOptions {
-  dataDir: string;
+  /** Where it stores: a data dir, or a database (`--database-url`, the URL without a password). */
+  dataDir?: string;
+  databaseUrl?: string;
   /** More `serve` flags. */
   args?: string[];
   /** Read the process's RSS the moment the HTTP line arrives. */
@@ -40,7 +42,9 @@ export interface RunningServe {
 
 /** Starts serve on loopback, ports 0, and resolves once it prints both addresses. */
 export function startServe(options: ServeOptions): Promise<RunningServe> {
-  const args = ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', '--data-dir', options.dataDir, ...(options.args ?? [])];
+  if (!options.databaseUrl === !options.dataDir) throw new Error('startServe: give a dataDir or a databaseUrl (one)');
+  const storage = options.databaseUrl ? ['--database-url', options.databaseUrl] : ['--data-dir', options.dataDir!];
+  const args = ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', ...storage, ...(options.args ?? [])];
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, [CLI, ...args], { env: neutralEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));

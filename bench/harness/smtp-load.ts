@@ -9,7 +9,8 @@ import { notification } from '../seed/mail-samples';
 export interface LoadOptions {
   host: string;
   port: number;
-  to: string;
+  /** The recipient; with a list, connection i sends to to[i % to.length]. */
+  to: string | readonly string[];
   connections: number;
   messages: number;
 }
@@ -22,18 +23,21 @@ export interface LoadResult {
 }
 
 export async function smtpLoad(options: LoadOptions): Promise<LoadResult> {
-  const payload = dataPayload(notification(options.to, 'Your order has shipped', 1));
+  const recipients = typeof options.to === 'string' ? [options.to] : options.to;
+  const payloads = recipients.map((to) => dataPayload(notification(to, 'Your order has shipped', 1)));
   const conns = await Promise.all(Array.from({ length: options.connections }, () => SmtpConnection.open(options.host, options.port)));
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();
   try {
     await Promise.all(
-      conns.map(async (c) => {
+      conns.map(async (c, i) => {
+        const to = recipients[i % recipients.length]!;
+        const payload = payloads[i % payloads.length]!;
         while (next < options.messages) {
           next += 1;
           const start = performance.now();
-          latencies.push((await c.send('sender@example.org', options.to, payload)) - start);
+          latencies.push((await c.send('sender@example.org', to, payload)) - start);
         }
       }),
     );

@@ -1,11 +1,12 @@
 /**
- * Fills a data dir the way `serve` would have: the project's own mail service on the project's own file
- * store (src/server), so sessions and messages are in the store's real format, each message parsed by
+ * Fills a data dir (or a Postgres database: seedStore) the way `serve` would have: the project's own mail
+ * service on the project's own store (src/server), so sessions and messages are in the store's real format, each message parsed by
  * the same MIME code and written durably by the same store code as one that came in over SMTP. Only the
  * SMTP conversation is skipped (it is measured elsewhere), which makes 100,000 messages a minute's work
  * once, instead of a quarter of an hour.
  */
 import { FileStore } from '../../src/server/store/file/file-store';
+import type { Store } from '../../src/server/store/store';
 import { createMailService } from '../../src/server/mail-service';
 import { defaultServerConfig } from '../../src/server/server-config';
 
@@ -42,9 +43,25 @@ export async function seedDataDir(
 ): Promise<Record<string, SeededInbox>> {
   const store = new FileStore(dataDir);
   await store.open();
+  return seedStore(store, inboxes, lifetimeSeconds, progress, { dataDir });
+}
+
+/**
+ * Creates each inbox's session in an opened `store` and delivers its messages; closes the store.
+ * `config` overrides the service's settings (a data dir's path, say).
+ */
+export async function seedStore(
+  store: Store,
+  inboxes: readonly InboxSpec[],
+  lifetimeSeconds: number,
+  progress: (line: string) => void,
+  config: { dataDir?: string; databaseUrl?: string } = {},
+): Promise<Record<string, SeededInbox>> {
   // No inbox limit: the stores enforce it where a message is stored, and the check-mail inbox holds 5,000.
-  const config = { ...defaultServerConfig(), dataDir, lifetimeSeconds, createPerMinute: 1_000_000, inboxLimit: Number.MAX_SAFE_INTEGER };
-  const service = createMailService({ store, config });
+  const service = createMailService({
+    store,
+    config: { ...defaultServerConfig(), ...config, lifetimeSeconds, createPerMinute: 1_000_000, inboxLimit: Number.MAX_SAFE_INTEGER },
+  });
   const out: Record<string, SeededInbox> = {};
   const total = inboxes.reduce((n, inbox) => n + inbox.batches.reduce((m, b) => m + b.count, 0), 0);
   let done = 0;

@@ -1,11 +1,12 @@
 /**
- * A throwaway PostgreSQL cluster for tests, from Debian's `postgresql` package: initdb and pg_ctl into a
+ * A throwaway PostgreSQL cluster for tests and the bench (bench/figures/postgres.ts), from Debian's `postgresql` package: initdb and pg_ctl into a
  * temp dir, listening on a unix socket in that dir and on a free loopback port. As root (CI) every
  * server command runs as the `postgres` user (initdb refuses root), in a dir that user owns.
  *
  * Local connections (the socket) trust the OS user; loopback TCP asks for a password (scram), so a test
  * can show a password reaching the database without reaching argv or a log. One cluster serves a whole
- * test run (global-setup.ts); tests that stop or restart the database start their own.
+ * test run (global-setup.ts); tests that stop or restart the database start their own. Nothing here
+ * depends on vitest, so the bench imports it as it is.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,8 @@ export interface ClusterInfo {
   port: number;
   /** The OS user the server runs as ('' = the test process's own). */
   runAs: string;
+  /** fsync and full-page writes on (the bench: durability costs are real); off for tests. */
+  durable: boolean;
 }
 
 /**
@@ -69,8 +72,11 @@ function run(info: Pick<ClusterInfo, 'bin' | 'runAs'>, tool: string, args: strin
   }
 }
 
-/** initdb + start a new cluster; the caller stops it with stopCluster. */
-export async function startCluster(bin: string): Promise<ClusterInfo> {
+/**
+ * initdb + start a new cluster; the caller stops it with stopCluster. `durable` keeps PostgreSQL's own
+ * defaults (fsync, full-page writes) instead of the tests' shortcuts.
+ */
+export async function startCluster(bin: string, options: { durable?: boolean } = {}): Promise<ClusterInfo> {
   const runAs = userInfo().uid === 0 ? 'postgres' : '';
   const root = mkdtempSync(join(tmpdir(), 'tempmail-pg-'));
   if (runAs) {
@@ -78,14 +84,20 @@ export async function startCluster(bin: string): Promise<ClusterInfo> {
     const gid = Number(execFileSync('id', ['-g', runAs], { encoding: 'utf8' }).trim());
     chownSync(root, uid, gid);
   }
-  const info: ClusterInfo = { bin, root, dataDir: join(root, 'data'), socketDir: root, port: await freePort(), runAs };
-  const pwfile = join(root, 'pw');
-  writeFileSync(pwfile, 'unused\n', { mode: 0o600 });
-  if (runAs) execFileSync('chown', [runAs, pwfile]);
-  run(info, 'initdb', ['-D', info.dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--pwfile', pwfile, '--no-sync', '-E', 'UTF8', '--locale=C']);
-  rmSync(pwfile);
-  startServer(info);
-  psql(info, `CREATE ROLE ${TCP_USER} LOGIN CREATEDB PASSWORD '${TCP_PASSWORD}'`);
+  const info: ClusterInfo = { bin, root, dataDir: join(root, 'data'), socketDir: root, port: await freePort(), runAs, durable: options.durable ?? false };
+  try {
+    const pwfile = join(root, 'pw');
+    writeFileSync(pwfile, 'unused\n', { mode: 0o600 });
+    if (runAs) execFileSync('chown', [runAs, pwfile]);
+    run(info, 'initdb', ['-D', info.dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--pwfile', pwfile, '--no-sync', '-E', 'UTF8', '--locale=C']);
+    rmSync(pwfile);
+    startServer(info);
+    psql(info, `CREATE ROLE ${TCP_USER} LOGIN CREATEDB PASSWORD '${TCP_PASSWORD}'`);
+  } catch (error) {
+    // Nothing half-made is left behind: a started server is stopped, the directory removed.
+    stopCluster(info);
+    throw error;
+  }
   return info;
 }
 
@@ -96,9 +108,9 @@ export function startServer(info: ClusterInfo): void {
     `-c port=${info.port}`,
     `-c unix_socket_directories=${info.socketDir}`,
     // Throwaway data on a shared machine: what is tested is the service's ordering (250 after COMMIT),
-    // not the disk's; a kill -9 or restart here is of the service or a clean database shutdown.
-    '-c fsync=off',
-    '-c full_page_writes=off',
+    // not the disk's; a kill -9 or restart here is of the service or a clean database shutdown. The
+    // bench keeps both on, so a COMMIT costs what it costs on a real server.
+    ...(info.durable ? [] : ['-c fsync=off', '-c full_page_writes=off']),
     '-c max_connections=300',
   ].join(' ');
   run(info, 'pg_ctl', ['-D', info.dataDir, '-l', join(info.root, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
