@@ -76,6 +76,23 @@ describe('inbox reducer', () => {
     expect(s.unread.size).toBe(0);
   });
 
+  it('shows what the service changed in a listing of the same ids (subject, sender, attachments, time); the same listing changes nothing', () => {
+    const s = run(initialInboxState(5), { type: 'listed', messages: ids(3) });
+    expect(run(s, { type: 'listed', messages: ids(3) })).toBe(s);
+    const changes: Array<(m: MessageSummary) => MessageSummary> = [
+      (m) => ({ ...m, subject: 'Renamed' }),
+      (m) => ({ ...m, senderName: 'Someone else' }),
+      (m) => ({ ...m, hasAttachments: true }),
+      (m) => ({ ...m, receivedAt: new Date(Date.UTC(2026, 0, 2)) }),
+    ];
+    for (const change of changes) {
+      const next = run(s, { type: 'listed', messages: ids(3).map((m) => (m.id === '2' ? change(m) : m)) });
+      expect(next.all.find((m) => m.id === '2')).toEqual(change(msg(2)));
+      // The other rows keep their objects (memoized rows are not drawn again).
+      expect(next.all.find((m) => m.id === '1')).toBe(s.all.find((m) => m.id === '1'));
+    }
+  });
+
   it('selects a message by id (the viewer moved to it), scrolling to it; an unknown id changes nothing', () => {
     let s = run(initialInboxState(4), { type: 'listed', messages: ids(20) }, { type: 'select', id: '5' });
     expect([selectedMessage(s)?.id, s.offset]).toEqual(['5', 12]);

@@ -104,9 +104,16 @@ export function matchesFilter(m: MessageSummary, filter: string): boolean {
   );
 }
 
-// Same ids in the same order, and no change of what the service says was seen.
-const sameList = (a: MessageSummary[], b: MessageSummary[]): boolean =>
-  a.length === b.length && a.every((m, i) => m.id === b[i]!.id && m.seen === b[i]!.seen);
+/**
+ * The same listing as before, field for field: the same ids in the same order, each row showing the
+ * same (a service that answered "not modified" gives the very same array). O(messages), no allocation.
+ */
+export function sameListing(a: readonly MessageSummary[], b: readonly MessageSummary[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id || !sameRow(a[i]!, b[i]!)) return false;
+  return true;
+}
 
 /** Index of the selection in `visible` (0 when none or gone): O(1) where the kept index is right. */
 export function selectedIndex(state: InboxState): number {
@@ -154,13 +161,16 @@ function merged(before: MessageSummary[], incoming: MessageSummary[]): MessageSu
 }
 
 // What a row shows of a message: the same, or it must be drawn again.
-const sameRow = (a: MessageSummary, b: MessageSummary): boolean =>
-  a.subject === b.subject &&
-  a.senderName === b.senderName &&
-  a.senderEmail === b.senderEmail &&
-  a.seen === b.seen &&
-  a.hasAttachments === b.hasAttachments &&
-  (a.receivedAt?.getTime() ?? null) === (b.receivedAt?.getTime() ?? null);
+function sameRow(a: MessageSummary, b: MessageSummary): boolean {
+  return (
+    a.subject === b.subject &&
+    a.senderName === b.senderName &&
+    a.senderEmail === b.senderEmail &&
+    a.seen === b.seen &&
+    a.hasAttachments === b.hasAttachments &&
+    (a.receivedAt?.getTime() ?? null) === (b.receivedAt?.getTime() ?? null)
+  );
+}
 
 /** The reducer; exhaustive over InboxAction. */
 export function inboxReducer(state: InboxState, action: InboxAction): InboxState {
@@ -176,7 +186,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       // deleted id, no later one can bring it back, so the id is dropped and the set stays small.
       const deleted = state.deleted.size === 0 ? state.deleted : pruneDeleted(state.deleted, action.messages);
       // Idle polling brings the same list back every few seconds: keep the state as is, draw nothing.
-      if (state.loaded && sameList(state.all, incoming) && zoneErrorMs === state.zoneErrorMs) {
+      if (state.loaded && sameListing(state.all, incoming) && zoneErrorMs === state.zoneErrorMs) {
         return deleted === state.deleted ? state : { ...state, deleted };
       }
       const known = new Set(state.all.map((m) => m.id));

@@ -15,7 +15,7 @@ import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../platform/time';
 import { expiryMs, type MessageId, type MessageSummary, type Session } from '../../model/mail-types';
 import { pollVerdict } from '../wording/error-text';
 import { createValueStore, useStoreValue, type ValueStore } from '../widgets/value-store';
-import { inboxReducer, initialInboxState, type InboxAction, type InboxState } from './inbox-state';
+import { inboxReducer, initialInboxState, sameListing, type InboxAction, type InboxState } from './inbox-state';
 
 export interface UseInboxOptions {
   api: MailProvider;
@@ -155,28 +155,3 @@ const isLive = (status: PollStatus) => status.phase !== 'stopped';
 
 const sameStatus = (a: PollStatus, b: PollStatus): boolean =>
   (Object.keys(b) as (keyof PollStatus)[]).every((k) => a[k] === b[k]) && Object.keys(a).length === Object.keys(b).length;
-
-/**
- * The same listing as before, field for field (a service that answered "not modified" gives the very
- * same array). O(messages), no allocation: cheaper than anything the list would do with it.
- */
-export function sameListing(a: readonly MessageSummary[], b: readonly MessageSummary[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (
-      x.id !== y.id ||
-      x.seen !== y.seen ||
-      x.subject !== y.subject ||
-      x.senderName !== y.senderName ||
-      x.senderEmail !== y.senderEmail ||
-      x.hasAttachments !== y.hasAttachments ||
-      (x.receivedAt?.getTime() ?? null) !== (y.receivedAt?.getTime() ?? null)
-    ) {
-      return false;
-    }
-  }
-  return true;
-}
