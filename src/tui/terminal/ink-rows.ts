@@ -48,22 +48,44 @@ export interface InkOutput {
   operations: Operation[];
 }
 
-// Entries kept across frames before a map starts afresh: a screen's worth many times over.
-const MAX_ENTRIES = 4000;
+// Entries a generation of a memo holds: a screen's worth many times over. A memo keeps the entries of
+// its current generation and of the one before; an entry asked for again moves to the current one, and
+// when the current one is full the one before is dropped. So what the last frames used stays, and what
+// the screen stopped showing (every second of the countdown, every "last checked" time) goes instead of
+// piling up: at most twice this many entries, however long the app runs.
+export const MEMO_GENERATION = 500;
 
-/** A Map that starts afresh when it holds MAX_ENTRIES. */
-function memo<V>(make: (key: string) => V): (key: string) => V {
-  let map = new Map<string, V>();
+/** A memo of `make` holding what was used lately (see MEMO_GENERATION). */
+export function recentMemo<V>(make: (key: string) => V, generation = MEMO_GENERATION): (key: string) => V {
+  let current = new Map<string, V>();
+  let previous = new Map<string, V>();
   return (key) => {
-    let value = map.get(key);
-    if (value === undefined) {
-      if (map.size >= MAX_ENTRIES) map = new Map();
-      value = make(key);
-      map.set(key, value);
+    let value = current.get(key);
+    if (value !== undefined) return value;
+    value = previous.get(key) ?? make(key);
+    if (current.size >= generation) {
+      previous = current;
+      current = new Map();
     }
+    current.set(key, value);
     return value;
   };
 }
+
+/**
+ * A line's styled characters as kept: one object shape for all (the tokenizer's spread copies each get
+ * a hidden class and a property array of their own, ~300 bytes a character), and characters that carry
+ * the same styles share one array of them.
+ */
+function compactChars(chars: StyledChar[]): StyledChar[] {
+  let styles: unknown[] = [];
+  return chars.map((c) => {
+    if (!sameStyles(c.styles, styles)) styles = c.styles;
+    return { type: 'char', value: c.value, fullWidth: c.fullWidth, styles };
+  });
+}
+
+const sameStyles = (a: unknown[], b: unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 // Separators of a row's key: they cannot occur in a text Ink writes (terminal-safe text has no C0 but \n).
 const PIECE = '\u0000';
@@ -71,9 +93,9 @@ const FIELD = '\u0001';
 
 /** Ink's Output.get(), row by row and remembered (see above); `this` is Ink's Output. */
 export function rowCachedGet(deps: InkOutputDeps): (this: InkOutput) => { output: string; height: number } {
-  const styledChars = memo((line) => deps.styledCharsFromTokens(deps.tokenize(line)));
-  const width = memo((text) => deps.stringWidth(text));
-  const widestLine = memo((text) => Math.max(0, ...text.split('\n').map(width)));
+  const styledChars = recentMemo((line) => compactChars(deps.styledCharsFromTokens(deps.tokenize(line))));
+  const width = recentMemo((text) => deps.stringWidth(text));
+  const widestLine = recentMemo((text) => Math.max(0, ...text.split('\n').map(width)));
   // The last frame's rows of each size: key and string.
   const framesBySize = new Map<string, { key: string; text: string }[]>();
 
