@@ -87,6 +87,37 @@ function compactChars(chars: StyledChar[]): StyledChar[] {
 
 const sameStyles = (a: unknown[], b: unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** One ANSI code as the tokenizer gives it. */
+interface AnsiCode {
+  code: string;
+  endCode: string;
+}
+
+// The same codes, in the same order (the tokenizer's code objects differ from line to line).
+const sameCodes = (a: unknown[], b: unknown[]): boolean =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((x, i) => (x as AnsiCode).code === (b[i] as AnsiCode).code && (x as AnsiCode).endCode === (b[i] as AnsiCode).endCode));
+
+// The styles of every blank cell, shared.
+const NO_STYLES: unknown[] = [];
+
+/**
+ * Characters as one string, exactly as Ink's styledCharsToString makes it, for a fraction of the work:
+ * that function works out the codes between each two neighbours (three Sets and four arrays a
+ * character), and between two with the same codes they come to nothing. So each run of characters with
+ * the same codes goes to it as one character carrying the run's text.
+ */
+function charsToString(chars: StyledChar[], toString: (chars: StyledChar[]) => string): string {
+  const runs: StyledChar[] = [];
+  let run: StyledChar | undefined;
+  for (const c of chars) {
+    if (run && sameCodes(run.styles, c.styles)) run.value += c.value;
+    else runs.push((run = { type: 'char', value: c.value, fullWidth: false, styles: c.styles }));
+  }
+  return toString(runs);
+}
+
 // Separators of a row's key: they cannot occur in a text Ink writes (terminal-safe text has no C0 but \n).
 const PIECE = '\u0000';
 const FIELD = '\u0001';
@@ -102,7 +133,7 @@ export function rowCachedGet(deps: InkOutputDeps): (this: InkOutput) => { output
   /** Row `row` from its pieces (column, text), as Ink's get() builds a row of its grid. */
   function buildRow(cols: number, pieces: [number, string][]): string {
     const cells: (StyledChar | undefined)[] = [];
-    for (let x = 0; x < cols; x++) cells.push({ type: 'char', value: ' ', fullWidth: false, styles: [] });
+    for (let x = 0; x < cols; x++) cells.push({ type: 'char', value: ' ', fullWidth: false, styles: NO_STYLES });
     for (const [x, line] of pieces) {
       let offsetX = x;
       for (const character of styledChars(line)) {
@@ -114,7 +145,10 @@ export function rowCachedGet(deps: InkOutputDeps): (this: InkOutput) => { output
         offsetX += characterWidth;
       }
     }
-    return deps.styledCharsToString(cells.filter((c): c is StyledChar => c !== undefined)).trimEnd();
+    return charsToString(
+      cells.filter((c): c is StyledChar => c !== undefined),
+      deps.styledCharsToString,
+    ).trimEnd();
   }
 
   return function get(this: InkOutput) {
