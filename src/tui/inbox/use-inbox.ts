@@ -118,7 +118,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
           return;
         }
         // The same as shown (a check that changed nothing the header says): no redraw.
-        if (!sameStatus(poll.get(), status)) poll.set(status);
+        if (!sameShownStatus(poll.get(), status)) poll.set(status);
       },
       classify: (error) => {
         const verdict = pollVerdict(error);
@@ -153,5 +153,21 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
 
 const isLive = (status: PollStatus) => status.phase !== 'stopped';
 
-const sameStatus = (a: PollStatus, b: PollStatus): boolean =>
-  (Object.keys(b) as (keyof PollStatus)[]).every((k) => a[k] === b[k]) && Object.keys(a).length === Object.keys(b).length;
+/**
+ * Two statuses the header shows alike (pollText, expiryText): the same phase, failures, error and
+ * reasons; the last success in the same second (it is shown to the second, "last checked 14:02:11");
+ * the next check's time only while it is shown (the countdown of a retry). Checks that follow each other
+ * within a second (r pressed again and again, pushed mail) then redraw nothing.
+ */
+export function sameShownStatus(a: PollStatus, b: PollStatus): boolean {
+  const second = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+  return (
+    a.phase === b.phase &&
+    a.failures === b.failures &&
+    a.error === b.error &&
+    a.rateLimited === b.rateLimited &&
+    a.stopReason === b.stopReason &&
+    second(a.lastSuccessAt) === second(b.lastSuccessAt) &&
+    (b.phase !== 'retrying' || a.nextAt === b.nextAt)
+  );
+}

@@ -4,7 +4,7 @@
  * typed digits) and an error stay until something replaces them or the view they describe goes (moving
  * to another message, back to the list). The clock is the app's (injected), so tests move time.
  */
-import React, { memo, useCallback, useEffect, useState } from 'react';
+import React, { memo, useCallback, useEffect, useRef, useState } from 'react';
 import { StatusLine } from '../widgets/chrome';
 import type { StatusMessage } from '../wording/status-text';
 
@@ -32,10 +32,20 @@ export interface StatusHandle {
 /** The status of one session. */
 export function useStatus(clock: () => number): StatusHandle {
   const [status, setStatus] = useState<TimedStatus | null>(null);
-  const info = useCallback((text: string) => setStatus({ text, kind: 'info', fadeAt: clock() + FADE_MS }), [clock]);
-  const note = useCallback((text: string) => setStatus({ text, kind: 'info' }), []);
-  const fail = useCallback((text: string) => setStatus({ text, kind: 'error' }), []);
-  const clear = useCallback(() => setStatus(null), []);
+  // What was last said, so clearing a clear line asks React for nothing: React keeps every update it
+  // bailed out of in the component's queue until that component renders again, and the session view
+  // renders rarely (r pressed again and again, each clearing the line, piled up one update a press).
+  const said = useRef<TimedStatus | null>(null);
+  const say = useCallback((next: TimedStatus | null) => {
+    said.current = next;
+    setStatus(next);
+  }, []);
+  const info = useCallback((text: string) => say({ text, kind: 'info', fadeAt: clock() + FADE_MS }), [clock, say]);
+  const note = useCallback((text: string) => say({ text, kind: 'info' }), [say]);
+  const fail = useCallback((text: string) => say({ text, kind: 'error' }), [say]);
+  const clear = useCallback(() => {
+    if (said.current !== null) say(null);
+  }, [say]);
   return { status, info, note, fail, clear };
 }
 

@@ -48,21 +48,74 @@ export interface InkOutput {
   operations: Operation[];
 }
 
-// Entries kept across frames before a map starts afresh: a screen's worth many times over.
-const MAX_ENTRIES = 4000;
+// Entries a generation of a memo holds: a screen's worth many times over. A memo keeps the entries of
+// its current generation and of the one before; an entry asked for again moves to the current one, and
+// when the current one is full the one before is dropped. So what the last frames used stays, and what
+// the screen stopped showing (every second of the countdown, every "last checked" time) goes instead of
+// piling up: at most twice this many entries, however long the app runs.
+export const MEMO_GENERATION = 500;
 
-/** A Map that starts afresh when it holds MAX_ENTRIES. */
-function memo<V>(make: (key: string) => V): (key: string) => V {
-  let map = new Map<string, V>();
+/** A memo of `make` holding what was used lately (see MEMO_GENERATION). */
+export function recentMemo<V>(make: (key: string) => V, generation = MEMO_GENERATION): (key: string) => V {
+  let current = new Map<string, V>();
+  let previous = new Map<string, V>();
   return (key) => {
-    let value = map.get(key);
-    if (value === undefined) {
-      if (map.size >= MAX_ENTRIES) map = new Map();
-      value = make(key);
-      map.set(key, value);
+    let value = current.get(key);
+    if (value !== undefined) return value;
+    value = previous.get(key) ?? make(key);
+    if (current.size >= generation) {
+      previous = current;
+      current = new Map();
     }
+    current.set(key, value);
     return value;
   };
+}
+
+/**
+ * A line's styled characters as kept: one object shape for all (the tokenizer's spread copies each get
+ * a hidden class and a property array of their own, ~300 bytes a character), and characters that carry
+ * the same styles share one array of them.
+ */
+function compactChars(chars: StyledChar[]): StyledChar[] {
+  let styles: unknown[] = [];
+  return chars.map((c) => {
+    if (!sameStyles(c.styles, styles)) styles = c.styles;
+    return { type: 'char', value: c.value, fullWidth: c.fullWidth, styles };
+  });
+}
+
+const sameStyles = (a: unknown[], b: unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** One ANSI code as the tokenizer gives it. */
+interface AnsiCode {
+  code: string;
+  endCode: string;
+}
+
+// The same codes, in the same order (the tokenizer's code objects differ from line to line).
+const sameCodes = (a: unknown[], b: unknown[]): boolean =>
+  a === b ||
+  (a.length === b.length &&
+    a.every((x, i) => (x as AnsiCode).code === (b[i] as AnsiCode).code && (x as AnsiCode).endCode === (b[i] as AnsiCode).endCode));
+
+// The styles of every blank cell, shared.
+const NO_STYLES: unknown[] = [];
+
+/**
+ * Characters as one string, exactly as Ink's styledCharsToString makes it, for a fraction of the work:
+ * that function works out the codes between each two neighbours (three Sets and four arrays a
+ * character), and between two with the same codes they come to nothing. So each run of characters with
+ * the same codes goes to it as one character carrying the run's text.
+ */
+function charsToString(chars: StyledChar[], toString: (chars: StyledChar[]) => string): string {
+  const runs: StyledChar[] = [];
+  let run: StyledChar | undefined;
+  for (const c of chars) {
+    if (run && sameCodes(run.styles, c.styles)) run.value += c.value;
+    else runs.push((run = { type: 'char', value: c.value, fullWidth: false, styles: c.styles }));
+  }
+  return toString(runs);
 }
 
 // Separators of a row's key: they cannot occur in a text Ink writes (terminal-safe text has no C0 but \n).
@@ -71,16 +124,16 @@ const FIELD = '\u0001';
 
 /** Ink's Output.get(), row by row and remembered (see above); `this` is Ink's Output. */
 export function rowCachedGet(deps: InkOutputDeps): (this: InkOutput) => { output: string; height: number } {
-  const styledChars = memo((line) => deps.styledCharsFromTokens(deps.tokenize(line)));
-  const width = memo((text) => deps.stringWidth(text));
-  const widestLine = memo((text) => Math.max(0, ...text.split('\n').map(width)));
+  const styledChars = recentMemo((line) => compactChars(deps.styledCharsFromTokens(deps.tokenize(line))));
+  const width = recentMemo((text) => deps.stringWidth(text));
+  const widestLine = recentMemo((text) => Math.max(0, ...text.split('\n').map(width)));
   // The last frame's rows of each size: key and string.
   const framesBySize = new Map<string, { key: string; text: string }[]>();
 
   /** Row `row` from its pieces (column, text), as Ink's get() builds a row of its grid. */
   function buildRow(cols: number, pieces: [number, string][]): string {
     const cells: (StyledChar | undefined)[] = [];
-    for (let x = 0; x < cols; x++) cells.push({ type: 'char', value: ' ', fullWidth: false, styles: [] });
+    for (let x = 0; x < cols; x++) cells.push({ type: 'char', value: ' ', fullWidth: false, styles: NO_STYLES });
     for (const [x, line] of pieces) {
       let offsetX = x;
       for (const character of styledChars(line)) {
@@ -92,7 +145,10 @@ export function rowCachedGet(deps: InkOutputDeps): (this: InkOutput) => { output
         offsetX += characterWidth;
       }
     }
-    return deps.styledCharsToString(cells.filter((c): c is StyledChar => c !== undefined)).trimEnd();
+    return charsToString(
+      cells.filter((c): c is StyledChar => c !== undefined),
+      deps.styledCharsToString,
+    ).trimEnd();
   }
 
   return function get(this: InkOutput) {

@@ -5,6 +5,8 @@
  * (counted by a wrapper around it).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { IDLE_POLL_STATUS, type PollStatus } from '../../../src/client/poller';
+import { sameShownStatus } from '../../../src/tui/inbox/use-inbox';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
@@ -46,5 +48,34 @@ describe('an unchanged poll', () => {
     await sendMail(h.svc, { to: address, subject: 'Something new', text: 'two' });
     await h.screen.waitFor('Something new', 8000);
     expect(h.screen.frames.length).toBeGreaterThan(frames);
+  });
+});
+
+describe('the poll status the header is told of', () => {
+  const at = Date.parse('2026-03-01T12:00:05.000Z');
+  const waiting = (lastSuccessAt: number, patch: Partial<PollStatus> = {}): PollStatus => ({
+    ...IDLE_POLL_STATUS,
+    phase: 'waiting',
+    lastSuccessAt,
+    nextAt: lastSuccessAt + 5000,
+    ...patch,
+  });
+
+  it('is the same for checks within one second (the header shows the time to the second)', () => {
+    expect(sameShownStatus(waiting(at), waiting(at + 6))).toBe(true);
+    expect(sameShownStatus(waiting(at), waiting(at + 999))).toBe(true);
+  });
+
+  it('changes with the shown second, the phase, a failure, its reason and a retry countdown', () => {
+    expect(sameShownStatus(waiting(at + 999), waiting(at + 1000))).toBe(false);
+    expect(sameShownStatus(waiting(at), { ...IDLE_POLL_STATUS, phase: 'idle' })).toBe(false);
+    expect(sameShownStatus(waiting(at), waiting(at, { phase: 'checking', nextAt: null }))).toBe(false);
+    const retrying = waiting(at, { phase: 'retrying', failures: 1, error: 'Offline: no answer' });
+    expect(sameShownStatus(waiting(at), retrying)).toBe(false);
+    expect(sameShownStatus(retrying, { ...retrying, error: 'Offline: refused' })).toBe(false);
+    expect(sameShownStatus(retrying, { ...retrying, nextAt: retrying.nextAt! + 4000 })).toBe(false);
+    expect(sameShownStatus(retrying, { ...retrying, rateLimited: true })).toBe(false);
+    expect(sameShownStatus(waiting(at, { phase: 'stopped', stopReason: 'left' }), waiting(at, { phase: 'stopped', stopReason: 'expired' }))).toBe(false);
+    expect(sameShownStatus({ ...IDLE_POLL_STATUS }, waiting(at))).toBe(false);
   });
 });

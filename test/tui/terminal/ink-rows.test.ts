@@ -13,7 +13,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without types
 import { INK_OUTPUT, inkOutputWithRowCache } from '../../../scripts/build-config.mjs';
-import { rowCachedGet, type InkOutput, type InkOutputDeps } from '../../../src/tui/terminal/ink-rows';
+import { recentMemo, rowCachedGet, type InkOutput, type InkOutputDeps } from '../../../src/tui/terminal/ink-rows';
 
 const require = createRequire(import.meta.url);
 const outputPath = require.resolve('ink').replace(/index\.js$/, 'output.js');
@@ -88,6 +88,41 @@ describe('ink rows', () => {
         }
         expect(get.call(ink as unknown as InkOutput), `frame ${frame} at ${width}x${height}`).toEqual(ink.get());
       }
+    }
+  });
+
+  it('remembers what was used lately and forgets the rest, however many texts go by', () => {
+    const made: string[] = [];
+    const memo = recentMemo((key) => {
+      made.push(key);
+      return { key };
+    }, 4);
+    // A countdown: a new text every second, beside a line shown all along.
+    for (let second = 0; second < 100; second++) {
+      expect(memo('address line').key).toBe('address line');
+      memo(`expires in ${second}`);
+    }
+    // The line used all along was made once; every second's text once too.
+    expect(made.filter((k) => k === 'address line')).toHaveLength(1);
+    expect(made).toHaveLength(101);
+    // A text used lately is still there; one from long ago is made again (it was let go).
+    memo('expires in 99');
+    memo('expires in 0');
+    expect(made.slice(101)).toEqual(['expires in 0']);
+  });
+
+  it('keeps frames right when its memo lets go of texts (more texts than it holds)', async () => {
+    const { default: Output } = (await import(outputPath)) as { default: InkOutputClass };
+    const get = rowCachedGet(deps);
+    for (let frame = 0; frame < 1500; frame++) {
+      const writes: [number, number, string][] = [
+        [0, 0, `\x1b[1mquiet-otter@example.test\x1b[22m  expires in ${frame}`],
+        [2, 1, `\x1b[7m Order ${frame % 7} shipped \x1b[27m`],
+        [0, 2, `last checked ${frame % 600} · every 5 s`],
+      ];
+      const ink = new Output({ width: 60, height: 3 });
+      for (const [x, y, text] of writes) ink.write(x, y, text, { transformers: [] });
+      expect(get.call(ink as unknown as InkOutput), `frame ${frame}`).toEqual(ink.get());
     }
   });
 
