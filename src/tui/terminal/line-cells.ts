@@ -2,10 +2,12 @@
  * One line of an Ink frame as terminal cells: each column's character and its style, the style put in one
  * canonical form (the SGR parameters that give it, in a fixed order), so two frames compare cell by
  * cell however chalk happened to open and close their colours. Only what a diff can place by column is
- * read this way: printable characters whose width every terminal agrees on (ASCII, Latin-1, the few
- * symbols the app draws) and SGR sequences. A line with anything else (a wide or combining character, an
- * emoji, an SGR this does not model) comes back null, and the diff rewrites it whole, as Ink would.
+ * read this way: printable characters whose width every terminal agrees on (ASCII, the Latin letters
+ * that are not East Asian ambiguous, ✓ and ✗) and SGR sequences. A line with anything else (a wide,
+ * ambiguous or combining character, an emoji, an SGR this does not model) comes back null, and the diff
+ * rewrites it whole, as Ink would.
  */
+import { eastAsianWidthType } from 'get-east-asian-width';
 
 /** One column: its character and the canonical SGR parameters of its style ('' for the default). */
 export interface Cell {
@@ -17,17 +19,23 @@ export interface Cell {
 const ATTRIBUTE_ON: Record<number, number> = { 1: 22, 2: 22, 3: 23, 4: 24, 5: 25, 7: 27, 8: 28, 9: 29 };
 const ATTRIBUTE_OFF = new Set([22, 23, 24, 25, 27, 28, 29]);
 
-// The symbols the app draws itself beyond Latin-1, each one column wide wherever Ink is.
-const SYMBOLS = new Set('…─↑↓“”‘’–—✓✗'.split(''));
-
-/** True for a character a diff may place by column: one column wide on every terminal. */
+/**
+ * True for a character a diff may place by column: one column wide on every terminal. That leaves out
+ * East Asian "Ambiguous" characters (é, °, …, ─, arrows, curly quotes), which terminals set for CJK
+ * locales draw two columns wide: a change placed by column after one would land short of where it is
+ * drawn. A line holding one is rewritten whole, as Ink would.
+ */
 export function plainChar(ch: string): boolean {
   const cp = ch.codePointAt(0)!;
   if (cp >= 0x20 && cp < 0x7f) return true;
   // Latin-1 and the Latin extensions, below the combining marks; not the soft hyphen (width 0 or 1).
-  if (cp >= 0xa0 && cp < 0x300) return cp !== 0xad;
+  if (cp >= 0xa0 && cp < 0x300) return cp !== 0xad && eastAsianWidthType(cp) === 'neutral';
   return SYMBOLS.has(ch);
 }
+
+// The symbols the app draws itself beyond Latin-1 that are one column wide on every terminal (East
+// Asian width "neutral"; most others it draws, such as … and ─, are ambiguous).
+const SYMBOLS = new Set('✓✗'.split(''));
 
 /** The SGR state as the list of its parts, in a fixed order: attributes, then foreground, then background. */
 interface Style {

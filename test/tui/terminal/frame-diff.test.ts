@@ -111,6 +111,18 @@ describe('frame diff', () => {
     expect(update?.column).toBe(0);
   });
 
+  it('East Asian ambiguous characters (é, °, …, ─, arrows, curly quotes): their lines rewritten whole', async () => {
+    // Terminals set for CJK locales draw these two columns wide: a change placed by column after one
+    // would land short of where it is drawn, so the update starts at the line's first column.
+    for (const ch of ['é', '°', '×', '…', '─', '↓', '“', '–']) {
+      expect(lineCells(`Caf${ch} promo 09:12`), ch).toBeNull();
+      expect(lineUpdate(`Caf${ch} promo 09:12`, `Caf${ch} promo 09:13`)?.column, ch).toBe(0);
+    }
+    await expectSameScreen(['Café promo… 09:12', 'plain'], ['Café promo… 09:13', 'plain']);
+    // Neutral ones keep their column: ç, ñ, ✓.
+    expect(lineUpdate('Façade ñ ✓ 09:12', 'Façade ñ ✓ 09:13')?.column).toBe(15);
+  });
+
   it('colours it does not model: the line rewritten whole', async () => {
     await expectSameScreen(['\x1b[38;2;1;2;3mrgb\x1b[39m x', 'y'], ['\x1b[4:3mcurly\x1b[24m x', 'y']);
     expect(lineCells('\x1b[4:3mx')).toBeNull();
