@@ -39,17 +39,21 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   const { stdout, stderr, stdin, env } = io;
   const { providers, start, baseUrl, local } = service;
 
+  // Only the cells that changed reach the terminal (the countdown's second is a few bytes, not a screen).
+  const screen = stdout.isTTY ? diffingStdout(stdout) : undefined;
   let restored = false;
   const restore = () => {
     if (restored) return;
     restored = true;
+    // The cursor below the frame first: where the alternate screen is ignored, the prompt comes there.
+    screen?.park();
     stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
   };
   stdout.write(ENTER_ALT_SCREEN);
   // Whatever ends the process, the user's shell gets its screen back.
   process.once('exit', restore);
   // Job control needs a terminal to give back (and a key to ask for it).
-  const suspender = stdin.isTTY ? createSuspender({ stdin, stdout }) : undefined;
+  const suspender = stdin.isTTY ? createSuspender({ stdin, stdout, beforeLeave: () => screen?.park() }) : undefined;
 
   // Made once: drawing again (below) must hand the App the very same saved store and callbacks.
   const saved = { store: openSavedSessions({ env }), serviceKey: start.baseUrl };
@@ -74,8 +78,6 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       domains={service.domains}
     />
   );
-  // Only the cells that changed reach the terminal (the countdown's second is a few bytes, not a screen).
-  const screen = stdout.isTTY ? diffingStdout(stdout) : undefined;
   const instance = render(app(), {
     stdout: screen ?? stdout,
     stdin: stdin.isTTY ? keyByKey(stdin) : stdin,

@@ -25,6 +25,8 @@ export interface SuspendOptions {
   stop?: () => void;
   /** Milliseconds, for telling our own SIGCONT from a later one (tests move it). */
   now?: () => number;
+  /** Called just before the screen is given back (the diff writer parks the cursor below the frame). */
+  beforeLeave?: () => void;
 }
 
 export interface Suspender {
@@ -63,6 +65,7 @@ export function createSuspender(options: SuspendOptions): Suspender {
     suspend(redraw) {
       redrawLast = redraw;
       if (!resumable()) return NO_JOB_CONTROL;
+      options.beforeLeave?.();
       stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
       if (stdin.isTTY) stdin.setRawMode(false);
       stop();

@@ -48,7 +48,13 @@ export function frameLines(chunk: string, erased: number | null): string[] | nul
 /** What diffingStdout gives Ink: a WriteStream as far as Ink uses one. */
 export type DiffingStdout = NodeJS.WriteStream & {
   diffStats: DiffStats;
-  /** Stops following the real terminal's resizes. */
+  /**
+   * Puts the cursor back where Ink thinks it is (below the frame), on the real terminal, now: before
+   * something else takes the screen (Ctrl-Z's shell, the exit), where a terminal that ignores the
+   * alternate screen (GNU screen's default) would print the prompt over the frame.
+   */
+  park(): void;
+  /** Parks the cursor and stops following the real terminal's resizes. */
   dispose(): void;
 };
 
@@ -131,6 +137,12 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     return emit(translate(text), done);
   };
 
+  function park(): void {
+    flush();
+    const back = toInksPlace();
+    if (back) real.write(back);
+  }
+
   const onResize = () => {
     // Ink answers with writes of its own, from where it thinks the cursor is.
     const back = toInksPlace();
@@ -172,7 +184,11 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     addListener: (event: string, listener: (...args: unknown[]) => void) => (events.on(event, listener), stdout),
     removeListener: (event: string, listener: (...args: unknown[]) => void) => (events.off(event, listener), stdout),
     listenerCount: (event: string) => events.listenerCount(event),
-    dispose: () => void real.off('resize', onResize),
+    park,
+    dispose: () => {
+      park();
+      real.off('resize', onResize);
+    },
   };
   return stdout as unknown as DiffingStdout;
 }

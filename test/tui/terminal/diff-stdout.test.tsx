@@ -173,6 +173,16 @@ describe('diff writer under Ink', () => {
     controls.set({ countdown: 39 });
     await settle('a tick after the resize');
 
+    controls.set({ countdown: 38 });
+    await settle('a tick, diffed again');
+    // Parked (Ctrl-Z, the exit): the cursor goes where Ink's own writes left it, below the frame.
+    expect(cells(viaDiff).at(-1)).not.toEqual(cells(direct).at(-1));
+    screen.park();
+    await feed(viaDiff, tty.chunks.splice(0).join(''));
+    expect(cells(viaDiff)).toEqual(cells(direct));
+    screen.park();
+    expect(tty.chunks).toEqual([]);
+
     app.unmount();
     screen.dispose();
     expect(screen.diffStats.diffed).toBeGreaterThan(35);
