@@ -11,6 +11,7 @@ import { checkBaseUrl } from '../base-url';
 import { isObject, parseJson } from '../wire-json';
 import { parseDomainList } from './tempmail-parse';
 
+// The whole answer within this (a server that trickles a byte now and then never goes idle).
 const TIMEOUT_MS = 3000;
 // A domain list is a few hundred bytes; a service sending more here is left to the real client.
 const MAX_BYTES = 256 * 1024;
@@ -20,7 +21,8 @@ export async function quickDomains(baseUrl: string): Promise<DomainList> {
   const url = new URL('domains', checkBaseUrl(baseUrl));
   const { get } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
   const body = await new Promise<string>((resolve, reject) => {
-    const request = get(url, { headers: { accept: 'application/json', 'user-agent': 'tempmail-tui' }, timeout: TIMEOUT_MS }, (response) => {
+    const options = { headers: { accept: 'application/json', 'user-agent': 'tempmail-tui' }, timeout: TIMEOUT_MS, signal: AbortSignal.timeout(TIMEOUT_MS) };
+    const request = get(url, options, (response) => {
       if (response.statusCode !== 200) {
         response.resume();
         reject(new Error(`HTTP ${response.statusCode}`));

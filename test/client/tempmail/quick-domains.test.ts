@@ -43,4 +43,15 @@ describe('quick domains', () => {
     await fixture.close();
     await expect(quickDomains(fixture.baseUrl), 'nothing listening').rejects.toThrow();
   });
+
+  it('gives up on a service that trickles its answer (never idle, never done), so the client is asked', async () => {
+    const fixture = cleanup.defer(await startFixtureServer(), (f) => f.close());
+    fixture.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"status":"success","domains":[');
+      const drip = setInterval(() => res.write(' '), 200);
+      res.on('close', () => clearInterval(drip));
+    });
+    await expect(quickDomains(fixture.baseUrl)).rejects.toThrow();
+  });
 });
