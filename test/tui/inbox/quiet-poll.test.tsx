@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { IDLE_POLL_STATUS, type PollStatus } from '../../../src/client/poller';
-import { sameShownStatus } from '../../../src/tui/inbox/use-inbox';
+import { CHECKING_SHOWN_AFTER_MS, sameShownStatus } from '../../../src/tui/inbox/use-inbox';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
@@ -21,13 +21,16 @@ describe('an unchanged poll', () => {
   it('draws no frame; new mail does', async () => {
     const now = Date.now();
     let checks = 0;
+    let slowest = 0;
     h = await startApp({
       pollIntervalMs: 1000,
       props: { clock: () => now },
       wrapApi: (api) => ({
         ...api,
         checkMail: async (token) => {
+          const started = performance.now();
           const listed = await api.checkMail(token);
+          slowest = Math.max(slowest, performance.now() - started);
           checks += 1;
           return listed;
         },
@@ -39,9 +42,17 @@ describe('an unchanged poll', () => {
     // The arrival's own frames (the list, "1 new message") are drawn; then three checks of the same list.
     const settled = checks + 1;
     await waitFor(() => checks >= settled, { timeoutMs: 8000, message: 'a check after the list showed' });
-    const frames = h.screen.frames.length;
-    const from = checks;
-    await waitFor(() => checks >= from + 3, { timeoutMs: 10_000, message: 'three more checks' });
+    // A check that takes longer than CHECKING_SHOWN_AFTER_MS rightly says "checking…" (a slow service):
+    // on a loaded machine one may, so the claim is held to windows of three quick checks (well under it).
+    let frames = h.screen.frames.length;
+    for (let window = 0; ; window++) {
+      frames = h.screen.frames.length;
+      slowest = 0;
+      const from = checks;
+      await waitFor(() => checks >= from + 3, { timeoutMs: 10_000, message: 'three more checks' });
+      if (slowest < CHECKING_SHOWN_AFTER_MS / 2) break;
+      expect(window, `no three checks in a row answered within ${CHECKING_SHOWN_AFTER_MS / 2} ms`).toBeLessThan(10);
+    }
     expect(h.screen.frames.length).toBe(frames);
     expect(h.screen.frame()).toContain('Already here');
 
