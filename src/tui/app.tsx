@@ -48,6 +48,8 @@ export interface AppProps {
    * Without it, Ctrl-Z does nothing (a test, or no terminal).
    */
   onSuspend?: (redraw: () => void) => string | null;
+  /** Ctrl-L: clears the real terminal (the app then draws its whole frame on it). */
+  clearScreen?: () => void;
   /** Milliseconds since the epoch (injected so tests control countdowns). */
   clock?: () => number;
   /** Rings the terminal bell (injected: tests count rings instead of writing BEL). */
@@ -175,7 +177,8 @@ export function App(props: AppProps) {
     setNotice(null);
   };
 
-  // Ctrl-Z, on every screen: Ink's own write (empty) redraws the last frame on the screen given back.
+  // Ctrl-Z and Ctrl-L, on every screen: Ink's own write (empty) draws the whole last frame again, on the
+  // screen given back or on one cleared of what another program wrote over it.
   useKeys(
     'global',
     {
@@ -183,8 +186,12 @@ export function App(props: AppProps) {
         const said = props.onSuspend?.(() => write(''));
         if (said) setNotice({ text: said, kind: 'info' });
       },
+      redraw: () => {
+        props.clearScreen?.();
+        write('');
+      },
     },
-    { isActive: props.onSuspend !== undefined },
+    { isActive: true },
   );
 
   const local = props.local;

@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../src/state/saved-sessions';
 import { newSession } from '../harness/http';
 import { sendMail } from '../harness/service';
-import { cells } from '../tui/terminal/xterm-cells';
+import { cells, feed } from '../tui/terminal/xterm-cells';
+import { waitFor } from '../harness/wait';
 import { isInbox, neutralEnv, startE2E, type E2E } from './flow';
 import { KEYS, spawnApp, type PtyApp } from './pty-harness';
 
@@ -94,5 +95,35 @@ describe('changed cells only', () => {
     await app.settle();
     expect(app.inverseRows()).toEqual(fresh.inverseRows());
     expect(screenCells(app)).toEqual(screenCells(fresh));
+  });
+
+  it('Ctrl-L draws the whole screen again over what another program wrote on it', async () => {
+    e2e = await startE2E();
+    const { serve, home } = e2e;
+    e2e.app.kill();
+    const session = await newSession(serve.baseUrl);
+    for (const subject of ['First message', 'Second message', 'Third message', 'Fourth message']) {
+      await sendMail(serve, { from: 'Alice Example <alice@example.org>', to: session.email, subject, text: `Body of ${subject}` });
+    }
+    const saved = { email: session.email, token: session.token, expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`) };
+    openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
+    const app = (ticking = spawnApp({
+      args: ['--base-url', serve.baseUrl, '--poll-interval', '600'],
+      env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home },
+      cols: 80,
+      rows: 24,
+    }));
+    await openInbox(app, session.email);
+    await app.settle();
+    const before = screenCells(app);
+    // Another program (wall, a background job) writes over the screen; the app's diffs leave it there.
+    // (It moves the cursor too, so the next ticks' digits land off their place: that is what Ctrl-L mends.)
+    await feed(app.terminal(), '\x1b[5;10HBROADCAST FROM SOMEONE\x1b[12;1HMORE NOISE');
+    const mark = app.mark();
+    await waitFor(() => app.rawSince(mark).length > 0, { timeoutMs: 5000, message: 'a countdown tick' });
+    expect(app.screen().join('\n')).toContain('BROADCAST FROM SOMEONE');
+    await app.press('\x0c', (s) => !s.includes('BROADCAST') && !s.includes('MORE NOISE'));
+    await app.settle();
+    expect(screenCells(app).slice(0, -1)).toEqual(before.slice(0, -1));
   });
 });

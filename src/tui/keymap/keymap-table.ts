@@ -67,6 +67,7 @@ export type Command =
   | 'part'
   | 'saveMessage'
   | 'suspend'
+  | 'redraw'
   | 'back'
   | 'help'
   | 'quit'
@@ -373,6 +374,8 @@ export const KEYMAP: readonly Binding[] = [
     description: 'suspend to the shell (its fg brings the app back, still checking for mail)',
     screens: ['global'],
   },
+  // Only changed cells are drawn: what another program wrote over the screen stays until this.
+  { command: 'redraw', keys: [{ ctrl: 'l' }], description: 'draw the whole screen anew', screens: ['global'] },
   // The help scrolls when its lines do not fit (a small window); its last line then says these keys.
   { command: 'down', keys: [char('j'), special('downArrow')], description: 'scroll the help down one line', screens: ['help'] },
   { command: 'up', keys: [char('k'), special('upArrow')], description: 'scroll the help up one line', screens: ['help'] },

@@ -60,6 +60,8 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   const readMarks = openReadState({ env });
   const onSuspend = suspender ? (redraw: () => void) => suspender.suspend(redraw) : undefined;
   const ringBell = () => stdout.write('\x07');
+  // The cursor home and the screen erased; the diff writer's next frame goes whole (Ink clears first).
+  const clearScreen = () => stdout.write('\x1b[H\x1b[2J');
   const copy = async (text: string, write: (data: string) => void) => (await copyToClipboard(text, { write, env })).message;
   const openLink = (url: string) => openInBrowser(url, { env });
   const app = () => (
@@ -71,6 +73,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       saved={saved}
       readMarks={readMarks}
       onSuspend={onSuspend}
+      clearScreen={stdout.isTTY ? clearScreen : undefined}
       ringBell={ringBell}
       copy={copy}
       openLink={openLink}

@@ -147,11 +147,11 @@ describe('keys of issue 16 (reading mail)', () => {
       'yank',
       'search',
     ]);
-    // Its help lists its own keys, then the viewer's it does not take (q only, for back), then Ctrl-Z.
+    // Its help lists its own keys, then the viewer's it does not take (q only, for back), then Ctrl-Z and Ctrl-L.
     const rows = helpRows('found');
     expect(rows.slice(0, 3).map((r) => r.keys)).toEqual(['n', 'N', 'Esc']);
     expect(rows.find((r) => r.description === 'back to the inbox')?.keys).toBe('q');
-    expect(rows.at(-1)?.keys).toBe('Ctrl-Z');
+    expect(rows.slice(-2).map((r) => r.keys)).toEqual(['Ctrl-Z', 'Ctrl-L']);
     expect(footerHints('found', 80)).toMatch(/^n\/N match {2}Esc clear .* q back {2}\? help$/);
   });
 
@@ -164,10 +164,14 @@ describe('keys of issue 16 (reading mail)', () => {
     ]);
   });
 
-  it('Ctrl-Z suspends on every screen, before any "any other key" of a question', () => {
+  it('Ctrl-Z suspends and Ctrl-L redraws on every screen, before any "any other key" of a question', () => {
     for (const screen of SCREENS) expect([screen, cmd(screen, 'z', { ctrl: true })]).toEqual([screen, 'suspend']);
-    expect([cmd('inbox', 'z'), cmd('prefix', 'z')]).toEqual([undefined, undefined]);
-    expect(helpRows('inbox').at(-1)).toEqual({ keys: 'Ctrl-Z', description: expect.stringMatching(/^suspend/) });
+    for (const screen of SCREENS) expect([screen, cmd(screen, 'l', { ctrl: true })]).toEqual([screen, 'redraw']);
+    expect([cmd('inbox', 'z'), cmd('prefix', 'z'), cmd('prefix', 'l')]).toEqual([undefined, undefined, undefined]);
+    expect(helpRows('inbox').slice(-2)).toEqual([
+      { keys: 'Ctrl-Z', description: expect.stringMatching(/^suspend/) },
+      { keys: 'Ctrl-L', description: 'draw the whole screen anew' },
+    ]);
     expect(keymapMarkdown()).toContain('**Everywhere**');
   });
 });
