@@ -59,7 +59,7 @@ const widestLine = __recentMemo((text) => __widestLine(text));`,
 }
 
 const inkOutputPlugin = {
-  name: 'ink-output-row-cache',
+  name: 'ink-caches',
   setup(b) {
     b.onLoad({ filter: INK_OUTPUT }, async (args) => ({ contents: inkOutputWithRowCache(await readFile(args.path, 'utf8')), loader: 'js' }));
     b.onLoad({ filter: INK_RENDER_NODE }, async (args) => ({ contents: inkRenderWithWidthMemo(await readFile(args.path, 'utf8')), loader: 'js' }));
