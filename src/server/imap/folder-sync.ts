@@ -8,6 +8,12 @@
  * at most one message can be stored without its cursor saved (a crash in between). A pass that does
  * not trust its cursor (the first after a connection, or after the folder was renumbered) therefore
  * checks each message against the inboxes before storing it: a restart neither misses nor doubles mail.
+ *
+ * After a renumbering, every message of the folder is checked, for a session lifetime from when the new
+ * numbering was first seen: a folder is not always renumbered at once (a provider re-creating it, a
+ * migration copying it message by message), and an old message filed again after a pass has seen the
+ * new numbering would otherwise be stored a second time. After that lifetime no session that could hold
+ * a message of the old numbering is alive.
  */
 import type { FetchMessageObject, ImapFlow } from 'imapflow';
 import type { ExternalIntake } from '../service-types';
@@ -51,6 +57,10 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
     const uidNext = typeof box.uidNext === 'number' ? box.uidNext : undefined;
     const cursor = await intake.fetchCursor(account, folder);
     const fresh = !cursor || cursor.uidValidity !== uidValidity;
+    const renumberedAt = fresh ? (cursor ? now() : undefined) : cursor.renumberedAt;
+    const settling = renumberedAt !== undefined && now() - renumberedAt < deps.lifetimeMs;
+    // Carried in every save while the folder settles; dropped after.
+    const save = (lastUid: number) => intake.saveFetchCursor(account, folder, settling ? { uidValidity, lastUid, renumberedAt } : { uidValidity, lastUid });
     // No shortcut on UIDNEXT: for the folder that stays selected (IDLE) it is the one of its SELECT.
 
     let uids: number[];
@@ -63,8 +73,9 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
     }
     uids.sort((a, b) => a - b);
 
-    // Without a cursor of this folder's numbering, any message may have been stored already.
-    let checkEach = fresh;
+    // Without a cursor of this folder's numbering, or while a renumbering settles, any message may have
+    // been stored already.
+    const checkEach = fresh || settling;
     let checkNext = !trusted;
     let last = fresh ? 0 : cursor.lastUid;
     for (let i = 0; i < uids.length; i += BATCH) {
@@ -75,14 +86,14 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
         const stored = await handle(client, m, checkEach || checkNext, folder, deps);
         last = Math.max(last, m.uid);
         if (stored) {
-          await intake.saveFetchCursor(account, folder, { uidValidity, lastUid: last });
+          await save(last);
           checkNext = false;
         }
       }
     }
     // Everything below UIDNEXT (as of the EXAMINE) was searched, or (fresh) is older than any session.
     const end = Math.max(last, (uidNext ?? 1) - 1);
-    if (fresh || end !== cursor.lastUid) await intake.saveFetchCursor(account, folder, { uidValidity, lastUid: end });
+    if (fresh || end !== cursor.lastUid || (cursor.renumberedAt !== undefined && !settling)) await save(end);
     return true;
   } finally {
     lock.release();
@@ -112,7 +123,7 @@ async function handle(client: ImapFlow, m: FetchMessageObject, skipHeld: boolean
     } else if (outcome.stored.length > 0) {
       log(`imap stored ${full.source.length} bytes ${senderOf(m)} for ${outcome.stored.join(', ')} ${where}`);
     }
-    if (outcome.held.length > 0) log(`imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart): not stored twice`);
+    if (outcome.held.length > 0) log(`imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart or a renumbering): not stored twice`);
   } catch (error) {
     if (!(error instanceof ServiceError && error.code === 'too_large')) throw error;
     log(`imap left ${full.source.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);

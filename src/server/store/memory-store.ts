@@ -228,7 +228,8 @@ export class MemoryStore implements Store {
   }
 
   async putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void> {
-    this.live().cursors.set(`${account}\n${folder}`, { uidValidity: cursor.uidValidity, lastUid: cursor.lastUid });
+    const { uidValidity, lastUid, renumberedAt } = cursor;
+    this.live().cursors.set(`${account}\n${folder}`, renumberedAt === undefined ? { uidValidity, lastUid } : { uidValidity, lastUid, renumberedAt });
   }
 
   async claimFetch(account: string): Promise<FetchClaim | undefined> {

@@ -98,6 +98,11 @@ export interface Delivery {
 export interface FetchCursor {
   uidValidity: number;
   lastUid: number;
+  /**
+   * When (ms since the epoch) the fetcher found this UIDVALIDITY in place of another: for a session
+   * lifetime after it, a message of the folder may be one already stored under the old numbering.
+   */
+  renumberedAt?: number;
 }
 
 /**

@@ -98,6 +98,26 @@ describe('IMAP intake faults', () => {
     expect(svc.logs.some((l) => l.includes('already stored for renumber+renumbered@ext.test'))).toBe(true);
   });
 
+  it('keeps checking a renumbered folder that is filled again after a pass saw it empty, so an old message comes once', async () => {
+    // A folder re-created and then filled message by message (a provider's migration): a pass may see
+    // the new numbering before the old messages are back. The same account, another alias, folder Junk.
+    const user = users.renumber!;
+    const svc = await serve([await accountOn(cleanup, dovecot, user, { folders: ['INBOX', 'Junk'] })]);
+    const s = await alias(svc, 'refilled');
+    const kept = message({ To: s.email, Subject: 'kept across the refill' });
+    await appendMail(dovecot, user, kept, 'Junk');
+    await waitSubjects(svc, s.token, ['kept across the refill'], 'the first message');
+    await withMailbox(dovecot, user, async (client) => {
+      await client.mailboxDelete('Junk');
+      await client.mailboxCreate('Junk');
+    });
+    await waitFor(() => svc.logs.some((l) => l.includes('imap renumber@ext.test Junk: UIDVALIDITY changed')), { timeoutMs: 15_000, message: 'a pass over the empty renumbered folder' });
+    await appendMail(dovecot, user, kept, 'Junk');
+    await appendMail(dovecot, user, message({ To: s.email, Subject: 'new after the refill' }), 'Junk');
+    await waitSubjects(svc, s.token, ['kept across the refill', 'new after the refill'], 'the new message');
+    expect(svc.logs.some((l) => l.includes('already stored for renumber+refilled@ext.test'))).toBe(true);
+  });
+
   it('refuses a wrong password: inactive, not offered, one clear log line, no secret in any line', async () => {
     const user = users.locked!;
     const wrong = { ...user, password: 'Wrong-Pa55word-xyz' };

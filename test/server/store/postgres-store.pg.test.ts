@@ -53,6 +53,25 @@ describe('PostgresStore on the database', () => {
     expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
   });
 
+  it('migrates a database of an earlier version in place, keeping what it holds', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const first = new PostgresStore({ url });
+    await first.open();
+    await first.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 7, lastUid: 41 });
+    await first.close();
+    // Back to the schema before migration 3, as an earlier tempmail-tui left it.
+    const pool = inspect(cleanup, url);
+    await pool.query('ALTER TABLE tempmail_fetch_cursors DROP COLUMN renumbered_at');
+    await pool.query('DELETE FROM tempmail_migrations WHERE version >= 3');
+    const lines: string[] = [];
+    const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
+    await store.open();
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual([`database schema migrated to version ${MIGRATIONS.length}`]);
+    expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 7, lastUid: 41 });
+    await store.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
+    expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
+  });
+
   it('refuses a database migrated by a newer tempmail-tui', async () => {
     const { url } = await freshDatabase(cleanup);
     const first = new PostgresStore({ url });

@@ -427,6 +427,7 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect(await h.store.getFetchCursor('keeper@ext.test', 'INBOX')).toBeUndefined();
       await h.store.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 1_700_000_000, lastUid: 7 });
       await h.store.putFetchCursor('keeper@ext.test', '[Gmail]/Spam', { uidValidity: 2 ** 32 - 1, lastUid: 2 ** 32 - 2 });
+      await h.store.putFetchCursor('keeper@ext.test', 'Renumbered', { uidValidity: 8, lastUid: 3, renumberedAt: 1_800_000_000_123 });
       await h.store.putFetchCursor('other@ext.test', 'INBOX', { uidValidity: 5, lastUid: 1 });
       await h.store.putFetchCursor('keeper@ext.test', 'INBOX', { uidValidity: 1_700_000_000, lastUid: 9 });
       for (const n of [10, 11, 12]) await h.store.putFetchCursor('other@ext.test', 'INBOX', { uidValidity: 5, lastUid: n });
@@ -435,6 +436,10 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect(await reopened.getFetchCursor('keeper@ext.test', '[Gmail]/Spam')).toEqual({ uidValidity: 2 ** 32 - 1, lastUid: 2 ** 32 - 2 });
       expect(await reopened.getFetchCursor('other@ext.test', 'INBOX')).toEqual({ uidValidity: 5, lastUid: 12 });
       expect(await reopened.getFetchCursor('keeper@ext.test', 'Junk')).toBeUndefined();
+      expect(await reopened.getFetchCursor('keeper@ext.test', 'Renumbered')).toEqual({ uidValidity: 8, lastUid: 3, renumberedAt: 1_800_000_000_123 });
+      // Saved again without it (the lifetime after the renumbering is over): gone.
+      await reopened.putFetchCursor('keeper@ext.test', 'Renumbered', { uidValidity: 8, lastUid: 4 });
+      expect(await reopened.getFetchCursor('keeper@ext.test', 'Renumbered')).toEqual({ uidValidity: 8, lastUid: 4 });
       const got = (await reopened.getFetchCursor('keeper@ext.test', 'INBOX'))!;
       got.lastUid = 0;
       expect((await reopened.getFetchCursor('keeper@ext.test', 'INBOX'))!.lastUid).toBe(9);

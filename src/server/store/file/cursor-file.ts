@@ -24,7 +24,8 @@ function isRecord(v: unknown): v is CursorRecord {
     typeof r.account === 'string' &&
     typeof r.folder === 'string' &&
     Number.isSafeInteger(r.uidValidity) &&
-    Number.isSafeInteger(r.lastUid)
+    Number.isSafeInteger(r.lastUid) &&
+    (r.renumberedAt === undefined || Number.isSafeInteger(r.renumberedAt))
   );
 }
 
@@ -35,6 +36,11 @@ interface StatusRecord extends FetchStatus {
 function isStatus(v: unknown): v is StatusRecord {
   const r = v as Record<string, unknown> | null;
   return !!r && typeof r.account === 'string' && typeof r.active === 'boolean' && typeof r.reason === 'string' && Number.isSafeInteger(r.at);
+}
+
+/** A copy of the cursor's own fields (renumberedAt only when there is one). */
+function cursorOf(c: FetchCursor): FetchCursor {
+  return c.renumberedAt === undefined ? { uidValidity: c.uidValidity, lastUid: c.lastUid } : { uidValidity: c.uidValidity, lastUid: c.lastUid, renumberedAt: c.renumberedAt };
 }
 
 const keyOf = (account: string, folder: string) => `${account}\n${folder}`;
@@ -89,12 +95,12 @@ export class CursorFile {
 
   get(account: string, folder: string): FetchCursor | undefined {
     const r = this.cursors.get(keyOf(account, folder));
-    return r && { uidValidity: r.uidValidity, lastUid: r.lastUid };
+    return r && cursorOf(r);
   }
 
   /** Saves one cursor; resolves once it is on disk. */
   put(account: string, folder: string, cursor: FetchCursor): Promise<void> {
-    this.cursors.set(keyOf(account, folder), { account, folder, uidValidity: cursor.uidValidity, lastUid: cursor.lastUid });
+    this.cursors.set(keyOf(account, folder), { account, folder, ...cursorOf(cursor) });
     return this.save();
   }
 

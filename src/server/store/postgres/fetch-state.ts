@@ -15,20 +15,24 @@ import { createPool, query } from './pool';
 
 /** The cursor of one folder, or undefined. */
 export async function readCursor(pool: pg.Pool, account: string, folder: string): Promise<FetchCursor | undefined> {
-  const [row] = await query<{ uid_validity: string; last_uid: string }>(
+  const [row] = await query<{ uid_validity: string; last_uid: string; renumbered_at: Date | null }>(
     pool,
-    'SELECT uid_validity, last_uid FROM tempmail_fetch_cursors WHERE account = $1 AND folder = $2',
+    'SELECT uid_validity, last_uid, renumbered_at FROM tempmail_fetch_cursors WHERE account = $1 AND folder = $2',
     [account, folder],
   );
-  return row && { uidValidity: Number(row.uid_validity), lastUid: Number(row.last_uid) };
+  if (!row) return undefined;
+  const cursor: FetchCursor = { uidValidity: Number(row.uid_validity), lastUid: Number(row.last_uid) };
+  if (row.renumbered_at) cursor.renumberedAt = row.renumbered_at.getTime();
+  return cursor;
 }
 
 /** Saves the cursor of one folder (committed when it resolves). */
 export async function writeCursor(pool: pg.Pool, account: string, folder: string, cursor: FetchCursor): Promise<void> {
   await pool.query(
-    `INSERT INTO tempmail_fetch_cursors (account, folder, uid_validity, last_uid) VALUES ($1, $2, $3, $4)
-      ON CONFLICT (account, folder) DO UPDATE SET uid_validity = EXCLUDED.uid_validity, last_uid = EXCLUDED.last_uid`,
-    [account, folder, cursor.uidValidity, cursor.lastUid],
+    `INSERT INTO tempmail_fetch_cursors (account, folder, uid_validity, last_uid, renumbered_at) VALUES ($1, $2, $3, $4, $5)
+      ON CONFLICT (account, folder) DO UPDATE
+        SET uid_validity = EXCLUDED.uid_validity, last_uid = EXCLUDED.last_uid, renumbered_at = EXCLUDED.renumbered_at`,
+    [account, folder, cursor.uidValidity, cursor.lastUid, cursor.renumberedAt === undefined ? null : new Date(cursor.renumberedAt)],
   );
 }
 

@@ -97,6 +97,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'when a fetched folder was renumbered',
+    sql: `
+      -- When the fetcher found the folder's UIDVALIDITY in place of another: until a session lifetime
+      -- later, each message of the folder is checked against the inboxes (it may be stored already).
+      ALTER TABLE tempmail_fetch_cursors ADD COLUMN renumbered_at timestamptz;
+    `,
+  },
 ];
 
 /** The database holds a schema newer than this code knows. */
