@@ -37,10 +37,32 @@ Output.prototype.get = __rowCachedGet({ tokenize, styledCharsFromTokens, styledC
 `;
 }
 
+// Ink's render-node-to-output.js measures every text of every frame again (widest-line: string-width on
+// each line), though the frame before measured the same texts: most of a countdown tick's layout work.
+// The same function, Ink's own copy, remembered with ink-rows.ts's recentMemo (bounded).
+export const INK_RENDER_NODE = /ink[\\/]build[\\/]render-node-to-output\.js$/;
+const WIDEST_LINE_IMPORT = "import widestLine from 'widest-line';";
+
+/** Ink's render-node-to-output.js with widestLine remembered; unchanged (and a warning) if Ink changed. */
+export function inkRenderWithWidthMemo(source) {
+  if (!source.includes(WIDEST_LINE_IMPORT)) {
+    console.warn('build: ink/build/render-node-to-output.js changed; text widths are measured every frame as before');
+    return source;
+  }
+  const rows = JSON.stringify(`${root}/src/tui/terminal/ink-rows.ts`);
+  return source.replace(
+    WIDEST_LINE_IMPORT,
+    `import __widestLine from 'widest-line';
+import { recentMemo as __recentMemo } from ${rows};
+const widestLine = __recentMemo((text) => __widestLine(text));`,
+  );
+}
+
 const inkOutputPlugin = {
-  name: 'ink-output-row-cache',
+  name: 'ink-caches',
   setup(b) {
     b.onLoad({ filter: INK_OUTPUT }, async (args) => ({ contents: inkOutputWithRowCache(await readFile(args.path, 'utf8')), loader: 'js' }));
+    b.onLoad({ filter: INK_RENDER_NODE }, async (args) => ({ contents: inkRenderWithWidthMemo(await readFile(args.path, 'utf8')), loader: 'js' }));
   },
 };
 

@@ -1,7 +1,8 @@
 /**
  * The top of the session screens: the address with a live expiry countdown, the poll state with the
- * provider the address lives on, and in local mode where to send mail. It ticks once a second on its
- * own, and follows the poller's status on its own (LiveSessionHeader), so the list does not re-render.
+ * provider the address lives on, and in local mode where to send mail. Its countdown ticks once a second
+ * on its own (nothing else re-renders), and it follows the poller's status on its own
+ * (LiveSessionHeader), so the list does not re-render.
  */
 import { Box, Text } from 'ink';
 import React, { memo } from 'react';
@@ -96,38 +97,72 @@ export function pollLine(poll: string, where: string | undefined, columns: numbe
   return gap >= 3 ? `${poll}${' '.repeat(gap)}${where}` : fitToWidth(poll, columns);
 }
 
-/** Address, countdown, poll state, its provider, the unread count (viewer) and (local mode) the SMTP target. */
-export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local, where, push, unread }: SessionHeaderProps) {
+/**
+ * The countdown, right-aligned in `cols` columns (or on a line of its own): the only part of the header
+ * that changes every second, so it alone ticks. It is a Text of its own, so a tick re-renders this
+ * component only and Ink lays out and cuts into cells its few characters, not the address beside it.
+ */
+function Countdown({ session, zoneErrorMs, poll, clock, cols }: {
+  session: Session;
+  zoneErrorMs: number;
+  poll: PollStatus;
+  clock: () => number;
+  /** Columns it is right-aligned in; undefined: on its own line, cut at the edge. */
+  cols?: number;
+}) {
   const theme = useTheme();
   const now = useNow(clock);
   const expires = session.expiresAt !== null;
   const left = expires ? secondsLeft(new Date(session.expiresAt!.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS) : 1;
   const countdown = expiryText(left, poll, expires);
-  const { lines, besideCountdown } = addressLines(session.email, columns);
   const refused = !expires && poll.phase === 'stopped' && poll.stopReason !== 'left';
   const color = left > 0 && !refused ? undefined : theme.color('error');
-  const provider = where && push === 'live' ? `${where} · instant` : where;
+  return (
+    <Text wrap="truncate" color={color}>
+      {/* Right-aligned; it gives way ("expiry unclear (servi…") before the address does. */}
+      {cols === undefined ? countdown : rightAligned(` ${countdown}`, cols)}
+    </Text>
+  );
+}
+
+/** The poll line; only a retry's countdown ("retrying in 8 s") reads the clock, so only then it ticks. */
+function PollLine(props: { poll: PollStatus; intervalMs: number; clock: () => number; right: string; columns: number }) {
+  return props.poll.phase === 'retrying' ? <TickingPollLine {...props} /> : <PollLineAt {...props} now={props.clock()} />;
+}
+
+function TickingPollLine(props: { poll: PollStatus; intervalMs: number; clock: () => number; right: string; columns: number }) {
+  return <PollLineAt {...props} now={useNow(props.clock)} />;
+}
+
+function PollLineAt({ poll, intervalMs, right, columns, now }: { poll: PollStatus; intervalMs: number; right: string; columns: number; now: number }) {
+  const theme = useTheme();
   const failing = poll.phase === 'retrying' || poll.phase === 'held' || poll.phase === 'stopped';
+  return (
+    <Text wrap="truncate" color={failing ? theme.color('warn') : theme.color('muted')}>
+      {pollLine(pollText(poll, now, intervalMs), right || undefined, columns)}
+    </Text>
+  );
+}
+
+/** Address, countdown, poll state, its provider, the unread count (viewer) and (local mode) the SMTP target. */
+export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local, where, push, unread }: SessionHeaderProps) {
+  const theme = useTheme();
+  const { lines, besideCountdown } = addressLines(session.email, columns);
+  const provider = where && push === 'live' ? `${where} · instant` : where;
   const right = [provider, unread === undefined ? '' : `${unread} unread`].filter(Boolean).join(' · ');
+  const countdown = { session, zoneErrorMs, poll, clock };
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
-        <Text key={i} wrap="truncate">
-          <Text bold color={theme.color('accent')}>
+        <Box key={i}>
+          <Text wrap="truncate" bold color={theme.color('accent')}>
             {line}
           </Text>
-          {/* Right-aligned; it gives way ("expiry unclear (servi…") before the address does. */}
-          {besideCountdown ? <Text color={color}>{rightAligned(` ${countdown}`, columns - textWidth(line))}</Text> : null}
-        </Text>
+          {besideCountdown ? <Countdown {...countdown} cols={columns - textWidth(line)} /> : null}
+        </Box>
       ))}
-      {besideCountdown ? null : (
-        <Text wrap="truncate" color={color}>
-          {countdown}
-        </Text>
-      )}
-      <Text wrap="truncate" color={failing ? theme.color('warn') : theme.color('muted')}>
-        {pollLine(pollText(poll, now, intervalMs), right || undefined, columns)}
-      </Text>
+      {besideCountdown ? null : <Countdown {...countdown} />}
+      <PollLine poll={poll} intervalMs={intervalMs} clock={clock} right={right} columns={columns} />
       {local ? (
         <Text wrap="truncate" color={theme.color('ok')}>
           {fitToWidth(localLine(local, session.email, columns), columns)}

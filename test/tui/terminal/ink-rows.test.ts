@@ -12,11 +12,12 @@ import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without types
-import { INK_OUTPUT, inkOutputWithRowCache } from '../../../scripts/build-config.mjs';
+import { INK_OUTPUT, INK_RENDER_NODE, inkOutputWithRowCache, inkRenderWithWidthMemo } from '../../../scripts/build-config.mjs';
 import { recentMemo, rowCachedGet, type InkOutput, type InkOutputDeps } from '../../../src/tui/terminal/ink-rows';
 
 const require = createRequire(import.meta.url);
 const outputPath = require.resolve('ink').replace(/index\.js$/, 'output.js');
+const renderNodePath = require.resolve('ink').replace(/index\.js$/, 'render-node-to-output.js');
 
 interface InkOutputClass {
   new (options: { width: number; height: number }): {
@@ -132,5 +133,16 @@ describe('ink rows', () => {
     const patched = inkOutputWithRowCache(source) as string;
     expect(patched).not.toBe(source);
     expect(patched).toContain('Output.prototype.get = __rowCachedGet(');
+  });
+
+  it("has Ink's text widths remembered by the build, Ink's own widest-line behind the memo", () => {
+    expect(INK_RENDER_NODE.test(renderNodePath)).toBe(true);
+    const source = readFileSync(renderNodePath, 'utf8');
+    const patched = inkRenderWithWidthMemo(source) as string;
+    expect(patched).not.toContain("import widestLine from 'widest-line';");
+    expect(patched).toContain("import __widestLine from 'widest-line';");
+    expect(patched).toContain('const widestLine = __recentMemo((text) => __widestLine(text));');
+    // Everything else is Ink's, unchanged.
+    expect(patched.split('\n').slice(3).join('\n')).toBe(source.split('\n').slice(1).join('\n'));
   });
 });
