@@ -1,6 +1,7 @@
 // The esbuild options of the shipped bundle, shared by scripts/build.mjs and the test that checks what
 // the app loads before its first frame (test/e2e/startup-bundle.test.ts).
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +18,19 @@ const FETCH_TEST = '"function"!=typeof fetch?Promise.resolve()';
 export function yogaWithoutFetch(source) {
   if (!source.includes(FETCH_TEST)) console.warn('build: yoga-layout loader changed; its wasm is fetched as before');
   return source.replace(FETCH_TEST, '!0?Promise.resolve()');
+}
+
+// Its own path then decodes the ~96 KB of base64 with atob into a string, copied into bytes one char
+// at a time (~3 ms); Node's base64 decoder gives the same bytes in a tenth of that.
+const ATOB_DECODE = 'var b=xa(a.slice(37)),c=new Uint8Array(b.length);for(a=0;a<b.length;++a)c[a]=b.charCodeAt(a);var d=c';
+
+/** The yoga loader decoding its wasm with Buffer; unchanged (and a warning) if yoga changed. */
+export function yogaDecodeWithBuffer(source) {
+  if (!source.includes(ATOB_DECODE) || !source.includes('startsWith("data:application/octet-stream;base64,")')) {
+    console.warn('build: yoga-layout loader changed; its wasm is decoded with atob as before');
+    return source;
+  }
+  return source.replace(ATOB_DECODE, () => 'var d=new Uint8Array(Buffer.from(a.slice(37),"base64"))');
 }
 
 // Ink's output.js builds each frame from nothing; src/tui/terminal/ink-rows.ts is the same assembly with
@@ -58,6 +72,44 @@ const widestLine = __recentMemo((text) => __widestLine(text));`,
   );
 }
 
+// string-width (Ink's measure of every text it lays out, and ours: src/text/text-width.ts) builds
+// /^\p{RGI_Emoji}$/v when it loads and runs it on every grapheme cluster of a non-ASCII string: building
+// that set costs ~15 ms and its first match ~17 ms more, both before the first frame (whose "…" and "·"
+// take that path). A cluster can only be an RGI emoji when its first code point is an emoji character,
+// and a lone code point only when it has emoji presentation (UTS #51; test/text checks it over every
+// code point): the regex is built on the first cluster that passes that test, and asked only about those.
+// The copy Ink loads (wrap-ansi keeps an older one of its own, without that regex).
+export const STRING_WIDTH = createRequire(`${root}/node_modules/ink/package.json`).resolve('string-width');
+const RGI_DECLARATION = 'const rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;';
+const RGI_TEST = 'rgiEmojiRegex.test(segment)';
+/** What an RGI emoji cluster starts with (test/text checks that no RGI emoji fails it). */
+export const MAY_BE_RGI_EMOJI = String.raw`^(?:\p{Emoji_Presentation}$|\p{Emoji}.)`;
+const RGI_LAZY = `let rgiEmojiRegex;
+const mayBeRgiEmoji = /${MAY_BE_RGI_EMOJI}/su;
+function isRgiEmoji(segment) {
+	if (!mayBeRgiEmoji.test(segment)) return false;
+	rgiEmojiRegex ??= new RegExp('^\\\\p{RGI_Emoji}$', 'v');
+	return rgiEmojiRegex.test(segment);
+}`;
+
+/** string-width with its emoji regex built lazily and asked only about possible emoji; unchanged (and a warning) if string-width changed. */
+export function stringWidthLazyEmoji(source) {
+  if (!source.includes(RGI_DECLARATION) || source.split(RGI_TEST).length !== 2) {
+    console.warn('build: string-width changed; its emoji regex is built at load as before');
+    return source;
+  }
+  return source.replace(RGI_TEST, 'isRgiEmoji(segment)').replace(RGI_DECLARATION, () => RGI_LAZY);
+}
+
+export const stringWidthPlugin = {
+  name: 'string-width-lazy-emoji',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) =>
+      args.path === STRING_WIDTH ? { contents: stringWidthLazyEmoji(await readFile(args.path, 'utf8')), loader: 'js' } : undefined,
+    );
+  },
+};
+
 const inkOutputPlugin = {
   name: 'ink-caches',
   setup(b) {
@@ -69,7 +121,7 @@ const inkOutputPlugin = {
 const yogaPlugin = {
   name: 'yoga-without-fetch',
   setup(b) {
-    b.onLoad({ filter: YOGA_LOADER }, async (args) => ({ contents: yogaWithoutFetch(await readFile(args.path, 'utf8')), loader: 'js' }));
+    b.onLoad({ filter: YOGA_LOADER }, async (args) => ({ contents: yogaDecodeWithBuffer(yogaWithoutFetch(await readFile(args.path, 'utf8'))), loader: 'js' }));
   },
 };
 
@@ -100,7 +152,7 @@ export function buildOptions(outdir = 'dist') {
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
-    plugins: [yogaPlugin, inkOutputPlugin],
+    plugins: [yogaPlugin, inkOutputPlugin, stringWidthPlugin],
     logLevel: 'warning',
   };
 }

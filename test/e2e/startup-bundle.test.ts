@@ -6,11 +6,11 @@
  * needed; yoga's inline wasm is not fetched through undici.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without types
-import { buildOptions, root, YOGA_LOADER, yogaWithoutFetch } from '../../scripts/build-config.mjs';
+import { buildOptions, root, STRING_WIDTH, stringWidthLazyEmoji, YOGA_LOADER, yogaDecodeWithBuffer, yogaWithoutFetch } from '../../scripts/build-config.mjs';
 
 const APP_PATH = ['src/tui/shell/app-cli.ts', 'src/tui/shell/app-service.ts', 'src/tui/shell/run-app.tsx'];
 
@@ -63,5 +63,24 @@ describe('start-up bundle', () => {
     expect(loader).toBeDefined();
     const source = readFileSync(join(root as string, loader!), 'utf8');
     expect(yogaWithoutFetch(source)).not.toBe(source);
+  });
+
+  it("decodes yoga's inline wasm with Node's base64 decoder, not atob and a loop", () => {
+    // The e2e tests draw every screen through the wasm decoded this way.
+    const loader = Object.keys(meta.inputs).find((i) => YOGA_LOADER.test(i));
+    const source = yogaWithoutFetch(readFileSync(join(root as string, loader!), 'utf8'));
+    const changed = yogaDecodeWithBuffer(source);
+    expect(changed).not.toBe(source);
+    expect(changed).toContain('Buffer.from(a.slice(37),"base64")');
+  });
+
+  it("builds string-width's emoji regex when a possible emoji comes, not when the first frame loads", () => {
+    // The copy of string-width in the first frame's chunks is the one the build changes (test/text checks
+    // that it measures as before).
+    const inputs = loadedWith(meta, ['src/cli.tsx', ...APP_PATH]);
+    const copies = [...inputs].filter((i) => /node_modules\/(.*\/)?string-width\//.test(i));
+    expect(copies).toContain(relative(root as string, STRING_WIDTH as string));
+    const source = readFileSync(STRING_WIDTH as string, 'utf8');
+    expect(stringWidthLazyEmoji(source)).not.toBe(source);
   });
 });
