@@ -2,8 +2,8 @@
  * A short lock for a read-modify-write of a small private file that two processes may change at once
  * (two app windows): `.<name>.lock` created exclusively beside it. A lock older than LOCK_STALE_MS was
  * left by a process that died and is taken over; after LOCK_WAIT_MS we go ahead anyway (the atomic
- * rename still keeps the file whole; at worst one concurrent change is lost). Same rules as the
- * saved-sessions file's lock.
+ * rename still keeps the file whole; at worst one concurrent change is lost). Used by the saved
+ * sessions and the read state.
  */
 import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,20 +4,17 @@
  * terminal) may write at once: each change re-reads the file under a short lock file and renames a
  * complete new file into place, so neither loses the other's address.
  */
-import { closeSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { appPaths } from './paths';
-import { ensurePrivateDir, isTempFileName, readPrivateFile, writePrivateFile } from './secure-file';
+import { removeStaleTemps, withFileLock } from './file-lock';
+import { readPrivateFile, writePrivateFile } from './secure-file';
 import { isProviderId, type ProviderId, type Session } from '../model/mail-types';
 import { normalizeBaseUrl } from '../model/service-url';
 
 export const SESSIONS_FILE = 'sessions.json';
 // Enough for anyone's live addresses; the oldest go first past it so the file cannot grow without bound.
 const MAX_SAVED = 200;
-const LOCK_STALE_MS = 10_000;
-const LOCK_WAIT_MS = 3_000;
-// A temp file this old belongs to a write that crashed (a live one exists for milliseconds).
-const TEMP_STALE_MS = 60_000;
 
 /**
  * A saved address: the session plus the provider and service it belongs to. The token and the password
@@ -82,14 +79,15 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
   const clock = options.clock ?? (() => new Date());
 
   const mutate = (now: Date, change: (list: StoredSession[]) => StoredSession[]): void => {
-    withLock(dir, () => {
+    // `.sessions.json.lock`, the short lock two app windows take turns with (file-lock.ts).
+    withFileLock(dir, SESSIONS_FILE, () => {
       const { sessions, corrupt } = load(file);
       // A file we cannot parse is kept aside (it may hold a token the user still wants), not overwritten.
       if (corrupt) renameSync(file, `${file}.corrupt-${now.getTime()}`);
       const next = change(prune(sessions, now));
       writePrivateFile(file, `${JSON.stringify({ version: 1, sessions: next }, null, 2)}\n`);
       // A crashed write's temp file holds tokens too; it should not outlive them.
-      removeStaleTemps(dir);
+      removeStaleTemps(dir, SESSIONS_FILE);
     });
   };
 
@@ -207,71 +205,4 @@ function toSaved(s: StoredSession): SavedSession {
     // Only a note: one that is not a date is ignored, never a reason to drop the address and its token.
     ...(validDate(s.refusedAt) ? { refusedAt: new Date(s.refusedAt) } : {}),
   };
-}
-
-/**
- * Runs `fn` holding `.sessions.json.lock` (created exclusively). A lock older than LOCK_STALE_MS was left
- * by a process that died and is taken over; after LOCK_WAIT_MS we go ahead anyway: the atomic rename
- * still keeps the file whole, at worst one concurrent change is lost.
- */
-function withLock<T>(dir: string, fn: () => T): T {
-  ensurePrivateDir(dir);
-  const lock = join(dir, `.${SESSIONS_FILE}.lock`);
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  let held = false;
-  while (!held) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      held = true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (isStale(lock) || Date.now() > deadline) {
-        removeQuietly(lock);
-        continue;
-      }
-      sleepSync(15);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    removeQuietly(lock);
-  }
-}
-
-function removeStaleTemps(dir: string): void {
-  try {
-    for (const name of readdirSync(dir)) {
-      if (!isTempFileName(name) || !name.startsWith(`.${SESSIONS_FILE}.`)) continue;
-      const path = join(dir, name);
-      if (isStale(path, TEMP_STALE_MS)) removeQuietly(path);
-    }
-  } catch {
-    // Housekeeping only: the sessions file itself is already written.
-  }
-}
-
-function isStale(lock: string, maxAgeMs = LOCK_STALE_MS): boolean {
-  try {
-    return Date.now() - statSync(lock).mtimeMs > maxAgeMs;
-  } catch {
-    return true;
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Gone already (another process took it over): fine.
-  }
-}
-
-// The store is synchronous (see secure-file.ts); waiting a few ms for another process's lock blocks
-// this thread briefly, which is what a synchronous lock means.
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-function sleepSync(ms: number): void {
-  Atomics.wait(sleepCell, 0, 0, ms);
 }
