@@ -50,25 +50,32 @@ async function openInbox(app: PtyApp, email: string): Promise<void> {
   await app.press(KEYS.ENTER, (s) => isInbox(s) && s.includes('Fourth message') && s.includes('First message'));
 }
 
+/**
+ * The e2e service (its own app stopped: apps are started after the address is saved) with an address
+ * that has four messages waiting, saved as if created earlier so every app resumes it alike; and how to
+ * start an app on it, checks ten minutes apart (none in the middle of a comparison).
+ */
+async function savedInboxWithMail(): Promise<{ email: string; start: (cols: number, rows: number) => PtyApp }> {
+  e2e = await startE2E();
+  const { serve, home } = e2e;
+  e2e.app.kill();
+  const session = await newSession(serve.baseUrl);
+  for (const subject of ['First message', 'Second message', 'Third message', 'Fourth message']) {
+    await sendMail(serve, { from: 'Alice Example <alice@example.org>', to: session.email, subject, text: `Body of ${subject}` });
+  }
+  const saved = { email: session.email, token: session.token, expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`) };
+  openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
+  const start = (cols: number, rows: number) =>
+    spawnApp({ args: ['--base-url', serve.baseUrl, '--poll-interval', '600'], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols, rows });
+  return { email: session.email, start };
+}
+
 describe('changed cells only', () => {
   it('after many ticks, keys and a resize the screen is what a fresh render draws', async () => {
-    e2e = await startE2E();
-    const { serve, home } = e2e;
-    // Its own app is started before the address below is saved; two are started after.
-    e2e.app.kill();
-    // An address with mail waiting, saved as if created earlier: both apps resume it alike.
-    const session = await newSession(serve.baseUrl);
-    for (const subject of ['First message', 'Second message', 'Third message', 'Fourth message']) {
-      await sendMail(serve, { from: 'Alice Example <alice@example.org>', to: session.email, subject, text: `Body of ${subject}` });
-    }
-    const saved = { email: session.email, token: session.token, expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`) };
-    openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
-    // Checks ten minutes apart: no check in the middle of a comparison (its line is the same in both).
-    const start = (cols: number, rows: number) =>
-      spawnApp({ args: ['--base-url', serve.baseUrl, '--poll-interval', '600'], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols, rows });
+    const { email, start } = await savedInboxWithMail();
 
     const app = (ticking = start(80, 24));
-    await openInbox(app, session.email);
+    await openInbox(app, email);
     await app.press('j');
     await app.press('j');
     const before = app.mark();
@@ -85,7 +92,7 @@ describe('changed cells only', () => {
     await app.settle();
 
     fresh = start(100, 30);
-    await openInbox(fresh, session.email);
+    await openInbox(fresh, email);
     for (let i = 0; i < 3; i++) await fresh.press('j');
     // Each last wrote a tick (the diff leaves the cursor below the last line it changed, so where the
     // cursor waits depends on what was drawn last: a key's rows or the countdown).
@@ -98,22 +105,9 @@ describe('changed cells only', () => {
   });
 
   it('Ctrl-L draws the whole screen again over what another program wrote on it', async () => {
-    e2e = await startE2E();
-    const { serve, home } = e2e;
-    e2e.app.kill();
-    const session = await newSession(serve.baseUrl);
-    for (const subject of ['First message', 'Second message', 'Third message', 'Fourth message']) {
-      await sendMail(serve, { from: 'Alice Example <alice@example.org>', to: session.email, subject, text: `Body of ${subject}` });
-    }
-    const saved = { email: session.email, token: session.token, expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`) };
-    openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
-    const app = (ticking = spawnApp({
-      args: ['--base-url', serve.baseUrl, '--poll-interval', '600'],
-      env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home },
-      cols: 80,
-      rows: 24,
-    }));
-    await openInbox(app, session.email);
+    const { email, start } = await savedInboxWithMail();
+    const app = (ticking = start(80, 24));
+    await openInbox(app, email);
     await app.settle();
     const before = screenCells(app);
     // Another program (wall, a background job) writes over the screen; the app's diffs leave it there.
