@@ -146,7 +146,8 @@ export const GRAPHEME_SEGMENTER_FILES = GRAPHEME_SEGMENTERS.map((g) => g.file);
 export function withLazyGraphemes(file, source) {
   const g = GRAPHEME_SEGMENTERS.find((x) => x.file === file);
   if (!g) return source;
-  // Outside comments, the segmenter must be used only as NAME.segment(...), the one method the stand-in has.
+  // Outside comments, the segmenter must be used only as NAME.segment(...), the one method the stand-in has
+  // (what that returns iterates and answers containing() as Intl's does).
   const code = source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
   const uses = code.match(new RegExp(`\\b${g.name}\\b`, 'g'))?.length ?? 0;
   const calls = code.split(`${g.name}.segment(`).length - 1;

@@ -25,23 +25,43 @@ export interface Grapheme {
   input: string;
 }
 
-let segmenter: Intl.Segmenter | undefined;
-
-/** Each code point of `s` as its own segment. */
-function codePointSegments(s: string): Grapheme[] {
-  const out: Grapheme[] = [];
-  for (let i = 0; i < s.length; ) {
-    const cp = s.codePointAt(i) as number;
-    const size = cp > 0xffff ? 2 : 1;
-    out.push({ segment: s.slice(i, i + size), index: i, input: s });
-    i += size;
-  }
-  return out;
+/** What Intl.Segmenter's segment() returns and the packages use: the segments, and the one holding an index. */
+export interface Graphemes extends Iterable<Grapheme> {
+  containing(index?: number): Grapheme | undefined;
 }
 
-/** The grapheme clusters of `s`, exactly as `new Intl.Segmenter(undefined, {granularity: 'grapheme'})` splits it. */
-export function graphemes(s: string): Iterable<Grapheme> {
-  if (!MAY_JOIN.test(s)) return codePointSegments(s);
+let segmenter: Intl.Segmenter | undefined;
+
+/** Each code point of `input` as its own segment. */
+class CodePointSegments implements Graphemes {
+  constructor(private readonly input: string) {}
+
+  private at(start: number): Grapheme {
+    const size = (this.input.codePointAt(start) as number) > 0xffff ? 2 : 1;
+    return { segment: this.input.slice(start, start + size), index: start, input: this.input };
+  }
+
+  *[Symbol.iterator](): Iterator<Grapheme> {
+    for (let i = 0; i < this.input.length; ) {
+      const g = this.at(i);
+      i += g.segment.length;
+      yield g;
+    }
+  }
+
+  /** As Intl's: the segment holding UTF-16 offset `index` (a number as ToIntegerOrInfinity reads it), or undefined outside the string. */
+  containing(index?: number): Grapheme | undefined {
+    const n = Math.trunc(Number(index)) || 0;
+    if (n < 0 || n >= this.input.length) return undefined;
+    const c = this.input.charCodeAt(n);
+    const low = c >= 0xdc00 && c <= 0xdfff && n > 0 && this.input.charCodeAt(n - 1) >= 0xd800 && this.input.charCodeAt(n - 1) <= 0xdbff;
+    return this.at(low ? n - 1 : n);
+  }
+}
+
+/** The grapheme clusters of `s`, exactly as `new Intl.Segmenter(undefined, {granularity: 'grapheme'}).segment(s)` gives them. */
+export function graphemes(s: string): Graphemes {
+  if (!MAY_JOIN.test(s)) return new CodePointSegments(s);
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return segmenter.segment(s);
 }
