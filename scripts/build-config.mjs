@@ -163,6 +163,50 @@ function relativeToRoot(file) {
   return file.startsWith(root) ? file.slice(root.length) : file;
 }
 
+// Two Node modules Ink's dependencies load only to use later, ~2 ms before the first frame between them:
+// signal-exit 3 loads node:assert for one check of its argument (the same check, with node:assert
+// loaded only to throw its error when it fails), and terminal-size loads node:child_process for its
+// fallbacks when stdout is not a terminal (loaded when the first fallback runs).
+export const SIGNAL_EXIT = `${packageDir('signal-exit', INK_DIR)}/index.js`;
+export const TERMINAL_SIZE = `${packageDir('terminal-size', INK_DIR)}/index.js`;
+const ASSERT_REQUIRE = "var assert = require('assert')";
+const ASSERT_USE = "assert.equal(typeof cb, 'function', 'a callback must be provided for exit handler')";
+const EXEC_IMPORT = "import {execFileSync} from 'node:child_process';";
+
+/** signal-exit loading node:assert when its check fails; unchanged (and a warning) if it changed. */
+export function signalExitLazyAssert(source) {
+  if (!source.includes(ASSERT_REQUIRE) || source.split('assert').length !== 4 || !source.includes(ASSERT_USE)) {
+    console.warn('build: signal-exit changed; it loads node:assert at once as before');
+    return source;
+  }
+  return source.replace(ASSERT_REQUIRE, () => "var assert = { equal: function (a, b, m) { if (a != b) require('assert').equal(a, b, m) } }");
+}
+
+/** terminal-size loading node:child_process on its first fallback; unchanged (and a warning) if it changed. */
+export function terminalSizeLazyExec(source) {
+  if (!source.includes(EXEC_IMPORT) || source.split('execFileSync').length !== 3) {
+    console.warn('build: terminal-size changed; it loads node:child_process at once as before');
+    return source;
+  }
+  return source.replace(
+    EXEC_IMPORT,
+    () => `import {createRequire as __createRequire} from 'node:module';
+const execFileSync = (...args) => __createRequire(import.meta.url)('node:child_process').execFileSync(...args);`,
+  );
+}
+
+export const lazyBuiltinsPlugin = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]signal-exit[\\/]index\.js$/ }, async (args) =>
+      args.path === SIGNAL_EXIT ? { contents: signalExitLazyAssert(await readFile(args.path, 'utf8')), loader: 'js' } : undefined,
+    );
+    b.onLoad({ filter: /[\\/]terminal-size[\\/]index\.js$/ }, async (args) =>
+      args.path === TERMINAL_SIZE ? { contents: terminalSizeLazyExec(await readFile(args.path, 'utf8')), loader: 'js' } : undefined,
+    );
+  },
+};
+
 const inkOutputPlugin = {
   name: 'ink-caches',
   setup(b) {
@@ -216,7 +260,7 @@ export function buildOptions(outdir = 'dist') {
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
-    plugins: [yogaPlugin, inkOutputPlugin, stringWidthPlugin, graphemesPlugin],
+    plugins: [yogaPlugin, inkOutputPlugin, stringWidthPlugin, graphemesPlugin, lazyBuiltinsPlugin],
     logLevel: 'warning',
   };
 }

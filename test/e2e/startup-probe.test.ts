@@ -1,8 +1,8 @@
 /**
  * What the built app does before its first frame, watched from inside the process (first-frame-probe.mjs,
  * loaded with `node --import`): it builds no Intl object (the first one loads ICU's data, ~9 ms; the first
- * frame's "·" and "…" are measured without a segmenter, see src/text/graphemes.ts) and loads no
- * node:crypto. And the probe does see a segmenter built once text needs one: a combining mark typed into
+ * frame's "·" and "…" are measured without a segmenter, see src/text/graphemes.ts) and loads neither
+ * node:crypto, node:child_process nor node:assert (scripts/build-config.mjs). And the probe does see a segmenter built once text needs one: a combining mark typed into
  * the custom name.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 describe('before the first frame', () => {
-  it('builds no Intl object and loads no node:crypto; a combining mark typed later builds the segmenter', async () => {
+  it('builds no Intl object and loads no node:crypto, child_process or assert; a combining mark typed later builds the segmenter', async () => {
     const home = await mkdtemp(join(tmpdir(), 'tempmail-probe-home-'));
     dirs.push(home);
     serve = await startServeProcess(['--data-dir', join(home, 'data')]);
@@ -49,7 +49,7 @@ describe('before the first frame', () => {
 
     expect(first.frameNonAscii).toContain('·'); // the first frame has text past ASCII to measure
     expect(first.modulesAtFirstFrame).toContain('NativeModule tty'); // the probe reads the real list
-    expect(first.modulesAtFirstFrame).not.toContain('NativeModule crypto');
+    for (const later of ['crypto', 'child_process', 'assert']) expect(first.modulesAtFirstFrame).not.toContain(`NativeModule ${later}`);
     expect(first.intl.filter((i) => !i.afterFirstFrame)).toEqual([]);
 
     await app.waitForScreen(isPicker);
