@@ -9,6 +9,7 @@
 import { render } from 'ink';
 import React from 'react';
 import { preloadHttp } from '../../client/http-client';
+import { holdYoungGeneration } from '../../platform/young-generation';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';
 import type { Settings } from '../../state/app-config';
@@ -91,8 +92,12 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     // slot (33 ms at Ink's default 30). Frames cost a few changed cells now.
     maxFps: 60,
   });
-  // The first frame is out: the HTTP client's code loads now, before the first key needs it.
-  setImmediate(preloadHttp);
+  // The first frame is out: the HTTP client's code loads now, before the first key needs it, and the
+  // young generation stops growing (young-generation.ts).
+  setImmediate(() => {
+    preloadHttp();
+    void holdYoungGeneration();
+  });
   // Drawn again when the local service changes hands (the window it was borrowed from quit and this one
   // took over): the picker says whose service it is, and the SMTP target stays the right one.
   const unfollow = local?.onChange(() => instance.rerender(app()));
