@@ -1,6 +1,6 @@
 // The esbuild options of the shipped bundle, shared by scripts/build.mjs and the test that checks what
 // the app loads before its first frame (test/e2e/startup-bundle.test.ts).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -105,7 +105,104 @@ export const stringWidthPlugin = {
   name: 'string-width-lazy-emoji',
   setup(b) {
     b.onLoad({ filter: /[\\/]string-width[\\/]index\.js$/ }, async (args) =>
-      args.path === STRING_WIDTH ? { contents: stringWidthLazyEmoji(await readFile(args.path, 'utf8')), loader: 'js' } : undefined,
+      args.path === STRING_WIDTH ? { contents: withLazyGraphemes(args.path, stringWidthLazyEmoji(await readFile(args.path, 'utf8'))), loader: 'js' } : undefined,
+    );
+  },
+};
+
+// Ink's string-width, wrap-ansi's own string-width, slice-ansi and @alcalzone/ansi-tokenize (Ink's frame
+// tokenizer, ink-rows.ts's too) each build an Intl.Segmenter when they load, and the first Intl object
+// loads ICU's data: ~9 ms before the first frame, whose text is one cluster per code point anyway. Each
+// gets src/text/graphemes.ts's stand-in instead: the same segments, without ICU unless a code point that
+// can join its neighbours comes (test/text checks the packages give the same answers with it).
+/** The folder of package `name` as Node finds it from `fromDir` (ESM-only packages export no require path). */
+function packageDir(name, fromDir) {
+  const found = createRequire(`${fromDir}/package.json`).resolve.paths(name)?.find((d) => existsSync(`${d}/${name}/package.json`));
+  if (!found) throw new Error(`build: ${name} not found from ${fromDir}`);
+  return `${found}/${name}`;
+}
+const INK_DIR = packageDir('ink', root);
+const GRAPHEME_SEGMENTERS = [
+  { file: STRING_WIDTH, name: 'segmenter', declaration: 'const segmenter = new Intl.Segmenter();' },
+  {
+    file: `${packageDir('string-width', packageDir('wrap-ansi', INK_DIR))}/index.js`,
+    name: 'segmenter',
+    declaration: 'const segmenter = new Intl.Segmenter();',
+  },
+  {
+    file: `${packageDir('slice-ansi', INK_DIR)}/tokenize-ansi.js`,
+    name: 'GRAPHEME_SEGMENTER',
+    declaration: "const GRAPHEME_SEGMENTER = new Intl.Segmenter(undefined, {granularity: 'grapheme'});",
+  },
+  {
+    file: `${packageDir('@alcalzone/ansi-tokenize', INK_DIR)}/build/tokenize.js`,
+    name: 'segmenter',
+    declaration: 'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
+  },
+];
+export const GRAPHEME_SEGMENTER_FILES = GRAPHEME_SEGMENTERS.map((g) => g.file);
+
+/** `source` (one of GRAPHEME_SEGMENTER_FILES) with graphemes.ts's segmenter; unchanged (and a warning) if the package changed. */
+export function withLazyGraphemes(file, source) {
+  const g = GRAPHEME_SEGMENTERS.find((x) => x.file === file);
+  if (!g) return source;
+  // Outside comments, the segmenter must be used only as NAME.segment(...), the one method the stand-in has
+  // (what that returns iterates and answers containing() as Intl's does).
+  const code = source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+  const uses = code.match(new RegExp(`\\b${g.name}\\b`, 'g'))?.length ?? 0;
+  const calls = code.split(`${g.name}.segment(`).length - 1;
+  if (!source.includes(g.declaration) || calls === 0 || uses !== calls + 1 || code.split('Intl.Segmenter').length !== 2) {
+    console.warn(`build: ${relativeToRoot(file)} changed; it builds its Intl.Segmenter at load as before`);
+    return source;
+  }
+  const graphemes = JSON.stringify(`${root}/src/text/graphemes.ts`);
+  return `import { lazyGraphemeSegmenter as __lazyGraphemeSegmenter } from ${graphemes};\n${source.replace(g.declaration, () => `const ${g.name} = __lazyGraphemeSegmenter;`)}`;
+}
+
+function relativeToRoot(file) {
+  return file.startsWith(root) ? file.slice(root.length) : file;
+}
+
+// Two Node modules Ink's dependencies load only to use later, ~2 ms before the first frame between them:
+// signal-exit 3 loads node:assert for one check of its argument (the same check, with node:assert
+// loaded only to throw its error when it fails), and terminal-size loads node:child_process for its
+// fallbacks when stdout is not a terminal (loaded when the first fallback runs).
+export const SIGNAL_EXIT = `${packageDir('signal-exit', INK_DIR)}/index.js`;
+export const TERMINAL_SIZE = `${packageDir('terminal-size', INK_DIR)}/index.js`;
+const ASSERT_REQUIRE = "var assert = require('assert')";
+const ASSERT_USE = "assert.equal(typeof cb, 'function', 'a callback must be provided for exit handler')";
+const EXEC_IMPORT = "import {execFileSync} from 'node:child_process';";
+
+/** signal-exit loading node:assert when its check fails; unchanged (and a warning) if it changed. */
+export function signalExitLazyAssert(source) {
+  if (!source.includes(ASSERT_REQUIRE) || source.split('assert').length !== 4 || !source.includes(ASSERT_USE)) {
+    console.warn('build: signal-exit changed; it loads node:assert at once as before');
+    return source;
+  }
+  return source.replace(ASSERT_REQUIRE, () => "var assert = { equal: function (a, b, m) { if (a != b) require('assert').equal(a, b, m) } }");
+}
+
+/** terminal-size loading node:child_process on its first fallback; unchanged (and a warning) if it changed. */
+export function terminalSizeLazyExec(source) {
+  if (!source.includes(EXEC_IMPORT) || source.split('execFileSync').length !== 3) {
+    console.warn('build: terminal-size changed; it loads node:child_process at once as before');
+    return source;
+  }
+  return source.replace(
+    EXEC_IMPORT,
+    () => `import {createRequire as __createRequire} from 'node:module';
+const execFileSync = (...args) => __createRequire(import.meta.url)('node:child_process').execFileSync(...args);`,
+  );
+}
+
+export const lazyBuiltinsPlugin = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]signal-exit[\\/]index\.js$/ }, async (args) =>
+      args.path === SIGNAL_EXIT ? { contents: signalExitLazyAssert(await readFile(args.path, 'utf8')), loader: 'js' } : undefined,
+    );
+    b.onLoad({ filter: /[\\/]terminal-size[\\/]index\.js$/ }, async (args) =>
+      args.path === TERMINAL_SIZE ? { contents: terminalSizeLazyExec(await readFile(args.path, 'utf8')), loader: 'js' } : undefined,
     );
   },
 };
@@ -115,6 +212,17 @@ const inkOutputPlugin = {
   setup(b) {
     b.onLoad({ filter: INK_OUTPUT }, async (args) => ({ contents: inkOutputWithRowCache(await readFile(args.path, 'utf8')), loader: 'js' }));
     b.onLoad({ filter: INK_RENDER_NODE }, async (args) => ({ contents: inkRenderWithWidthMemo(await readFile(args.path, 'utf8')), loader: 'js' }));
+  },
+};
+
+/** The packages of GRAPHEME_SEGMENTER_FILES but Ink's string-width (stringWidthPlugin changes that one). */
+export const graphemesPlugin = {
+  name: 'lazy-grapheme-segmenters',
+  setup(b) {
+    const files = GRAPHEME_SEGMENTER_FILES.filter((f) => f !== STRING_WIDTH);
+    b.onLoad({ filter: /[\\/](string-width[\\/]index|tokenize-ansi|tokenize)\.js$/ }, async (args) =>
+      files.includes(args.path) ? { contents: withLazyGraphemes(args.path, await readFile(args.path, 'utf8')), loader: 'js' } : undefined,
+    );
   },
 };
 
@@ -152,7 +260,7 @@ export function buildOptions(outdir = 'dist') {
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
     },
-    plugins: [yogaPlugin, inkOutputPlugin, stringWidthPlugin],
+    plugins: [yogaPlugin, inkOutputPlugin, stringWidthPlugin, graphemesPlugin, lazyBuiltinsPlugin],
     logLevel: 'warning',
   };
 }

@@ -5,9 +5,14 @@
  * to the opener as one argument of a process started without a shell and detached: nothing in it can
  * become a command, an option or a second argument, and the app never waits on the browser.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
+
+// node:child_process is loaded on the first link opened, not with the app (before its first frame).
+const load = createRequire(import.meta.url);
+const childProcess = (): typeof import('node:child_process') => load('node:child_process') as typeof import('node:child_process');
 
 // C0, DEL, C1, any whitespace, and format characters (bidi overrides, zero-width) that could disguise a URL.
 const FORBIDDEN = /[\u0000-\u0020\u007f-\u009f\s\p{Cf}]/u;
@@ -71,11 +76,11 @@ export async function openInBrowser(url: string, options: OpenOptions = {}): Pro
   if (!opener) return { opened: false, reason: 'no-display' };
   const found = opener;
   return new Promise((resolve) => {
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     try {
       // No shell, own process group (a Ctrl+C in the app does not reach the browser), no inherited stdio
       // (a chatty browser must not scribble over the app's screen).
-      child = spawn(found.path, [href], { env, detached: true, stdio: 'ignore', shell: false });
+      child = childProcess().spawn(found.path, [href], { env, detached: true, stdio: 'ignore', shell: false });
     } catch {
       resolve({ opened: false, reason: 'failed', detail: `${found.name} could not start` });
       return;

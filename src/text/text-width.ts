@@ -7,11 +7,10 @@
  * for long bodies that string-width's own per-cluster work would make slow.
  */
 import stringWidth from 'string-width';
+import { graphemes } from './graphemes';
 
 // Printable ASCII only: the common case, measured without segmenting.
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
-
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Columns taken by one grapheme cluster, as Ink counts them. */
 export function clusterWidth(cluster: string): number {
@@ -78,7 +77,7 @@ export function clusterStops(s: string): ClusterStops {
       if (cp > 0xffff) i++;
     }
   } else {
-    for (const { segment, index } of segmenter.segment(s)) {
+    for (const { segment, index } of graphemes(s)) {
       starts.push(index);
       widths.push(clusterWidth(segment));
     }

@@ -5,12 +5,14 @@
  * and the HTTP client (got: the first frame's domains come over Node's own http) are loaded only when
  * needed; yoga's inline wasm is not fetched through undici.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without types
-import { buildOptions, root, STRING_WIDTH, stringWidthLazyEmoji, YOGA_LOADER, yogaDecodeWithBuffer, yogaWithoutFetch } from '../../scripts/build-config.mjs';
+import { buildOptions, lazyBuiltinsPlugin, root, SIGNAL_EXIT, signalExitLazyAssert, STRING_WIDTH, stringWidthLazyEmoji, TERMINAL_SIZE, terminalSizeLazyExec, YOGA_LOADER, yogaDecodeWithBuffer, yogaWithoutFetch } from '../../scripts/build-config.mjs';
 
 const APP_PATH = ['src/tui/shell/app-cli.ts', 'src/tui/shell/app-service.ts', 'src/tui/shell/run-app.tsx'];
 
@@ -82,5 +84,39 @@ describe('start-up bundle', () => {
     expect(copies).toContain(relative(root as string, STRING_WIDTH as string));
     const source = readFileSync(STRING_WIDTH as string, 'utf8');
     expect(stringWidthLazyEmoji(source)).not.toBe(source);
+  });
+
+  it('loads node:assert in signal-exit and node:child_process in terminal-size only when used, answering as published', async () => {
+    for (const [file, patch] of [[SIGNAL_EXIT, signalExitLazyAssert], [TERMINAL_SIZE, terminalSizeLazyExec]] as const) {
+      const source = readFileSync(file as string, 'utf8');
+      expect((patch as (s: string) => string)(source), file as string).not.toBe(source);
+    }
+    const entry = `export { default as onExit } from ${JSON.stringify(SIGNAL_EXIT)}; export { default as terminalSize } from ${JSON.stringify(TERMINAL_SIZE)};`;
+    const bundle = async (plugins: unknown[]) =>
+      (await build({ stdin: { contents: entry, resolveDir: root as string, loader: 'js' }, bundle: true, format: 'esm', platform: 'node', write: false, plugins: plugins as never, logLevel: 'silent', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } })).outputFiles[0]!.text;
+    const dir = mkdtempSync(join(tmpdir(), 'lazy-builtins-'));
+    try {
+      writeFileSync(join(dir, 'shipped.mjs'), await bundle([lazyBuiltinsPlugin]));
+      writeFileSync(join(dir, 'published.mjs'), await bundle([]));
+      type Mod = { onExit: (cb: unknown) => () => void; terminalSize: () => { columns: number; rows: number } };
+      const shipped = (await import(pathToFileURL(join(dir, 'shipped.mjs')).href)) as Mod;
+      const published = (await import(pathToFileURL(join(dir, 'published.mjs')).href)) as Mod;
+      const thrown = (f: () => unknown) => {
+        try {
+          f();
+        } catch (error) {
+          return { name: (error as Error).name, message: (error as Error).message };
+        }
+        return undefined;
+      };
+      expect(thrown(() => shipped.onExit(123))).toEqual(thrown(() => published.onExit(123)));
+      expect(thrown(() => shipped.onExit(123))?.name).toBe('AssertionError');
+      const remove = shipped.onExit(() => undefined);
+      expect(typeof remove).toBe('function');
+      remove();
+      expect(shipped.terminalSize()).toEqual(published.terminalSize());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

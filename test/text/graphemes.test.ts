@@ -1,0 +1,153 @@
+/**
+ * graphemes.ts splits exactly as Intl.Segmenter does: a string without a code point that may join is
+ * one cluster per code point (checked over every code point below U+20000, alone, doubled, between
+ * letters and beside every kind of neighbour), and any string is split as the segmenter splits it. And
+ * the packages the build hands it to (wrap-ansi's string-width, slice-ansi, @alcalzone/ansi-tokenize;
+ * Ink's string-width is checked in string-width-build.test.ts) give the answers of the packages as
+ * published, built without a segmenter of their own.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { graphemes, MAY_JOIN } from '../../src/text/graphemes';
+// @ts-expect-error: a plain .mjs build script without types
+import { GRAPHEME_SEGMENTER_FILES, graphemesPlugin, root, withLazyGraphemes } from '../../scripts/build-config.mjs';
+
+const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+const split = (s: string) => [...segmenter.segment(s)].map(({ segment, index }) => [segment, index]);
+const ours = (s: string) => [...graphemes(s)].map(({ segment, index }) => [segment, index]);
+
+/** Every code point below U+20000 (where the scripts and emoji live) but the surrogates. */
+function* codePoints(): Generator<string> {
+  for (let cp = 0; cp < 0x20000; cp++) if (cp < 0xd800 || cp > 0xdfff) yield String.fromCodePoint(cp);
+}
+
+// One of each kind of code point the fast path keeps: letters, digits, space, LF, controls, ESC,
+// symbols (pictographs, emoji with text and emoji presentation), CJK, halfwidth kana, Indic and Thai
+// consonants (which marks would join), Arabic, private use.
+const NEIGHBOURS = ['a', '0', ' ', '\n', '\x00', '\x1b', '\x7f', '\x85', '…', '·', '©', '❤', '😀', '⌚', '日', 'ｶ', '\u0915', '\u0e01', '\u0627', '\ue000', '\u{1f3f4}', '€'];
+
+const ALPHABET = [
+  ...'abc XYZ 09.,-_#*…·─│\n\r\t\x1b',
+  ...'日本語한국어ｱｲｳＡ𠀋ÜñéПрกิ',
+  '\u0301', '\u200b', '\u200c', '\u200d', '\u00ad', '\ufe0f', '\u20e3', '\u3164', '\u1100', '\u1161', '\u11a8', '\uac00', '\uff9e',
+  '😀', '👍', '🏽', '👨', '❤', '©', '🏴', '\u{e0067}', '\u{e007f}', '🇩', '🇪', '\u0915', '\u094d', '\u0600', '\u0d4e', '\u0e33', '\ud800',
+];
+
+function random(seed: number) {
+  return () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+}
+
+describe('graphemes', () => {
+  it('keeps letters, symbols and controls on the fast path, not what joins', () => {
+    for (const s of NEIGHBOURS) expect(MAY_JOIN.test(s), JSON.stringify(s)).toBe(false);
+    for (const s of ['\r', '\u0301', '\u200d', '\ufe0f', '\u{1f1e6}', '\u{1f3fb}', '\u1100', '\uac00', '\u0e33', '\uff9e', '\u0600', '\ud800']) {
+      expect(MAY_JOIN.test(s), JSON.stringify(s)).toBe(true);
+    }
+  });
+
+  it('finds one cluster per code point wherever no code point may join: every code point alone, doubled, between letters and beside each kind', () => {
+    let fast = 0;
+    for (const c of codePoints()) {
+      if (MAY_JOIN.test(c)) continue;
+      fast++;
+      // c doubled, then after and before each neighbour: "cc" "ca" "ac" "c0" "0c" ... in one string.
+      const s = c + NEIGHBOURS.map((n) => c + n).join('') + c;
+      let clusters = 0;
+      for (const _ of segmenter.segment(s)) clusters++;
+      if (clusters !== 2 * NEIGHBOURS.length + 2) expect.fail(`${JSON.stringify(s)} is ${clusters} clusters to Intl.Segmenter`);
+    }
+    expect(fast).toBeGreaterThan(100_000);
+  }, 120_000);
+
+  it('splits every code point alone and random hard text as Intl.Segmenter does, and finds the segment at each offset', () => {
+    for (const c of codePoints()) if (ours(c).length !== 1) expect.fail(`U+${c.codePointAt(0)!.toString(16)}`);
+    const next = random(11);
+    for (let n = 0; n < 20_000; n++) {
+      let s = '';
+      for (let i = 1 + Math.floor(next() * 12); i > 0; i--) s += ALPHABET[Math.floor(next() * ALPHABET.length)];
+      expect(ours(s), JSON.stringify(s)).toEqual(split(s));
+      const mine = graphemes(s);
+      const theirs = segmenter.segment(s);
+      for (let i = -1; i <= s.length; i++) {
+        const a = mine.containing(i);
+        const b = theirs.containing(i);
+        expect(a && [a.segment, a.index], `${JSON.stringify(s)} containing(${i})`).toEqual(b && [b.segment, b.index]);
+      }
+    }
+  }, 60_000);
+});
+
+interface Built {
+  stringWidth7: (s: string) => number;
+  wrapAnsi: (s: string, cols: number, options?: object) => string;
+  sliceAnsi: (s: string, start: number, end?: number) => string;
+  tokenize: (s: string, endChar?: number) => unknown[];
+}
+
+/** The four packages' entry points, resolved as Ink resolves them. */
+const wrapAnsiStringWidth = (GRAPHEME_SEGMENTER_FILES as string[])[1]!;
+const ENTRY = `
+export { default as stringWidth7 } from ${JSON.stringify(wrapAnsiStringWidth)};
+export { default as wrapAnsi } from 'wrap-ansi';
+export { default as sliceAnsi } from 'slice-ansi';
+export { tokenize } from '@alcalzone/ansi-tokenize';
+`;
+
+describe('the packages built with graphemes.ts', () => {
+  let dir: string;
+  let shipped: Built;
+  let published: Built;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'graphemes-build-'));
+    const bundle = async (plugins: unknown[]) =>
+      (await build({ stdin: { contents: ENTRY, resolveDir: root as string, loader: 'js' }, bundle: true, format: 'esm', platform: 'node', write: false, plugins: plugins as never, logLevel: 'silent' })).outputFiles[0]!.text;
+    const withPlugin = await bundle([graphemesPlugin]);
+    expect(withPlugin.match(/new Intl\.Segmenter/g)).toHaveLength(1); // graphemes.ts's own, built when needed
+    writeFileSync(join(dir, 'shipped.mjs'), withPlugin);
+    writeFileSync(join(dir, 'published.mjs'), await bundle([]));
+    shipped = (await import(pathToFileURL(join(dir, 'shipped.mjs')).href)) as Built;
+    published = (await import(pathToFileURL(join(dir, 'published.mjs')).href)) as Built;
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('changes each package (they are still the versions it was written for)', async () => {
+    const { readFileSync } = await import('node:fs');
+    for (const file of GRAPHEME_SEGMENTER_FILES as string[]) {
+      const source = readFileSync(file, 'utf8');
+      expect(withLazyGraphemes(file, source), file).not.toBe(source);
+    }
+  });
+
+  it('measures, tokenizes and slices every code point below U+20000 as published', () => {
+    for (const c of codePoints()) {
+      const s = `x${c}y`;
+      const at = `U+${c.codePointAt(0)!.toString(16)}`;
+      if (shipped.stringWidth7(c) !== published.stringWidth7(c)) expect.fail(`${at}: width`);
+      expect(shipped.tokenize(s), at).toEqual(published.tokenize(s));
+      if (shipped.sliceAnsi(s, 1, 3) !== published.sliceAnsi(s, 1, 3)) expect.fail(`${at}: slice`);
+    }
+  }, 120_000);
+
+  it('measures, tokenizes, slices and wraps random hard text with colours as published', () => {
+    const next = random(5);
+    const codes = ['\x1b[31m', '\x1b[39m', '\x1b[1m', '\x1b[22m', '\x1b[38;2;1;2;3m', '\x1b]8;;https://x.test\x07', '\x1b]8;;\x07'];
+    for (let n = 0; n < 5_000; n++) {
+      let s = '';
+      for (let i = 1 + Math.floor(next() * 14); i > 0; i--) {
+        s += next() < 0.15 ? codes[Math.floor(next() * codes.length)] : ALPHABET[Math.floor(next() * ALPHABET.length)];
+      }
+      const what = JSON.stringify(s);
+      expect(shipped.stringWidth7(s), what).toBe(published.stringWidth7(s));
+      expect(shipped.tokenize(s), what).toEqual(published.tokenize(s));
+      expect(shipped.tokenize(s, 3), what).toEqual(published.tokenize(s, 3));
+      const a = Math.floor(next() * 6);
+      const b = a + Math.floor(next() * 8);
+      expect(shipped.sliceAnsi(s, a, b), what).toBe(published.sliceAnsi(s, a, b));
+      expect(shipped.wrapAnsi(s, 4, { hard: true }), what).toBe(published.wrapAnsi(s, 4, { hard: true }));
+    }
+  }, 60_000);
+});
