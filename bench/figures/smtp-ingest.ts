@@ -9,10 +9,12 @@
  * same ~3 KB message to that address, 10 connections, 3,000 messages a round, two rounds each, taken in
  * turns (maildev, ours, maildev, ours) after 200 untimed ones each; 300 messages and one round with
  * --quick. Messages a second = all messages over all rounds' time. Per-message latency (MAIL FROM to the
- * final 250) under the load is reported too.
+ * final 250) under the load is reported too, and so is each server's own CPU per message (user and kernel,
+ * from /proc), which says what the ratio is made of.
  */
 import type { Figure } from './figure';
 import { ensureMaildev, startMaildev } from '../harness/maildev';
+import { cpuSplitMs } from '../harness/proc';
 import { startServe } from '../harness/serve-proc';
 import { createInbox } from '../harness/service-calls';
 import { smtpLoad, type LoadOptions } from '../harness/smtp-load';
@@ -38,22 +40,41 @@ export const smtpIngest: Figure = {
       maildev: { host: maildev.host, port: maildev.port, to, connections: CONNECTIONS, messages },
     };
     for (const t of Object.values(targets)) await smtpLoad({ ...t, messages: 200 });
-    const totals = { ours: { n: 0, ms: 0, lat: [] as number[] }, maildev: { n: 0, ms: 0, lat: [] as number[] } };
+    const pids = { ours: serve.pid, maildev: maildev.pid };
+    const totals = {
+      ours: { n: 0, ms: 0, lat: [] as number[], user: 0, sys: 0 },
+      maildev: { n: 0, ms: 0, lat: [] as number[], user: 0, sys: 0 },
+    };
     for (let r = 0; r < rounds; r++) {
       for (const who of ['maildev', 'ours'] as const) {
+        const cpu0 = cpuSplitMs(pids[who]);
         const res = await smtpLoad(targets[who]);
+        const cpu1 = cpuSplitMs(pids[who]);
         totals[who].n += res.messages;
         totals[who].ms += res.ms;
         totals[who].lat.push(...res.latencies);
+        totals[who].user += cpu1.user - cpu0.user;
+        totals[who].sys += cpu1.sys - cpu0.sys;
         ctx.log(`smtp ${who}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`);
       }
     }
     const rate = (who: 'ours' | 'maildev') => (totals[who].n / totals[who].ms) * 1000;
+    // What the ratio is made of: each server's own CPU per message (its process, all threads), in user
+    // space and in the kernel (creating a file is most of the kernel's share here).
+    const perMessage = (who: 'ours' | 'maildev', part: 'user' | 'sys') => Math.round((totals[who][part] / totals[who].n) * 1000);
+    ctx.log(
+      `smtp CPU per message: ours user ${perMessage('ours', 'user')} + sys ${perMessage('ours', 'sys')} µs, ` +
+        `maildev user ${perMessage('maildev', 'user')} + sys ${perMessage('maildev', 'sys')} µs`,
+    );
     return {
       smtp_vs_maildev: round(rate('ours') / rate('maildev')),
       smtp_msgs_per_s: round(rate('ours')),
       smtp_maildev_msgs_per_s: round(rate('maildev')),
       smtp_messages: totals.ours.n,
+      smtp_cpu_us_per_msg_user: perMessage('ours', 'user'),
+      smtp_cpu_us_per_msg_sys: perMessage('ours', 'sys'),
+      smtp_maildev_cpu_us_per_msg_user: perMessage('maildev', 'user'),
+      smtp_maildev_cpu_us_per_msg_sys: perMessage('maildev', 'sys'),
       ...summaryKeys('smtp_ms', summarize(totals.ours.lat)),
       ...summaryKeys('smtp_maildev_ms', summarize(totals.maildev.lat)),
     };

@@ -18,10 +18,23 @@ function clockTicks(): number {
 
 /** utime + stime of `pid` in ms (its threads included, its children not). */
 export function cpuMs(pid: number): number {
+  const { user, sys } = cpuSplitMs(pid);
+  return user + sys;
+}
+
+/** utime + stime of `pid`'s main thread alone (the JavaScript thread; V8's GC and compiler threads not), ms. */
+export function mainThreadCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+}
+
+/** CPU time of `pid` (all its threads) so far, in user space and in the kernel, ms. */
+export function cpuSplitMs(pid: number): { user: number; sys: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  return { user: (Number(fields[11]) * 1000) / clockTicks(), sys: (Number(fields[12]) * 1000) / clockTicks() };
 }
 
 /** VmRSS of `pid` in MB (2^20 bytes). */

@@ -7,7 +7,7 @@
  * for long bodies that string-width's own per-cluster work would make slow.
  */
 import stringWidth from 'string-width';
-import { graphemes } from './graphemes';
+import { graphemes, MAY_JOIN } from './graphemes';
 
 // Printable ASCII only: the common case, measured without segmenting.
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
@@ -17,15 +17,10 @@ export function clusterWidth(cluster: string): number {
   return stringWidth(cluster);
 }
 
-// Anything that can join code points into one grapheme cluster: marks (VS16 included), format
-// characters (ZWJ, soft hyphen), default ignorables (Hangul fillers), regional indicators, skin-tone
-// modifiers, Hangul jamo vowels and tails, the keycap mark, and the Prepend letters that are not Cf. A
-// string without them is one cluster per code point, so it is measured code point by code point (some
-// 20 times faster than segmenting, and what long bodies mostly are); a test checks that this sum is
-// what string-width gives for the whole string.
-const NEEDS_SEGMENTS =
-  /[\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Regional_Indicator}\p{Emoji_Modifier}\u1160-\u11ff\u20e3\u0d4e\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}]/u;
-
+// A string with no code point that can join a neighbour (graphemes.ts's MAY_JOIN: marks, ZWJ, Hangul
+// jamo and syllables, halfwidth sound marks...) is one cluster per code point, so it is measured code
+// point by code point (some 20 times faster than segmenting, and what long bodies mostly are); a test
+// checks that this sum is what string-width gives for the whole string, and the cuts are Intl's.
 // Width of each non-ASCII code point seen, as string-width measures it standing alone.
 const codePointWidths = new Map<number, number>();
 
@@ -44,7 +39,7 @@ function codePointWidth(cp: number): number {
 /** Terminal columns taken by `s` (wide CJK/emoji count 2, combining marks 0). Expects safe text. */
 export function textWidth(s: string): number {
   if (PLAIN_ASCII.test(s)) return s.length;
-  if (NEEDS_SEGMENTS.test(s)) return stringWidth(s);
+  if (MAY_JOIN.test(s)) return stringWidth(s);
   let width = 0;
   for (let i = 0; i < s.length; i++) {
     const cp = s.codePointAt(i) as number;
@@ -69,7 +64,7 @@ export function clusterStops(s: string): ClusterStops {
       starts.push(i);
       widths.push(1);
     }
-  } else if (!NEEDS_SEGMENTS.test(s)) {
+  } else if (!MAY_JOIN.test(s)) {
     for (let i = 0; i < s.length; i++) {
       const cp = s.codePointAt(i) as number;
       starts.push(i);
