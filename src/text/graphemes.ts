@@ -10,13 +10,14 @@
 // Every code point that can join a neighbour into one cluster (UAX #29): CR (of CR LF), marks and the
 // other Grapheme_Extend letters (halfwidth katakana sound marks, emoji modifiers, tags), format
 // characters (ZWJ, ZWNJ, soft hyphen, Prepend controls), default ignorables, regional indicators, Hangul
-// jamo and syllables (L, V, T, LV, LVT), the SpacingMark letters that are not marks (Thai and Lao AM),
+// jamo (L, V, T: a precomposed syllable joins only a jamo beside it, UAX #29 GB6-GB8, so Korean text
+// without jamo stays on the fast path), the SpacingMark letters that are not marks (Thai and Lao AM),
 // the Prepend letters that are not Cf, the Unicode 16 letters Node's ICU joins (Tulu-Tigalari's Prepend,
 // Kirat Rai's vowel signs), and lone surrogates. A string without any is one cluster per code
 // point; test/text checks that against Intl.Segmenter over every code point below U+20000, alone, doubled
 // and beside others.
 export const MAY_JOIN =
-  /[\r\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Regional_Indicator}\p{Emoji_Modifier}\p{Grapheme_Extend}\u1100-\u11ff\ua960-\ua97f\uac00-\ud7ff\u0e33\u0eb3\u0d4e\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}\u{113d1}\u{16d63}\u{16d67}-\u{16d6a}\ud800-\udfff]/u;
+  /[\r\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Regional_Indicator}\p{Emoji_Modifier}\p{Grapheme_Extend}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff\u0e33\u0eb3\u0d4e\u{111c2}\u{111c3}\u{1193f}\u{11941}\u{11a3a}\u{11a84}-\u{11a89}\u{11d46}\u{11f02}\u{113d1}\u{16d63}\u{16d67}-\u{16d6a}\ud800-\udfff]/u;
 
 /** One grapheme segment, the fields of Intl.Segmenter's that the packages read. */
 export interface Grapheme {
