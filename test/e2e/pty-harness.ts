@@ -20,6 +20,9 @@ export const CLI = process.env.TEMPMAIL_E2E_CLI ?? fileURLToPath(new URL('../../
 /** Generous by default: CI runs on 2 shared cores, where a frame can take seconds to arrive. */
 export const SCREEN_TIMEOUT_MS = 20_000;
 
+const FRAME_START = '\x1b[?2026h';
+const FRAME_END = '\x1b[?2026l';
+
 export const KEYS = {
   ENTER: '\r',
   ESC: '\x1b',
@@ -109,6 +112,11 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   const chunks: Buffer[] = [];
   let size = 0;
   let lastOutputAt = Date.now();
+  // Ink wraps each frame in synchronized-output marks. A frame can reach us in several reads, and a
+  // screen read between them shows half of it (a header already new over an old list): the screen is
+  // only looked at while no frame is open. (@xterm/headless applies the bytes as they come.)
+  let inFrame = false;
+  let markTail = '';
   let lastWriteAt = 0;
   const file = options.command?.file ?? process.execPath;
   const argv = options.command?.args ?? [CLI, ...(options.args ?? [])];
@@ -128,6 +136,13 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     chunks.push(buf);
     size += buf.length;
     lastOutputAt = Date.now();
+    // The last mark seen says whether a frame is open; a mark split between two reads is found through
+    // the tail kept from the read before (shorter than a mark, so no mark is counted twice).
+    const text = markTail + buf.toString('latin1');
+    const open = text.lastIndexOf(FRAME_START);
+    const close = text.lastIndexOf(FRAME_END);
+    if (open >= 0 || close >= 0) inFrame = open > close;
+    markTail = text.slice(-(FRAME_START.length - 1));
     term.write(buf);
   });
   child.onExit(({ exitCode: code }) => {
@@ -143,6 +158,12 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   };
   // xterm parses asynchronously: flush pending writes before reading the screen.
   const flushed = () => new Promise<void>((resolve) => term.write('', resolve));
+  /** Flushes; true when the screen now shows whole frames only (nothing arrived meanwhile, no frame open). */
+  const wholeFrames = async () => {
+    const before = size;
+    await flushed();
+    return size === before && !inFrame;
+  };
   const tick = () => new Promise((r) => setTimeout(r, 25));
 
   const app: PtyApp = {
@@ -189,9 +210,11 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
         // machine, a big xterm parse), output can be waiting unread while the clock says "quiet", and
         // the screen would be read mid-frame. setImmediate runs after the I/O poll: look again then.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (quiet()) break;
+        if (quiet() && (await wholeFrames())) break;
+        if (exitCode !== undefined) return;
+        if (Date.now() > deadline) throw new Error(`the program never went quiet for ${quietMs} ms`);
+        await tick();
       }
-      await flushed();
     },
     async press(keys, expect, timeoutMs = SCREEN_TIMEOUT_MS) {
       await app.settle();
@@ -202,9 +225,9 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
       const test = matcher(match);
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        await flushed();
+        const whole = await wholeFrames();
         const text = screen().join('\n');
-        if (test(text)) return text;
+        if (whole && test(text)) return text;
         if (exitCode !== undefined) throw new Error(`program exited (${exitCode}) before the screen matched ${describeMatch(match)}:\n${text}`);
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${describeMatch(match)}; screen was:\n${text}`);
         await tick();
