@@ -1,11 +1,15 @@
 /**
  * A short lock for a read-modify-write of a small private file that two processes may change at once
- * (two app windows): `.<name>.lock` created exclusively beside it. A lock older than LOCK_STALE_MS was
- * left by a process that died and is taken over; after LOCK_WAIT_MS we go ahead anyway (the atomic
- * rename still keeps the file whole; at worst one concurrent change is lost). Used by the saved
- * sessions and the read state.
+ * (two app windows): `.<name>.lock` created exclusively beside it, holding the owner's pid. A lock older
+ * than LOCK_STALE_MS whose owner is no longer running was left by a process that died and is taken
+ * over; after LOCK_WAIT_MS we go ahead anyway (the atomic rename still keeps the file whole; at worst
+ * one concurrent change is lost). Used by the saved sessions and the read state.
+ *
+ * A lock that vanished between our failed create and our look at it was released, not abandoned: we
+ * try the create again and never remove anything then (removing would delete the lock its owner, or a
+ * third process, had just taken, and two writers would each lose the other's change).
  */
-import { closeSync, openSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, isTempFileName } from './secure-file';
 
@@ -27,7 +31,9 @@ export function withFileLock<T>(dir: string, name: string, fn: () => T): T {
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (isStale(lock, LOCK_STALE_MS) || Date.now() > deadline) {
+      const state = lockState(lock);
+      if (state === 'gone') continue;
+      if (state === 'abandoned' || Date.now() > deadline) {
         removeQuietly(lock);
         continue;
       }
@@ -51,6 +57,35 @@ export function removeStaleTemps(dir: string, name: string): void {
     }
   } catch {
     // The file itself is already written.
+  }
+}
+
+/** 'gone': released meanwhile (try again at once); 'abandoned': old and its owner is not running. */
+export function lockState(lock: string): 'held' | 'gone' | 'abandoned' {
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(lock).mtimeMs;
+  } catch {
+    return 'gone';
+  }
+  if (Date.now() - mtimeMs <= LOCK_STALE_MS) return 'held';
+  return ownerRunning(lock) ? 'held' : 'abandoned';
+}
+
+// The pid in the lock, when it names a process that still runs. An unreadable or empty lock is judged by age alone.
+function ownerRunning(lock: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(lock, 'utf8'));
+  } catch {
+    return false;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

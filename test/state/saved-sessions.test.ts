@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,7 +163,7 @@ describe('saved sessions', () => {
   it('takes over a stale lock left by a dead process', () => {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     const lock = join(stateDir, '.sessions.json.lock');
-    writeFileSync(lock, '99999');
+    writeFileSync(lock, String(spawnSync(process.execPath, ['-e', '0']).pid));
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
     open().save({ email: 'a@x.test', token: 't', expiresAt: minutes(5) }, BASE);
