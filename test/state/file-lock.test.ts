@@ -5,13 +5,13 @@
  * owner had taken it again).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { withFileLock } from '../../src/state/file-lock';
-import { openReadState } from '../../src/state/read-state';
+import { lockState, withFileLock } from '../../src/state/file-lock';
+import { openReadState, READ_STATE_FILE } from '../../src/state/read-state';
 
 let dir: string;
 beforeEach(() => {
@@ -24,47 +24,68 @@ const aged = (path: string, pid: number) => {
   const old = new Date(Date.now() - 60_000);
   utimesSync(path, old, old);
 };
+const markChild = fileURLToPath(new URL('./read-state-child.ts', import.meta.url));
+const holderChild = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.url));
+/** A process marking `count` messages (ids from `first`) read on one shared address in `dir`; its exit code. */
+const markIn = (where: string, first: number, count: number) =>
+  new Promise<number | null>((resolve, reject) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', markChild, where, String(first), String(count)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    p.on('error', reject);
+    p.on('exit', resolve);
+  });
 /** The pid of a process that has exited (and was reaped). */
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
 
 describe('file lock', () => {
   it('a missing lock was released, not abandoned: nothing is removed, the create is tried again', () => {
-    // expect(lockState(join(dir, '.x.lock'))).toBe('gone');
+    expect(lockState(join(dir, '.x.lock'))).toBe('gone');
   });
 
   it('a fresh lock is held whoever wrote it', () => {
     const lock = join(dir, '.x.lock');
     writeFileSync(lock, String(deadPid()));
-    // expect(lockState(lock)).toBe('held');
+    expect(lockState(lock)).toBe('held');
   });
 
   it('an old lock is abandoned only when its owner no longer runs', () => {
     const lock = join(dir, '.x.lock');
     aged(lock, deadPid());
-    // expect(lockState(lock)).toBe('abandoned');
+    expect(lockState(lock)).toBe('abandoned');
     // A stopped (Ctrl-Z) owner keeps its lock however old: its change would otherwise be lost.
     aged(lock, process.ppid);
-    // expect(lockState(lock)).toBe('held');
+    expect(lockState(lock)).toBe('held');
     aged(lock, Number.NaN);
-    // expect(lockState(lock)).toBe('abandoned');
+    expect(lockState(lock)).toBe('abandoned');
   });
 
   it('takes over a lock left by a dead process, and leaves none behind', () => {
     const lock = join(dir, '.x.lock');
     aged(lock, deadPid());
     expect(withFileLock(dir, 'x', () => 'ran')).toBe('ran');
-    // expect(lockState(lock)).toBe('gone');
+    expect(lockState(lock)).toBe('gone');
   });
 
+  it('a lock held past the wait is taken over by one waiter at a time, and its late release removes only its own', async () => {
+    // A window stuck for 4 s holding the lock (writing nothing), while three others mark messages. Past
+    // the 3 s wait each waiter used to remove whatever lock it found (the one another waiter had just
+    // taken too), and the stuck window's release removed a waiter's lock: two writers at once.
+    const holder = spawn(process.execPath, ['--import', 'tsx', holderChild, dir, READ_STATE_FILE, '4000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const held = new Promise<void>((resolve, reject) => {
+      holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
+      holder.on('error', reject);
+      holder.on('exit', (code) => reject(new Error(`the holder exited (${code}) before taking the lock`)));
+    });
+    const holderExit = new Promise<number | null>((resolve) => holder.on('exit', resolve));
+    await held;
+    expect(await Promise.all([markIn(dir, 0, 150), markIn(dir, 1000, 150), markIn(dir, 2000, 150)])).toEqual([0, 0, 0]);
+    expect(await holderExit).toBe(0);
+    expect(openReadState({ dir }).load('http://127.0.0.1:8025/', 'shared@x.test').size).toBe(450);
+    // No lock, guard or temp file left behind.
+    expect(readdirSync(dir)).toEqual([READ_STATE_FILE]);
+  }, 30_000);
+
   it('three processes marking 150 messages each on one address at once lose no mark', async () => {
-    const child = fileURLToPath(new URL('./read-state-child.ts', import.meta.url));
-    const run = (first: number) =>
-      new Promise<number | null>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', child, dir, String(first), '150'], { stdio: ['ignore', 'ignore', 'inherit'] });
-        p.on('error', reject);
-        p.on('exit', resolve);
-      });
-    expect(await Promise.all([run(0), run(1000), run(2000)])).toEqual([0, 0, 0]);
+    expect(await Promise.all([markIn(dir, 0, 150), markIn(dir, 1000, 150), markIn(dir, 2000, 150)])).toEqual([0, 0, 0]);
     expect(openReadState({ dir }).load('http://127.0.0.1:8025/', 'shared@x.test').size).toBe(450);
   });
 });
