@@ -5,13 +5,14 @@
  * owner had taken it again).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { lockState, withFileLock } from '../../src/state/file-lock';
 import { openReadState, READ_STATE_FILE } from '../../src/state/read-state';
+import { waitFor } from '../harness/wait';
 
 let dir: string;
 beforeEach(() => {
@@ -25,6 +26,7 @@ const aged = (path: string, pid: number) => {
   utimesSync(path, old, old);
 };
 const markChild = fileURLToPath(new URL('./read-state-child.ts', import.meta.url));
+const abandonedChild = fileURLToPath(new URL('./abandoned-lock-child.ts', import.meta.url));
 const holderChild = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.url));
 /** A process marking `count` messages (ids from `first`) read on one shared address in `dir`; its exit code. */
 const markIn = (where: string, first: number, count: number) =>
@@ -83,6 +85,30 @@ describe('file lock', () => {
     // No lock, guard or temp file left behind.
     expect(readdirSync(dir)).toEqual([READ_STATE_FILE]);
   }, 30_000);
+
+  it('three processes meeting a dead process\'s lock at once: one takes it over, none removes the new owner\'s', async () => {
+    // Each judged the old lock abandoned; the first removed it and took the lock, and the next removed
+    // that fresh lock as the abandoned one it had judged: two writers at once, a mark lost.
+    const rounds = 40;
+    const state = join(dir, 'state');
+    mkdirSync(state, { mode: 0o700 });
+    const firsts = [0, 1000, 2000];
+    const children = firsts.map(
+      (first) =>
+        new Promise<number | null>((resolve, reject) => {
+          const p = spawn(process.execPath, ['--import', 'tsx', abandonedChild, dir, String(first), String(rounds)], { stdio: ['ignore', 'ignore', 'inherit'] });
+          p.on('error', reject);
+          p.on('exit', resolve);
+        }),
+    );
+    for (let r = 0; r < rounds; r++) {
+      aged(join(state, `.${READ_STATE_FILE}.lock`), deadPid());
+      writeFileSync(join(dir, `go-${r}`), '');
+      await waitFor(() => firsts.every((first) => existsSync(join(dir, `done-${r}-${first}`))), { timeoutMs: 20_000, intervalMs: 2, message: `round ${r}` });
+    }
+    expect(await Promise.all(children)).toEqual([0, 0, 0]);
+    expect(openReadState({ dir: state }).load('http://127.0.0.1:8025/', 'shared@x.test').size).toBe(rounds * firsts.length);
+  }, 60_000);
 
   it('three processes marking 150 messages each on one address at once lose no mark', async () => {
     expect(await Promise.all([markIn(dir, 0, 150), markIn(dir, 1000, 150), markIn(dir, 2000, 150)])).toEqual([0, 0, 0]);
