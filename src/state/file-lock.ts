@@ -99,16 +99,16 @@ function inspectLock(lock: string): LockSeen {
   let fd: number;
   try {
     fd = openSync(lock, 'r');
-  } catch {
-    return { state: 'gone', text: '' };
+  } catch (error) {
+    // Anything but "not there" (a directory or an unreadable file in its place) would never go away: said.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'gone', text: '' };
+    throw error;
   }
   let mtimeMs: number;
   let text: string;
   try {
     mtimeMs = fstatSync(fd).mtimeMs;
     text = readFileSync(fd, 'utf8');
-  } catch {
-    return { state: 'gone', text: '' };
   } finally {
     closeSync(fd);
   }

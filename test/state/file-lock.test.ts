@@ -60,6 +60,11 @@ describe('file lock', () => {
     expect(lockState(lock)).toBe('abandoned');
   });
 
+  it('a directory in the lock\'s place is an error, not a wait that never ends', () => {
+    mkdirSync(join(dir, '.x.lock'));
+    expect(() => withFileLock(dir, 'x', () => 'ran')).toThrow(/EISDIR/);
+  });
+
   it('takes over a lock left by a dead process, and leaves none behind', () => {
     const lock = join(dir, '.x.lock');
     aged(lock, deadPid());
