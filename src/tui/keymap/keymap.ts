@@ -6,9 +6,11 @@
  */
 import type { Key } from 'ink';
 import { textWidth } from '../../text/text-width';
-import { INHERITS, KEYMAP, type Binding, type Command, type KeySpec, type Screen, type Special } from './keymap-table';
+import { INHERITS, KEYMAP } from './keymap-table';
+import type { Binding, Command, KeySpec, Screen, Special } from './keymap-types';
 
-export { INHERITS, KEYMAP, type Binding, type Command, type KeySpec, type Screen } from './keymap-table';
+export { INHERITS, KEYMAP } from './keymap-table';
+export type { Binding, Command, KeySpec, Screen } from './keymap-types';
 
 // On screens with a text input, printable keys are text: only special keys may carry a command there.
 const TEXT_SCREENS: readonly Screen[] = ['prefix', 'filter', 'search'];

@@ -9,18 +9,16 @@
  * advisory lock on the client (hitCreateLimit), and one instance sweeps at a time (purgeExpired, a
  * session-level advisory lock tried, never waited for).
  *
- * A delivery resolves only after COMMIT, so SMTP's 250 means committed. When the COMMIT's answer is lost
- * (the database restarted under it) the outcome is unknown; the store then waits for the old backend to
- * be gone and looks for the delivery's row: committed means success (the sender hears 250, not 451 and a
- * retry that would store it twice), absent means it never happened.
+ * A delivery resolves only after COMMIT, so SMTP's 250 means committed, also when the COMMIT's answer is
+ * lost (deliver.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate, SWEEP_LOCK } from './migrations';
+import { deliverInTransaction } from './deliver';
 import { createPool, query, transaction, withClient } from './pool';
-import { INSERT_MESSAGE, META_COLUMNS, messageOf, messageValues, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
+import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -39,8 +37,6 @@ const RATE_LOCK = 7239;
 const SWEEP_BATCH = 500;
 /** Create-session hits and delivery records are kept this long (longer than any rate window). */
 const KEEP_MS = 60 * 60 * 1000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The Postgres-backed Store. */
 export class PostgresStore implements Store {
@@ -177,72 +173,7 @@ export class PostgresStore implements Store {
   }
 
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
-    const wanted = [...new Set(sessionIds)];
-    const deliveryId = randomUUID();
-    let backend: number | undefined;
-    let commitSent = false;
-    return this.run(async (pool) => {
-      let outcome: Delivery | undefined;
-      try {
-        return await transaction(
-          pool,
-          async (c) => {
-            // Row locks in id order: the inbox counts below cannot change until COMMIT.
-            const locked = await c.query<{ id: string; pid: number }>(
-              'SELECT id, pg_backend_pid() AS pid FROM tempmail_sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
-              [wanted],
-            );
-            const present = locked.rows.map((r) => r.id);
-            backend = locked.rows[0]?.pid;
-            const result: Delivery = { stored: new Map(), full: [], gone: wanted.filter((id) => !present.includes(id)) };
-            if (present.length === 0) return { value: result, rollback: true };
-            if (Number.isFinite(inboxLimit)) {
-              const counts = await c.query<{ session_id: string; n: number }>(
-                'SELECT session_id, count(*)::int AS n FROM tempmail_messages WHERE session_id = ANY($1::text[]) GROUP BY session_id',
-                [present],
-              );
-              result.full = counts.rows.filter((r) => r.n >= inboxLimit).map((r) => r.session_id).sort();
-              if (result.full.length > 0) return { value: result, rollback: true };
-            }
-            const inserted = await c.query<MetaRow & { session_id: string }>(INSERT_MESSAGE, [present, ...messageValues(message)]);
-            for (const row of inserted.rows) result.stored.set(row.session_id, metaOf(row));
-            await c.query('INSERT INTO tempmail_deliveries (id, at) VALUES ($1, now())', [deliveryId]);
-            outcome = result;
-            return { value: result };
-          },
-          async (c) => {
-            commitSent = true;
-            await c.query('COMMIT');
-          },
-        );
-      } catch (error) {
-        if (!commitSent || !outcome) throw error;
-        if (await this.committed(pool, deliveryId, backend)) return outcome;
-        throw error;
-      }
-    });
-  }
-
-  /** Whether a delivery whose COMMIT answer was lost is in the database, once its backend has gone. */
-  private async committed(pool: pg.Pool, deliveryId: string, backend: number | undefined): Promise<boolean> {
-    const deadline = Date.now() + (this.options.commitCheckMs ?? 30_000);
-    while (Date.now() < deadline) {
-      try {
-        const [row] = await query<{ busy: boolean; done: boolean }>(
-          pool,
-          `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $2) AS busy,
-                  EXISTS (SELECT 1 FROM tempmail_deliveries WHERE id = $1) AS done`,
-          [deliveryId, backend ?? 0],
-        );
-        if (row?.done) return true;
-        if (row && !row.busy) return false;
-      } catch {
-        // The database is still away: ask again.
-      }
-      await sleep(250);
-    }
-    this.log(`delivery ${deliveryId}: the database did not say whether its COMMIT happened; answered as failed`);
-    return false;
+    return this.run((pool) => deliverInTransaction(pool, sessionIds, message, inboxLimit, { commitCheckMs: this.options.commitCheckMs, log: this.log }));
   }
 
   listMessages(sessionId: string): Promise<StoredMessageMeta[]> {
