@@ -73,10 +73,10 @@ describe('file lock', () => {
   });
 
   it('a lock held past the wait is taken over by one waiter at a time, and its late release removes only its own', async () => {
-    // A window stuck for 4 s holding the lock (writing nothing), while three others mark messages. Past
+    // A window stuck for 5 s holding the lock (writing nothing), while three others mark messages. Past
     // the 3 s wait each waiter used to remove whatever lock it found (the one another waiter had just
     // taken too), and the stuck window's release removed a waiter's lock: two writers at once.
-    const holder = spawn(process.execPath, ['--import', 'tsx', holderChild, dir, READ_STATE_FILE, '4000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', holderChild, dir, READ_STATE_FILE, '5000'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const held = new Promise<void>((resolve, reject) => {
       holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
       holder.on('error', reject);
