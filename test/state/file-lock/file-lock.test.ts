@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { lockState, withFileLock } from '../../src/state/file-lock';
-import { openReadState, READ_STATE_FILE } from '../../src/state/read-state';
-import { waitFor } from '../harness/wait';
+import { lockState, withFileLock } from '../../../src/state/file-lock';
+import { openReadState, READ_STATE_FILE } from '../../../src/state/read-state';
+import { waitFor } from '../../harness/wait';
 
 let dir: string;
 beforeEach(() => {
@@ -25,7 +25,7 @@ const aged = (path: string, pid: number) => {
   const old = new Date(Date.now() - 60_000);
   utimesSync(path, old, old);
 };
-const markChild = fileURLToPath(new URL('./read-state-child.ts', import.meta.url));
+const markChild = fileURLToPath(new URL('../read-state-child.ts', import.meta.url));
 const abandonedChild = fileURLToPath(new URL('./abandoned-lock-child.ts', import.meta.url));
 const holderChild = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.url));
 /** A process marking `count` messages (ids from `first`) read on one shared address in `dir`; its exit code. */

@@ -5,7 +5,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openReadState } from '../../src/state/read-state';
+import { openReadState } from '../../../src/state/read-state';
 
 const [dir, first, rounds] = process.argv.slice(2) as [string, string, string];
 const store = openReadState({ dir: join(dir, 'state') });
