@@ -155,11 +155,13 @@ function removeIfStill(lock: string, text: string): void {
   }
 }
 
+// A file that is not there is not stale: it was removed by its owner, and the name may be taken again
+// at any moment (removing "it" then would remove someone else's guard).
 function isStale(path: string, maxAgeMs: number): boolean {
   try {
     return Date.now() - statSync(path).mtimeMs > maxAgeMs;
   } catch {
-    return true;
+    return false;
   }
 }
 
