@@ -33,6 +33,8 @@ export interface InboxEntry {
   lastId: number;
   /** What the hwm file on disk says (0 when absent). */
   hwmOnDisk: number;
+  /** The hwm write in progress: writes go one after another, so the file never goes back to a lower id. */
+  hwmWriting?: Promise<void>;
   /** Set when the message directory cannot be read (not a directory, no access): ids are unknown, so no adds. */
   loadError?: unknown;
   /** The session was deleted: a write still finishing is not indexed (nothing brings it back). */
@@ -171,15 +173,28 @@ export async function appendToAll(
 /** Removes message `id` (false when it is not there), recording the high-water mark first when needed. */
 export async function removeMessage(entry: InboxEntry | undefined, id: number): Promise<boolean> {
   if (!entry || !entry.messages.has(id)) return false;
-  if (entry.hwmOnDisk < id) {
-    // Deleting the newest file would let a restart hand its id out again: record the high-water mark.
-    const hwm = entry.lastId;
-    await writeFileDurable(entry.dir, HWM, [Buffer.from(`${hwm}\n`)]);
-    entry.hwmOnDisk = Math.max(entry.hwmOnDisk, hwm);
-  }
+  if (entry.hwmOnDisk < id) await recordHwm(entry, id);
   const removed = await unlinkDurable(entry.dir, `${id}.msg`);
   if (entry.messages.delete(id)) entry.version++;
   return removed;
+}
+
+/**
+ * Deleting the newest file would let a restart hand its id out again: the high-water mark is recorded
+ * first. Two deletes at once write it one after the other, each the highest id at its turn: two writes
+ * side by side could end with the older, lower one renamed last, and a restart would hand out an id
+ * the app has already seen (and marked read).
+ */
+function recordHwm(entry: InboxEntry, id: number): Promise<void> {
+  const write = async () => {
+    if (entry.hwmOnDisk >= id) return;
+    const hwm = entry.lastId;
+    await writeFileDurable(entry.dir, HWM, [Buffer.from(`${hwm}\n`)]);
+    entry.hwmOnDisk = Math.max(entry.hwmOnDisk, hwm);
+  };
+  const next = (entry.hwmWriting ?? Promise.resolve()).then(write, write);
+  entry.hwmWriting = next.catch(() => undefined);
+  return next;
 }
 
 /** Section `index` of message `id` (0 body, 1 raw, 2.. attachments); undefined when there is none. */
