@@ -13,7 +13,7 @@ export interface KeyInfo {
 export const KEY_TABLE: readonly KeyInfo[] = [
   { key: 'startup_ratio', what: 'app start to its first frame / `node -e 0`', goal: '<= 2.5' },
   { key: 'idle_bytes_per_s_80x24', what: 'bytes the idle app writes per second, 80x24, one message, over 20 s', goal: '<= 100' },
-  { key: 'idle_cpu_pct', what: 'CPU of the idle app, 5 s poll, over 60 s', goal: '<= 0.5' },
+  { key: 'idle_cpu_pct', what: 'CPU of the idle app, 5 s poll, over its second idle minute (the first: idle_cpu_pct_first_minute)', goal: '<= 0.5' },
   { key: 'key_p95_ms_20', what: '`j` to its frame written, 20 messages listed (p95)', goal: '<= 8' },
   { key: 'key_p95_ms_10k', what: '`j` to its frame written, 10,000 messages listed (p95)', goal: '<= 16' },
   { key: 'html2mb_open_ms', what: 'Enter on a 2 MB HTML message to its text on screen (p95)', goal: '<= 150' },
