@@ -247,13 +247,15 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
     file,
     async listening(where) {
       if (released) return;
-      written = JSON.stringify({ ...mine, ...where });
+      const next = JSON.stringify({ ...mine, ...where });
       // Replaced by rename, so a reader sees the old content or the new, never half of it.
-      const temp = await tempWrite(file, written);
+      const temp = await tempWrite(file, next);
       await rename(temp, file).catch(async (error: unknown) => {
         await unlink(temp).catch(() => undefined);
         throw error;
       });
+      // Only now: had the write failed (a full disk), release() must still know the old text as ours.
+      written = next;
     },
     async release() {
       if (released) return;

@@ -3,13 +3,13 @@
  * refused (in-process and as the built `serve`), a lock left by a dead process is taken over, and the
  * lock goes away on close (and when a start fails after taking it).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DataDirInUseError, LOCK_FILE } from '../../../src/server/store/data-lock';
+import { acquireDataDirLock, DataDirInUseError, LOCK_FILE } from '../../../src/server/store/data-lock';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call } from '../../harness/http';
 import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../../harness/serve-process';
@@ -207,5 +207,22 @@ describe('tempmail-tui serve on a locked data dir', () => {
     );
     const proc = track(await startServeProcess(['--data-dir', dataDir]));
     expect(await lockOf(dataDir)).toMatchObject({ pid: proc.child.pid, httpUrl: proc.baseUrl, startTicks: startTicksOf(proc.child.pid!) });
+  });
+
+  it('a failed write of where it listens (a full disk) leaves the lock its own: release still removes it', async () => {
+    const dataDir = await tempDir();
+    const lock = await acquireDataDirLock(dataDir);
+    const before = readFileSync(lock.file, 'utf8');
+    // The file-size limit of this process, for the one write: EFBIG, as root too (Node ignores SIGXFSZ).
+    const limit = (soft: string) => execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${soft}:unlimited`]);
+    limit(String(before.length + 64));
+    try {
+      await expect(lock.listening({ httpUrl: `http://127.0.0.1:1/${'x'.repeat(500)}`, smtpHost: '127.0.0.1', smtpPort: 1 })).rejects.toThrow(/EFBIG/);
+    } finally {
+      limit('unlimited');
+    }
+    expect(readFileSync(lock.file, 'utf8')).toBe(before);
+    await lock.release();
+    expect(existsSync(lock.file)).toBe(false);
   });
 });
