@@ -14,26 +14,33 @@ export interface ExternalIntakeDeps {
   clock: Clock;
   /** The service's wrapper of a store call (a failure becomes storage_unavailable). */
   guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
-  /** The service's parse and store path (session id -> alias). */
-  storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number): Promise<DeliverOutcome>;
+  /** The service's parse and store path (session id -> alias); the sessions' watchers hear of what is stored. */
+  storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number, sessions: Map<string, StoredSession>): Promise<DeliverOutcome>;
 }
 
 /** The ExternalIntake operations of one mail service. */
 export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
   const { store, config, clock, guarded, storeFor } = deps;
 
-  /** Live sessions among the aliases of account `accountId` in `addresses`: session id -> the alias as written. */
-  async function liveSessions(accountId: number, addresses: readonly string[], now: number): Promise<Map<string, string>> {
+  /**
+   * Live sessions among the aliases of account `accountId` in `addresses`: session id -> the alias as
+   * written, and session id -> the session.
+   */
+  async function liveSessions(accountId: number, addresses: readonly string[], now: number) {
     const account = config.extmailAccounts[accountId - 1];
     const found = new Map<string, string>();
-    if (!account) return found;
+    const sessions = new Map<string, StoredSession>();
+    if (!account) return { found, sessions };
     for (const address of addresses) {
       const key = aliasKey(account, address);
       if (!key) continue;
       const session: StoredSession | undefined = await guarded(() => store.findSessionByAddress(key));
-      if (session && session.expiresAt > now && !found.has(session.id)) found.set(session.id, address);
+      if (session && session.expiresAt > now && !found.has(session.id)) {
+        found.set(session.id, address);
+        sessions.set(session.id, session);
+      }
     }
-    return found;
+    return { found, sessions };
   }
 
   /** Whether session `id` already holds a message of exactly these bytes. */
@@ -48,7 +55,7 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
 
   return {
     async liveAliases(accountId, addresses) {
-      return [...(await liveSessions(accountId, addresses, clock())).values()];
+      return [...(await liveSessions(accountId, addresses, clock())).found.values()];
     },
 
     async deliverFetched({ accountId, raw, aliases, skipHeld }) {
@@ -56,7 +63,7 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
         throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
       }
       const now = clock();
-      const targets = await liveSessions(accountId, aliases, now);
+      const { found: targets, sessions } = await liveSessions(accountId, aliases, now);
       const held: string[] = [];
       if (skipHeld) {
         for (const [id, alias] of targets) {
@@ -65,7 +72,7 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
           targets.delete(id);
         }
       }
-      const outcome = await storeFor(targets, raw, '', now);
+      const outcome = await storeFor(targets, raw, '', now, sessions);
       return { stored: outcome.full ? [] : [...targets.values()], held, full: outcome.full ?? [] };
     },
 

@@ -75,12 +75,17 @@ describe('IMAP intake on a real Dovecot', () => {
       nobody: message({ To: 'routes+nobody@ext.test', Subject: 'for no live alias' }),
       bare: message({ To: 'routes@ext.test', Subject: 'to the account itself' }),
     };
+    // Fetched mail is news for an in-process watcher of its session, as SMTP mail is (the app's local push).
+    let heard = 0;
+    const unwatch = svc.service.watchInbox(a!.token, () => heard++);
     for (const raw of Object.values(raws)) await appendMail(dovecot, user, raw);
 
     for (const [who, subject] of [[a!, 'by Delivered-To'], [b!, 'by X-Original-To'], [c!, 'by To'], [d!, 'by Cc']] as const) {
       const list = await inboxOf(svc, who.token, 1, `"${subject}" for ${who.email}`);
       expect(list.map((m) => m.subject)).toEqual([subject]);
     }
+    await waitFor(() => heard === 1, { timeoutMs: 5_000, message: `the watcher of ${a!.email} told of its one message` });
+    unwatch();
     // Stored as SMTP mail is: the same read, raw and delete routes.
     const read = await call(svc.baseUrl, 'read-mail', { query: { token: c!.token, id: 1 } });
     expect(read.json!.message).toMatchObject({ subject: 'by To', sender_email: 'sender@example.org', body_text: 'Your code is 482913\n' });
