@@ -24,14 +24,18 @@ export function cpuMs(pid: number): number {
 
 /** utime + stime of `pid`'s main thread alone (the JavaScript thread; V8's GC and compiler threads not), ms. */
 export function mainThreadCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks();
+  const { user, sys } = statTimes(`/proc/${pid}/task/${pid}/stat`);
+  return user + sys;
 }
 
 /** CPU time of `pid` (all its threads) so far, in user space and in the kernel, ms. */
 export function cpuSplitMs(pid: number): { user: number; sys: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statTimes(`/proc/${pid}/stat`);
+}
+
+/** utime and stime of a /proc stat file (a process's or one thread's), ms. */
+function statTimes(file: string): { user: number; sys: number } {
+  const stat = readFileSync(file, 'utf8');
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { user: (Number(fields[11]) * 1000) / clockTicks(), sys: (Number(fields[12]) * 1000) / clockTicks() };

@@ -18,7 +18,7 @@ export function clusterWidth(cluster: string): number {
 }
 
 // A string with no code point that can join a neighbour (graphemes.ts's MAY_JOIN: marks, ZWJ, Hangul
-// jamo and syllables, halfwidth sound marks...) is one cluster per code point, so it is measured code
+// jamo, halfwidth sound marks...) is one cluster per code point, so it is measured code
 // point by code point (some 20 times faster than segmenting, and what long bodies mostly are); a test
 // checks that this sum is what string-width gives for the whole string, and the cuts are Intl's.
 // Width of each non-ASCII code point seen, as string-width measures it standing alone.
