@@ -182,7 +182,8 @@ export function errorFromRequest(error: RequestError, secrets: readonly string[]
   if (error.name === 'HTTPError' && response) {
     // Downloads ask for a Buffer; their error answers are JSON text all the same.
     const raw = response.body;
-    const body = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8', 0, Math.min(raw.length, 64 * 1024)) : '';
+    // A text answer is a string; a bytes answer a Uint8Array (got 16; a Buffer is one too).
+    const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 64 * 1024)).toString('utf8') : '';
     return errorFromAnswer({ status: response.statusCode, headers: response.headers, body }, secrets);
   }
   // Only a code that looks like one (ECONNREFUSED, HPE_..., ERR_TLS_...) is read: never got's message.
