@@ -11,8 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { captureScreens } from '../test/e2e/capture';
-import { repoPath, SCREENS_DIR } from './screens/doc-files';
-import { expectedFiles } from './screens/doc-screens';
+import { repoPath, SCREENS_DIR } from './docs-gen/doc-files';
+import { expectedFiles } from './docs-gen/doc-screens';
 
 const USAGE = 'usage: npx tsx scripts/capture-screens.ts [--check] [--no-build]';
 

@@ -1,12 +1,12 @@
 /**
- * How a terminal screen becomes the documentation's picture and text capture (scripts/screens/): a real
+ * How a terminal screen becomes the documentation's picture and text capture (scripts/docs-gen/): a real
  * headless xterm is fed escape sequences, and the grid read from it is drawn.
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { captureNames, readCapture, writeCaptures } from '../../scripts/screens/doc-files';
-import { gridText, readGrid, replaceText, type Grid } from '../../scripts/screens/grid';
-import { gridToSvg } from '../../scripts/screens/svg';
+import { captureNames, readCapture, writeCaptures } from '../../scripts/docs-gen/doc-files';
+import { gridText, readGrid, replaceText, type Grid } from '../../scripts/docs-gen/grid';
+import { gridToSvg } from '../../scripts/docs-gen/svg';
 
 const require = createRequire(import.meta.url);
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');

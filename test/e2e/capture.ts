@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readGrid, replaceText, type Grid } from '../../scripts/screens/grid';
+import { readGrid, replaceText, type Grid } from '../../scripts/docs-gen/grid';
 import { sendMail } from '../harness/service';
 import { isInbox, isPicker, isViewer, neutralEnv, selectedRow } from './flow';
 import { CLI, KEYS, spawnApp, type PtyApp } from './pty-harness';

@@ -5,9 +5,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { repoPath } from '../../scripts/screens/doc-files';
-import { expectedFiles } from '../../scripts/screens/doc-screens';
-import { gridText } from '../../scripts/screens/grid';
+import { repoPath } from '../../scripts/docs-gen/doc-files';
+import { expectedFiles } from '../../scripts/docs-gen/doc-screens';
+import { gridText } from '../../scripts/docs-gen/grid';
 import { captureScreens } from './capture';
 
 const HOW = 'update with `npx tsx scripts/capture-screens.ts`';
