@@ -16,7 +16,10 @@ export const PROVIDER_INFO: Readonly<Record<ProviderId, ProviderInfo>> = {
   guerrilla: GUERRILLA_INFO,
 };
 
-/** Options for any provider; `baseUrl` defaults to the provider's own. The interface's options reach only tempmail. */
+/**
+ * Options for any provider; `baseUrl` defaults to the provider's own. The temporary-email interface's
+ * options (post encoding, the service's zone) reach only tempmail.
+ */
 export type ProviderOptions = Partial<ApiOptions>;
 
 /** A provider client for `id` (at its default base URL unless `options.baseUrl`). Throws ApiError('bad_request') for a bad URL. */

@@ -4,8 +4,9 @@
  * by default (domains, create-session, check-mail, read-mail, delete-mail on an in-memory inbox) and
  * misbehaves on demand: down, slow, 500, 429 or 503 with Retry-After, malformed JSON, an HTML error page,
  * the wrong shape, unknown or expired token, a reset; every request is recorded with its time, so a test
- * can measure the client's backoff on the wire. It can also write every non-ASCII or control character of its JSON as a `\u` escape, so hostile text
- * reaches the client the way a JSON-escaping service would send it.
+ * can measure the client's backoff on the wire. It can also write every non-ASCII or control character
+ * of its JSON as a `\u` escape, so hostile text reaches the client the way a JSON-escaping service would
+ * send it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
