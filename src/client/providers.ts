@@ -1,6 +1,6 @@
 /**
  * The providers the client layer speaks, by name: what each is (for `tempmail-tui providers`, the picker
- * and the README) and how to make one. The app's and the scripts' one way to get a MailProvider.
+ * and docs/providers.md) and how to make one. The app's and the scripts' one way to get a MailProvider.
  */
 import type { ApiOptions, MailProvider, ProviderId, ProviderInfo } from './client-types';
 import { createGuerrillaProvider, GUERRILLA_INFO } from './guerrilla/guerrilla-provider';
