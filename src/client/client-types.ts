@@ -1,7 +1,8 @@
 /**
  * The client layer's interfaces: `MailProvider`, the one interface the app, the scripting commands and
- * saved sessions talk to (each provider folder implements it: tempmail/ = SPEC.md, mailtm/, guerrilla/),
- * and `TempMailApi`, the tempmail provider's wire client (SPEC.md's five calls, token in hand).
+ * saved sessions talk to (each provider folder implements it: tempmail/ = the temporary-email interface
+ * of docs/server/http-api.md, mailtm/, guerrilla/), and `TempMailApi`, the tempmail provider's wire
+ * client (the interface's five calls, token in hand).
  */
 import type {
   AttachmentInfo,
@@ -35,7 +36,7 @@ export interface ApiOptions {
   maxResponseBytes?: number;
 }
 
-/** The tempmail provider's wire client: SPEC.md's calls. All results are terminal-safe project types. */
+/** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */
 export interface TempMailApi {
   listDomains(): Promise<DomainList>;
   createSession(options?: CreateSessionOptions): Promise<Session>;
@@ -68,7 +69,7 @@ export interface ProviderLimits {
   customNames: boolean;
   /** Anyone who types an address can read its inbox (Guerrilla Mail): no secret protects it. */
   publicInbox: boolean;
-  /** Message ids are digits (SPEC.md services, Guerrilla Mail); mail.tm's are hex. */
+  /** Message ids are digits (tempmail services, Guerrilla Mail); mail.tm's are hex. */
   numericIds: boolean;
 }
 

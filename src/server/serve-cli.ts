@@ -12,8 +12,8 @@ import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from 
 
 const HELP = `Usage: tempmail-tui serve [options]
 
-Runs the reference temp-mail service: the HTTP API described in README.md (Reference service),
-an SMTP receiver for its domains, and IMAP fetching of external mail accounts that have "imap".
+Runs the reference temp-mail service: the HTTP API described in docs/server/http-api.md, an
+SMTP receiver for its domains, and IMAP fetching of external mail accounts that have "imap".
 
 Options:
   --host ADDR                 listen address for HTTP and SMTP (default 127.0.0.1)
@@ -34,7 +34,7 @@ Options:
                               EMAIL:dots marks it dot-insensitive, EMAIL:nodots dot-sensitive;
                               by default gmail.com and googlemail.com are dot-insensitive.
                               To fetch an account's mail over IMAP, give it in --config with
-                              an "imap" object (README: External mail accounts over IMAP)
+                              an "imap" object (docs/server/imap.md)
   --lifetime-minutes N        session lifetime (default 60)
   --lifetime-seconds N        session lifetime in seconds (for tests)
   --max-message-bytes N       SMTP SIZE limit (default 10485760)

@@ -1,4 +1,4 @@
-/** Settings of the reference service, with the defaults DESIGN.md names. */
+/** Settings of the reference service, with their defaults (docs/server/README.md, Limits). */
 import { appPaths } from '../state/paths';
 
 export interface ExtmailAccountConfig {

@@ -1,7 +1,8 @@
 /**
- * The `tempmail` provider: SPEC.md's interface (the reference service, and public services that speak
- * it). Wire mapping only: the shared HTTP client (../http-client.ts) carries the timeout, retry,
- * redirect and redaction rules, and every failure is an ApiError with the token kept out of it.
+ * The `tempmail` provider: the temporary-email interface of docs/server/http-api.md (the reference
+ * service, and public services that speak it). Wire mapping only: the shared HTTP client
+ * (../http-client.ts) carries the timeout, retry, redirect and redaction rules, and every failure is an
+ * ApiError with the token kept out of it.
  */
 import type { CreateSessionOptions, DomainList, Message, MessageSource, MessageSummary, Session } from '../../model/mail-types';
 import { errorFromAnswer, errorFromNonJson } from '../error-map';
@@ -96,14 +97,14 @@ export function createApi(options: ApiOptions): TempMailApi {
       } catch (error: unknown) {
         if (!(error instanceof ApiError && isMissingRoute(error))) throw error;
       }
-      // No raw route (SPEC.md has none): the nearest thing is every field read-mail returns.
+      // No raw route (the interface has none): the nearest thing is every field read-mail returns.
       return { kind: 'fields', fields: parseSourceFields(await call('GET', 'read-mail', searchParams, token)) };
     },
   };
 }
 
 /**
- * The attachment and raw-message routes are extensions of the reference service (SPEC.md has none). A
+ * The attachment and raw-message routes are extensions of the reference service (the interface has none). A
  * 404 that does not name the message or the attachment (no error code, no message of the service's own,
  * or one about the route, as "No such route" or a framework's "Route GET:/attachment not found") means
  * the route itself is missing, which is what the user needs to hear.
@@ -127,7 +128,7 @@ export function sessionParams(opts: CreateSessionOptions, encoding: PostEncoding
   return params;
 }
 
-// SPEC.md's ids are integers; the project's are strings (other providers' are not numbers). Either is taken.
+// The interface's ids are integers; the project's are strings (other providers' are not numbers). Either is taken.
 function checkId(id: number | string): number {
   const n = typeof id === 'string' && /^\d{1,15}$/.test(id) ? Number(id) : id;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new ApiError('bad_request', 'That is not a message id');

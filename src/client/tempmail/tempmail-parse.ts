@@ -1,8 +1,9 @@
 /**
- * Tolerant parsing of the service's answers into the project's own types. Accepts the reference shapes and
- * the public service's (DESIGN.md): `message` wrapper or a flat record, `body_text` null, `sender_email`
- * absent, `sender_name` empty, ids as numeric strings. Unknown fields are ignored and malformed optional
- * fields fall back to empty; a missing required field is an ApiError('bad_response'), never a crash.
+ * Tolerant parsing of the service's answers into the project's own types. Accepts the reference shapes
+ * and the public service's (docs/server/http-api.md): `message` wrapper or a flat record, `body_text`
+ * null, `sender_email` absent, `sender_name` empty, ids as numeric strings. Unknown fields are ignored
+ * and malformed optional fields fall back to empty; a missing required field is an
+ * ApiError('bad_response'), never a crash.
  * Every string passes through the terminal-safe boundary here, as it enters our types.
  */
 import { safeBlock, safeLine } from '../../text/safe-text';

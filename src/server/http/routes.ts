@@ -1,7 +1,8 @@
 /**
- * The routes of the HTTP front end: SPEC.md's five operations in DESIGN.md's wire shapes, plus the
+ * The routes of the HTTP front end: the interface's five operations in our wire shapes, plus the
  * extras (raw message, attachment bytes, health). Each handler turns parameters into one MailService
- * call and the result into a wire answer; it depends on nothing but the service contract.
+ * call and the result into a wire answer; it depends on nothing but the service contract. The shapes
+ * and errors are docs/server/http-api.md's.
  */
 import { formatWireTime } from '../../platform/time';
 import { ServiceError, type MailService } from '../service-types';

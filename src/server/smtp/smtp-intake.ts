@@ -1,7 +1,8 @@
 /**
- * SMTP intake of the reference service (smtp-server). It rejects early (STYLE.md item 9): recipients in
- * RCPT TO through the service, size through the SIZE extension, and it answers 250 to DATA only after
- * the service says the message is durably stored. It depends on nothing but the service contract.
+ * SMTP intake of the reference service (smtp-server). It rejects early (docs/architecture.md, "How a
+ * message travels"): recipients in RCPT TO through the service, size through the SIZE extension, and
+ * it answers 250 to DATA only after the service says the message is durably stored. It depends on
+ * nothing but the service contract.
  */
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { ServerConfig } from '../server-config';

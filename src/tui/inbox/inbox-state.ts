@@ -87,7 +87,7 @@ const shifted = (messages: MessageSummary[], errorMs: number): MessageSummary[] 
 const byNewest = (a: MessageSummary, b: MessageSummary): number =>
   (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || compareIds(b.id, a.id);
 
-/** Ids in order: numerically where both are numbers (SPEC.md, Guerrilla Mail), else as text (mail.tm's hex). */
+/** Ids in order: numerically where both are numbers (tempmail, Guerrilla Mail), else as text (mail.tm's hex). */
 export function compareIds(a: MessageId, b: MessageId): number {
   if (/^\d{1,15}$/.test(a) && /^\d{1,15}$/.test(b)) return Number(a) - Number(b);
   return a < b ? -1 : a > b ? 1 : 0;
