@@ -12,7 +12,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import net from 'node:net';
 import tls from 'node:tls';
 import { describe, expect, it } from 'vitest';
-const TLS_FILE_MAX_BYTES = 1024 * 1024;
+import { TLS_FILE_MAX_BYTES } from '../../../src/server/smtp/tls-files';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { startServeProcess, stopServe, type ServeReady } from '../../harness/serve-process';
 import { makeCa, makeServerCert, type TestCa } from '../../harness/tls-certs';
