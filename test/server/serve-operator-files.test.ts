@@ -7,7 +7,7 @@
  * process.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_FILE_MAX_BYTES, applyConfigFile } from '../../src/server/serve-config';
@@ -86,8 +86,9 @@ describe('files serve reads from paths the operator named', () => {
     writeFileSync(config, JSON.stringify({ extmailAccounts: [{ email: 'me@ext.test', imap: { host: '127.0.0.1', port: 1, tls: 'none', passwordFile: password } }] }));
     const proc = cleanup.defer(await startServeProcess(['--config', config, '--data-dir', join(dir, 'data')]), (p) => stopServe(p, 'SIGKILL'));
     await waitFor(() => proc.stderr().includes('connection refused by 127.0.0.1:1'), { timeoutMs: 10_000, message: 'the first failed attempt' });
-    rmSync(password);
-    execFileSync('mkfifo', [password]);
+    // Swapped in by a rename: no attempt in between can find the file missing.
+    execFileSync('mkfifo', [`${password}.fifo`]);
+    renameSync(`${password}.fifo`, password);
     await waitFor(() => proc.stderr().includes(`inactive (not offered by GET /domains): cannot read the password file ${password} (not a regular file but a FIFO)`), {
       timeoutMs: 15_000,
       message: 'the password file to be refused',
