@@ -2,12 +2,12 @@
  * Builds a ServerConfig for `tempmail-tui serve` from defaults < config file < flags, validating every
  * value so a typo is a clear message (exit 2), not a server that starts wrong.
  */
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
 import { ConfigFileError, parseDomain, parseExtmailAccount, parseIntIn, parsePositive, show, UsageError } from './config-values';
 import { parseAccountEntry } from './imap/account-config';
+import { OperatorFileError, readOperatorFileSync } from './operator-file';
 import { DuplicateKeyError, parseJsonStrict } from './strict-json';
 import { defaultServerConfig, type ServerConfig } from './server-config';
 import { DATABASE_URL } from './store/postgres/database-url';
@@ -15,6 +15,8 @@ import { DATABASE_URL } from './store/postgres/database-url';
 export { ConfigFileError, UsageError } from './config-values';
 
 const YEAR_SECONDS = 366 * 24 * 3600;
+/** A config file holds settings and account entries: 1 MiB is thousands of accounts. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 const MAX_INT = 2 ** 31 - 1;
 
 type Setter = (config: ServerConfig, value: unknown, where: string, env: NodeJS.ProcessEnv) => void;
@@ -105,10 +107,11 @@ export function applyConfigFile(config: ServerConfig, path: string, env: NodeJS.
   };
   let text = '';
   try {
-    text = readFileSync(path, 'utf8');
+    // Only a regular file of sane size: a FIFO would hang the start, /dev/zero fill the memory.
+    text = readOperatorFileSync(path, { maxBytes: CONFIG_FILE_MAX_BYTES }).toString('utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    refuse(`--config: cannot read the file (${safeLine(code, 40)})`);
+    const why = error instanceof OperatorFileError ? error.reason : 'error';
+    refuse(`--config: cannot read the file (${safeLine(why, 80)})`);
   }
   let data: unknown;
   try {

@@ -120,8 +120,12 @@ export interface FetchedOutcome {
 
 /** The part of the service the IMAP intake (src/server/imap/) uses, beside deliver's parse and store path. */
 export interface ExternalIntake {
-  /** The addresses among `addresses` that are aliases of external account `accountId` held by a live session, one per session. */
-  liveAliases(accountId: number, addresses: readonly string[]): Promise<string[]>;
+  /**
+   * The addresses among `addresses` that are aliases of external account `accountId` held by a live
+   * session, one per session. Only the first maxRecipients distinct aliases are looked up, as SMTP takes
+   * at most that many recipients per message; `unchecked` counts the aliases left out.
+   */
+  liveAliases(accountId: number, addresses: readonly string[]): Promise<{ aliases: string[]; unchecked: number }>;
   /**
    * Stores a message fetched from external account `accountId` for the live sessions of `aliases`
    * exactly as deliver() stores one that came by SMTP (same parse, same store operation, same inbox

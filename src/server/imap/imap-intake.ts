@@ -37,6 +37,7 @@ export function startImapIntake(
       account: account as FetchedAccount,
       lifetimeMs: config.lifetimeSeconds * 1000,
       maxMessageBytes: config.maxMessageBytes,
+      maxRecipients: config.maxRecipients,
       log,
       env,
     });
