@@ -24,6 +24,8 @@ export interface GuerrillaMail {
   contentType?: string;
   attachments?: FakeAttachment[];
   at?: Date;
+  /** The mail_id it is listed under (a hostile service's `../x`); default its number in the inbox. */
+  id?: string;
 }
 
 interface Stored {
@@ -119,7 +121,7 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
   });
 
   const summary = (m: Stored) => ({
-    mail_id: String(m.id),
+    mail_id: m.mail.id ?? String(m.id),
     mail_from: escapeHtml(m.mail.from ?? 'someone@example.org'),
     mail_subject: escapeHtml(m.mail.subject ?? ''),
     mail_excerpt: escapeHtml((m.mail.body ?? '').replace(/<[^>]*>/g, ' ').slice(0, 80)),

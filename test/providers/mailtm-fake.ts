@@ -300,7 +300,7 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
       const account = accounts.get(address.toLowerCase());
       if (!account) throw new Error(`the fake has no account ${address}`);
       const stored: Stored = {
-        id: hex(12),
+        id: mail.id ?? hex(12),
         accountId: account.id,
         mail,
         at: mail.at ?? new Date(),
