@@ -7,7 +7,7 @@
  */
 import type { AttachmentInfo, Message, MessageSummary } from '../../model/mail-types';
 import { clipRaw, safeLine } from '../../text/safe-text';
-import { addressList, badResponse, body, isObject, line, requireLine, time, toId, type Obj } from '../wire-json';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, time, toId, type Obj } from '../wire-json';
 
 /** The sid_token travels back in query strings: validated, never rewritten. */
 const SID_SHAPE = /^[A-Za-z0-9_-]{1,256}$/;
@@ -99,6 +99,7 @@ function attachments(value: unknown): AttachmentInfo[] {
   if (!Array.isArray(value)) return [];
   const out: AttachmentInfo[] = [];
   for (const a of value) {
+    if (out.length >= MAX_ATTACHMENTS) break;
     // `p` is the MIME part number the download asks for ("2", "1.2").
     if (!isObject(a) || typeof a.p !== 'string' || !/^[0-9.]{1,32}$/.test(a.p)) continue;
     out.push({

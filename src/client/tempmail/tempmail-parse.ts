@@ -8,7 +8,7 @@
 import { safeBlock, safeLine } from '../../text/safe-text';
 import type { AttachmentInfo, Domain, DomainList, ExtmailAccount, Message, MessageSummary, Session } from '../../model/mail-types';
 import { DOMAIN_LISTING, startListing, startMessageListing, withCut, type ListingLimits, type MessageList } from '../listing';
-import { addressList, badResponse, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire-json';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire-json';
 
 /**
  * GET /domains -> the domains and external-mail accounts. `domains` is required, accounts optional; an
@@ -75,6 +75,7 @@ function attachments(value: unknown): AttachmentInfo[] {
   if (!Array.isArray(value)) return [];
   const out: AttachmentInfo[] = [];
   for (const a of value) {
+    if (out.length >= MAX_ATTACHMENTS) break;
     if (!isObject(a)) continue;
     const id = toId(a.id);
     if (id === null) continue;
@@ -89,14 +90,23 @@ function attachments(value: unknown): AttachmentInfo[] {
   return out;
 }
 
+// Headers are our extension too: a few are sent (Date, Message-ID); a record of thousands is cut.
+const MAX_HEADERS = 200;
+
 function headers(value: unknown): Record<string, string> | undefined {
   if (!isObject(value)) return undefined;
   const out: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value)) {
+  let kept = 0;
+  for (const key in value) {
+    if (kept >= MAX_HEADERS) break;
+    const v = value[key];
     const name = safeLine(key, 128).trim();
-    const text = Array.isArray(v) ? v.map((x) => line(x)).join(', ') : line(v);
+    const text = Array.isArray(v) ? v.slice(0, MAX_HEADERS).map((x) => line(x)).join(', ') : line(v);
     // `__proto__` as a key would try to replace the record's prototype rather than add a header.
-    if (name && name !== '__proto__') out[name] = text;
+    if (name && name !== '__proto__') {
+      out[name] = text;
+      kept += 1;
+    }
   }
   return out;
 }
