@@ -12,6 +12,7 @@ import type { CancelableRequest, ExtendOptions, Got, RequestError, Response, Ret
 import { ApiError } from './api-error';
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
+import { keepNewest } from './keep-newest';
 import { badResponse } from './wire-json';
 
 export { checkBaseUrl };
@@ -126,14 +127,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   // up to MAX_SECRETS of them, the newest kept (a request's own are renewed as it starts).
   const known = new Set<string>();
   const secretList = () => [...known];
-  const keep = (secret: string) => {
-    known.delete(secret);
-    known.add(secret);
-    for (const oldest of known) {
-      if (known.size <= MAX_SECRETS) break;
-      known.delete(oldest);
-    }
-  };
+  const keep = (secret: string) => keepNewest(known, secret, MAX_SECRETS);
 
   let instance: Promise<Got> | undefined;
   const http = (): Promise<Got> => {

@@ -8,6 +8,7 @@
 import { isApiError, retryAfterMs } from '../client/api-error';
 import { failureDelay } from '../client/poller';
 import type { MailProvider } from '../client/client-types';
+import { dropOldest } from '../client/keep-newest';
 import { LISTING_LIMITS, listingNote } from '../client/listing';
 import { expiryMs, type Message, type MessageSummary, type Session } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
@@ -164,10 +165,7 @@ export function renew(seen: Set<string>, listed: readonly MessageSummary[], max 
   for (const { id } of listed) {
     if (seen.delete(id)) seen.add(id);
   }
-  for (const id of seen) {
-    if (seen.size <= max) break;
-    seen.delete(id);
-  }
+  dropOldest(seen, max);
 }
 
 /** Oldest first: by receive time, then by id. */

@@ -9,6 +9,7 @@ import type { AttachmentInfo, CreateSessionOptions, Domain, DomainList, Session 
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../error-map';
 import { createHttpClient, type HttpMethod } from '../http-client';
+import { setNewest } from '../keep-newest';
 import { DOMAIN_LISTING, startListing, startMessageListing, withCut } from '../listing';
 import { createPacer } from '../pacer';
 import { badResponse, parseJson } from '../wire-json';
@@ -31,6 +32,8 @@ const PAGE_SIZE = 30;
 // A runaway "next page" (a broken totalItems) must end: 50 pages is 1,500 messages (8 a second: 6 s).
 const MAX_PAGES = 50;
 const ACCEPT = 'application/ld+json, application/json;q=0.9';
+// Download URLs remembered from messages read: a few messages' worth of attachments (1,000 at most each).
+const MAX_DOWNLOAD_URLS = 4_096;
 // A random name that is taken (unlikely) is drawn again, this many times in all.
 const NAME_TRIES = 3;
 
@@ -70,7 +73,8 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
   // The token each address last got (a refused one is replaced), and the refresh in flight per address.
   const tokens = new Map<string, string>();
   const refreshing = new Map<string, Promise<string>>();
-  // Attachment download URLs as the last reading of their message gave them.
+  // Attachment download URLs as the last reading of their message gave them: the newest MAX_DOWNLOAD_URLS
+  // (one forgotten is asked for at its documented address, which is where mail.tm serves it too).
   const downloadUrls = new Map<string, string>();
 
   /** One request; its JSON (undefined for an empty body) and the size of its answer. */
@@ -234,7 +238,7 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     async readMessage(session, id) {
       const path = `messages/${checkId(id, 'message')}`;
       const { message, downloads } = parseMessage(await authed(session, (token) => call('GET', path, { token })));
-      for (const a of downloads) if (a.downloadUrl) downloadUrls.set(`${message.id} ${a.id}`, a.downloadUrl);
+      for (const a of downloads) if (a.downloadUrl) setNewest(downloadUrls, `${message.id} ${a.id}`, a.downloadUrl, MAX_DOWNLOAD_URLS);
       return message;
     },
     async deleteMessage(session, id) {
