@@ -36,4 +36,26 @@ describe('the secrets an HTTP client keeps', () => {
     expect(http.secrets()).toHaveLength(1_024);
     expect(http.secrets().at(-1)).toBe(token);
   });
+
+  it('a service message far longer than an error shows is clipped before redaction, and a secret over the clip goes whole', async () => {
+    const http = createHttpClient({ baseUrl: srv.baseUrl, retries: 0 });
+    for (let i = 0; i < 1_023; i++) http.addSecret(`rotated-sid-${i}`);
+    const token = 'tok-of-this-request-7f3a9c';
+    // The raw clip for a 200-character message is 2,016 characters: the token runs over it.
+    const messages: [string, string][] = [
+      [`${'x'.repeat(32 * 1024 * 1024)} ${token}`, `${'x'.repeat(199)}…`],
+      // Controls that the boundary removes, then the token across the clip: nothing of it is left.
+      [`${'\u0007'.repeat(2_000)}${token}${'y'.repeat(100)}`, 'The service refused the request (HTTP 400)'],
+    ];
+    for (const [message, shown] of messages) {
+      srv.handle((_req, res) => sendJson(res, 400, { status: 'error', error: 'bad_request', message }));
+      const error = await http.request('GET', 'check-mail', { searchParams: { token }, secrets: [token] }).then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
+      const text = String(error?.message);
+      expect(text).toBe(shown);
+      for (let n = 4; n <= token.length; n++) expect(text).not.toContain(token.slice(0, n));
+    }
+  }, 60_000);
 });
