@@ -24,3 +24,12 @@ export function setNewest<K, V>(kept: Map<K, V>, key: K, value: V, max: number):
   kept.set(key, value);
   dropOldest(kept, max);
 }
+
+/**
+ * Marks the entries of `kept` that are `listed` again as its newest, and drops the oldest past `max`: what
+ * is still listed stays while the list is no longer than `max` (wait's judged message ids).
+ */
+export function renewListed<K>(kept: Set<K>, listed: Iterable<K>, max: number): void {
+  for (const key of listed) if (kept.delete(key)) kept.add(key);
+  dropOldest(kept, max);
+}

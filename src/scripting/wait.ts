@@ -8,7 +8,7 @@
 import { isApiError, retryAfterMs } from '../client/api-error';
 import { failureDelay } from '../client/poller';
 import type { MailProvider } from '../client/client-types';
-import { dropOldest } from '../client/keep-newest';
+import { renewListed } from '../client/keep-newest';
 import { LISTING_LIMITS, listingNote } from '../client/listing';
 import { expiryMs, type Message, type MessageSummary, type Session } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
@@ -114,7 +114,7 @@ async function waitLoop(w: WaitRun): Promise<number> {
       const note = listingNote(summaries.length, summaries.cut);
       if (note && note !== lastNote) ctx.info(note);
       lastNote = note;
-      renew(seen, summaries);
+      renewListed(seen, summaries.map((m) => m.id), SEEN_MAX);
       if (failures > 0) ctx.info('Service reachable again.');
       failures = 0;
       lastProblem = '';
@@ -158,14 +158,6 @@ async function waitLoop(w: WaitRun): Promise<number> {
   }
   const why = lastProblem ? ` (last problem: ${lastProblem})` : '';
   throw new ScriptError(`wait: no matching message within ${w.timeoutS} s${why}`);
-}
-
-/** Marks the listed ids already judged as the newest in `seen`, and drops the oldest past SEEN_MAX. */
-export function renew(seen: Set<string>, listed: readonly MessageSummary[], max = SEEN_MAX): void {
-  for (const { id } of listed) {
-    if (seen.delete(id)) seen.add(id);
-  }
-  dropOldest(seen, max);
 }
 
 /** Oldest first: by receive time, then by id. */

@@ -2,11 +2,10 @@
  * The scripting commands say what a listing left out, against the mail.tm conformance fake over real
  * HTTP: `list` prints the rest and says it on stderr (and as `cut` in --json); `wait` keeps waiting
  * through a listing with an unreadable entry, says so once, and gets the code that arrives. The ids
- * `wait` has judged stay bounded whatever a service lists.
+ * `wait` has judged stay bounded whatever a service lists (client/keep-newest.ts renewListed).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MessageSummary } from '../../../src/model/mail-types';
-import { renew } from '../../../src/scripting/wait';
+import { renewListed } from '../../../src/client/keep-newest';
 import { waitFor } from '../../harness/wait';
 import { startMailtmFake, type MailtmFake } from '../../providers/mailtm-fake';
 import { makeRunner, type Runner } from '../run';
@@ -61,13 +60,12 @@ describe('scripting on a listing that left something out', () => {
 
   it('the ids wait has judged stay bounded: those still listed are kept, the oldest others go', () => {
     const seen = new Set<string>();
-    const page = (from: number, n: number): MessageSummary[] =>
-      Array.from({ length: n }, (_, i) => ({ id: String(from + i), senderName: '', senderEmail: '', subject: '', receivedAt: null }));
+    const page = (from: number, n: number): string[] => Array.from({ length: n }, (_, i) => String(from + i));
     // A service listing 10,000 new ids at every look, and one message that stays.
     for (let look = 0; look < 10; look++) {
       const listed = [...page(0, 1), ...page(1 + look * 10_000, 10_000)];
-      renew(seen, listed, 25_000);
-      for (const m of listed) seen.add(m.id);
+      renewListed(seen, listed, 25_000);
+      for (const id of listed) seen.add(id);
     }
     // One look's additions past the bound at most, and the message listed all along is still judged.
     expect(seen.size).toBeLessThanOrEqual(25_000 + 10_001);
