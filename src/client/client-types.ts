@@ -16,6 +16,7 @@ import type {
   ProviderId,
   Session,
 } from '../model/mail-types';
+import type { ListingLimits, MessageList } from './listing';
 
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
 export type { PostEncoding, ProviderId } from '../model/mail-types';
@@ -34,6 +35,8 @@ export interface ApiOptions {
   retryBaseDelayMs?: number;
   /** Answers larger than this are refused as bad_response (default 64 MiB). */
   maxResponseBytes?: number;
+  /** Bounds on one listing as a whole, over every page (default LISTING_LIMITS, listing.ts). */
+  listingLimits?: Partial<ListingLimits>;
 }
 
 /** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */
@@ -44,7 +47,7 @@ export interface TempMailApi {
    * The inbox, newest first. Where the service tags its answer with an ETag, the next check sends it
    * back (If-None-Match) and an unchanged inbox (304) answers the very array of the last answer.
    */
-  checkMail(token: string): Promise<MessageSummary[]>;
+  checkMail(token: string): Promise<MessageList>;
   readMail(token: string, id: number | string): Promise<Message>;
   deleteMail(token: string, id: number | string): Promise<void>;
   /**
@@ -121,8 +124,11 @@ export interface MailProvider {
   listDomains(): Promise<DomainList>;
   /** A new address: random, or with `prefix`, on `domain`/`domainId` or one the provider picks. */
   createSession(options?: CreateSessionOptions): Promise<Session>;
-  /** Every message of the address (every page of them), newest first. */
-  listMessages(session: Session): Promise<MessageSummary[]>;
+  /**
+   * Every message of the address (every page of them), newest first, within the listing's bounds
+   * (listing.ts): what it had to leave out is said in the list's `cut`.
+   */
+  listMessages(session: Session): Promise<MessageList>;
   /** One message: text and/or HTML, attachments listed. */
   readMessage(session: Session, id: MessageId): Promise<Message>;
   deleteMessage(session: Session, id: MessageId): Promise<void>;

@@ -12,6 +12,7 @@ import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryO
 import { ApiError } from './api-error';
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
+import { keepNewest } from './keep-newest';
 import { badResponse } from './wire-json';
 
 export { checkBaseUrl };
@@ -46,6 +47,10 @@ const MAX_RETRY_AFTER_MS = 5_000;
 // Bigger than any message the reference service accepts (10 MiB raw) once JSON-escaped; a service that
 // streams more is broken or hostile and must not exhaust memory.
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+// Secrets one client keeps for redaction: every address of a long session, and then some. Bounded
+// because a provider may hand out a new token at every answer (Guerrilla Mail's sid_token may change at
+// any call), and each is kept, and looked for in every error, from then on.
+const MAX_SECRETS = 1_024;
 // 5xx worth another try; 429 is deliberately absent (the poller waits out Retry-After instead).
 const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
 
@@ -118,9 +123,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const baseDelay = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
-  // The token of the request in flight is not known to the hook; every token this client has seen is.
+  // The token of the request in flight is not known to the hook; every token this client has seen is,
+  // up to MAX_SECRETS of them, the newest kept (a request's own are renewed as it starts).
   const known = new Set<string>();
   const secretList = () => [...known];
+  const keep = (secret: string) => keepNewest(known, secret, MAX_SECRETS);
 
   let instance: Promise<Got> | undefined;
   const http = (): Promise<Got> => {
@@ -166,7 +173,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   function remember(request: HttpRequest): readonly string[] {
-    for (const secret of request.secrets ?? []) if (secret) known.add(secret);
+    for (const secret of request.secrets ?? []) if (secret) keep(secret);
     return secretList();
   }
 
@@ -225,7 +232,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return openStream(await ready(secretsNow), path, request, secretsNow, timeoutMs);
     },
     addSecret(secret) {
-      if (secret) known.add(secret);
+      if (secret) keep(secret);
     },
     secrets: secretList,
   };

@@ -4,7 +4,8 @@
  * (../http-client.ts) carries the timeout, retry, redirect and redaction rules, and every failure is an
  * ApiError with the token kept out of it.
  */
-import type { CreateSessionOptions, DomainList, Message, MessageSource, MessageSummary, Session } from '../../model/mail-types';
+import type { CreateSessionOptions, DomainList, Message, MessageSource, Session } from '../../model/mail-types';
+import type { MessageList } from '../listing';
 import { errorFromAnswer, errorFromNonJson } from '../error-map';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpAnswer } from '../http-client';
@@ -25,7 +26,7 @@ export function createApi(options: ApiOptions): TempMailApi {
 
   // The last check-mail answer of each inbox with its ETag, by token: sent back as If-None-Match, so a
   // service that tags its answers (the reference service does) can say 304 and send no list at all.
-  const kept = new Map<string, { etag: string; summaries: MessageSummary[] }>();
+  const kept = new Map<string, { etag: string; summaries: MessageList }>();
 
   async function call(method: 'GET' | 'POST', path: string, params: Params, token?: string): Promise<Record<string, unknown>> {
     const secrets = token ? [token] : [];
@@ -49,14 +50,15 @@ export function createApi(options: ApiOptions): TempMailApi {
 
   return {
     async listDomains(): Promise<DomainList> {
-      return parseDomainList(await call('GET', 'domains', {}));
+      const answer = await http.request('GET', 'domains', { searchParams: {} });
+      return parseDomainList(dataOf(answer), Buffer.byteLength(answer.body), options.listingLimits);
     },
     async createSession(opts: CreateSessionOptions = {}): Promise<Session> {
       const session = parseSession(await call('POST', 'create-session', sessionParams(opts, encoding)), offset);
       http.addSecret(session.token);
       return session;
     },
-    async checkMail(token: string): Promise<MessageSummary[]> {
+    async checkMail(token: string): Promise<MessageList> {
       const last = kept.get(token);
       const answer = await http.request('GET', 'check-mail', {
         searchParams: { token },
@@ -64,7 +66,7 @@ export function createApi(options: ApiOptions): TempMailApi {
         headers: last ? { 'if-none-match': last.etag } : undefined,
       });
       if (answer.status === 304 && last) return last.summaries;
-      const summaries = parseSummaries(dataOf(answer), offset);
+      const summaries = parseSummaries(dataOf(answer), offset, Buffer.byteLength(answer.body), options.listingLimits);
       kept.delete(token);
       const etag = answer.headers.etag;
       if (typeof etag === 'string' && etag !== '') {
