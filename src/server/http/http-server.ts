@@ -9,10 +9,23 @@ import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
 import { ROUTES, type RouteResult } from './routes';
 import { ServiceError, type MailService } from '../service-types';
+import { hashToken } from '../mail-service';
+import { asLogger, sessionField, type Logger } from '../observe/log';
+
+/** What the HTTP front end asks and tells the rest of the service (limits, metrics). All optional. */
+export interface HttpHooks {
+  /** Before anything else: the seconds `client` must wait (429), or 0. A rejection lets the request through. */
+  admit?(client: string): Promise<number>;
+  /** Each answer: the route's name (or "other"), its status, the time it took. */
+  answered?(route: string, status: number, ms: number): void;
+  /** GET routes answered outside the JSON API, by path (GET /metrics). */
+  plain?: Record<string, () => Promise<{ contentType: string; body: string }>>;
+}
 
 export interface HttpFrontOptions {
-  /** One line per request; never carries a token. */
-  log?: (line: string) => void;
+  /** One line per request; never carries a token. A Logger gets events with the client as a field. */
+  log?: Logger | ((line: string) => void);
+  hooks?: HttpHooks;
   /** Largest request body accepted (413 beyond). Default 64 KiB. */
   bodyLimit?: number;
   /** How long close() lets in-flight requests finish before cutting connections. Default 10 s. */
@@ -145,7 +158,15 @@ function loggablePath(path: string): string {
 
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
-  const log = options.log ?? (() => {});
+  const log = asLogger(options.log);
+  const hooks = options.hooks ?? {};
+  let draining = false;
+  /** The access-log line of a request: info, or folded (one a second) for a limit or our own trouble. */
+  const access = (text: string, status: number, client: string, token: string | undefined, route: string, code?: string) => {
+    const level = status >= 500 || status === 429 ? 'warn' : 'info';
+    const session = token && token.length <= 512 ? sessionField(hashToken(token)) : undefined;
+    log.event({ level, event: 'http.request', text, fields: { client, session, status, reason: code }, foldKey: `${route} ${status} ${code ?? ''}` });
+  };
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
   const trustProxy = options.trustProxy ?? false;
@@ -157,7 +178,9 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     let path = '?';
     // What the log says: the path with anything that may be a token in it redacted.
     let logPath = '?';
+    let route = 'other';
     let token: string | undefined;
+    const client = clientAddressOf(req, trustProxy, listedProxies);
     try {
       let url: URL;
       try {
@@ -167,12 +190,24 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       }
       path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
       logPath = loggablePath(path);
-      const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
-      if (!route) throw new HttpError(404, 'not_found', 'No such route');
+      // Counted first: a flood of anything, unknown routes included, meets the per-client limit.
+      const wait = hooks.admit ? await hooks.admit(client).catch(() => 0) : 0;
+      if (wait > 0) throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
+      const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
+      if (plain && (req.method === 'GET' || req.method === 'HEAD')) {
+        route = path.slice(1);
+        const { contentType, body } = await plain();
+        res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : body);
+        return done(200);
+      }
+      const found = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+      if (!found) throw new HttpError(404, 'not_found', 'No such route');
+      route = path.slice(1);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
-      if (method !== route.method) {
-        throw new HttpError(405, 'method_not_allowed', `Use ${route.method} for ${path}`, {
-          allow: route.method === 'GET' ? 'GET, HEAD' : 'POST',
+      if (method !== found.method) {
+        throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {
+          allow: found.method === 'GET' ? 'GET, HEAD' : 'POST',
         });
       }
       const body = await readBody(req, bodyLimit);
@@ -180,28 +215,35 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
       const ifNoneMatch = req.headers['if-none-match'];
-      const result = await route.handle(service, {
+      const result = await found.handle(service, {
         params,
-        clientAddress: clientAddressOf(req, trustProxy, listedProxies),
+        clientAddress: client,
         ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
         checkMail,
+        draining: () => draining,
       });
       send(res, result);
-      log(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token));
+      access(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token), res.statusCode, client, token, route);
+      done(res.statusCode);
     } catch (error) {
       const answer = errorAnswer(error);
       if (answer.status >= 500 && !(error instanceof ServiceError)) {
         const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        log(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token));
+        access(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token), 500, client, token, route, 'internal');
       } else {
-        log(redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token));
+        access(redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token), answer.status, client, token, route, answer.code);
       }
+      done(answer.status);
       if (res.headersSent) {
         res.destroy();
         return;
       }
       if (answer.headers.connection === 'close') res.shouldKeepAlive = false;
       sendJson(res, answer.status, { status: 'error', error: answer.code, message: answer.message }, answer.headers);
+    }
+
+    function done(status: number): void {
+      hooks.answered?.(route, status, Date.now() - started);
     }
   }
 
@@ -255,6 +297,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       });
     },
     close() {
+      draining = true;
       closing ??= new Promise<void>((resolve) => {
         if (!server.listening) return resolve();
         const timer = setTimeout(() => server.closeAllConnections(), closeGraceMs);

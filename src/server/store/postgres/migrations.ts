@@ -106,6 +106,35 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE tempmail_fetch_cursors ADD COLUMN renumbered_at timestamptz;
     `,
   },
+  {
+    version: 4,
+    name: 'per-client rates of every kind, counted in one call',
+    sql: `
+      -- Every per-client rate (create-session, HTTP requests, SMTP messages and recipients) is counted
+      -- here now, one row a hit: unlogged, as a count lost with a crash costs nothing and a hit then
+      -- writes no WAL (its commit waits for no disk).
+      ALTER TABLE tempmail_create_hits SET UNLOGGED;
+      -- Counts one hit of p_key at p_now under "at most p_limit in any p_window_ms": 0 when allowed (and
+      -- counted), else the whole seconds until one is (not counted). The advisory lock makes the count
+      -- and the insert one step against every other hit of the key, in every instance.
+      CREATE OR REPLACE FUNCTION tempmail_rate_hit(p_key text, p_now timestamptz, p_window_ms integer, p_limit integer)
+      RETURNS integer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        n integer;
+        oldest timestamptz;
+        win interval := p_window_ms * interval '1 millisecond';
+      BEGIN
+        PERFORM pg_advisory_xact_lock(7239, hashtext(p_key));
+        SELECT count(*)::integer, min(at) INTO n, oldest FROM tempmail_create_hits WHERE client_key = p_key AND at > p_now - win;
+        IF n >= p_limit THEN
+          RETURN greatest(1, ceil(extract(epoch FROM (oldest + win - p_now)))::integer);
+        END IF;
+        INSERT INTO tempmail_create_hits (client_key, at) VALUES (p_key, p_now);
+        RETURN 0;
+      END
+      $fn$;
+    `,
+  },
 ];
 
 /** The database holds a schema newer than this code knows. */
