@@ -190,20 +190,20 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       }
       path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
       logPath = loggablePath(path);
+      const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
+      const found = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+      // The route's name for the metrics and the log's folding: a closed set whatever the path.
+      if (plain || found) route = path.slice(1);
       // Counted first: a flood of anything, unknown routes included, meets the per-client limit.
       const wait = hooks.admit ? await hooks.admit(client).catch(() => 0) : 0;
       if (wait > 0) throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
-      const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
       if (plain && (req.method === 'GET' || req.method === 'HEAD')) {
-        route = path.slice(1);
         const { contentType, body } = await plain();
         res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : body);
         return done(200);
       }
-      const found = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
       if (!found) throw new HttpError(404, 'not_found', 'No such route');
-      route = path.slice(1);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (method !== found.method) {
         throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {
