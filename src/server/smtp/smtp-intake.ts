@@ -11,7 +11,8 @@ import { ServiceError, type MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
 import type { SmtpHooks } from './smtp-hooks';
-import { SmtpTimeLimits, type SmtpConnection } from './time-limits';
+import { listed, ourAddresses, reply, rewordSizeRefusals } from './smtp-replies';
+import { SmtpTimeLimits } from './time-limits';
 import type { LoadedTls } from './tls-files';
 
 export interface SmtpFrontOptions {
@@ -39,37 +40,6 @@ export interface SmtpFront {
   reloadTls(tls: LoadedTls): void;
 }
 
-/**
- * An SMTP reply for a refusal; the enhanced status code leads the text, as in "550 5.1.1 ...". `reason`
- * names it in the log and the metrics.
- */
-function reply(code: number, text: string, reason: string): Error & { responseCode: number; reason: string } {
-  return Object.assign(new Error(text), { responseCode: code, reason });
-}
-
-/** Recipients for a log line: the first few, then how many more (a transaction may hold thousands). */
-function listed(addresses: readonly string[], shown = 10): string {
-  const head = addresses.slice(0, shown).join(', ');
-  return addresses.length > shown ? `${head} and ${addresses.length - shown} more` : head || '(none)';
-}
-
-/**
- * smtp-server refuses a SIZE= over the limit in MAIL FROM itself, before onMailFrom, and words it
- * "552 Error: message exceeds ..." with no enhanced status code. Its only 552 replies are size refusals,
- * so any 552 not already leading with an enhanced code is re-worded to read like our own 552 5.3.4.
- * (Turning the library's check off with hideSize would also hide the limit from EHLO, which lets
- * senders skip a doomed transfer.)
- */
-function rewordSizeRefusals(connection: SmtpConnection, text: string, refused: (text: string) => void): void {
-  const send = connection.send.bind(connection);
-  connection.send = (code, data, context) => {
-    if (code === 552 && !(typeof data === 'string' && /^5\.\d{1,3}\.\d{1,3} /.test(data))) {
-      refused(`smtp refused MAIL FROM (declared SIZE over the limit): 552 ${text}`);
-      send(code, text, false);
-    } else send(code, data, context);
-  };
-}
-
 /** Builds the SMTP front end over a MailService. */
 export function createSmtpFront(service: MailService, config: ServerConfig, options: SmtpFrontOptions = {}): SmtpFront {
   const log = asLogger(options.log);
@@ -83,20 +53,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     note(session, level, 'smtp.refused', text, reason);
     hooks.refused?.(peerOf(session), reason);
   };
-  const servedDomains = new Set(config.domains.map((d) => d.toLowerCase()));
-  /** Ours: on one of our domains, or an alias (name+tag) of one of our external-mail accounts. */
-  function isOurs(address: string): boolean {
-    const split = (a: string) => ({ local: a.slice(0, a.lastIndexOf('@')), domain: a.slice(a.lastIndexOf('@') + 1).toLowerCase() });
-    const rcpt = split(address);
-    if (servedDomains.has(rcpt.domain)) return true;
-    const name = (rcpt.local.split('+')[0] ?? '').toLowerCase();
-    return config.extmailAccounts.some((account) => {
-      const own = split(account.email);
-      // Dot-insensitive providers (gmail-like) deliver j.o.hn@ to john@: compare without dots.
-      const norm = (l: string) => (account.dotInsensitive ? l.replaceAll('.', '') : l).toLowerCase();
-      return own.domain === rcpt.domain && norm(own.local) === norm(name);
-    });
-  }
+  const isOurs = ourAddresses(config);
   const tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
   /** Refusals that are our trouble or a limit, not a verdict on the mail: folded in the log. */
   const levelOf = (code: number, reason: string): LogLevel =>
