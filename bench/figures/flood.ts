@@ -10,6 +10,8 @@
  * `flood_quiet_p95_ms` and `flood_flooded_p95_ms` (p50/p95/max beside them), their ratio
  * `flood_p95_ratio` (the goal: <= 2), and what the flood met: connections refused at once (421),
  * messages refused by the rate (451 4.7.1), messages the flood got stored, over the flood's duration.
+ * A third phase floods with mail alone (8 senders an instance, within the connection share, so it meets
+ * the message rate instead): `flood_mail_only_p95_ratio`.
  * Afterwards check-mail through the other instance must list every quiet message acknowledged.
  *
  * --quick: 20 quiet messages a phase instead of 60.
@@ -122,30 +124,40 @@ async function run(ctx: RunContext, databaseUrl: string): Promise<Values> {
   const quiet = await quietPhase([a, b], quietBox.email, count, 'quiet');
   ctx.log(`quiet: ${quiet.ms.length} delivered, p95 ${summarize(quiet.ms).p95.toFixed(1)} ms`);
 
-  let stop = false;
-  const flood: FloodCount = { connectRefused: 0, rateRefused: 0, stored: 0, otherFailures: 0 };
-  const floodStarted = performance.now();
-  const flooders = [a, b].flatMap((t) => [
-    ...Array.from({ length: 4 }, () => connectionFlood(t, () => stop, flood)),
-    ...Array.from({ length: 8 }, () => mailFlood(t, floodBox.email, () => stop, flood)),
-  ]);
-  await sleep(2000); // the flood is at full strength before the quiet client starts
-  const flooded = await quietPhase([a, b], quietBox.email, count, 'flooded');
-  stop = true;
-  await Promise.all(flooders);
-  const floodSeconds = (performance.now() - floodStarted) / 1000;
-  ctx.log(`flooded: ${flooded.ms.length} delivered, p95 ${summarize(flooded.ms).p95.toFixed(1)} ms; the flood in ${floodSeconds.toFixed(0)} s: ${JSON.stringify(flood)}`);
+  /** The quiet phase again while FLOODER floods: connections and mail, or mail alone (its rate limit). */
+  const floodedPhase = async (withConnections: boolean, label: string) => {
+    let stop = false;
+    const count_: FloodCount = { connectRefused: 0, rateRefused: 0, stored: 0, otherFailures: 0 };
+    const started = performance.now();
+    const flooders = [a, b].flatMap((t) => [
+      ...Array.from({ length: withConnections ? 4 : 0 }, () => connectionFlood(t, () => stop, count_)),
+      ...Array.from({ length: 8 }, () => mailFlood(t, floodBox.email, () => stop, count_)),
+    ]);
+    await sleep(2000); // the flood is at full strength before the quiet client starts
+    const phase = await quietPhase([a, b], quietBox.email, count, label);
+    stop = true;
+    await Promise.all(flooders);
+    const seconds = (performance.now() - started) / 1000;
+    ctx.log(`${label}: ${phase.ms.length} delivered, p95 ${summarize(phase.ms).p95.toFixed(1)} ms; the flood in ${seconds.toFixed(0)} s: ${JSON.stringify(count_)}`);
+    return { phase, flood: count_, seconds };
+  };
+  const both = await floodedPhase(true, 'flooded');
+  const mailOnly = await floodedPhase(false, 'mail-flooded');
+  const flooded = both.phase;
+  const flood = both.flood;
+  const floodSeconds = both.seconds;
 
-  const failedQuiet = quiet.refused.length + flooded.refused.length;
-  if (failedQuiet > 0) throw new Error(`the quiet client was refused ${failedQuiet} time(s): ${[...quiet.refused, ...flooded.refused].slice(0, 3).join(' | ')}`);
+  const refusedQuiet = [...quiet.refused, ...flooded.refused, ...mailOnly.phase.refused];
+  if (refusedQuiet.length > 0) throw new Error(`the quiet client was refused ${refusedQuiet.length} time(s): ${refusedQuiet.slice(0, 3).join(' | ')}`);
   const listed = await fetch(new URL(`check-mail?token=${encodeURIComponent(quietBox.token)}`, b.baseUrl)).then((r) => r.json() as Promise<{ messages: { subject: string }[] }>);
-  const expected = new Set([...quiet.sent, ...flooded.sent]);
+  const expected = new Set([...quiet.sent, ...flooded.sent, ...mailOnly.phase.sent]);
   const seen = listed.messages.filter((m) => expected.has(m.subject)).length;
   if (seen !== expected.size) throw new Error(`check-mail lists ${seen} of the ${expected.size} quiet messages acknowledged`);
   await Promise.all([a.stop(), b.stop()]);
 
   const q = summarize(quiet.ms);
   const f = summarize(flooded.ms);
+  const m = summarize(mailOnly.phase.ms);
   return {
     flood_p95_ratio: round(f.p95 / q.p95),
     flood_quiet_p95_ms: round(q.p95),
@@ -158,6 +170,11 @@ async function run(ctx: RunContext, databaseUrl: string): Promise<Values> {
     flood_messages_stored: flood.stored,
     flood_other_failures: flood.otherFailures,
     flood_seconds: round(floodSeconds),
+    flood_mail_only_p95_ratio: round(m.p95 / q.p95),
+    ...summaryKeys('flood_mail_only_ms', m),
+    flood_mail_only_rate_refused: mailOnly.flood.rateRefused,
+    flood_mail_only_stored: mailOnly.flood.stored,
+    flood_mail_only_seconds: round(mailOnly.seconds),
   };
 }
 
