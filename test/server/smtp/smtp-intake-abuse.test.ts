@@ -94,6 +94,9 @@ describe('SMTP under abuse', () => {
       const extra = await openSmtp(many);
       expect(extra.greeting).toMatch(/^421 .*Too many connected clients/);
       await extra.closed;
+      // Said in the log (it used to be silent), and counted.
+      expect(many.logs.some((l) => l.startsWith('smtp refused a connection from 127.0.0.1: 421 4.3.2 Too many connected clients (200)'))).toBe(true);
+      expect(many.ops.stats().smtp.connectionsRefused).toEqual({ total: 1 });
       // The 200 are still served.
       expect(await held[199]!.command('NOOP')).toMatch(/^250 /);
       expect(await held[0]!.command('QUIT')).toMatch(/^221 /);
