@@ -219,8 +219,8 @@ export class MemoryStore implements Store {
     return bytes && Buffer.from(bytes);
   }
 
-  async hitRateLimit(key: string, now: number, rule: RateRule): Promise<number> {
-    return this.live().limiters.hit(key, now, rule);
+  async hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
+    return this.live().limiters.hit(key, now, rule, cost);
   }
 
   async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {

@@ -205,13 +205,13 @@ export interface Store {
   attachmentBytes(sessionId: string, id: number, attachmentId: number): Promise<Buffer | undefined>;
 
   /**
-   * Counts one hit by `key` (a rule's name and a client, e.g. "create 192.0.2.7", "http 192.0.2.7") at
-   * `now` under `rule`: 0 when allowed (and counted), else the whole seconds, at least 1, until one is
-   * (and not counted, so waiting the answer out always works). The counts live with the sessions:
+   * Counts `cost` hits (default one; all or none) by `key` (a rule's name and a client, e.g. "create
+   * 192.0.2.7", "http 192.0.2.7") at `now` under `rule`: 0 when allowed (and counted), else the whole
+   * seconds, at least 1, until they fit (and not counted, so waiting the answer out always works). The counts live with the sessions:
    * services sharing a store share them (src/server/limits/ uses this for every per-client rate). Hits are
    * kept for RATE_HITS_KEEP_MS at most: a rule's window is never longer.
    */
-  hitRateLimit(key: string, now: number, rule: RateRule): Promise<number>;
+  hitRateLimit(key: string, now: number, rule: RateRule, cost?: number): Promise<number>;
 
   /**
    * How much mail is stored, for the storage cap and the metrics (src/server/limits/storage-cap.ts).

@@ -345,6 +345,18 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect(await store.hitRateLimit('10.0.0.3', t, { limit: 0, windowMs: 60_000 })).toBe(0);
     }));
 
+    it('counts several hits at once, all or none, and says when that many fit', withStore(async ({ store }) => {
+      const rule = { limit: 5, windowMs: 60_000 };
+      const t = 1_800_000_000_000;
+      expect(await store.hitRateLimit('block', t, rule, 3)).toBe(0);
+      expect(await store.hitRateLimit('block', t + 10_000, rule, 1)).toBe(0);
+      // 4 counted: 3 more do not fit until two of them leave (the three of t, at t + 60 s).
+      expect(await store.hitRateLimit('block', t + 20_000, rule, 3)).toBe(40);
+      expect(await store.hitRateLimit('block', t + 20_000, rule, 1)).toBe(0);
+      expect(await store.hitRateLimit('block', t + 20_000, rule, 1)).toBe(40);
+      expect(await store.hitRateLimit('block', t + 60_000, rule, 3)).toBe(0);
+    }));
+
     it('answers a probe while open', withStore(async ({ store }) => {
       expect(typeof (await store.probe())).toBe('boolean');
     }));

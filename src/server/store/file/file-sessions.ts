@@ -212,9 +212,9 @@ export abstract class FileSessions {
     return gone;
   }
 
-  async hitRateLimit(key: string, now: number, rule: RateRule): Promise<number> {
+  async hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
     this.check();
-    return this.limiters.hit(key, now, rule);
+    return this.limiters.hit(key, now, rule, cost);
   }
 
   async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {

@@ -245,10 +245,10 @@ export class PostgresStore implements Store {
   }
 
   /** One round trip: tempmail_rate_hit (migrations.ts) counts and inserts under the key's advisory lock. */
-  hitRateLimit(key: string, now: number, rule: RateRule): Promise<number> {
+  hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
     return this.run(async (pool) => {
       if (rule.limit <= 0) return 0;
-      const rows = await query<{ wait: number }>(pool, 'SELECT tempmail_rate_hit($1, $2, $3, $4) AS wait', [key, new Date(now), rule.windowMs, rule.limit]);
+      const rows = await query<{ wait: number }>(pool, 'SELECT tempmail_rate_hit($1, $2, $3, $4, $5) AS wait', [key, new Date(now), rule.windowMs, rule.limit, cost]);
       return rows[0]?.wait ?? 0;
     });
   }
