@@ -47,6 +47,7 @@ Options:
   --tls-key FILE              the certificate's PEM private key
   --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
                               extmailAccounts, lifetimeSeconds, ...); flags override it
+  -h, --help                  this help
 
 Limits (0 turns one off; docs/server/operations.md):
   --smtp-max-connections N    SMTP connections at once (default 200)
@@ -66,7 +67,6 @@ Operations:
   --metrics                   serve GET /metrics (Prometheus text format)
   --metrics-listen HOST:PORT  serve /metrics there instead of on the HTTP port
   --log-format text|json      log lines as text (default) or one JSON object a line
-  -h, --help                  this help
 `;
 
 /** The options of `serve`, as node:util parseArgs takes them (the scripts/deploy/ files are tested against them). */
