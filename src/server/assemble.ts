@@ -4,6 +4,8 @@
  * Everything else depends on contracts.
  */
 import { systemClock, type Clock, type ServerConfig } from './server-config';
+import { createLogger, type Logger } from './observe/log';
+import { createOperations, type Operations } from './operations';
 import { openStorage } from './open-storage';
 import { scrubSecrets } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
@@ -23,6 +25,8 @@ export interface RunningServer {
   config: ServerConfig;
   /** Where the data is: the data dir, or `database <URL without its password>`. */
   storage: string;
+  /** Limits, health, counters (stats for an admin API; limits for a reload). */
+  ops: Operations;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
   /**
@@ -37,8 +41,11 @@ export interface ServerDeps {
   clock?: Clock;
   /** Where IMAP passwords named by `passwordEnv` are read (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** One line per event; never carries a token. Default: silent. */
-  log?: (line: string) => void;
+  /**
+   * One line per event; never carries a token. Default: silent. A Logger (observe/log.ts, as serve makes
+   * for its --log-format) gets events, and scrubs the database password itself.
+   */
+  log?: Logger | ((line: string) => void);
 }
 
 /** `host` as it goes into a URL: IPv6 literals need brackets. */
@@ -70,9 +77,12 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 /** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
-  const given = deps.log ?? (() => {});
   // Whatever a line says (a driver's error included), the database password never reaches the log.
-  const log = config.databaseUrl === undefined ? given : (line: string) => given(scrubSecrets(line, config.databaseUrl));
+  const given = deps.log;
+  const log: Logger =
+    given && typeof (given as Logger).event === 'function'
+      ? (given as Logger)
+      : createLogger({ format: 'text', write: given ?? (() => {}), scrub: (line) => scrubSecrets(line, config.databaseUrl) });
   const tlsFiles: TlsFiles | undefined =
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
@@ -80,7 +90,24 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const storage = await openStorage(config, log);
   const { store } = storage;
   let imap: ImapIntake | undefined;
-  const service = createMailService({ store, config, clock, log, accountActive: (id) => imap?.isActive(id) ?? true });
+  let ops: Operations;
+  try {
+    ops = await createOperations({ config, store, log, clock, probesCheaply: storage.purgeInBackground });
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    await storage.release().catch(() => undefined);
+    throw error;
+  }
+  const service = createMailService({
+    store,
+    config,
+    clock,
+    log,
+    accountActive: (id) => imap?.isActive(id) ?? true,
+    limits: ops.clientLimits,
+    health: ops.health,
+    onStored: (copies, bytes) => ops.stored(copies, bytes),
+  });
 
   let purging = false;
   const purge = async () => {
@@ -105,12 +132,15 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     requestTimeoutMs: config.httpRequestTimeoutMs,
     trustProxy: config.trustProxy ?? false,
     trustedProxies: config.trustedProxies,
+    hooks: ops.httpHooks,
   });
-  const smtp = createSmtpFront(service, config, { log, tls });
+  // smtp-server's own cap is only an outer guard: the operations' connection limit refuses (and logs) first.
+  const smtp = createSmtpFront(service, config, { log, tls, hooks: ops.smtpHooks, maxClients: config.smtpMaxConnections + 50 });
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close(), imap?.close()]);
+    await ops.close();
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
     await storage.release().catch((error: unknown) => log(`removing ${storage.lockFile} failed: ${describe(error)}`));
@@ -138,11 +168,16 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   }
 
   if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
+  if (ops.metricsUrl) log(`metrics at ${ops.metricsUrl}`);
+  else if (config.metrics) log(`metrics at ${httpUrl}metrics`);
   // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
   if (config.extmailAccounts.some((a) => a.imap)) {
     const { startImapIntake } = await import('./imap/imap-intake');
     imap = startImapIntake(service, config, log, deps.env);
+    const intake = imap;
+    ops.observer.provide('imapAccounts', () => intake.states());
   }
+  ops.start();
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
   timer.unref();
 
@@ -153,6 +188,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpHost,
     smtpPort,
     service,
+    ops,
     storage: storage.where,
     config: { ...config, httpPort, smtpPort },
     async reloadTls() {

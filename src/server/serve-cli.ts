@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
 import { startServer, type RunningServer } from './assemble';
+import { createLogger, type Logger } from './observe/log';
 import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 
@@ -47,6 +48,25 @@ Options:
   --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
                               extmailAccounts, lifetimeSeconds, ...); flags override it
   -h, --help                  this help
+
+Limits (0 turns one off; docs/server/operations.md):
+  --smtp-max-connections N    SMTP connections at once (default 200)
+  --smtp-connections-per-client N
+                              SMTP connections at once from one client (default: a tenth
+                              of --smtp-max-connections)
+  --smtp-messages-per-minute N
+                              messages (MAIL FROM) per client per minute (default 300)
+  --smtp-recipients-per-minute N
+                              recipients (RCPT TO) per client per minute (default 1000)
+  --http-requests-per-minute N
+                              HTTP requests per client per minute (default 1200)
+  --max-stored-messages N     refuse new mail (452 4.3.1) once this many are stored (default: no cap)
+  --max-stored-bytes N        the same for the bytes of the data dir's message files
+
+Operations:
+  --metrics                   serve GET /metrics (Prometheus text format)
+  --metrics-listen HOST:PORT  serve /metrics there instead of on the HTTP port
+  --log-format text|json      log lines as text (default) or one JSON object a line
 `;
 
 /** The options of `serve`, as node:util parseArgs takes them (the scripts/deploy/ files are tested against them). */
@@ -70,6 +90,16 @@ export const SERVE_OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   config: { type: 'string' },
+  'smtp-max-connections': { type: 'string' },
+  'smtp-connections-per-client': { type: 'string' },
+  'smtp-messages-per-minute': { type: 'string' },
+  'smtp-recipients-per-minute': { type: 'string' },
+  'http-requests-per-minute': { type: 'string' },
+  'max-stored-messages': { type: 'string' },
+  'max-stored-bytes': { type: 'string' },
+  metrics: { type: 'boolean' },
+  'metrics-listen': { type: 'string' },
+  'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -82,7 +112,7 @@ function usage(message: string, hint = true): number {
   return 2;
 }
 
-function logLine(line: string): void {
+function textLine(line: string): void {
   process.stderr.write(`${new Date().toISOString()} ${safeLine(line, 2000)}\n`);
 }
 
@@ -110,6 +140,12 @@ export async function runServe(args: string[]): Promise<number> {
   }
 
   const scrub = (line: string) => scrubSecrets(line, config.databaseUrl);
+  // Every line from here on is in the --log-format (text by default).
+  const logLine: Logger = createLogger({
+    format: config.logFormat,
+    write: config.logFormat === 'json' ? (line) => process.stderr.write(`${line}\n`) : textLine,
+    scrub,
+  });
   if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
     logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');
   }

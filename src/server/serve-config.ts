@@ -87,7 +87,36 @@ const FILE_KEYS: Record<string, Setter> = {
   tlsKey: (c, v, w) => (c.tlsKeyFile = filePath(v, w)),
   httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpRequestTimeoutMs: (c, v, w) => (c.httpRequestTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  // Limits (docs/server/operations.md). 0 turns a per-client rate or a cap off.
+  smtpMaxConnections: (c, v, w) => (c.smtpMaxConnections = parseIntIn(v, 1, 100_000, w)),
+  smtpConnectionsPerClient: (c, v, w) => (c.smtpConnectionsPerClient = parseIntIn(v, 0, 100_000, w)),
+  smtpMessagesPerMinute: (c, v, w) => (c.smtpMessagesPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  smtpRecipientsPerMinute: (c, v, w) => (c.smtpRecipientsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  httpRequestsPerMinute: (c, v, w) => (c.httpRequestsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  maxStoredMessages: (c, v, w) => (c.maxStoredMessages = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
+  maxStoredBytes: (c, v, w) => (c.maxStoredBytes = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
+  storageUsageIntervalMs: (c, v, w) => (c.storageUsageIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
+  metrics: (c, v, w) => {
+    if (typeof v !== 'boolean') throw new UsageError(`${w}: expected true or false`);
+    c.metrics = v;
+  },
+  metricsListen: (c, v, w) => {
+    c.metricsListen = listenAddress(v, w);
+    c.metrics = true;
+  },
+  logFormat: (c, v, w) => {
+    if (v !== 'text' && v !== 'json') throw new UsageError(`${w}: expected "text" or "json", got ${show(v)}`);
+    c.logFormat = v;
+  },
 };
+
+/** "host:port" ("[::1]:9025" for IPv6) of a listener. */
+function listenAddress(value: unknown, where: string): { host: string; port: number } {
+  const text = typeof value === 'string' ? value.trim() : '';
+  const match = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})$/.exec(text);
+  if (!match) throw new UsageError(`${where}: expected HOST:PORT (e.g. 127.0.0.1:9025, [::1]:9025), got ${show(value)}`);
+  return { host: match[1] ?? match[2]!, port: parseIntIn(match[3], 0, 65535, where) };
+}
 
 /** Minutes (fractions allowed) to whole seconds, at least one. */
 export function lifetimeFromMinutes(value: unknown, where: string): number {
@@ -157,6 +186,16 @@ export interface ServeFlags {
   'tls-cert'?: string;
   'tls-key'?: string;
   config?: string;
+  'smtp-max-connections'?: string;
+  'smtp-connections-per-client'?: string;
+  'smtp-messages-per-minute'?: string;
+  'smtp-recipients-per-minute'?: string;
+  'http-requests-per-minute'?: string;
+  'max-stored-messages'?: string;
+  'max-stored-bytes'?: string;
+  metrics?: boolean;
+  'metrics-listen'?: string;
+  'log-format'?: string;
 }
 
 /** defaults < config file < environment (TEMPMAIL_DATABASE_URL) < flags. */
@@ -188,12 +227,26 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('create-per-minute', 'createPerMinute');
   set('tls-cert', 'tlsCert');
   set('tls-key', 'tlsKey');
+  set('smtp-max-connections', 'smtpMaxConnections');
+  set('smtp-connections-per-client', 'smtpConnectionsPerClient');
+  set('smtp-messages-per-minute', 'smtpMessagesPerMinute');
+  set('smtp-recipients-per-minute', 'smtpRecipientsPerMinute');
+  set('http-requests-per-minute', 'httpRequestsPerMinute');
+  set('max-stored-messages', 'maxStoredMessages');
+  set('max-stored-bytes', 'maxStoredBytes');
+  if (flags.metrics) config.metrics = true;
+  set('metrics-listen', 'metricsListen');
+  set('log-format', 'logFormat');
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
   }
   if (config.databaseUrl !== undefined && (flags['data-dir'] !== undefined || fromFile.has('dataDir'))) {
     // Silently ignoring one of them would leave a user looking for mail in the wrong place.
     throw new UsageError('give --data-dir (dataDir) or --database-url (databaseUrl, TEMPMAIL_DATABASE_URL), not both');
+  }
+  if (config.databaseUrl !== undefined && config.maxStoredBytes > 0) {
+    // A database's size on disk does not shrink when mail is purged: a cap on it would stay reached.
+    throw new UsageError('--max-stored-bytes (maxStoredBytes) caps a data dir; with a database, cap the messages with --max-stored-messages');
   }
   if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');

@@ -143,7 +143,7 @@ export interface ExternalIntake {
 export interface ServiceHealth {
   ok: boolean;
   storage: 'ok' | 'failing';
-  /** Why storage is failing, e.g. "EROFS: read-only file system". */
+  /** Why storage is failing, e.g. "EROFS: read-only file system" (the log's; never in an answer). */
   detail?: string;
   sessions: number;
 }
@@ -177,8 +177,15 @@ export interface MailService extends ExternalIntake {
    */
   watchInbox(token: string, onMail: () => void): () => void;
 
-  /** Storage state and session count; asks the storage itself where the store can (Postgres). */
+  /**
+   * Storage state (with the reason, for the log and tests: never for a client) and session count; asks
+   * the storage itself when it was not asked in the last second.
+   */
   health(): Promise<ServiceHealth>;
+  /** Whether the storage serves, asked at most once a second (GET /health, GET /ready). */
+  storageServes(): Promise<boolean>;
+  /** The same without asking: what the last operation or probe found (SMTP's EHLO). */
+  storageServing(): boolean;
   /** Removes expired sessions and their messages; returns how many sessions went. */
   purgeExpired(): Promise<number>;
   close(): Promise<void>;

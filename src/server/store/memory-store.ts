@@ -6,7 +6,7 @@
  * Every operation runs without an await between its check and its change, so each is atomic in one
  * process without a lock.
  */
-import { LimitersByRule } from '../rate-limit';
+import { LimitersByRule } from '../limits/rate-limit';
 import { LocalClaims } from './local-claims';
 import {
   StoreClosedError,
@@ -17,6 +17,7 @@ import {
   type Delivery,
   type NewMessage,
   type RateRule,
+  type StorageUsage,
   type Store,
   type StoredMessage,
   type StoredMessageMeta,
@@ -218,8 +219,8 @@ export class MemoryStore implements Store {
     return bytes && Buffer.from(bytes);
   }
 
-  async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
-    return this.live().limiters.hit(key, now, rule);
+  async hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
+    return this.live().limiters.hit(key, now, rule, cost);
   }
 
   async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {
@@ -248,6 +249,18 @@ export class MemoryStore implements Store {
   async probe(): Promise<boolean> {
     this.live();
     return false;
+  }
+
+  async usage(): Promise<StorageUsage> {
+    let messages = 0;
+    let bytes = 0;
+    for (const e of this.live().sessions.values()) {
+      for (const m of e.messages.values()) {
+        messages++;
+        bytes += m.raw.length;
+      }
+    }
+    return { messages, bytes };
   }
 }
 

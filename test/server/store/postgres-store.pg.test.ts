@@ -61,6 +61,8 @@ describe('PostgresStore on the database', () => {
     await first.close();
     // Back to the schema before migration 3, as an earlier tempmail-tui left it.
     const pool = inspect(cleanup, url);
+    await pool.query('DROP FUNCTION tempmail_rate_hit');
+    await pool.query('ALTER TABLE tempmail_create_hits SET LOGGED');
     await pool.query('ALTER TABLE tempmail_fetch_cursors DROP COLUMN renumbered_at');
     await pool.query('DELETE FROM tempmail_migrations WHERE version >= 3');
     const lines: string[] = [];
@@ -70,6 +72,11 @@ describe('PostgresStore on the database', () => {
     expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 7, lastUid: 41 });
     await store.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
     expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
+    // Migration 4: the per-client hits are counted by one function, in a table that writes no WAL.
+    expect(await store.hitRateLimit('http 192.0.2.1', 1000, { limit: 1, windowMs: 60_000 })).toBe(0);
+    expect(await store.hitRateLimit('http 192.0.2.1', 2000, { limit: 1, windowMs: 60_000 })).toBe(59);
+    const kind = await pool.query("SELECT relpersistence FROM pg_class WHERE relname = 'tempmail_create_hits'");
+    expect(kind.rows[0].relpersistence).toBe('u');
   });
 
   it('refuses a database migrated by a newer tempmail-tui', async () => {

@@ -16,12 +16,14 @@
  * the inbox limit) are atomic within this process: counted and reserved with no await between.
  */
 import { randomBytes } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { appendToAll, listInbox, loadInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
 import { FileSessions, type FileStoreOptions } from './file-sessions';
 import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
-import { UnknownSessionError, type Delivery, type NewMessage, type Store, type StoredMessage, type StoredMessageMeta } from '../store';
+import { UnknownSessionError, type Delivery, type NewMessage, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -106,6 +108,29 @@ export class FileStore extends FileSessions implements Store {
 
   deleteMessage(sessionId: string, id: number): Promise<boolean> {
     return this.track(async () => removeMessage(await this.inbox(sessionId), id));
+  }
+
+  /**
+   * The message files under messages/, counted and their sizes added up: one directory read per inbox
+   * and one stat per file (inboxes not loaded stay unloaded). Files that go while it walks are skipped.
+   */
+  async usage(): Promise<StorageUsage> {
+    this.check();
+    let messages = 0;
+    let bytes = 0;
+    const dirs = await readdir(this.messagesDir, { withFileTypes: true }).catch(() => []);
+    for (const dir of dirs) {
+      if (!dir.isDirectory()) continue;
+      const path = join(this.messagesDir, dir.name);
+      const names = (await readdir(path).catch(() => [])).filter((n) => /^\d{1,15}\.msg$/.test(n));
+      const sizes = await Promise.all(names.map((n) => stat(join(path, n)).then((s) => s.size, () => -1)));
+      for (const size of sizes) {
+        if (size < 0) continue;
+        messages++;
+        bytes += size;
+      }
+    }
+    return { messages, bytes };
   }
 }
 
