@@ -22,6 +22,8 @@ import { useSaved, type SavedConfig } from './saved/use-saved';
 import { SessionView } from './session/session-view';
 import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
+import type { JobControl } from './shell/suspend';
+import { useJobControl } from './shell/use-job-control';
 import { describeError } from './wording/error-text';
 import { providerName } from './wording/provider-text';
 import type { StatusMessage } from './wording/status-text';
@@ -43,11 +45,10 @@ export interface AppProps {
   /** Where the opened messages of each address are remembered; without it, only while the app runs. */
   readMarks?: ReadStateStore;
   /**
-   * Ctrl-Z: suspends the process (the terminal is given back; src/tui/shell/suspend.ts) and returns when
-   * it runs again, after `redraw` has drawn the screen anew; or returns what to say when it cannot.
-   * Without it, Ctrl-Z does nothing (a test, or no terminal).
+   * Ctrl-Z: suspends the process through Ink (the terminal is given back; src/tui/shell/suspend.ts) until
+   * the shell's `fg`, or says why it cannot. Without it, Ctrl-Z does nothing (a test, or no terminal).
    */
-  onSuspend?: (redraw: () => void) => string | null;
+  jobControl?: JobControl;
   /** Ctrl-L: clears the real terminal (the app then draws its whole frame on it). */
   clearScreen?: () => void;
   /** Milliseconds since the epoch (injected so tests control countdowns). */
@@ -177,15 +178,14 @@ export function App(props: AppProps) {
     setNotice(null);
   };
 
-  // Ctrl-Z and Ctrl-L, on every screen: Ink's own write (empty) draws the whole last frame again, on the
-  // screen given back or on one cleared of what another program wrote over it.
+  // Ctrl-Z and Ctrl-L, on every screen. Ctrl-L: Ink's own write (empty) draws the whole last frame again,
+  // on a screen cleared of what another program wrote over it.
+  const sayInfo = useCallback((text: string) => setNotice({ text, kind: 'info' }), []);
+  const suspend = useJobControl(props.jobControl, sayInfo);
   useKeys(
     'global',
     {
-      suspend: () => {
-        const said = props.onSuspend?.(() => write(''));
-        if (said) setNotice({ text: said, kind: 'info' });
-      },
+      suspend,
       redraw: () => {
         props.clearScreen?.();
         write('');

@@ -146,8 +146,12 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     term.write(buf);
   });
   child.onExit(({ exitCode: code }) => {
-    exitCode = code;
-    for (const w of exitWaiters.splice(0)) w(code);
+    // Once xterm has parsed what came before the exit: a test reads the screen (or which buffer is
+    // active) right after exited(), and xterm parses asynchronously.
+    term.write('', () => {
+      exitCode = code;
+      for (const w of exitWaiters.splice(0)) w(code);
+    });
   });
 
   const screen = (): string[] => {
