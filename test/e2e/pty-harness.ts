@@ -6,13 +6,13 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { IPty } from 'node-pty';
+import type { IPty } from '@lydell/node-pty';
 import type { Terminal as XTerm } from '@xterm/headless';
 
 const require = createRequire(import.meta.url);
 // @xterm/headless names an ESM build it does not ship; its CommonJS main is the one that exists.
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
-const pty = require('node-pty') as typeof import('node-pty');
+const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
 
 /** The built program; TEMPMAIL_E2E_CLI points the tests at another build (e.g. a deliberately broken one). */
 export const CLI = process.env.TEMPMAIL_E2E_CLI ?? fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
