@@ -77,7 +77,7 @@ function shapeScore(token: string): number {
   const digits = token.replace(/\D/g, '').length;
   const letters = token.replace(/[^A-Za-z]/g, '').length;
   if (letters === 0) {
-    if (/[ \-]/.test(token)) return 0.35;
+    if (/[ -]/.test(token)) return 0.35;
     if (digits === 6) return 0.3;
     if (digits === 4 && /^(?:19|20)\d\d$/.test(token)) return -1; // a year
     return digits >= 4 && digits <= 8 ? 0.25 : -1;

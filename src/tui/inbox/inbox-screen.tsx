@@ -4,7 +4,7 @@
  * (passed in); list movement is the reducer's.
  */
 import { Box, Text } from 'ink';
-import React from 'react';
+import type React from 'react';
 import { listingNote, type ListingCut } from '../../client/listing';
 import { fitToWidth } from '../../text/text-width';
 import type { MessageSummary } from '../../model/mail-types';

@@ -8,7 +8,8 @@
  * another". `x` on a saved address forgets it, after asking.
  */
 import { Box, Text } from 'ink';
-import React, { useReducer } from 'react';
+import type React from 'react';
+import { useReducer } from 'react';
 import type { MailProvider } from '../../client/client-types';
 import type { ProviderRef } from '../../client/providers';
 import { fitToWidth } from '../../text/text-width';

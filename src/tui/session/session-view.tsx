@@ -7,7 +7,8 @@
  * use-reading.ts; this component only routes between them.
  */
 import { Box } from 'ink';
-import React, { useEffect, useRef, useState } from 'react';
+import type React from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import type { MessageSummary, Session } from '../../model/mail-types';

@@ -7,7 +7,8 @@
  * previous one (the session does the I/O and keeps the mode). Only the lines inside the window are drawn.
  */
 import { Box, Text } from 'ink';
-import React, { useEffect, useReducer, useState } from 'react';
+import type React from 'react';
+import { useEffect, useReducer, useState } from 'react';
 import { fitToWidth } from '../../text/text-width';
 import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';

@@ -36,7 +36,7 @@ async function open(app: AppHarness, subject: string, text: string, columns = 80
   await app.screen.press('r');
   await app.screen.waitFor(subject);
   await app.screen.press(KEY.ENTER);
-  await app.screen.waitFor(new RegExp(`lines 1-\\d+ of \\d+`));
+  await app.screen.waitFor(/lines 1-\d+ of \d+/);
   void columns;
 }
 
