@@ -156,8 +156,7 @@ export async function runServe(args: string[]): Promise<number> {
   let running: RunningServer | undefined;
   let stopping = false;
   let closed = false;
-  let resolveStopped!: (code: number) => void;
-  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  const { promise: stopped, resolve: resolveStopped } = Promise.withResolvers<number>();
   const close = (server: RunningServer) => {
     server.close().then(
       () => {
