@@ -3,7 +3,8 @@
  * JSON answers and the one place that turns every failure into `{status:"error", error, message}`.
  * Each request is caught as a whole, so no input can crash the process or leak a stack.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { nodeHttp } from '../../platform/node-http';
 import type { Socket } from 'node:net';
 import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
@@ -48,7 +49,7 @@ export interface HttpFrontOptions {
 }
 
 export interface HttpFront {
-  server: http.Server;
+  server: Server;
   /** Listens and resolves with the bound port (0 = any free port). */
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting, lets in-flight requests finish (up to the grace time), then resolves. */
@@ -212,7 +213,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
 
   const headersTimeout = options.headersTimeoutMs ?? 15_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const server = http.createServer(
+  const server = nodeHttp().createServer(
     {
       // A slow client may not hold a request open forever. (0 is Node's "no limit".)
       requestTimeout: requestTimeout > 0 ? Math.max(headersTimeout, requestTimeout) : 0,

@@ -2,7 +2,7 @@
  * `--metrics-listen HOST:PORT`: GET /metrics on a listener of its own (a private address for the scraper),
  * so the metrics need not be public on the service's HTTP port. Everything else there is 404.
  */
-import http from 'node:http';
+import { nodeHttp } from '../../platform/node-http';
 
 export interface MetricsServer {
   url: string;
@@ -13,7 +13,7 @@ export type RenderMetrics = () => Promise<{ contentType: string; body: string }>
 
 /** Listens on `where` (port 0 = any free one) and answers GET /metrics with `render`. */
 export function startMetricsServer(where: { host: string; port: number }, render: RenderMetrics): Promise<MetricsServer> {
-  const server = http.createServer((req, res) => {
+  const server = nodeHttp().createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });

@@ -132,6 +132,7 @@ export async function runAppCli(argv: string[], version: string, io?: Partial<Cl
     out.stderr.write(`tempmail-tui: ${service.error}\n`);
     return 1;
   }
-  const { runApp } = await import('./run-app');
+  const { loadWithoutFetch } = await import('./load-ui');
+  const { runApp } = await loadWithoutFetch(() => import('./run-app'));
   return runApp({ settings: parsed.settings!, io: out, service });
 }

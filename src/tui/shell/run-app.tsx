@@ -82,12 +82,17 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     // slot (33 ms at Ink's default 30). Frames cost a few changed cells now.
     maxFps: 60,
   });
-  // The first frame is out: the HTTP client's code loads now, before the first key needs it, and the
-  // young generation stops growing (young-generation.ts).
-  setImmediate(() => {
-    preloadHttp();
-    void holdYoungGeneration();
-  });
+  // Once the first frame is on the terminal (Ink 8 writes it on a later turn, not inside render()), the
+  // HTTP client's code loads, before the first key needs it, and the young generation stops growing
+  // (young-generation.ts). Any sooner, and loading got (with node:http2, tls and undici) delayed the
+  // first frame.
+  void (screen?.firstFrame ?? Promise.resolve()).then(() =>
+    setImmediate(() => {
+      preloadHttp();
+      void holdYoungGeneration();
+    }),
+  );
+
   // Drawn again when the local service changes hands (the window it was borrowed from quit and this one
   // took over): the picker says whose service it is, and the SMTP target stays the right one.
   const unfollow = local?.onChange(() => instance.rerender(app()));
