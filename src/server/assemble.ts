@@ -12,6 +12,9 @@ import type { MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
 import { loadTls, type TlsFiles } from './smtp/tls-files';
 import type { ImapIntake } from './imap/imap-intake';
+import { createAdminApi, readAdminToken, type AdminApi } from './admin/admin-api';
+import { createAdminService } from './admin/admin-service';
+import { EventHub } from './http/events';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -77,10 +80,21 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
+  const adminToken = config.adminTokenFile !== undefined ? await readAdminToken(config.adminTokenFile, log) : undefined;
   const storage = await openStorage(config, log);
   const { store } = storage;
   let imap: ImapIntake | undefined;
-  const service = createMailService({ store, config, clock, log, accountActive: (id) => imap?.isActive(id) ?? true });
+  const admin = createAdminService({ store, config, clock, log });
+  const service = createMailService({
+    store,
+    config,
+    clock,
+    log,
+    accountActive: (id) => imap?.isActive(id) ?? true,
+    onBlocksChanged: () => void admin.refreshBlocks(),
+  });
+  // In effect before the first connection is taken.
+  await admin.refreshBlocks();
 
   let purging = false;
   const purge = async () => {
@@ -99,14 +113,22 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   if (storage.purgeInBackground) void purge();
   else await purge();
 
+  const events = new EventHub(service, {
+    perSession: config.eventStreamsPerSession,
+    total: config.eventStreamsTotal,
+    heartbeatMs: config.eventsHeartbeatMs,
+    now: clock,
+  });
+  const adminApi: AdminApi | undefined = adminToken !== undefined ? createAdminApi(adminToken, admin, events) : undefined;
   const http = createHttpFront(service, {
     log,
+    extras: { events, admin: adminApi },
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     trustProxy: config.trustProxy ?? false,
     trustedProxies: config.trustedProxies,
   });
-  const smtp = createSmtpFront(service, config, { log, tls });
+  const smtp = createSmtpFront(service, config, { log, tls, blocks: admin.rules });
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
@@ -145,6 +167,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   }
   const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
   timer.unref();
+  // Instances on a database hear of changed blocks at once (mail-notices.ts); this reads them again
+  // now and then in case a notice was lost.
+  const blockTimer = storage.purgeInBackground ? setInterval(() => void admin.refreshBlocks(), 60_000) : undefined;
+  blockTimer?.unref();
 
   let closing: Promise<void> | undefined;
   return {
@@ -164,6 +190,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     close() {
       closing ??= (async () => {
         clearInterval(timer);
+        clearInterval(blockTimer);
         await shutdown();
       })();
       return closing;

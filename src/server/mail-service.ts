@@ -52,6 +52,8 @@ export interface MailServiceDeps {
    * listed by GET /domains and handed out only while its connection is healthy. Default: all are.
    */
   accountActive?: (id: number) => boolean;
+  /** Another service on the store changed the blocks (Postgres): the admin service reads them again. */
+  onBlocksChanged?: () => void;
 }
 
 /** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
@@ -80,6 +82,12 @@ export function createMailService(deps: MailServiceDeps): MailService {
   let sessionCount = 0;
   const pickAccount = roundRobin();
   const inboxWatch = createInboxWatch();
+  // Mail other services on the same store deliver (Postgres) reaches this one's watchers too.
+  const notices = store.listenForMail?.({
+    onMail: (hashes) => inboxWatch.announce(hashes),
+    onGap: () => inboxWatch.announceAll(),
+    onBlocks: () => deps.onBlocksChanged?.(),
+  });
 
   const refreshCount = () =>
     store.countSessions().then(
@@ -161,12 +169,15 @@ export function createMailService(deps: MailServiceDeps): MailService {
     envelopeFrom: string,
     now: number,
     sessions?: Map<string, StoredSession>,
+    clientIp?: string,
   ): Promise<DeliverOutcome> {
     if (targets.size === 0) return { delivered: 0 };
     const fields = await parseMessage(raw, envelopeFrom);
+    // Where it came from (SMTP only; not for mail fetched over IMAP), for the admin API.
+    const origin = clientIp === undefined ? {} : { clientIp, envelopeFrom };
     // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
     // connections (or other services on the same store) may have filled the inbox since.
-    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
+    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now, ...origin }, config.inboxLimit), true);
     // A session purged between RCPT and now simply no longer receives (it is in result.gone).
     if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
     if (sessions) inboxWatch.announce([...result.stored.keys()].flatMap((id) => sessions.get(id)?.tokenHash ?? []));
@@ -224,6 +235,11 @@ export function createMailService(deps: MailServiceDeps): MailService {
       const session = await sessionOf(token);
       const list = await guarded(() => store.listMessages(session.id));
       return list.reverse().map(toMeta);
+    },
+
+    async describeSession(token) {
+      const session = await sessionOf(token);
+      return { id: session.id, email: session.email, expiresAt: new Date(session.expiresAt) };
     },
 
     async inbox(token) {
@@ -287,7 +303,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
       return count >= config.inboxLimit ? 'full' : 'ok';
     },
 
-    async deliver({ raw, recipients, envelopeFrom }): Promise<DeliverOutcome> {
+    async deliver({ raw, recipients, envelopeFrom, clientIp }): Promise<DeliverOutcome> {
       if (raw.length > config.maxMessageBytes) {
         throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
       }
@@ -302,7 +318,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
           sessions.set(found.id, found);
         }
       }
-      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions);
+      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions, clientIp);
     },
 
     ...externalIntake({ store, config, clock, guarded, storeFor }),
@@ -332,6 +348,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
     },
 
     async close() {
+      await notices?.close();
       await store.close();
     },
   };

@@ -69,9 +69,13 @@ export const SERVE_OPTIONS = {
   'create-per-minute': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'admin-token-file': { type: 'string' },
   config: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
+
+declare const __VERSION__: string;
 
 // Messages can carry what the user typed or a config file held (an option name, a path, a value with a
 // `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
@@ -88,7 +92,7 @@ function logLine(line: string): void {
 
 /** Runs `serve` with its arguments; resolves with the exit code once the service has stopped. */
 export async function runServe(args: string[]): Promise<number> {
-  let flags: ServeFlags & { help?: boolean };
+  let flags: ServeFlags & { help?: boolean; version?: boolean };
   try {
     flags = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {
@@ -98,18 +102,25 @@ export async function runServe(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (flags.version) {
+    process.stdout.write(`${__VERSION__}\n`);
+    return 0;
+  }
   if (flags['lifetime-minutes'] !== undefined && flags['lifetime-seconds'] !== undefined) {
     return usage('give --lifetime-minutes or --lifetime-seconds, not both');
   }
   let config;
+  // What one source of settings overrode of another (the storage), said once the log is there.
+  const notes: string[] = [];
   try {
-    config = buildServerConfig(flags);
+    config = buildServerConfig(flags, process.env, notes);
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message, !(error instanceof ConfigFileError));
     throw error;
   }
 
   const scrub = (line: string) => scrubSecrets(line, config.databaseUrl);
+  for (const note of notes) logLine(note);
   if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
     logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');
   }

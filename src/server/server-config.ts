@@ -83,6 +83,14 @@ export interface ServerConfig {
   httpHeadersTimeoutMs: number;
   /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */
   httpRequestTimeoutMs: number;
+  /** GET /events streams one session may hold open at once (more: 429). */
+  eventStreamsPerSession: number;
+  /** GET /events streams open at once in all (more: 503). */
+  eventStreamsTotal: number;
+  /** A keep-alive comment on each event stream this often (ms). */
+  eventsHeartbeatMs: number;
+  /** A file holding the admin API's token; undefined: no admin API (src/server/admin/). */
+  adminTokenFile?: string;
 }
 
 export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -110,6 +118,11 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     smtpInflightBytes: 32 * 1024 * 1024,
     httpHeadersTimeoutMs: 15_000,
     httpRequestTimeoutMs: 30_000,
+    eventStreamsPerSession: 4,
+    // Each stream holds a socket: well under the 1024 file descriptors a process commonly gets.
+    eventStreamsTotal: 500,
+    // Under the 60 s of idle that proxies (nginx's proxy_read_timeout) commonly allow.
+    eventsHeartbeatMs: 25_000,
   };
 }
 

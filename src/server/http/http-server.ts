@@ -5,9 +5,10 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { isIP, type Socket } from 'node:net';
+import { addBearerToken, bearerToken, CAPABILITIES, CAPABILITIES_HEADER } from './bearer';
 import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
-import { ROUTES, type RouteResult } from './routes';
+import { ROUTES, type RouteExtras, type RouteResult } from './routes';
 import { ServiceError, type MailService } from '../service-types';
 
 export interface HttpFrontOptions {
@@ -31,6 +32,8 @@ export interface HttpFrontOptions {
   trustedProxies?: readonly string[];
   /** Bytes of check-mail answers kept between requests (default 64 MiB). */
   checkMailCacheBytes?: number;
+  /** The event streams (GET /events) and the admin API, where the service offers them. */
+  extras?: RouteExtras;
 }
 
 export interface HttpFront {
@@ -99,6 +102,8 @@ function send(res: ServerResponse, result: RouteResult): void {
     case 'bytes':
       res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
       return void res.end(result.body);
+    case 'stream':
+      return result.open(res);
   }
 }
 
@@ -151,6 +156,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const trustProxy = options.trustProxy ?? false;
   const listedProxies = new Set((options.trustedProxies ?? []).map(unmapped));
   const checkMail = new CheckMailCache(options.checkMailCacheBytes);
+  const extras = options.extras ?? {};
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -158,6 +164,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     // What the log says: the path with anything that may be a token in it redacted.
     let logPath = '?';
     let token: string | undefined;
+    // Every answer, errors included, says what the service offers beyond the interface.
+    res.setHeader(CAPABILITIES_HEADER, CAPABILITIES);
     try {
       let url: URL;
       try {
@@ -168,7 +176,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
       logPath = loggablePath(path);
       const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
-      if (!route) throw new HttpError(404, 'not_found', 'No such route');
+      // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
+      if (!route || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (method !== route.method) {
         throw new HttpError(405, 'method_not_allowed', `Use ${route.method} for ${path}`, {
@@ -177,6 +186,9 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       }
       const body = await readBody(req, bodyLimit);
       const params = parseParams(req, url, body);
+      const bearer = bearerToken(req);
+      // On /admin/ routes the header carries the admin token, which is no session's.
+      if (!path.startsWith('/admin/')) addBearerToken(params, bearer);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
       const ifNoneMatch = req.headers['if-none-match'];
@@ -185,6 +197,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         clientAddress: clientAddressOf(req, trustProxy, listedProxies),
         ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
         checkMail,
+        bearer,
+        extras,
       });
       send(res, result);
       log(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token));
@@ -256,6 +270,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
+        // Event streams never finish by themselves: they end now, so their connections can close.
+        extras.events?.close();
         if (!server.listening) return resolve();
         const timer = setTimeout(() => server.closeAllConnections(), closeGraceMs);
         timer.unref();

@@ -4,7 +4,9 @@
  * the service says the message is durably stored. It depends on nothing but the service contract.
  */
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { BlockCheck } from '../admin/blocks';
 import type { ServerConfig } from '../server-config';
+import { plainIp } from '../store/match';
 import { ServiceError, type MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { SmtpTimeLimits, type SmtpConnection } from './time-limits';
@@ -18,6 +20,8 @@ export interface SmtpFrontOptions {
   maxClients?: number;
   /** A certificate and key to offer through STARTTLS; without, STARTTLS is not offered. */
   tls?: LoadedTls;
+  /** Blocked clients and senders (src/server/admin/blocks.ts): refused at connect, MAIL FROM and RCPT TO. */
+  blocks?: BlockCheck;
 }
 
 export interface SmtpFront {
@@ -111,9 +115,15 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     throw refusal;
   }
 
+  /** The client's address as blocks and the store keep it. */
+  const clientIp = (session: SMTPServerSession) => plainIp(session.remoteAddress);
+
   /** Why `rcpt` is refused (an SMTP reply), or undefined when it is accepted. */
   async function rcptRefusal(rcpt: string, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
     if (closing) return reply(421, '4.3.2 Service shutting down, try again later');
+    // A block added while the client is connected applies to its next recipient.
+    const blocked = options.blocks?.refusal(clientIp(session), session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined);
+    if (blocked) return reply(550, '5.7.1 Mail from this sender is refused');
     const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
       return reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`);
@@ -140,7 +150,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     let delivered: number;
     let full: string[] | undefined;
     try {
-      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom }));
+      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, clientIp: clientIp(session) }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
       log(`smtp deliver failed (${raw.length} bytes ${who}): ${what}`);
@@ -217,6 +227,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     maxClients: options.maxClients ?? 200,
     logger: false,
     onConnect(session, callback) {
+      const blocked = options.blocks?.refusal(clientIp(session));
+      if (blocked) {
+        log(`smtp refused connection from ${clientIp(session)}: blocked (${blocked})`);
+        return callback(reply(554, '5.7.1 Connections from your address are refused'));
+      }
       // The greeting (and so any command) waits for this callback: the connection is worded before MAIL FROM.
       for (const connection of server.connections) {
         if (connection.session !== session) continue;
@@ -234,7 +249,12 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
         (error: Error) => callback(error),
       );
     },
-    onMailFrom(address, _session, callback) {
+    onMailFrom(address, session, callback) {
+      const blocked = !closing && options.blocks?.refusal(clientIp(session), address.address);
+      if (blocked) {
+        log(`smtp refused MAIL FROM ${address.address || '<>'} from ${clientIp(session)}: blocked (${blocked})`);
+        return callback(reply(550, '5.7.1 Mail from this sender is refused'));
+      }
       if (!closing) return callback();
       log(`smtp refused MAIL FROM ${address.address || '<>'}: 421 4.3.2 Service shutting down, try again later`);
       callback(reply(421, '4.3.2 Service shutting down, try again later'));
