@@ -79,7 +79,7 @@ describe('the admin API', () => {
 
     const sessions = (await admin(svc, '/admin/sessions', { query: { sender: 'bad.example' } })).json!.sessions;
     expect(sessions.map((s: { email: string; messages: number }) => [s.email, s.messages]).sort()).toEqual([[box.email, 2], [other.email, 2]].sort());
-    for (const query of [{}, { client_ip: 'not-an-address' }, { limit: '0' }]) {
+    for (const query of [{}, { client_ip: 'not-an-address' }, { limit: '0' }] as Record<string, string>[]) {
       const res = await admin(svc, '/admin/messages', { query });
       expect(res.status, JSON.stringify(query)).toBe(400);
     }
