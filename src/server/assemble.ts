@@ -15,6 +15,8 @@ import type { ImapIntake } from './imap/imap-intake';
 import { createAdminApi, readAdminToken, type AdminApi } from './admin/admin-api';
 import { createAdminService } from './admin/admin-service';
 import { EventHub } from './http/events';
+import type { RouteExtras } from './http/routes';
+import { applyConfig, type LiveParts, type ReloadReport } from './reload/apply-config';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -29,11 +31,12 @@ export interface RunningServer {
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
   /**
-   * Reads the TLS certificate and key again and offers them to the next STARTTLS; resolves with a summary
-   * of the new certificate (undefined when TLS is not configured). A file that does not check out rejects,
-   * and the certificate in use stays.
+   * Puts a new configuration in effect (SIGHUP: src/server/reload/): the certificate and key read again,
+   * and every setting that can change without a restart; the report says what changed and what takes a
+   * restart. Rejects with a ReloadError (and changes nothing) when the certificate or admin token does
+   * not check out.
    */
-  reloadTls(): Promise<string | undefined>;
+  applyConfig(next: ServerConfig): Promise<ReloadReport>;
 }
 
 export interface ServerDeps {
@@ -120,9 +123,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     now: clock,
   });
   const adminApi: AdminApi | undefined = adminToken !== undefined ? createAdminApi(adminToken, admin, events) : undefined;
+  // The routes read it at each request: a reload may turn the admin API on or off.
+  const extras: RouteExtras = { events, admin: adminApi };
   const http = createHttpFront(service, {
     log,
-    extras: { events, admin: adminApi },
+    extras,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     trustProxy: config.trustProxy ?? false,
@@ -161,16 +166,50 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
 
   if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
   // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
-  if (config.extmailAccounts.some((a) => a.imap)) {
+  const startImap = async () => {
+    if (!config.extmailAccounts.some((a) => a.imap)) return;
     const { startImapIntake } = await import('./imap/imap-intake');
     imap = startImapIntake(service, config, log, deps.env);
-  }
-  const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
-  timer.unref();
+  };
+  await startImap();
+  const purgeEvery = () => {
+    const t = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
+    t.unref();
+    return t;
+  };
+  let timer = purgeEvery();
   // Instances on a database hear of changed blocks at once (mail-notices.ts); this reads them again
   // now and then in case a notice was lost.
   const blockTimer = storage.purgeInBackground ? setInterval(() => void admin.refreshBlocks(), 60_000) : undefined;
   blockTimer?.unref();
+
+  const live: LiveParts = {
+    config,
+    async loadTls(files) {
+      const fresh = await loadTls(files);
+      return { summary: fresh.summary, put: () => smtp.reloadTls(fresh) };
+    },
+    readAdminToken: (file) => readAdminToken(file, log),
+    setAdminToken(token) {
+      if (token === undefined) extras.admin = undefined;
+      else if (extras.admin) extras.admin.setToken(token);
+      else extras.admin = createAdminApi(token, admin, events);
+    },
+    takeLimits() {
+      smtp.applyConfig(config);
+      http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
+      events.configure({ perSession: config.eventStreamsPerSession, total: config.eventStreamsTotal, heartbeatMs: config.eventsHeartbeatMs });
+      clearInterval(timer);
+      timer = purgeEvery();
+    },
+    async restartImap() {
+      const old = imap;
+      imap = undefined;
+      await old?.close();
+      await startImap();
+    },
+  };
+  let reloading: Promise<unknown> = Promise.resolve();
 
   let closing: Promise<void> | undefined;
   return {
@@ -180,12 +219,14 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpPort,
     service,
     storage: storage.where,
-    config: { ...config, httpPort, smtpPort },
-    async reloadTls() {
-      if (!tlsFiles) return undefined;
-      const fresh = await loadTls(tlsFiles);
-      smtp.reloadTls(fresh);
-      return fresh.summary;
+    get config() {
+      return { ...config, httpPort, smtpPort };
+    },
+    applyConfig(next) {
+      // One reload at a time, in the order asked.
+      const run = reloading.catch(() => undefined).then(() => applyConfig(live, next));
+      reloading = run;
+      return run;
     },
     close() {
       closing ??= (async () => {

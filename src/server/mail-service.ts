@@ -76,8 +76,14 @@ export function createMailService(deps: MailServiceDeps): MailService {
   const { store, config } = deps;
   const clock = deps.clock ?? systemClock;
   const log = deps.log ?? (() => undefined);
-  const domains = config.domains.map((d) => d.toLowerCase());
-  const createRule = { limit: config.createPerMinute, windowMs: 60_000 };
+  // Read from `config` at each use: a reload (SIGHUP, src/server/reload/) changes it in place.
+  let domainsOf: string[] | undefined;
+  let lowered: string[] = [];
+  const ourDomains = () => {
+    if (config.domains !== domainsOf) lowered = (domainsOf = config.domains).map((d) => d.toLowerCase());
+    return lowered;
+  };
+  const createRule = () => ({ limit: config.createPerMinute, windowMs: 60_000 });
   let storageFailure: string | undefined;
   let sessionCount = 0;
   const pickAccount = roundRobin();
@@ -152,7 +158,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   }
 
   async function liveSessionFor(address: string, now: number): Promise<StoredSession | 'expired' | undefined> {
-    const key = recipientKey({ domains, extmailAccounts: config.extmailAccounts }, address);
+    const key = recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
     if (!key) return undefined;
     const session = await guarded(() => store.findSessionByAddress(key));
     if (!session) return undefined;
@@ -189,7 +195,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   return {
     listDomains() {
       return {
-        domains: domains.map((domain, i) => ({ id: i + 1, domain })),
+        domains: ourDomains().map((domain, i) => ({ id: i + 1, domain })),
         // Ids stay the accounts' places in the configuration, whichever are listed now.
         extmailAccounts: config.extmailAccounts.map((a, i) => ({ id: i + 1, email: a.email })).filter((a) => accountActive(a.id)),
       };
@@ -197,7 +203,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
     async createSession(input) {
       const now = clock();
-      const wait = await guarded(() => store.hitCreateLimit(rateLimitKey(input.clientAddress), now, createRule));
+      const wait = await guarded(() => store.hitCreateLimit(rateLimitKey(input.clientAddress), now, createRule()));
       if (wait > 0) {
         throw new ServiceError('rate_limited', `Too many new addresses from this client; try again in ${wait} s`, wait);
       }
@@ -207,7 +213,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
         if (!checked.ok) throw new ServiceError('bad_request', checked.message);
         custom = checked.prefix;
       }
-      const target = chooseTarget(input, domains, config.extmailAccounts, pickAccount, accountActive);
+      const target = chooseTarget(input, ourDomains(), config.extmailAccounts, pickAccount, accountActive);
       for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
         const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
         const token = randomBytes(32).toString('base64url');

@@ -53,9 +53,9 @@ export class EventHub {
   private readonly bySession = new Map<string, Set<Stream>>();
   private count = 0;
   private closed = false;
-  readonly perSession: number;
-  readonly total: number;
-  private readonly heartbeatMs: number;
+  perSession: number;
+  total: number;
+  private heartbeatMs: number;
   private readonly retryMs: number;
   private readonly now: () => number;
 
@@ -68,6 +68,13 @@ export class EventHub {
     this.heartbeatMs = options.heartbeatMs ?? 25_000;
     this.retryMs = options.retryMs ?? 2_000;
     this.now = options.now ?? Date.now;
+  }
+
+  /** New bounds and heartbeat (a reload): streams open now keep theirs, new ones meet these. */
+  configure(options: Pick<EventHubOptions, 'perSession' | 'total' | 'heartbeatMs'>): void {
+    this.perSession = options.perSession ?? this.perSession;
+    this.total = options.total ?? this.total;
+    this.heartbeatMs = options.heartbeatMs ?? this.heartbeatMs;
   }
 
   /** Streams open now. */

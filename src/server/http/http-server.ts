@@ -42,6 +42,8 @@ export interface HttpFront {
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting, lets in-flight requests finish (up to the grace time), then resolves. */
   close(): Promise<void>;
+  /** New request time limits (a reload), for the requests that start from now on. */
+  setTimeouts(headersTimeoutMs: number, requestTimeoutMs: number): void;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -267,6 +269,10 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
+    },
+    setTimeouts(headersMs, requestMs) {
+      server.headersTimeout = headersMs;
+      server.requestTimeout = Math.max(headersMs, requestMs);
     },
     close() {
       closing ??= new Promise<void>((resolve) => {

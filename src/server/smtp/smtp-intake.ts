@@ -31,6 +31,8 @@ export interface SmtpFront {
   close(): Promise<void>;
   /** Offers `tls` to the next STARTTLS (connections already upgraded keep theirs). Only with options.tls. */
   reloadTls(tls: LoadedTls): void;
+  /** Takes `config`'s limits for the next connections and messages (a reload: src/server/reload/). */
+  applyConfig(config: ServerConfig): void;
 }
 
 /** An SMTP reply for a refusal; the enhanced status code leads the text, as in "550 5.1.1 ...". */
@@ -64,11 +66,14 @@ function rewordSizeRefusals(connection: SmtpConnection, text: string, log: (line
 /** Builds the SMTP front end over a MailService. */
 export function createSmtpFront(service: MailService, config: ServerConfig, options: SmtpFrontOptions = {}): SmtpFront {
   const log = options.log ?? (() => {});
-  const servedDomains = new Set(config.domains.map((d) => d.toLowerCase()));
+  // Read from `config` at each use: a reload changes it in place (applyConfig below).
+  let domainsOf: string[] | undefined;
+  let servedDomains = new Set<string>();
   /** Ours: on one of our domains, or an alias (name+tag) of one of our external-mail accounts. */
   function isOurs(address: string): boolean {
     const split = (a: string) => ({ local: a.slice(0, a.lastIndexOf('@')), domain: a.slice(a.lastIndexOf('@') + 1).toLowerCase() });
     const rcpt = split(address);
+    if (config.domains !== domainsOf) servedDomains = new Set((domainsOf = config.domains).map((d) => d.toLowerCase()));
     if (servedDomains.has(rcpt.domain)) return true;
     const name = (rcpt.local.split('+')[0] ?? '').toLowerCase();
     return config.extmailAccounts.some((account) => {
@@ -78,7 +83,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       return own.domain === rcpt.domain && norm(own.local) === norm(name);
     });
   }
-  const tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
+  const tooBig = () => `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
   const overBudget = '4.3.1 Too much mail arriving at once, try again later';
   // Never below one message of the size limit, or such a message could never be taken.
   const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
@@ -86,7 +91,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const inData = new Set<string>();
   const pending = new Set<Promise<unknown>>();
   let closing = false;
-  const limits = new SmtpTimeLimits({ sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs }, log);
+  // Read by each new connection: a reload changes the values in place.
+  const timeLimits = { sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs };
+  const limits = new SmtpTimeLimits(timeLimits, log);
 
   /** A message is answered; when shutting down, the connection is told so instead of waiting for more. */
   function release(session: SMTPServerSession): void {
@@ -190,8 +197,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       received();
       const who = () => `from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}`;
       if (result.kind === 'too-large') {
-        log(`smtp refused oversize message (${result.bytes} bytes ${who()}): 552 ${tooBig}`);
-        callback(reply(552, tooBig));
+        log(`smtp refused oversize message (${result.bytes} bytes ${who()}): 552 ${tooBig()}`);
+        callback(reply(552, tooBig()));
         return release(session);
       }
       if (result.kind === 'over-budget') {
@@ -235,7 +242,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       // The greeting (and so any command) waits for this callback: the connection is worded before MAIL FROM.
       for (const connection of server.connections) {
         if (connection.session !== session) continue;
-        rewordSizeRefusals(connection, tooBig, log);
+        rewordSizeRefusals(connection, tooBig(), log);
         limits.connected(connection);
       }
       callback();
@@ -279,6 +286,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
+    },
+    applyConfig(next) {
+      Object.assign(server.options, { size: next.maxMessageBytes, socketTimeout: next.smtpSocketTimeoutMs, name: next.domains[0] ?? 'localhost' });
+      budget.limit = Math.max(next.smtpInflightBytes, next.maxMessageBytes);
+      Object.assign(timeLimits, { sessionMs: next.smtpSessionTimeoutMs, dataMs: next.smtpDataTimeoutMs });
     },
     reloadTls(tls) {
       if (!options.tls) throw new Error('STARTTLS is not offered: start with a certificate to reload one');
