@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: what a user of the built program sees, measured from outside (README "Performance").
+ * `npm run bench`: what a user of the built program sees, measured from outside (docs/performance.md).
  *
  *   npm run bench                      every figure, full size (several minutes), as a table
  *   npm run bench -- --quick           every figure small and fast (what CI runs)

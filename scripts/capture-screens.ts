@@ -1,19 +1,22 @@
 /**
- * Writes text captures of the inbox and the viewer into README.md, between the markers
- * `<!-- capture:inbox -->` ... `<!-- /capture:inbox -->` and `<!-- capture:viewer -->` ...
- * `<!-- /capture:viewer -->`, taken from the built app in a real pseudo-terminal (test/e2e/capture.ts).
- * Nothing else in README.md is touched.
+ * Writes the documentation's screens, taken from the built program in a real pseudo-terminal
+ * (test/e2e/capture.ts): the pictures docs/screens/<name>.svg, and the text captures between
+ * `<!-- capture:<name> -->` and `<!-- /capture:<name> -->` in README.md and docs/**.md.
  *
- *   npx tsx scripts/capture-screens.ts           build, capture, write README.md
- *   npx tsx scripts/capture-screens.ts --check   build, capture, exit 1 if README.md differs (times aside)
+ *   npx tsx scripts/capture-screens.ts           build, capture, write what changed
+ *   npx tsx scripts/capture-screens.ts --check   build, capture, exit 1 if anything is stale
  *   --no-build                                   use dist/cli.js as it is
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CAPTURE_NAMES, captureScreens, maskVolatile, README, readCapture, writeCaptures } from '../test/e2e/capture';
+import { captureScreens } from '../test/e2e/capture';
+import { repoPath, SCREENS_DIR } from './docs-gen/doc-files';
+import { expectedFiles } from './docs-gen/doc-screens';
 
 const USAGE = 'usage: npx tsx scripts/capture-screens.ts [--check] [--no-build]';
+
+const current = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : undefined);
 
 async function main(argv: string[]): Promise<number> {
   const unknown = argv.filter((a) => a !== '--check' && a !== '--no-build');
@@ -25,32 +28,18 @@ async function main(argv: string[]): Promise<number> {
     // The capture is of the program as the source stands now, not of a stale bundle.
     execFileSync(process.execPath, [fileURLToPath(new URL('build.mjs', import.meta.url))], { stdio: 'inherit' });
   }
-  const captures = await captureScreens();
-  const readme = readFileSync(README, 'utf8');
+  const stale = [...expectedFiles(await captureScreens())].filter(([path, content]) => current(path) !== content);
   if (argv.includes('--check')) {
-    const stale = CAPTURE_NAMES.filter((name) => maskVolatile(readCapture(readme, name) ?? '') !== maskVolatile(captures[name]));
     if (stale.length === 0) {
-      process.stdout.write('README.md captures match the app.\n');
+      process.stdout.write('The screens in the docs match the app.\n');
       return 0;
     }
-    for (const name of stale) {
-      process.stderr.write(`README.md capture "${name}" differs from the app; it draws:\n${captures[name]}\n\n`);
-    }
-    process.stderr.write('Run `npx tsx scripts/capture-screens.ts` to update README.md.\n');
+    process.stderr.write(`Stale: ${stale.map(([path]) => repoPath(path)).join(', ')}\nRun \`npx tsx scripts/capture-screens.ts\` to update them.\n`);
     return 1;
   }
-  // A capture that differs only in clock times is kept as it is: no churn in README.md's history.
-  for (const name of CAPTURE_NAMES) {
-    const current = readCapture(readme, name);
-    if (current !== undefined && maskVolatile(current) === maskVolatile(captures[name])) captures[name] = current;
-  }
-  const updated = writeCaptures(readme, captures);
-  if (updated === readme) {
-    process.stdout.write('README.md captures already up to date.\n');
-  } else {
-    writeFileSync(README, updated);
-    process.stdout.write(`README.md: wrote the ${CAPTURE_NAMES.join(' and ')} captures.\n`);
-  }
+  mkdirSync(SCREENS_DIR, { recursive: true });
+  for (const [path, content] of stale) writeFileSync(path, content);
+  process.stdout.write(stale.length === 0 ? 'The screens in the docs are up to date.\n' : `Wrote ${stale.map(([path]) => repoPath(path)).join(', ')}.\n`);
   return 0;
 }
 

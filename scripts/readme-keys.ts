@@ -1,13 +1,19 @@
 /**
- * Writes the keys table generated from the keymap into README.md between its markers, so the README can
- * never drift from the keys the app answers to (test/tui/keymap/keymap.test.ts fails when it has).
+ * Writes the keys tables generated from the keymap into the docs, between their markers, so the docs can
+ * never drift from the keys the app answers to (test/docs/generated.test.ts fails when they have):
+ * README.md the screens a newcomer meets first (`<!-- keys:main:start -->` ... `<!-- keys:main:end -->`),
+ * docs/app.md every screen (`<!-- keys:start -->` ... `<!-- keys:end -->`).
  * Run: `npx tsx scripts/readme-keys.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { keymapMarkdown } from '../src/tui/keymap/keymap';
+import { KEY_TABLES, writeKeyTable } from './docs-gen/key-tables';
 
-const path = new URL('../README.md', import.meta.url);
-const readme = readFileSync(path, 'utf8');
-const block = /(<!-- keys:start -->\n)[\s\S]*?(<!-- keys:end -->)/;
-if (!block.test(readme)) throw new Error('README.md has no <!-- keys:start --> ... <!-- keys:end --> block');
-writeFileSync(path, readme.replace(block, (_, start: string, end: string) => `${start}${keymapMarkdown().trim()}\n${end}`));
+for (const table of KEY_TABLES) {
+  const path = new URL(`../${table.file}`, import.meta.url);
+  const text = readFileSync(path, 'utf8');
+  const updated = writeKeyTable(text, table);
+  if (updated !== text) {
+    writeFileSync(path, updated);
+    process.stdout.write(`${table.file}: keys table written.\n`);
+  }
+}

@@ -1,6 +1,7 @@
 /** Every figure, in the order they run (bench/figures/key-table.ts lists the keys they must fill). */
 import type { Figure } from './figure';
 import { checkMail } from './checkmail';
+import { flood } from './flood';
 import { html2mb } from './html2mb';
 import { idle } from './idle';
 import { keys } from './keys';
@@ -11,4 +12,4 @@ import { serveStart } from './serve-start';
 import { smtpIngest } from './smtp-ingest';
 import { startup } from './startup';
 
-export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest, postgres];
+export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest, postgres, flood];

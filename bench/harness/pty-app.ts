@@ -15,8 +15,8 @@ const require = createRequire(import.meta.url);
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
 const pty = require('node-pty') as typeof import('node-pty');
 
-/** The program under measurement. */
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+/** The program under measurement: dist/cli.js, or another build named by TEMPMAIL_BENCH_CLI (an A/B run). */
+export const CLI = process.env.TEMPMAIL_BENCH_CLI || fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
 const END_MARK = Buffer.from('\x1b[?2026l');
 

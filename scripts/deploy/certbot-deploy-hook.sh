@@ -1,5 +1,5 @@
 #!/bin/sh
-# certbot deploy hook (README.md, "Run it on your own domain"): after each renewal of mail.example.org,
+# certbot deploy hook (docs/server/deploy.md): after each renewal of mail.example.org,
 # hand the new certificate to tempmail-tui (readable by its group only) and make it reload: SIGHUP makes
 # serve read the files again, and a pair that does not check out is refused while the old one stays.
 #

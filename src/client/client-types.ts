@@ -1,7 +1,8 @@
 /**
  * The client layer's interfaces: `MailProvider`, the one interface the app, the scripting commands and
- * saved sessions talk to (each provider folder implements it: tempmail/ = SPEC.md, mailtm/, guerrilla/),
- * and `TempMailApi`, the tempmail provider's wire client (SPEC.md's five calls, token in hand).
+ * saved sessions talk to (each provider folder implements it: tempmail/ = the temporary-email interface
+ * of docs/server/http-api.md, mailtm/, guerrilla/), and `TempMailApi`, the tempmail provider's wire
+ * client (the interface's five calls, token in hand).
  */
 import type {
   AttachmentInfo,
@@ -15,6 +16,7 @@ import type {
   ProviderId,
   Session,
 } from '../model/mail-types';
+import type { ListingLimits, MessageList } from './listing';
 
 import type { HttpStream } from './http-client';
 
@@ -35,9 +37,11 @@ export interface ApiOptions {
   retryBaseDelayMs?: number;
   /** Answers larger than this are refused as bad_response (default 64 MiB). */
   maxResponseBytes?: number;
+  /** Bounds on one listing as a whole, over every page (default LISTING_LIMITS, listing.ts). */
+  listingLimits?: Partial<ListingLimits>;
 }
 
-/** The tempmail provider's wire client: SPEC.md's calls. All results are terminal-safe project types. */
+/** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */
 export interface TempMailApi {
   listDomains(): Promise<DomainList>;
   createSession(options?: CreateSessionOptions): Promise<Session>;
@@ -45,7 +49,7 @@ export interface TempMailApi {
    * The inbox, newest first. Where the service tags its answer with an ETag, the next check sends it
    * back (If-None-Match) and an unchanged inbox (304) answers the very array of the last answer.
    */
-  checkMail(token: string): Promise<MessageSummary[]>;
+  checkMail(token: string): Promise<MessageList>;
   readMail(token: string, id: number | string): Promise<Message>;
   deleteMail(token: string, id: number | string): Promise<void>;
   /**
@@ -75,7 +79,7 @@ export interface ProviderLimits {
   customNames: boolean;
   /** Anyone who types an address can read its inbox (Guerrilla Mail): no secret protects it. */
   publicInbox: boolean;
-  /** Message ids are digits (SPEC.md services, Guerrilla Mail); mail.tm's are hex. */
+  /** Message ids are digits (tempmail services, Guerrilla Mail); mail.tm's are hex. */
   numericIds: boolean;
 }
 
@@ -127,8 +131,11 @@ export interface MailProvider {
   listDomains(): Promise<DomainList>;
   /** A new address: random, or with `prefix`, on `domain`/`domainId` or one the provider picks. */
   createSession(options?: CreateSessionOptions): Promise<Session>;
-  /** Every message of the address (every page of them), newest first. */
-  listMessages(session: Session): Promise<MessageSummary[]>;
+  /**
+   * Every message of the address (every page of them), newest first, within the listing's bounds
+   * (listing.ts): what it had to leave out is said in the list's `cut`.
+   */
+  listMessages(session: Session): Promise<MessageList>;
   /** One message: text and/or HTML, attachments listed. */
   readMessage(session: Session, id: MessageId): Promise<Message>;
   deleteMessage(session: Session, id: MessageId): Promise<void>;

@@ -31,7 +31,7 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
   return Math.min(Math.max(seconds, 0), 86_400);
 }
 
-// The service's error codes (DESIGN.md) that mean something to the app; any other code is a service error.
+// The service's error codes (docs/server/http-api.md) that mean something to the app; any other is a service error.
 const CODE_KINDS: Record<string, ApiErrorKind> = {
   invalid_token: 'invalid_token',
   session_expired: 'session_expired',
@@ -44,7 +44,7 @@ const CODE_KINDS: Record<string, ApiErrorKind> = {
 
 /**
  * The service's own words about an error, from whichever field its format keeps them in: `message`
- * (SPEC.md services, and mail.tm's 401s), `hydra:description` (JSON-LD, mail.tm), `detail` (RFC 7807
+ * (tempmail services, and mail.tm's 401s), `hydra:description` (JSON-LD, mail.tm), `detail` (RFC 7807
  * problem+json, mail.tm's plain-JSON answers), then the titles.
  */
 function saidBy(payload: Record<string, unknown>): unknown {
@@ -182,7 +182,8 @@ export function errorFromRequest(error: RequestError, secrets: readonly string[]
   if (error.name === 'HTTPError' && response) {
     // Downloads ask for a Buffer; their error answers are JSON text all the same.
     const raw = response.body;
-    const body = typeof raw === 'string' ? raw : Buffer.isBuffer(raw) ? raw.toString('utf8', 0, Math.min(raw.length, 64 * 1024)) : '';
+    // A text answer is a string; a bytes answer a Uint8Array (got 16; a Buffer is one too).
+    const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 64 * 1024)).toString('utf8') : '';
     return errorFromAnswer({ status: response.statusCode, headers: response.headers, body }, secrets);
   }
   // Only a code that looks like one (ECONNREFUSED, HPE_..., ERR_TLS_...) is read: never got's message.

@@ -8,10 +8,11 @@
  * got (and the http2, TLS and cache code it brings) is loaded at the first request, not with this
  * module: the app draws its first frame without it (preloadHttp() loads it ahead of need).
  */
-import type { CancelableRequest, ExtendOptions, Got, RequestError, Response, RetryObject } from 'got';
+import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
 import { ApiError } from './api-error';
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
+import { keepNewest } from './keep-newest';
 import { badResponse } from './wire-json';
 
 export { checkBaseUrl };
@@ -46,6 +47,10 @@ const MAX_RETRY_AFTER_MS = 5_000;
 // Bigger than any message the reference service accepts (10 MiB raw) once JSON-escaped; a service that
 // streams more is broken or hostile and must not exhaust memory.
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+// Secrets one client keeps for redaction: every address of a long session, and then some. Bounded
+// because a provider may hand out a new token at every answer (Guerrilla Mail's sid_token may change at
+// any call), and each is kept, and looked for in every error, from then on.
+const MAX_SECRETS = 1_024;
 // 5xx worth another try; 429 is deliberately absent (the poller waits out Retry-After instead).
 const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
 
@@ -118,9 +123,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const baseDelay = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
 
-  // The token of the request in flight is not known to the hook; every token this client has seen is.
+  // The token of the request in flight is not known to the hook; every token this client has seen is,
+  // up to MAX_SECRETS of them, the newest kept (a request's own are renewed as it starts).
   const known = new Set<string>();
   const secretList = () => [...known];
+  const keep = (secret: string) => keepNewest(known, secret, MAX_SECRETS);
 
   let instance: Promise<Got> | undefined;
   const http = (): Promise<Got> => {
@@ -166,21 +173,24 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   }
 
   function remember(request: HttpRequest): readonly string[] {
-    for (const secret of request.secrets ?? []) if (secret) known.add(secret);
+    for (const secret of request.secrets ?? []) if (secret) keep(secret);
     return secretList();
   }
 
-  /** `conditional`: the request carried If-None-Match, so 304 (unchanged) is an answer, not an error. */
-  async function send<T>(pending: CancelableRequest<Response<T>>, secretsNow: readonly string[], conditional = false): Promise<HttpAnswer<T>> {
+  /**
+   * `conditional`: the request carried If-None-Match, so 304 (unchanged) is an answer, not an error.
+   * `abort` ends the request when its answer outgrows maxBytes (got 16 cancels through an AbortSignal).
+   */
+  async function send<T>(pending: RequestPromise<Response<T>>, abort: AbortController, secretsNow: readonly string[], conditional = false): Promise<HttpAnswer<T>> {
     pending.on('downloadProgress', (progress: { transferred: number }) => {
-      if (progress.transferred > maxBytes) pending.cancel();
+      if (progress.transferred > maxBytes) abort.abort(OVERSIZE);
     });
     let answer: HttpAnswer<T>;
     try {
       const response = await pending;
       answer = { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error: unknown) {
-      throw toApiError(error, secretsNow, timeoutMs, maxBytes);
+      throw toApiError(abort.signal.aborted ? OVERSIZE : error, secretsNow, timeoutMs, maxBytes);
     }
     if (answer.status >= 300 && !(answer.status === 304 && conditional)) {
       // Only reachable for 3xx (followRedirect is off); got throws for 4xx and 5xx.
@@ -194,8 +204,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     async request(method, path, request = {}) {
       const secretsNow = remember(request);
       const client = await ready(secretsNow);
+      const abort = new AbortController();
       const pending = client(path, {
         method,
+        signal: abort.signal,
         searchParams: request.searchParams,
         form: request.form,
         json: request.json,
@@ -203,21 +215,24 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         responseType: 'text',
       });
       const conditional = Object.keys(request.headers ?? {}).some((h) => h.toLowerCase() === 'if-none-match');
-      const answer = await send<string>(pending, secretsNow, conditional);
+      const answer = await send<string>(pending as RequestPromise<Response<string>>, abort, secretsNow, conditional);
       return { ...answer, body: typeof answer.body === 'string' ? answer.body : '' };
     },
     async requestBuffer(path, request = {}) {
       const secretsNow = remember(request);
       const client = await ready(secretsNow);
-      const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer' });
-      return send<Buffer>(pending, secretsNow);
+      const abort = new AbortController();
+      const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: abort.signal });
+      const answer = await send<Uint8Array>(pending, abort, secretsNow);
+      // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
+      return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };
     },
     async stream(path, request = {}) {
       const secretsNow = remember(request);
       return openStream(await ready(secretsNow), path, request, secretsNow, timeoutMs);
     },
     addSecret(secret) {
-      if (secret) known.add(secret);
+      if (secret) keep(secret);
     },
     secrets: secretList,
   };
@@ -262,10 +277,13 @@ function openStream(http: Got, path: string, request: HttpRequest, secrets: read
   });
 }
 
-// Errors that did not go through beforeError: a cancelled oversized download, or a bug of ours.
+// The reason a request is aborted with when its answer outgrows the cap.
+const OVERSIZE = Symbol('oversize');
+
+// Errors that did not go through beforeError: an aborted oversized download, or a bug of ours.
 function toApiError(error: unknown, secrets: readonly string[], timeoutMs: number, maxBytes: number): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof Error && error.name === 'CancelError') {
+  if (error === OVERSIZE) {
     return badResponse(`answer larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
   }
   if (gotLoaded && error instanceof gotLoaded.RequestError) return errorFromRequest(error, secrets, timeoutMs);

@@ -1,6 +1,6 @@
 /**
  * The providers the client layer speaks, by name: what each is (for `tempmail-tui providers`, the picker
- * and the README) and how to make one. The app's and the scripts' one way to get a MailProvider.
+ * and docs/providers.md) and how to make one. The app's and the scripts' one way to get a MailProvider.
  */
 import type { ApiOptions, MailProvider, ProviderId, ProviderInfo } from './client-types';
 import { createGuerrillaProvider, GUERRILLA_INFO } from './guerrilla/guerrilla-provider';
@@ -16,7 +16,10 @@ export const PROVIDER_INFO: Readonly<Record<ProviderId, ProviderInfo>> = {
   guerrilla: GUERRILLA_INFO,
 };
 
-/** Options for any provider; `baseUrl` defaults to the provider's own. SPEC.md's options reach only tempmail. */
+/**
+ * Options for any provider; `baseUrl` defaults to the provider's own. The temporary-email interface's
+ * options (post encoding, the service's zone) reach only tempmail.
+ */
 export type ProviderOptions = Partial<ApiOptions>;
 
 /** A provider client for `id` (at its default base URL unless `options.baseUrl`). Throws ApiError('bad_request') for a bad URL. */

@@ -68,11 +68,17 @@ export function time(value: unknown, offsetMinutes: number): Date | null {
   return parseWireTime(value, offsetMinutes);
 }
 
+/** Addresses kept of one list (To, Cc): far past any real mail's (SMTP here takes 50 recipients). */
+export const MAX_ADDRESSES = 200;
+/** Attachments kept of one message. */
+export const MAX_ATTACHMENTS = 1_000;
+
 // Address lists: an array of strings or of {name, address|email} objects, or one comma-separated string.
+// At most MAX_ADDRESSES are read (a string is not split past them); the rest is said as "(N more)".
 export function addressList(value: unknown): string[] {
-  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : [];
   const out: string[] = [];
-  for (const item of items) {
+  let more = 0;
+  const take = (item: unknown) => {
     let text = '';
     if (typeof item === 'string') text = safeLine(item, 512);
     else if (isObject(item)) {
@@ -81,6 +87,22 @@ export function addressList(value: unknown): string[] {
       text = name && address ? `${name} <${address}>` : name || address;
     }
     if (text.trim()) out.push(text.trim());
+  };
+  if (typeof value === 'string') {
+    let from = 0;
+    while (from <= value.length) {
+      const comma = value.indexOf(',', from);
+      const end = comma < 0 ? value.length : comma;
+      if (out.length < MAX_ADDRESSES) take(value.slice(from, end));
+      else if (value.slice(from, end).trim()) more += 1;
+      from = end + 1;
+    }
+  } else if (Array.isArray(value)) {
+    for (const item of value) {
+      if (out.length < MAX_ADDRESSES) take(item);
+      else more += 1;
+    }
   }
+  if (more > 0) out.push(`(${more.toLocaleString('en-US')} more)`);
   return out;
 }

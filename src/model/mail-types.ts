@@ -38,7 +38,7 @@ export function expiryMs(session: Pick<Session, 'expiresAt'>): number {
   return session.expiresAt === null ? Infinity : session.expiresAt.getTime();
 }
 
-/** A message's id: the provider's own (digits on SPEC.md services and Guerrilla Mail, hex on mail.tm). */
+/** A message's id: the provider's own (digits on tempmail services and Guerrilla Mail, hex on mail.tm). */
 export type MessageId = string;
 
 export interface MessageSummary {

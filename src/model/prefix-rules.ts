@@ -1,7 +1,7 @@
 /**
- * The custom-name rules of DESIGN.md, in one place for both sides: the reference service enforces
- * them, and the picker checks them as the user types, so that a name the service will refuse never
- * shows a ✓ first. Another service may refuse more; it has the last word when asked.
+ * The custom-name rules (docs/server/http-api.md, Addresses), in one place for both sides: the reference
+ * service enforces them, and the picker checks them as the user types, so that a name the service will
+ * refuse never shows a ✓ first. Another service may refuse more; it has the last word when asked.
  */
 
 export const PREFIX_MAX = 64;

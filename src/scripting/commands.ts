@@ -1,5 +1,6 @@
 /** The one-shot scripting commands: `new`, `domains`, `list`, `read`, `delete`, `forget`. (`wait` is in wait.ts.) */
 import { ApiError, isApiError } from '../client/api-error';
+import { listingNote } from '../client/listing';
 import { PROVIDER_INFO } from '../client/providers';
 import { normalizeBaseUrl, type SavedSession } from '../state/saved-sessions';
 import type { CreateSessionOptions, Domain, DomainList } from '../model/mail-types';
@@ -84,12 +85,15 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
   const messages = await onSaved(ctx, session, () => ctx.provider(refOf(session)).listMessages(session));
+  // What the listing left out (its bounds, unreadable entries): on stderr, and in the JSON as `cut`.
+  const note = listingNote(messages.length, messages.cut);
   if (flag(parsed, 'json')) {
-    io.stdout.write(json({ address: session.email, messages: messages.map(summaryJson) }));
+    io.stdout.write(json({ address: session.email, messages: messages.map(summaryJson), ...(messages.cut ? { cut: messages.cut } : {}) }));
   } else {
     io.stdout.write(messages.map(summaryLine).join(''));
-    if (messages.length === 0) ctx.info(`No messages yet for ${session.email}`);
+    if (messages.length === 0 && !note) ctx.info(`No messages yet for ${session.email}`);
   }
+  if (note) ctx.info(note);
   return EXIT.ok;
 }
 

@@ -3,7 +3,7 @@
  * (not taken from `process`) so tests run commands in-process with captured output.
  */
 
-/** Exit codes of the scripting commands (documented in README). */
+/** Exit codes of the scripting commands (documented in docs/scripting.md). */
 export const EXIT = {
   ok: 0,
   /** Timeout, not found, service error or refusal. */

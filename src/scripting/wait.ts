@@ -8,6 +8,8 @@
 import { isApiError, retryAfterMs } from '../client/api-error';
 import { failureDelay } from '../client/poller';
 import type { MailProvider } from '../client/client-types';
+import { renewListed } from '../client/keep-newest';
+import { LISTING_LIMITS, listingNote } from '../client/listing';
 import { expiryMs, type Message, type MessageSummary, type Session } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
 import { accepted, makeContext, pickSession, refOf, refusal, type Context } from './context';
@@ -26,6 +28,9 @@ const REQUEST_TIMEOUT_MS = 5_000;
 // How far before the start a receive time may read and still count as after it, when the first listing
 // came late: wire times are whole seconds, and the service's clock may run a little behind ours.
 const CLOCK_SLACK_MS = 60_000;
+// Ids already judged, at most: four whole listings. Those still listed are kept (each listing renews
+// them); the oldest of the rest go first, so a service listing new ids at every poll cannot grow it.
+const SEEN_MAX = 4 * LISTING_LIMITS.maxItems;
 
 interface Filters {
   from?: RegExp;
@@ -96,6 +101,7 @@ async function waitLoop(w: WaitRun): Promise<number> {
   if (baselined) ctx.info(`${waiting} (including messages already there)...`);
   let failures = 0;
   let lastProblem = '';
+  let lastNote: string | null = null;
   // Whether every listing so far failed: then the first one that answers may hold mail that arrived
   // after the start, while the service was away.
   let late = false;
@@ -104,6 +110,11 @@ async function waitLoop(w: WaitRun): Promise<number> {
     try {
       const summaries = await beforeDeadline(api.listMessages(session), deadline, ctx);
       accepted(ctx, session);
+      // What the listing left out, said once (and again only when it changes): a message past it is not seen.
+      const note = listingNote(summaries.length, summaries.cut);
+      if (note && note !== lastNote) ctx.info(note);
+      lastNote = note;
+      renewListed(seen, summaries.map((m) => m.id), SEEN_MAX);
       if (failures > 0) ctx.info('Service reachable again.');
       failures = 0;
       lastProblem = '';

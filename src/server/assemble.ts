@@ -3,7 +3,12 @@
  * Postgres, open-storage.ts) -> MailService -> HTTP, SMTP and IMAP front ends, plus the purge timer.
  * Everything else depends on contracts.
  */
-import { systemClock, type Clock, type ServerConfig } from './server-config';
+import { connectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
+import { ratesOf } from './limits/client-limits';
+import { blockHooks } from './admin/block-hooks';
+import { joinSmtpHooks } from './smtp/smtp-hooks';
+import { createLogger, type Logger } from './observe/log';
+import { createOperations, type Operations } from './operations';
 import { openStorage } from './open-storage';
 import { scrubSecrets } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
@@ -28,6 +33,8 @@ export interface RunningServer {
   config: ServerConfig;
   /** Where the data is: the data dir, or `database <URL without its password>`. */
   storage: string;
+  /** Limits, health, counters (stats for an admin API; limits for a reload). */
+  ops: Operations;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
   /**
@@ -43,8 +50,11 @@ export interface ServerDeps {
   clock?: Clock;
   /** Where IMAP passwords named by `passwordEnv` are read (default process.env). */
   env?: NodeJS.ProcessEnv;
-  /** One line per event; never carries a token. Default: silent. */
-  log?: (line: string) => void;
+  /**
+   * One line per event; never carries a token. Default: silent. A Logger (observe/log.ts, as serve makes
+   * for its --log-format) gets events, and scrubs the database password itself.
+   */
+  log?: Logger | ((line: string) => void);
 }
 
 /** `host` as it goes into a URL: IPv6 literals need brackets. */
@@ -76,9 +86,12 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 /** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
-  const given = deps.log ?? (() => {});
   // Whatever a line says (a driver's error included), the database password never reaches the log.
-  const log = config.databaseUrl === undefined ? given : (line: string) => given(scrubSecrets(line, config.databaseUrl));
+  const given = deps.log;
+  const log: Logger =
+    given && typeof (given as Logger).event === 'function'
+      ? (given as Logger)
+      : createLogger({ format: 'text', write: given ?? (() => {}), scrub: (line) => scrubSecrets(line, config.databaseUrl) });
   const tlsFiles: TlsFiles | undefined =
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
@@ -87,6 +100,14 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const storage = await openStorage(config, log);
   const { store } = storage;
   let imap: ImapIntake | undefined;
+  let ops: Operations;
+  try {
+    ops = await createOperations({ config, store, log, clock, probesCheaply: storage.purgeInBackground });
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    await storage.release().catch(() => undefined);
+    throw error;
+  }
   const admin = createAdminService({ store, config, clock, log });
   const service = createMailService({
     store,
@@ -94,6 +115,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     clock,
     log,
     accountActive: (id) => imap?.isActive(id) ?? true,
+    limits: ops.clientLimits,
+    health: ops.health,
+    onStored: (copies, bytes) => ops.stored(copies, bytes),
     onBlocksChanged: () => void admin.refreshBlocks(),
   });
   // In effect before the first connection is taken.
@@ -132,12 +156,17 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     requestTimeoutMs: config.httpRequestTimeoutMs,
     trustProxy: config.trustProxy ?? false,
     trustedProxies: config.trustedProxies,
+    hooks: ops.httpHooks,
   });
-  const smtp = createSmtpFront(service, config, { log, tls, blocks: admin.rules });
+  // smtp-server's own cap is only an outer guard: the operations' connection limit refuses (and logs) first.
+  // The blocks are asked first: a blocked client is not counted against any limit.
+  const hooks = joinSmtpHooks(blockHooks(admin.rules, log), ops.smtpHooks);
+  const smtp = createSmtpFront(service, config, { log, tls, hooks, maxClients: config.smtpMaxConnections + 50 });
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close(), imap?.close()]);
+    await ops.close();
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
     await storage.release().catch((error: unknown) => log(`removing ${storage.lockFile} failed: ${describe(error)}`));
@@ -165,13 +194,18 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   }
 
   if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
+  if (ops.metricsUrl) log(`metrics at ${ops.metricsUrl}`);
+  else if (config.metrics) log(`metrics at ${httpUrl}metrics`);
   // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
   const startImap = async () => {
     if (!config.extmailAccounts.some((a) => a.imap)) return;
     const { startImapIntake } = await import('./imap/imap-intake');
     imap = startImapIntake(service, config, log, deps.env);
+    const intake = imap;
+    ops.observer.provide('imapAccounts', () => intake.states());
   };
   await startImap();
+  ops.start();
   const purgeEvery = () => {
     const t = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
     t.unref();
@@ -196,6 +230,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       else extras.admin = createAdminApi(token, admin, events);
     },
     takeLimits() {
+      ops.updateLimits({
+        rates: ratesOf(config),
+        connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
+        storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
+      });
       smtp.applyConfig(config);
       http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
       events.configure({ perSession: config.eventStreamsPerSession, total: config.eventStreamsTotal, heartbeatMs: config.eventsHeartbeatMs });
@@ -218,6 +257,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpHost,
     smtpPort,
     service,
+    ops,
     storage: storage.where,
     get config() {
       return { ...config, httpPort, smtpPort };

@@ -24,23 +24,31 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
 
   /**
    * Live sessions among the aliases of account `accountId` in `addresses`: session id -> the alias as
-   * written, and session id -> the session.
+   * written, and session id -> the session. One store lookup per distinct alias, for the first
+   * maxRecipients of them (anyone who mails the account writes the list); `unchecked` counts the rest.
    */
   async function liveSessions(accountId: number, addresses: readonly string[], now: number) {
     const account = config.extmailAccounts[accountId - 1];
     const found = new Map<string, string>();
     const sessions = new Map<string, StoredSession>();
-    if (!account) return { found, sessions };
+    const keys = new Set<string>();
+    const left = new Set<string>();
+    if (!account) return { found, sessions, unchecked: 0 };
     for (const address of addresses) {
       const key = aliasKey(account, address);
-      if (!key) continue;
+      if (!key || keys.has(key)) continue;
+      if (keys.size >= config.maxRecipients) {
+        left.add(key);
+        continue;
+      }
+      keys.add(key);
       const session: StoredSession | undefined = await guarded(() => store.findSessionByAddress(key));
       if (session && session.expiresAt > now && !found.has(session.id)) {
         found.set(session.id, address);
         sessions.set(session.id, session);
       }
     }
-    return { found, sessions };
+    return { found, sessions, unchecked: left.size };
   }
 
   /** Whether session `id` already holds a message of exactly these bytes. */
@@ -55,7 +63,8 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
 
   return {
     async liveAliases(accountId, addresses) {
-      return [...(await liveSessions(accountId, addresses, clock())).found.values()];
+      const { found, unchecked } = await liveSessions(accountId, addresses, clock());
+      return { aliases: [...found.values()], unchecked };
     },
 
     async deliverFetched({ accountId, raw, aliases, skipHeld }) {

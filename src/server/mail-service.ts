@@ -17,7 +17,9 @@ import { checkPrefix, randomLocalPart, recipientKey } from './mail/addresses';
 import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { parseMessage } from './mail/mime';
 import { externalIntake } from './external-intake';
-import { rateLimitKey } from './rate-limit';
+import { ClientLimits, ratesOf } from './limits/client-limits';
+import { asLogger } from './observe/log';
+import { StorageHealth } from './observe/storage-health';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import { createInboxWatch } from './inbox-watch';
 import {
@@ -33,7 +35,6 @@ import {
   type ServiceHealth,
 } from './service-types';
 import {
-  storageErrorText,
   StoreClosedError,
   type Store,
   type StoredMessageMeta,
@@ -45,8 +46,14 @@ export interface MailServiceDeps {
   store: Store;
   config: ServerConfig;
   clock?: Clock;
-  /** One line per storage failure (never a token). */
+  /** One line per storage failure (never a token); a Logger (observe/log.ts) gets events. */
   log?: (line: string) => void;
+  /** The per-client rates (create-session's here); default: the config's, counted in `store`. */
+  limits?: ClientLimits;
+  /** Whether the storage serves; default: one of its own, without background probes. */
+  health?: StorageHealth;
+  /** A message (of `bytes` bytes) was stored for `copies` sessions, by SMTP or IMAP (metrics, storage cap). */
+  onStored?: (copies: number, bytes: number) => void;
   /**
    * Whether external account `id` (1-based) is active now: one whose mail is fetched over IMAP is
    * listed by GET /domains and handed out only while its connection is healthy. Default: all are.
@@ -75,7 +82,7 @@ export function hashToken(token: string): string {
 export function createMailService(deps: MailServiceDeps): MailService {
   const { store, config } = deps;
   const clock = deps.clock ?? systemClock;
-  const log = deps.log ?? (() => undefined);
+  const log = asLogger(deps.log);
   // Read from `config` at each use: a reload (SIGHUP, src/server/reload/) changes it in place.
   let domainsOf: string[] | undefined;
   let lowered: string[] = [];
@@ -83,8 +90,8 @@ export function createMailService(deps: MailServiceDeps): MailService {
     if (config.domains !== domainsOf) lowered = (domainsOf = config.domains).map((d) => d.toLowerCase());
     return lowered;
   };
-  const createRule = () => ({ limit: config.createPerMinute, windowMs: 60_000 });
-  let storageFailure: string | undefined;
+  const limits = deps.limits ?? new ClientLimits(store, ratesOf(config), clock);
+  const storage = deps.health ?? new StorageHealth({ probe: () => store.probe(), log });
   let sessionCount = 0;
   const pickAccount = roundRobin();
   const inboxWatch = createInboxWatch();
@@ -102,24 +109,25 @@ export function createMailService(deps: MailServiceDeps): MailService {
     );
   void refreshCount();
 
-  /** Turns a store failure into the answer the front ends give, and remembers it for health(). */
+  /**
+   * Turns a store failure into the answer the front ends give, and tells the storage health. The answer
+   * never carries the reason (an errno, a database's address): that goes to the log.
+   */
   function storageError(err: unknown): ServiceError {
     if (err instanceof ServiceError) return err;
     // Shutting down is not a storage fault: answer "try later" without marking health failing.
     if (err instanceof StoreClosedError) {
       return new ServiceError('storage_unavailable', 'The service is shutting down; try again later');
     }
-    const detail = storageErrorText(err);
-    if (storageFailure !== detail) log(`storage failing: ${detail}`);
-    storageFailure = detail;
-    return new ServiceError('storage_unavailable', `Mail storage is unavailable (${detail}); try again later`);
+    storage.failed(err);
+    return new ServiceError('storage_unavailable', 'Mail storage is unavailable; try again later');
   }
 
   /** Runs a store operation; a rejection becomes storage_unavailable, a success of a write clears it. */
   async function guarded<T>(work: () => Promise<T>, isWrite = false): Promise<T> {
     try {
       const result = await work();
-      if (isWrite) storageFailure = undefined;
+      if (isWrite) storage.succeeded();
       return result;
     } catch (err) {
       throw storageError(err);
@@ -186,6 +194,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
     const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now, ...origin }, config.inboxLimit), true);
     // A session purged between RCPT and now simply no longer receives (it is in result.gone).
     if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
+    if (result.stored.size > 0) deps.onStored?.(result.stored.size, raw.length);
     if (sessions) inboxWatch.announce([...result.stored.keys()].flatMap((id) => sessions.get(id)?.tokenHash ?? []));
     return { delivered: result.stored.size };
   }
@@ -203,7 +212,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
     async createSession(input) {
       const now = clock();
-      const wait = await guarded(() => store.hitCreateLimit(rateLimitKey(input.clientAddress), now, createRule()));
+      const wait = await guarded(() => limits.hit('create', input.clientAddress));
       if (wait > 0) {
         throw new ServiceError('rate_limited', `Too many new addresses from this client; try again in ${wait} s`, wait);
       }
@@ -334,18 +343,19 @@ export function createMailService(deps: MailServiceDeps): MailService {
     },
 
     async health(): Promise<ServiceHealth> {
+      await storage.check();
       let sessions = sessionCount;
       try {
-        // A store that can ask its storage (Postgres) clears a failure once it answers again.
-        if (await store.probe()) storageFailure = undefined;
         sessions = sessionCount = await store.countSessions();
       } catch (err) {
-        if (!(err instanceof StoreClosedError)) storageError(err);
+        storage.failed(err);
       }
-      return storageFailure === undefined
-        ? { ok: true, storage: 'ok', sessions }
-        : { ok: false, storage: 'failing', detail: storageFailure, sessions };
+      const detail = storage.detail();
+      return detail === undefined ? { ok: true, storage: 'ok', sessions } : { ok: false, storage: 'failing', detail, sessions };
     },
+
+    storageServes: () => storage.check(),
+    storageServing: () => storage.ok(),
 
     async purgeExpired() {
       const removed = await guarded(() => store.purgeExpired(clock()), true);

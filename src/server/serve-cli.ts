@@ -7,14 +7,15 @@ import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
 import { startServer, type RunningServer } from './assemble';
+import { createLogger, type Logger } from './observe/log';
 import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 import { hangupReloads, reloadConfig } from './reload/sighup';
 
 const HELP = `Usage: tempmail-tui serve [options]
 
-Runs the reference temp-mail service: the HTTP API described in README.md (Reference service),
-an SMTP receiver for its domains, and IMAP fetching of external mail accounts that have "imap".
+Runs the reference temp-mail service: the HTTP API described in docs/server/http-api.md, an
+SMTP receiver for its domains, and IMAP fetching of external mail accounts that have "imap".
 
 Options:
   --host ADDR                 listen address for HTTP and SMTP (default 127.0.0.1)
@@ -35,7 +36,7 @@ Options:
                               EMAIL:dots marks it dot-insensitive, EMAIL:nodots dot-sensitive;
                               by default gmail.com and googlemail.com are dot-insensitive.
                               To fetch an account's mail over IMAP, give it in --config with
-                              an "imap" object (README: External mail accounts over IMAP)
+                              an "imap" object (docs/server/imap.md)
   --lifetime-minutes N        session lifetime (default 60)
   --lifetime-seconds N        session lifetime in seconds (for tests)
   --max-message-bytes N       SMTP SIZE limit (default 10485760)
@@ -52,6 +53,25 @@ Options:
   -V, --version               print the version
   -h, --help                  this help
 
+Limits (0 turns one off; docs/server/operations.md):
+  --smtp-max-connections N    SMTP connections at once (default 200)
+  --smtp-connections-per-client N
+                              SMTP connections at once from one client (default: a tenth
+                              of --smtp-max-connections)
+  --smtp-messages-per-minute N
+                              messages (MAIL FROM) per client per minute (default 300)
+  --smtp-recipients-per-minute N
+                              recipients (RCPT TO) per client per minute (default 1000)
+  --http-requests-per-minute N
+                              HTTP requests per client per minute (default 1200)
+  --max-stored-messages N     refuse new mail (452 4.3.1) once this many are stored (default: no cap)
+  --max-stored-bytes N        the same for the bytes of the data dir's message files
+
+Operations:
+  --metrics                   serve GET /metrics (Prometheus text format)
+  --metrics-listen HOST:PORT  serve /metrics there instead of on the HTTP port
+  --log-format text|json      log lines as text (default) or one JSON object a line
+
 Storage: flags beat TEMPMAIL_DATABASE_URL, which beats the config file.
 
 HTTP routes (JSON; a token as the token parameter or in Authorization: Bearer):
@@ -60,7 +80,9 @@ HTTP routes (JSON; a token as the token parameter or in Authorization: Bearer):
   POST /delete-mail (token, id)      GET  /raw-mail?token&id
   GET  /attachment?token&id&attachment_id
   GET  /events?token                 new-mail events (text/event-stream)
-  GET  /health                       storage ok (200) or failing (503)
+  GET  /health                       ok (200) or unavailable (503), for people and monitors
+  GET  /ready                        the same for load balancers; 503 also while closing
+  GET  /metrics                      Prometheus text, with --metrics (or on --metrics-listen)
   /admin/stats, /admin/sessions, /admin/messages, /admin/delete-session, /admin/delete-message,
   /admin/blocks, /admin/block, /admin/unblock   with --admin-token-file only
 
@@ -96,6 +118,16 @@ export const SERVE_OPTIONS = {
   'tls-key': { type: 'string' },
   'admin-token-file': { type: 'string' },
   config: { type: 'string' },
+  'smtp-max-connections': { type: 'string' },
+  'smtp-connections-per-client': { type: 'string' },
+  'smtp-messages-per-minute': { type: 'string' },
+  'smtp-recipients-per-minute': { type: 'string' },
+  'http-requests-per-minute': { type: 'string' },
+  'max-stored-messages': { type: 'string' },
+  'max-stored-bytes': { type: 'string' },
+  metrics: { type: 'boolean' },
+  'metrics-listen': { type: 'string' },
+  'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -111,7 +143,7 @@ function usage(message: string, hint = true): number {
   return 2;
 }
 
-function logLine(line: string): void {
+function textLine(line: string): void {
   process.stderr.write(`${new Date().toISOString()} ${safeLine(line, 2000)}\n`);
 }
 
@@ -145,6 +177,12 @@ export async function runServe(args: string[]): Promise<number> {
   }
 
   const scrub = (line: string) => scrubSecrets(line, config.databaseUrl);
+  // Every line from here on is in the --log-format (text by default).
+  const logLine: Logger = createLogger({
+    format: config.logFormat,
+    write: config.logFormat === 'json' ? (line) => process.stderr.write(`${line}\n`) : textLine,
+    scrub,
+  });
   for (const note of notes) logLine(note);
   if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
     logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');

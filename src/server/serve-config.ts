@@ -2,12 +2,12 @@
  * Builds a ServerConfig for `tempmail-tui serve` from defaults < config file < flags, validating every
  * value so a typo is a clear message (exit 2), not a server that starts wrong.
  */
-import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
 import { ConfigFileError, parseDomain, parseExtmailAccount, parseIntIn, parsePositive, show, UsageError } from './config-values';
 import { parseAccountEntry } from './imap/account-config';
+import { OperatorFileError, readOperatorFileSync } from './operator-file';
 import { DuplicateKeyError, parseJsonStrict } from './strict-json';
 import { defaultServerConfig, type ServerConfig } from './server-config';
 import { DATABASE_URL } from './store/postgres/database-url';
@@ -15,6 +15,8 @@ import { DATABASE_URL } from './store/postgres/database-url';
 export { ConfigFileError, UsageError } from './config-values';
 
 const YEAR_SECONDS = 366 * 24 * 3600;
+/** A config file holds settings and account entries: 1 MiB is thousands of accounts. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 const MAX_INT = 2 ** 31 - 1;
 
 type Setter = (config: ServerConfig, value: unknown, where: string, env: NodeJS.ProcessEnv) => void;
@@ -85,11 +87,40 @@ const FILE_KEYS: Record<string, Setter> = {
   tlsKey: (c, v, w) => (c.tlsKeyFile = filePath(v, w)),
   httpHeadersTimeoutMs: (c, v, w) => (c.httpHeadersTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   httpRequestTimeoutMs: (c, v, w) => (c.httpRequestTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  // Limits (docs/server/operations.md). 0 turns a per-client rate or a cap off.
+  smtpMaxConnections: (c, v, w) => (c.smtpMaxConnections = parseIntIn(v, 1, 100_000, w)),
+  smtpConnectionsPerClient: (c, v, w) => (c.smtpConnectionsPerClient = parseIntIn(v, 0, 100_000, w)),
+  smtpMessagesPerMinute: (c, v, w) => (c.smtpMessagesPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  smtpRecipientsPerMinute: (c, v, w) => (c.smtpRecipientsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  httpRequestsPerMinute: (c, v, w) => (c.httpRequestsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  maxStoredMessages: (c, v, w) => (c.maxStoredMessages = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
+  maxStoredBytes: (c, v, w) => (c.maxStoredBytes = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
+  storageUsageIntervalMs: (c, v, w) => (c.storageUsageIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
+  metrics: (c, v, w) => {
+    if (typeof v !== 'boolean') throw new UsageError(`${w}: expected true or false`);
+    c.metrics = v;
+  },
+  metricsListen: (c, v, w) => {
+    c.metricsListen = listenAddress(v, w);
+    c.metrics = true;
+  },
+  logFormat: (c, v, w) => {
+    if (v !== 'text' && v !== 'json') throw new UsageError(`${w}: expected "text" or "json", got ${show(v)}`);
+    c.logFormat = v;
+  },
   eventStreamsPerSession: (c, v, w) => (c.eventStreamsPerSession = parseIntIn(v, 1, 1000, w)),
   eventStreamsTotal: (c, v, w) => (c.eventStreamsTotal = parseIntIn(v, 0, 1_000_000, w)),
   eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
   adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
 };
+
+/** "host:port" ("[::1]:9025" for IPv6) of a listener. */
+function listenAddress(value: unknown, where: string): { host: string; port: number } {
+  const text = typeof value === 'string' ? value.trim() : '';
+  const match = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})$/.exec(text);
+  if (!match) throw new UsageError(`${where}: expected HOST:PORT (e.g. 127.0.0.1:9025, [::1]:9025), got ${show(value)}`);
+  return { host: match[1] ?? match[2]!, port: parseIntIn(match[3], 0, 65535, where) };
+}
 
 /** Minutes (fractions allowed) to whole seconds, at least one. */
 export function lifetimeFromMinutes(value: unknown, where: string): number {
@@ -109,10 +140,11 @@ export function applyConfigFile(config: ServerConfig, path: string, env: NodeJS.
   };
   let text = '';
   try {
-    text = readFileSync(path, 'utf8');
+    // Only a regular file of sane size: a FIFO would hang the start, /dev/zero fill the memory.
+    text = readOperatorFileSync(path, { maxBytes: CONFIG_FILE_MAX_BYTES }).toString('utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    refuse(`--config: cannot read the file (${safeLine(code, 40)})`);
+    const why = error instanceof OperatorFileError ? error.reason : 'error';
+    refuse(`--config: cannot read the file (${safeLine(why, 80)})`);
   }
   let data: unknown;
   try {
@@ -159,6 +191,16 @@ export interface ServeFlags {
   'tls-key'?: string;
   'admin-token-file'?: string;
   config?: string;
+  'smtp-max-connections'?: string;
+  'smtp-connections-per-client'?: string;
+  'smtp-messages-per-minute'?: string;
+  'smtp-recipients-per-minute'?: string;
+  'http-requests-per-minute'?: string;
+  'max-stored-messages'?: string;
+  'max-stored-bytes'?: string;
+  metrics?: boolean;
+  'metrics-listen'?: string;
+  'log-format'?: string;
 }
 
 /**
@@ -216,10 +258,24 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('tls-cert', 'tlsCert');
   set('tls-key', 'tlsKey');
   set('admin-token-file', 'adminTokenFile');
+  set('smtp-max-connections', 'smtpMaxConnections');
+  set('smtp-connections-per-client', 'smtpConnectionsPerClient');
+  set('smtp-messages-per-minute', 'smtpMessagesPerMinute');
+  set('smtp-recipients-per-minute', 'smtpRecipientsPerMinute');
+  set('http-requests-per-minute', 'httpRequestsPerMinute');
+  set('max-stored-messages', 'maxStoredMessages');
+  set('max-stored-bytes', 'maxStoredBytes');
+  if (flags.metrics) config.metrics = true;
+  set('metrics-listen', 'metricsListen');
+  set('log-format', 'logFormat');
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
   }
   chooseStorage(config, flags, fromFile, fromEnv, notes);
+  if (config.databaseUrl !== undefined && config.maxStoredBytes > 0) {
+    // A database's size on disk does not shrink when mail is purged: a cap on it would stay reached.
+    throw new UsageError('--max-stored-bytes (maxStoredBytes) caps a data dir; with a database, cap the messages with --max-stored-messages');
+  }
   if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }

@@ -1,4 +1,4 @@
-/** Settings of the reference service, with the defaults DESIGN.md names. */
+/** Settings of the reference service, with their defaults (docs/server/README.md, Limits). */
 import { appPaths } from '../state/paths';
 
 export interface ExtmailAccountConfig {
@@ -83,6 +83,34 @@ export interface ServerConfig {
   httpHeadersTimeoutMs: number;
   /** A whole HTTP request (headers and body) must arrive within this (ms), else 408. At least the headers' time. */
   httpRequestTimeoutMs: number;
+
+  // Limits per client and on the whole (src/server/limits/; docs/server/operations.md).
+  /** Most SMTP connections at once (421 past it). */
+  smtpMaxConnections: number;
+  /** Most SMTP connections at once from one client; undefined: a tenth of smtpMaxConnections; 0: none of its own. */
+  smtpConnectionsPerClient?: number;
+  /** SMTP transactions (MAIL FROM) per client per minute; 0 = no limit. */
+  smtpMessagesPerMinute: number;
+  /** SMTP recipients (RCPT TO) per client per minute; 0 = no limit. */
+  smtpRecipientsPerMinute: number;
+  /** HTTP requests per client per minute (every route); 0 = no limit. */
+  httpRequestsPerMinute: number;
+  /** Messages stored in all before new mail is refused (452 4.3.1); 0 = no cap. */
+  maxStoredMessages: number;
+  /** Bytes of message files in the data dir before new mail is refused; 0 = no cap (data dir only). */
+  maxStoredBytes: number;
+  /** How often the stored messages and bytes are measured (with a cap, or metrics), ms. */
+  storageUsageIntervalMs: number;
+
+  // What the service says about itself (src/server/observe/).
+  /** Serve GET /metrics (Prometheus text). */
+  metrics: boolean;
+  /** Serve /metrics on this address instead of the HTTP port (implies metrics). */
+  metricsListen?: { host: string; port: number };
+  /** Log lines as text (default) or one JSON object a line. */
+  logFormat: 'text' | 'json';
+
+  // Push and abuse handling (src/server/http/events.ts, src/server/admin/; docs/server/operations.md).
   /** GET /events streams one session may hold open at once (more: 429). */
   eventStreamsPerSession: number;
   /** GET /events streams open at once in all (more: 503). */
@@ -91,6 +119,11 @@ export interface ServerConfig {
   eventsHeartbeatMs: number;
   /** A file holding the admin API's token; undefined: no admin API (src/server/admin/). */
   adminTokenFile?: string;
+}
+
+/** The per-client SMTP connection limit in force: the configured one, or a tenth of the total. */
+export function connectionsPerClient(config: Pick<ServerConfig, 'smtpMaxConnections' | 'smtpConnectionsPerClient'>): number {
+  return config.smtpConnectionsPerClient ?? Math.max(1, Math.floor(config.smtpMaxConnections / 10));
 }
 
 export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -118,6 +151,19 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     smtpInflightBytes: 32 * 1024 * 1024,
     httpHeadersTimeoutMs: 15_000,
     httpRequestTimeoutMs: 30_000,
+    smtpMaxConnections: 200,
+    // A busy sending host (a big provider's outbound relay) sends a few messages a second to one
+    // receiver at most; a flood from one address is refused long before it matters to anyone else.
+    smtpMessagesPerMinute: 300,
+    smtpRecipientsPerMinute: 1000,
+    // The app checks an inbox every few seconds; 20 requests a second leave room for many inboxes behind
+    // one address (a NAT), and a reverse proxy is seen through with --trust-proxy.
+    httpRequestsPerMinute: 1200,
+    maxStoredMessages: 0,
+    maxStoredBytes: 0,
+    storageUsageIntervalMs: 30_000,
+    metrics: false,
+    logFormat: 'text',
     eventStreamsPerSession: 4,
     // Each stream holds a socket: well under the 1024 file descriptors a process commonly gets.
     eventStreamsTotal: 500,

@@ -120,8 +120,12 @@ export interface FetchedOutcome {
 
 /** The part of the service the IMAP intake (src/server/imap/) uses, beside deliver's parse and store path. */
 export interface ExternalIntake {
-  /** The addresses among `addresses` that are aliases of external account `accountId` held by a live session, one per session. */
-  liveAliases(accountId: number, addresses: readonly string[]): Promise<string[]>;
+  /**
+   * The addresses among `addresses` that are aliases of external account `accountId` held by a live
+   * session, one per session. Only the first maxRecipients distinct aliases are looked up, as SMTP takes
+   * at most that many recipients per message; `unchecked` counts the aliases left out.
+   */
+  liveAliases(accountId: number, addresses: readonly string[]): Promise<{ aliases: string[]; unchecked: number }>;
   /**
    * Stores a message fetched from external account `accountId` for the live sessions of `aliases`
    * exactly as deliver() stores one that came by SMTP (same parse, same store operation, same inbox
@@ -139,7 +143,7 @@ export interface ExternalIntake {
 export interface ServiceHealth {
   ok: boolean;
   storage: 'ok' | 'failing';
-  /** Why storage is failing, e.g. "EROFS: read-only file system". */
+  /** Why storage is failing, e.g. "EROFS: read-only file system" (the log's; never in an answer). */
   detail?: string;
   sessions: number;
 }
@@ -176,8 +180,15 @@ export interface MailService extends ExternalIntake {
    */
   watchInbox(token: string, onMail: () => void): () => void;
 
-  /** Storage state and session count; asks the storage itself where the store can (Postgres). */
+  /**
+   * Storage state (with the reason, for the log and tests: never for a client) and session count; asks
+   * the storage itself when it was not asked in the last second.
+   */
   health(): Promise<ServiceHealth>;
+  /** Whether the storage serves, asked at most once a second (GET /health, GET /ready). */
+  storageServes(): Promise<boolean>;
+  /** The same without asking: what the last operation or probe found (SMTP's EHLO). */
+  storageServing(): boolean;
   /** Removes expired sessions and their messages; returns how many sessions went. */
   purgeExpired(): Promise<number>;
   close(): Promise<void>;

@@ -1,10 +1,7 @@
 /**
  * Grapheme clusters, as Intl.Segmenter's grapheme segments, without building a segmenter for text in
- * which every code point is its own cluster. The first Intl object a process builds loads ICU's data
- * (~9 ms, the segmenter's own construction is then ~0.1 ms), and Ink's string-width and tokenizer
- * segment every line of every frame: with this the first frame (plain text with a "…" or a "·") draws
- * without ICU. The build (scripts/build-config.mjs) gives this to string-width, wrap-ansi's string-width,
- * slice-ansi and @alcalzone/ansi-tokenize in place of their own segmenters; text-width.ts uses it too.
+ * which every code point is its own cluster: text-width.ts measures and cuts long bodies with it, and
+ * most text needs no segmenter's work per cluster.
  */
 
 // Every code point that can join a neighbour into one cluster (UAX #29): CR (of CR LF), marks and the

@@ -47,12 +47,29 @@ type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
 // (most of it: a 2 MB newsletter) is checked in one scan instead of rewritten six times.
 const TOUCHED = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u00ad\u115f\u3164\uffa0]/;
 
+// What may be kept of raw text per character of a cut result: room for everything a decoding step or the
+// passes below remove or shrink (an escape sequence, a control, `&#x1F600;`: 10 characters for 2).
+const RAW_PER_CHAR = 10;
+
+/**
+ * Raw text cut to what can matter for a result of `maxLength` characters, before any pattern runs on it:
+ * a 60 MB subject costs no more than a 10 KB one. Never splits a surrogate pair.
+ */
+export function clipRaw(text: string, maxLength: number): string {
+  const keep = maxLength * RAW_PER_CHAR + 16;
+  if (text.length <= keep) return text;
+  const cut = /[\ud800-\udbff]/.test(text[keep - 1] ?? '') ? keep - 1 : keep;
+  return text.slice(0, cut);
+}
+
 /** Makes `input` safe to write to a terminal. Never throws; anything that is not a string becomes "". */
 export function safeText(input: unknown, options: SafeTextOptions = {}): string {
   if (typeof input !== 'string' || input.length === 0) return '';
-  let text = !TOUCHED.test(input)
-    ? input
-    : input
+  // A field that will be cut is cut first (generously), so no pattern below runs on more than it needs.
+  const raw = options.maxLength !== undefined ? clipRaw(input, options.maxLength) : input;
+  let text = !TOUCHED.test(raw)
+    ? raw
+    : raw
         .replace(SEQUENCE, '')
         // A carriage return is a line break in mail (CRLF) and an overwrite trick on a terminal:
         // either way it must not move the cursor, so it becomes a line break.
@@ -67,8 +84,9 @@ export function safeText(input: unknown, options: SafeTextOptions = {}): string 
   } else {
     text = text.replace(/[\t\n]+/g, ' ');
   }
-  if (options.maxLength !== undefined && text.length > options.maxLength) {
-    let cut = Math.max(0, options.maxLength - 1);
+  // Clipped raw text is cut text, and says so, even when what was kept of it is short (all controls).
+  if (options.maxLength !== undefined && (text.length > options.maxLength || raw !== input)) {
+    let cut = Math.max(0, Math.min(text.length, options.maxLength - 1));
     // Never split a surrogate pair: half of one is a lone surrogate, which is not text.
     if (cut > 0 && /[\ud800-\udbff]/.test(text[cut - 1] ?? '')) cut -= 1;
     text = `${text.slice(0, cut)}…`;

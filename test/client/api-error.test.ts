@@ -142,16 +142,14 @@ describe('answers that are not what the client expects', () => {
     await failure(() => api().checkMail(TOKEN), 'bad_response');
   });
 
+  // (One bad entry of a list costs only itself: test/client/tempmail/listing-bounds.test.ts.)
   const wrongShapes: [string, (a: TempMailApi) => Promise<unknown>, unknown][] = [
     ['messages is not a list', (a) => a.checkMail(TOKEN), { status: 'success', messages: 'none' }],
-    ['a message without an id', (a) => a.checkMail(TOKEN), { status: 'success', messages: [{ subject: 'x' }] }],
-    ['a message id that is not a number', (a) => a.checkMail(TOKEN), { status: 'success', messages: [{ id: 'abc' }] }],
     ['a session without a token', (a) => a.createSession(), { status: 'success', email: 'a@b.test', expires_at: '2026-01-01 00:00:00' }],
     ['a session without an email', (a) => a.createSession(), { status: 'success', token: 'abcdef', expires_at: '2026-01-01 00:00:00' }],
     ['a session with a token holding controls', (a) => a.createSession(), { status: 'success', email: 'a@b.test', token: 'ab\x1b[2Jcd', expires_at: '2026-01-01 00:00:00' }],
     ['a session with a bad expiry', (a) => a.createSession(), { status: 'success', email: 'a@b.test', token: 'abcdef', expires_at: 'soon' }],
     ['no domains list', (a) => a.listDomains(), { status: 'success', extmail_accounts: [] }],
-    ['a domain without a name', (a) => a.listDomains(), { status: 'success', domains: [{ id: 1 }] }],
     ['read-mail without a message', (a) => a.readMail(TOKEN, 1), { status: 'success', message: 'gone' }],
     ['no status at all', (a) => a.checkMail(TOKEN), { messages: [] }],
   ];

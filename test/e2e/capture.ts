@@ -1,22 +1,39 @@
 /**
- * Text captures of the inbox and the viewer for README.md, taken from the built app in a real
- * pseudo-terminal by the same harness as the e2e tests, so the README shows what the program draws.
- * Used by scripts/capture-screens.ts (writes README.md) and test/e2e/readme-capture.test.ts (checks it).
+ * The screens the documentation shows, taken from the built program in a real pseudo-terminal by the
+ * same harness as the e2e tests, in the mode the README starts a new user in: no service configured, so
+ * the app runs its local service (the `Local service:` row), at 100x30. Used by
+ * scripts/capture-screens.ts (writes docs/screens/*.svg and the text captures) and
+ * test/e2e/doc-screens.test.ts (fails when they are stale).
+ *
+ * Every capture comes out the same: the name and the mail are fixed, the clock is (fixed-clock.mjs),
+ * the zone is UTC, and the data lives in a fresh temp home. The one thing that depends on the machine,
+ * the SMTP port (2525, or the next free one when something else holds it), is drawn as 2525.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readGrid, replaceText, type Grid } from '../../scripts/docs-gen/grid';
 import { sendMail } from '../harness/service';
-import { addressOnScreen, isInbox, isPicker, isViewer, selectedRow, startE2E } from './flow';
-import { KEYS, type PtyApp } from './pty-harness';
+import { isInbox, isPicker, isViewer, neutralEnv, selectedRow } from './flow';
+import { CLI, KEYS, spawnApp, type PtyApp } from './pty-harness';
 
-export const README = fileURLToPath(new URL('../../README.md', import.meta.url));
-export const CAPTURE_NAMES = ['inbox', 'viewer'] as const;
-export type CaptureName = (typeof CAPTURE_NAMES)[number];
-export type Captures = Record<CaptureName, string>;
+export const SCREEN_NAMES = ['picker', 'inbox', 'viewer'] as const;
+export type ScreenName = (typeof SCREEN_NAMES)[number];
+export type Screens = Record<ScreenName, Grid>;
 
-/** A fixed name, so the address in the README does not change with every capture. */
+export const COLS = 100;
+export const ROWS = 30;
+/** The port the local service takes when it is free, as the docs name it. */
+export const DOC_SMTP_PORT = 2525;
+
+const FIXED_CLOCK = fileURLToPath(new URL('fixed-clock.mjs', import.meta.url));
+/** A fixed name, so the address in the pictures does not change with every capture. */
 const NAME = 'jane.doe';
+/** The messages' own Date header, as a sender would write it (the screens show when they arrived). */
+const SENT = 'Thu, 14 May 2026 09:40:12 +0000';
 
-// The mail in the capture: what a sign-up inbox looks like. Sent oldest first.
+// What a sign-up inbox looks like. Sent oldest first.
 const MAILS = [
   {
     from: 'Example News <news@example.org>',
@@ -40,84 +57,70 @@ const MAILS = [
 ];
 const OPEN = 'Confirm your email address';
 
-/** The screen rows, trailing spaces trimmed, trailing empty rows dropped. */
-function screenCapture(app: PtyApp): string {
-  const rows = app.screen().map((row) => row.trimEnd());
-  while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
-  return rows.join('\n');
-}
-
 /** A poll that is not in the middle of a check, so the header reads "last checked ...". */
 const settledHeader = (s: string) => /^last checked /m.test(s);
+const LOCAL_ROW = /Local service: send mail to \S+ via SMTP 127\.0\.0\.1:(\d+)/;
 
-/** Runs the capture flow (serve child, the app at 80x24) and returns the two screens as text. */
-export async function captureScreens(): Promise<Captures> {
-  const e2e = await startE2E({ cols: 80, rows: 24, args: ['--no-bell'] });
+/** The screen now, as a grid; `text` is what waitForScreen just matched, and the grid must show it. */
+function grab(app: PtyApp, text: string): Grid {
+  const grid = readGrid(app.terminal());
+  const rows = grid.lines.map((cells) => cells.map((c) => c.ch).join('').trimEnd());
+  if (rows.join('\n') !== text.split('\n').map((r) => r.trimEnd()).join('\n')) {
+    throw new Error(`the screen changed while it was read:\n${text}`);
+  }
+  return grid;
+}
+
+/** Runs the capture flow (the app in local mode, 100x30) and returns the three screens. */
+export async function captureScreens(): Promise<Screens> {
+  const home = await mkdtemp(join(tmpdir(), 'tempmail-capture-'));
+  const app = spawnApp({
+    command: { file: process.execPath, args: ['--import', FIXED_CLOCK, CLI, '--no-bell'] },
+    env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home, TZ: 'UTC' },
+    cols: COLS,
+    rows: ROWS,
+  });
   try {
-    const { app, serve } = e2e;
-    const picker = await app.waitForScreen(isPicker);
+    const pickerText = await app.waitForScreen((s) => isPicker(s) && /Local service: mail is received via SMTP/.test(s));
+    await app.settle();
+    const picker = grab(app, await app.waitForScreen(isPicker));
+
     // The custom-name choice of the first domain, picked by its line number (the 1-9 keys).
-    const choices = picker.split('\n').filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
+    const choices = pickerText.split('\n').filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
     const line = choices.findIndex((row) => row.includes('Custom name on'));
-    if (line < 0 || line > 8) throw new Error(`no custom-name choice among the first nine:\n${picker}`);
+    if (line < 0 || line > 8) throw new Error(`no custom-name choice among the first nine:\n${pickerText}`);
     await app.press(String(line + 1), /Custom name on \S+ \(Enter/);
     await app.press(NAME, `✓ ${NAME}@`);
-    await app.press(KEYS.ENTER, (s) => isInbox(s) && s.includes(`${NAME}@`));
-    const address = addressOnScreen(app);
+    const empty = await app.press(KEYS.ENTER, (s) => isInbox(s) && s.includes(`${NAME}@`) && LOCAL_ROW.test(s));
+    const port = Number(LOCAL_ROW.exec(empty)![1]);
+    const address = /^(\S+@\S+)/.exec(empty)![1]!;
 
     for (const [i, mail] of MAILS.entries()) {
-      await sendMail(serve, { ...mail, to: address });
-      // `r` checks at once rather than waiting for the 5 s poll; each arrival is its own "1 new message".
-      await app.press('r', (s) => isInbox(s) && new RegExp(`^${i + 1} messages?\\b`, 'm').test(s) && s.includes(mail.subject));
+      await sendMail({ smtpHost: '127.0.0.1', smtpPort: port }, { ...mail, to: address, headers: { Date: SENT } });
+      // The local service tells the app of new mail as it stores it: no key, no wait for a poll.
+      await app.waitForScreen((s) => isInbox(s) && new RegExp(`^${i + 1} messages?\\b`, 'm').test(s) && s.includes(mail.subject));
     }
-    await app.press('g', (s) => isInbox(s) && selectedRow(app).includes(MAILS[MAILS.length - 1]!.subject));
-    await app.waitForScreen((s) => isInbox(s) && settledHeader(s) && /1 new message/.test(s));
-    const inbox = screenCapture(app);
+    await app.press('g', (s) => isInbox(s) && selectedRow(app).includes(OPEN));
+    const inbox = grab(app, await app.waitForScreen((s) => isInbox(s) && settledHeader(s) && /1 new message/.test(s)));
 
-    // The HTML one: the newest, so at the top and selected.
-    if (!selectedRow(app).includes(OPEN)) throw new Error(`"${OPEN}" is not selected:\n${app.screenText()}`);
     await app.press(KEYS.ENTER, (s) => isViewer(s) && settledHeader(s) && s.includes('Almost there') && s.includes('[2]'));
-    const viewer = screenCapture(app);
+    await app.settle();
+    const viewer = grab(app, await app.waitForScreen(isViewer));
 
     await app.press('q', isInbox);
     await app.press('q');
     const code = await app.exited();
     if (code !== 0) throw new Error(`the app exited with ${code}`);
-    return { inbox, viewer };
+
+    const screens: Screens = { picker, inbox, viewer };
+    if (port !== DOC_SMTP_PORT) {
+      for (const name of SCREEN_NAMES) {
+        screens[name] = replaceText(screens[name], `127.0.0.1:${port}`, `127.0.0.1:${DOC_SMTP_PORT}`);
+      }
+    }
+    return screens;
   } finally {
-    await e2e.close();
+    app.kill();
+    await rm(home, { recursive: true, force: true });
   }
-}
-
-const markers = (name: CaptureName) => [`<!-- capture:${name} -->`, `<!-- /capture:${name} -->`] as const;
-
-/** The capture between the markers of `name` in `readme` (fence removed), or undefined without markers. */
-export function readCapture(readme: string, name: CaptureName): string | undefined {
-  const [open, close] = markers(name);
-  const start = readme.indexOf(open);
-  const end = readme.indexOf(close);
-  if (start < 0 || end < start) return undefined;
-  const inner = readme.slice(start + open.length, end).trim();
-  return inner.replace(/^```text\n/, '').replace(/\n```$/, '');
-}
-
-/** `readme` with the text between each pair of markers replaced by the capture (in a text fence). */
-export function writeCaptures(readme: string, captures: Captures): string {
-  let out = readme;
-  for (const name of CAPTURE_NAMES) {
-    const [open, close] = markers(name);
-    const start = out.indexOf(open);
-    const end = out.indexOf(close);
-    if (start < 0 || end < start) throw new Error(`README.md has no ${open} ... ${close} markers`);
-    out = `${out.slice(0, start + open.length)}\n\`\`\`text\n${captures[name]}\n\`\`\`\n${out.slice(end)}`;
-  }
-  return out;
-}
-
-/**
- * The capture with what changes from run to run made neutral: clock times, dates and the countdown.
- * Everything else (layout, words, widths) must match.
- */
-export function maskVolatile(capture: string): string {
-  return capture.replace(/\d{4}-\d\d-\d\d|\d{1,2}:\d\d(?::\d\d)?/g, (m) => m.replace(/\d/g, '#'));
 }

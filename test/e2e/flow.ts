@@ -1,5 +1,5 @@
 /**
- * The end-to-end setting shared by the pty tests and the README capture: the built `serve` as a child
+ * The end-to-end setting shared by the pty tests: the built `serve` as a child
  * process (loopback, ports 0, temp data dir), the built app in a pseudo-terminal pointed at it with its
  * own temp home (saved state and config never touch the real ones), and the steps every flow repeats.
  */

@@ -3,7 +3,7 @@
  * the static imports of the entry and of the chunks on the app's path (app-cli, app-service, run-app).
  * The message reader (html-to-text, its parser and entity tables, code and link detection), the server
  * and the HTTP client (got: the first frame's domains come over Node's own http) are loaded only when
- * needed; yoga's inline wasm is not fetched through undici.
+ * needed; and no package is bundled twice.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without types
-import { buildOptions, lazyBuiltinsPlugin, root, SIGNAL_EXIT, signalExitLazyAssert, STRING_WIDTH, stringWidthLazyEmoji, TERMINAL_SIZE, terminalSizeLazyExec, YOGA_LOADER, yogaDecodeWithBuffer, yogaWithoutFetch } from '../../scripts/build-config.mjs';
+import { buildOptions } from '../../scripts/build-config.mjs';
 
 const APP_PATH = ['src/tui/shell/app-cli.ts', 'src/tui/shell/app-service.ts', 'src/tui/shell/run-app.tsx'];
 
@@ -60,63 +60,19 @@ describe('start-up bundle', () => {
     expect([...copies]).toEqual(['node_modules/scheduler']);
   });
 
-  it("takes yoga's own wasm path instead of fetch() (which loads undici)", () => {
-    const loader = Object.keys(meta.inputs).find((i) => YOGA_LOADER.test(i));
-    expect(loader).toBeDefined();
-    const source = readFileSync(join(root as string, loader!), 'utf8');
-    expect(yogaWithoutFetch(source)).not.toBe(source);
-  });
-
-  it("decodes yoga's inline wasm with Node's base64 decoder, not atob and a loop", () => {
-    // The e2e tests draw every screen through the wasm decoded this way.
-    const loader = Object.keys(meta.inputs).find((i) => YOGA_LOADER.test(i));
-    const source = yogaWithoutFetch(readFileSync(join(root as string, loader!), 'utf8'));
-    const changed = yogaDecodeWithBuffer(source);
-    expect(changed).not.toBe(source);
-    expect(changed).toContain('Buffer.from(a.slice(37),"base64")');
-  });
-
-  it("builds string-width's emoji regex when a possible emoji comes, not when the first frame loads", () => {
-    // The copy of string-width in the first frame's chunks is the one the build changes (test/text checks
-    // that it measures as before).
-    const inputs = loadedWith(meta, ['src/cli.tsx', ...APP_PATH]);
-    const copies = [...inputs].filter((i) => /node_modules\/(.*\/)?string-width\//.test(i));
-    expect(copies).toContain(relative(root as string, STRING_WIDTH as string));
-    const source = readFileSync(STRING_WIDTH as string, 'utf8');
-    expect(stringWidthLazyEmoji(source)).not.toBe(source);
-  });
-
-  it('loads node:assert in signal-exit and node:child_process in terminal-size only when used, answering as published', async () => {
-    for (const [file, patch] of [[SIGNAL_EXIT, signalExitLazyAssert], [TERMINAL_SIZE, terminalSizeLazyExec]] as const) {
-      const source = readFileSync(file as string, 'utf8');
-      expect((patch as (s: string) => string)(source), file as string).not.toBe(source);
+  it('bundles one copy of each package the message reader is made of (mailparser and we share html-to-text)', () => {
+    // Two majors of html-to-text (ours and mailparser's) meant two copies of it and of its parser,
+    // entity tables and selector engine in the shipped files.
+    const copies = new Map<string, Set<string>>();
+    for (const input of Object.keys(meta.inputs)) {
+      const found = /^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//.exec(input);
+      if (!found) continue;
+      const [, dir, name] = found;
+      if (!copies.has(name!)) copies.set(name!, new Set());
+      copies.get(name!)!.add(dir!);
     }
-    const entry = `export { default as onExit } from ${JSON.stringify(SIGNAL_EXIT)}; export { default as terminalSize } from ${JSON.stringify(TERMINAL_SIZE)};`;
-    const bundle = async (plugins: unknown[]) =>
-      (await build({ stdin: { contents: entry, resolveDir: root as string, loader: 'js' }, bundle: true, format: 'esm', platform: 'node', write: false, plugins: plugins as never, logLevel: 'silent', banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" } })).outputFiles[0]!.text;
-    const dir = mkdtempSync(join(tmpdir(), 'lazy-builtins-'));
-    try {
-      writeFileSync(join(dir, 'shipped.mjs'), await bundle([lazyBuiltinsPlugin]));
-      writeFileSync(join(dir, 'published.mjs'), await bundle([]));
-      type Mod = { onExit: (cb: unknown) => () => void; terminalSize: () => { columns: number; rows: number } };
-      const shipped = (await import(pathToFileURL(join(dir, 'shipped.mjs')).href)) as Mod;
-      const published = (await import(pathToFileURL(join(dir, 'published.mjs')).href)) as Mod;
-      const thrown = (f: () => unknown) => {
-        try {
-          f();
-        } catch (error) {
-          return { name: (error as Error).name, message: (error as Error).message };
-        }
-        return undefined;
-      };
-      expect(thrown(() => shipped.onExit(123))).toEqual(thrown(() => published.onExit(123)));
-      expect(thrown(() => shipped.onExit(123))?.name).toBe('AssertionError');
-      const remove = shipped.onExit(() => undefined);
-      expect(typeof remove).toBe('function');
-      remove();
-      expect(shipped.terminalSize()).toEqual(published.terminalSize());
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+    for (const name of ['html-to-text', 'htmlparser2', 'selderee', 'parseley', 'domhandler', 'entities']) {
+      expect([...(copies.get(name) ?? [])], name).toHaveLength(1);
     }
   });
 });

@@ -1,11 +1,12 @@
 /**
- * A tiny service speaking SPEC.md over real HTTP on loopback, for the fault matrix, the secrets tests and
- * the JSON path of the safety matrix. It is honest by default (domains, create-session, check-mail,
- * read-mail, delete-mail on an in-memory inbox) and misbehaves on demand: down, slow, 500, 429 or 503
- * with Retry-After, malformed JSON, an HTML error page, the wrong shape, unknown or expired token, a reset;
- * every request is recorded with its time, so a test can measure the client's backoff on the wire.
- * It can also write every non-ASCII or control character of its JSON as a `\u` escape, so hostile text
- * reaches the client the way a JSON-escaping service would send it.
+ * A tiny service speaking the bare temporary-email interface (docs/server/http-api.md) over real HTTP on
+ * loopback, for the fault matrix, the secrets tests and the JSON path of the safety matrix. It is honest
+ * by default (domains, create-session, check-mail, read-mail, delete-mail on an in-memory inbox) and
+ * misbehaves on demand: down, slow, 500, 429 or 503 with Retry-After, malformed JSON, an HTML error page,
+ * the wrong shape, unknown or expired token, a reset; every request is recorded with its time, so a test
+ * can measure the client's backoff on the wire. It can also write every non-ASCII or control character
+ * of its JSON as a `\u` escape, so hostile text reaches the client the way a JSON-escaping service would
+ * send it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

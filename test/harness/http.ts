@@ -2,6 +2,7 @@
  * Raw HTTP calls to the reference service for the server's own tests: real requests over loopback with
  * fetch, so a test can choose the method, the encoding and the exact bytes (the client module would not).
  */
+import http from 'node:http';
 
 export interface CallOptions {
   method?: string;
@@ -19,6 +20,45 @@ export interface CallResult {
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: Record<string, any> | undefined;
   bytes: Buffer;
+}
+
+/**
+ * One request from loopback address `from` (e.g. 127.0.0.5, to a service on 127.0.0.1): a distinct client
+ * for the per-client limits. node:http, since fetch cannot bind its end. GET, or POST of a form.
+ */
+export function callFrom(from: string, baseUrl: string, path: string, form?: Record<string, string>): Promise<CallResult> {
+  const url = new URL(path.replace(/^\//, ''), baseUrl);
+  const body = form ? new URLSearchParams(form).toString() : undefined;
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      {
+        method: body === undefined ? 'GET' : 'POST',
+        localAddress: from,
+        agent: false,
+        headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          let json: Record<string, any> | undefined;
+          try {
+            json = JSON.parse(bytes.toString('utf8'));
+          } catch {
+            json = undefined;
+          }
+          const headers = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
+          resolve({ status: res.statusCode ?? 0, headers, json, bytes });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Makes one request to `baseUrl + path` and reads the whole answer. */

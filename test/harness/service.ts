@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { startServer } from '../../src/server/assemble';
+import { startServer, type RunningServer } from '../../src/server/assemble';
 import { defaultServerConfig, type Clock, type ServerConfig } from '../../src/server/server-config';
 import type { MailService } from '../../src/server/service-types';
 
@@ -22,6 +22,8 @@ export interface TestService {
   config: ServerConfig;
   /** Every line the service logged, to assert that no token ever reaches a log. */
   logs: string[];
+  /** Limits, health and counters of the running service (stats, limits, updateLimits). */
+  ops: RunningServer['ops'];
   /** Stops the service (graceful) and removes the data dir. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -61,6 +63,7 @@ export async function startTestService(
     service: server.service,
     config: server.config,
     logs,
+    ops: server.ops,
     close() {
       closed ??= (async () => {
         await server.close();

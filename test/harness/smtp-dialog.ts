@@ -21,10 +21,13 @@ export interface SmtpDialog {
   destroy(): void;
 }
 
-/** Opens a connection and reads the greeting. */
-export function openSmtp(target: SmtpTarget, timeoutMs = 10_000): Promise<SmtpDialog> {
+/**
+ * Opens a connection and reads the greeting. `from` binds this end to a loopback address of its own
+ * (127.0.0.5 connecting to 127.0.0.1): a distinct client for the per-client limits.
+ */
+export function openSmtp(target: SmtpTarget, timeoutMs = 10_000, from?: string): Promise<SmtpDialog> {
   return new Promise((resolveOpen, rejectOpen) => {
-    const socket = net.connect(target.smtpPort, target.smtpHost);
+    const socket = net.connect({ port: target.smtpPort, host: target.smtpHost, ...(from ? { localAddress: from } : {}) });
     let buffer = '';
     const waiters: { resolve: (reply: string) => void; reject: (error: Error) => void }[] = [];
     let failure: Error | undefined;

@@ -24,6 +24,10 @@ export interface GuerrillaMail {
   contentType?: string;
   attachments?: FakeAttachment[];
   at?: Date;
+  /** The mail_id it is listed under (a hostile service's `../x`); default its number in the inbox. */
+  id?: string;
+  /** mail_recipient as served (default the inbox's address). */
+  to?: string;
 }
 
 interface Stored {
@@ -119,7 +123,7 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
   });
 
   const summary = (m: Stored) => ({
-    mail_id: String(m.id),
+    mail_id: m.mail.id ?? String(m.id),
     mail_from: escapeHtml(m.mail.from ?? 'someone@example.org'),
     mail_subject: escapeHtml(m.mail.subject ?? ''),
     mail_excerpt: escapeHtml((m.mail.body ?? '').replace(/<[^>]*>/g, ' ').slice(0, 80)),
@@ -189,7 +193,7 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
           ...summary(mail),
           mail_body: mail.mail.body ?? '',
           content_type: mail.mail.contentType ?? 'text/html',
-          mail_recipient: `${session.name}@${DEFAULT_DOMAIN}`,
+          mail_recipient: escapeHtml(mail.mail.to ?? `${session.name}@${DEFAULT_DOMAIN}`),
           att_info: (mail.mail.attachments ?? []).map((a, i) => ({ f: escapeHtml(a.filename), t: a.contentType, p: String(i + 2) })),
           sid_token: sid,
         });

@@ -23,6 +23,8 @@ export interface FakeMail {
   at?: Date;
   /** Already read elsewhere (mail.tm's web client): listed with `seen: true`. */
   seen?: boolean;
+  /** The id it is listed under (a hostile service's `../x`); default 24 random hex digits, as mail.tm's. */
+  id?: string;
 }
 
 export interface Stored {

@@ -33,8 +33,12 @@ export interface MailtmFakeOptions {
   domains?: { domain: string; isActive?: boolean; isPrivate?: boolean }[];
   /** Answer 429 past this many requests in any second (the documented limit is 8); off when unset. */
   ratePerSecond?: number;
-  /** The event hub: serves (`ok`), refuses with 503 (`fail`), or closes each stream once open (`close`). */
-  mercure?: 'ok' | 'fail' | 'close';
+  /**
+   * The event hub: serves (`ok`), refuses with 503 (`fail`), closes each stream once open (`close`), or
+   * is hostile (`flood`): streams `data:` lines of 60 KB and never the blank line that ends an event,
+   * for as long as the client reads (up to FLOOD_BYTES a stream).
+   */
+  mercure?: 'ok' | 'fail' | 'close' | 'flood';
   /** Answer plain JSON whatever the client asks (API Platform's `application/json`). */
   format?: 'jsonld' | 'json';
   pageSize?: number;
@@ -56,11 +60,16 @@ export interface MailtmFake {
   failNext(status: number, count?: number, retryAfter?: number, path?: string): void;
   /** Live hub subscribers per account id. */
   subscribers(accountId: string): number;
+  /** `flood`: the bytes each flooded stream took before it was closed (or hit FLOOD_BYTES), in order. */
+  floods: number[];
   seen(id: string): boolean | undefined;
   close(): Promise<void>;
 }
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+/** What one flooded stream sends at most: far past any bound a client should have (1 MiB an event). */
+export const FLOOD_BYTES = 64 * 1024 * 1024;
+const FLOOD_LINE = `data: ${'x'.repeat(60 * 1024)}\n`;
 const LD = 'application/ld+json; charset=utf-8';
 
 /** Starts the fake on 127.0.0.1, port 0. */
@@ -79,6 +88,7 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
   const hubs = new Map<string, Set<ServerResponse>>();
   const log: MailtmFake['log'] = [];
   const recent: number[] = [];
+  const floods: number[] = [];
   let failures: { status: number; count: number; retryAfter?: number; path?: string }[] = [];
 
   const server = await startFixtureServer((req, res, raw) => handle(req, res, raw));
@@ -254,16 +264,33 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
       res.end();
       return;
     }
+    if (options.mercure === 'flood') return flood(res);
     const set = hubs.get(account.id) ?? new Set();
     set.add(res);
     hubs.set(account.id, set);
     res.on('close', () => set.delete(res));
   }
 
+  // Data lines as fast as the client takes them (waiting for 'drain'), never an event's end.
+  function flood(res: ServerResponse): void {
+    const index = floods.push(0) - 1;
+    let closed = false;
+    res.on('close', () => (closed = true));
+    const more = () => {
+      while (!closed && floods[index]! < FLOOD_BYTES) {
+        floods[index]! += FLOOD_LINE.length;
+        if (!res.write(FLOOD_LINE)) return void res.once('drain', more);
+      }
+      if (!closed) res.end();
+    };
+    more();
+  }
+
   return {
     baseUrl: server.baseUrl,
     server,
     log,
+    floods,
     accounts: () => [...accounts.values()].map((a) => ({ id: a.id, address: a.address })),
     inbox: (address) => {
       const account = accounts.get(address.toLowerCase());
@@ -273,7 +300,7 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
       const account = accounts.get(address.toLowerCase());
       if (!account) throw new Error(`the fake has no account ${address}`);
       const stored: Stored = {
-        id: hex(12),
+        id: mail.id ?? hex(12),
         accountId: account.id,
         mail,
         at: mail.at ?? new Date(),

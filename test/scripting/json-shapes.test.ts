@@ -1,5 +1,5 @@
 /**
- * The --json shapes are documented in README.md (Scripting) as stable: this pins their keys exactly, so a
+ * The --json shapes are documented in docs/scripting.md as stable: this pins their keys exactly, so a
  * key renamed or dropped fails here before a user's script finds out.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';

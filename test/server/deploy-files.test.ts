@@ -1,5 +1,5 @@
 /**
- * The files in scripts/deploy/ that README.md's "Run it on your own domain" installs: the systemd unit, the
+ * The files in scripts/deploy/ that docs/server/deploy.md installs: the systemd unit, the
  * nginx site and the certbot hook. The unit's ExecStart must be flags that `serve` really takes, and the
  * same command (ports, data dir and certificate paths swapped for a test's) must start the built program
  * with STARTTLS and reload on the unit's ExecReload signal; the three files must agree on the port and

@@ -4,9 +4,11 @@
  * file's path (no --help hint: the fix is in the file), a flag's mistake keeps the hint, and --help points
  * at documentation that exists.
  */
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { spawnCli, stopServe, type ServeProcess } from '../harness/serve-process';
@@ -78,10 +80,12 @@ describe('serve refusing to start', () => {
     expect(proc.stderr()).toBe(`tempmail-tui serve: --http-port: expected a whole number from 0 to 65535, got "abc"\n${HINT}\n`);
   });
 
-  it('--help points at the README, not at a file the repository does not have', async () => {
+  it('--help points at the docs that describe the API, and at no file the repository does not have', async () => {
     const proc = run(['--help']);
     expect((await proc.exited).code).toBe(0);
-    expect(proc.stdout()).toContain('the HTTP API described in README.md (Reference service)');
-    expect(proc.stdout()).not.toContain('SPEC.md');
+    expect(proc.stdout()).toContain('the HTTP API described in docs/server/http-api.md');
+    const named = proc.stdout().match(/[\w./-]+\.md\b/g) ?? [];
+    expect(named).toEqual(['docs/server/http-api.md', 'docs/server/imap.md', 'docs/server/operations.md']);
+    for (const path of named) expect(existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))), path).toBe(true);
   });
 });

@@ -1,20 +1,10 @@
 /**
  * graphemes.ts splits exactly as Intl.Segmenter does: a string without a code point that may join is
  * one cluster per code point (checked over every code point below U+20000, alone, doubled, between
- * letters and beside every kind of neighbour), and any string is split as the segmenter splits it. And
- * the packages the build hands it to (wrap-ansi's string-width, slice-ansi, @alcalzone/ansi-tokenize;
- * Ink's string-width is checked in string-width-build.test.ts) give the answers of the packages as
- * published, built without a segmenter of their own.
+ * letters and beside every kind of neighbour), and any string is split as the segmenter splits it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { graphemes, MAY_JOIN } from '../../src/text/graphemes';
-// @ts-expect-error: a plain .mjs build script without types
-import { GRAPHEME_SEGMENTER_FILES, graphemesPlugin, root, withLazyGraphemes } from '../../scripts/build-config.mjs';
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 const split = (s: string) => [...segmenter.segment(s)].map(({ segment, index }) => [segment, index]);
@@ -77,77 +67,6 @@ describe('graphemes', () => {
         const b = theirs.containing(i);
         expect(a && [a.segment, a.index], `${JSON.stringify(s)} containing(${i})`).toEqual(b && [b.segment, b.index]);
       }
-    }
-  }, 60_000);
-});
-
-interface Built {
-  stringWidth7: (s: string) => number;
-  wrapAnsi: (s: string, cols: number, options?: object) => string;
-  sliceAnsi: (s: string, start: number, end?: number) => string;
-  tokenize: (s: string, endChar?: number) => unknown[];
-}
-
-/** The four packages' entry points, resolved as Ink resolves them. */
-const wrapAnsiStringWidth = (GRAPHEME_SEGMENTER_FILES as string[])[1]!;
-const ENTRY = `
-export { default as stringWidth7 } from ${JSON.stringify(wrapAnsiStringWidth)};
-export { default as wrapAnsi } from 'wrap-ansi';
-export { default as sliceAnsi } from 'slice-ansi';
-export { tokenize } from '@alcalzone/ansi-tokenize';
-`;
-
-describe('the packages built with graphemes.ts', () => {
-  let dir: string;
-  let shipped: Built;
-  let published: Built;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'graphemes-build-'));
-    const bundle = async (plugins: unknown[]) =>
-      (await build({ stdin: { contents: ENTRY, resolveDir: root as string, loader: 'js' }, bundle: true, format: 'esm', platform: 'node', write: false, plugins: plugins as never, logLevel: 'silent' })).outputFiles[0]!.text;
-    const withPlugin = await bundle([graphemesPlugin]);
-    expect(withPlugin.match(/new Intl\.Segmenter/g)).toHaveLength(1); // graphemes.ts's own, built when needed
-    writeFileSync(join(dir, 'shipped.mjs'), withPlugin);
-    writeFileSync(join(dir, 'published.mjs'), await bundle([]));
-    shipped = (await import(pathToFileURL(join(dir, 'shipped.mjs')).href)) as Built;
-    published = (await import(pathToFileURL(join(dir, 'published.mjs')).href)) as Built;
-  }, 60_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('changes each package (they are still the versions it was written for)', async () => {
-    const { readFileSync } = await import('node:fs');
-    for (const file of GRAPHEME_SEGMENTER_FILES as string[]) {
-      const source = readFileSync(file, 'utf8');
-      expect(withLazyGraphemes(file, source), file).not.toBe(source);
-    }
-  });
-
-  it('measures, tokenizes and slices every code point below U+20000 as published', () => {
-    for (const c of codePoints()) {
-      const s = `x${c}y`;
-      const at = `U+${c.codePointAt(0)!.toString(16)}`;
-      if (shipped.stringWidth7(c) !== published.stringWidth7(c)) expect.fail(`${at}: width`);
-      expect(shipped.tokenize(s), at).toEqual(published.tokenize(s));
-      if (shipped.sliceAnsi(s, 1, 3) !== published.sliceAnsi(s, 1, 3)) expect.fail(`${at}: slice`);
-    }
-  }, 120_000);
-
-  it('measures, tokenizes, slices and wraps random hard text with colours as published', () => {
-    const next = random(5);
-    const codes = ['\x1b[31m', '\x1b[39m', '\x1b[1m', '\x1b[22m', '\x1b[38;2;1;2;3m', '\x1b]8;;https://x.test\x07', '\x1b]8;;\x07'];
-    for (let n = 0; n < 5_000; n++) {
-      let s = '';
-      for (let i = 1 + Math.floor(next() * 14); i > 0; i--) {
-        s += next() < 0.15 ? codes[Math.floor(next() * codes.length)] : ALPHABET[Math.floor(next() * ALPHABET.length)];
-      }
-      const what = JSON.stringify(s);
-      expect(shipped.stringWidth7(s), what).toBe(published.stringWidth7(s));
-      expect(shipped.tokenize(s), what).toEqual(published.tokenize(s));
-      expect(shipped.tokenize(s, 3), what).toEqual(published.tokenize(s, 3));
-      const a = Math.floor(next() * 6);
-      const b = a + Math.floor(next() * 8);
-      expect(shipped.sliceAnsi(s, a, b), what).toBe(published.sliceAnsi(s, a, b));
-      expect(shipped.wrapAnsi(s, 4, { hard: true }), what).toBe(published.wrapAnsi(s, 4, { hard: true }));
     }
   }, 60_000);
 });

@@ -114,6 +114,17 @@ describe('safeText: line handling and length', () => {
     const cut = safeText('ab😀cd', { maxLength: 4 });
     expect(cut).toBe('ab…');
   });
+  it('a field it will cut is cut before any pattern runs on it (10 raw characters a kept one), and says so', () => {
+    // 10,000 colour changes before the words: far more than a 40-character field can show. Only the
+    // first 416 raw characters are read: the words past them are not (and the cut is marked).
+    const flood = `${`${ESC}[31m`.repeat(10_000)}visible words`;
+    expect(safeText(flood, { maxLength: 40 })).toBe('…');
+    expect(safeText(`${`${ESC}[31m`.repeat(50)}visible words`, { maxLength: 40 })).toBe('visible words');
+    // A surrogate pair at the raw cut is left whole or not at all.
+    const pairAtCut = `${'a'.repeat(40 * 10 + 15)}😀${'b'.repeat(100)}`;
+    expect(safeText(pairAtCut, { maxLength: 40 })).toBe(`${'a'.repeat(39)}…`);
+    expect(safeText(pairAtCut, { maxLength: 40 })).not.toContain('\ufffd');
+  });
   it('keeps very long lines whole in multiline mode', () => {
     const long = 'word '.repeat(100_000);
     expect(safeBlock(long)).toBe(long);

@@ -6,8 +6,8 @@
  * applied after, so an `&#27;` cannot become an escape sequence.
  */
 import type { AttachmentInfo, Message, MessageSummary } from '../../model/mail-types';
-import { safeLine } from '../../text/safe-text';
-import { addressList, badResponse, body, isObject, line, requireLine, time, toId, type Obj } from '../wire-json';
+import { clipRaw, safeLine } from '../../text/safe-text';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, time, toId, type Obj } from '../wire-json';
 
 /** The sid_token travels back in query strings: validated, never rewritten. */
 const SID_SHAPE = /^[A-Za-z0-9_-]{1,256}$/;
@@ -41,15 +41,30 @@ export function decodeEntities(text: string): string {
   });
 }
 
-// One-line text: entities decoded, then made terminal-safe.
-const text = (value: unknown, max = 1000): string => (typeof value === 'string' ? safeLine(decodeEntities(value), max) : line(value, max));
+// One-line text: cut to what can show, entities decoded, then made terminal-safe.
+const text = (value: unknown, max = 1000): string => (typeof value === 'string' ? safeLine(decodeEntities(clipRaw(value, max)), max) : line(value, max));
 
-/** "Name <address>" or "address" -> name and address. */
+const NAME_MAX = 256;
+const ADDRESS_MAX = 512;
+// The sender as served is cut here before anything reads it: generous, because the address comes last
+// and a long name must not push it out (each part is cut to its own field's length after).
+const SENDER_RAW_MAX = 64 * 1024;
+
+/**
+ * "Name <address>" or "address" -> name and address. Cut to SENDER_RAW_MAX before anything runs on it,
+ * and read without a pattern: the address is the `<...>` that ends the text, the name what comes before
+ * it, less its quotes. (A pattern did this: `^\s*"?(.*?)"?\s*<([^<>]*)>\s*$` backtracked about cubically
+ * on spaces without a `<`; 4,000 spaces took 7 s and froze the inbox.)
+ */
 export function sender(value: unknown): { senderName: string; senderEmail: string } {
-  const raw = typeof value === 'string' ? decodeEntities(value) : '';
-  const m = /^\s*"?(.*?)"?\s*<([^<>]*)>\s*$/.exec(raw);
-  if (m) return { senderName: safeLine(m[1], 256).trim(), senderEmail: safeLine(m[2], 512).trim() };
-  return { senderName: '', senderEmail: safeLine(raw, 512).trim() };
+  const raw = typeof value === 'string' ? decodeEntities(value.slice(0, SENDER_RAW_MAX)).trim() : '';
+  const open = raw.endsWith('>') ? raw.lastIndexOf('<') : -1;
+  const address = open < 0 ? '' : raw.slice(open + 1, -1);
+  if (open < 0 || address.includes('>')) return { senderName: '', senderEmail: safeLine(raw, ADDRESS_MAX).trim() };
+  let name = raw.slice(0, open).trim();
+  if (name.startsWith('"')) name = name.slice(1);
+  if (name.endsWith('"')) name = name.slice(0, -1);
+  return { senderName: safeLine(name, NAME_MAX).trim(), senderEmail: safeLine(address, ADDRESS_MAX).trim() };
 }
 
 function summary(record: Obj): MessageSummary {
@@ -58,16 +73,21 @@ function summary(record: Obj): MessageSummary {
   return { id: String(id), ...sender(record.mail_from), subject: text(record.mail_subject), receivedAt: seconds(record.mail_timestamp) };
 }
 
-/** get_email_list / check_email -> the summaries, and the count of the whole inbox when given. */
-export function parseList(data: unknown): { messages: MessageSummary[]; count: number | undefined; email: string | undefined } {
+/** One entry of a list; a bad response for one that is not a message with a usable id. */
+export function parseSummary(entry: unknown): MessageSummary {
+  if (!isObject(entry)) throw badResponse('a message is not a record');
+  return summary(entry);
+}
+
+/**
+ * get_email_list / check_email -> the page's entries (read one by one with parseSummary, so one bad
+ * entry costs only itself), and the count of the whole inbox and its address when given.
+ */
+export function parseList(data: unknown): { entries: unknown[]; count: number | undefined; email: string | undefined } {
   if (!isObject(data) || !Array.isArray(data.list)) throw badResponse('no list of messages');
-  const messages = data.list.map((m: unknown) => {
-    if (!isObject(m)) throw badResponse('a message is not a record');
-    return summary(m);
-  });
   const count = toId(data.count);
   const email = typeof data.email === 'string' ? safeLine(data.email, 512).trim() : undefined;
-  return { messages, count: count ?? undefined, email: email || undefined };
+  return { entries: data.list, count: count ?? undefined, email: email || undefined };
 }
 
 /** The welcome message Guerrilla Mail puts in every new inbox: not mail anyone sent to the address. */
@@ -79,6 +99,7 @@ function attachments(value: unknown): AttachmentInfo[] {
   if (!Array.isArray(value)) return [];
   const out: AttachmentInfo[] = [];
   for (const a of value) {
+    if (out.length >= MAX_ATTACHMENTS) break;
     // `p` is the MIME part number the download asks for ("2", "1.2").
     if (!isObject(a) || typeof a.p !== 'string' || !/^[0-9.]{1,32}$/.test(a.p)) continue;
     out.push({
@@ -90,6 +111,9 @@ function attachments(value: unknown): AttachmentInfo[] {
   }
   return out;
 }
+
+// mail_recipient is one string (the address, or a list of them): what an address list of the viewer shows.
+const RECIPIENTS_MAX = 64 * 1024;
 
 /**
  * fetch_email -> the message. `false` (what the service answers for an id it does not have) is null.
@@ -103,7 +127,7 @@ export function parseMessage(data: unknown): Message | null {
   const content = typeof data.mail_body === 'string' && data.mail_body.trim() ? body(data.mail_body) : null;
   return {
     ...base,
-    to: addressList(typeof data.mail_recipient === 'string' ? decodeEntities(data.mail_recipient) : data.mail_recipient),
+    to: addressList(typeof data.mail_recipient === 'string' ? decodeEntities(clipRaw(data.mail_recipient, RECIPIENTS_MAX)) : data.mail_recipient),
     cc: [],
     bodyText: plain ? content : null,
     bodyHtml: plain ? null : content,

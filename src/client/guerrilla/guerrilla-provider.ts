@@ -7,11 +7,12 @@
  * given 60 minutes, Guerrilla Mail's own lifetime for mail. Wire mapping only, on the shared HTTP client.
  */
 import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
-import type { DomainList, MessageSummary, Session } from '../../model/mail-types';
+import type { DomainList, Session } from '../../model/mail-types';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpClient } from '../http-client';
+import { startMessageListing, withCut } from '../listing';
 import { badResponse, parseJson } from '../wire-json';
-import { isWelcome, parseAddress, parseList, parseMessage, sidOf } from './guerrilla-parse';
+import { isWelcome, parseAddress, parseList, parseMessage, parseSummary, sidOf } from './guerrilla-parse';
 
 export const GUERRILLA_INFO: ProviderInfo = {
   id: 'guerrilla',
@@ -51,7 +52,7 @@ const IDENTITY = { ip: '127.0.0.1', agent: 'tempmail-tui', lang: 'en' };
 // A local part Guerrilla Mail accepts; anything else is refused before it is sent.
 const NAME_SHAPE = /^[a-z0-9._+-]{1,64}$/;
 
-export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes'> & {
+export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits'> & {
   /** Clock for the 60-minute lifetime and for relinking (tests). */
   now?: () => number;
 };
@@ -73,13 +74,15 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
   // The session token each address last got, and when it was last linked to the address.
   const sids = new Map<string, { sid: string; linkedAt: number }>();
 
-  async function call(f: string, params: Record<string, string | number>, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<unknown> {
+  /** One call; its JSON and the size of its answer. */
+  async function sized(f: string, params: Record<string, string | number>, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<{ data: unknown; bytes: number }> {
     const query = method === 'GET' ? { f, ...IDENTITY, ...params } : { f, ...IDENTITY };
     const answer = await http.request(method, 'ajax.php', { searchParams: query, ...(method === 'POST' ? { form: params } : {}), secrets });
     const data = parseJson(answer.body);
     if (data === undefined) throw badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
-    return data;
+    return { data, bytes: Buffer.byteLength(answer.body) };
   }
+  const call = async (...args: Parameters<typeof sized>): Promise<unknown> => (await sized(...args)).data;
 
   const keyOf = (s: Session) => s.email.toLowerCase();
 
@@ -112,12 +115,12 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     return answered.sid;
   }
 
-  async function page(session: Session, offset: number): Promise<ReturnType<typeof parseList>> {
+  async function page(session: Session, offset: number): Promise<ReturnType<typeof parseList> & { bytes: number }> {
     for (let attempt = 0; ; attempt++) {
       const sid = await linked(session, attempt > 0);
-      const data = await call('get_email_list', { offset, sid_token: sid }, 'GET', [sid]);
+      const { data, bytes } = await sized('get_email_list', { offset, sid_token: sid }, 'GET', [sid]);
       remember(session, data);
-      const list = parseList(data);
+      const list = { ...parseList(data), bytes };
       // The session went stale and the service answered for a new, other address: link again, once.
       if (list.email && localPart(list.email) !== localPart(session.email) && attempt === 0) continue;
       if (list.email && localPart(list.email) !== localPart(session.email)) throw badResponse('Guerrilla Mail listed another address');
@@ -154,17 +157,18 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
       return session;
     },
     async listMessages(session) {
-      const all: MessageSummary[] = [];
-      const seen = new Set<string>();
+      const listing = startMessageListing({ maxPages: MAX_PAGES, ...options.listingLimits });
       let offset = 0;
-      for (let p = 0; p < MAX_PAGES; p++) {
-        const { messages, count } = await page(session, offset);
-        for (const m of messages) if (!seen.has(m.id) && seen.add(m.id)) all.push(m);
-        offset += messages.length;
+      for (;;) {
+        const { entries, count, bytes } = await page(session, offset);
+        listing.page(bytes, entries, parseSummary);
+        offset += entries.length;
         // Without a count, one page is all there is to know.
-        if (messages.length === 0 || count === undefined || offset >= count) break;
+        if (entries.length === 0 || count === undefined || offset >= count || !listing.more()) break;
       }
-      return all.filter((m) => !isWelcome(m)).sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
+      const { items, cut } = listing.finish();
+      const mail = items.filter((m) => !isWelcome(m)).sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
+      return withCut(mail, cut);
     },
     async readMessage(session, id) {
       const sid = await linked(session);

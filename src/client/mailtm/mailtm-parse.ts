@@ -5,7 +5,7 @@
  * Every string passes the terminal-safe boundary here, as it enters our types.
  */
 import type { AttachmentInfo, Domain, Message, MessageSummary } from '../../model/mail-types';
-import { addressList, badResponse, body, isObject, line, requireLine, time, type Obj } from '../wire-json';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, time, type Obj } from '../wire-json';
 
 /** A collection's items, from JSON-LD (`hydra:member`, or `member` in newer API Platform) or a bare array. */
 export function members(data: unknown, what: string): unknown[] {
@@ -37,16 +37,14 @@ export function requireResourceId(value: unknown, what: string): string {
 /** True for an id the caller gave that is safe in a path. */
 export const isResourceId = (value: string): boolean => ID_SHAPE.test(value);
 
-/** The active public domains, numbered from 1 in the order given (mail.tm creates by name, not number). */
-export function parseDomains(data: unknown): Domain[] {
-  const out: Domain[] = [];
-  for (const d of members(data, 'domains')) {
-    if (!isObject(d)) throw badResponse('a domain is not a record');
-    // Inactive and private domains cannot take new accounts.
-    if (d.isActive === false || d.isPrivate === true) continue;
-    out.push({ id: out.length + 1, domain: requireLine(d.domain, 'domain name', 255) });
-  }
-  return out;
+/**
+ * One domain of the list: null for one that cannot take new accounts (inactive or private); a bad
+ * response for an entry that is not a domain (the listing drops and counts it).
+ */
+export function parseDomain(d: unknown): Domain | null {
+  if (!isObject(d)) throw badResponse('a domain is not a record');
+  if (d.isActive === false || d.isPrivate === true) return null;
+  return { id: 0, domain: requireLine(d.domain, 'domain name', 255) };
 }
 
 // A JWT is three base64url parts; anything with spaces or controls is not one we will send in a header.
@@ -82,12 +80,10 @@ function summary(record: Obj): MessageSummary {
   };
 }
 
-/** GET /messages -> the summaries of one page. */
-export function parseSummaries(data: unknown): MessageSummary[] {
-  return members(data, 'messages').map((m) => {
-    if (!isObject(m)) throw badResponse('a message is not a record');
-    return summary(m);
-  });
+/** One entry of GET /messages; a bad response for one that is not a message with a usable id. */
+export function parseSummary(entry: unknown): MessageSummary {
+  if (!isObject(entry)) throw badResponse('a message is not a record');
+  return summary(entry);
 }
 
 /** An attachment with the URL its bytes are at (relative to the API, as mail.tm gives it). */
@@ -99,6 +95,7 @@ function attachments(value: unknown): MailtmAttachment[] {
   if (!Array.isArray(value)) return [];
   const out: MailtmAttachment[] = [];
   for (const a of value) {
+    if (out.length >= MAX_ATTACHMENTS) break;
     if (!isObject(a) || typeof a.id !== 'string' || !ID_SHAPE.test(a.id)) continue;
     const size = Number(a.size);
     out.push({

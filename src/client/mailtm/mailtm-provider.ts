@@ -5,15 +5,17 @@
  * spaced to the documented 8 per second, and a 429 becomes a rate_limited ApiError with its Retry-After.
  */
 import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
-import type { AttachmentInfo, CreateSessionOptions, DomainList, MessageSummary, Session } from '../../model/mail-types';
+import type { AttachmentInfo, CreateSessionOptions, Domain, DomainList, Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../error-map';
 import { createHttpClient, type HttpMethod } from '../http-client';
+import { setNewest } from '../keep-newest';
+import { DOMAIN_LISTING, startListing, startMessageListing, withCut } from '../listing';
 import { createPacer } from '../pacer';
 import { badResponse, parseJson } from '../wire-json';
 import { watchMailtm } from './mailtm-events';
 import { randomLocalPart, randomPassword } from './mailtm-names';
-import { isResourceId, members, parseAccount, parseDomains, parseMessage, parseSummaries, parseToken, totalItems } from './mailtm-parse';
+import { isResourceId, members, parseAccount, parseDomain, parseMessage, parseSummary, parseToken, totalItems } from './mailtm-parse';
 
 export const MAILTM_INFO: ProviderInfo = {
   id: 'mailtm',
@@ -27,13 +29,15 @@ export const MAILTM_INFO: ProviderInfo = {
 
 /** mail.tm lists 30 messages a page. */
 const PAGE_SIZE = 30;
-// A runaway "next page" (a broken totalItems) must end: 50 pages is 1,500 messages.
+// A runaway "next page" (a broken totalItems) must end: 50 pages is 1,500 messages (8 a second: 6 s).
 const MAX_PAGES = 50;
 const ACCEPT = 'application/ld+json, application/json;q=0.9';
+// Download URLs remembered from messages read: a few messages' worth of attachments (1,000 at most each).
+const MAX_DOWNLOAD_URLS = 4_096;
 // A random name that is taken (unlikely) is drawn again, this many times in all.
 const NAME_TRIES = 3;
 
-export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes'> {
+export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits'> {
   /** Requests started per second (default 8, the documented limit; 0: no spacing). */
   requestsPerSecond?: number;
   /** The new-mail event stream (default: mercure.<domain> for an api.<domain> base, else <base>.well-known/mercure). */
@@ -69,19 +73,23 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
   // The token each address last got (a refused one is replaced), and the refresh in flight per address.
   const tokens = new Map<string, string>();
   const refreshing = new Map<string, Promise<string>>();
-  // Attachment download URLs as the last reading of their message gave them.
+  // Attachment download URLs as the last reading of their message gave them: the newest MAX_DOWNLOAD_URLS
+  // (one forgotten is asked for at its documented address, which is where mail.tm serves it too).
   const downloadUrls = new Map<string, string>();
 
-  async function call(method: HttpMethod, path: string, c: Call = {}): Promise<unknown> {
+  /** One request; its JSON (undefined for an empty body) and the size of its answer. */
+  async function sized(method: HttpMethod, path: string, c: Call = {}): Promise<{ data: unknown; bytes: number }> {
     const headers: Record<string, string> = { accept: ACCEPT, ...c.headers };
     if (c.token !== undefined) headers.authorization = `Bearer ${c.token}`;
     const secrets = [...(c.token ? [c.token] : []), ...(c.secrets ?? [])];
     const answer = await pacer.run(() => http.request(method, path, { json: c.json, searchParams: c.searchParams, headers, secrets }));
-    if (!answer.body.trim()) return undefined;
+    const bytes = Buffer.byteLength(answer.body);
+    if (!answer.body.trim()) return { data: undefined, bytes };
     const data = parseJson(answer.body);
     if (data === undefined) throw badResponse('not JSON');
-    return data;
+    return { data, bytes };
   }
+  const call = async (method: HttpMethod, path: string, c: Call = {}): Promise<unknown> => (await sized(method, path, c)).data;
 
   const keyOf = (s: Session) => s.email.toLowerCase();
   const tokenOf = (s: Session) => tokens.get(keyOf(s)) ?? s.token;
@@ -128,19 +136,21 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     }
   }
 
+  // Every page of domains, as one listing under its bounds (a domain named twice is listed once).
   async function domains(): Promise<DomainList> {
-    const list: DomainList['domains'] = [];
+    const listing = startListing<Domain | null>((d) => d?.domain ?? '', { maxPages: MAX_PAGES, ...DOMAIN_LISTING, ...options.listingLimits });
     let listed = 0;
-    for (let page = 1; page <= MAX_PAGES; page++) {
-      const data = await call('GET', 'domains', { searchParams: { page } });
+    for (let page = 1; ; page++) {
+      const { data, bytes } = await sized('GET', 'domains', { searchParams: { page } });
+      const entries = members(data, 'domains');
       // Counted before inactive and private ones are left out: totalItems counts them too.
-      const count = members(data, 'domains').length;
-      listed += count;
-      for (const d of parseDomains(data)) if (!list.some((x) => x.domain === d.domain)) list.push({ id: list.length + 1, domain: d.domain });
+      listed += entries.length;
+      listing.page(bytes, entries, parseDomain);
       const total = totalItems(data);
-      if (count === 0 || total === undefined || listed >= total) break;
+      if (entries.length === 0 || total === undefined || listed >= total || !listing.more()) break;
     }
-    return { domains: list, extmailAccounts: [] };
+    const usable = listing.finish().items.filter((d): d is Domain => d !== null);
+    return { domains: usable.map((d, i) => ({ id: i + 1, domain: d.domain })), extmailAccounts: [] };
   }
 
   async function pickDomain(options: CreateSessionOptions): Promise<string> {
@@ -210,24 +220,25 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
       }
     },
     async listMessages(session) {
-      const all: MessageSummary[] = [];
-      const seen = new Set<string>();
+      const listing = startMessageListing({ maxPages: MAX_PAGES, ...options.listingLimits });
       let listed = 0;
-      for (let page = 1; page <= MAX_PAGES; page++) {
-        const data = await authed(session, (token) => call('GET', 'messages', { token, searchParams: { page } }));
-        const items = parseSummaries(data);
-        // Mail arriving while the pages are read shifts them: a message may come twice.
-        for (const m of items) if (!seen.has(m.id) && seen.add(m.id)) all.push(m);
-        listed += items.length;
+      for (let page = 1; ; page++) {
+        const { data, bytes } = await authed(session, (token) => sized('GET', 'messages', { token, searchParams: { page } }));
+        const entries = members(data, 'messages');
+        // Mail arriving while the pages are read shifts them: a message may come twice (listed once).
+        listing.page(bytes, entries, parseSummary);
+        listed += entries.length;
         const total = totalItems(data);
-        if (items.length === 0 || (total !== undefined ? listed >= total : items.length < PAGE_SIZE)) break;
+        if (entries.length === 0 || (total !== undefined ? listed >= total : entries.length < PAGE_SIZE)) break;
+        if (!listing.more()) break;
       }
-      return all.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0));
+      const { items, cut } = listing.finish();
+      return withCut(items.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0)), cut);
     },
     async readMessage(session, id) {
       const path = `messages/${checkId(id, 'message')}`;
       const { message, downloads } = parseMessage(await authed(session, (token) => call('GET', path, { token })));
-      for (const a of downloads) if (a.downloadUrl) downloadUrls.set(`${message.id} ${a.id}`, a.downloadUrl);
+      for (const a of downloads) if (a.downloadUrl) setNewest(downloadUrls, `${message.id} ${a.id}`, a.downloadUrl, MAX_DOWNLOAD_URLS);
       return message;
     },
     async deleteMessage(session, id) {

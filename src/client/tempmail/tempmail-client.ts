@@ -1,9 +1,11 @@
 /**
- * The `tempmail` provider: SPEC.md's interface (the reference service, and public services that speak
- * it). Wire mapping only: the shared HTTP client (../http-client.ts) carries the timeout, retry,
- * redirect and redaction rules, and every failure is an ApiError with the token kept out of it.
+ * The `tempmail` provider: the temporary-email interface of docs/server/http-api.md (the reference
+ * service, and public services that speak it). Wire mapping only: the shared HTTP client
+ * (../http-client.ts) carries the timeout, retry, redirect and redaction rules, and every failure is an
+ * ApiError with the token kept out of it.
  */
-import type { CreateSessionOptions, DomainList, Message, MessageSource, MessageSummary, Session } from '../../model/mail-types';
+import type { CreateSessionOptions, DomainList, Message, MessageSource, Session } from '../../model/mail-types';
+import type { MessageList } from '../listing';
 import { errorFromAnswer, errorFromNonJson } from '../error-map';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpAnswer, type HttpStream } from '../http-client';
@@ -36,7 +38,7 @@ export function createApi(options: ApiOptions): TempMailApi {
 
   // The last check-mail answer of each inbox with its ETag, by token: sent back as If-None-Match, so a
   // service that tags its answers (the reference service does) can say 304 and send no list at all.
-  const kept = new Map<string, { etag: string; summaries: MessageSummary[] }>();
+  const kept = new Map<string, { etag: string; summaries: MessageList }>();
   // What the service offers (capabilities.ts): a token goes in an Authorization header where it may.
   const capabilities = new Capabilities();
 
@@ -94,14 +96,15 @@ export function createApi(options: ApiOptions): TempMailApi {
 
   return {
     async listDomains(): Promise<DomainList> {
-      return parseDomainList(await call('GET', 'domains', {}));
+      const answer = await http.request('GET', 'domains', { searchParams: {} });
+      return parseDomainList(dataOf(answer), Buffer.byteLength(answer.body), options.listingLimits);
     },
     async createSession(opts: CreateSessionOptions = {}): Promise<Session> {
       const session = parseSession(await call('POST', 'create-session', sessionParams(opts, encoding)), offset);
       http.addSecret(session.token);
       return session;
     },
-    async checkMail(token: string): Promise<MessageSummary[]> {
+    async checkMail(token: string): Promise<MessageList> {
       const last = kept.get(token);
       const answer = await carry(token, (auth) =>
         http.request('GET', 'check-mail', {
@@ -111,7 +114,7 @@ export function createApi(options: ApiOptions): TempMailApi {
         }),
       );
       if (answer.status === 304 && last) return last.summaries;
-      const summaries = parseSummaries(dataOf(answer), offset);
+      const summaries = parseSummaries(dataOf(answer), offset, Buffer.byteLength(answer.body), options.listingLimits);
       kept.delete(token);
       const etag = answer.headers.etag;
       if (typeof etag === 'string' && etag !== '') {
@@ -144,7 +147,7 @@ export function createApi(options: ApiOptions): TempMailApi {
       } catch (error: unknown) {
         if (!(error instanceof ApiError && isMissingRoute(error))) throw error;
       }
-      // No raw route (SPEC.md has none): the nearest thing is every field read-mail returns.
+      // No raw route (the interface has none): the nearest thing is every field read-mail returns.
       return { kind: 'fields', fields: parseSourceFields(await call('GET', 'read-mail', params, token)) };
     },
     async openEvents(token: string): Promise<HttpStream | undefined> {
@@ -161,7 +164,7 @@ export function createApi(options: ApiOptions): TempMailApi {
 }
 
 /**
- * The attachment and raw-message routes are extensions of the reference service (SPEC.md has none). A
+ * The attachment and raw-message routes are extensions of the reference service (the interface has none). A
  * 404 that does not name the message or the attachment (no error code, no message of the service's own,
  * or one about the route, as "No such route" or a framework's "Route GET:/attachment not found") means
  * the route itself is missing, which is what the user needs to hear.
@@ -185,7 +188,7 @@ export function sessionParams(opts: CreateSessionOptions, encoding: PostEncoding
   return params;
 }
 
-// SPEC.md's ids are integers; the project's are strings (other providers' are not numbers). Either is taken.
+// The interface's ids are integers; the project's are strings (other providers' are not numbers). Either is taken.
 function checkId(id: number | string): number {
   const n = typeof id === 'string' && /^\d{1,15}$/.test(id) ? Number(id) : id;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new ApiError('bad_request', 'That is not a message id');

@@ -1,27 +1,33 @@
 /**
- * Tolerant parsing of the service's answers into the project's own types. Accepts the reference shapes and
- * the public service's (DESIGN.md): `message` wrapper or a flat record, `body_text` null, `sender_email`
- * absent, `sender_name` empty, ids as numeric strings. Unknown fields are ignored and malformed optional
- * fields fall back to empty; a missing required field is an ApiError('bad_response'), never a crash.
+ * Tolerant parsing of the service's answers into the project's own types. Accepts the reference shapes
+ * and the public service's (docs/server/http-api.md): `message` wrapper or a flat record, `body_text`
+ * null, `sender_email` absent, `sender_name` empty, ids as numeric strings. Unknown fields are ignored
+ * and malformed optional fields fall back to empty; a missing required field is an
+ * ApiError('bad_response'), never a crash.
  * Every string passes through the terminal-safe boundary here, as it enters our types.
  */
 import { safeBlock, safeLine } from '../../text/safe-text';
-import type { AttachmentInfo, DomainList, Message, MessageSummary, Session } from '../../model/mail-types';
-import { addressList, badResponse, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire-json';
+import type { AttachmentInfo, Domain, DomainList, ExtmailAccount, Message, MessageSummary, Session } from '../../model/mail-types';
+import { DOMAIN_LISTING, startListing, startMessageListing, withCut, type ListingLimits, type MessageList } from '../listing';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire-json';
 
-/** GET /domains -> the domains and external-mail accounts. `domains` is required, accounts optional. */
-export function parseDomainList(data: Obj): DomainList {
+/**
+ * GET /domains -> the domains and external-mail accounts. `domains` is required, accounts optional; an
+ * entry that is not one is left out (not the whole list), and each list is bounded (DOMAIN_LISTING).
+ */
+export function parseDomainList(data: Obj, bytes = 0, limits?: Partial<ListingLimits>): DomainList {
   if (!Array.isArray(data.domains)) throw badResponse('no list of domains');
-  const domains = data.domains.map((d: unknown) => {
+  const domains = startListing<Domain>((d) => String(d.id), { ...DOMAIN_LISTING, ...limits });
+  domains.page(bytes, data.domains, (d) => {
     if (!isObject(d)) throw badResponse('a domain is not a record');
     return { id: requireId(d.id, 'a domain'), domain: requireLine(d.domain, 'domain name', 255) };
   });
-  const accounts: unknown[] = Array.isArray(data.extmail_accounts) ? data.extmail_accounts : [];
-  const extmailAccounts = accounts.map((a) => {
+  const accounts = startListing<ExtmailAccount>((a) => String(a.id), { ...DOMAIN_LISTING, ...limits });
+  accounts.page(0, Array.isArray(data.extmail_accounts) ? data.extmail_accounts : [], (a) => {
     if (!isObject(a)) throw badResponse('an external mail account is not a record');
     return { id: requireId(a.id, 'an external mail account'), email: requireLine(a.email, 'account address', 512) };
   });
-  return { domains, extmailAccounts };
+  return { domains: domains.finish().items, extmailAccounts: accounts.finish().items };
 }
 
 // The token travels back in URLs and bodies, so it is validated rather than rewritten: a "token" with
@@ -49,13 +55,20 @@ function summary(record: Obj, offsetMinutes: number): MessageSummary {
   };
 }
 
-/** GET /check-mail -> the message list; `messages` must be a list of records with ids. */
-export function parseSummaries(data: Obj, offsetMinutes: number): MessageSummary[] {
+/**
+ * GET /check-mail -> the message list: `messages` must be a list; an entry that is not a record with an
+ * id is dropped and counted, and the list is bounded as a whole (listing.ts). `bytes`: the answer's size.
+ */
+export function parseSummaries(data: Obj, offsetMinutes: number, bytes = 0, limits?: Partial<ListingLimits>): MessageList {
   if (!Array.isArray(data.messages)) throw badResponse('no list of messages');
-  return data.messages.map((m: unknown) => {
+  const listing = startMessageListing(limits);
+  listing.page(bytes, data.messages, (m) => {
     if (!isObject(m)) throw badResponse('a message is not a record');
     return summary(m, offsetMinutes);
   });
+  // One answer is the whole listing: a service with more than the bound says so by sending it.
+  const { items, cut } = listing.finish();
+  return withCut(items, cut);
 }
 
 // Attachments are our extension: a malformed entry is skipped rather than failing the whole message.
@@ -63,6 +76,7 @@ function attachments(value: unknown): AttachmentInfo[] {
   if (!Array.isArray(value)) return [];
   const out: AttachmentInfo[] = [];
   for (const a of value) {
+    if (out.length >= MAX_ATTACHMENTS) break;
     if (!isObject(a)) continue;
     const id = toId(a.id);
     if (id === null) continue;
@@ -77,14 +91,23 @@ function attachments(value: unknown): AttachmentInfo[] {
   return out;
 }
 
+// Headers are our extension too: a few are sent (Date, Message-ID); a record of thousands is cut.
+const MAX_HEADERS = 200;
+
 function headers(value: unknown): Record<string, string> | undefined {
   if (!isObject(value)) return undefined;
   const out: Record<string, string> = {};
-  for (const [key, v] of Object.entries(value)) {
+  let kept = 0;
+  for (const key in value) {
+    if (kept >= MAX_HEADERS) break;
+    const v = value[key];
     const name = safeLine(key, 128).trim();
-    const text = Array.isArray(v) ? v.map((x) => line(x)).join(', ') : line(v);
+    const text = Array.isArray(v) ? v.slice(0, MAX_HEADERS).map((x) => line(x)).join(', ') : line(v);
     // `__proto__` as a key would try to replace the record's prototype rather than add a header.
-    if (name && name !== '__proto__') out[name] = text;
+    if (name && name !== '__proto__') {
+      out[name] = text;
+      kept += 1;
+    }
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
- * The `tempmail` provider: SPEC.md's interface (the public service mailtemp.us speaks it, the reference
- * service `tempmail-tui serve` implements it) behind the provider interface. Its wire client is
- * tempmail-client.ts; this only hands it the session's token.
+ * The `tempmail` provider: the temporary-email interface of docs/server/http-api.md (the public service
+ * mailtemp.us speaks it, the reference service `tempmail-tui serve` implements it) behind the provider
+ * interface. Its wire client is tempmail-client.ts; this only hands it the session's token.
  */
 import type { ApiOptions, MailProvider, ProviderInfo, TempMailApi } from '../client-types';
 import { checkBaseUrl } from '../base-url';

@@ -8,7 +8,7 @@ import { recipientKey } from '../mail/addresses';
 import type { Clock, ServerConfig } from '../server-config';
 import { ServiceError } from '../service-types';
 import { ipRange, messageFilter } from '../store/match';
-import { storageErrorText, type Block, type BlockKind, type FoundMessage, type Store, type StoredMessageMeta, type StoredSession, type StoreStats } from '../store/store';
+import { storageErrorText, type Block, type BlockKind, type FoundMessage, type Store, type StorageUsage, type StoredMessageMeta, type StoredSession } from '../store/store';
 import { BlockRules, parseBlock } from './blocks';
 
 /** What the admin API searches by; every part given must match. */
@@ -32,7 +32,8 @@ export interface AdminService {
   readonly rules: BlockRules;
   /** Reads the blocks from the store again (a failure is logged; the ones in effect stay). */
   refreshBlocks(): Promise<void>;
-  stats(): Promise<StoreStats & { blocks: number }>;
+  /** Sessions, stored messages and their bytes (Store.usage), and the blocks in effect. */
+  stats(): Promise<StorageUsage & { sessions: number; blocks: number }>;
   sessions(filter: AdminFilter, limit: number): Promise<AdminSession[]>;
   messages(filter: AdminFilter, limit: number): Promise<FoundMessage[]>;
   deleteSession(id: string): Promise<boolean>;
@@ -72,7 +73,9 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     try {
       return await work();
     } catch (error) {
-      throw new ServiceError('storage_unavailable', `Mail storage is unavailable (${storageErrorText(error)}); try again later`);
+      // The reason is the log's: no answer carries an internal detail (an errno, a path, an address).
+      log(`admin: storage failed: ${storageErrorText(error)}`);
+      throw new ServiceError('storage_unavailable', 'Mail storage is unavailable; try again later');
     }
   }
 
@@ -107,7 +110,8 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     refreshBlocks,
 
     async stats() {
-      return { ...(await guarded(() => store.stats())), blocks: rules.size };
+      const [sessions, usage] = await Promise.all([guarded(() => store.countSessions()), guarded(() => store.usage())]);
+      return { sessions, ...usage, blocks: rules.size };
     },
 
     async sessions(filter, limit) {

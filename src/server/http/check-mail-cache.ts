@@ -32,7 +32,7 @@ interface Entry extends CheckMailAnswer {
 /** Default bound of the bytes kept (answers and rows). */
 const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
-/** One summary as SPEC.md's check-mail lists it. */
+/** One summary as check-mail lists it (docs/server/http-api.md). */
 export function summaryRow(m: MessageMeta) {
   return {
     id: m.id,

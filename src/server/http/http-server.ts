@@ -4,16 +4,30 @@
  * Each request is caught as a whole, so no input can crash the process or leak a stack.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { addBearerToken, bearerToken, CAPABILITIES, CAPABILITIES_HEADER } from './bearer';
 import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
 import { ROUTES, type RouteExtras, type RouteResult } from './routes';
 import { ServiceError, type MailService } from '../service-types';
+import { hashToken } from '../mail-service';
+import { asLogger, sessionField, type Logger } from '../observe/log';
+import { clientAddressOf, loggablePath, redact, unmapped } from './request-names';
+
+/** What the HTTP front end asks and tells the rest of the service (limits, metrics). All optional. */
+export interface HttpHooks {
+  /** Before anything else: the seconds `client` must wait (429), or 0. A rejection lets the request through. */
+  admit?(client: string): Promise<number>;
+  /** Each answer: the route's name (or "other"), its status, the time it took. */
+  answered?(route: string, status: number, ms: number): void;
+  /** GET routes answered outside the JSON API, by path (GET /metrics). */
+  plain?: Record<string, () => Promise<{ contentType: string; body: string }>>;
+}
 
 export interface HttpFrontOptions {
-  /** One line per request; never carries a token. */
-  log?: (line: string) => void;
+  /** One line per request; never carries a token. A Logger gets events with the client as a field. */
+  log?: Logger | ((line: string) => void);
+  hooks?: HttpHooks;
   /** Largest request body accepted (413 beyond). Default 64 KiB. */
   bodyLimit?: number;
   /** How long close() lets in-flight requests finish before cutting connections. Default 10 s. */
@@ -47,33 +61,6 @@ export interface HttpFront {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** "::ffff:127.0.0.1" and "127.0.0.1" are one client for the rate limit. */
-function unmapped(address: string): string {
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
-}
-
-const isLoopback = (address: string) => address === '::1' || /^127\./.test(address);
-
-/**
- * The client of a request, for the per-client rate limit. Behind a reverse proxy every request comes
- * from the proxy. A request from a trusted proxy (one in `trustedProxies`, or with `trustProxy` a
- * loopback address: the proxy on this machine) is the client's that the proxies appended to
- * X-Forwarded-For: the last entry that is not itself a listed proxy (a chain of listed balancers each
- * append their peer). Entries before it are whatever the client claimed, and a request from anywhere
- * else is not believed at all.
- */
-function clientAddressOf(req: IncomingMessage, trustProxy: boolean, listed: ReadonlySet<string>): string {
-  const peer = unmapped(req.socket.remoteAddress ?? 'unknown');
-  if (!listed.has(peer) && !(trustProxy && isLoopback(peer))) return peer;
-  const header = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => unmapped(h.trim()));
-  for (let i = hops.length - 1; i >= 0; i--) {
-    if (isIP(hops[i]!) === 0) return peer;
-    if (!listed.has(hops[i]!)) return hops[i]!;
-  }
-  return peer;
-}
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   sendPayload(res, status, Buffer.from(JSON.stringify(body), 'utf8'), headers);
@@ -127,32 +114,29 @@ function errorAnswer(error: unknown): ErrorAnswer {
   return { status: 500, code: 'internal', message: 'Internal error', headers: {} };
 }
 
-/** Removes the token, and anything shaped like a `token=` pair, from a line bound for the log. */
-function redact(line: string, token: string | undefined): string {
-  let out = line.replace(/token=[^&\s"]*/gi, 'token=[redacted]');
-  if (token && token.length >= 4) out = out.split(token).join('[redacted]');
-  return out;
-}
-
-/** Route names (`check-mail`, ...): an unknown path that starts with one is still worth naming. */
-const ROUTE_NAMES = new Set(Object.keys(ROUTES).map((p) => p.slice(1)));
-
 /**
- * A path as the access log may show it. A route is named as it is; an unknown path can carry a token
- * (`/check-mail/<token>`, the shape some temp-mail APIs use), so only its first segment is kept, and only
- * when it reads as a name (a route, or a short lower-case word like "favicon.ico"): everything else is
- * "[redacted]", as a token in the query is.
+ * `path` without its trailing slashes ("/" stays "/"), by a loop: /\/+$/ tried again from every slash
+ * of a run that does not end the path, so a 16 KB path of "/a////...x" took about a second of the
+ * event loop per request (50 such requests froze the service for 40 s).
  */
-function loggablePath(path: string): string {
-  if (Object.hasOwn(ROUTES, path) || path === '/') return path;
-  const [first = '', ...rest] = path.slice(1).split('/');
-  const shown = ROUTE_NAMES.has(first) || /^[a-z][a-z.-]{0,23}$/.test(first) ? first : '[redacted]';
-  return `/${shown}${rest.length > 0 && shown !== '[redacted]' ? '/[redacted]' : ''}`;
+function withoutTrailingSlashes(path: string): string {
+  if (path.length <= 1) return path;
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(0, end);
 }
 
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
-  const log = options.log ?? (() => {});
+  const log = asLogger(options.log);
+  const hooks = options.hooks ?? {};
+  let draining = false;
+  /** The access-log line of a request: info, or folded (one a second) for a limit or our own trouble. */
+  const access = (text: string, status: number, client: string, token: string | undefined, route: string, code?: string) => {
+    const level = status >= 500 || status === 429 ? 'warn' : 'info';
+    const session = token && token.length <= 512 ? sessionField(hashToken(token)) : undefined;
+    log.event({ level, event: 'http.request', text, fields: { client, session, status, reason: code }, foldKey: `${route} ${status} ${code ?? ''}` });
+  };
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
   const trustProxy = options.trustProxy ?? false;
@@ -165,7 +149,9 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     let path = '?';
     // What the log says: the path with anything that may be a token in it redacted.
     let logPath = '?';
+    let route = 'other';
     let token: string | undefined;
+    const client = clientAddressOf(req, trustProxy, listedProxies);
     // Every answer, errors included, says what the service offers beyond the interface.
     res.setHeader(CAPABILITIES_HEADER, CAPABILITIES);
     try {
@@ -175,15 +161,27 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       } catch {
         throw new HttpError(400, 'bad_request', 'Malformed request URL');
       }
-      path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+      path = withoutTrailingSlashes(url.pathname);
       logPath = loggablePath(path);
-      const route = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+      const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
+      const found = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+      // The route's name for the metrics and the log's folding: a closed set whatever the path.
+      if (plain || found) route = path.slice(1);
+      // Counted first: a flood of anything, unknown routes included, meets the per-client limit.
+      const wait = hooks.admit ? await hooks.admit(client).catch(() => 0) : 0;
+      if (wait > 0) throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
+      if (plain && (req.method === 'GET' || req.method === 'HEAD')) {
+        const { contentType, body } = await plain();
+        res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : body);
+        return done(200);
+      }
       // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
-      if (!route || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
+      if (!found || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
       const method = req.method === 'HEAD' ? 'GET' : req.method;
-      if (method !== route.method) {
-        throw new HttpError(405, 'method_not_allowed', `Use ${route.method} for ${path}`, {
-          allow: route.method === 'GET' ? 'GET, HEAD' : 'POST',
+      if (method !== found.method) {
+        throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {
+          allow: found.method === 'GET' ? 'GET, HEAD' : 'POST',
         });
       }
       const body = await readBody(req, bodyLimit);
@@ -194,30 +192,37 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
       const ifNoneMatch = req.headers['if-none-match'];
-      const result = await route.handle(service, {
+      const result = await found.handle(service, {
         params,
-        clientAddress: clientAddressOf(req, trustProxy, listedProxies),
+        clientAddress: client,
         ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
         checkMail,
+        draining: () => draining,
         bearer,
         extras,
       });
       send(res, result);
-      log(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token));
+      access(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token), res.statusCode, client, token, route);
+      done(res.statusCode);
     } catch (error) {
       const answer = errorAnswer(error);
       if (answer.status >= 500 && !(error instanceof ServiceError)) {
         const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        log(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token));
+        access(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token), 500, client, token, route, 'internal');
       } else {
-        log(redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token));
+        access(redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token), answer.status, client, token, route, answer.code);
       }
+      done(answer.status);
       if (res.headersSent) {
         res.destroy();
         return;
       }
       if (answer.headers.connection === 'close') res.shouldKeepAlive = false;
       sendJson(res, answer.status, { status: 'error', error: answer.code, message: answer.message }, answer.headers);
+    }
+
+    function done(status: number): void {
+      hooks.answered?.(route, status, Date.now() - started);
     }
   }
 
@@ -275,6 +280,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       server.requestTimeout = Math.max(headersMs, requestMs);
     },
     close() {
+      draining = true;
       closing ??= new Promise<void>((resolve) => {
         // Event streams never finish by themselves: they end now, so their connections can close.
         extras.events?.close();

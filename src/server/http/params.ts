@@ -1,6 +1,6 @@
 /**
  * Request parameters of the HTTP front end: read from the query string, a form body and a JSON body alike
- * (DESIGN.md), merged into one flat map, then validated one by one. Nothing here knows about routes.
+ * (docs/server/http-api.md), merged into one flat map, then validated one by one. Nothing here knows routes.
  */
 import type { IncomingMessage } from 'node:http';
 import { ServiceError } from '../service-types';

@@ -1,7 +1,8 @@
 /**
- * The routes of the HTTP front end: SPEC.md's five operations in DESIGN.md's wire shapes, plus the
+ * The routes of the HTTP front end: the interface's five operations in our wire shapes, plus the
  * extras (raw message, attachment bytes, health). Each handler turns parameters into one MailService
- * call and the result into a wire answer; it depends on nothing but the service contract.
+ * call and the result into a wire answer; it depends on nothing but the service contract. The shapes
+ * and errors are docs/server/http-api.md's.
  */
 import { formatWireTime } from '../../platform/time';
 import { ServiceError, type MailService } from '../service-types';
@@ -39,6 +40,8 @@ export interface RouteContext {
   ifNoneMatch: string | undefined;
   /** check-mail answers kept per version of each inbox's listing. */
   checkMail: CheckMailCache;
+  /** True once the service is closing (GET /ready says so, for a load balancer to drain it). */
+  draining: () => boolean;
   /** The token of an `Authorization: Bearer` header (already in `params` as `token`, except on /admin/ routes). */
   bearer: string | undefined;
   extras: RouteExtras;
@@ -190,24 +193,28 @@ export const ROUTES: Record<string, Route> = {
 
   ...ADMIN_ROUTES,
 
+  // For people and monitors: does the service work? Only a word, whoever asks: the reason of a failure
+  // (a database's address, an errno) and any count are the log's and the metrics', not an answer's.
   '/health': {
     method: 'GET',
     async handle(service) {
-      const h = await service.health();
-      if (h.storage === 'ok') return ok({ storage: 'ok', sessions: h.sessions });
-      // Failing storage is an error answer (503, status "error") so monitors and the client both see it.
-      return {
-        kind: 'json',
-        status: 503,
-        headers: { 'retry-after': '30' },
-        body: {
-          status: 'error',
-          error: 'storage_unavailable',
-          message: `Storage is failing${h.detail ? `: ${h.detail}` : ''}`,
-          storage: 'failing',
-          sessions: h.sessions,
-        },
-      };
+      return (await service.storageServes()) ? plainStatus(200, 'ok') : plainStatus(503, 'unavailable');
+    },
+  },
+
+  // For load balancers: send traffic here? Not while the storage fails, nor once the service is closing.
+  // An IMAP account that cannot be fetched does not count: every other address still works here, and the
+  // account is already left out of GET /domains (docs/server/operations.md).
+  '/ready': {
+    method: 'GET',
+    async handle(service, { draining }) {
+      if (draining()) return plainStatus(503, 'unavailable');
+      return (await service.storageServes()) ? plainStatus(200, 'ready') : plainStatus(503, 'unavailable');
     },
   },
 };
+
+/** `{status}` alone; a 503 says when to ask again. */
+function plainStatus(status: 200 | 503, word: string): RouteResult {
+  return { kind: 'json', status, body: { status: word }, headers: status === 503 ? { 'retry-after': '5' } : {} };
+}

@@ -5,10 +5,11 @@
  * silently never fetches). The password itself is never in the config: `passwordEnv` names a variable,
  * `passwordFile` a file, both read again at each connection (so a rotated password needs no restart).
  */
-import { accessSync, constants } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseExtmailAccount, parseIntIn, show, UsageError } from '../config-values';
+import { OperatorFileError, readOperatorFileSync } from '../operator-file';
 import type { ExtmailAccountConfig, ImapAccountConfig, ImapTls, PasswordSource } from '../server-config';
+import { PASSWORD_FILE_MAX_BYTES } from './password';
 
 const ACCOUNT_KEYS = ['email', 'dotInsensitive', 'imap'];
 const IMAP_KEYS = ['host', 'port', 'tls', 'user', 'passwordEnv', 'passwordFile', 'folders', 'pollSeconds'];
@@ -48,10 +49,11 @@ function passwordSource(o: Record<string, unknown>, where: string, env: NodeJS.P
   }
   const file = resolve(text(o.passwordFile, `${where} passwordFile`, 'a file path'));
   try {
-    accessSync(file, constants.R_OK);
+    // Read as each connection will read it (a regular file, not too large), and forgotten at once.
+    readOperatorFileSync(file, { maxBytes: PASSWORD_FILE_MAX_BYTES }).fill(0);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`${where} passwordFile: cannot read ${show(file)} (${code})`);
+    const why = error instanceof OperatorFileError ? error.reason : 'error';
+    throw new UsageError(`${where} passwordFile: cannot read ${show(file)} (${why})`);
   }
   return { file };
 }

@@ -30,6 +30,8 @@ export interface AccountFetcherDeps {
   account: FetchedAccount;
   lifetimeMs: number;
   maxMessageBytes: number;
+  /** Most aliases of the account looked up per fetched message. */
+  maxRecipients: number;
   log: (line: string) => void;
   env: NodeJS.ProcessEnv;
 }
@@ -262,6 +264,7 @@ export class AccountFetcher {
         account: this.email,
         lifetimeMs: this.deps.lifetimeMs,
         maxMessageBytes: this.deps.maxMessageBytes,
+        maxRecipients: this.deps.maxRecipients,
         log: this.deps.log,
       };
       while (!this.stopped && !lost()) {

@@ -15,10 +15,10 @@
  * new numbering would otherwise be stored a second time. After that lifetime no session that could hold
  * a message of the old numbering is alive.
  */
-import type { FetchMessageObject, ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import type { ExternalIntake } from '../service-types';
 import { ServiceError } from '../service-types';
-import { recipientsOf, ROUTING_HEADERS } from './recipients';
+import { FETCHED_HEADERS, recipientsOf, routingHead, senderOf } from './recipients';
 
 export interface FolderSyncDeps {
   intake: ExternalIntake;
@@ -28,6 +28,8 @@ export interface FolderSyncDeps {
   /** Session lifetime: mail older than this (plus a day) cannot be for a live session. */
   lifetimeMs: number;
   maxMessageBytes: number;
+  /** Most aliases of the account looked up per message (the service's maxRecipients, as for SMTP). */
+  maxRecipients: number;
   log: (line: string) => void;
   now?: () => number;
 }
@@ -36,9 +38,34 @@ export interface FolderSyncDeps {
 const BATCH = 100;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function senderOf(m: FetchMessageObject): string {
-  const from = m.envelope?.from?.[0]?.address;
+/**
+ * What a message's header fetch leaves: its routing headers cut to ROUTING_HEAD_MAX_BYTES, so a batch
+ * holds at most BATCH x 64 KiB whatever the messages carry.
+ */
+interface Head {
+  uid: number;
+  size: number | undefined;
+  head: string;
+}
+
+function fromOf(head: string): string {
+  const from = senderOf(head);
   return from ? `from ${from}` : 'from <>';
+}
+
+/**
+ * The heads of `uids`, one message at a time off the connection: each is cut down as it arrives, and
+ * the fetched block is dropped. No ENVELOPE: the server parses every address into it, and a Cc of some
+ * 300,000 addresses made a response of more than imapflow's million tokens, which ends the connection
+ * (the same message then failed every reconnect: the account stayed inactive for good). The header
+ * fields come as one literal, one token, however many addresses they hold.
+ */
+async function fetchHeads(client: ImapFlow, uids: number[]): Promise<Head[]> {
+  const heads: Head[] = [];
+  for await (const m of client.fetch(uids.join(','), { uid: true, size: true, headers: [...FETCHED_HEADERS] }, { uid: true })) {
+    heads.push({ uid: m.uid, size: m.size, head: routingHead(m.headers) });
+  }
+  return heads.sort((a, b) => a.uid - b.uid);
 }
 
 /**
@@ -80,9 +107,7 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
     let last = fresh ? 0 : cursor.lastUid;
     for (let i = 0; i < uids.length; i += BATCH) {
       const batch = uids.slice(i, i + BATCH);
-      const heads = await client.fetchAll(batch.join(','), { uid: true, size: true, envelope: true, headers: [...ROUTING_HEADERS] }, { uid: true });
-      heads.sort((a, b) => a.uid - b.uid);
-      for (const m of heads) {
+      for (const m of await fetchHeads(client, batch)) {
         const stored = await handle(client, m, checkEach || checkNext, folder, deps);
         last = Math.max(last, m.uid);
         if (stored) {
@@ -101,12 +126,15 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
 }
 
 /** Routes and (for a live alias) stores one message; true when its delivery changed an inbox or was decided. */
-async function handle(client: ImapFlow, m: FetchMessageObject, skipHeld: boolean, folder: string, deps: FolderSyncDeps): Promise<boolean> {
+async function handle(client: ImapFlow, m: Head, skipHeld: boolean, folder: string, deps: FolderSyncDeps): Promise<boolean> {
   const { intake, account, accountId, log } = deps;
-  const aliases = await intake.liveAliases(accountId, recipientsOf(m.headers));
-  if (aliases.length === 0) return false; // nobody's here: left in the account as it is
   const where = `(${account} ${folder} uid ${m.uid})`;
-  const who = `${senderOf(m)} for ${aliases.join(', ')}`;
+  const { aliases, unchecked } = await intake.liveAliases(accountId, recipientsOf(m.head));
+  if (unchecked > 0) {
+    log(`imap looked up only the first ${deps.maxRecipients} aliases a message ${fromOf(m.head)} names ${where}: ${unchecked} more were not (at most ${deps.maxRecipients} per message, as for SMTP)`);
+  }
+  if (aliases.length === 0) return false; // nobody's here: left in the account as it is
+  const who = `${fromOf(m.head)} for ${aliases.join(', ')}`;
   if ((m.size ?? 0) > deps.maxMessageBytes) {
     log(`imap left ${m.size} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
     return true;
@@ -121,7 +149,7 @@ async function handle(client: ImapFlow, m: FetchMessageObject, skipHeld: boolean
     if (outcome.full.length > 0) {
       log(`imap left ${full.source.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`);
     } else if (outcome.stored.length > 0) {
-      log(`imap stored ${full.source.length} bytes ${senderOf(m)} for ${outcome.stored.join(', ')} ${where}`);
+      log(`imap stored ${full.source.length} bytes ${fromOf(m.head)} for ${outcome.stored.join(', ')} ${where}`);
     }
     if (outcome.held.length > 0) log(`imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart or a renumbering): not stored twice`);
   } catch (error) {

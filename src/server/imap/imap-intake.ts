@@ -11,6 +11,8 @@ import { AccountFetcher, type FetchedAccount } from './account-fetcher';
 export interface ImapIntake {
   /** Whether account `id` (1-based) is to be offered: true for accounts without IMAP. */
   isActive(id: number): boolean;
+  /** How many accounts are in each state (starting, active, inactive, standby), for the metrics. */
+  states(): Record<string, number>;
   /** Stops every fetcher and waits for the work in hand. */
   close(): Promise<void>;
 }
@@ -37,6 +39,7 @@ export function startImapIntake(
       account: account as FetchedAccount,
       lifetimeMs: config.lifetimeSeconds * 1000,
       maxMessageBytes: config.maxMessageBytes,
+      maxRecipients: config.maxRecipients,
       log,
       env,
     });
@@ -45,6 +48,11 @@ export function startImapIntake(
   });
   return {
     isActive: (id) => fetchers.get(id)?.active ?? true,
+    states() {
+      const counts: Record<string, number> = {};
+      for (const f of fetchers.values()) counts[f.state] = (counts[f.state] ?? 0) + 1;
+      return counts;
+    },
     async close() {
       await Promise.all([...fetchers.values()].map((f) => f.close()));
     },

@@ -3,8 +3,13 @@
  * so a password changed in the file or environment is used at the next reconnect without a restart.
  * Errors name the variable or the file, never any of its content.
  */
-import { readFile } from 'node:fs/promises';
+import { OperatorFileError, readOperatorFile } from '../operator-file';
 import type { PasswordSource } from '../server-config';
+
+/** A password is a line; a file of more than this is not a password file. */
+export const PASSWORD_FILE_MAX_BYTES = 64 * 1024;
+/** A password file on a stuck network file system must not stall the account's reconnects forever. */
+const PASSWORD_READ_TIMEOUT_MS = 5000;
 
 /** Why a password could not be had, in words for the log (no secret in it). */
 export class PasswordUnavailableError extends Error {
@@ -20,9 +25,10 @@ export async function readPassword(source: PasswordSource, env: NodeJS.ProcessEn
   }
   let text: string;
   try {
-    text = await readFile(source.file, 'utf8');
+    text = (await readOperatorFile(source.file, { maxBytes: PASSWORD_FILE_MAX_BYTES, timeoutMs: PASSWORD_READ_TIMEOUT_MS })).toString('utf8');
   } catch (error) {
-    throw new PasswordUnavailableError(`cannot read the password file ${source.file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    const why = error instanceof OperatorFileError ? error.reason : 'error';
+    throw new PasswordUnavailableError(`cannot read the password file ${source.file} (${why})`);
   }
   const password = text.replace(/\r?\n$/, '');
   if (password === '') throw new PasswordUnavailableError(`the password file ${source.file} is empty`);

@@ -22,6 +22,13 @@ const LIVE_KEYS = [
   'maxRecipients',
   'inboxLimit',
   'createPerMinute',
+  'smtpMaxConnections',
+  'smtpConnectionsPerClient',
+  'smtpMessagesPerMinute',
+  'smtpRecipientsPerMinute',
+  'httpRequestsPerMinute',
+  'maxStoredMessages',
+  'maxStoredBytes',
   'purgeIntervalMs',
   'smtpSocketTimeoutMs',
   'smtpSessionTimeoutMs',
@@ -49,6 +56,10 @@ export const RESTART_KEYS = [
   'databasePoolSize',
   'trustProxy',
   'trustedProxies',
+  'storageUsageIntervalMs',
+  'metrics',
+  'metricsListen',
+  'logFormat',
 ] as const satisfies readonly (keyof ServerConfig)[];
 
 type LiveKey = (typeof LIVE_KEYS)[number];
@@ -63,7 +74,7 @@ export interface LiveParts {
   readAdminToken(file: string): Promise<string>;
   /** Puts an admin token in effect, or turns the admin API off (undefined). */
   setAdminToken(token: string | undefined): void;
-  /** The parts that keep a copy of what they read at start take the live config again. */
+  /** The parts that keep a copy of what they read at start (the limits too: Operations.updateLimits) take the live config again. */
   takeLimits(): void;
   /** Starts the IMAP fetchers again for the accounts now configured. */
   restartImap(): Promise<void>;

@@ -33,7 +33,8 @@ export async function reloadConfig(running: RunningServer, flags: ServeFlags, lo
     log(`SIGHUP: config reloaded: ${report.changed.length > 0 ? report.changed.join('; ') : 'nothing else changed'}`);
     for (const what of report.restart) log(`SIGHUP: ${what} changed; that takes a restart (the running value stays)`);
   } catch (error) {
-    if (error instanceof ReloadError) log(`SIGHUP: kept the ${error.part} in use: ${error.message} (and the rest of the config in use)`);
+    // Refused whole: the rest of the new config is not put in effect either.
+    if (error instanceof ReloadError) log(`SIGHUP: kept the ${error.part} in use: ${error.message}`);
     else log(`SIGHUP: kept the config in use: ${text(error)}`);
   }
 }

@@ -1,27 +1,36 @@
 /**
- * SMTP intake of the reference service (smtp-server). It rejects early (STYLE.md item 9): recipients in
- * RCPT TO through the service, size through the SIZE extension, and it answers 250 to DATA only after
- * the service says the message is durably stored. It depends on nothing but the service contract.
+ * SMTP intake of the reference service (smtp-server). It rejects early (docs/architecture.md, "How a
+ * message travels"): recipients in RCPT TO through the service, size through the SIZE extension, and
+ * it answers 250 to DATA only after the service says the message is durably stored. It depends on
+ * nothing but the service contract.
  */
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import type { BlockCheck } from '../admin/blocks';
+import { asLogger, type Logger, type LogLevel } from '../observe/log';
+import { messageIdOf } from '../observe/message-id';
 import type { ServerConfig } from '../server-config';
 import { plainIp } from '../store/match';
 import { ServiceError, type MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
-import { SmtpTimeLimits, type SmtpConnection } from './time-limits';
+import { ConnectionWatch, peerOf } from './connection-watch';
+import type { SmtpHooks } from './smtp-hooks';
+import { listed, ourAddresses, reply, rewordSizeRefusals } from './smtp-replies';
+import { SmtpTimeLimits } from './time-limits';
 import type { LoadedTls } from './tls-files';
 
 export interface SmtpFrontOptions {
-  log?: (line: string) => void;
+  /** A Logger gets events with the client, TLS and message id as fields; a plain function gets lines. */
+  log?: Logger | ((line: string) => void);
+  /** Limits, metrics, health: asked at connect, EHLO, MAIL FROM and RCPT TO, told of what happened. */
+  hooks?: SmtpHooks;
   /** How long close() waits for a message still being received before cutting it off. Default 10 s. */
   closeGraceMs?: number;
-  /** Most connections at once; more get 421. Default 200. */
+  /**
+   * smtp-server's own cap on connections (default 200), an outer guard: the limits in `hooks.connect`
+   * refuse (and log) before it is reached.
+   */
   maxClients?: number;
   /** A certificate and key to offer through STARTTLS; without, STARTTLS is not offered. */
   tls?: LoadedTls;
-  /** Blocked clients and senders (src/server/admin/blocks.ts): refused at connect, MAIL FROM and RCPT TO. */
-  blocks?: BlockCheck;
 }
 
 export interface SmtpFront {
@@ -31,59 +40,29 @@ export interface SmtpFront {
   close(): Promise<void>;
   /** Offers `tls` to the next STARTTLS (connections already upgraded keep theirs). Only with options.tls. */
   reloadTls(tls: LoadedTls): void;
-  /** Takes `config`'s limits for the next connections and messages (a reload: src/server/reload/). */
+  /** Takes `config`'s domains and limits for the next connections and messages (a reload: src/server/reload/). */
   applyConfig(config: ServerConfig): void;
-}
-
-/** An SMTP reply for a refusal; the enhanced status code leads the text, as in "550 5.1.1 ...". */
-function reply(code: number, text: string): Error & { responseCode: number } {
-  return Object.assign(new Error(text), { responseCode: code });
-}
-
-/** Recipients for a log line: the first few, then how many more (a transaction may hold thousands). */
-function listed(addresses: readonly string[], shown = 10): string {
-  const head = addresses.slice(0, shown).join(', ');
-  return addresses.length > shown ? `${head} and ${addresses.length - shown} more` : head || '(none)';
-}
-
-/**
- * smtp-server refuses a SIZE= over the limit in MAIL FROM itself, before onMailFrom, and words it
- * "552 Error: message exceeds ..." with no enhanced status code. Its only 552 replies are size refusals,
- * so any 552 not already leading with an enhanced code is re-worded to read like our own 552 5.3.4.
- * (Turning the library's check off with hideSize would also hide the limit from EHLO, which lets
- * senders skip a doomed transfer.)
- */
-function rewordSizeRefusals(connection: SmtpConnection, text: string, log: (line: string) => void): void {
-  const send = connection.send.bind(connection);
-  connection.send = (code, data, context) => {
-    if (code === 552 && !(typeof data === 'string' && /^5\.\d{1,3}\.\d{1,3} /.test(data))) {
-      log(`smtp refused MAIL FROM (declared SIZE over the limit): 552 ${text}`);
-      send(code, text, false);
-    } else send(code, data, context);
-  };
 }
 
 /** Builds the SMTP front end over a MailService. */
 export function createSmtpFront(service: MailService, config: ServerConfig, options: SmtpFrontOptions = {}): SmtpFront {
-  const log = options.log ?? (() => {});
-  // Read from `config` at each use: a reload changes it in place (applyConfig below).
-  let domainsOf: string[] | undefined;
-  let servedDomains = new Set<string>();
-  /** Ours: on one of our domains, or an alias (name+tag) of one of our external-mail accounts. */
-  function isOurs(address: string): boolean {
-    const split = (a: string) => ({ local: a.slice(0, a.lastIndexOf('@')), domain: a.slice(a.lastIndexOf('@') + 1).toLowerCase() });
-    const rcpt = split(address);
-    if (config.domains !== domainsOf) servedDomains = new Set((domainsOf = config.domains).map((d) => d.toLowerCase()));
-    if (servedDomains.has(rcpt.domain)) return true;
-    const name = (rcpt.local.split('+')[0] ?? '').toLowerCase();
-    return config.extmailAccounts.some((account) => {
-      const own = split(account.email);
-      // Dot-insensitive providers (gmail-like) deliver j.o.hn@ to john@: compare without dots.
-      const norm = (l: string) => (account.dotInsensitive ? l.replaceAll('.', '') : l).toLowerCase();
-      return own.domain === rcpt.domain && norm(own.local) === norm(name);
-    });
-  }
-  const tooBig = () => `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
+  const log = asLogger(options.log);
+  const hooks = options.hooks ?? {};
+  const watch = new ConnectionWatch(hooks);
+  /** One line about `session`, with its client and TLS as fields. */
+  const note = (session: SMTPServerSession, level: LogLevel, event: string, text: string, reason?: string, messageId?: string) =>
+    log.event({ level, event, text, fields: { client: session.remoteAddress, tls: Boolean(session.secure), messageId, reason } });
+  /** A refusal of a message or recipient: its line, and the hooks (metrics) hear its reason. */
+  const refused = (session: SMTPServerSession, text: string, reason: string, level: LogLevel = 'info') => {
+    note(session, level, 'smtp.refused', text, reason);
+    hooks.refused?.(peerOf(session), reason);
+  };
+  // What is worked out from `config` once; a reload works it out again (applyConfig below).
+  let isOurs = ourAddresses(config);
+  let tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
+  /** Refusals that are our trouble or a limit, not a verdict on the mail: folded in the log. */
+  const levelOf = (code: number, reason: string): LogLevel =>
+    code === 421 || code === 451 || reason.startsWith('rate_limit') || reason.startsWith('storage') ? 'warn' : 'info';
   const overBudget = '4.3.1 Too much mail arriving at once, try again later';
   // Never below one message of the size limit, or such a message could never be taken.
   const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
@@ -118,68 +97,67 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   async function checkRcpt(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
     const refusal = await rcptRefusal(address.address, session);
     if (!refusal) return;
-    log(`smtp refused RCPT ${address.address} from ${senderOf(session)}: ${refusal.responseCode} ${refusal.message}`);
+    const text = `smtp refused RCPT ${address.address} from ${senderOf(session)}: ${refusal.responseCode} ${refusal.message}`;
+    refused(session, text, refusal.reason, levelOf(refusal.responseCode, refusal.reason));
     throw refusal;
   }
 
-  /** The client's address as blocks and the store keep it. */
-  const clientIp = (session: SMTPServerSession) => plainIp(session.remoteAddress);
-
   /** Why `rcpt` is refused (an SMTP reply), or undefined when it is accepted. */
   async function rcptRefusal(rcpt: string, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
-    if (closing) return reply(421, '4.3.2 Service shutting down, try again later');
-    // A block added while the client is connected applies to its next recipient.
-    const blocked = options.blocks?.refusal(clientIp(session), session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined);
-    if (blocked) return reply(550, '5.7.1 Mail from this sender is refused');
+    if (closing) return reply(421, '4.3.2 Service shutting down, try again later', 'shutting_down');
     const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
-      return reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`);
+      return reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`, 'too_many_recipients');
     }
+    const hooked = await hooks.rcpt?.(peerOf(session), rcpt);
+    if (hooked) return reply(hooked.code, hooked.text, hooked.reason);
     let verdict;
     try {
       verdict = await service.checkRecipient(rcpt);
     } catch (error) {
-      log(`smtp rcpt check failed: ${error instanceof Error ? error.message : String(error)}`);
-      return reply(451, '4.3.0 Temporary failure, try again later');
+      const why = error instanceof Error ? error.message : String(error);
+      note(session, 'warn', 'smtp.rcpt_check_failed', `smtp rcpt check failed: ${why}`, 'storage_unavailable');
+      return reply(451, '4.3.0 Temporary failure, try again later', 'storage_unavailable');
     }
     if (verdict === 'ok') return undefined;
-    if (verdict === 'full') return reply(452, '4.2.2 Mailbox full, try again later');
-    if (verdict === 'expired') return reply(550, '5.1.1 Mailbox expired');
+    if (verdict === 'full') return reply(452, '4.2.2 Mailbox full, try again later', 'mailbox_full');
+    if (verdict === 'expired') return reply(550, '5.1.1 Mailbox expired', 'expired');
     // An address that is neither on our domains nor an alias of our accounts: we are no relay.
-    if (!isOurs(rcpt)) return reply(550, '5.7.1 Relay access denied');
-    return reply(550, '5.1.1 No such mailbox');
+    if (!isOurs(rcpt)) return reply(550, '5.7.1 Relay access denied', 'relay_denied');
+    return reply(550, '5.1.1 No such mailbox', 'no_such_mailbox');
   }
 
   async function store(raw: Buffer, session: SMTPServerSession): Promise<string> {
     const recipients = session.envelope.rcptTo.map((r) => r.address);
     const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
     const who = `from ${senderOf(session)} for ${listed(recipients)}`;
+    const messageId = messageIdOf(raw);
+    const refuse = (code: number, text: string, reason: string, level: LogLevel = 'info') => {
+      note(session, level, 'smtp.refused', `smtp refused DATA (${raw.length} bytes ${who}): ${code} ${text}`, reason, messageId);
+      hooks.refused?.(peerOf(session), reason);
+      return reply(code, text, reason);
+    };
     let delivered: number;
     let full: string[] | undefined;
     try {
-      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, clientIp: clientIp(session) }));
+      // The client's address is kept with the message, for the admin API.
+      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, clientIp: plainIp(session.remoteAddress) }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
-      log(`smtp deliver failed (${raw.length} bytes ${who}): ${what}`);
+      note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', messageId);
+      hooks.refused?.(peerOf(session), 'storage_unavailable');
       // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
-      throw reply(451, '4.3.0 Temporary failure storing the message, try again later');
+      throw reply(451, '4.3.0 Temporary failure storing the message, try again later', 'storage_unavailable');
     }
     // An inbox filled up between RCPT and the end of DATA (other connections, other services): nothing
     // was stored for anyone, so the sender's retry doubles nothing; at the retry RCPT TO refuses the
     // full mailbox and the others get the message.
-    if (full) {
-      const text = `4.2.2 Mailbox full (${listed(full, 3)}), try again later`;
-      log(`smtp refused DATA (${raw.length} bytes ${who}): 452 ${text}`);
-      throw reply(452, text);
-    }
+    if (full) throw refuse(452, `4.2.2 Mailbox full (${listed(full, 3)}), try again later`, 'mailbox_full');
     // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
-    if (delivered === 0) {
-      log(`smtp refused DATA (${raw.length} bytes ${who}): 550 5.1.1 No live mailbox for this message`);
-      throw reply(550, '5.1.1 No live mailbox for this message');
-    }
+    if (delivered === 0) throw refuse(550, '5.1.1 No live mailbox for this message', 'no_live_mailbox');
     // Fewer than listed: some expired between RCPT and the end of DATA.
     const some = delivered < recipients.length ? ` (${delivered} of ${recipients.length} still live)` : '';
-    log(`smtp stored ${raw.length} bytes ${who}${some}`);
+    note(session, 'info', 'smtp.stored', `smtp stored ${raw.length} bytes ${who}${some}`, undefined, messageId);
     return `2.0.0 Ok: stored for ${delivered} mailbox(es)`;
   }
 
@@ -197,13 +175,13 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       received();
       const who = () => `from ${senderOf(session)} for ${listed(session.envelope.rcptTo.map((r) => r.address))}`;
       if (result.kind === 'too-large') {
-        log(`smtp refused oversize message (${result.bytes} bytes ${who()}): 552 ${tooBig()}`);
-        callback(reply(552, tooBig()));
+        refused(session, `smtp refused oversize message (${result.bytes} bytes ${who()}): 552 ${tooBig}`, 'too_large');
+        callback(reply(552, tooBig, 'too_large'));
         return release(session);
       }
       if (result.kind === 'over-budget') {
-        log(`smtp refused DATA (${result.bytes} bytes ${who()}): 451 ${overBudget} (${budget.limit} bytes of messages in flight at once)`);
-        callback(reply(451, overBudget));
+        refused(session, `smtp refused DATA (${result.bytes} bytes ${who()}): 451 ${overBudget} (${budget.limit} bytes of messages in flight at once)`, 'over_budget', 'warn');
+        callback(reply(451, overBudget, 'over_budget'));
         return release(session);
       }
       const job = store(result.raw, session);
@@ -234,21 +212,26 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     maxClients: options.maxClients ?? 200,
     logger: false,
     onConnect(session, callback) {
-      const blocked = options.blocks?.refusal(clientIp(session));
-      if (blocked) {
-        log(`smtp refused connection from ${clientIp(session)}: blocked (${blocked})`);
-        return callback(reply(554, '5.7.1 Connections from your address are refused'));
-      }
+      const refusal = hooks.connect?.(peerOf(session));
+      if (refusal) return callback(reply(refusal.code, refusal.text, refusal.reason));
       // The greeting (and so any command) waits for this callback: the connection is worded before MAIL FROM.
       for (const connection of server.connections) {
         if (connection.session !== session) continue;
-        rewordSizeRefusals(connection, tooBig(), log);
+        rewordSizeRefusals(connection, tooBig, (text) => refused(session, text, 'too_large'));
+        watch.attach(connection);
         limits.connected(connection);
       }
       callback();
     },
+    onSecure(_socket, session, callback) {
+      // Called once a STARTTLS handshake succeeded (the service offers no implicit TLS).
+      watch.secured(session);
+      callback();
+    },
     onClose(session) {
       limits.closed(session.id);
+      watch.closed(session);
+      hooks.closed?.(peerOf(session));
     },
     onRcptTo(address, session, callback) {
       checkRcpt(address, session).then(
@@ -257,21 +240,29 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       );
     },
     onMailFrom(address, session, callback) {
-      const blocked = !closing && options.blocks?.refusal(clientIp(session), address.address);
-      if (blocked) {
-        log(`smtp refused MAIL FROM ${address.address || '<>'} from ${clientIp(session)}: blocked (${blocked})`);
-        return callback(reply(550, '5.7.1 Mail from this sender is refused'));
+      const sender = address.address || '<>';
+      if (closing) {
+        refused(session, `smtp refused MAIL FROM ${sender}: 421 4.3.2 Service shutting down, try again later`, 'shutting_down', 'warn');
+        return callback(reply(421, '4.3.2 Service shutting down, try again later', 'shutting_down'));
       }
-      if (!closing) return callback();
-      log(`smtp refused MAIL FROM ${address.address || '<>'}: 421 4.3.2 Service shutting down, try again later`);
-      callback(reply(421, '4.3.2 Service shutting down, try again later'));
+      if (!hooks.mailFrom) return callback();
+      hooks.mailFrom(peerOf(session), address.address).then(
+        (refusal) => {
+          if (!refusal) return callback();
+          refused(session, `smtp refused MAIL FROM ${sender}: ${refusal.code} ${refusal.text}`, refusal.reason, levelOf(refusal.code, refusal.reason));
+          callback(reply(refusal.code, refusal.text, refusal.reason));
+        },
+        (error: Error) => callback(error),
+      );
     },
     onData,
   });
   // Connection errors (resets, timeouts, garbage) arrive here; without a listener they would crash us.
   // A failed listen arrives here too, but listen() rejects with it and the caller words it: not logged twice.
-  server.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.syscall !== 'listen') log(`smtp connection error: ${error.message}`);
+  server.on('error', (error: NodeJS.ErrnoException & { remoteAddress?: string; meta?: { stage?: unknown; tlsProtocol?: unknown } }) => {
+    // A failed STARTTLS handshake is the watch's to report (with its reason), once.
+    if (error.syscall === 'listen' || ConnectionWatch.isHandshakeError(error)) return;
+    log.event({ level: 'warn', event: 'smtp.connection_error', text: `smtp connection error: ${error.message}`, fields: { client: error.remoteAddress, reason: error.code } });
   });
 
   let closed: Promise<void> | undefined;
@@ -288,6 +279,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       });
     },
     applyConfig(next) {
+      isOurs = ourAddresses(next);
+      tooBig = `5.3.4 Message too big (limit ${next.maxMessageBytes} bytes)`;
       Object.assign(server.options, { size: next.maxMessageBytes, socketTimeout: next.smtpSocketTimeoutMs, name: next.domains[0] ?? 'localhost' });
       budget.limit = Math.max(next.smtpInflightBytes, next.maxMessageBytes);
       Object.assign(timeLimits, { sessionMs: next.smtpSessionTimeoutMs, dataMs: next.smtpDataTimeoutMs });

@@ -5,8 +5,8 @@
  * good one.
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
+import { OperatorFileError, readOperatorFile } from '../operator-file';
 
 export interface TlsFiles {
   certFile: string;
@@ -21,11 +21,20 @@ export interface LoadedTls {
   summary: string;
 }
 
+/**
+ * A PEM certificate with its whole chain is a few kilobytes, a key less: 1 MiB is far past any real one
+ * and still small enough to hold twice (a reload reads the new pair while the old one is in use).
+ */
+export const TLS_FILE_MAX_BYTES = 1024 * 1024;
+/** A certificate on a stuck network file system must not leave a reload (or the start) waiting forever. */
+export const TLS_READ_TIMEOUT_MS = 5000;
+
 async function read(file: string, what: string): Promise<Buffer> {
   try {
-    return await readFile(file);
+    return await readOperatorFile(file, { maxBytes: TLS_FILE_MAX_BYTES, timeoutMs: TLS_READ_TIMEOUT_MS });
   } catch (error) {
-    throw new Error(`cannot read the TLS ${what} ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    const why = error instanceof OperatorFileError ? error.reason : 'error';
+    throw new Error(`cannot read the TLS ${what} ${file} (${why})`);
   }
 }
 

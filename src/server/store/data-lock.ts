@@ -16,15 +16,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { link, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { makeDir } from '../../state/make-dir';
+import { readOperatorFile } from '../operator-file';
 
 export const LOCK_FILE = 'service.lock';
 // A takeover guard older than this was left by a process that died in the middle of a takeover.
 const GUARD_STALE_MS = 10_000;
 // How long acquire keeps trying while another process is taking a stale lock over.
 const ACQUIRE_WAIT_MS = 3_000;
+// A lock holds a pid, two times and two addresses: a few hundred bytes.
+const LOCK_MAX_BYTES = 64 * 1024;
 
 /** What the lock file says about the service that holds it. */
 export interface LockHolder {
@@ -90,10 +93,13 @@ export function parseLock(text: string): LockHolder | undefined {
   };
 }
 
-/** The lock file's text; undefined when there is none. Other read errors (EACCES, EISDIR) are thrown. */
+/**
+ * The lock file's text; undefined when there is none. Other read errors (EACCES, a FIFO or a directory
+ * in its place, a file past the cap) are thrown: a FIFO read plainly would hang the start for good.
+ */
 async function readLockText(file: string): Promise<string | undefined> {
   try {
-    return await readFile(file, 'utf8');
+    return (await readOperatorFile(file, { maxBytes: LOCK_MAX_BYTES })).toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -262,7 +268,7 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
       released = true;
       heldHere.delete(file);
       // Only our own lock: never one a later process wrote after deciding ours was stale.
-      const text = await readFile(file, 'utf8').catch(() => undefined);
+      const text = await readLockText(file).catch(() => undefined);
       if (text === written) await unlink(file).catch(() => undefined);
     },
   };

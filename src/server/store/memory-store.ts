@@ -6,7 +6,7 @@
  * Every operation runs without an await between its check and its change, so each is atomic in one
  * process without a lock.
  */
-import { LimitersByRule } from '../rate-limit';
+import { LimitersByRule } from '../limits/rate-limit';
 import { LocalClaims } from './local-claims';
 import { messageFilter } from './match';
 import {
@@ -15,7 +15,6 @@ import {
   type BlockKind,
   type FoundMessage,
   type MessageFilter,
-  type StoreStats,
   type FetchClaim,
   type FetchCursor,
   type FetchStatus,
@@ -23,6 +22,7 @@ import {
   type Delivery,
   type NewMessage,
   type RateRule,
+  type StorageUsage,
   type Store,
   type StoredMessage,
   type StoredMessageMeta,
@@ -227,8 +227,8 @@ export class MemoryStore implements Store {
     return bytes && Buffer.from(bytes);
   }
 
-  async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
-    return this.live().limiters.hit(key, now, rule);
+  async hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
+    return this.live().limiters.hit(key, now, rule, cost);
   }
 
   async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {
@@ -259,16 +259,16 @@ export class MemoryStore implements Store {
     return false;
   }
 
-  async stats(): Promise<StoreStats> {
-    const stats = { sessions: 0, messages: 0, bytes: 0 };
+  async usage(): Promise<StorageUsage> {
+    let messages = 0;
+    let bytes = 0;
     for (const e of this.live().sessions.values()) {
-      stats.sessions++;
       for (const m of e.messages.values()) {
-        stats.messages++;
-        stats.bytes += m.message.size;
+        messages++;
+        bytes += m.raw.length;
       }
     }
-    return stats;
+    return { messages, bytes };
   }
 
   async findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {

@@ -12,7 +12,7 @@
  *
  * Where several services share one store (Postgres), everything that must hold across them is one store
  * operation, atomic in the store, never a read in the service followed by a write: claiming an address
- * (insertSession), the inbox limit (deliver), the create-session rate (hitCreateLimit) and the expiry
+ * (insertSession), the inbox limit (deliver), the per-client rates (hitRateLimit) and the expiry
  * sweep (purgeExpired). A store shared that way keeps no cache of what another service can change.
  */
 
@@ -135,6 +135,15 @@ export interface FetchClaim {
   release(): Promise<void>;
 }
 
+/** What Store.usage() measures. */
+export interface StorageUsage {
+  messages: number;
+  bytes: number;
+}
+
+/** How long rate-limit hits are kept (the longest window a rule may have). */
+export const RATE_HITS_KEEP_MS = 10 * 60_000;
+
 /** A sliding-window rate rule: at most `limit` hits per key in any `windowMs` (a limit <= 0: no limit). */
 export interface RateRule {
   limit: number;
@@ -153,14 +162,6 @@ export interface MessageFilter {
 export interface FoundMessage {
   session: StoredSession;
   message: StoredMessageMeta;
-}
-
-/** What a store holds, for the admin API. */
-export interface StoreStats {
-  sessions: number;
-  messages: number;
-  /** Raw bytes of the stored messages. */
-  bytes: number;
 }
 
 /** What the service refuses mail from (applied at SMTP connect, MAIL FROM and RCPT TO). */
@@ -252,11 +253,21 @@ export interface Store {
   attachmentBytes(sessionId: string, id: number, attachmentId: number): Promise<Buffer | undefined>;
 
   /**
-   * Counts one create-session call by `key` (a client address) at `now` under `rule`: 0 when allowed
-   * (and counted), else the whole seconds, at least 1, until one is (and not counted, so waiting the
-   * answer out always works). The counts live with the sessions: services sharing a store share them.
+   * Counts `cost` hits (default one; all or none) by `key` (a rule's name and a client, e.g. "create
+   * 192.0.2.7", "http 192.0.2.7") at `now` under `rule`: 0 when allowed (and counted), else the whole
+   * seconds, at least 1, until they fit (and not counted, so waiting the answer out always works). The counts live with the sessions:
+   * services sharing a store share them (src/server/limits/ uses this for every per-client rate). Hits are
+   * kept for RATE_HITS_KEEP_MS at most: a rule's window is never longer.
    */
-  hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number>;
+  hitRateLimit(key: string, now: number, rule: RateRule, cost?: number): Promise<number>;
+
+  /**
+   * How much mail is stored, for the storage cap and the metrics (src/server/limits/storage-cap.ts).
+   * `messages` is exact; `bytes` is what the storage holds for them: the message files of a data dir, the
+   * message table of a database as it sits on disk (with its indexes and unreclaimed space). It may take a
+   * while (a data dir is walked): call it now and then, not per message.
+   */
+  usage(): Promise<StorageUsage>;
 
   /** Where fetching `folder` of external account `account` (its address) has got; undefined before the first save. */
   getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined>;
@@ -275,19 +286,18 @@ export interface Store {
   putFetchStatus(account: string, status: FetchStatus): Promise<void>;
 
   /**
-   * Asks the storage whether it serves now, for /health. Postgres makes one round trip to the database
-   * and resolves true. The file and memory stores serve reads from memory and learn of disk trouble on
-   * their next write: they have nothing to ask and resolve false ("not checked"), so health keeps
-   * reporting the last write's outcome. Rejects with the reason when the storage does not serve.
+   * Asks the storage whether it serves now (observe/storage-health.ts: /health, /ready, EHLO). Postgres
+   * makes one round trip to the database; the file store checks its file system has room and writes (and
+   * removes) a small file: both resolve true. The memory store has nothing to ask and resolves false
+   * ("not checked"), so health keeps reporting the last write's outcome. Rejects with the reason when
+   * the storage does not serve.
    */
   probe(): Promise<boolean>;
 
   /**
-   * How much is stored. The file store reads the message headers of every inbox not read yet (once):
-   * an admin's question, not one for every request.
+   * Messages that match `filter`, newest first, at most `limit`. The file store reads the message headers
+   * of every inbox not read yet (once): an admin's question, not one for every request.
    */
-  stats(): Promise<StoreStats>;
-  /** Messages that match `filter`, newest first, at most `limit` (the file store reads every inbox, as stats). */
   findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]>;
   /** Every block, oldest first. Services sharing the store share them. */
   listBlocks(): Promise<Block[]>;

@@ -77,6 +77,12 @@ const Row = memo(function Row(props: RowProps) {
   );
 });
 
+/** What the listing left out, in a few words for the summary line (the status line said it whole). */
+export function cutText({ cut }: Pick<InboxState, 'cut'>): string {
+  if (!cut) return '';
+  return (cut.stoppedAt ? ' · more not listed' : '') + (cut.unreadable > 0 ? ` · ${cut.unreadable} unreadable left out` : '');
+}
+
 /** The visible window of the list, plus how much is above and below it. */
 export function InboxList({ state, columns, now, badge, attached }: InboxListProps) {
   const theme = useTheme();
@@ -90,7 +96,8 @@ export function InboxList({ state, columns, now, badge, attached }: InboxListPro
     ` · ${unread} unread` +
     (state.fresh.size > 0 ? ` · ${state.fresh.size} new` : '') +
     (state.offset > 0 ? ` · ${state.offset} above` : '') +
-    (below > 0 ? ` · ${below} below` : '');
+    (below > 0 ? ` · ${below} below` : '') +
+    cutText(state);
   return (
     <Box flexDirection="column">
       <Text wrap="truncate" color={theme.color('muted')}>

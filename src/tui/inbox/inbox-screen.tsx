@@ -5,6 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import React from 'react';
+import { listingNote, type ListingCut } from '../../client/listing';
 import { fitToWidth } from '../../text/text-width';
 import type { MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
@@ -48,10 +49,12 @@ export interface InboxScreenProps {
 
 /**
  * What to do when there is no mail yet. `intervalMs` is null once polling has stopped (the address
- * expired or the service forgot it): then there is nothing to wait for, and the way on is n.
+ * expired or the service forgot it): then there is nothing to wait for, and the way on is n. A listing
+ * that left entries out (`cut`) says so first: then the service did list something.
  */
-export function emptyLines(address: string, intervalMs: number | null, local?: LocalServiceInfo): string[] {
-  const lines = [`No mail yet for ${address}.`, ''];
+export function emptyLines(address: string, intervalMs: number | null, local?: LocalServiceInfo, cut?: ListingCut | null): string[] {
+  const note = listingNote(0, cut ?? undefined);
+  const lines = note ? [`No mail to show for ${address}:`, note, ''] : [`No mail yet for ${address}.`, ''];
   if (local) {
     lines.push(
       `Send a message to it via SMTP ${local.smtpHost}:${local.smtpPort} (no login, no TLS), for example:`,
@@ -107,7 +110,7 @@ export function InboxScreen(props: InboxScreenProps) {
   if (!state.loaded) {
     body = <Text color={theme.color('muted')}>Loading the inbox…</Text>;
   } else if (state.all.length === 0) {
-    body = emptyLines(props.address, props.intervalMs, props.local).map((line, i) => (
+    body = emptyLines(props.address, props.intervalMs, props.local, state.cut).map((line, i) => (
       <Text key={i} wrap="truncate">
         {fitToWidth(line, columns)}
       </Text>

@@ -6,6 +6,7 @@
  * other row. A listing keeps the row objects of the messages it already had, so rows drawn before are
  * the same objects and their memoized views are not drawn again.
  */
+import type { ListingCut } from '../../client/listing';
 import type { MessageId, MessageSummary } from '../../model/mail-types';
 
 export interface InboxState {
@@ -42,10 +43,12 @@ export interface InboxState {
   lastArrived: number;
   /** How far the service's times read off (ms), learned by use-inbox; listed times are corrected. */
   zoneErrorMs: number;
+  /** What the last listing left out (its bounds, unreadable entries), null when it was whole. */
+  cut: ListingCut | null;
 }
 
 export type InboxAction =
-  | { type: 'listed'; messages: MessageSummary[]; zoneErrorMs?: number }
+  | { type: 'listed'; messages: MessageSummary[]; zoneErrorMs?: number; cut?: ListingCut }
   | { type: 'move'; delta: number }
   | { type: 'page'; direction: 1 | -1 }
   | { type: 'first' }
@@ -75,6 +78,7 @@ export function initialInboxState(rows = 10, read: ReadonlySet<MessageId> = new 
     arrivals: 0,
     lastArrived: 0,
     zoneErrorMs: 0,
+    cut: null,
   };
 }
 
@@ -87,7 +91,7 @@ const shifted = (messages: MessageSummary[], errorMs: number): MessageSummary[] 
 const byNewest = (a: MessageSummary, b: MessageSummary): number =>
   (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || compareIds(b.id, a.id);
 
-/** Ids in order: numerically where both are numbers (SPEC.md, Guerrilla Mail), else as text (mail.tm's hex). */
+/** Ids in order: numerically where both are numbers (tempmail, Guerrilla Mail), else as text (mail.tm's hex). */
 export function compareIds(a: MessageId, b: MessageId): number {
   if (/^\d{1,15}$/.test(a) && /^\d{1,15}$/.test(b)) return Number(a) - Number(b);
   return a < b ? -1 : a > b ? 1 : 0;
@@ -113,6 +117,12 @@ export function sameListing(a: readonly MessageSummary[], b: readonly MessageSum
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i]!.id !== b[i]!.id || !sameRow(a[i]!, b[i]!)) return false;
   return true;
+}
+
+/** Two listings left out the same (both whole, or the same bound and count). */
+export function sameCut(a: ListingCut | null | undefined, b: ListingCut | null | undefined): boolean {
+  if (!a || !b) return !a && !b;
+  return a.unreadable === b.unreadable && a.stoppedAt?.bound === b.stoppedAt?.bound && a.stoppedAt?.limit === b.stoppedAt?.limit;
 }
 
 /** Index of the selection in `visible` (0 when none or gone): O(1) where the kept index is right. */
@@ -179,6 +189,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       // One row per id, whatever the service sends (a duplicate would also be a duplicate React key).
       const seen = new Set<MessageId>();
       const zoneErrorMs = action.zoneErrorMs ?? state.zoneErrorMs;
+      const cut = sameCut(state.cut, action.cut ?? null) ? state.cut : (action.cut ?? null);
       const incoming = shifted(action.messages, zoneErrorMs)
         .filter((m) => !state.deleted.has(m.id) && !seen.has(m.id) && seen.add(m.id))
         .sort(byNewest);
@@ -187,7 +198,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const deleted = state.deleted.size === 0 ? state.deleted : pruneDeleted(state.deleted, action.messages);
       // Idle polling brings the same list back every few seconds: keep the state as is, draw nothing.
       if (state.loaded && sameListing(state.all, incoming) && zoneErrorMs === state.zoneErrorMs) {
-        return deleted === state.deleted ? state : { ...state, deleted };
+        return deleted === state.deleted && cut === state.cut ? state : { ...state, deleted, cut };
       }
       const known = new Set(state.all.map((m) => m.id));
       const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
@@ -195,7 +206,7 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const unread = new Set(incoming.filter((m) => !state.read.has(m.id) && m.seen !== true).map((m) => m.id));
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
       for (const id of arrived) if (unread.has(id)) fresh.add(id);
-      const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, loaded: true }, merged(state.all, incoming), state.filter);
+      const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, cut, loaded: true }, merged(state.all, incoming), state.filter);
       return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
     }
     case 'move':

@@ -15,7 +15,8 @@ import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../platform/time';
 import { expiryMs, type MessageId, type MessageSummary, type Session } from '../../model/mail-types';
 import { pollVerdict } from '../wording/error-text';
 import { createValueStore, useStoreValue, type ValueStore } from '../widgets/value-store';
-import { inboxReducer, initialInboxState, sameListing, type InboxAction, type InboxState } from './inbox-state';
+import type { MessageList } from '../../client/listing';
+import { inboxReducer, initialInboxState, sameCut, sameListing, type InboxAction, type InboxState } from './inbox-state';
 
 export interface UseInboxOptions {
   api: MailProvider;
@@ -72,7 +73,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
   useEffect(() => {
     let cancelled = false;
     let known: Set<string> | null = null;
-    let listed: MessageSummary[] | null = null;
+    let listed: MessageList | null = null;
     let listedAt = 0;
     let votes = NO_ZONE_VOTES;
     let answered = false;
@@ -93,11 +94,11 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
         }
         listedAt = at;
         // The same listing again (what idle polling brings every few seconds): nothing to tell the list.
-        const unchanged = listed !== null && sameListing(listed, messages);
+        const unchanged = listed !== null && sameListing(listed, messages) && sameCut(listed.cut, messages.cut);
         listed = messages;
         if (!unchanged) {
           known = new Set(messages.map((m) => m.id));
-          dispatch({ type: 'listed', messages, zoneErrorMs: votes.errorMs });
+          dispatch({ type: 'listed', messages, zoneErrorMs: votes.errorMs, ...(messages.cut ? { cut: messages.cut } : {}) });
         }
         if (!answered) {
           answered = true;

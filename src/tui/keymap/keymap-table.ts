@@ -1,7 +1,7 @@
 /**
  * THE key table: command -> keys -> description -> screens, as data. keymap.ts reads it for input, the
- * `?` help, the footer hints and the README; nothing else lists keys. Conventions follow aerc/mutt
- * (DESIGN.md, "Keys"), with arrows and Page/Home/End too.
+ * `?` help, the footer hints and the docs; nothing else lists keys. Conventions follow aerc/mutt
+ * (docs/architecture.md, "Keys"), with arrows and Page/Home/End too.
  */
 import type { Binding, KeySpec, Screen, Special } from './keymap-types';
 

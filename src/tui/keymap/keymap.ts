@@ -1,7 +1,8 @@
 /**
  * THE keymap: one table of command -> keys -> description -> screens. Input handlers ask "does this key
- * mean command X on this screen?" (`commandFor`), and the `?` help, the footer hints and the README's
- * keys table are generated from the same rows, so a rebinding can never leave the help wrong.
+ * mean command X on this screen?" (`commandFor`), and the `?` help, the footer hints and the keys
+ * tables of README.md and docs/app.md are generated from the same rows, so a rebinding can never leave
+ * the help wrong.
  * The table itself is data in keymap-table.ts.
  */
 import type { Key } from 'ink';
@@ -125,7 +126,7 @@ export function describe(binding: Binding, screen: Screen): string {
 
 /**
  * Rows of the help screen: keys and what they do on one screen. With `inherited` (the `?` screen), the
- * rows it takes from another screen and the global ones follow its own; the README lists each once.
+ * rows it takes from another screen and the global ones follow its own; the docs list each once.
  */
 export function helpRows(screen: Screen, inherited = true): { keys: string; description: string }[] {
   return effectiveBindings(screen, inherited).map(({ binding, keys }) => ({ keys: keys.map(keyLabel).join(' / '), description: describe(binding, screen) }));
@@ -167,10 +168,17 @@ const SCREEN_TITLES: Partial<Record<Screen, string>> = {
   global: 'Everywhere',
 };
 
-/** The keys as Markdown tables, one per screen, for the README (generated so it cannot drift). */
-export function keymapMarkdown(): string {
+/** The screens a newcomer meets first: the README's table has these, docs/app.md every screen. */
+export const MAIN_SCREENS: readonly Screen[] = ['picker', 'inbox', 'viewer', 'global'];
+
+/**
+ * The keys as Markdown tables, one per screen (of `screens`, default all), for the docs: generated so
+ * they cannot drift.
+ */
+export function keymapMarkdown(screens?: readonly Screen[]): string {
   const parts: string[] = [];
   for (const [screen, title] of Object.entries(SCREEN_TITLES) as [Screen, string][]) {
+    if (screens && !screens.includes(screen)) continue;
     parts.push(`**${title}**`, '', '| Keys | Action |', '|---|---|');
     for (const row of helpRows(screen, false)) {
       const keys = row.keys.split(' / ').map((k) => `\`${k === '|' ? '\\|' : k}\``).join(', ');

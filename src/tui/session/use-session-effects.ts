@@ -4,6 +4,7 @@
  * read-state file that fails is said, and the newest unread bodies are fetched in the background.
  */
 import { useEffect } from 'react';
+import { listingNote } from '../../client/listing';
 import { formatZoneError } from '../../platform/time';
 import type { InboxHandle } from '../inbox/use-inbox';
 import type { ReadMarks } from '../inbox/use-read-marks';
@@ -29,13 +30,20 @@ export interface SessionEffectsInput {
 
 /** Runs the session's own effects. */
 export function useSessionEffects({ inbox, cache, marks, status, ring }: SessionEffectsInput): void {
-  const { arrivals, lastArrived, all, unread, read, loaded } = inbox.state;
+  const { arrivals, lastArrived, all, unread, read, loaded, cut } = inbox.state;
   // New mail: a line, and the bell unless it is switched off.
   useEffect(() => {
     if (arrivals === 0) return;
     status.info(`${lastArrived} new message${lastArrived === 1 ? '' : 's'}`);
     ring?.();
   }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // A listing that left something out (its bounds, unreadable entries): said whole once, when it changes
+  // (the list's summary line keeps saying it in a few words).
+  useEffect(() => {
+    const note = listingNote(all.length, cut ?? undefined);
+    if (note) status.info(note);
+  }, [cut]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // The address is not the service's (a web page, not HTTP): checks stop until r. The header says so in
   // a line; the status says it whole, wrapped, with what to check (it stays: nothing is checked meanwhile).

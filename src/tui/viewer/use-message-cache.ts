@@ -5,7 +5,9 @@
  * Background fetches run one at a time, never two in flight, and stop when the session view goes away.
  * Each fetched body is read once for its verification code and likely link (its "mark").
  * A failed fetch the user asked for is kept as an error until the user asks again; a failed background
- * fetch is forgotten quietly (opening the message tries again).
+ * fetch is forgotten quietly (opening the message tries again). What is kept is bounded (CACHE_LIMITS:
+ * messages and body characters): past it the longest-kept bodies go, never the one last opened, and a
+ * message whose body went is fetched again when opened.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../client/api-error';
@@ -32,8 +34,39 @@ export interface MessageCache {
   evict(id: MessageId): void;
 }
 
+export interface CacheLimits {
+  /** Fetched messages kept. */
+  maxKept: number;
+  /** Body characters (text and HTML) kept over all of them. */
+  maxChars: number;
+}
+
+// A session of reading keeps far fewer; a provider sending new mail at every check (each prefetched) or
+// bodies of 64 MiB each must not grow it without end.
+export const CACHE_LIMITS: Readonly<CacheLimits> = Object.freeze({ maxKept: 200, maxChars: 64 * 1024 * 1024 });
+
+const bodyChars = (m: Message): number => (m.bodyText?.length ?? 0) + (m.bodyHtml?.length ?? 0);
+
+/** Drops the longest-kept fetched bodies past `limits`, never `keep` (the message last opened, or just fetched). */
+function trim(map: Map<MessageId, BodyEntry>, limits: CacheLimits, keep: ReadonlySet<MessageId>): void {
+  let kept = 0;
+  let chars = 0;
+  for (const entry of map.values()) {
+    if (entry.status !== 'ready') continue;
+    kept += 1;
+    chars += bodyChars(entry.message);
+  }
+  for (const [id, entry] of map) {
+    if (kept <= limits.maxKept && chars <= limits.maxChars) break;
+    if (entry.status !== 'ready' || keep.has(id)) continue;
+    map.delete(id);
+    kept -= 1;
+    chars -= bodyChars(entry.message);
+  }
+}
+
 /** A per-session cache of full messages. */
-export function useMessageCache(api: MailProvider, session: Session): MessageCache {
+export function useMessageCache(api: MailProvider, session: Session, limits: CacheLimits = CACHE_LIMITS): MessageCache {
   const token = session.token;
   const entries = useRef(new Map<MessageId, BodyEntry>());
   // The map lives in a ref; this counter makes a settled fetch re-render the viewer and the list.
@@ -43,6 +76,8 @@ export function useMessageCache(api: MailProvider, session: Session): MessageCac
   const backgroundBusy = useRef(false);
   // Messages the user opened: their failures are shown, not dropped.
   const opened = useRef(new Set<MessageId>());
+  // The message opened last (the viewer may be showing it): its body is never the one dropped.
+  const lastOpened = useRef<MessageId | null>(null);
 
   useEffect(() => {
     alive.current = true;
@@ -50,6 +85,7 @@ export function useMessageCache(api: MailProvider, session: Session): MessageCac
     queue.current = [];
     backgroundBusy.current = false;
     opened.current = new Set();
+    lastOpened.current = null;
     return () => {
       alive.current = false;
       queue.current = [];
@@ -73,6 +109,7 @@ export function useMessageCache(api: MailProvider, session: Session): MessageCac
           if (!current()) return skip();
           const entry: BodyEntry = { status: 'ready', message };
           map.set(id, entry);
+          trim(map, limits, new Set([id, ...(lastOpened.current === null ? [] : [lastOpened.current])]));
           setVersion((v) => v + 1);
           // Parsing the answer already took its share of this turn; the mark waits for the next one, and
           // the next background fetch for the mark (one piece of work at a time).
@@ -105,7 +142,7 @@ export function useMessageCache(api: MailProvider, session: Session): MessageCac
         },
       );
     },
-    [api, session],
+    [api, session, limits],
   );
 
   // Starts the next background fetch when none is running.
@@ -124,8 +161,15 @@ export function useMessageCache(api: MailProvider, session: Session): MessageCac
   const load = useCallback(
     (id: MessageId, force = false) => {
       opened.current.add(id);
+      lastOpened.current = id;
       const current = entries.current.get(id);
-      if (current?.status === 'loading' || current?.status === 'ready') return;
+      if (current?.status === 'ready') {
+        // Read again: now the newest kept, the last to go.
+        entries.current.delete(id);
+        entries.current.set(id, current);
+        return;
+      }
+      if (current?.status === 'loading') return;
       if (current?.status === 'error' && !force) return;
       fetch(id, false);
     },

@@ -12,9 +12,11 @@ const FALLBACK: TerminalSize = { columns: 80, rows: 24 };
 // Below this the layout has no room to say anything useful; it is drawn as if this big and clipped.
 const MIN: TerminalSize = { columns: 40, rows: 10 };
 
-function read(stdout: NodeJS.WriteStream): TerminalSize {
-  const columns = stdout.columns > 0 ? stdout.columns : FALLBACK.columns;
-  const rows = stdout.rows > 0 ? stdout.rows : FALLBACK.rows;
+// Ink types stdout as any writable stream; a terminal's (or a test's) also says its size.
+function read(stream: NodeJS.WritableStream): TerminalSize {
+  const stdout = stream as { columns?: number; rows?: number };
+  const columns = (stdout.columns ?? 0) > 0 ? (stdout.columns as number) : FALLBACK.columns;
+  const rows = (stdout.rows ?? 0) > 0 ? (stdout.rows as number) : FALLBACK.rows;
   return { columns: Math.max(MIN.columns, columns), rows: Math.max(MIN.rows, rows) };
 }
 

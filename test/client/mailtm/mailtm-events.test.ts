@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MailWatch, PushState } from '../../../src/client/client-types';
 import { createMailtmProvider } from '../../../src/client/mailtm/mailtm-provider';
 import { waitFor } from '../../harness/wait';
-import { startMailtmFake, type MailtmFake, type MailtmFakeOptions } from '../../providers/mailtm-fake';
+import { FLOOD_BYTES, startMailtmFake, type MailtmFake, type MailtmFakeOptions } from '../../providers/mailtm-fake';
 
 let fake: MailtmFake | undefined;
 let watch: MailWatch | undefined;
@@ -67,5 +67,16 @@ describe('mail.tm new-mail push', () => {
     const w = await watching({ mercure: 'close' });
     await waitFor(() => w.states.filter((s) => s === 'live').length >= 1 && w.states.includes('down'), { message: 'live then down' });
     await waitFor(() => w.states.filter((s) => s === 'live').length >= 2, { timeoutMs: 8000, message: 'opened again' });
+  });
+
+  it('a hub that streams data lines and never ends an event: closed at the 1 MiB bound, down, opened again', async () => {
+    const w = await watching({ mercure: 'flood' });
+    await waitFor(() => w.fake.floods.length >= 2, { timeoutMs: 20_000, message: 'the flooded stream closed and opened again' });
+    expect(w.states.slice(0, 3)).toEqual(['connecting', 'live', 'down']);
+    // The client closed it once the event passed 1 MiB: the hub got a little more into the sockets'
+    // buffers, nowhere near the 64 MiB it would send (before, all of it was read and kept).
+    expect(w.fake.floods[0]).toBeGreaterThan(1024 * 1024);
+    expect(w.fake.floods[0]).toBeLessThan(FLOOD_BYTES / 4);
+    expect(w.mail()).toBe(0);
   });
 });

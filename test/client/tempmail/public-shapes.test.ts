@@ -1,5 +1,5 @@
 /**
- * The client against the public service's shapes (DESIGN.md): a fixture server answers exactly those
+ * The client against the public service's shapes (docs/server/http-api.md): a fixture server answers those
  * shapes over real HTTP, for the same sessions and mail the reference service holds (it translates the
  * reference's answers), and the client must return the same results from both, except where the public
  * shape carries less (no sender_email in the list; no to/cc/headers/attachments in read-mail).

@@ -1,6 +1,6 @@
 /**
  * readSource: the reference service's GET /raw-mail through the real client, byte for byte; and on a
- * service without that route (SPEC.md has none), every field read-mail returned, terminal-safe.
+ * service without that route (the interface has none), every field read-mail returned, terminal-safe.
  * Also the listing's has_attachments extension.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

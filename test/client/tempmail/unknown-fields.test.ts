@@ -1,5 +1,5 @@
 /**
- * Unknown fields are ignored (DESIGN.md: the public service adds fields we do not know, and may add more):
+ * Unknown fields are ignored (docs/server/http-api.md: services add fields we do not know, and may add more):
  * a fixture server answers every operation with extra keys at the top level, inside `message`, inside
  * list items and inside attachment objects, and each result must be exactly the project object, with no
  * extra key leaked into our types (toStrictEqual: no extra keys, no undefined-valued keys).

@@ -1,8 +1,9 @@
 /**
  * The service stores data and serves it back byte-faithfully; making it terminal-safe is the client's job
- * (DESIGN.md, "Safe terminal"). Each hostile fixture goes in over real SMTP, and the raw JSON of
- * /check-mail and /read-mail, read with plain fetch and not through the sanitising client, still carries
- * its control characters exactly as mailparser decodes them: the ESC of a CSI, U+202E, BEL, NUL, DEL, BS.
+ * (docs/architecture.md, "Terminal-safe at one boundary"). Each hostile fixture goes in over real SMTP,
+ * and the raw JSON of /check-mail and /read-mail, read with plain fetch and not through the sanitising
+ * client, still carries its control characters exactly as mailparser decodes them: the ESC of a CSI,
+ * U+202E, BEL, NUL, DEL, BS.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

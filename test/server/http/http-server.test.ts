@@ -283,10 +283,13 @@ describe('rate limit, health, logs', () => {
     }
   });
 
-  it('reports healthy storage', async () => {
+  it('reports healthy storage in one word, with no count; /ready says ready', async () => {
     const res = await call(svc.baseUrl, '/health');
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ status: 'success', storage: 'ok' });
+    expect(res.json).toEqual({ status: 'ok' });
+    const ready = await call(svc.baseUrl, '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.json).toEqual({ status: 'ready' });
   });
 
   it('keeps every token out of the log', async () => {

@@ -46,7 +46,7 @@ async function refusal(accounts: unknown[], env: NodeJS.ProcessEnv = ENV): Promi
 const imap = (extra: Record<string, unknown> = {}) => ({ host: 'imap.ext.test', passwordEnv: 'KEEPER_IMAP_PASSWORD', ...extra });
 
 describe('extmailAccounts with imap in the config file', () => {
-  it('reads the example of the README and issue 18', async () => {
+  it('reads the example of docs/server/imap.md and issue 18', async () => {
     const config = await load([
       {
         email: 'keeper@ext.test',

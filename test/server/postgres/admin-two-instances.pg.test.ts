@@ -40,7 +40,7 @@ describe('the admin API with two instances on one database', () => {
       await c.command('RSET');
       return /^550 5\.7\.1 /.test(await c.command('MAIL FROM:<other@mail.bad.example>'));
     }, { message: 'B to refuse the blocked domain' });
-    expect(b!.stderr()).toMatch(/smtp refused MAIL FROM other@mail\.bad\.example from 127\.0\.0\.1: blocked \(domain bad\.example\)/);
+    expect(b!.stderr()).toMatch(/smtp refused MAIL FROM other@mail\.bad\.example: 550 5\.7\.1 Mail from this sender is refused.*reason=blocked/);
 
     expect((await admin('/admin/delete-session', { form: { session_id: found.session_id } })).status).toBe(200);
     expect((await call(b!.baseUrl, '/check-mail', { query: { token: box.token } })).status).toBe(401);

@@ -16,6 +16,10 @@ import { waitFor } from '../../harness/wait';
 const cleanup = cleanupAfterEach();
 /** `text` as a literal inside a RegExp. */
 const esc = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The fields a refusal's line ends with: who asked (this test's loopback client), over TLS or not, why. */
+const refusedBy = (reason: string) => ` | client=127.0.0.1 tls=no reason=${reason}`;
+/** The fields of a stored line: the client, TLS, and the Message-ID nodemailer gave the message. */
+const STORED_FIELDS = ' \\| client=127\\.0\\.0\\.1 tls=no message_id=<[^>\\s]+>';
 
 async function session(baseUrl: string, prefix: string): Promise<{ email: string; token: string }> {
   const res = await call(baseUrl, '/create-session', { form: { prefix } });
@@ -49,7 +53,7 @@ describe('SMTP log lines', () => {
     await sendMail(svc, { from: 'a@x.org', to: bob.email, subject: 'first', text: 'hi' });
     const stored = svc.logs.filter((l) => l.startsWith('smtp stored'));
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatch(new RegExp(`^smtp stored \\d+ bytes from a@x\\.org for ${esc(bob.email)}$`));
+    expect(stored[0]).toMatch(new RegExp(`^smtp stored \\d+ bytes from a@x\\.org for ${esc(bob.email)}${STORED_FIELDS}$`));
 
     // Bob's inbox (limit 1) is full now; old's session is moved past its end (bob's is not).
     now += 301_000;
@@ -57,10 +61,10 @@ describe('SMTP log lines', () => {
     expect(replies.map((r) => r.slice(0, 9))).toEqual(['452 4.2.2', '550 5.1.1', '550 5.7.1', '550 5.1.1']);
     const refused = svc.logs.filter((l) => l.startsWith('smtp refused'));
     expect(refused).toEqual([
-      `smtp refused RCPT ${bob.email} from a@x.org: 452 4.2.2 Mailbox full, try again later`,
-      'smtp refused RCPT nobody@tempmail.test from a@x.org: 550 5.1.1 No such mailbox',
-      'smtp refused RCPT someone@elsewhere.example from a@x.org: 550 5.7.1 Relay access denied',
-      `smtp refused RCPT ${old.email} from a@x.org: 550 5.1.1 Mailbox expired`,
+      `smtp refused RCPT ${bob.email} from a@x.org: 452 4.2.2 Mailbox full, try again later${refusedBy('mailbox_full')}`,
+      `smtp refused RCPT nobody@tempmail.test from a@x.org: 550 5.1.1 No such mailbox${refusedBy('no_such_mailbox')}`,
+      `smtp refused RCPT someone@elsewhere.example from a@x.org: 550 5.7.1 Relay access denied${refusedBy('relay_denied')}`,
+      `smtp refused RCPT ${old.email} from a@x.org: 550 5.1.1 Mailbox expired${refusedBy('expired')}`,
     ]);
   });
 
@@ -71,7 +75,7 @@ describe('SMTP log lines', () => {
     const replies = await askRcpts(svc, '', [carol.email, dave.email]);
     expect(replies.map((r) => r.slice(0, 9))).toEqual(['250 Accep', '452 4.5.3']);
     expect(svc.logs.filter((l) => l.startsWith('smtp refused'))).toEqual([
-      `smtp refused RCPT ${dave.email} from <>: 452 4.5.3 Too many recipients (at most 1 per message)`,
+      `smtp refused RCPT ${dave.email} from <>: 452 4.5.3 Too many recipients (at most 1 per message)${refusedBy('too_many_recipients')}`,
     ]);
   });
 
@@ -81,7 +85,7 @@ describe('SMTP log lines', () => {
     const two = await session(svc.baseUrl, 'two');
     await sendMail(svc, { from: 'list@lists.example', to: [one.email, two.email], text: 'both' });
     expect(svc.logs.find((l) => l.startsWith('smtp stored'))).toMatch(
-      new RegExp(`^smtp stored \\d+ bytes from list@lists\\.example for ${esc(one.email)}, ${esc(two.email)}$`),
+      new RegExp(`^smtp stored \\d+ bytes from list@lists\\.example for ${esc(one.email)}, ${esc(two.email)}${STORED_FIELDS}$`),
     );
   });
 
@@ -97,9 +101,9 @@ describe('SMTP log lines', () => {
     expect(replies.every((r) => /^5\d\d /.test(r))).toBe(true);
     await sendMail(serve, { from: 'a@x.org', to: erin.email, text: 'hello' });
     const err = await waitFor(() => (/smtp stored/.test(serve.stderr()) ? serve.stderr() : undefined), { message: 'the stored line' });
-    expect(err).toMatch(/ smtp refused RCPT ghost@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox\n/);
-    expect(err).toMatch(new RegExp(` smtp stored \\d+ bytes from a@x\\.org for ${esc(erin.email)}\\n`));
-    expect(err).toMatch(/ smtp refused RCPT .*gnp@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox\n/);
+    expect(err).toMatch(/ smtp refused RCPT ghost@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox \| client=127\.0\.0\.1 tls=no reason=no_such_mailbox\n/);
+    expect(err).toMatch(new RegExp(` smtp stored \\d+ bytes from a@x\\.org for ${esc(erin.email)}${STORED_FIELDS}\\n`));
+    expect(err).toMatch(/ smtp refused RCPT .*gnp@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox \| client=127\.0\.0\.1 tls=no reason=no_such_mailbox\n/);
     expect(err).not.toContain('\u202e');
     expect(isTerminalSafe(err.replace(/\n/g, ' '))).toBe(true);
     expect(await stopServe(serve)).toEqual({ code: 0, signal: null });

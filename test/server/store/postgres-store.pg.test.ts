@@ -62,8 +62,10 @@ describe('PostgresStore on the database', () => {
     await first.putSession(kept);
     await first.addMessage(kept.id, newMessage({ subject: 'from before' }));
     await first.close();
-    // Back to the schema before migrations 3 and 4, as an earlier tempmail-tui left it.
+    // Back to the schema before migrations 3, 4 and 5, as an earlier tempmail-tui left it.
     const pool = inspect(cleanup, url);
+    await pool.query('DROP FUNCTION tempmail_rate_hit');
+    await pool.query('ALTER TABLE tempmail_create_hits SET LOGGED');
     await pool.query('ALTER TABLE tempmail_fetch_cursors DROP COLUMN renumbered_at');
     await pool.query('ALTER TABLE tempmail_messages DROP COLUMN client_ip, DROP COLUMN envelope_from');
     await pool.query('DROP TABLE tempmail_blocks');
@@ -75,7 +77,12 @@ describe('PostgresStore on the database', () => {
     expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 7, lastUid: 41 });
     await store.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
     expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
-    // A message stored before version 4 keeps everything and says nothing of where it came from.
+    // Migration 4: the per-client hits are counted by one function, in a table that writes no WAL.
+    expect(await store.hitRateLimit('http 192.0.2.1', 1000, { limit: 1, windowMs: 60_000 })).toBe(0);
+    expect(await store.hitRateLimit('http 192.0.2.1', 2000, { limit: 1, windowMs: 60_000 })).toBe(59);
+    const kind = await pool.query("SELECT relpersistence FROM pg_class WHERE relname = 'tempmail_create_hits'");
+    expect(kind.rows[0].relpersistence).toBe('u');
+    // A message stored before version 5 keeps everything and says nothing of where it came from.
     const [before] = await store.listMessages(kept.id);
     expect(before).toMatchObject({ id: 1, subject: 'from before' });
     expect(before).not.toHaveProperty('clientIp');

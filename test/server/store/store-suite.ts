@@ -334,15 +334,27 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
     it('counts create-session hits in a sliding window per key; refused hits do not count', withStore(async ({ store }) => {
       const rule = { limit: 2, windowMs: 60_000 };
       const t = 1_800_000_000_000;
-      expect(await store.hitCreateLimit('10.0.0.1', t, rule)).toBe(0);
-      expect(await store.hitCreateLimit('10.0.0.1', t + 10_000, rule)).toBe(0);
-      expect(await store.hitCreateLimit('10.0.0.1', t + 20_000, rule)).toBe(40);
-      expect(await store.hitCreateLimit('10.0.0.2', t + 20_000, rule)).toBe(0);
-      expect(await store.hitCreateLimit('10.0.0.1', t + 59_500, rule)).toBe(1);
+      expect(await store.hitRateLimit('10.0.0.1', t, rule)).toBe(0);
+      expect(await store.hitRateLimit('10.0.0.1', t + 10_000, rule)).toBe(0);
+      expect(await store.hitRateLimit('10.0.0.1', t + 20_000, rule)).toBe(40);
+      expect(await store.hitRateLimit('10.0.0.2', t + 20_000, rule)).toBe(0);
+      expect(await store.hitRateLimit('10.0.0.1', t + 59_500, rule)).toBe(1);
       // The first hit leaves the window at t + 60 s; the refused ones never entered it.
-      expect(await store.hitCreateLimit('10.0.0.1', t + 60_000, rule)).toBe(0);
-      expect(await store.hitCreateLimit('10.0.0.1', t + 60_001, rule)).toBe(10);
-      expect(await store.hitCreateLimit('10.0.0.3', t, { limit: 0, windowMs: 60_000 })).toBe(0);
+      expect(await store.hitRateLimit('10.0.0.1', t + 60_000, rule)).toBe(0);
+      expect(await store.hitRateLimit('10.0.0.1', t + 60_001, rule)).toBe(10);
+      expect(await store.hitRateLimit('10.0.0.3', t, { limit: 0, windowMs: 60_000 })).toBe(0);
+    }));
+
+    it('counts several hits at once, all or none, and says when that many fit', withStore(async ({ store }) => {
+      const rule = { limit: 5, windowMs: 60_000 };
+      const t = 1_800_000_000_000;
+      expect(await store.hitRateLimit('block', t, rule, 3)).toBe(0);
+      expect(await store.hitRateLimit('block', t + 10_000, rule, 1)).toBe(0);
+      // 4 counted: 3 more do not fit until two of them leave (the three of t, at t + 60 s).
+      expect(await store.hitRateLimit('block', t + 20_000, rule, 3)).toBe(40);
+      expect(await store.hitRateLimit('block', t + 20_000, rule, 1)).toBe(0);
+      expect(await store.hitRateLimit('block', t + 20_000, rule, 1)).toBe(40);
+      expect(await store.hitRateLimit('block', t + 60_000, rule, 3)).toBe(0);
     }));
 
     it('answers a probe while open', withStore(async ({ store }) => {
@@ -523,7 +535,7 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
         const outcomes = await Promise.all(rivals.map((r, i) => (i % 2 ? a : b).insertSession(r, 0)));
         expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);
         const rule = { limit: 3, windowMs: 60_000 };
-        const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => (i % 2 ? a : b).hitCreateLimit('192.0.2.9', 1000, rule)));
+        const waits = await Promise.all(Array.from({ length: 5 }, (_, i) => (i % 2 ? a : b).hitRateLimit('192.0.2.9', 1000, rule)));
         expect(waits.filter((w) => w === 0)).toHaveLength(3);
       }));
 

@@ -127,7 +127,7 @@ describe('R', () => {
   it('a service without the raw route: every field it returned, under a note; S says there is no .eml', async () => {
     const svc = await startTestService();
     cleanup.push(() => svc.close());
-    // A front for the real service that knows no /raw-mail, as SPEC.md's services do not.
+    // A front for the real service that knows no /raw-mail, as services of the bare interface do not.
     const front = await frontWithout(svc.baseUrl, '/raw-mail');
     cleanup.unshift(() => new Promise<void>((resolve) => front.close(() => resolve())));
     const api = createApi({ baseUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}/`, retries: 0 });

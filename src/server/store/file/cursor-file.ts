@@ -5,12 +5,15 @@
  * file that does not check out is set aside as `*.corrupt` and fetching starts over from no cursor
  * (the fetcher then checks each message against the inboxes, so nothing is delivered twice).
  */
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OperatorFileError, readOperatorFile } from '../../operator-file';
 import { writeFileDurable } from './durable-fs';
 import { storageErrorText, type FetchCursor, type FetchStatus } from '../store';
 
 const NAME = 'fetch-cursors.json';
+/** A record per account and folder and a status per account: far below this for any configuration. */
+const MAX_BYTES = 16 * 1024 * 1024;
 
 interface CursorRecord extends FetchCursor {
   account: string;
@@ -59,17 +62,18 @@ export class CursorFile {
   /** Reads the file (none yet is fine). */
   async load(): Promise<void> {
     const path = join(this.dataDir, NAME);
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(path, 'utf8');
+      text = (await readOperatorFile(path, { maxBytes: MAX_BYTES })).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
+      // Not a regular file (a FIFO would hang the start), or far too large: set aside like bad JSON.
+      if (!(error instanceof OperatorFileError && (error.code === 'not-regular' || error.code === 'too-large'))) throw error;
     }
     let records: unknown;
     let statuses: unknown;
     try {
-      ({ cursors: records, statuses = [] } = JSON.parse(text) as { cursors?: unknown; statuses?: unknown });
+      ({ cursors: records, statuses = [] } = JSON.parse(text ?? '') as { cursors?: unknown; statuses?: unknown });
     } catch {
       records = undefined;
     }

@@ -9,6 +9,7 @@
  * open() reads the session records and one directory entry per session, and removes message
  * directories whose session is gone: opening does not grow with the messages stored.
  */
+import { statfs, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mkdirDurable, unlinkAllDurable, writeFileDurable } from './durable-fs';
 import { markInboxDir, newInbox, removeInboxDirs, type InboxEntry } from './file-inbox';
@@ -17,9 +18,18 @@ import type { BatchReport } from './group-commit';
 import { SessionIndex } from './session-index';
 import { CursorFile } from './cursor-file';
 import { BlockFile } from './block-file';
-import { LimitersByRule } from '../../rate-limit';
+import { LimitersByRule } from '../../limits/rate-limit';
 import { LocalClaims } from '../local-claims';
 import { StoreClosedError, type Block, type BlockKind, type FetchClaim, type FetchCursor, type FetchStatus, type RateRule, type StoredSession } from '../store';
+
+/** The file probe() writes and removes in messages/ (a leftover is removed at open: it is no session). */
+const PROBE_FILE = '.health-probe';
+/**
+ * Less free space than this, and the data dir is reported full: a small message would not fit. (A big one
+ * may fail where this passes: each failed write marks the storage failing again; --max-stored-bytes keeps
+ * a margin.)
+ */
+const PROBE_FREE_BYTES = 64 * 1024;
 
 export interface FileStoreOptions {
   /** One line per oddity found (corrupt file set aside, unreadable inbox): each entry is named once. */
@@ -206,9 +216,9 @@ export abstract class FileSessions {
     return gone;
   }
 
-  async hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
+  async hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
     this.check();
-    return this.limiters.hit(key, now, rule);
+    return this.limiters.hit(key, now, rule, cost);
   }
 
   async getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined> {
@@ -234,9 +244,24 @@ export abstract class FileSessions {
     return this.track(() => this.cursors.putStatus(account, status));
   }
 
+  /**
+   * Whether the data dir takes a message now: at least PROBE_FREE_BYTES free on its file system, and a
+   * small file written durably (then removed) where messages go. /health asks this at most once a second, and while
+   * storage is failing it is how the service learns the disk is back (EROFS remounted rw, space freed).
+   */
   async probe(): Promise<boolean> {
     this.check();
-    return false;
+    return this.track(async () => {
+      const fs = await statfs(this.dataDir);
+      const free = fs.bavail * fs.bsize;
+      if (free < PROBE_FREE_BYTES) {
+        throw Object.assign(new Error(`ENOSPC: no space left on device (${free} bytes free)`), { code: 'ENOSPC' });
+      }
+      // Where messages are written: a messages/ that broke (a file in its place, its own mount gone read-only) shows.
+      await writeFileDurable(this.messagesDir, PROBE_FILE, [Buffer.from(`${process.pid}\n`)]);
+      await unlink(join(this.messagesDir, PROBE_FILE)).catch(() => undefined);
+      return true;
+    });
   }
 
   async listBlocks(): Promise<Block[]> {

@@ -9,8 +9,9 @@
  * opening a store does not grow with the messages it holds.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { readdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readOperatorFile } from '../../operator-file';
 import { TEMP_PREFIX } from './durable-fs';
 import { CorruptFileError, readMessageLayout, type MessageLayout } from './message-file';
 import { storageErrorText, type StoredMessageMeta, type StoredSession } from '../store';
@@ -21,6 +22,10 @@ export const SESSION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export const HWM = 'hwm';
 /** Files read at once (session records at open, message headers when an inbox is first used). */
 const READ_BATCH = 32;
+/** A session record is a few hundred bytes; its file is read only up to this (and only if regular). */
+const SESSION_RECORD_MAX_BYTES = 64 * 1024;
+/** The hwm file holds one number. */
+const HWM_MAX_BYTES = 1024;
 
 /** A log line per entry: the same entry is never named twice by one store. */
 export type LogOnce = (key: string, line: string) => void;
@@ -95,7 +100,8 @@ export async function loadSessions(dir: string, logOnce: LogOnce): Promise<Store
   await inBatches(toRead, async ({ path, id }) => {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(await readFile(path, 'utf8'));
+      // Checked again on the open file: the entry may have changed since readdir saw a file.
+      parsed = JSON.parse((await readOperatorFile(path, { maxBytes: SESSION_RECORD_MAX_BYTES })).toString('utf8'));
     } catch {
       parsed = undefined;
     }
@@ -139,7 +145,7 @@ export interface LoadedMessages {
 
 /** Reads the hwm file; 0 (named once) when it is not a whole number. */
 async function readHwm(path: string, logOnce: LogOnce): Promise<number> {
-  const text = await readFile(path, 'utf8').catch((err: unknown) => {
+  const text = await readOperatorFile(path, { maxBytes: HWM_MAX_BYTES }).then((bytes) => bytes.toString('utf8'), (err: unknown) => {
     logOnce(path, `store: skipped ${path}: ${storageErrorText(err)}`);
     return '';
   });

@@ -16,13 +16,15 @@
  * the inbox limit) are atomic within this process: counted and reserved with no await between.
  */
 import { randomBytes } from 'node:crypto';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { appendToAll, listInbox, loadInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
 import { FileSessions, type FileStoreOptions } from './file-sessions';
 import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
 import { messageFilter } from '../match';
-import { UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type Store, type StoreStats, type StoredMessage, type StoredMessageMeta } from '../store';
+import { UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -109,23 +111,34 @@ export class FileStore extends FileSessions implements Store {
     return this.track(async () => removeMessage(await this.inbox(sessionId), id));
   }
 
+  /**
+   * The message files under messages/, counted and their sizes added up: one directory read per inbox
+   * and one stat per file (inboxes not loaded stay unloaded). Files that go while it walks are skipped.
+   */
+  async usage(): Promise<StorageUsage> {
+    this.check();
+    let messages = 0;
+    let bytes = 0;
+    const dirs = await readdir(this.messagesDir, { withFileTypes: true }).catch(() => []);
+    for (const dir of dirs) {
+      if (!dir.isDirectory()) continue;
+      const path = join(this.messagesDir, dir.name);
+      const names = (await readdir(path).catch(() => [])).filter((n) => /^\d{1,15}\.msg$/.test(n));
+      const sizes = await Promise.all(names.map((n) => stat(join(path, n)).then((s) => s.size, () => -1)));
+      for (const size of sizes) {
+        if (size < 0) continue;
+        messages++;
+        bytes += size;
+      }
+    }
+    return { messages, bytes };
+  }
+
   /** Every inbox with its messages read (those not read yet are read now, a few at a time). */
   private async allInboxes(): Promise<InboxEntry[]> {
     const entries = [...this.sessions.values()];
     for (let i = 0; i < entries.length; i += 16) await Promise.all(entries.slice(i, i + 16).map((e) => this.inbox(e.session.id)));
     return entries.filter((e) => !e.removed);
-  }
-
-  async stats(): Promise<StoreStats> {
-    const stats = { sessions: 0, messages: 0, bytes: 0 };
-    for (const entry of await this.allInboxes()) {
-      stats.sessions++;
-      for (const layout of entry.messages.values()) {
-        stats.messages++;
-        stats.bytes += layout.meta.size;
-      }
-    }
-    return stats;
   }
 
   async findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {

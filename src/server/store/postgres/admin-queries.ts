@@ -1,23 +1,15 @@
 /**
- * The Postgres store's answers to the admin API (Store.stats, findMessages) and its blocks (listBlocks,
+ * The Postgres store's answer to the admin API's searches (Store.findMessages) and its blocks (listBlocks,
  * putBlock, deleteBlock). A change of the blocks is announced on BLOCKS_CHANNEL in the same statement,
  * so every instance on the database reads them again at once (mail-notices.ts listens).
  */
 import type pg from 'pg';
-import type { Block, BlockKind, FoundMessage, MessageFilter, StoreStats } from '../store';
+import type { Block, BlockKind, FoundMessage, MessageFilter } from '../store';
 import { query } from './pool';
 import { META_COLUMNS, metaOf, SESSION_COLUMNS, sessionOf, type MetaRow, type SessionRow } from './rows';
 
 /** The channel that says "the blocks changed". */
 export const BLOCKS_CHANNEL = 'tempmail_blocks';
-
-export async function storeStats(pool: pg.Pool): Promise<StoreStats> {
-  const [row] = await query<{ sessions: number; messages: number; bytes: string | null }>(
-    pool,
-    `SELECT (SELECT count(*)::int FROM tempmail_sessions) AS sessions, count(*)::int AS messages, sum(size)::text AS bytes FROM tempmail_messages`,
-  );
-  return { sessions: row?.sessions ?? 0, messages: row?.messages ?? 0, bytes: Number(row?.bytes ?? 0) };
-}
 
 /** The SQL test of a json address column against $1: an address (any case), or a domain and its subdomains. */
 function senderTest(column: string, byDomain: boolean): string {

@@ -108,6 +108,38 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
+    name: 'per-client rates of every kind, counted in one call',
+    sql: `
+      -- Every per-client rate (create-session, HTTP requests, SMTP messages and recipients) is counted
+      -- here now, one row a hit: unlogged, as a count lost with a crash costs nothing and a hit then
+      -- writes no WAL (its commit waits for no disk).
+      ALTER TABLE tempmail_create_hits SET UNLOGGED;
+      -- Counts p_cost hits (all or none) of p_key at p_now under "at most p_limit in any p_window_ms": 0
+      -- when allowed (and counted), else the whole seconds until they fit (not counted). The advisory
+      -- lock makes the count and the insert one step against every other hit of the key, in every instance.
+      CREATE OR REPLACE FUNCTION tempmail_rate_hit(p_key text, p_now timestamptz, p_window_ms integer, p_limit integer, p_cost integer DEFAULT 1)
+      RETURNS integer LANGUAGE plpgsql AS $fn$
+      DECLARE
+        n integer;
+        freeing timestamptz;
+        win interval := p_window_ms * interval '1 millisecond';
+      BEGIN
+        PERFORM pg_advisory_xact_lock(7239, hashtext(p_key));
+        SELECT count(*)::integer INTO n FROM tempmail_create_hits WHERE client_key = p_key AND at > p_now - win;
+        IF n + p_cost > p_limit THEN
+          -- The hit that must leave the window before p_cost more fit (the oldest, for one).
+          SELECT at INTO freeing FROM tempmail_create_hits WHERE client_key = p_key AND at > p_now - win
+            ORDER BY at OFFSET least(n - 1, greatest(0, n + p_cost - p_limit - 1)) LIMIT 1;
+          RETURN greatest(1, ceil(extract(epoch FROM (coalesce(freeing, p_now) + win - p_now)))::integer);
+        END IF;
+        INSERT INTO tempmail_create_hits (client_key, at) SELECT p_key, p_now FROM generate_series(1, p_cost);
+        RETURN 0;
+      END
+      $fn$;
+    `,
+  },
+  {
+    version: 5,
     name: 'where each message came from, and blocks',
     sql: `
       -- The SMTP client's address and envelope sender of each message, for the admin API (null for mail

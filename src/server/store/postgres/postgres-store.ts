@@ -5,8 +5,8 @@
  *
  * What must hold across instances is one transaction each: a name is claimed under an advisory lock on
  * its address (insertSession), a delivery counts and appends under the row locks of its sessions, taken
- * in id order so two deliveries never deadlock (deliver), create-session hits are counted under an
- * advisory lock on the client (hitCreateLimit), and one instance sweeps at a time (purgeExpired, a
+ * in id order so two deliveries never deadlock (deliver), per-client hits are counted under an
+ * advisory lock on the client (hitRateLimit, one function call), and one instance sweeps at a time (purgeExpired, a
  * session-level advisory lock tried, never waited for).
  *
  * A delivery resolves only after COMMIT, so SMTP's 250 means committed, also when the COMMIT's answer is
@@ -14,12 +14,12 @@
  */
 import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type StoreStats, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate, SWEEP_LOCK } from './migrations';
 import { deliverInTransaction } from './deliver';
 import { PgMailNotices } from './mail-notices';
-import { deleteBlock, findMessages, listBlocks, putBlock, storeStats } from './admin-queries';
+import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
 import { createPool, query, transaction, withClient } from './pool';
 import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
 
@@ -35,10 +35,9 @@ export interface PostgresStoreOptions {
 
 /** Namespaces of the two-key advisory locks (the second key is hashtext of the name or client). */
 const ADDRESS_LOCK = 7238;
-const RATE_LOCK = 7239;
 /** Sessions removed per statement by the sweeper: short transactions, however much has expired. */
 const SWEEP_BATCH = 500;
-/** Create-session hits and delivery records are kept this long (longer than any rate window). */
+/** Delivery records are kept this long (rate-limit hits: RATE_HITS_KEEP_MS). */
 const KEEP_MS = 60 * 60 * 1000;
 
 /** The Postgres-backed Store. */
@@ -160,7 +159,7 @@ export class PostgresStore implements Store {
             if ((r.rowCount ?? 0) < SWEEP_BATCH) break;
           }
           const old = new Date(now - KEEP_MS);
-          await c.query('DELETE FROM tempmail_create_hits WHERE at <= $1', [old]);
+          await c.query('DELETE FROM tempmail_create_hits WHERE at <= $1', [new Date(now - RATE_HITS_KEEP_MS)]);
           await c.query('DELETE FROM tempmail_deliveries WHERE at <= $1', [old]);
           return removed;
         } finally {
@@ -181,10 +180,6 @@ export class PostgresStore implements Store {
     return this.run((pool) =>
       deliverInTransaction(pool, sessionIds, message, inboxLimit, { commitCheckMs: this.options.commitCheckMs, instance: this.instance, log: this.log }),
     );
-  }
-
-  stats(): Promise<StoreStats> {
-    return this.run(storeStats);
   }
 
   findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
@@ -276,23 +271,12 @@ export class PostgresStore implements Store {
     });
   }
 
-  hitCreateLimit(key: string, now: number, rule: RateRule): Promise<number> {
+  /** One round trip: tempmail_rate_hit (migrations.ts) counts and inserts under the key's advisory lock. */
+  hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
     return this.run(async (pool) => {
       if (rule.limit <= 0) return 0;
-      return transaction(pool, async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [RATE_LOCK, key]);
-        const { rows } = await c.query<{ n: number; oldest: Date | null }>(
-          'SELECT count(*)::int AS n, min(at) AS oldest FROM tempmail_create_hits WHERE client_key = $1 AND at > $2',
-          [key, new Date(now - rule.windowMs)],
-        );
-        const { n = 0, oldest = null } = rows[0] ?? {};
-        if (n >= rule.limit) {
-          const wait = Math.ceil(((oldest?.getTime() ?? now) + rule.windowMs - now) / 1000);
-          return { value: Math.max(1, wait), rollback: true };
-        }
-        await c.query('INSERT INTO tempmail_create_hits (client_key, at) VALUES ($1, $2)', [key, new Date(now)]);
-        return { value: 0 };
-      });
+      const rows = await query<{ wait: number }>(pool, 'SELECT tempmail_rate_hit($1, $2, $3, $4, $5) AS wait', [key, new Date(now), rule.windowMs, rule.limit, cost]);
+      return rows[0]?.wait ?? 0;
     });
   }
 
@@ -314,6 +298,17 @@ export class PostgresStore implements Store {
 
   putFetchStatus(account: string, status: FetchStatus): Promise<void> {
     return this.run((pool) => writeStatus(pool, account, status));
+  }
+
+  /** Rows of the message table (counted), and its size on disk with its TOAST and indexes. */
+  usage(): Promise<StorageUsage> {
+    return this.run(async (pool) => {
+      const [row] = await query<{ n: string; bytes: string }>(
+        pool,
+        "SELECT (SELECT count(*) FROM tempmail_messages)::bigint AS n, pg_total_relation_size('tempmail_messages')::bigint AS bytes",
+      );
+      return { messages: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
+    });
   }
 
   probe(): Promise<boolean> {

@@ -3,9 +3,9 @@
  * address as its IPv4; any IPv6 address by its /64, since one subscriber can rotate through a whole /64.
  */
 import { describe, expect, it } from 'vitest';
-import { rateLimitKey } from '../../src/server/rate-limit';
-import { ServiceError } from '../../src/server/service-types';
-import { serviceMaker } from './service-fixture';
+import { rateLimitKey } from '../../../src/server/limits/rate-limit';
+import { ServiceError } from '../../../src/server/service-types';
+import { serviceMaker } from '../service-fixture';
 
 const svc = serviceMaker();
 

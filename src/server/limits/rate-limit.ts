@@ -13,18 +13,20 @@ export class SlidingWindowLimiter {
   ) {}
 
   /**
-   * Records an attempt at `now` (ms). Returns 0 when allowed, else the whole seconds until one is
-   * (at least 1). Refused attempts are not recorded, so waiting the answer out always works.
+   * Records `cost` attempts at `now` (ms), all or none. Returns 0 when allowed, else the whole seconds
+   * until that many are (at least 1). Refused attempts are not recorded, so waiting the answer out always
+   * works.
    */
-  hit(key: string, now: number): number {
+  hit(key: string, now: number, cost = 1): number {
     if (this.limit <= 0) return 0;
     const recent = (this.hits.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    if (recent.length >= this.limit) {
+    if (recent.length + cost > this.limit) {
       this.hits.set(key, recent);
-      const oldest = recent[0] ?? now;
-      return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
+      // The hit that must leave the window before `cost` more fit (the oldest one, for a single hit).
+      const freeing = recent[Math.min(recent.length - 1, Math.max(0, recent.length + cost - this.limit - 1))] ?? now;
+      return Math.max(1, Math.ceil((freeing + this.windowMs - now) / 1000));
     }
-    recent.push(now);
+    for (let i = 0; i < cost; i++) recent.push(now);
     this.hits.set(key, recent);
     // Many one-off clients must not grow the map without bound.
     if (this.hits.size > SWEEP_AT) this.sweep(now);
@@ -43,11 +45,11 @@ export class LimitersByRule {
   private readonly limiters = new Map<string, SlidingWindowLimiter>();
 
   /** SlidingWindowLimiter.hit under `rule` (at most `limit` hits per `windowMs`). */
-  hit(key: string, now: number, rule: { limit: number; windowMs: number }): number {
+  hit(key: string, now: number, rule: { limit: number; windowMs: number }, cost = 1): number {
     const name = `${rule.limit}/${rule.windowMs}`;
     let limiter = this.limiters.get(name);
     if (!limiter) this.limiters.set(name, (limiter = new SlidingWindowLimiter(rule.limit, rule.windowMs)));
-    return limiter.hit(key, now);
+    return limiter.hit(key, now, cost);
   }
 }
 

@@ -1,0 +1,52 @@
+/**
+ * `--metrics-listen HOST:PORT`: GET /metrics on a listener of its own (a private address for the scraper),
+ * so the metrics need not be public on the service's HTTP port. Everything else there is 404.
+ */
+import http from 'node:http';
+
+export interface MetricsServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export type RenderMetrics = () => Promise<{ contentType: string; body: string }>;
+
+/** Listens on `where` (port 0 = any free one) and answers GET /metrics with `render`. */
+export function startMetricsServer(where: { host: string; port: number }, render: RenderMetrics): Promise<MetricsServer> {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('not found\n');
+      return;
+    }
+    render().then(
+      ({ contentType, body }) => {
+        res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+      () => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('metrics unavailable\n');
+      },
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(new Error(`metrics could not listen on ${where.host}:${where.port}: ${error.code ?? error.message}`)),
+    );
+    server.listen(where.port, where.host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : where.port;
+      const host = where.host.includes(':') ? `[${where.host}]` : where.host;
+      resolve({
+        url: `http://${host}:${port}/metrics`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}
