@@ -1,7 +1,7 @@
 /**
  * SIGHUP makes the built `serve` read its config file again (and its admin token file): what changed
- * is logged and in effect at once over real HTTP and SMTP (domains, inbox limit, message size, the admin
- * token), what takes a restart is said and kept, flags still beat the file, and a file that does not
+ * is logged and in effect at once over real HTTP and SMTP (domains, an external account, inbox limit,
+ * message size, the admin token), what takes a restart is said and kept, flags still beat the file, and a file that does not
  * check out keeps the running configuration whole.
  */
 import { writeFile } from 'node:fs/promises';
@@ -40,9 +40,12 @@ describe('serve reloads its config file on SIGHUP', () => {
     const full = await sendMail(proc, { to: box.email, subject: 'second' }).catch((e: { response: string }) => e.response);
     expect(full).toMatch(/^452 4\.2\.2 /);
 
-    await writeFile(file, JSON.stringify({ domains: ['one.test', 'two.test'], inboxLimit: 2, maxMessageBytes: 50_000, createPerMinute: 60, trustProxy: true }));
+    await writeFile(
+      file,
+      JSON.stringify({ domains: ['one.test', 'two.test'], extmailAccounts: ['me@corp.example'], inboxLimit: 2, maxMessageBytes: 50_000, createPerMinute: 60, trustProxy: true }),
+    );
     const said = await hangup(proc, /SIGHUP: config reloaded: /);
-    expect(said).toMatch(/SIGHUP: config reloaded: domains one\.test -> one\.test, two\.test; maxMessageBytes 100000 -> 50000; inboxLimit 1 -> 2\n/);
+    expect(said).toMatch(/SIGHUP: config reloaded: domains one\.test -> one\.test, two\.test; extmailAccounts \(none\) -> me@corp\.example; maxMessageBytes 100000 -> 50000; inboxLimit 1 -> 2\n/);
     expect(said).toContain('SIGHUP: trustProxy changed; that takes a restart (the running value stays)');
     // The flag's create rate beats the file's, before and after: not a change.
     expect(said).not.toContain('createPerMinute');
@@ -52,6 +55,11 @@ describe('serve reloads its config file on SIGHUP', () => {
     expect(two.email).toMatch(/@two\.test$/);
     expect((await sendMail(proc, { to: two.email, subject: 'to the new domain' })).response).toMatch(/^250 /);
     expect((await sendMail(proc, { to: box.email, subject: 'second, now it fits' })).response).toMatch(/^250 /);
+    // The account added: listed, its aliases handed out, and mail to one is taken.
+    expect((await call(proc.baseUrl, '/domains')).json!.extmail_accounts).toEqual([{ id: 1, email: 'me@corp.example' }]);
+    const alias = (await call(proc.baseUrl, '/create-session', { form: { use_extmail: 1 } })).json!;
+    expect(alias.email).toMatch(/^me\+[a-z0-9-]+@corp\.example$/);
+    expect((await sendMail(proc, { to: alias.email, subject: 'to the alias' })).response).toMatch(/^250 /);
     const c = cleanup.defer(await openSmtp(proc), (x) => x.destroy());
     expect(await c.command('EHLO client.test')).toContain('SIZE 50000');
     // Still listening where it was.
@@ -77,6 +85,12 @@ describe('serve reloads its config file on SIGHUP', () => {
     await writeFile(file, JSON.stringify({ domains: ['new.test'] }));
     await hangup(proc, /SIGHUP: config reloaded: domains kept\.test -> new\.test\n/);
     expect(await domainsOf(proc)).toEqual(['new.test']);
+    // A per-client limit too (the operations' limits take the reload): two requests a minute, then 429.
+    await writeFile(file, JSON.stringify({ domains: ['new.test'], httpRequestsPerMinute: 2 }));
+    await hangup(proc, /SIGHUP: config reloaded: httpRequestsPerMinute 1200 -> 2\n/);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call(proc.baseUrl, '/domains')).status);
+    expect(statuses).toContain(429);
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
   });
 
