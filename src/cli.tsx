@@ -1,6 +1,6 @@
 /**
- * Entry point of the one binary: `tempmail-tui serve ...` runs the reference service, the scripting
- * subcommands run without a UI, anything else starts the terminal app. Subcommands are imported
+ * Entry point of the one binary: `tempmail-tui serve ...` runs the reference service, `admin ...` drives
+ * its admin API, the scripting subcommands run without a UI, anything else starts the terminal app. Subcommands are imported
  * lazily so `--help` and `--version` answer without loading React or the server.
  */
 import { enableCompileCache } from 'node:module';
@@ -23,6 +23,10 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') {
     const { runServe } = await import('./server/serve-cli');
     return runServe(rest);
+  }
+  if (command === 'admin') {
+    const { runAdmin } = await import('./scripting/admin/admin-command');
+    return runAdmin(rest);
   }
   if (command !== undefined && isScriptCommand(command)) {
     const { runScript } = await import('./scripting/index');

@@ -18,6 +18,8 @@ import type {
 } from '../model/mail-types';
 import type { ListingLimits, MessageList } from './listing';
 
+import type { HttpStream } from './http-client';
+
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
 export type { PostEncoding, ProviderId } from '../model/mail-types';
 
@@ -60,6 +62,11 @@ export interface TempMailApi {
    * route, every field read-mail returned for the message.
    */
   readSource(token: string, id: number | string): Promise<MessageSource>;
+  /**
+   * The stream of news of mail for `token`'s inbox (reference-service extension: GET /events, offered in
+   * the Tempmail-Capabilities header); undefined from a service that does not offer it.
+   */
+  openEvents?(token: string): Promise<HttpStream | undefined>;
 }
 
 /** What a provider allows, for people (`tempmail-tui providers`, the picker) and for the app's choices. */

@@ -59,6 +59,8 @@ export interface MailServiceDeps {
    * listed by GET /domains and handed out only while its connection is healthy. Default: all are.
    */
   accountActive?: (id: number) => boolean;
+  /** Another service on the store changed the blocks (Postgres): the admin service reads them again. */
+  onBlocksChanged?: () => void;
 }
 
 /** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
@@ -81,12 +83,24 @@ export function createMailService(deps: MailServiceDeps): MailService {
   const { store, config } = deps;
   const clock = deps.clock ?? systemClock;
   const log = asLogger(deps.log);
-  const domains = config.domains.map((d) => d.toLowerCase());
+  // Read from `config` at each use: a reload (SIGHUP, src/server/reload/) changes it in place.
+  let domainsOf: string[] | undefined;
+  let lowered: string[] = [];
+  const ourDomains = () => {
+    if (config.domains !== domainsOf) lowered = (domainsOf = config.domains).map((d) => d.toLowerCase());
+    return lowered;
+  };
   const limits = deps.limits ?? new ClientLimits(store, ratesOf(config), clock);
   const storage = deps.health ?? new StorageHealth({ probe: () => store.probe(), log });
   let sessionCount = 0;
   const pickAccount = roundRobin();
   const inboxWatch = createInboxWatch();
+  // Mail other services on the same store deliver (Postgres) reaches this one's watchers too.
+  const notices = store.listenForMail?.({
+    onMail: (hashes) => inboxWatch.announce(hashes),
+    onGap: () => inboxWatch.announceAll(),
+    onBlocks: () => deps.onBlocksChanged?.(),
+  });
 
   const refreshCount = () =>
     store.countSessions().then(
@@ -152,7 +166,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   }
 
   async function liveSessionFor(address: string, now: number): Promise<StoredSession | 'expired' | undefined> {
-    const key = recipientKey({ domains, extmailAccounts: config.extmailAccounts }, address);
+    const key = recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
     if (!key) return undefined;
     const session = await guarded(() => store.findSessionByAddress(key));
     if (!session) return undefined;
@@ -169,12 +183,15 @@ export function createMailService(deps: MailServiceDeps): MailService {
     envelopeFrom: string,
     now: number,
     sessions?: Map<string, StoredSession>,
+    clientIp?: string,
   ): Promise<DeliverOutcome> {
     if (targets.size === 0) return { delivered: 0 };
     const fields = await parseMessage(raw, envelopeFrom);
+    // Where it came from (SMTP only; not for mail fetched over IMAP), for the admin API.
+    const origin = clientIp === undefined ? {} : { clientIp, envelopeFrom };
     // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
     // connections (or other services on the same store) may have filled the inbox since.
-    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
+    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now, ...origin }, config.inboxLimit), true);
     // A session purged between RCPT and now simply no longer receives (it is in result.gone).
     if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
     if (result.stored.size > 0) deps.onStored?.(result.stored.size, raw.length);
@@ -187,7 +204,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   return {
     listDomains() {
       return {
-        domains: domains.map((domain, i) => ({ id: i + 1, domain })),
+        domains: ourDomains().map((domain, i) => ({ id: i + 1, domain })),
         // Ids stay the accounts' places in the configuration, whichever are listed now.
         extmailAccounts: config.extmailAccounts.map((a, i) => ({ id: i + 1, email: a.email })).filter((a) => accountActive(a.id)),
       };
@@ -205,7 +222,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
         if (!checked.ok) throw new ServiceError('bad_request', checked.message);
         custom = checked.prefix;
       }
-      const target = chooseTarget(input, domains, config.extmailAccounts, pickAccount, accountActive);
+      const target = chooseTarget(input, ourDomains(), config.extmailAccounts, pickAccount, accountActive);
       for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
         const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
         const token = randomBytes(32).toString('base64url');
@@ -233,6 +250,11 @@ export function createMailService(deps: MailServiceDeps): MailService {
       const session = await sessionOf(token);
       const list = await guarded(() => store.listMessages(session.id));
       return list.reverse().map(toMeta);
+    },
+
+    async describeSession(token) {
+      const session = await sessionOf(token);
+      return { id: session.id, email: session.email, expiresAt: new Date(session.expiresAt) };
     },
 
     async inbox(token) {
@@ -296,7 +318,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
       return count >= config.inboxLimit ? 'full' : 'ok';
     },
 
-    async deliver({ raw, recipients, envelopeFrom }): Promise<DeliverOutcome> {
+    async deliver({ raw, recipients, envelopeFrom, clientIp }): Promise<DeliverOutcome> {
       if (raw.length > config.maxMessageBytes) {
         throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
       }
@@ -311,7 +333,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
           sessions.set(found.id, found);
         }
       }
-      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions);
+      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions, clientIp);
     },
 
     ...externalIntake({ store, config, clock, guarded, storeFor }),
@@ -342,6 +364,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
     },
 
     async close() {
+      await notices?.close();
       await store.close();
     },
   };

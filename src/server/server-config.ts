@@ -109,6 +109,16 @@ export interface ServerConfig {
   metricsListen?: { host: string; port: number };
   /** Log lines as text (default) or one JSON object a line. */
   logFormat: 'text' | 'json';
+
+  // Push and abuse handling (src/server/http/events.ts, src/server/admin/; docs/server/operations.md).
+  /** GET /events streams one session may hold open at once (more: 429). */
+  eventStreamsPerSession: number;
+  /** GET /events streams open at once in all (more: 503). */
+  eventStreamsTotal: number;
+  /** A keep-alive comment on each event stream this often (ms). */
+  eventsHeartbeatMs: number;
+  /** A file holding the admin API's token; undefined: no admin API (src/server/admin/). */
+  adminTokenFile?: string;
 }
 
 /** The per-client SMTP connection limit in force: the configured one, or a tenth of the total. */
@@ -154,6 +164,11 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     storageUsageIntervalMs: 30_000,
     metrics: false,
     logFormat: 'text',
+    eventStreamsPerSession: 4,
+    // Each stream holds a socket: well under the 1024 file descriptors a process commonly gets.
+    eventStreamsTotal: 500,
+    // Under the 60 s of idle that proxies (nginx's proxy_read_timeout) commonly allow.
+    eventsHeartbeatMs: 25_000,
   };
 }
 

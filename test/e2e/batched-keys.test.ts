@@ -42,8 +42,8 @@ describe('keys that arrive in one read', () => {
 
     for (const subject of ['Mail one', 'Mail two', 'Mail three']) await sendMail(serve, { to: address, subject, text: `Body of ${subject}` });
     await app.press('r', (s) => isInbox(s) && /3 messages/.test(s));
-    // A poll between the three deliveries keeps the selection on the message it was on (by id): g puts
-    // it on the newest whatever the polls did.
+    // A poll or a push between the three deliveries keeps the selection on the message it was on (by
+    // id): g puts it on the newest whatever came first.
     await app.press('g', () => selectedRow(app).includes('Mail three'));
     await app.press('jj', () => selectedRow(app).includes('Mail one'));
     // A move and Enter together open the message the move landed on.

@@ -6,9 +6,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { nodeHttp } from '../../platform/node-http';
 import type { Socket } from 'node:net';
+import { addBearerToken, bearerToken, CAPABILITIES, CAPABILITIES_HEADER } from './bearer';
 import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
-import { ROUTES, type RouteResult } from './routes';
+import { ROUTES, type RouteExtras, type RouteResult } from './routes';
 import { ServiceError, type MailService } from '../service-types';
 import { hashToken } from '../mail-service';
 import { asLogger, sessionField, type Logger } from '../observe/log';
@@ -46,6 +47,8 @@ export interface HttpFrontOptions {
   trustedProxies?: readonly string[];
   /** Bytes of check-mail answers kept between requests (default 64 MiB). */
   checkMailCacheBytes?: number;
+  /** The event streams (GET /events) and the admin API, where the service offers them. */
+  extras?: RouteExtras;
 }
 
 export interface HttpFront {
@@ -54,6 +57,8 @@ export interface HttpFront {
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting, lets in-flight requests finish (up to the grace time), then resolves. */
   close(): Promise<void>;
+  /** New request time limits (a reload), for the requests that start from now on. */
+  setTimeouts(headersTimeoutMs: number, requestTimeoutMs: number): void;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -87,6 +92,8 @@ function send(res: ServerResponse, result: RouteResult): void {
     case 'bytes':
       res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
       return void res.end(result.body);
+    case 'stream':
+      return result.open(res);
   }
 }
 
@@ -136,6 +143,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const trustProxy = options.trustProxy ?? false;
   const listedProxies = new Set((options.trustedProxies ?? []).map(unmapped));
   const checkMail = new CheckMailCache(options.checkMailCacheBytes);
+  const extras = options.extras ?? {};
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -145,6 +153,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     let route = 'other';
     let token: string | undefined;
     const client = clientAddressOf(req, trustProxy, listedProxies);
+    // Every answer, errors included, says what the service offers beyond the interface.
+    res.setHeader(CAPABILITIES_HEADER, CAPABILITIES);
     try {
       let url: URL;
       try {
@@ -167,7 +177,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         res.end(req.method === 'HEAD' ? undefined : body);
         return done(200);
       }
-      if (!found) throw new HttpError(404, 'not_found', 'No such route');
+      // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
+      if (!found || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (method !== found.method) {
         throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {
@@ -176,6 +187,9 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       }
       const body = await readBody(req, bodyLimit);
       const params = parseParams(req, url, body);
+      const bearer = bearerToken(req);
+      // On /admin/ routes the header carries the admin token, which is no session's.
+      if (!path.startsWith('/admin/')) addBearerToken(params, bearer);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
       const ifNoneMatch = req.headers['if-none-match'];
@@ -185,6 +199,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
         checkMail,
         draining: () => draining,
+        bearer,
+        extras,
       });
       send(res, result);
       access(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token), res.statusCode, client, token, route);
@@ -260,9 +276,15 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         });
       });
     },
+    setTimeouts(headersMs, requestMs) {
+      server.headersTimeout = headersMs;
+      server.requestTimeout = Math.max(headersMs, requestMs);
+    },
     close() {
       draining = true;
       closing ??= new Promise<void>((resolve) => {
+        // Event streams never finish by themselves: they end now, so their connections can close.
+        extras.events?.close();
         if (!server.listening) return resolve();
         const timer = setTimeout(() => server.closeAllConnections(), closeGraceMs);
         timer.unref();

@@ -8,6 +8,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import { asLogger, type Logger, type LogLevel } from '../observe/log';
 import { messageIdOf } from '../observe/message-id';
 import type { ServerConfig } from '../server-config';
+import { plainIp } from '../store/match';
 import { ServiceError, type MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
@@ -39,6 +40,8 @@ export interface SmtpFront {
   close(): Promise<void>;
   /** Offers `tls` to the next STARTTLS (connections already upgraded keep theirs). Only with options.tls. */
   reloadTls(tls: LoadedTls): void;
+  /** Takes `config`'s domains and limits for the next connections and messages (a reload: src/server/reload/). */
+  applyConfig(config: ServerConfig): void;
 }
 
 /** Builds the SMTP front end over a MailService. */
@@ -54,8 +57,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     note(session, level, 'smtp.refused', text, reason);
     hooks.refused?.(peerOf(session), reason);
   };
-  const isOurs = ourAddresses(config);
-  const tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
+  // What is worked out from `config` once; a reload works it out again (applyConfig below).
+  let isOurs = ourAddresses(config);
+  let tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
   /** Refusals that are our trouble or a limit, not a verdict on the mail: folded in the log. */
   const levelOf = (code: number, reason: string): LogLevel =>
     code === 421 || code === 451 || reason.startsWith('rate_limit') || reason.startsWith('storage') ? 'warn' : 'info';
@@ -66,7 +70,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const inData = new Set<string>();
   const pending = new Set<Promise<unknown>>();
   let closing = false;
-  const limits = new SmtpTimeLimits({ sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs }, log);
+  // Read by each new connection: a reload changes the values in place.
+  const timeLimits = { sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs };
+  const limits = new SmtpTimeLimits(timeLimits, log);
 
   /** A message is answered; when shutting down, the connection is told so instead of waiting for more. */
   function release(session: SMTPServerSession): void {
@@ -134,7 +140,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     let delivered: number;
     let full: string[] | undefined;
     try {
-      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom }));
+      // The client's address is kept with the message, for the admin API.
+      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, clientIp: plainIp(session.remoteAddress) }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
       note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', messageId);
@@ -270,6 +277,13 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
+    },
+    applyConfig(next) {
+      isOurs = ourAddresses(next);
+      tooBig = `5.3.4 Message too big (limit ${next.maxMessageBytes} bytes)`;
+      Object.assign(server.options, { size: next.maxMessageBytes, socketTimeout: next.smtpSocketTimeoutMs, name: next.domains[0] ?? 'localhost' });
+      budget.limit = Math.max(next.smtpInflightBytes, next.maxMessageBytes);
+      Object.assign(timeLimits, { sessionMs: next.smtpSessionTimeoutMs, dataMs: next.smtpDataTimeoutMs });
     },
     reloadTls(tls) {
       if (!options.tls) throw new Error('STARTTLS is not offered: start with a certificate to reload one');

@@ -8,8 +8,13 @@
  */
 import { LimitersByRule } from '../limits/rate-limit';
 import { LocalClaims } from './local-claims';
+import { messageFilter } from './match';
 import {
   StoreClosedError,
+  type Block,
+  type BlockKind,
+  type FoundMessage,
+  type MessageFilter,
   type FetchClaim,
   type FetchCursor,
   type FetchStatus,
@@ -51,6 +56,8 @@ export interface MemoryData {
   claims: LocalClaims;
   /** Fetch statuses of external accounts. */
   statuses: Map<string, FetchStatus>;
+  /** Blocks, by `kind value`. */
+  blocks: Map<string, Block>;
 }
 
 /** A fresh, empty MemoryData. */
@@ -62,6 +69,7 @@ export function createMemoryData(): MemoryData {
     cursors: new Map(),
     claims: new LocalClaims(),
     statuses: new Map(),
+    blocks: new Map(),
   };
 }
 
@@ -262,6 +270,31 @@ export class MemoryStore implements Store {
     }
     return { messages, bytes };
   }
+
+  async findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
+    const matches = messageFilter(filter);
+    const found: FoundMessage[] = [];
+    for (const e of this.live().sessions.values()) {
+      for (const m of e.messages.values()) if (matches(m.message)) found.push({ session: copy(e.session), message: metaOf(m.message) });
+    }
+    return found.sort((a, b) => b.message.receivedAt - a.message.receivedAt).slice(0, limit);
+  }
+
+  async listBlocks(): Promise<Block[]> {
+    return [...this.live().blocks.values()].map((b) => ({ ...b })).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async putBlock(block: Block): Promise<boolean> {
+    const blocks = this.live().blocks;
+    const key = `${block.kind} ${block.value}`;
+    if (blocks.has(key)) return false;
+    blocks.set(key, { kind: block.kind, value: block.value, createdAt: block.createdAt });
+    return true;
+  }
+
+  async deleteBlock(kind: BlockKind, value: string): Promise<boolean> {
+    return this.live().blocks.delete(`${kind} ${value}`);
+  }
 }
 
 /** Appends a message to a session's inbox under the next id. */
@@ -293,5 +326,7 @@ export function metaOf(m: StoredMessage): StoredMessageMeta {
     receivedAt: m.receivedAt,
     size: m.size,
     attachments: m.attachments.map((a) => ({ ...a })),
+    ...(m.clientIp !== undefined ? { clientIp: m.clientIp } : {}),
+    ...(m.envelopeFrom !== undefined ? { envelopeFrom: m.envelopeFrom } : {}),
   };
 }

@@ -30,6 +30,7 @@ export function helpText(version: string, configDir: string): string {
 Usage:
   tempmail-tui [options]          the app: pick an address, watch the inbox, read mail
   tempmail-tui serve [options]    run the reference service (tempmail-tui serve --help)
+  tempmail-tui admin COMMAND      drive a service's admin API (tempmail-tui admin --help)
 
 Scripting (no UI: data on stdout, messages on stderr; each takes --help):
 ${scriptCommandsHelp()}

@@ -4,41 +4,41 @@ import { PostgresStore } from '../../../src/server/store/postgres/postgres-store
 import type { Store } from '../../../src/server/store/store';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { freshDatabase, inspect } from '../../harness/postgres/database';
+import { runStoreAdminSuite } from './store-admin-suite';
 import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from './store-suite';
 
 const cleanup = cleanupAfterEach();
 
-runStoreSuite(
-  'PostgresStore',
-  async () => {
-    const { url } = await freshDatabase(cleanup);
-    const open = async () => {
-      const store = new PostgresStore({ url, poolSize: 4 });
-      await store.open();
-      return store;
-    };
-    const twins: Store[] = [];
-    const harness: StoreHarness = {
-      store: await open(),
-      async reopen() {
-        await harness.store.close();
-        harness.store = await open();
-        return harness.store;
-      },
-      async twin() {
-        const twin = await open();
-        twins.push(twin);
-        return twin;
-      },
-      async cleanup() {
-        for (const twin of twins) await twin.close();
-        await harness.store.close();
-      },
-    };
-    return harness;
-  },
-  { shared: true },
-);
+async function postgresHarness(): Promise<StoreHarness> {
+  const { url } = await freshDatabase(cleanup);
+  const open = async () => {
+    const store = new PostgresStore({ url, poolSize: 4 });
+    await store.open();
+    return store;
+  };
+  const twins: Store[] = [];
+  const harness: StoreHarness = {
+    store: await open(),
+    async reopen() {
+      await harness.store.close();
+      harness.store = await open();
+      return harness.store;
+    },
+    async twin() {
+      const twin = await open();
+      twins.push(twin);
+      return twin;
+    },
+    async cleanup() {
+      for (const twin of twins) await twin.close();
+      await harness.store.close();
+    },
+  };
+  return harness;
+}
+
+runStoreSuite('PostgresStore', postgresHarness, { shared: true });
+runStoreAdminSuite('PostgresStore', postgresHarness, { shared: true });
 
 describe('PostgresStore on the database', () => {
   it('is migrated once when several instances open a fresh database at the same moment', async () => {
@@ -58,12 +58,17 @@ describe('PostgresStore on the database', () => {
     const first = new PostgresStore({ url });
     await first.open();
     await first.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 7, lastUid: 41 });
+    const kept = sessionRecord();
+    await first.putSession(kept);
+    await first.addMessage(kept.id, newMessage({ subject: 'from before' }));
     await first.close();
-    // Back to the schema before migration 3, as an earlier tempmail-tui left it.
+    // Back to the schema before migrations 3, 4 and 5, as an earlier tempmail-tui left it.
     const pool = inspect(cleanup, url);
     await pool.query('DROP FUNCTION tempmail_rate_hit');
     await pool.query('ALTER TABLE tempmail_create_hits SET LOGGED');
     await pool.query('ALTER TABLE tempmail_fetch_cursors DROP COLUMN renumbered_at');
+    await pool.query('ALTER TABLE tempmail_messages DROP COLUMN client_ip, DROP COLUMN envelope_from');
+    await pool.query('DROP TABLE tempmail_blocks');
     await pool.query('DELETE FROM tempmail_migrations WHERE version >= 3');
     const lines: string[] = [];
     const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
@@ -77,6 +82,11 @@ describe('PostgresStore on the database', () => {
     expect(await store.hitRateLimit('http 192.0.2.1', 2000, { limit: 1, windowMs: 60_000 })).toBe(59);
     const kind = await pool.query("SELECT relpersistence FROM pg_class WHERE relname = 'tempmail_create_hits'");
     expect(kind.rows[0].relpersistence).toBe('u');
+    // A message stored before version 5 keeps everything and says nothing of where it came from.
+    const [before] = await store.listMessages(kept.id);
+    expect(before).toMatchObject({ id: 1, subject: 'from before' });
+    expect(before).not.toHaveProperty('clientIp');
+    expect(await store.listBlocks()).toEqual([]);
   });
 
   it('refuses a database migrated by a newer tempmail-tui', async () => {

@@ -11,12 +11,15 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Delivery, NewMessage } from '../store';
+import { MAIL_CHANNEL, noticePayloads } from './mail-notices';
 import { query, transaction } from './pool';
 import { INSERT_MESSAGE, messageValues, metaOf, type MetaRow } from './rows';
 
 export interface DeliverOptions {
   /** How long to keep asking whether a COMMIT whose answer was lost happened (default 30 s). */
   commitCheckMs?: number;
+  /** This instance's name in its mail notices (mail-notices.ts): sent at COMMIT, to the other instances. */
+  instance: string;
   log(line: string): void;
 }
 
@@ -40,8 +43,8 @@ export async function deliverInTransaction(
       pool,
       async (c) => {
         // Row locks in id order: the inbox counts below cannot change until COMMIT.
-        const locked = await c.query<{ id: string; pid: number }>(
-          'SELECT id, pg_backend_pid() AS pid FROM tempmail_sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+        const locked = await c.query<{ id: string; token_hash: string; pid: number }>(
+          'SELECT id, token_hash, pg_backend_pid() AS pid FROM tempmail_sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
           [wanted],
         );
         const present = locked.rows.map((r) => r.id);
@@ -58,7 +61,13 @@ export async function deliverInTransaction(
         }
         const inserted = await c.query<MetaRow & { session_id: string }>(INSERT_MESSAGE, [present, ...messageValues(message)]);
         for (const row of inserted.rows) result.stored.set(row.session_id, metaOf(row));
-        await c.query('INSERT INTO tempmail_deliveries (id, at) VALUES ($1, now())', [deliveryId]);
+        // The record of the delivery and its notices (handed out by Postgres at COMMIT only), in one trip.
+        const hashes = locked.rows.filter((r) => result.stored.has(r.id)).map((r) => r.token_hash);
+        await c.query(
+          `WITH recorded AS (INSERT INTO tempmail_deliveries (id, at) VALUES ($1, now()))
+             SELECT pg_notify($2, payload) FROM unnest($3::text[]) AS payload`,
+          [deliveryId, MAIL_CHANNEL, noticePayloads(options.instance, hashes)],
+        );
         outcome = result;
         return { value: result };
       },

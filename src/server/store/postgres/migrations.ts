@@ -138,6 +138,23 @@ export const MIGRATIONS: readonly Migration[] = [
       $fn$;
     `,
   },
+  {
+    version: 5,
+    name: 'where each message came from, and blocks',
+    sql: `
+      -- The SMTP client's address and envelope sender of each message, for the admin API (null for mail
+      -- fetched over IMAP and for mail stored before this version). The sender is json, as the others.
+      ALTER TABLE tempmail_messages ADD COLUMN client_ip text, ADD COLUMN envelope_from json;
+      CREATE INDEX tempmail_messages_client_ip ON tempmail_messages (client_ip) WHERE client_ip IS NOT NULL;
+      -- Senders, sender domains and client addresses (or ranges) the service refuses mail from.
+      CREATE TABLE tempmail_blocks (
+        kind text NOT NULL CHECK (kind IN ('sender', 'domain', 'ip')),
+        value text NOT NULL,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (kind, value)
+      );
+    `,
+  },
 ];
 
 /** The database holds a schema newer than this code knows. */

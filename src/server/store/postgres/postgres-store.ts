@@ -13,10 +13,13 @@
  * lost (deliver.ts).
  */
 import type pg from 'pg';
-import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { randomUUID } from 'node:crypto';
+import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate, SWEEP_LOCK } from './migrations';
 import { deliverInTransaction } from './deliver';
+import { PgMailNotices } from './mail-notices';
+import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
 import { createPool, query, transaction, withClient } from './pool';
 import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
 
@@ -44,6 +47,8 @@ export class PostgresStore implements Store {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly log: (line: string) => void;
   private readonly fetchClaims: PgFetchClaims;
+  /** This instance's name in the mail notices it sends (mail-notices.ts), so it can skip its own. */
+  private readonly instance = randomUUID();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.log = options.log ?? (() => undefined);
@@ -172,7 +177,29 @@ export class PostgresStore implements Store {
   }
 
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
-    return this.run((pool) => deliverInTransaction(pool, sessionIds, message, inboxLimit, { commitCheckMs: this.options.commitCheckMs, log: this.log }));
+    return this.run((pool) =>
+      deliverInTransaction(pool, sessionIds, message, inboxLimit, { commitCheckMs: this.options.commitCheckMs, instance: this.instance, log: this.log }),
+    );
+  }
+
+  findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
+    return this.run((pool) => findMessages(pool, filter, limit));
+  }
+
+  listBlocks(): Promise<Block[]> {
+    return this.run(listBlocks);
+  }
+
+  putBlock(block: Block): Promise<boolean> {
+    return this.run((pool) => putBlock(pool, block));
+  }
+
+  deleteBlock(kind: BlockKind, value: string): Promise<boolean> {
+    return this.run((pool) => deleteBlock(pool, kind, value));
+  }
+
+  listenForMail(events: MailNoticeEvents): MailNotices {
+    return new PgMailNotices(this.options.url, this.instance, events, this.log);
   }
 
   listMessages(sessionId: string): Promise<StoredMessageMeta[]> {

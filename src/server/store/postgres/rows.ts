@@ -43,7 +43,7 @@ export function sessionValues(s: StoredSession): unknown[] {
 }
 
 /** The listing columns of tempmail_messages. */
-export const META_COLUMNS = 'id, received_at, size, sender_name, sender_email, subject, attachment_list';
+export const META_COLUMNS = 'id, received_at, size, sender_name, sender_email, subject, attachment_list, client_ip, envelope_from';
 
 export interface MetaRow {
   id: number;
@@ -53,6 +53,8 @@ export interface MetaRow {
   sender_email: string;
   subject: string;
   attachment_list: StoredAttachmentMeta[];
+  client_ip: string | null;
+  envelope_from: string | null;
 }
 
 export function metaOf(row: MetaRow): StoredMessageMeta {
@@ -64,6 +66,8 @@ export function metaOf(row: MetaRow): StoredMessageMeta {
     receivedAt: row.received_at.getTime(),
     size: row.size,
     attachments: row.attachment_list,
+    ...(row.client_ip !== null ? { clientIp: row.client_ip } : {}),
+    ...(row.envelope_from !== null ? { envelopeFrom: row.envelope_from } : {}),
   };
 }
 
@@ -73,8 +77,9 @@ export function messageOf(row: MetaRow & { body: Omit<StoredMessage, keyof Store
 }
 
 /**
- * The per-message values of an insert, in the order of INSERT_MESSAGE's $2..$10 (after the session ids):
- * received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments.
+ * The per-message values of an insert, in the order of INSERT_MESSAGE's $2..$12 (after the session ids):
+ * received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments,
+ * client_ip, envelope_from.
  */
 export function messageValues(m: NewMessage): unknown[] {
   const attachmentList: StoredAttachmentMeta[] = m.attachments.map((a, i) => ({
@@ -94,6 +99,8 @@ export function messageValues(m: NewMessage): unknown[] {
     JSON.stringify(body),
     m.raw,
     m.attachments.map((a) => a.bytes),
+    m.clientIp ?? null,
+    m.envelopeFrom === undefined ? null : JSON.stringify(m.envelopeFrom),
   ];
 }
 
@@ -108,7 +115,7 @@ export const INSERT_MESSAGE = `
     RETURNING id, last_message_id
   )
   INSERT INTO tempmail_messages
-    (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
-  SELECT bumped.id, bumped.last_message_id, $2, $3, $4::json, $5::json, $6::json, $7::json, $8::json, $9, $10::bytea[]
+    (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments, client_ip, envelope_from)
+  SELECT bumped.id, bumped.last_message_id, $2, $3, $4::json, $5::json, $6::json, $7::json, $8::json, $9, $10::bytea[], $11, $12::json
   FROM bumped
   RETURNING session_id, ${META_COLUMNS}`;
