@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pythonSendLines } from '../../../src/tui/inbox/empty-lines';
 import { sampleMessage } from '../../../src/tui/sample/sample-message';
 import { closedPort } from '../../harness/ports';
+import { startTestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { joined, KEY } from '../ui';
@@ -62,6 +63,21 @@ describe('T in local mode', () => {
     const frame = await h.screen.waitFor('Sample message not sent');
     expect(joined(frame)).toContain(`Sample message not sent: nothing answers at 127.0.0.1:${port} (has the local service stopped?)`);
     expect(frame).not.toMatch(/E[A-Z]{4,}/);
+  });
+
+  it("a refusal is said with the service's own words", async () => {
+    // A service of another domain: to it, this address is a relay attempt.
+    const other = await startTestService({ domains: ['other.test'] });
+    try {
+      h = await startApp({ props: { local: { smtpHost: other.smtpHost, smtpPort: other.smtpPort } } });
+      await pickFirstDomain(h);
+      await h.screen.waitFor('No mail yet');
+      await h.screen.press('T');
+      const frame = await h.screen.waitFor('Sample message not sent');
+      expect(joined(frame)).toMatch(new RegExp(`Sample message not sent: the service at 127\\.0\\.0\\.1:${other.smtpPort} answered: 550 5\\.7\\.1 `));
+    } finally {
+      await other.close();
+    }
   });
 
   it('one at a time: T again while a send waits says so; a service that never greets is said in words', async () => {
