@@ -135,7 +135,8 @@ export function App(props: AppProps) {
       setNotice({ text: `${s.email} lives on ${providerName(ref)}, which this run cannot reach`, kind: 'error' });
       return;
     }
-    const { createdAt: _c, refusedAt: _r, provider: _p, baseUrl: _b, ...session } = s;
+    const { createdAt: _c, refusedAt: _r, usedAt: _u, provider: _p, baseUrl: _b, ...session } = s;
+    saved.used(s.email, ref);
     setCurrent({ session, ref });
     setMode('session');
     setNotice(null);

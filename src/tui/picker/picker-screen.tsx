@@ -31,6 +31,7 @@ import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
 import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
 import { listLayout, PickerList } from './picker-list';
 import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
+import { startKey } from './picker-start';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { usePicker } from './use-picker';
 
@@ -93,10 +94,10 @@ export function PickerScreen(props: PickerScreenProps) {
   const here = providerName(props.where);
   const resumable = savedItems((props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)), now, here);
   const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
-  // At start the saved addresses come first (resuming is the likely wish); opened by `n` from an
-  // address, the user asked for a new one, so the new choices come first.
-  const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
+  // The saved addresses first, as the docs say; opened by `n` the highlight starts on a new choice.
+  const items = [...resumable, ...offered];
   const itemsKey = items.map((item) => item.key).join('\n');
+  const start = startKey(resumable, offered, Boolean(props.current));
 
   // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
   const canGoBack = Boolean(props.onCancel && props.current);
@@ -118,9 +119,9 @@ export function PickerScreen(props: PickerScreenProps) {
   const loadNote = domainsNote(picker.domains, { canGoBack, next: props.next ? providerName(props.next) : undefined }, now, columns);
   const listRows = Math.max(1, bodyRows - (loadNote?.rows ?? 0));
   const { shown } = listLayout(items.length, listRows);
-  const { index, top } = pickerWindow(state, itemsKey, items.length, shown);
+  const { index, top } = pickerWindow(state, itemsKey, items.length, shown, start);
   const highlighted = items[index];
-  const move = (to: PickerMove) => dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to });
+  const move = (to: PickerMove) => dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to, start });
 
   const choose = (choice: PickerChoice) => {
     dispatch({ type: 'chose' });

@@ -33,8 +33,8 @@ export interface UseSearchInput {
   reveal: (line: number) => void;
   /** Told where the search is whenever that changes (null: no search). */
   onCount?: (count: SearchCount | null) => void;
-  /** The search was kept (Enter): its words for the status line, and whether it found anything. */
-  onKept?: (text: string, found: boolean) => void;
+  /** The search was kept (Enter): its words for the status line (where it is, or that nothing matched). */
+  onKept?: (text: string) => void;
 }
 
 /** "“pattern” 3/7", with a note when the search came round. */
@@ -71,7 +71,7 @@ export function useSearch({ search, lines, scroll, reveal, onCount, onKept }: Us
   const typing = useRef(false);
   const kept = search !== null && !search.typing;
   useEffect(() => {
-    if (kept && typing.current) onKept?.(searchSetText(pattern, matches ? { pattern, current: current + 1, count, capped } : null), count > 0);
+    if (kept && typing.current) onKept?.(searchSetText(pattern, matches ? { pattern, current: current + 1, count, capped } : null));
     typing.current = search?.typing ?? false;
   }, [kept, search?.typing]); // eslint-disable-line react-hooks/exhaustive-deps
 
@@ -89,6 +89,6 @@ export function useSearch({ search, lines, scroll, reveal, onCount, onKept }: Us
 
 /** The status line's words for a search just set: where it is, or that nothing matched. */
 export function searchSetText(pattern: string, count: SearchCount | null): string {
-  if (!count || count.pattern !== pattern || count.count === 0) return `No match for "${pattern}"`;
+  if (!count || count.pattern !== pattern || count.count === 0) return `No match for "${pattern}" · Esc clears`;
   return `"${pattern}" ${count.current}/${count.count}${count.capped ? '+' : ''} · n next, N previous, Esc clears`;
 }

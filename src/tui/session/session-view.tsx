@@ -17,6 +17,7 @@ import { HelpScreen } from '../widgets/help-screen';
 import { useKeys } from '../widgets/use-keys';
 import { subjectLabel } from '../wording/display-format';
 import { InboxScreen } from '../inbox/inbox-screen';
+import { thisMachineHost } from '../inbox/empty-lines';
 import { headerHeight, LiveSessionHeader } from '../inbox/session-header';
 import { useInbox } from '../inbox/use-inbox';
 import { useReadMarks, type ReadMarksConfig } from '../inbox/use-read-marks';
@@ -31,6 +32,7 @@ import type { StatusMessage } from '../wording/status-text';
 import { useReading } from './use-reading';
 import { useSaveQuestions } from './use-save-questions';
 import { useSessionEffects } from './use-session-effects';
+import { useSample } from '../sample/use-sample';
 import { useForgetAnswer } from '../saved/forget-question';
 import { preloadReader } from '../viewer/lazy-reader';
 import { rowMarks } from './row-marks';
@@ -117,6 +119,7 @@ export function SessionView(props: SessionViewProps) {
 
   const { unread } = inbox.state;
   useSessionEffects({ inbox, cache, marks, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
+  const sendSample = useSample({ email: session.email, local: props.local, where: props.where ?? api.info.label, status: { info, note, fail }, mounted });
 
   // Above the footer: a question, the filter or search input, or the status (fading; a long one wraps).
   const shownStatus = useFaded(status, props.clock) ?? props.notice ?? null;
@@ -231,6 +234,7 @@ export function SessionView(props: SessionViewProps) {
         intervalMs={live ? props.intervalMs : null}
         clock={props.clock}
         local={props.local}
+        nearHost={props.local ? undefined : thisMachineHost(api)}
         isActive={screen === 'inbox'}
         {...rowMarks(cache)}
         onOpen={reading.open}
@@ -245,6 +249,7 @@ export function SessionView(props: SessionViewProps) {
           }
         }}
         onNewAddress={newAddress}
+        onSample={sendSample}
         onCopy={() => actions.copyText('address', session.email)}
         onSwitch={props.onSwitch}
         onForget={() => setQuestion({ kind: 'forget', provider: api.info.id })}
