@@ -1,7 +1,7 @@
 /**
  * Every example in the docs that sends mail runs as written (issue 26): each `python3` command of a
  * shell block in README.md and docs/ is run by a real shell against the real service, with only its
- * address, host and port put right (and, for the STARTTLS one of deploy.md, a test CA to trust), and the
+ * address, host and port put right (and, for the STARTTLS one of docs/server/deploy.md, a test CA to trust), and the
  * message must arrive. An example that names a tool most machines lack fails the docs test beside this.
  */
 import { execFile } from 'node:child_process';

@@ -6,7 +6,6 @@
  */
 import { useRef } from 'react';
 import type { LocalServiceInfo } from '../shell/shell-types';
-import { sampleMessage } from './sample-message';
 import { SampleError, sendSample } from './send-sample';
 
 export interface SampleInput {
@@ -31,7 +30,8 @@ export function useSample({ email, local, where, status, mounted }: SampleInput)
     sending.current = true;
     const target = `SMTP ${local.smtpHost}:${local.smtpPort}`;
     status.note(`Sending a sample message via ${target}…`);
-    sendSample(local, sampleMessage(email)).then(
+    // Its module (and node:crypto, for the code) loads on the first T, not before the first frame.
+    import('./sample-message').then(({ sampleMessage }) => sendSample(local, sampleMessage(email))).then(
       () => {
         sending.current = false;
         if (mounted.current) status.info(`Sample message sent via ${target}: open it, then c copies its code.`);
