@@ -55,9 +55,9 @@ const CANDIDATE = new RegExp(
     // table cell as html-to-text renders it: 5 8 2 9 1 7
     String.raw`\d{3}[ \-]\d{3}(?![ \-]\d)|\d{4}[ \-]\d{4}(?![ \-]\d)|\d{2} \d{2} \d{2}(?! \d)|\d(?: \d){3,7}(?! \d)` +
     // dashed alphanumeric groups: A7K-29Q, ABCD-1234, 4F2-K9P-X1Q
-    String.raw`|[A-Z0-9]{2,5}(?:-[A-Z0-9]{2,5}){1,2}` +
+    '|[A-Z0-9]{2,5}(?:-[A-Z0-9]{2,5}){1,2}' +
     // plain digits or upper-case alphanumeric: 482913, XK4P9Z
-    String.raw`|[A-Z0-9]{4,8}` +
+    '|[A-Z0-9]{4,8}' +
     ')' +
     NOT_AFTER,
   'gu',
