@@ -56,7 +56,7 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
     for (const meta of await guarded(() => store.listMessages(id))) {
       if (meta.size !== raw.length) continue;
       const kept = await guarded(() => store.rawMessage(id, meta.id));
-      if (kept && kept.equals(raw)) return true;
+      if (kept?.equals(raw)) return true;
     }
     return false;
   }

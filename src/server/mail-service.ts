@@ -87,7 +87,10 @@ export function createMailService(deps: MailServiceDeps): MailService {
   let domainsOf: string[] | undefined;
   let lowered: string[] = [];
   const ourDomains = () => {
-    if (config.domains !== domainsOf) lowered = (domainsOf = config.domains).map((d) => d.toLowerCase());
+    if (config.domains !== domainsOf) {
+      domainsOf = config.domains;
+      lowered = domainsOf.map((d) => d.toLowerCase());
+    }
     return lowered;
   };
   const limits = deps.limits ?? new ClientLimits(store, ratesOf(config), clock);
@@ -104,7 +107,9 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
   const refreshCount = () =>
     store.countSessions().then(
-      (n) => void (sessionCount = n),
+      (n) => {
+        sessionCount = n;
+      },
       () => undefined,
     );
   void refreshCount();

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from './observe/log';
 import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 import { hangupReloads, reloadConfig } from './reload/sighup';
+import type { ServerConfig } from './server-config';
 
 const HELP = `Usage: tempmail-tui serve [options]
 
@@ -166,7 +167,7 @@ export async function runServe(args: string[]): Promise<number> {
   if (flags['lifetime-minutes'] !== undefined && flags['lifetime-seconds'] !== undefined) {
     return usage('give --lifetime-minutes or --lifetime-seconds, not both');
   }
-  let config;
+  let config: ServerConfig;
   // What one source of settings overrode of another (the storage), said once the log is there.
   const notes: string[] = [];
   try {

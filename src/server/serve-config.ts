@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
-import { ConfigFileError, parseDomain, parseExtmailAccount, parseIntIn, parsePositive, show, UsageError } from './config-values';
+import { ConfigFileError, parseDomain, parseIntIn, parsePositive, show, UsageError } from './config-values';
 import { parseAccountEntry } from './imap/account-config';
 import { OperatorFileError, readOperatorFileSync } from './operator-file';
 import { DuplicateKeyError, parseJsonStrict } from './strict-json';

@@ -5,7 +5,7 @@
  * and errors are docs/server/http-api.md's.
  */
 import { formatWireTime } from '../../platform/time';
-import { ServiceError, type MailService } from '../service-types';
+import type { MailService } from '../service-types';
 import { matchesEtag, summaryRow, type CheckMailCache } from './check-mail-cache';
 import type { ServerResponse } from 'node:http';
 import type { AdminApi } from '../admin/admin-api';

@@ -48,7 +48,10 @@ export class LimitersByRule {
   hit(key: string, now: number, rule: { limit: number; windowMs: number }, cost = 1): number {
     const name = `${rule.limit}/${rule.windowMs}`;
     let limiter = this.limiters.get(name);
-    if (!limiter) this.limiters.set(name, (limiter = new SlidingWindowLimiter(rule.limit, rule.windowMs)));
+    if (!limiter) {
+      limiter = new SlidingWindowLimiter(rule.limit, rule.windowMs);
+      this.limiters.set(name, limiter);
+    }
     return limiter.hit(key, now, cost);
   }
 }

@@ -57,11 +57,17 @@ export function joinSmtpHooks(...sets: SmtpHooks[]): SmtpHooks {
   };
   return {
     connect: first((h) => h.connect),
-    closed: (peer) => sets.forEach((h) => h.closed?.(peer)),
+    closed: (peer) => {
+      for (const h of sets) h.closed?.(peer);
+    },
     greet: first((h) => h.greet),
     mailFrom: firstAsync((h) => h.mailFrom),
     rcpt: firstAsync((h) => h.rcpt),
-    tls: (peer, ok, reason) => sets.forEach((h) => h.tls?.(peer, ok, reason)),
-    refused: (peer, reason) => sets.forEach((h) => h.refused?.(peer, reason)),
+    tls: (peer, ok, reason) => {
+      for (const h of sets) h.tls?.(peer, ok, reason);
+    },
+    refused: (peer, reason) => {
+      for (const h of sets) h.refused?.(peer, reason);
+    },
   };
 }

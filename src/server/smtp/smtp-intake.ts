@@ -9,7 +9,7 @@ import { asLogger, type Logger, type LogLevel } from '../observe/log';
 import { messageIdOf } from '../observe/message-id';
 import type { ServerConfig } from '../server-config';
 import { plainIp } from '../store/match';
-import { ServiceError, type MailService } from '../service-types';
+import { ServiceError, type MailService, type RecipientVerdict } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
 import type { SmtpHooks } from './smtp-hooks';
@@ -111,7 +111,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     }
     const hooked = await hooks.rcpt?.(peerOf(session), rcpt);
     if (hooked) return reply(hooked.code, hooked.text, hooked.reason);
-    let verdict;
+    let verdict: RecipientVerdict;
     try {
       verdict = await service.checkRecipient(rcpt);
     } catch (error) {
