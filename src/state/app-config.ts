@@ -3,7 +3,7 @@
  * (`$XDG_CONFIG_HOME/tempmail-tui/config.json`), the environment (TEMPMAIL_*), then command-line flags.
  * A bad value anywhere is a ConfigError that names where it came from and which key, never a silent default.
  */
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
@@ -177,7 +177,7 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
 function keepPrivate(file: string): void {
   const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
   for (const [path, mode] of [[file, 0o600], [dirname(file), 0o700]] as const) {
-    let st;
+    let st: Stats;
     try {
       st = statSync(path);
     } catch {
