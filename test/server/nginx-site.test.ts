@@ -74,7 +74,10 @@ http {
   await waitFor(
     () =>
       new Promise<boolean>((resolve) => {
-        const socket = net.connect(tls, '127.0.0.1', () => (socket.end(), resolve(true)));
+        const socket = net.connect(tls, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        });
         socket.on('error', () => resolve(false));
       }),
     { message: `nginx to listen (${stderr})` },

@@ -53,7 +53,7 @@ describe('the database URL setting', () => {
       expect(message).toMatch(/expected a postgres:\/\/ or postgresql:\/\/ URL/);
       expect(message).not.toContain('Hunter2');
     }
-    const file = await configFile({ databaseUrl: `${secret} ` + '\u001b[2J' });
+    const file = await configFile({ databaseUrl: `${secret} \u001b[2J` });
     expect(refusal(() => buildServerConfig({ config: file }, {}))).not.toContain('Hunter2');
   });
 

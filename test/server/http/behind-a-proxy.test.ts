@@ -18,7 +18,10 @@ const create = (baseUrl: string, forwardedFor?: string) =>
 const accepts = (host: string, port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = net.connect(port, host);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 
