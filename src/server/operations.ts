@@ -12,7 +12,7 @@ import { StorageCap, type StorageCaps } from './limits/storage-cap';
 import type { HttpHooks } from './http/http-server';
 import type { Logger } from './observe/log';
 import { Observer, type OpsStats } from './observe/observer';
-import { startMetricsServer, type MetricsServer } from './observe/metrics-server';
+import { METRICS_PATH, startMetricsServer, type MetricsServer } from './observe/metrics-server';
 import { StorageHealth } from './observe/storage-health';
 import { connectionsPerClient, type Clock, type ServerConfig } from './server-config';
 import type { SmtpHooks, SmtpRefusal } from './smtp/smtp-hooks';
@@ -144,7 +144,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     const metrics = createPromMetrics(observer);
     const render = async () => ({ contentType: metrics.contentType, body: await metrics.render() });
     if (config.metricsListen) metricsServer = await startMetricsServer(config.metricsListen, render);
-    else httpHooks.plain = { '/metrics': render };
+    else httpHooks.plain = { [METRICS_PATH]: render };
   }
 
   return {

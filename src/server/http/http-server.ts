@@ -258,9 +258,17 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
           ? [408, 'Request Timeout', 'timeout']
           : [400, 'Bad Request', 'bad_request'];
     const body = JSON.stringify({ status: 'error', error: code, message: reason });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    // The headers of every other JSON answer (sendPayload's, and what the service offers), then the close.
+    const head = [
+      `HTTP/1.1 ${status} ${reason}`,
+      `content-type: ${JSON_TYPE}`,
+      `content-length: ${Buffer.byteLength(body)}`,
+      'cache-control: no-store',
+      'x-content-type-options: nosniff',
+      `${CAPABILITIES_HEADER}: ${CAPABILITIES}`,
+      'connection: close',
+    ];
+    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
   });
 
   let closing: Promise<void> | undefined;

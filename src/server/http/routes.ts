@@ -2,7 +2,8 @@
  * The routes of the HTTP front end: the interface's five operations in our wire shapes, plus the
  * extras (raw message, attachment bytes, health). Each handler turns parameters into one MailService
  * call and the result into a wire answer; it depends on nothing but the service contract. The shapes
- * and errors are docs/server/http-api.md's.
+ * and errors are docs/server/http-api.md's; docs/server/openapi.yaml describes them route by route, and
+ * its tests fail when a route here (or in ADMIN_ROUTES) is missing there, or an answer differs.
  */
 import { formatWireTime } from '../../platform/time';
 import type { MailService } from '../service-types';

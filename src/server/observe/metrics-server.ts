@@ -11,11 +11,14 @@ export interface MetricsServer {
 
 export type RenderMetrics = () => Promise<{ contentType: string; body: string }>;
 
+/** Where the metrics are served, on this listener or on the HTTP port (docs/server/openapi.yaml names it). */
+export const METRICS_PATH = '/metrics';
+
 /** Listens on `where` (port 0 = any free one) and answers GET /metrics with `render`. */
 export function startMetricsServer(where: { host: string; port: number }, render: RenderMetrics): Promise<MetricsServer> {
   const server = nodeHttp().createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    if (path !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('not found\n');
       return;
