@@ -5,6 +5,7 @@
 import { existsSync, watch } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { waitFor } from '../harness/wait';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { call } from '../harness/http';
@@ -155,8 +156,10 @@ describe('tempmail-tui serve', () => {
   it('--data-dir beats TEMPMAIL_DATABASE_URL, and says so', async () => {
     const dir = await tempDir();
     const proc = track(await startServeProcess(['--data-dir', dir], { TEMPMAIL_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' }));
+    // stdout (the addresses, which startServeProcess waits for) and stderr (the log) are two pipes with no
+    // order between them: wait for the log lines.
+    await waitFor(() => proc.stderr().includes(`data in ${dir}`));
     expect(proc.stderr()).toContain('storage: the data dir of the flags overrides the database of TEMPMAIL_DATABASE_URL');
-    expect(proc.stderr()).toContain(`data in ${dir}`);
     expect((await call(proc.baseUrl, '/health')).status).toBe(200);
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
   });
