@@ -16,7 +16,9 @@ import type {
   ProviderId,
   Session,
 } from '../model/mail-types';
+import type { RateLimitWait } from './http-client';
 import type { ListingLimits, MessageList } from './listing';
+import type { Pacer } from './pacer';
 
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
 export type { PostEncoding, ProviderId } from '../model/mail-types';
@@ -37,6 +39,10 @@ export interface ApiOptions {
   maxResponseBytes?: number;
   /** Bounds on one listing as a whole, over every page (default LISTING_LIMITS, listing.ts). */
   listingLimits?: Partial<ListingLimits>;
+  /** Spaces request starts (shared with the user's other processes: state/pacing-file.ts). */
+  pacer?: Pacer;
+  /** Waits out 429s within these bounds and asks again (the commands and the app); default: a 429 is the caller's. */
+  rateLimitWait?: RateLimitWait;
 }
 
 /** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */

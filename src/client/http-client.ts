@@ -9,10 +9,12 @@
  * module: the app draws its first frame without it (preloadHttp() loads it ahead of need).
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
-import { ApiError } from './api-error';
+import { ApiError, isApiError } from './api-error';
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { keepNewest } from './keep-newest';
+import type { Pacer } from './pacer';
+import { USER_AGENT } from './user-agent';
 import { badResponse } from './wire-json';
 
 export { checkBaseUrl };
@@ -65,7 +67,30 @@ export interface HttpClientOptions {
   retryBaseDelayMs?: number;
   /** Answers larger than this are refused as bad_response (default 64 MiB). */
   maxResponseBytes?: number;
+  /** Spaces request starts (a provider's documented rate, shared between processes); none by default. */
+  pacer?: Pacer;
+  /** Waiting out a 429's Retry-After and asking again; without it a 429 is the caller's. */
+  rateLimitWait?: RateLimitWait;
 }
+
+/**
+ * How long a call may wait out 429s before it gives up: one wait of at most `perWaitMs` (a provider
+ * that asks for longer is not waited on: its error says when to come back), `totalMs` in all.
+ */
+export interface RateLimitWait {
+  perWaitMs: number;
+  totalMs: number;
+  /** Told before each wait (the status line, stderr): the seconds it waits. */
+  onWait?: (seconds: number) => void;
+}
+
+/** A one-shot command's and the app's bounds: 10 s a wait, 30 s in all. */
+export const RATE_LIMIT_WAIT: Omit<RateLimitWait, 'onWait'> = { perWaitMs: 10_000, totalMs: 30_000 };
+
+// A 429 without Retry-After is asked again after this (mail.tm's own JavaScript wrapper waits 1 s).
+const DEFAULT_RATE_WAIT_MS = 1_000;
+// Retry-After: 0 is still a pause: asking again at once meets the same limit.
+const MIN_RATE_WAIT_MS = 250;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -143,7 +168,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     responseType: 'text',
     // A redirect would carry the token (query string) to an address nobody configured.
     followRedirect: false,
-    headers: { accept: 'application/json', 'user-agent': 'tempmail-tui' },
+    headers: { accept: 'application/json', 'user-agent': USER_AGENT },
     retry: {
       limit: options.retries ?? DEFAULT_RETRIES,
       // Only GETs are safe to repeat: a repeated create-session would make a second address, a
@@ -199,33 +224,36 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return answer;
   }
 
+  /**
+   * One call in its turn (the pacer), asked again after each 429 whose wait is within the bounds; a
+   * 429 is a refusal, so asking again is safe even for a POST (nothing was made).
+   */
+  async function paced<T>(attempt: () => Promise<T>): Promise<T> {
+    const limits = options.rateLimitWait;
+    let waited = 0;
+    for (;;) {
+      try {
+        return await (options.pacer ? options.pacer.run(attempt) : attempt());
+      } catch (error) {
+        if (!limits || !isApiError(error) || error.kind !== 'rate_limited') throw error;
+        const asked = error.details.retryAfterSeconds;
+        const ms = Math.max(MIN_RATE_WAIT_MS, asked === undefined ? DEFAULT_RATE_WAIT_MS : asked * 1000);
+        if (ms > limits.perWaitMs || waited + ms > limits.totalMs) throw error;
+        waited += ms;
+        limits.onWait?.(Math.ceil(ms / 1000));
+        if (options.pacer) options.pacer.holdUntil(Date.now() + ms);
+        else await new Promise((resolve) => setTimeout(resolve, ms));
+      }
+    }
+  }
+
   return {
     baseUrl: base,
-    async request(method, path, request = {}) {
-      const secretsNow = remember(request);
-      const client = await ready(secretsNow);
-      const abort = new AbortController();
-      const pending = client(path, {
-        method,
-        signal: abort.signal,
-        searchParams: request.searchParams,
-        form: request.form,
-        json: request.json,
-        headers: request.headers,
-        responseType: 'text',
-      });
-      const conditional = Object.keys(request.headers ?? {}).some((h) => h.toLowerCase() === 'if-none-match');
-      const answer = await send<string>(pending as RequestPromise<Response<string>>, abort, secretsNow, conditional);
-      return { ...answer, body: typeof answer.body === 'string' ? answer.body : '' };
+    request(method, path, request = {}) {
+      return paced(() => sendRequest(method, path, request));
     },
-    async requestBuffer(path, request = {}) {
-      const secretsNow = remember(request);
-      const client = await ready(secretsNow);
-      const abort = new AbortController();
-      const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: abort.signal });
-      const answer = await send<Uint8Array>(pending, abort, secretsNow);
-      // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
-      return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };
+    requestBuffer(path, request = {}) {
+      return paced(() => sendBuffer(path, request));
     },
     async stream(path, request = {}) {
       const secretsNow = remember(request);
@@ -236,6 +264,34 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     secrets: secretList,
   };
+
+  async function sendRequest(method: HttpMethod, path: string, request: HttpRequest): Promise<HttpAnswer<string>> {
+    const secretsNow = remember(request);
+    const client = await ready(secretsNow);
+    const abort = new AbortController();
+    const pending = client(path, {
+      method,
+      signal: abort.signal,
+      searchParams: request.searchParams,
+      form: request.form,
+      json: request.json,
+      headers: request.headers,
+      responseType: 'text',
+    });
+    const conditional = Object.keys(request.headers ?? {}).some((h) => h.toLowerCase() === 'if-none-match');
+    const answer = await send<string>(pending as RequestPromise<Response<string>>, abort, secretsNow, conditional);
+    return { ...answer, body: typeof answer.body === 'string' ? answer.body : '' };
+  }
+
+  async function sendBuffer(path: string, request: HttpRequest): Promise<HttpAnswer<Buffer>> {
+    const secretsNow = remember(request);
+    const client = await ready(secretsNow);
+    const abort = new AbortController();
+    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: abort.signal });
+    const answer = await send<Uint8Array>(pending, abort, secretsNow);
+    // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
+    return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };
+  }
 }
 
 // got's stream interface: the headers within `timeoutMs` (like any request), then the body for as long

@@ -7,6 +7,7 @@ import { createGuerrillaProvider, GUERRILLA_INFO } from './guerrilla/guerrilla-p
 import { checkBaseUrl } from './base-url';
 import { normalizeBaseUrl } from '../model/service-url';
 import { createMailtmProvider, MAILTM_INFO } from './mailtm/mailtm-provider';
+import type { Pacer } from './pacer';
 import { createTempmailProvider, TEMPMAIL_INFO } from './tempmail/tempmail-provider';
 
 /** Every provider, in the order they are listed. */
@@ -20,11 +21,20 @@ export const PROVIDER_INFO: Readonly<Record<ProviderId, ProviderInfo>> = {
  * Options for any provider; `baseUrl` defaults to the provider's own. The temporary-email interface's
  * options (post encoding, the service's zone) reach only tempmail.
  */
-export type ProviderOptions = Partial<ApiOptions>;
+export type ProviderOptions = Partial<ApiOptions> & {
+  /**
+   * The pacer of a provider at a base URL, for its documented rate (0: none documented; a 429's wait is
+   * still shared): the commands and the app give one shared by every process (state/pacing-file.ts).
+   */
+  pacerFor?: (provider: ProviderId, baseUrl: string, perSecond: number) => Pacer;
+};
 
 /** A provider client for `id` (at its default base URL unless `options.baseUrl`). Throws ApiError('bad_request') for a bad URL. */
-export function createProvider(id: ProviderId, options: ProviderOptions = {}): MailProvider {
-  const baseUrl = options.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl;
+export function createProvider(id: ProviderId, given: ProviderOptions = {}): MailProvider {
+  const { pacerFor, ...rest } = given;
+  const baseUrl = rest.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl;
+  const pacer = rest.pacer ?? pacerFor?.(id, baseUrl, PROVIDER_INFO[id].limits.requestsPerSecond ?? 0);
+  const options = { ...rest, ...(pacer ? { pacer } : {}) };
   switch (id) {
     case 'tempmail':
       return createTempmailProvider({ ...options, baseUrl });

@@ -24,6 +24,7 @@ import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
 import { describeError } from './wording/error-text';
 import { providerName } from './wording/provider-text';
+import { rateWaitText, type RateWaits } from './shell/rate-waits';
 import type { StatusMessage } from './wording/status-text';
 
 export interface AppProps {
@@ -70,6 +71,8 @@ export interface AppProps {
   onSession?: (session: Session) => void;
   /** The first provider's domains, asked for before the app was drawn: the first picker uses them instead of asking. */
   domains?: Early<DomainList>;
+  /** A provider limiting requests and a call waiting it out: said on the status line. */
+  rateWaits?: RateWaits;
 }
 
 const noCopy = async () => 'No clipboard here: select the address with the mouse';
@@ -106,6 +109,9 @@ export function App(props: AppProps) {
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
+  // A call waiting out a provider's 429 says so (the next word on the status line replaces it).
+  const { rateWaits } = props;
+  useEffect(() => rateWaits?.subscribe((wait) => setNotice({ text: rateWaitText(wait), kind: 'info' })), [rateWaits]);
   // The early domains serve the first picker only; a picker opened later asks again.
   const earlyDomains = useRef(props.domains);
   useEffect(() => {

@@ -11,6 +11,7 @@ import type { DomainList, Session } from '../../model/mail-types';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpClient } from '../http-client';
 import { startMessageListing, withCut } from '../listing';
+import { USER_AGENT } from '../user-agent';
 import { badResponse, parseJson } from '../wire-json';
 import { isWelcome, parseAddress, parseList, parseMessage, parseSummary, sidOf } from './guerrilla-parse';
 
@@ -48,11 +49,11 @@ const LINK_TTL_MS = 5 * 60_000;
 // of 20"): pages are read until `count` messages are in or a page comes back empty.
 const MAX_PAGES = 100;
 // The documentation asks every call to say the user's ip and agent; a terminal client has no other user.
-const IDENTITY = { ip: '127.0.0.1', agent: 'tempmail-tui', lang: 'en' };
+const IDENTITY = { ip: '127.0.0.1', agent: USER_AGENT, lang: 'en' };
 // A local part Guerrilla Mail accepts; anything else is refused before it is sent.
 const NAME_SHAPE = /^[a-z0-9._+-]{1,64}$/;
 
-export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits'> & {
+export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits' | 'pacer' | 'rateLimitWait'> & {
   /** Clock for the 60-minute lifetime and for relinking (tests). */
   now?: () => number;
 };

@@ -37,8 +37,8 @@ const MAX_DOWNLOAD_URLS = 4_096;
 // A random name that is taken (unlikely) is drawn again, this many times in all.
 const NAME_TRIES = 3;
 
-export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits'> {
-  /** Requests started per second (default 8, the documented limit; 0: no spacing). */
+export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits' | 'pacer' | 'rateLimitWait'> {
+  /** Requests started per second when no `pacer` is given (default 8, the documented limit; 0: no spacing). */
   requestsPerSecond?: number;
   /** The new-mail event stream (default: mercure.<domain> for an api.<domain> base, else <base>.well-known/mercure). */
   eventsUrl?: string;
@@ -67,8 +67,10 @@ interface Call {
 
 /** The mail.tm provider at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createMailtmProvider(options: MailtmOptions): MailProvider {
-  const http = createHttpClient(options);
-  const pacer = createPacer(options.requestsPerSecond ?? 8);
+  // Every request in its turn (the documented 8 a second), shared with the user's other processes when
+  // the caller gives a shared pacer.
+  const pacer = options.pacer ?? createPacer(options.requestsPerSecond ?? 8);
+  const http = createHttpClient({ ...options, pacer });
   const base = new URL(http.baseUrl);
   // The token each address last got (a refused one is replaced), and the refresh in flight per address.
   const tokens = new Map<string, string>();
@@ -82,7 +84,7 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     const headers: Record<string, string> = { accept: ACCEPT, ...c.headers };
     if (c.token !== undefined) headers.authorization = `Bearer ${c.token}`;
     const secrets = [...(c.token ? [c.token] : []), ...(c.secrets ?? [])];
-    const answer = await pacer.run(() => http.request(method, path, { json: c.json, searchParams: c.searchParams, headers, secrets }));
+    const answer = await http.request(method, path, { json: c.json, searchParams: c.searchParams, headers, secrets });
     const bytes = Buffer.byteLength(answer.body);
     if (!answer.body.trim()) return { data: undefined, bytes };
     const data = parseJson(answer.body);
@@ -249,17 +251,13 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
       // The download URL the message gave; without one (a message not read in this run), the documented form.
       const given = downloadUrls.get(`${messageId} ${attachment.id}`);
       const path = given ? apiPath(given) : `messages/${checkId(messageId, 'message')}/attachment/${checkId(attachment.id, 'attachment')}`;
-      const answer = await authed(session, (token) =>
-        pacer.run(() => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] })),
-      );
+      const answer = await authed(session, (token) => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }));
       return answer.body;
     },
     // The message as mail.tm received it, byte for byte (its `downloadUrl`, documented with /sources/{id}).
     async readSource(session, id) {
       const path = `messages/${checkId(id, 'message')}/download`;
-      const answer = await authed(session, (token) =>
-        pacer.run(() => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] })),
-      );
+      const answer = await authed(session, (token) => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }));
       return { kind: 'raw', bytes: answer.body };
     },
     // Read state kept at mail.tm too, as its own web client does (a JSON merge patch of `seen`).
@@ -272,7 +270,7 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
       await authed(session, (token) => call('DELETE', `accounts/${encodeURIComponent(id)}`, { token }));
     },
     watchMail(session, events) {
-      const events$ = createHttpClient({ ...options, baseUrl: new URL('.', options.eventsUrl ?? mercureUrl(http.baseUrl)).href });
+      const events$ = createHttpClient({ ...options, pacer: undefined, baseUrl: new URL('.', options.eventsUrl ?? mercureUrl(http.baseUrl)).href });
       const path = new URL(options.eventsUrl ?? mercureUrl(http.baseUrl)).pathname.split('/').pop()!;
       return watchMailtm(
         {

@@ -6,17 +6,21 @@
  * code yet (the first request of a tempmail service goes without it: quick-domains.ts).
  */
 import type { MailProvider, TempMailApi } from '../../client/client-types';
-import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderRef, type ProviderSet } from '../../client/providers';
+import { RATE_LIMIT_WAIT } from '../../client/http-client';
+import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderOptions, type ProviderRef, type ProviderSet } from '../../client/providers';
 import { quickDomains } from '../../client/tempmail/quick-domains';
 import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
+import { createFilePacer, pacingName } from '../../state/pacing-file';
 import { appPaths } from '../../state/paths';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
 import type { DomainList } from '../../model/mail-types';
 import { early, type Early } from './early';
 import { startLocalService, type LocalService } from './local-service';
+import { createRateWaits, type RateWaits } from './rate-waits';
+import { providerName } from '../wording/provider-text';
 
 export interface AppService {
   providers: ProviderSet;
@@ -28,6 +32,8 @@ export interface AppService {
   local?: LocalService;
   /** The first listDomains, already on its way. */
   domains: Early<DomainList>;
+  /** A provider limiting requests, and a call waiting it out: for the status line. */
+  rateWaits: RateWaits;
 }
 
 /**
@@ -43,10 +49,16 @@ export function startRef(settings: Pick<Settings, 'provider' | 'baseUrl'>, env: 
 /** Starts what the app needs from its providers; an error is a line for stderr (exit 1). */
 export async function connectService(settings: Settings, env: NodeJS.ProcessEnv): Promise<AppService | { error: string }> {
   const start = startRef(settings, env);
-  const options = {
+  const rateWaits = createRateWaits();
+  const state = appPaths(env).state;
+  // Each provider keeps its documented rate together with the user's other processes (the scripts), and
+  // a 429 is waited out (10 s a wait, 30 s a call) with a word on the status line.
+  const options = (ref: ProviderRef): ProviderOptions => ({
     postEncoding: settings.postEncoding,
     serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
-  };
+    pacerFor: (provider, baseUrl, perSecond) => createFilePacer(state, pacingName(provider, baseUrl), perSecond),
+    rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }) },
+  });
   let local: LocalService | undefined;
   let first: MailProvider;
   try {
@@ -57,9 +69,11 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
         const why = error instanceof Error ? error.message : String(error);
         return { error: `could not start the local service: ${safeLine(why, 300)}` };
       }
-      first = withLocalPush(tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl), local);
+      // The in-process service is not paced: nobody else's limits apply to it.
+      const { pacerFor: _p, rateLimitWait: _w, ...plain } = options(start);
+      first = withLocalPush(tempmailProvider(followingApi(local, (url) => createApi({ ...plain, baseUrl: url })), local.httpUrl), local);
     } else {
-      first = createProvider(start.provider, { ...options, baseUrl: start.baseUrl });
+      first = createProvider(start.provider, { ...options(start), baseUrl: start.baseUrl });
     }
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
@@ -68,9 +82,9 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
   const providers = createProviderSet({
     choices: providerChoices(start),
     known: [[start, first]],
-    make: (ref) => createProvider(ref.provider, { ...options, baseUrl: ref.baseUrl }),
+    make: (ref) => createProvider(ref.provider, { ...options(ref), baseUrl: ref.baseUrl }),
   });
-  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(firstDomains(start, first)) };
+  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(firstDomains(start, first)), rateWaits };
 }
 
 /**

@@ -80,6 +80,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       openLink={openLink}
       noColor={noColorRequested(env)}
       domains={service.domains}
+      rateWaits={service.rateWaits}
     />
   );
   const instance = render(app(), {
