@@ -101,6 +101,12 @@ export interface ProviderInfo {
   deleteAddress?: string;
 }
 
+/** What the caller of createSession hears before it resolves. */
+export interface CreateHooks {
+  /** The address exists at the provider; its token is not had yet (`token` is ""). Save it now. */
+  keep?(pending: Session): void;
+}
+
 /** How a provider's new-mail push is doing (mail.tm's event stream). */
 export type PushState = 'connecting' | 'live' | 'down';
 
@@ -128,8 +134,13 @@ export interface MailProvider {
   readonly baseUrl: string;
   /** The domains (and external-mail accounts, where the provider has them) new addresses can use. */
   listDomains(): Promise<DomainList>;
-  /** A new address: random, or with `prefix`, on `domain`/`domainId` or one the provider picks. */
-  createSession(options?: CreateSessionOptions): Promise<Session>;
+  /**
+   * A new address: random, or with `prefix`, on `domain`/`domainId` or one the provider picks. Where an
+   * address exists at the provider before its token is had (a mail.tm account, then its sign-in),
+   * `hooks.keep` gets it first, with no token yet, so that it can be saved: a sign-in that fails then
+   * leaves an address the next call signs in to, not an account nobody has the password of.
+   */
+  createSession(options?: CreateSessionOptions, hooks?: CreateHooks): Promise<Session>;
   /**
    * Every message of the address (every page of them), newest first, within the listing's bounds
    * (listing.ts): what it had to leave out is said in the list's `cut`.

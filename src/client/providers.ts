@@ -27,11 +27,13 @@ export type ProviderOptions = Partial<ApiOptions> & {
    * still shared): the commands and the app give one shared by every process (state/pacing-file.ts).
    */
   pacerFor?: (provider: ProviderId, baseUrl: string, perSecond: number) => Pacer;
+  /** A provider that signs in again (mail.tm) tells each new token, for the saved address. */
+  onSignedIn?: (email: string, token: string) => void;
 };
 
 /** A provider client for `id` (at its default base URL unless `options.baseUrl`). Throws ApiError('bad_request') for a bad URL. */
 export function createProvider(id: ProviderId, given: ProviderOptions = {}): MailProvider {
-  const { pacerFor, ...rest } = given;
+  const { pacerFor, onSignedIn, ...rest } = given;
   const baseUrl = rest.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl;
   const pacer = rest.pacer ?? pacerFor?.(id, baseUrl, PROVIDER_INFO[id].limits.requestsPerSecond ?? 0);
   const options = { ...rest, ...(pacer ? { pacer } : {}) };
@@ -39,7 +41,7 @@ export function createProvider(id: ProviderId, given: ProviderOptions = {}): Mai
     case 'tempmail':
       return createTempmailProvider({ ...options, baseUrl });
     case 'mailtm':
-      return createMailtmProvider({ ...options, baseUrl });
+      return createMailtmProvider({ ...options, baseUrl, onSignedIn });
     case 'guerrilla':
       return createGuerrillaProvider({ ...options, baseUrl });
   }

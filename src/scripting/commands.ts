@@ -3,11 +3,11 @@ import { ApiError, isApiError } from '../client/api-error';
 import { listingNote } from '../client/listing';
 import { PROVIDER_INFO } from '../client/providers';
 import { normalizeBaseUrl, type SavedSession } from '../state/saved-sessions';
-import type { CreateSessionOptions, Domain, DomainList } from '../model/mail-types';
+import type { CreateSessionOptions, Domain, DomainList, Session } from '../model/mail-types';
 import { safeLine } from '../text/safe-text';
 import { formatCountdown, secondsLeft } from '../platform/time';
 import { flag, parseCommandArgs, show, str } from './args';
-import { makeContext, onSaved, pickSession, refOf, whereLabel } from './context';
+import { makeContext, onSaved, pickSession, refOf, whereLabel, type Context } from './context';
 import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine, wireId } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
@@ -41,18 +41,34 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
     options.useExtmail = true;
     if (account === undefined) options.extmailAuto = true;
   }
-  const session = await provider.createSession(options).catch((error: unknown) => {
+  const showToken = flag(parsed, 'show-token');
+  const print = (s: SavedSession) => {
+    if (flag(parsed, 'json')) io.stdout.write(json(sessionJson(s, showToken)));
+    else io.stdout.write(`${s.email}\n${showToken && s.token ? `${s.token}\n` : ''}`);
+  };
+  // An address that exists at the provider before its token (a mail.tm account) is saved first, so a
+  // failed sign-in leaves an address the next command signs in to, never an account nobody can use.
+  let kept: SavedSession | undefined;
+  const hooks = {
+    keep: (pending: Session) => {
+      try {
+        kept = ctx.sessions.save(pending, ref.baseUrl, ref.provider);
+      } catch {
+        // Said below, when saving the whole session fails the same way.
+      }
+    },
+  };
+  let session: Session;
+  try {
+    session = await provider.createSession(options, hooks);
+  } catch (error) {
+    if (kept) return signInLater(ctx, kept, error, print, showToken);
     // "That name is taken" names no name: say which one (the service picked the domain if none was given).
     if (isApiError(error) && error.kind === 'prefix_taken' && prefix !== undefined) {
       throw new ApiError('prefix_taken', `${safeLine(prefix, 64)}${domain !== undefined ? `@${safeLine(domain, 253)}` : ''} is taken; try another name`, error.details);
     }
     throw error;
-  });
-  const showToken = flag(parsed, 'show-token');
-  const print = (s: SavedSession) => {
-    if (flag(parsed, 'json')) io.stdout.write(json(sessionJson(s, showToken)));
-    else io.stdout.write(`${s.email}\n${showToken ? `${s.token}\n` : ''}`);
-  };
+  }
   let saved: SavedSession;
   try {
     saved = ctx.sessions.save(session, ref.baseUrl, ref.provider);
@@ -67,6 +83,20 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
   const lasts = saved.expiresAt === null ? 'no expiry (`tempmail-tui forget --delete-account` deletes it)' : `expires in ${formatCountdown(secondsLeft(saved.expiresAt, ctx.now()))}`;
   const on = ref.provider === 'tempmail' ? '' : ` on ${PROVIDER_INFO[ref.provider].label}`;
   ctx.info(`Saved ${saved.email}${on}; ${lasts}. Wait for mail: tempmail-tui wait --print code`);
+  return EXIT.ok;
+}
+
+/**
+ * The address was made and saved, but its sign-in failed (a 429 past the wait, the network): it is
+ * printed, and the next command that needs it signs in. Only `--show-token` fails: there is no token yet.
+ */
+function signInLater(ctx: Context, kept: SavedSession, error: unknown, print: (s: SavedSession) => void, showToken: boolean): number {
+  print(kept);
+  const why = isApiError(error) ? safeLine(error.message, 200) : 'the sign-in failed';
+  const label = PROVIDER_INFO[kept.provider].label;
+  const said = `${kept.email} was created and saved, but ${label} did not sign it in yet (${why}); the next command that needs it signs in`;
+  if (showToken) throw new ScriptError(`${said}; no token to show yet`);
+  ctx.info(said);
   return EXIT.ok;
 }
 

@@ -61,10 +61,11 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
     if (!ref) throw new UsageError(NO_SERVICE);
     return ref;
   };
+  const sessions = openSavedSessions({ dir: paths.state, clock: now });
   return {
     io,
     settings,
-    sessions: openSavedSessions({ dir: paths.state, clock: now }),
+    sessions,
     now,
     configured,
     provider(ref = configured(), tuning = {}) {
@@ -74,6 +75,14 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
         // out (10 s a wait, 30 s in all), saying so, before the command gives up.
         pacerFor: (provider, baseUrl, perSecond) => createFilePacer(paths.state, pacingName(provider, baseUrl), perSecond),
         rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => info(`${name} is limiting requests: waiting ${seconds} s, then asking again`) },
+        // A sign-in's new token is kept with the saved address: the next command need not sign in again.
+        onSignedIn: (email, token) => {
+          try {
+            sessions.setToken(email, ref.baseUrl, token, ref.provider);
+          } catch {
+            // Only spares a later sign-in.
+          }
+        },
         ...tuning,
         baseUrl: ref.baseUrl,
         postEncoding: settings.postEncoding,

@@ -270,6 +270,7 @@ export function App(props: AppProps) {
             clock={clock}
             notice={storeError ?? notice}
             onCreated={(s) => created(s, createOn)}
+            onKept={(s) => save(s, createOn)}
             onResume={chooseSaved}
             onForget={(s, there) => forget(s, refOf(s), there)}
             onCancel={current ? () => setMode('session') : undefined}

@@ -42,6 +42,8 @@ export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' 
   requestsPerSecond?: number;
   /** The new-mail event stream (default: mercure.<domain> for an api.<domain> base, else <base>.well-known/mercure). */
   eventsUrl?: string;
+  /** Told of each token had by signing in again, so that the saved address keeps it (and the next run need not sign in). */
+  onSignedIn?: (email: string, token: string) => void;
 }
 
 /**
@@ -110,6 +112,11 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
           const { token } = parseToken(await call('POST', 'token', { json: { address: session.email, password }, secrets: [password] }));
           http.addSecret(token);
           tokens.set(key, token);
+          try {
+            options.onSignedIn?.(session.email, token);
+          } catch {
+            // Only saves a sign-in for later: this one has its token.
+          }
           return token;
         } catch (error) {
           if (isApiError(error) && error.kind === 'invalid_token') {
@@ -125,11 +132,14 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     return pending;
   }
 
-  /** Runs `fn` with the address's token; on 401, once more with a new one from its password. */
+  /**
+   * Runs `fn` with the address's token; on 401, once more with a new one from its password. An address
+   * saved before its first sign-in went through (no token) signs in first.
+   */
   async function authed<T>(session: Session, fn: (token: string) => Promise<T>): Promise<T> {
     if (session.token) http.addSecret(session.token);
     if (session.password) http.addSecret(session.password);
-    const token = tokenOf(session);
+    const token = tokenOf(session) || (await login(session));
     try {
       return await fn(token);
     } catch (error) {
@@ -197,7 +207,7 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     info: MAILTM_INFO,
     baseUrl: http.baseUrl,
     listDomains: domains,
-    async createSession(options = {}) {
+    async createSession(options = {}, hooks = {}) {
       const domain = (await pickDomain(options)).toLowerCase();
       for (let attempt = 1; ; attempt++) {
         const local = options.prefix ? options.prefix.toLowerCase() : randomLocalPart();
@@ -214,10 +224,14 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
           if (attempt >= NAME_TRIES) throw asKind(error, 'service', 'mail.tm refused every random name tried; try again');
           continue;
         }
+        // The account exists now: kept (saved by the caller) before its sign-in, which may fail (a 429 past
+        // the wait, the network), so that its password is never lost with it.
+        hooks.keep?.({ email: account.address, token: '', expiresAt: null, password, accountId: account.id });
         const { token, accountId: id } = parseToken(
           await call('POST', 'token', { json: { address: account.address, password }, secrets: [password] }),
         );
         http.addSecret(token);
+        tokens.set(account.address.toLowerCase(), token);
         return { email: account.address, token, expiresAt: null, password, accountId: id ?? account.id };
       }
     },

@@ -62,6 +62,7 @@ export function usePicker(
   onCreated: (session: Session) => void,
   early?: Early<DomainList>,
   clock: () => number = Date.now,
+  onKept?: (pending: Session) => void,
 ): PickerHandle {
   // Only the first load may use the early request; a retry asks again.
   const first = useRef(early);
@@ -131,7 +132,8 @@ export function usePicker(
       busy.current = true;
       setCreating(true);
       setError(null);
-      api.createSession(options).then(
+      // An account made before its sign-in (mail.tm) is saved at once: a sign-in that fails leaves it resumable.
+      api.createSession(options, { keep: onKept }).then(
         (session) => {
           busy.current = false;
           if (!mounted.current) return;
@@ -147,7 +149,7 @@ export function usePicker(
         },
       );
     },
-    [api, onCreated],
+    [api, onCreated, onKept],
   );
 
   return {

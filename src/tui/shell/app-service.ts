@@ -14,6 +14,7 @@ import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
 import { createFilePacer, pacingName } from '../../state/pacing-file';
 import { appPaths } from '../../state/paths';
+import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
 import type { DomainList } from '../../model/mail-types';
@@ -58,6 +59,14 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
     pacerFor: (provider, baseUrl, perSecond) => createFilePacer(state, pacingName(provider, baseUrl), perSecond),
     rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }) },
+    // A sign-in's token is kept with the saved address (an account saved before its first sign-in has none).
+    onSignedIn: (email, token) => {
+      try {
+        openSavedSessions({ dir: state }).setToken(email, ref.baseUrl, token, ref.provider);
+      } catch {
+        // Only spares a later sign-in.
+      }
+    },
   });
   let local: LocalService | undefined;
   let first: MailProvider;
