@@ -80,6 +80,21 @@ export interface ProviderLimits {
   publicInbox: boolean;
   /** Message ids are digits (tempmail services, Guerrilla Mail); mail.tm's are hex. */
   numericIds: boolean;
+  /**
+   * What a custom name may be, where the provider has rules of its own (a tempmail service: the
+   * interface's, model/prefix-rules.ts). The picker checks them before it shows a ✓; the provider still
+   * has the last word.
+   */
+  names?: NameRules;
+}
+
+/** A provider's custom-name rules: length, and the characters, with how to say them. */
+export interface NameRules {
+  min: number;
+  max: number;
+  pattern: RegExp;
+  /** "a-z, 0-9, ".", "_" and "-"" */
+  chars: string;
 }
 
 /** A provider as people meet it. */

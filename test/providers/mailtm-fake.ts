@@ -39,6 +39,8 @@ export interface MailtmFakeOptions {
    * for as long as the client reads (up to FLOOD_BYTES a stream).
    */
   mercure?: 'ok' | 'fail' | 'close' | 'flood';
+  /** 422s as a bare violation list: the empty title and the violations, no description or detail. */
+  bareViolations?: boolean;
   /** Answer plain JSON whatever the client asks (API Platform's `application/json`). */
   format?: 'jsonld' | 'json';
   pageSize?: number;
@@ -113,7 +115,7 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
   }
 
   const ld = (raw: IncomingMessage) => options.format !== 'json' && String(raw.headers.accept ?? '').includes('application/ld+json');
-  const problem = (raw: IncomingMessage, status: number, description: string, violation?: Violation) => problemJson(ld(raw), status, description, violation);
+  const problem = (raw: IncomingMessage, status: number, description: string, violation?: Violation) => problemJson(ld(raw), status, description, violation, options.bareViolations);
   const collection = (raw: IncomingMessage, path: string, items: unknown[], total: number, page: number, last: number) =>
     collectionJson(ld(raw), path, items, total, page, last);
   const accountOf = (id: string) => [...accounts.values()].find((a) => a.id === id)!;

@@ -23,7 +23,15 @@ export const MAILTM_INFO: ProviderInfo = {
   defaultBaseUrl: 'https://api.mail.tm/',
   offline: false,
   note: 'public: any website can mail it; an account (its password stays in the private sessions file) with no expiry',
-  limits: { lifetimeMinutes: null, requestsPerSecond: 8, customNames: true, publicInbox: false, numericIds: false },
+  limits: {
+    lifetimeMinutes: null,
+    requestsPerSecond: 8,
+    customNames: true,
+    publicInbox: false,
+    numericIds: false,
+    // What mail.tm accepts for the part before the @ (it answers 422 "This value is not valid." otherwise).
+    names: { min: 3, max: 64, pattern: /^[a-z0-9._-]+$/, chars: 'a-z, 0-9, ".", "_" and "-"' },
+  },
   deleteAddress: 'delete the mail.tm account (its mail is gone for good)',
 };
 
@@ -218,7 +226,10 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
           account = parseAccount(await call('POST', 'accounts', { json: { address: `${local}@${domain}`, password }, secrets: [password] }));
         } catch (error) {
           // 422 "address: This value is already used." is a taken name; any other 422 is the name's own fault.
-          const taken = isApiError(error) && error.details.status === 422 && /already (used|exists|taken)/i.test(error.message);
+          const refused = isApiError(error) && error.details.status === 422;
+          const taken = refused && /already (used|exists|taken)/i.test(error.message);
+          // Any other 422 is the name's own fault, in mail.tm's words (its violations per field).
+          if (refused && !taken) throw asKind(error, 'bad_request', `mail.tm refused ${local}@${domain}: ${error.message}`);
           if (!taken) throw error;
           if (options.prefix) throw asKind(error, 'prefix_taken', 'That name is taken; try another');
           if (attempt >= NAME_TRIES) throw asKind(error, 'service', 'mail.tm refused every random name tried; try again');

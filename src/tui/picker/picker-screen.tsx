@@ -10,7 +10,7 @@
 import { Box, Text } from 'ink';
 import React, { useReducer } from 'react';
 import type { MailProvider } from '../../client/client-types';
-import type { ProviderRef } from '../../client/providers';
+import { PROVIDER_INFO, type ProviderRef } from '../../client/providers';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
 import type { DomainList, Session } from '../../model/mail-types';
@@ -170,16 +170,19 @@ export function PickerScreen(props: PickerScreenProps) {
     dispatch({ type: 'answered-forget', confirmed: choice !== 'no' });
   });
 
+  // The provider's own name rules where it has them (mail.tm, Guerrilla Mail), else the interface's.
+  const info = local ? undefined : PROVIDER_INFO[props.where.provider];
+  const problemOf = (value: string) => prefixProblem(value, info?.limits.names, info?.label);
   // The input passes what was typed: keys that came in the same burst as Enter may not be rendered yet.
   const submitCustom = (typed: string) => {
     const value = normalizePrefix(typed);
-    if (!custom || prefixProblem(value) !== null) return;
+    if (!custom || problemOf(value) !== null) return;
     picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () => dispatch({ type: 'taken' }));
   };
 
   let body: React.ReactNode;
   if (custom) {
-    const problem = prefixProblem(custom.value);
+    const problem = problemOf(custom.value);
     const address = `${custom.value || 'name'}@${custom.domain.domain}`;
     let verdict = problem ? `✗ ${problem}` : `✓ ${address}`;
     if (custom.taken && !problem) verdict = `✗ ${address} is taken, try another`;

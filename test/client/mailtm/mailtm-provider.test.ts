@@ -72,7 +72,7 @@ describe('mailtm provider', () => {
     expect(taken.kind).toBe('prefix_taken');
     expect(taken.details.status).toBe(422);
     const bad = await failure(mt.createSession({ prefix: 'ab', domain: 'mailtm.test' }));
-    expect(bad).toMatchObject({ kind: 'bad_request', message: 'address: This value is not valid.' });
+    expect(bad).toMatchObject({ kind: 'bad_request', message: 'mail.tm refused ab@mailtm.test: address: This value is not valid.' });
   });
 
   it('reads every page of messages, newest first', async () => {
