@@ -16,7 +16,12 @@ export type ApiErrorKind =
    * server's page), an answer that is not HTTP, or no TLS where https:// asked for it. Asking again
    * will not help; the message says what to check.
    */
-  | 'wrong_service';
+  | 'wrong_service'
+  /**
+   * The provider refuses this client as such: a captcha it wants solved, a country or network it
+   * blocks. Asking again will not help; another provider may.
+   */
+  | 'blocked';
 
 export class ApiError extends Error {
   override readonly name = 'ApiError';

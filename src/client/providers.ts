@@ -9,12 +9,14 @@ import { normalizeBaseUrl } from '../model/service-url';
 import { createMailtmProvider, MAILTM_INFO } from './mailtm/mailtm-provider';
 import type { Pacer } from './pacer';
 import { createTempmailProvider, TEMPMAIL_INFO } from './tempmail/tempmail-provider';
+import { createTempmaillolProvider, TEMPMAILLOL_INFO } from './tempmaillol/tempmaillol-provider';
 
 /** Every provider, in the order they are listed. */
 export const PROVIDER_INFO: Readonly<Record<ProviderId, ProviderInfo>> = {
   tempmail: TEMPMAIL_INFO,
   mailtm: MAILTM_INFO,
   guerrilla: GUERRILLA_INFO,
+  tempmaillol: TEMPMAILLOL_INFO,
 };
 
 /**
@@ -29,11 +31,13 @@ export type ProviderOptions = Partial<ApiOptions> & {
   pacerFor?: (provider: ProviderId, baseUrl: string, perSecond: number) => Pacer;
   /** A provider that signs in again (mail.tm) tells each new token, for the saved address. */
   onSignedIn?: (email: string, token: string) => void;
+  /** TempMail.lol's API key (TempMail Plus/Ultra), sent as a bearer token. Secret. */
+  apiKey?: string;
 };
 
 /** A provider client for `id` (at its default base URL unless `options.baseUrl`). Throws ApiError('bad_request') for a bad URL. */
 export function createProvider(id: ProviderId, given: ProviderOptions = {}): MailProvider {
-  const { pacerFor, onSignedIn, ...rest } = given;
+  const { pacerFor, onSignedIn, apiKey, ...rest } = given;
   const baseUrl = rest.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl;
   const pacer = rest.pacer ?? pacerFor?.(id, baseUrl, PROVIDER_INFO[id].limits.requestsPerSecond ?? 0);
   const options = { ...rest, ...(pacer ? { pacer } : {}) };
@@ -44,6 +48,8 @@ export function createProvider(id: ProviderId, given: ProviderOptions = {}): Mai
       return createMailtmProvider({ ...options, baseUrl, onSignedIn });
     case 'guerrilla':
       return createGuerrillaProvider({ ...options, baseUrl });
+    case 'tempmaillol':
+      return createTempmaillolProvider({ ...options, baseUrl, apiKey: apiKey ?? undefined });
   }
 }
 

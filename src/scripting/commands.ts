@@ -30,7 +30,9 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
   if (prefix !== undefined) options.prefix = prefix;
   if (domain !== undefined || account !== undefined) {
     const list = await provider.listDomains();
-    if (domain !== undefined) {
+    // A provider that picks the domain itself lists none: a domain asked for is passed on for it to judge.
+    if (domain !== undefined && list.anyDomain && list.domains.length === 0) options.domain = domain.trim().toLowerCase();
+    else if (domain !== undefined) {
       const found = findDomain(list, domain);
       options.domainId = found.id;
       options.domain = found.domain;
@@ -104,8 +106,10 @@ function signInLater(ctx: Context, kept: SavedSession, error: unknown, print: (s
 export async function runDomains(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('domains', args);
   const ctx = makeContext(io, parsed);
-  const list = await ctx.provider().listDomains();
+  const provider = ctx.provider();
+  const list = await provider.listDomains();
   io.stdout.write(flag(parsed, 'json') ? json(domainsJson(list)) : domainsText(list));
+  if (list.anyDomain && list.domains.length === 0) ctx.info(`${provider.info.label} lists no domains: it picks one for each new address`);
   return EXIT.ok;
 }
 

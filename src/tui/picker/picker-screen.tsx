@@ -27,7 +27,7 @@ import { DomainsNote, domainsNote } from './domains-note';
 import { providerLine, providerName, providerNote } from '../wording/provider-text';
 import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
 import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
-import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
+import { isAnyDomain, pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
 import { listLayout, PickerList } from './picker-list';
 import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
@@ -93,7 +93,7 @@ export function PickerScreen(props: PickerScreenProps) {
   // The current address is not offered: Esc goes back to it.
   const here = providerName(props.where);
   const resumable = savedItems((props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)), now, here);
-  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
+  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list, providerName(props.where)) : [];
   // At start the saved addresses come first (resuming is the likely wish); opened by `n` from an
   // address, the user asked for a new one, so the new choices come first.
   const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
@@ -183,12 +183,15 @@ export function PickerScreen(props: PickerScreenProps) {
   let body: React.ReactNode;
   if (custom) {
     const problem = problemOf(custom.value);
-    const address = `${custom.value || 'name'}@${custom.domain.domain}`;
+    // A provider that picks the domain (TempMail.lol) also adds characters of its own after the name.
+    const any = isAnyDomain(custom.domain);
+    const at = any ? `@${providerName(props.where)}'s domain` : `@${custom.domain.domain}`;
+    const address = `${custom.value || 'name'}${any ? '…' : ''}${at}`;
     let verdict = problem ? `✗ ${problem}` : `✓ ${address}`;
     if (custom.taken && !problem) verdict = `✗ ${address} is taken, try another`;
     body = (
       <Box flexDirection="column">
-        <Text>Custom name on {custom.domain.domain} (Enter creates it, Esc goes back):</Text>
+        <Text>{any ? 'Custom name' : `Custom name on ${custom.domain.domain}`} (Enter creates it, Esc goes back):</Text>
         <Box>
           <TextInput
             value={custom.value}
@@ -197,7 +200,7 @@ export function PickerScreen(props: PickerScreenProps) {
             onChange={(typed) => dispatch({ type: 'typed', value: normalizePrefix(typed) })}
             onSubmit={submitCustom}
           />
-          <Text color={theme.color('muted')}>@{custom.domain.domain}</Text>
+          <Text color={theme.color('muted')}>{at}</Text>
         </Box>
         <Text wrap="truncate" color={problem || custom.taken ? theme.color('error') : theme.color('ok')}>
           {fitToWidth(picker.creating ? 'Creating the address…' : verdict, columns)}

@@ -24,7 +24,7 @@ it('an {error} answer is said as Guerrilla Mail said it, made terminal-safe', as
   const fake = await startGuerrillaFake({ sayError: 'Service \u001b[31mtemporarily\u001b[0m unavailable' });
   fakes.push(fake);
   const provider = createGuerrillaProvider({ baseUrl: fake.baseUrl, retries: 0 });
-  const error = await provider.createSession().catch((e: unknown) => e as Error);
+  const error = (await provider.createSession().catch((e: unknown) => e)) as Error;
   expect(error.message).toBe('Guerrilla Mail said: Service temporarily unavailable');
   expect(error.message).not.toContain('\u001b');
 });
