@@ -63,3 +63,14 @@ export function retryAfterMs(error: unknown): number | undefined {
 export function refusedBeforeExpiry(error: unknown, expiresAtMs: number, now: number): boolean {
   return isApiError(error) && error.kind === 'invalid_token' && expiresAtMs > now;
 }
+
+// Failures where another provider may do: down, limiting, blocking, or not this kind of service.
+const ELSEWHERE: ReadonlySet<ApiErrorKind> = new Set(['network', 'timeout', 'rate_limited', 'service', 'bad_response', 'wrong_service', 'blocked']);
+
+/**
+ * True when another provider may do where this one failed (`auto` moves on): it is down, limiting,
+ * blocking this client, or not this kind of service. A refused name or a bad request is the user's.
+ */
+export function canFallBack(error: unknown): boolean {
+  return isApiError(error) && ELSEWHERE.has(error.kind);
+}

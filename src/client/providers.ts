@@ -59,24 +59,51 @@ export interface ProviderRef {
   baseUrl: string;
 }
 
-/**
- * Where settings point: the named provider at the given base URL or its own; with no provider named, a
- * tempmail service at the given base URL; undefined when neither is given (the app then runs its own).
- */
-export function configuredRef(settings: { provider?: ProviderId; baseUrl?: string }): ProviderRef | undefined {
-  if (settings.provider === undefined && settings.baseUrl === undefined) return undefined;
-  const provider = settings.provider ?? 'tempmail';
-  return { provider, baseUrl: checkBaseUrl(settings.baseUrl ?? PROVIDER_INFO[provider].defaultBaseUrl) };
+/** What the settings say about providers (state/app-config.ts's Settings has these). */
+export interface ProviderConfig {
+  /** A provider, `auto` (the first of `providerOrder` that answers), or none. */
+  provider?: ProviderId | 'auto';
+  /** The named provider's base URL. */
+  baseUrl?: string;
+  /** Each provider's own base URL (config.json `providers`). */
+  providers?: Partial<Record<ProviderId, { baseUrl?: string }>>;
+  /** The order `auto` and the picker's `p` go through. */
+  providerOrder?: readonly ProviderId[];
 }
 
-/** `first`, then every provider at its default base URL, each once: what the picker's `p` goes through. */
-export function providerChoices(first: ProviderRef): ProviderRef[] {
-  const out: ProviderRef[] = [first];
-  for (const id of ['mailtm', 'guerrilla', 'tempmail'] as const) {
-    const ref = { provider: id, baseUrl: PROVIDER_INFO[id].defaultBaseUrl };
-    if (!out.some((r) => sameRef(r, ref))) out.push(ref);
-  }
-  return out;
+/** Where `auto` looks first, and the way `p` goes, when the settings name no order. */
+export const DEFAULT_ORDER: readonly ProviderId[] = ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'];
+
+/** A provider where the settings put it: the named one's base URL, else its own from `providers`, else its default. */
+export function refFor(config: ProviderConfig, id: ProviderId): ProviderRef {
+  // The base URL given beside the provider (none named: a tempmail service's).
+  const named = (config.provider ?? 'tempmail') === id ? config.baseUrl : undefined;
+  return { provider: id, baseUrl: checkBaseUrl(named ?? config.providers?.[id]?.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl) };
+}
+
+/** The providers `auto` tries, in order, each where the settings put it. */
+export function orderedRefs(config: ProviderConfig): ProviderRef[] {
+  return (config.providerOrder ?? DEFAULT_ORDER).map((id) => refFor(config, id));
+}
+
+/**
+ * Where settings point: the named provider at the given base URL or its own; with no provider named, a
+ * tempmail service at the given base URL; `auto`: the first of the order (the caller falls back along
+ * it); undefined when neither is given (the app then runs its own).
+ */
+export function configuredRef(config: ProviderConfig): ProviderRef | undefined {
+  if (config.provider === 'auto') return orderedRefs(config)[0];
+  if (config.provider === undefined && config.baseUrl === undefined) return undefined;
+  return refFor(config, config.provider ?? 'tempmail');
+}
+
+/**
+ * `first`, then the providers of the order, each where the settings put it: what the picker's `p` goes
+ * through. A provider of the same family as `first` is not offered again (on mail.tm at another base
+ * URL, `p` does not offer mail.tm; in local mode, the local service stands for tempmail).
+ */
+export function providerChoices(first: ProviderRef, config: ProviderConfig = {}): ProviderRef[] {
+  return [first, ...orderedRefs(config).filter((ref) => ref.provider !== first.provider)];
 }
 
 /** The same ref, one spelling (the one saved addresses use): "tempmail http://127.0.0.1:8025/". */

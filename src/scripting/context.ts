@@ -85,6 +85,7 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
         },
         ...tuning,
         baseUrl: ref.baseUrl,
+        apiKey: settings.providers[ref.provider]?.apiKey,
         postEncoding: settings.postEncoding,
         serverOffsetMinutes: parseZoneOffset(settings.serverTz, now()) ?? 0,
       });
@@ -112,7 +113,8 @@ export const refOf = (s: SavedSession): ProviderRef => ({ provider: s.provider, 
  * address carries its own, so `wait` needs no --provider or --base-url after `new --provider mailtm`.
  */
 export function pickSession(ctx: Context, address: string | undefined): SavedSession {
-  const ref = configuredRef(ctx.settings);
+  // With `auto`, as with nothing configured, each saved address carries where it lives.
+  const ref = ctx.settings.provider === 'auto' ? undefined : configuredRef(ctx.settings);
   const all = ref ? ctx.sessions.listLive(ctx.now(), ref.baseUrl, ref.provider) : ctx.sessions.listLive(ctx.now());
   // Addresses the app made on its in-process local service are saved under "local:<data dir>": that
   // service lives only inside the app, at a port nobody saved, so a script cannot reach them.

@@ -73,6 +73,11 @@ export interface AppProps {
   domains?: Early<DomainList>;
   /** A provider limiting requests and a call waiting it out: said on the status line. */
   rateWaits?: RateWaits;
+  /**
+   * `auto`: a provider that is down, limiting or blocking (its domains or a creation failed so) hands on
+   * to the next of `providers.choices`, and the status line says which one and why.
+   */
+  auto?: boolean;
 }
 
 const noCopy = async () => 'No clipboard here: select the address with the mouse';
@@ -179,8 +184,18 @@ export function App(props: AppProps) {
   };
   const nextProvider = () => {
     const i = providers.choices.findIndex((r) => sameRef(r, createOn));
-    setCreateOn(providers.choices[(i + 1) % providers.choices.length]!);
-    setNotice(null);
+    const next = providers.choices[(i + 1) % providers.choices.length]!;
+    setCreateOn(next);
+    setNotice({ text: `New addresses now go to ${providerName(next)}`, kind: 'info' });
+  };
+  // auto: on to the next provider of the order (never round again to one that failed), saying why.
+  const unavailable = (error: unknown) => {
+    if (!props.auto) return;
+    const i = providers.choices.findIndex((r) => sameRef(r, createOn));
+    const next = providers.choices[i + 1];
+    if (i < 0 || !next) return;
+    setCreateOn(next);
+    setNotice({ text: `${providerName(createOn)}: ${describeError(error)}. Trying ${providerName(next)} instead`, kind: 'info' });
   };
 
   // Ctrl-Z and Ctrl-L, on every screen: Ink's own write (empty) draws the whole last frame again, on the
@@ -271,6 +286,7 @@ export function App(props: AppProps) {
             notice={storeError ?? notice}
             onCreated={(s) => created(s, createOn)}
             onKept={(s) => save(s, createOn)}
+            onUnavailable={unavailable}
             onResume={chooseSaved}
             onForget={(s, there) => forget(s, refOf(s), there)}
             onCancel={current ? () => setMode('session') : undefined}

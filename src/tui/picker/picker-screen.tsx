@@ -51,6 +51,8 @@ export interface PickerScreenProps {
   local?: LocalServiceInfo;
   isActive: boolean;
   onCreated: (session: Session) => void;
+  /** The provider is down, limiting or blocking (its domains or a creation failed so): the app may move on. */
+  onUnavailable?: (error: unknown) => void;
   /** An address made before its sign-in (a mail.tm account): saved at once, in case the sign-in fails. */
   onKept?: (pending: Session) => void;
   /** Live saved addresses (of any provider this run reaches), offered first. */
@@ -78,7 +80,7 @@ const NO_PROVIDER = ['provider'] as const;
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
-  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock, props.onKept);
+  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock, props.onKept, props.onUnavailable);
   const now = useNow(props.clock ?? Date.now);
   const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
   const { mode, said } = state;

@@ -43,7 +43,7 @@ export interface AppService {
  * in-process service's data directory: it gets a new HTTP port every run, and the data dir is what holds
  * its addresses across runs.
  */
-export function startRef(settings: Pick<Settings, 'provider' | 'baseUrl'>, env: NodeJS.ProcessEnv): ProviderRef {
+export function startRef(settings: Partial<Pick<Settings, 'provider' | 'baseUrl' | 'providers' | 'providerOrder'>>, env: NodeJS.ProcessEnv): ProviderRef {
   return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: `local:${appPaths(env).data}` };
 }
 
@@ -58,6 +58,7 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     postEncoding: settings.postEncoding,
     serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
     pacerFor: (provider, baseUrl, perSecond) => createFilePacer(state, pacingName(provider, baseUrl), perSecond),
+    apiKey: settings.providers[ref.provider]?.apiKey,
     rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }) },
     // A sign-in's token is kept with the saved address (an account saved before its first sign-in has none).
     onSignedIn: (email, token) => {
@@ -89,7 +90,7 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     return { error: safeLine(why, 300) };
   }
   const providers = createProviderSet({
-    choices: providerChoices(start),
+    choices: providerChoices(start, settings),
     known: [[start, first]],
     make: (ref) => createProvider(ref.provider, { ...options(ref), baseUrl: ref.baseUrl }),
   });

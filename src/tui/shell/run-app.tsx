@@ -81,6 +81,7 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       noColor={noColorRequested(env)}
       domains={service.domains}
       rateWaits={service.rateWaits}
+      auto={settings.provider === 'auto'}
     />
   );
   const instance = render(app(), {
