@@ -175,6 +175,11 @@ export interface MailProvider {
    * serves it, else every field it returned for the message. Absent: the app shows the parsed fields.
    */
   readSource?(session: Session, id: MessageId): Promise<MessageSource>;
+  /**
+   * One cheap call that shows the provider answers as itself (`providers --check`); absent: listDomains
+   * is that call. Resolves when it does; fails as any call does.
+   */
+  probe?(): Promise<void>;
   /** Tells a provider that keeps read state that the message was opened; absent where it keeps none. */
   markRead?(session: Session, id: MessageId): Promise<void>;
 }

@@ -68,9 +68,13 @@ Deletes one message of the newest saved address (or A) at its provider.`,
 Forgets the newest saved address (or A): list, read, wait and the app no longer offer it.
   --delete-account      also delete it at the provider first (mail.tm: the account and its mail;
                         Guerrilla Mail: ends the session); without it the address lives on there`,
-  providers: `Usage: tempmail-tui providers [--json]
+  providers: `Usage: tempmail-tui providers [--check] [--json]
 
-Lists the providers: "name<TAB>base URL<TAB>offline yes|no<TAB>what to know" lines.`,
+Lists the providers: "name<TAB>base URL<TAB>offline yes|no<TAB>what to know" lines.
+  --check               ask each provider of providerOrder now (one cheap call each, within its rate):
+                        "name<TAB>base URL<TAB>verdict<TAB>latency[<TAB>what it said]", the verdict
+                        ok, rate-limited, blocked, down or not this kind of service; exit 0 when at
+                        least one is ok, 1 when none is`,
 };
 
 /** Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. */

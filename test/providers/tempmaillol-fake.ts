@@ -27,7 +27,7 @@ export interface TempmaillolFakeOptions {
   /** API keys it knows (a request with another key answers 403); `noTime` keys answer 402. */
   keys?: string[];
   noTime?: string[];
-  /** Every create answers 403 captcha_required (a country or network TempMail.lol asks a captcha of). */
+  /** Every request answers 403 captcha_required (a country or network TempMail.lol asks a captcha of). */
   captcha?: boolean;
   /** Every request answers this status (503: down). */
   down?: number;
@@ -83,10 +83,10 @@ export async function startTempmaillolFake(options: TempmaillolFakeOptions = {})
       if (recent.length >= options.ratePerSecond) return send(req, res, 429, { error: 'rate_limited' }, key, { 'retry-after': '1' });
       recent.push(now);
     }
+    if (options.captcha) return send(req, res, 403, { error: 'captcha_required', captcha_required: true }, key);
     if (key !== undefined && options.noTime?.includes(key)) return send(req, res, 402, { error: 'no_time_left' }, key);
     if (key !== undefined && !(options.keys ?? []).includes(key)) return send(req, res, 403, { error: 'invalid_api_key' }, key);
     if (req.method === 'POST' && req.path === '/v2/inbox/create') {
-      if (options.captcha) return send(req, res, 403, { error: 'captcha_required', captcha_required: true }, key);
       let body: Record<string, unknown> = {};
       try {
         body = req.body ? (JSON.parse(req.body) as Record<string, unknown>) : {};

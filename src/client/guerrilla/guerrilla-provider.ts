@@ -149,6 +149,10 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
   return {
     info: GUERRILLA_INFO,
     baseUrl: http.baseUrl,
+    // The API lists no domains; its cheapest call is a new session (an address nobody uses, gone in an hour).
+    async probe() {
+      parseAddress(await call('get_email_address', {}));
+    },
     async listDomains(): Promise<DomainList> {
       return { domains: GUERRILLA_DOMAINS.map((domain, i) => ({ id: i + 1, domain })), extmailAccounts: [] };
     },

@@ -215,6 +215,10 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     info: MAILTM_INFO,
     baseUrl: http.baseUrl,
     listDomains: domains,
+    // The first page of domains: one request, and only mail.tm's API answers it with a collection.
+    async probe() {
+      members((await sized('GET', 'domains', { searchParams: { page: 1 } })).data, 'domains');
+    },
     async createSession(options = {}, hooks = {}) {
       const domain = (await pickDomain(options)).toLowerCase();
       for (let attempt = 1; ; attempt++) {

@@ -91,6 +91,10 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
   return {
     info: TEMPMAILLOL_INFO,
     baseUrl: http.baseUrl,
+    // A check of an inbox that does not exist: answered {emails, expired: true} by TempMail.lol, nothing made.
+    async probe() {
+      parseCheck((await call('GET', 'v2/inbox', { searchParams: { token: 'tempmail-tui-check' } })).data);
+    },
     async listDomains(): Promise<DomainList> {
       return { domains: [], extmailAccounts: [], anyDomain: true };
     },
