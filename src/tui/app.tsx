@@ -182,15 +182,18 @@ export function App(props: AppProps) {
     setNotice(null);
     setMode('switch');
   };
+  // auto moves on by itself only until the user moves with p: then where they went is where they stay.
+  const [auto, setAuto] = useState(props.auto === true);
   const nextProvider = () => {
     const i = providers.choices.findIndex((r) => sameRef(r, createOn));
     const next = providers.choices[(i + 1) % providers.choices.length]!;
     setCreateOn(next);
+    setAuto(false);
     setNotice({ text: `New addresses now go to ${providerName(next)}`, kind: 'info' });
   };
   // auto: on to the next provider of the order (never round again to one that failed), saying why.
   const unavailable = (error: unknown) => {
-    if (!props.auto) return;
+    if (!auto) return;
     const i = providers.choices.findIndex((r) => sameRef(r, createOn));
     const next = providers.choices[i + 1];
     if (i < 0 || !next) return;

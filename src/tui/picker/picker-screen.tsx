@@ -108,7 +108,7 @@ export function PickerScreen(props: PickerScreenProps) {
     ? // A borrowed service ends with the process that runs it: say whose it is.
       `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
     : (props.serviceLabel ?? providerLine(props.where));
-  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next) : providerNote(props.where, props.next);
+  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns) : providerNote(props.where, props.next, columns);
   // A failed creation on a provider that is down, blocked or limiting: say where else to try.
   const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
   let status: StatusMessage | null = props.notice ?? null;
