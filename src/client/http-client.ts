@@ -9,15 +9,17 @@
  * module: the app draws its first frame without it (preloadHttp() loads it ahead of need).
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
-import { ApiError, isApiError } from './api-error';
+import { ApiError } from './api-error';
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { keepNewest } from './keep-newest';
 import type { Pacer } from './pacer';
+import { pacedCall, type RateLimitWait } from './rate-limit-wait';
 import { USER_AGENT } from './user-agent';
 import { badResponse } from './wire-json';
 
 export { checkBaseUrl };
+export { RATE_LIMIT_WAIT, type RateLimitWait } from './rate-limit-wait';
 
 type GotModule = typeof import('got');
 let gotLoading: Promise<GotModule> | undefined;
@@ -72,25 +74,6 @@ export interface HttpClientOptions {
   /** Waiting out a 429's Retry-After and asking again; without it a 429 is the caller's. */
   rateLimitWait?: RateLimitWait;
 }
-
-/**
- * How long a call may wait out 429s before it gives up: one wait of at most `perWaitMs` (a provider
- * that asks for longer is not waited on: its error says when to come back), `totalMs` in all.
- */
-export interface RateLimitWait {
-  perWaitMs: number;
-  totalMs: number;
-  /** Told before each wait (the status line, stderr): the seconds it waits. */
-  onWait?: (seconds: number) => void;
-}
-
-/** A one-shot command's and the app's bounds: 10 s a wait, 30 s in all. */
-export const RATE_LIMIT_WAIT: Omit<RateLimitWait, 'onWait'> = { perWaitMs: 10_000, totalMs: 30_000 };
-
-// A 429 without Retry-After is asked again after this (mail.tm's own JavaScript wrapper waits 1 s).
-const DEFAULT_RATE_WAIT_MS = 1_000;
-// Retry-After: 0 is still a pause: asking again at once meets the same limit.
-const MIN_RATE_WAIT_MS = 250;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -224,28 +207,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return answer;
   }
 
-  /**
-   * One call in its turn (the pacer), asked again after each 429 whose wait is within the bounds; a
-   * 429 is a refusal, so asking again is safe even for a POST (nothing was made).
-   */
-  async function paced<T>(attempt: () => Promise<T>): Promise<T> {
-    const limits = options.rateLimitWait;
-    let waited = 0;
-    for (;;) {
-      try {
-        return await (options.pacer ? options.pacer.run(attempt) : attempt());
-      } catch (error) {
-        if (!limits || !isApiError(error) || error.kind !== 'rate_limited') throw error;
-        const asked = error.details.retryAfterSeconds;
-        const ms = Math.max(MIN_RATE_WAIT_MS, asked === undefined ? DEFAULT_RATE_WAIT_MS : asked * 1000);
-        if (ms > limits.perWaitMs || waited + ms > limits.totalMs) throw error;
-        waited += ms;
-        limits.onWait?.(Math.ceil(ms / 1000));
-        if (options.pacer) options.pacer.holdUntil(Date.now() + ms);
-        else await new Promise((resolve) => setTimeout(resolve, ms));
-      }
-    }
-  }
+  const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait);
 
   return {
     baseUrl: base,

@@ -10,7 +10,7 @@ import { isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '
 import type { AppPaths } from './paths';
 import { safeLine } from '../text/safe-text';
 import { displayBaseUrl } from './base-url';
-import { parseZoneOffset } from '../platform/time';
+import { ConfigError, expectString, parseBool, parseDir, parseZone, show } from './setting-values';
 import { checkKey, DEFAULT_PROVIDER_ORDER, parseOrder, parseProvidersKey, TEMPMAILLOL_KEY_ENV, type ProvidersSettings } from './provider-settings';
 
 /** A provider named in the settings, or `auto`: the first in `providerOrder` that answers. */
@@ -51,10 +51,7 @@ export interface SettingsFlags {
   downloadDir?: string;
 }
 
-/** A bad setting: the message names the source (file, variable or flag) and the key. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 export const CONFIG_FILE_NAME = 'config.json';
 export const DEFAULT_POLL_INTERVAL_MS = 5000;
@@ -296,43 +293,9 @@ function badInterval(where: string, value: unknown): ConfigError {
   return new ConfigError(`${where} must be a number of seconds >= 1, got ${show(value)}`);
 }
 
-function parseBool(where: string, value: string): boolean {
-  const v = value.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new ConfigError(`${where} must be true or false (1/0, yes/no, on/off), got ${show(value)}`);
-}
-
-function parseZone(where: string, value: string): string {
-  const zone = value.trim();
-  if (zone === '' || parseZoneOffset(zone) === null) {
-    throw new ConfigError(`${where} must be a time zone such as UTC, +02:00 or Europe/Berlin, got ${show(value)}`);
-  }
-  return zone;
-}
-
 function parseEncoding(where: string, value: string): PostEncoding {
   const v = value.trim().toLowerCase();
   const found = ENCODINGS.find((e) => e === v);
   if (!found) throw new ConfigError(`${where} must be one of ${ENCODINGS.join(', ')}, got ${show(value)}`);
   return found;
-}
-
-function parseDir(where: string, value: string, home: string): string {
-  const v = value.trim();
-  if (v === '' || v.includes('\0')) throw new ConfigError(`${where} must be a directory path, got ${show(value)}`);
-  // A shell would have expanded "~" on the command line, but not inside JSON or a quoted variable.
-  const expanded = v === '~' ? home : v.startsWith('~/') ? join(home, v.slice(2)) : v;
-  return resolve(expanded);
-}
-
-function expectString(where: string, value: unknown, what: string): string {
-  if (typeof value !== 'string') throw new ConfigError(`${where} must be a string (${what}), got ${show(value)}`);
-  return value;
-}
-
-// Values are the user's own, but they end up on a terminal: quoted, escaped, made safe, kept short.
-function show(value: unknown): string {
-  const json = JSON.stringify(value) ?? String(value);
-  return safeLine(json, 80);
 }

@@ -25,6 +25,7 @@ import type { LocalServiceInfo } from './shell/shell-types';
 import { describeError } from './wording/error-text';
 import { providerName } from './wording/provider-text';
 import { rateWaitText, type RateWaits } from './shell/rate-waits';
+import { useCreateOn } from './use-create-on';
 import type { StatusMessage } from './wording/status-text';
 
 export interface AppProps {
@@ -110,7 +111,6 @@ export function App(props: AppProps) {
   );
   const saved = useSaved(props.saved, clock, reachable);
   const [current, setCurrent] = useState<Current | null>(props.initialSession ? { session: props.initialSession, ref: start } : null);
-  const [createOn, setCreateOn] = useState<ProviderRef>(start);
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
@@ -182,24 +182,9 @@ export function App(props: AppProps) {
     setNotice(null);
     setMode('switch');
   };
-  // auto moves on by itself only until the user moves with p: then where they went is where they stay.
-  const [auto, setAuto] = useState(props.auto === true);
-  const nextProvider = () => {
-    const i = providers.choices.findIndex((r) => sameRef(r, createOn));
-    const next = providers.choices[(i + 1) % providers.choices.length]!;
-    setCreateOn(next);
-    setAuto(false);
-    setNotice({ text: `New addresses now go to ${providerName(next)}`, kind: 'info' });
-  };
-  // auto: on to the next provider of the order (never round again to one that failed), saying why.
-  const unavailable = (error: unknown) => {
-    if (!auto) return;
-    const i = providers.choices.findIndex((r) => sameRef(r, createOn));
-    const next = providers.choices[i + 1];
-    if (i < 0 || !next) return;
-    setCreateOn(next);
-    setNotice({ text: `${providerName(createOn)}: ${describeError(error)}. Trying ${providerName(next)} instead`, kind: 'info' });
-  };
+  // Where new addresses go: p moves along the order; auto moves on past a provider that fails.
+  const { createOn, next: nextChoice, nextProvider, unavailable } = useCreateOn(providers.choices, props.auto === true, setNotice);
+
 
   // Ctrl-Z and Ctrl-L, on every screen: Ink's own write (empty) draws the whole last frame again, on the
   // screen given back or on one cleared of what another program wrote over it.
@@ -275,8 +260,8 @@ export function App(props: AppProps) {
             key={`${createOn.provider} ${createOn.baseUrl}`}
             provider={creating}
             where={createOn}
-            next={providers.choices.length > 1 ? providers.choices[(providers.choices.findIndex((r) => sameRef(r, createOn)) + 1) % providers.choices.length] : undefined}
-            onNextProvider={providers.choices.length > 1 ? nextProvider : undefined}
+            next={nextChoice}
+            onNextProvider={nextChoice ? nextProvider : undefined}
             domains={sameRef(createOn, start) ? earlyDomains.current : undefined}
             columns={columns}
             rows={height}

@@ -4,7 +4,7 @@
  * can be fetched when a call answers 401. Wire mapping only, on the shared HTTP client; requests are
  * spaced to the documented 8 per second, and a 429 becomes a rate_limited ApiError with its Retry-After.
  */
-import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
+import type { ApiOptions, MailProvider } from '../client-types';
 import type { AttachmentInfo, CreateSessionOptions, Domain, DomainList, Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../error-map';
@@ -14,26 +14,11 @@ import { DOMAIN_LISTING, startListing, startMessageListing, withCut } from '../l
 import { createPacer } from '../pacer';
 import { badResponse, parseJson } from '../wire-json';
 import { watchMailtm } from './mailtm-events';
+import { MAILTM_INFO, mercureUrl } from './mailtm-info';
+
+export { MAILTM_INFO, mercureUrl };
 import { randomLocalPart, randomPassword } from './mailtm-names';
 import { isResourceId, members, parseAccount, parseDomain, parseMessage, parseSummary, parseToken, totalItems } from './mailtm-parse';
-
-export const MAILTM_INFO: ProviderInfo = {
-  id: 'mailtm',
-  label: 'mail.tm',
-  defaultBaseUrl: 'https://api.mail.tm/',
-  offline: false,
-  note: 'public: any website can mail it; an account (its password stays in the private sessions file) with no expiry',
-  limits: {
-    lifetimeMinutes: null,
-    requestsPerSecond: 8,
-    customNames: true,
-    publicInbox: false,
-    numericIds: false,
-    // What mail.tm accepts for the part before the @ (it answers 422 "This value is not valid." otherwise).
-    names: { min: 3, max: 64, pattern: /^[a-z0-9._-]+$/, chars: 'a-z, 0-9, ".", "_" and "-"' },
-  },
-  deleteAddress: 'delete the mail.tm account (its mail is gone for good)',
-};
 
 /** mail.tm lists 30 messages a page. */
 const PAGE_SIZE = 30;
@@ -52,19 +37,6 @@ export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' 
   eventsUrl?: string;
   /** Told of each token had by signing in again, so that the saved address keeps it (and the next run need not sign in). */
   onSignedIn?: (email: string, token: string) => void;
-}
-
-/**
- * Where mail.tm publishes new mail (Mercure): https://api.mail.tm/ -> https://mercure.mail.tm/.well-known/mercure
- * (mail.gw the same way); any other base (a proxy, a test's fake) serves it itself under .well-known/mercure.
- */
-export function mercureUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  if (url.hostname.startsWith('api.')) {
-    url.hostname = `mercure.${url.hostname.slice(4)}`;
-    url.pathname = '/';
-  }
-  return new URL('.well-known/mercure', url).href;
 }
 
 interface Call {
