@@ -116,7 +116,16 @@ export function App(props: AppProps) {
   const quit = props.onQuit ?? (() => exit());
   // A call waiting out a provider's 429 says so (the next word on the status line replaces it).
   const { rateWaits } = props;
-  useEffect(() => rateWaits?.subscribe((wait) => setNotice({ text: rateWaitText(wait), kind: 'info' })), [rateWaits]);
+  // The picker says it too while it creates: its own "Creating…" line would hide the notice.
+  const [waiting, setWaiting] = useState<{ text: string; untilMs: number } | null>(null);
+  useEffect(
+    () =>
+      rateWaits?.subscribe((wait) => {
+        setNotice({ text: rateWaitText(wait), kind: 'info' });
+        setWaiting({ text: rateWaitText(wait), untilMs: clock() + wait.seconds * 1000 });
+      }),
+    [rateWaits, clock],
+  );
   // The early domains serve the first picker only; a picker opened later asks again.
   const earlyDomains = useRef(props.domains);
   useEffect(() => {
@@ -275,6 +284,7 @@ export function App(props: AppProps) {
             onCreated={(s) => created(s, createOn)}
             onKept={(s) => save(s, createOn)}
             onUnavailable={unavailable}
+            waiting={waiting}
             onResume={chooseSaved}
             onForget={(s, there) => forget(s, refOf(s), there)}
             onCancel={current ? () => setMode('session') : undefined}

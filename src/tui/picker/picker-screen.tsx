@@ -51,6 +51,8 @@ export interface PickerScreenProps {
   local?: LocalServiceInfo;
   isActive: boolean;
   onCreated: (session: Session) => void;
+  /** A call waiting out the provider's 429 (until `untilMs`): said beside "Creating the address…". */
+  waiting?: { text: string; untilMs: number } | null;
   /** The provider is down, limiting or blocking (its domains or a creation failed so): the app may move on. */
   onUnavailable?: (error: unknown) => void;
   /** An address made before its sign-in (a mail.tm account): saved at once, in case the sign-in fails. */
@@ -110,7 +112,8 @@ export function PickerScreen(props: PickerScreenProps) {
     : (props.serviceLabel ?? providerLine(props.where));
   const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns) : providerNote(props.where, props.next, columns);
   // A failed creation on a provider that is down, blocked or limiting: say where else to try.
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
+  const wait = props.waiting && props.waiting.untilMs > now ? ` ${props.waiting.text}` : '';
+  const busy = picker.creating && !custom ? `Creating the address…${wait}` : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
   let status: StatusMessage | null = props.notice ?? null;
   if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
   else if (said) status = { text: said, kind: 'info' };
