@@ -100,10 +100,11 @@ export function configuredRef(config: ProviderConfig): ProviderRef | undefined {
 /**
  * `first`, then the providers of the order, each where the settings put it: what the picker's `p` goes
  * through. A provider of the same family as `first` is not offered again (on mail.tm at another base
- * URL, `p` does not offer mail.tm; in local mode, the local service stands for tempmail).
+ * URL, `p` does not offer mail.tm), except a public tempmail service after the app's own local one.
  */
 export function providerChoices(first: ProviderRef, config: ProviderConfig = {}): ProviderRef[] {
-  return [first, ...orderedRefs(config).filter((ref) => ref.provider !== first.provider)];
+  const local = first.baseUrl.startsWith('local:');
+  return [first, ...orderedRefs(config).filter((ref) => ref.provider !== first.provider || local)];
 }
 
 /** The same ref, one spelling (the one saved addresses use): "tempmail http://127.0.0.1:8025/". */

@@ -50,7 +50,8 @@ describe('providers and providerOrder', () => {
   it("p's choices follow the order and never offer the provider it starts on again", () => {
     const s = loadSettings({ env: {}, paths, flags: { provider: 'mailtm', baseUrl: 'http://127.0.0.1:1/' } });
     expect(providerChoices(configuredRef(s)!, s).map((r) => r.provider)).toEqual(['mailtm', 'tempmaillol', 'guerrilla', 'tempmail']);
-    expect(providerChoices({ provider: 'tempmail', baseUrl: 'local:/x' }, s).map((r) => r.provider)).toEqual(['tempmail', 'mailtm', 'tempmaillol', 'guerrilla']);
+    // The app's own local service is not the public tempmail service: that one is still offered.
+    expect(providerChoices({ provider: 'tempmail', baseUrl: 'local:/x' }, s).map((r) => r.provider)).toEqual(['tempmail', 'mailtm', 'tempmaillol', 'guerrilla', 'tempmail']);
   });
 
   it.each([
