@@ -5,6 +5,7 @@
  * (nothing was made). A provider asking for longer than one wait may take is not waited on: its error
  * says when to come back.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { isApiError } from './api-error';
 import type { Pacer } from './pacer';
 
@@ -23,8 +24,17 @@ const DEFAULT_RATE_WAIT_MS = 1_000;
 // Retry-After: 0 is still a pause: asking again at once meets the same limit.
 const MIN_RATE_WAIT_MS = 250;
 
-/** Runs `attempt` in its turn; without `limits`, a 429 is the caller's. */
-export async function pacedCall<T>(attempt: () => Promise<T>, pacer: Pacer | undefined, limits: RateLimitWait | undefined): Promise<T> {
+// Set while a caller that waits out a 429 itself runs (the app's poller: its poll line says so).
+const waitsItself = new AsyncLocalStorage<true>();
+
+/** Runs `task` with every 429 in it left to the caller, whatever the client's bounds: it waits itself. */
+export function ownRateWait<T>(task: () => Promise<T>): Promise<T> {
+  return waitsItself.run(true, task);
+}
+
+/** Runs `attempt` in its turn; without `limits` (or within ownRateWait), a 429 is the caller's. */
+export async function pacedCall<T>(attempt: () => Promise<T>, pacer: Pacer | undefined, given: RateLimitWait | undefined): Promise<T> {
+  const limits = waitsItself.getStore() ? undefined : given;
   let waited = 0;
   for (;;) {
     try {

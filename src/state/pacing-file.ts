@@ -64,12 +64,17 @@ export function createFilePacer(dir: string, name: string, perSecond: number, no
   return {
     async run(fn) {
       if (alone) return alone.run(fn);
+      // No documented rate: only a 429's hold counts, read without the lock (and no file is made).
+      if (intervalMs === 0) {
+        const wait = Math.min(readNext(file), now() + MAX_AHEAD_MS) - now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        return fn();
+      }
       let start: number;
       try {
         start = turn((next, at) => {
           const t = nextStart(at, next, intervalMs);
-          // No documented rate: only a 429's hold is kept, and a start leaves the file as it was.
-          return { next: intervalMs > 0 ? t.next : next, result: t.start };
+          return { next: t.next, result: t.start };
         });
       } catch {
         return local().run(fn);
