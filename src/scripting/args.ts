@@ -38,7 +38,7 @@ export const COMMAND_OPTIONS = {
   read: { address },
   delete: { address },
   forget: { address, 'delete-account': { type: 'boolean' } },
-  providers: {},
+  providers: { check: { type: 'boolean' } },
   wait: {
     address,
     from: { type: 'string' },

@@ -51,6 +51,8 @@ export interface SavedSessionStore {
   save(session: Session, baseUrl: string, provider?: ProviderId): SavedSession;
   /** Forgets an address of a service; true when it was saved. */
   forget(email: string, baseUrl: string, provider?: ProviderId): boolean;
+  /** Keeps the token a new sign-in gave a saved address (mail.tm); true when it was saved. */
+  setToken(email: string, baseUrl: string, token: string, provider?: ProviderId): boolean;
   /** Marks an address the service refused (`at`), or clears the mark (null); true when it was saved. */
   markRefused(email: string, baseUrl: string, at: Date | null, provider?: ProviderId): boolean;
   /** Records that the app opened an address now (`at`); true when it was saved. */
@@ -150,6 +152,18 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
         found = kept.length !== list.length;
         return kept;
       });
+      return found;
+    },
+    setToken(email, baseUrl, token, provider = 'tempmail') {
+      let found = false;
+      const key = normalizeBaseUrl(baseUrl);
+      mutate(clock(), (list) =>
+        list.map((s) => {
+          if (!sameAddress(s, email, key, provider) || s.token === token) return s;
+          found = true;
+          return { ...s, token };
+        }),
+      );
       return found;
     },
     markRefused(email, baseUrl, at, provider = 'tempmail') {

@@ -134,7 +134,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'provider',
     keys: [char('p')],
-    description: 'create on the next provider (local service, mail.tm, Guerrilla Mail, ...): a public one gets mail from anywhere',
+    description: 'create on the next provider of providerOrder (mail.tm, TempMail.lol, Guerrilla Mail, ...), named on the status line: a public one gets mail from anywhere',
     screens: ['picker'],
     hint: 'provider',
   },

@@ -11,7 +11,7 @@ import { Box, Text } from 'ink';
 import type React from 'react';
 import { useReducer } from 'react';
 import type { MailProvider } from '../../client/client-types';
-import type { ProviderRef } from '../../client/providers';
+import { PROVIDER_INFO, type ProviderRef } from '../../client/providers';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
 import type { DomainList, Session } from '../../model/mail-types';
@@ -28,7 +28,7 @@ import { DomainsNote, domainsNote } from './domains-note';
 import { providerLine, providerName, providerNote } from '../wording/provider-text';
 import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
 import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
-import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
+import { isAnyDomain, pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
 import { listLayout, PickerList } from './picker-list';
 import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
 import { startKey } from './picker-start';
@@ -53,6 +53,12 @@ export interface PickerScreenProps {
   local?: LocalServiceInfo;
   isActive: boolean;
   onCreated: (session: Session) => void;
+  /** A call waiting out the provider's 429 (until `untilMs`): said beside "Creating the address…". */
+  waiting?: { text: string; untilMs: number } | null;
+  /** The provider is down, limiting or blocking (its domains or a creation failed so): the app may move on. */
+  onUnavailable?: (error: unknown) => void;
+  /** An address made before its sign-in (a mail.tm account): saved at once, in case the sign-in fails. */
+  onKept?: (pending: Session) => void;
   /** Live saved addresses (of any provider this run reaches), offered first. */
   saved?: readonly SavedSession[];
   /** The address on screen when the picker was opened over it. */
@@ -78,7 +84,7 @@ const NO_PROVIDER = ['provider'] as const;
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
-  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock);
+  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock, props.onKept, props.onUnavailable);
   const now = useNow(props.clock ?? Date.now);
   const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
   const { mode, said } = state;
@@ -93,7 +99,7 @@ export function PickerScreen(props: PickerScreenProps) {
   // The current address is not offered: Esc goes back to it.
   const here = providerName(props.where);
   const resumable = savedItems((props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)), now, here);
-  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
+  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list, providerName(props.where)) : [];
   // The saved addresses first, as the docs say; opened by `n` the highlight starts on a new choice.
   const items = [...resumable, ...offered];
   const itemsKey = items.map((item) => item.key).join('\n');
@@ -106,9 +112,10 @@ export function PickerScreen(props: PickerScreenProps) {
     ? // A borrowed service ends with the process that runs it: say whose it is.
       `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
     : (props.serviceLabel ?? providerLine(props.where));
-  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next) : providerNote(props.where, props.next);
+  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns) : providerNote(props.where, props.next, columns);
   // A failed creation on a provider that is down, blocked or limiting: say where else to try.
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
+  const wait = props.waiting && props.waiting.untilMs > now ? ` ${props.waiting.text}` : '';
+  const busy = picker.creating && !custom ? `Creating the address…${wait}` : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
   let status: StatusMessage | null = props.notice ?? null;
   if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
   else if (said) status = { text: said, kind: 'info' };
@@ -170,22 +177,28 @@ export function PickerScreen(props: PickerScreenProps) {
     dispatch({ type: 'answered-forget', confirmed: choice !== 'no' });
   });
 
+  // The provider's own name rules where it has them (mail.tm, Guerrilla Mail), else the interface's.
+  const info = local ? undefined : PROVIDER_INFO[props.where.provider];
+  const problemOf = (value: string) => prefixProblem(value, info?.limits.names, info?.label);
   // The input passes what was typed: keys that came in the same burst as Enter may not be rendered yet.
   const submitCustom = (typed: string) => {
     const value = normalizePrefix(typed);
-    if (!custom || prefixProblem(value) !== null) return;
+    if (!custom || problemOf(value) !== null) return;
     picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () => dispatch({ type: 'taken' }));
   };
 
   let body: React.ReactNode;
   if (custom) {
-    const problem = prefixProblem(custom.value);
-    const address = `${custom.value || 'name'}@${custom.domain.domain}`;
+    const problem = problemOf(custom.value);
+    // A provider that picks the domain (TempMail.lol) also adds characters of its own after the name.
+    const any = isAnyDomain(custom.domain);
+    const at = any ? `@${providerName(props.where)}'s domain` : `@${custom.domain.domain}`;
+    const address = `${custom.value || 'name'}${any ? '…' : ''}${at}`;
     let verdict = problem ? `✗ ${problem}` : `✓ ${address}`;
     if (custom.taken && !problem) verdict = `✗ ${address} is taken, try another`;
     body = (
       <Box flexDirection="column">
-        <Text>Custom name on {custom.domain.domain} (Enter creates it, Esc goes back):</Text>
+        <Text>{any ? 'Custom name' : `Custom name on ${custom.domain.domain}`} (Enter creates it, Esc goes back):</Text>
         <Box>
           <TextInput
             value={custom.value}
@@ -194,7 +207,7 @@ export function PickerScreen(props: PickerScreenProps) {
             onChange={(typed) => dispatch({ type: 'typed', value: normalizePrefix(typed) })}
             onSubmit={submitCustom}
           />
-          <Text color={theme.color('muted')}>@{custom.domain.domain}</Text>
+          <Text color={theme.color('muted')}>{at}</Text>
         </Box>
         <Text wrap="truncate" color={problem || custom.taken ? theme.color('error') : theme.color('ok')}>
           {fitToWidth(picker.creating ? 'Creating the address…' : verdict, columns)}

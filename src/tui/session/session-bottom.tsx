@@ -16,7 +16,8 @@ import { forgetLines, forgetScreen } from '../saved/forget-question';
 /** A question the session asks: y/n (delete, leave, forget), which attachment to save, or whether to replace a file. */
 export type Question =
   | { kind: 'delete'; message: MessageSummary }
-  | { kind: 'leave' }
+  /** `lasts`: what happens to the address left, in its provider's terms (wording/expiry-text.ts). */
+  | { kind: 'leave'; lasts: string }
   /** `provider`: where the address lives (a mail.tm account can also be deleted there). */
   | { kind: 'forget'; provider: ProviderId }
   | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[]; typed?: string }
@@ -54,7 +55,7 @@ export function questionLines(question: Question, email: string, columns: number
     case 'delete':
       return confirmLines(`Delete "${subjectLabel(question.message.subject)}"?`, columns);
     case 'leave':
-      return confirmLines(`Leave ${email} for a new address? It keeps working until it expires.`, columns);
+      return confirmLines(`Leave ${email} for a new address? ${question.lasts}`, columns);
     case 'forget':
       return forgetLines(email, question.provider, columns);
     case 'overwrite':

@@ -39,6 +39,7 @@ import { rowMarks } from './row-marks';
 import { useMessageCache } from '../viewer/use-message-cache';
 import { useMessageSources } from '../source/use-message-source';
 import { ViewerScreen } from '../viewer/viewer-screen';
+import { keepsWorking } from '../wording/expiry-text';
 
 export interface SessionViewProps {
   /** The provider the address lives on. */
@@ -186,7 +187,7 @@ export function SessionView(props: SessionViewProps) {
 
   if (!active) return null;
 
-  const newAddress = () => (live ? setQuestion({ kind: 'leave' }) : props.onNewAddress());
+  const newAddress = () => (live ? setQuestion({ kind: 'leave', lasts: keepsWorking(api.info, session.expiresAt !== null) }) : props.onNewAddress());
 
   // A message without attachments has nothing for `a` to save: its footer leaves it out.
   const opened = view.kind === 'viewer' ? cache.get(view.message.id) : undefined;

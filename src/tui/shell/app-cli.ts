@@ -36,9 +36,10 @@ Scripting (no UI: data on stdout, messages on stderr; each takes --help):
 ${scriptCommandsHelp()}
 
 Options:
-  --provider NAME      where new addresses are made: tempmail, mailtm or guerrilla (also
-                       TEMPMAIL_PROVIDER or "provider" in the config file); mailtm and guerrilla
-                       are public inboxes any website can mail (\`tempmail-tui providers\` lists them)
+  --provider NAME      where new addresses are made: tempmail, mailtm, guerrilla, tempmaillol, or
+                       auto (the first of providerOrder that answers; also TEMPMAIL_PROVIDER or
+                       "provider" in the config file); mailtm, tempmaillol and guerrilla are public
+                       inboxes any website can mail (\`tempmail-tui providers --check\` tries them)
   --base-url URL       the provider's address (also TEMPMAIL_BASE_URL or "baseUrl" in the config
                        file): a service of the interface for tempmail (default https://mailtemp.us/api),
                        another host of the same API for the others (mailtm: https://api.mail.gw);
@@ -54,8 +55,9 @@ Options:
   -V, --version        the version
 
 Config file: ${configDir}/config.json (keys provider, baseUrl, pollIntervalSeconds, bell, serverTz,
-postEncoding, downloadDir). Environment: TEMPMAIL_PROVIDER, TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL,
-TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ, TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR; NO_COLOR turns colours off. Flags beat the environment,
+postEncoding, downloadDir, providers, providerOrder). Environment: TEMPMAIL_PROVIDER, TEMPMAIL_BASE_URL,
+TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ, TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR,
+TEMPMAIL_TEMPMAILLOL_KEY; NO_COLOR turns colours off. Flags beat the environment,
 which beats the file. Every address you create is saved; the picker offers the live ones first.
 
 Keys: j/k or arrows move, Enter opens, d deletes (asks), r checks now, n new address, c copies it,

@@ -68,6 +68,8 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       openLink={openLink}
       noColor={noColorRequested(env)}
       domains={service.domains}
+      rateWaits={service.rateWaits}
+      auto={settings.provider === 'auto'}
     />
   );
   const instance = render(app(), {

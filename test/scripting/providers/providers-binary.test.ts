@@ -68,6 +68,7 @@ describe('the built program on the public providers (fakes)', () => {
       ['tempmail', 'https://mailtemp.us/api/', 'offline yes'],
       ['mailtm', 'https://api.mail.tm/', 'offline no'],
       ['guerrilla', 'https://api.guerrillamail.com/', 'offline no'],
+      ['tempmaillol', 'https://api.tempmail.lol/', 'offline no'],
     ]);
     const json = JSON.parse((await cli(['providers', '--json', '--provider', 'mailtm', '--base-url', 'https://api.mail.gw'])).stdout);
     expect(json.providers.find((p: { name: string }) => p.name === 'mailtm')).toMatchObject({ baseUrl: 'https://api.mail.gw/', configured: true, offline: false, requestsPerSecond: 8, lifetimeMinutes: null });
