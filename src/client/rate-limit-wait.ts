@@ -5,7 +5,8 @@
  * (nothing was made). A provider asking for longer than one wait may take is not waited on: its error
  * says when to come back.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
 import { isApiError } from './api-error';
 import type { Pacer } from './pacer';
 
@@ -24,17 +25,21 @@ const DEFAULT_RATE_WAIT_MS = 1_000;
 // Retry-After: 0 is still a pause: asking again at once meets the same limit.
 const MIN_RATE_WAIT_MS = 250;
 
-// Set while a caller that waits out a 429 itself runs (the app's poller: its poll line says so).
-const waitsItself = new AsyncLocalStorage<true>();
+// Set while a caller that waits out a 429 itself runs (the app's poller: its poll line says so). Made
+// on first use, and node:async_hooks taken by require(): an ES import of it (and the store) loaded
+// Node's async-context modules before the app's first frame, where nothing polls yet.
+let waitsItself: AsyncLocalStorage<true> | undefined;
 
 /** Runs `task` with every 429 in it left to the caller, whatever the client's bounds: it waits itself. */
 export function ownRateWait<T>(task: () => Promise<T>): Promise<T> {
+  const { AsyncLocalStorage: Store } = createRequire(import.meta.url)('node:async_hooks') as typeof import('node:async_hooks');
+  waitsItself ??= new Store<true>();
   return waitsItself.run(true, task);
 }
 
 /** Runs `attempt` in its turn; without `limits` (or within ownRateWait), a 429 is the caller's. */
 export async function pacedCall<T>(attempt: () => Promise<T>, pacer: Pacer | undefined, given: RateLimitWait | undefined): Promise<T> {
-  const limits = waitsItself.getStore() ? undefined : given;
+  const limits = waitsItself?.getStore() ? undefined : given;
   let waited = 0;
   for (;;) {
     try {
