@@ -17,16 +17,27 @@ describe('textWidth', () => {
     expect(textWidth('𠀋')).toBe(2);
   });
 
-  it('counts emoji, ZWJ sequences, flags, skin tones and keycaps two columns each', () => {
+  it('counts an emoji sequence at the widest a terminal draws it: its code points added up, a joiner one column', () => {
     expect(textWidth('😀')).toBe(2);
-    expect(textWidth('👨‍👩‍👧')).toBe(2);
+    // tmux 3.3 and xterm put the skin tone in a cell of its own.
+    expect(textWidth('👍🏽')).toBe(4);
+    // xterm and VTE draw each person; Terminal.app gives each ZWJ a column too.
+    expect(textWidth('👨‍👩‍👧')).toBe(8);
     expect(textWidth('🇩🇪')).toBe(2);
-    expect(textWidth('👍🏽')).toBe(2);
+    // VS16 makes a one-column symbol two wide; a keycap is its digit made an emoji.
     expect(textWidth('❤️')).toBe(2);
     expect(textWidth('1️⃣')).toBe(2);
     // Text-presentation symbols stay narrow.
     expect(textWidth('❤')).toBe(1);
     expect(textWidth('©')).toBe(1);
+  });
+
+  it('counts the spacing vowels and conjunct consonants of Thai and Indic scripts, as terminals add them up', () => {
+    expect(textWidth('กำ')).toBe(2);
+    expect(textWidth('ทำ'.repeat(40))).toBe(80);
+    expect(textWidth('क्ष')).toBe(2);
+    expect(textWidth('தமிழ்')).toBe(4);
+    expect(textWidth('مَرْحَبًا')).toBe(5);
   });
 
   it('counts combining marks and format characters zero columns', () => {
@@ -96,7 +107,7 @@ describe('fitToWidth and clusters', () => {
     expect(clusters('a日👍🏽')).toEqual([
       { text: 'a', width: 1 },
       { text: '日', width: 2 },
-      { text: '👍🏽', width: 2 },
+      { text: '👍🏽', width: 4 },
     ]);
   });
 });
