@@ -13,6 +13,8 @@ const require = createRequire(import.meta.url);
 // @xterm/headless names an ESM build it does not ship; its CommonJS main is the one that exists.
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
 const pty = require('node-pty') as typeof import('node-pty');
+const { Unicode11Addon } = require('@xterm/addon-unicode11') as typeof import('@xterm/addon-unicode11');
+const { UnicodeGraphemesAddon } = require('@xterm/addon-unicode-graphemes') as typeof import('@xterm/addon-unicode-graphemes');
 
 /** The built program; TEMPMAIL_E2E_CLI points the tests at another build (e.g. a deliberately broken one). */
 export const CLI = process.env.TEMPMAIL_E2E_CLI ?? fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -82,6 +84,11 @@ export interface SpawnOptions {
   cols?: number;
   rows?: number;
   cwd?: string;
+  /**
+   * How the terminal measures characters: xterm.js's default (Unicode 6 widths), '11' (Unicode 11 code
+   * point widths, as xterm and VTE) or 'graphemes' (grapheme clusters, as Ghostty and WezTerm).
+   */
+  widths?: '6' | '11' | 'graphemes';
   /** Another program in the pty instead of `node dist/cli.js` (a shell with job control, for Ctrl-Z). */
   command?: { file: string; args: string[] };
 }
@@ -109,6 +116,12 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   delete env.GITHUB_ACTIONS;
   env.TERM = env.TERM && env.TERM !== 'dumb' ? env.TERM : 'xterm-256color';
   const term: XTerm = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
+  if (options.widths === '11') {
+    term.loadAddon(new Unicode11Addon());
+    term.unicode.activeVersion = '11';
+  } else if (options.widths === 'graphemes') {
+    term.loadAddon(new UnicodeGraphemesAddon());
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   let lastOutputAt = Date.now();
