@@ -5,7 +5,8 @@
  * messages; and then no terminal row has wrapped, the address and its countdown are on the first row,
  * the key line on the last, and the screen is cell for cell what a fresh redraw (Ctrl-L) draws.
  * xterm.js plays the terminal twice: measuring code point by code point (Unicode 11, as xterm and VTE)
- * and by grapheme clusters (as Ghostty and WezTerm); tmux 3.3 measures as it does.
+ * and by grapheme clusters (as Ghostty and WezTerm); tmux 3.3 measures as it does. And where the
+ * terminal says it clusters graphemes (DEC mode 2027), emoji are measured as the one glyph it draws.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -81,6 +82,14 @@ function wrappedRows(app: PtyApp): number[] {
   return out;
 }
 
+/** The column of the last cell with something drawn in row `y` (xterm.js). */
+function lastCell(app: PtyApp, y: number): number {
+  const buffer = app.terminal().buffer.active;
+  const line = buffer.getLine(buffer.viewportY + y);
+  for (let x = app.terminal().cols - 1; line && x >= 0; x--) if ((line.getCell(x)?.getChars() ?? '').trim() !== '') return x;
+  return -1;
+}
+
 /** Every cell, the clocks' digits made alike. */
 const sameClock = (rows: string[]) => rows.map((row, y) => (y <= 1 ? row.replace(/\d/g, '#') : row));
 
@@ -129,6 +138,31 @@ describe('cell widths in a real terminal', () => {
       app.kill();
     }
   }, 120_000);
+
+  it('measures emoji as one glyph where the terminal says it clusters graphemes (mode 2027 set): whole subjects, columns aligned', async () => {
+    const { email, args, env } = await inboxOfScripts();
+    // The harness answers at once; a long deadline keeps a loaded machine from making the answer late.
+    const app = spawnApp({ args, env: { ...env, TEMPMAIL_TERMINAL_ANSWER_MS: '10000' }, cols: 80, rows: 24, widths: 'graphemes', mode2027: 1 });
+    apps.push(app);
+    await app.waitForScreen((s) => s.includes(`Resume ${email}`));
+    const inbox = await app.press(KEYS.ENTER, allMail);
+    // Measured at the widest, the skin tones, the family and the flags would not leave room for all of it.
+    expect(inbox).toMatch(/team .* code +\d\d:\d\d/);
+    expect(inbox).toMatch(/Trip .* booked .* see you +\d\d:\d\d/);
+    // The emoji rows' times end where the Arabic row's does (a script every terminal draws as measured):
+    // the terminal drew the emoji as they were measured. (Thai and Indic rows end a few columns early
+    // here: a clustering terminal may draw them narrower than the widest measure, never wider.)
+    const ends = app
+      .screen()
+      .map((row, y) => (/^N /.test(row) ? lastCell(app, y) : -1))
+      .filter((x) => x >= 0);
+    expect(ends).toHaveLength(MAILS.length);
+    const [ana, travel, arabic] = ends;
+    expect([ana, travel], `${ends.join(' ')}\n${app.screenText()}`).toEqual([arabic, arabic]);
+    for (const end of ends) expect(end).toBeLessThanOrEqual(arabic!);
+    expectWhole(app.screen(), email, /Enter open/);
+    expect(wrappedRows(app), app.screenText()).toEqual([]);
+  });
 
   it('keeps every row on its row in tmux, and a redraw (Ctrl-L) changes nothing', async () => {
     const { email, args, env } = await inboxOfScripts();

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { IPty } from 'node-pty';
 import type { Terminal as XTerm } from '@xterm/headless';
+import { GRAPHEME_QUERY } from '../../src/tui/terminal/grapheme-query';
 
 const require = createRequire(import.meta.url);
 // @xterm/headless names an ESM build it does not ship; its CommonJS main is the one that exists.
@@ -89,6 +90,11 @@ export interface SpawnOptions {
    * point widths, as xterm and VTE) or 'graphemes' (grapheme clusters, as Ghostty and WezTerm).
    */
   widths?: '6' | '11' | 'graphemes';
+  /**
+   * What the terminal answers when asked about grapheme clustering (DECRQM 2027): a DECRPM state (1 set,
+   * 3 permanently set...). By default xterm.js's own answer, 0: it does not know the mode.
+   */
+  mode2027?: number;
   /** Another program in the pty instead of `node dist/cli.js` (a shell with job control, for Ctrl-Z). */
   command?: { file: string; args: string[] };
 }
@@ -156,8 +162,32 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     const close = text.lastIndexOf(FRAME_END);
     if (open >= 0 || close >= 0) inFrame = open > close;
     markTail = text.slice(-(FRAME_START.length - 1));
+    answerQuestions(text);
     term.write(buf);
   });
+  // The terminal answers what the program asks (device attributes, modes), as a real one does: xterm.js
+  // answers once it has parsed the question. The app's start-up question about grapheme clustering
+  // (src/tui/terminal/grapheme-query.ts) is answered here at once instead, as a terminal on the same
+  // machine does, so that its deadline is never what a test depends on; xterm.js's own (later) answers
+  // to it are left out.
+  let swallow = 0;
+  term.onData((reply) => {
+    if (exitCode !== undefined) return;
+    let rest = reply;
+    while (swallow > 0) {
+      const own = /\x1b\[\?2027;\d\$y|\x1b\[\?[\d;]*c/.exec(rest);
+      if (!own) break;
+      rest = rest.slice(0, own.index) + rest.slice(own.index + own[0].length);
+      swallow--;
+    }
+    if (rest) child.write(rest);
+  });
+  const answerQuestions = (text: string) => {
+    for (let at = text.indexOf(GRAPHEME_QUERY); at >= 0; at = text.indexOf(GRAPHEME_QUERY, at + 1)) {
+      child.write(`\x1b[?2027;${options.mode2027 ?? 0}$y\x1b[?1;2c`);
+      swallow += 2;
+    }
+  };
   child.onExit(({ exitCode: code }) => {
     exitCode = code;
     for (const w of exitWaiters.splice(0)) w(code);
