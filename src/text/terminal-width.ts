@@ -39,6 +39,13 @@ const ZWJ = 0x200d;
 const ZWNJ = 0x200c;
 const VS16 = 0xfe0f;
 
+// The emoji of the last two Unicode versions (16.0, 17.0; ucs-detect's tables of wide characters): a
+// clustering terminal's tables lag behind Node's (foot 1.25 drew Emoji 17 sequences five columns wide),
+// so a cluster holding one keeps the widest measure. Extend it when Node's Unicode moves on (a test says so).
+const RECENT_EMOJI = /[\u{1F6D8}\u{1FA89}\u{1FA8A}\u{1FA8E}\u{1FA8F}\u{1FABE}\u{1FAC6}\u{1FAC8}\u{1FACD}\u{1FADC}\u{1FADF}\u{1FAE9}\u{1FAEA}\u{1FAEF}]/u;
+/** The Unicode version RECENT_EMOJI was written for. */
+export const RECENT_EMOJI_UNICODE = '17.0';
+
 let clustering = false;
 // An RGI emoji sequence (a Unicode set of strings): built when first needed, in grapheme clustering
 // mode only, as it costs more to build than everything else here.
@@ -46,8 +53,8 @@ let rgiEmoji: RegExp | undefined;
 
 /**
  * Tells the measure whether the terminal clusters graphemes (it answered DEC mode 2027 as set). In
- * that mode an RGI emoji cluster (👍🏽, a ZWJ family, a flag) is two columns, as every such terminal
- * draws it; everything else keeps the widest measure.
+ * that mode an RGI emoji cluster (👍🏽, a ZWJ family, a flag) is two columns, as such terminals draw it,
+ * unless it holds one of the newest emoji; everything else keeps the widest measure.
  */
 export function setGraphemeClustering(on: boolean): void {
   clustering = on;
@@ -87,7 +94,7 @@ export function clusterWidth(cluster: string, ambiguousIsNarrow = true): number 
   if (ALL_IGNORABLE.test(cluster)) return 0;
   if (clustering) {
     rgiEmoji ??= new RegExp('^\\p{RGI_Emoji}$', 'v');
-    if (rgiEmoji.test(cluster)) return 2;
+    if (rgiEmoji.test(cluster) && !RECENT_EMOJI.test(cluster)) return 2;
   }
   let width = 0;
   // The width of the code point before, for a VS16 after it; and whether a visible one came yet.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusters, fitToWidth, textWidth, truncateToWidth } from '../../src/text/text-width';
+import { RECENT_EMOJI_UNICODE, setGraphemeClustering } from '../../src/text/terminal-width';
 
 describe('textWidth', () => {
   it('counts ASCII one column each', () => {
@@ -38,6 +39,25 @@ describe('textWidth', () => {
     expect(textWidth('क्ष')).toBe(2);
     expect(textWidth('தமிழ்')).toBe(4);
     expect(textWidth('مَرْحَبًا')).toBe(5);
+  });
+
+  it('counts an RGI emoji cluster two columns where the terminal clusters graphemes (mode 2027), but the newest emoji and other scripts as before', () => {
+    setGraphemeClustering(true);
+    try {
+      for (const emoji of ['👍🏽', '👩🏽‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '❤️', '1️⃣', '⛹🏻‍♂️']) expect(textWidth(emoji), emoji).toBe(2);
+      // Emoji 17: foot 1.25 drew this five columns wide, its tables a version behind.
+      expect(textWidth('👨🏻‍🫯‍👨🏼')).toBe(12);
+      expect(textWidth('ทำ'.repeat(40))).toBe(80);
+      expect(textWidth('क्ष')).toBe(2);
+      expect(textWidth('এ\u200cই')).toBe(3);
+    } finally {
+      setGraphemeClustering(false);
+    }
+    expect(textWidth('👨‍👩‍👧‍👦')).toBe(11);
+  });
+
+  it('knows the newest emoji of the Unicode version Node has (extend RECENT_EMOJI in terminal-width.ts when this fails)', () => {
+    expect(Number(process.versions.unicode)).toBeLessThanOrEqual(Number(RECENT_EMOJI_UNICODE));
   });
 
   it('counts combining marks and format characters zero columns', () => {
