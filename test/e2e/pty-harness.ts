@@ -190,7 +190,11 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   };
   child.onExit(({ exitCode: code }) => {
     exitCode = code;
-    for (const w of exitWaiters.splice(0)) w(code);
+    // The terminal has parsed everything the program wrote before a test looks at it (its last bytes,
+    // leaving the alternate screen, can still be queued in xterm.js when the exit is reported).
+    term.write('', () => {
+      for (const w of exitWaiters.splice(0)) w(code);
+    });
   });
 
   const screen = (): string[] => {
@@ -277,7 +281,7 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
       }
     },
     exited(timeoutMs = SCREEN_TIMEOUT_MS) {
-      if (exitCode !== undefined) return Promise.resolve(exitCode);
+      if (exitCode !== undefined) return flushed().then(() => exitCode!);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`program did not exit within ${timeoutMs} ms:\n${app.screenText()}`)), timeoutMs);
         exitWaiters.push((code) => {
