@@ -99,6 +99,10 @@ export class PtyApp {
       encoding: null,
     });
     this.pid = this.child.pid;
+    // The terminal answers what the program asks (device attributes, modes), as a real one does.
+    this.term.onData((reply) => {
+      if (this.exitCode === undefined) this.child.write(reply);
+    });
     this.child.onData((data: string | Buffer) => this.onData(performance.now(), typeof data === 'string' ? Buffer.from(data) : data));
     this.exited = new Promise((resolve) =>
       this.child.onExit(({ exitCode }) => {

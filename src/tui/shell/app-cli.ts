@@ -10,6 +10,7 @@ import { appPaths } from '../../state/paths';
 import { safeLine } from '../../text/safe-text';
 import { scriptCommandsHelp } from '../../scripting/commands-list';
 import type { CliIo } from './shell-types';
+import { answerDeadline, queryGraphemeClustering } from '../terminal/grapheme-query';
 
 const OPTIONS = {
   provider: { type: 'string' },
@@ -57,7 +58,8 @@ Options:
 Config file: ${configDir}/config.json (keys provider, baseUrl, pollIntervalSeconds, bell, serverTz,
 postEncoding, downloadDir, providers, providerOrder). Environment: TEMPMAIL_PROVIDER, TEMPMAIL_BASE_URL,
 TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ, TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR,
-TEMPMAIL_TEMPMAILLOL_KEY; NO_COLOR turns colours off. Flags beat the environment,
+TEMPMAIL_TEMPMAILLOL_KEY; NO_COLOR turns colours off; TEMPMAIL_TERMINAL_ANSWER_MS how long to wait at start
+for the terminal's answer on emoji widths (250; 0 never asks). Flags beat the environment,
 which beats the file. Every address you create is saved; the picker offers the live ones first.
 
 Keys: j/k or arrows move, Enter opens, d deletes (asks), r checks now, n new address, c copies it,
@@ -127,15 +129,17 @@ export async function runAppCli(argv: string[], version: string, io?: Partial<Cl
     out.stderr.write('tempmail-tui: the app needs an interactive terminal (stdin and stdout must be a TTY)\n');
     return 2;
   }
-  // The service first (the domains are asked for at once), then the UI: the request travels while
-  // Ink and React load.
+  // The terminal is asked whether it clusters graphemes (for the cell widths), the service for its
+  // domains, then the UI loads: the answers travel while Ink and React load.
+  const graphemes = queryGraphemeClustering(out.stdin, out.stdout, answerDeadline(out.env));
   const { connectService } = await import('./app-service');
   const service = await connectService(parsed.settings!, out.env);
   if ('error' in service) {
+    await graphemes;
     out.stderr.write(`tempmail-tui: ${service.error}\n`);
     return 1;
   }
   const { loadWithoutFetch } = await import('./load-ui');
   const { runApp } = await loadWithoutFetch(() => import('./run-app'));
-  return runApp({ settings: parsed.settings!, io: out, service });
+  return runApp({ settings: parsed.settings!, io: out, service, graphemes });
 }

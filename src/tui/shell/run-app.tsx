@@ -24,6 +24,8 @@ import { diffingStdout } from '../terminal/diff-stdout';
 import { noColorRequested } from '../widgets/theme';
 import { openReadState } from '../../state/read-state';
 import { createJobControl } from './suspend';
+import { setGraphemeClustering } from '../../text/terminal-width';
+import type { GraphemeAnswer } from '../terminal/grapheme-query';
 
 export { serviceLabel };
 
@@ -36,9 +38,23 @@ export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv):
 }
 
 /** Runs the app until the user quits; resolves with the exit status. */
-export async function runApp({ settings, io, service }: { settings: Settings; io: CliIo; service: AppService }): Promise<number> {
+export async function runApp({
+  settings,
+  io,
+  service,
+  graphemes,
+}: {
+  settings: Settings;
+  io: CliIo;
+  service: AppService;
+  /** The terminal's answer about grapheme clustering (terminal/grapheme-query.ts), when asked. */
+  graphemes?: Promise<GraphemeAnswer>;
+}): Promise<number> {
   const { stdout, stderr, stdin, env } = io;
   const { providers, start, baseUrl, local } = service;
+  // Emoji sequences are measured as the terminal draws them when it says it clusters graphemes; the
+  // first frame waits for the answer (a round trip, bounded by the query's deadline).
+  setGraphemeClustering((await graphemes)?.clustering ?? false);
 
   // Only the cells that changed reach the terminal (the countdown's second is a few bytes, not a screen).
   const screen = stdout.isTTY ? diffingStdout(stdout) : undefined;

@@ -109,6 +109,12 @@ describe('frame diff', () => {
     await expectSameScreen(['ab', 'cd'], ['a漢', 'cd']);
     const update = lineUpdate('漢字 a', '漢字 b');
     expect(update?.column).toBe(0);
+    // Clusters terminals draw at different widths (docs/architecture.md, "Cell widths"): whole too, so
+    // where one is drawn narrower than measured the line is what a fresh write shows, never shifted.
+    for (const s of ['ทำ', 'क्ष', 'தமிழ்', 'مَرْحَبًا', '👍🏽', '👨‍👩‍👧', '🇫🇷', '❤️', 'এ\u200cই']) {
+      expect(lineCells(`${s} 09:12`), s).toBeNull();
+      expect(lineUpdate(`${s} 09:12`, `${s} 09:13`)?.column, s).toBe(0);
+    }
   });
 
   it('East Asian ambiguous characters (é, °, …, ─, arrows, curly quotes): their lines rewritten whole', async () => {
