@@ -11,7 +11,6 @@ import type {
   Message,
   MessageId,
   MessageSource,
-  MessageSummary,
   PostEncoding,
   ProviderId,
   Session,

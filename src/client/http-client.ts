@@ -139,7 +139,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   let instance: Promise<Got> | undefined;
   const http = (): Promise<Got> => {
-    const made = (instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions())));
+    instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions()));
+    const made = instance;
     made.catch(() => {
       if (instance === made) instance = undefined;
     });

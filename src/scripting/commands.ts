@@ -5,7 +5,7 @@ import type { SavedSession } from '../state/saved-sessions';
 import { flag, parseCommandArgs, show, str } from './args';
 import { makeContext, onSaved, pickSession, refOf, whereLabel } from './context';
 import { analyse, domainsJson, domainsText, json, messageJson, messageText, summaryJson, summaryLine, wireId } from './script-format';
-import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
+import { EXIT, UsageError, type ScriptIo } from './io';
 
 /** `domains [--json]`: the provider's domains and external-mail accounts. */
 export async function runDomains(args: string[], io: ScriptIo): Promise<number> {

@@ -7,7 +7,7 @@
  * real terminal.
  */
 import { Box, useApp, useStdout } from 'ink';
-import React, { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { refKey, sameRef, type ProviderRef, type ProviderSet } from '../client/providers';
 import type { OpenResult } from '../platform/browser';
 import type { ReadStateStore } from '../state/read-state';

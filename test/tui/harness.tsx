@@ -2,7 +2,6 @@
  * Renders the real App against a real reference service (loopback, port 0) through the real client,
  * with the test in control of the clock, the bell and the clipboard.
  */
-import React from 'react';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../src/client/tempmail/tempmail-provider';
 import { createProviderSet, type ProviderSet } from '../../src/client/providers';

@@ -11,7 +11,7 @@ import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
 import type { DomainList, Message, Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../error-map';
-import { createHttpClient } from '../http-client';
+import { createHttpClient, type HttpAnswer } from '../http-client';
 import { startMessageListing, withCut } from '../listing';
 import { badResponse, parseJson } from '../wire-json';
 import { emailId, parseCheck, parseEmail, parseInbox, parseSummary } from './tempmaillol-parse';
@@ -65,7 +65,7 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
   const headers = (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 
   async function call(method: 'GET' | 'POST', path: string, request: { json?: unknown; searchParams?: Record<string, string>; secrets?: string[] }) {
-    let answer;
+    let answer: HttpAnswer<string>;
     try {
       answer = await http.request(method, path, { ...request, headers: { ...headers(), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) }, secrets: [...(request.secrets ?? []), ...(key ? [key] : [])] });
     } catch (error) {

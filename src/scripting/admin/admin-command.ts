@@ -85,13 +85,7 @@ async function run(args: string[], io: ScriptIo): Promise<number> {
   if (args.some((a) => a === '--token' || a.startsWith('--token='))) {
     throw new UsageError('the admin token is never given on the command line: use --token-file FILE or TEMPMAIL_ADMIN_TOKEN');
   }
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError(describeArgsError(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseAdminArgs(args);
   if (values.help || positionals.length === 0) {
     io.stdout.write(`${ADMIN_HELP}\n`);
     return values.help ? EXIT.ok : EXIT.usage;
@@ -121,6 +115,15 @@ async function run(args: string[], io: ScriptIo): Promise<number> {
   for (const line of lines) io.stdout.write(`${line}\n`);
   if (note) io.stderr.write(`${note}\n`);
   return EXIT.ok;
+}
+
+/** The flags and the command's words; a malformed flag is a UsageError in parseArgs' own words. */
+function parseAdminArgs(args: string[]) {
+  try {
+    return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(describeArgsError(error));
+  }
 }
 
 function baseUrl(value: string): string {

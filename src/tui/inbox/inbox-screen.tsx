@@ -5,7 +5,6 @@
  */
 import { Box, Text } from 'ink';
 import type React from 'react';
-import { listingNote, type ListingCut } from '../../client/listing';
 import { fitToWidth } from '../../text/text-width';
 import type { MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
@@ -92,6 +91,7 @@ export function InboxScreen(props: InboxScreenProps) {
     body = <Text color={theme.color('muted')}>Loading the inbox…</Text>;
   } else if (state.all.length === 0) {
     body = emptyLines(props.address, props.intervalMs, props.local, state.cut, props.nearHost).map((line, i) => (
+      // biome-ignore lint/suspicious/noArrayIndexKey: the empty inbox's lines, replaced as a whole; a line has no identity but its row
       <Text key={i} wrap="truncate">
         {fitToWidth(line, columns)}
       </Text>

@@ -87,6 +87,7 @@ export function usePicker(
     [],
   );
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: attempt is the trigger, read nowhere inside: r and the retry timer bump it to load the domains again
   useEffect(() => {
     let cancelled = false;
     const pending = first.current;

@@ -1,6 +1,5 @@
 /** The line above the footer when it is not the status: a question, or the filter input. */
 import { Box, Text } from 'ink';
-import React from 'react';
 import { safeLine } from '../../text/safe-text';
 import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
 import { AskLines, confirmLines, statusLines } from '../widgets/chrome';

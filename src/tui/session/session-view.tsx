@@ -127,7 +127,9 @@ export function SessionView(props: SessionViewProps) {
   const typingSearch = Boolean(reading.search?.typing && view.kind === 'viewer');
   const bottomRows = bottomHeight({ question, email: session.email, input: filtering || typingSearch, status: shownStatus, columns });
   const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - bottomRows - 1);
-  useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) });
+  }, [height, inbox.dispatch]);
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
   const { live } = inbox;

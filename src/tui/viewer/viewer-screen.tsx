@@ -227,6 +227,7 @@ export function ViewerScreen(props: ViewerScreenProps) {
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">
       {headers.map(([name, value], i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the message's header rows, replaced as a whole (a long link's rows share the name ''); a row has no identity but its place
         <Text key={`${name}-${i}`} wrap="truncate">
           <Text bold color={theme.color('accent')}>
             {fitToWidth(name ? `${name}:` : '', LABEL_COLS)}

@@ -95,8 +95,8 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
     schedule();
   };
   const onReadable = () => {
-    let chunk: string | Buffer | null;
-    while ((chunk = real.read() as string | Buffer | null) !== null) take(String(chunk));
+    const next = () => real.read() as string | Buffer | null;
+    for (let chunk = next(); chunk !== null; chunk = next()) take(String(chunk));
   };
 
   out.on('newListener', (event: string) => {
@@ -110,10 +110,23 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
   });
   Object.assign(out, {
     isTTY: real.isTTY,
-    setEncoding: (encoding: BufferEncoding) => (real.setEncoding(encoding), out),
-    setRawMode: (mode: boolean) => (real.setRawMode(mode), out),
-    ref: () => (real.ref(), out),
-    unref: () => (real.unref(), out),
+    // Each returns the stream, as Node's own do.
+    setEncoding: (encoding: BufferEncoding) => {
+      real.setEncoding(encoding);
+      return out;
+    },
+    setRawMode: (mode: boolean) => {
+      real.setRawMode(mode);
+      return out;
+    },
+    ref: () => {
+      real.ref();
+      return out;
+    },
+    unref: () => {
+      real.unref();
+      return out;
+    },
     // One key per announcement: the next one is announced on a later turn, after React has drawn.
     read: () => {
       if (gave || queue.length === 0) {

@@ -48,7 +48,9 @@ async function relay(port: number) {
   return cleanup.defer(
     {
       url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`,
-      cut: () => sockets.forEach((s) => s.destroy()),
+      cut: () => {
+        for (const s of sockets) s.destroy();
+      },
     },
     (r) => {
       r.cut();

@@ -5,7 +5,7 @@
  * an error, and its refusals in words: the captcha (try another provider), a bad or spent key, expiry.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/client/api-error';
+import type { ApiError } from '../../../src/client/api-error';
 import { createProvider } from '../../../src/client/providers';
 import { startTempmaillolFake, type TempmaillolFake, type TempmaillolFakeOptions } from '../../providers/tempmaillol-fake';
 

@@ -5,7 +5,7 @@
  * `forget --delete-account` deletes it at the provider. The password (mail.tm) and the tokens are in the
  * private sessions file only: never in output, never in argv.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -6,7 +6,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import React from 'react';
 import { afterEach, expect, it } from 'vitest';
 import { RATE_LIMIT_WAIT } from '../../../src/client/http-client';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
