@@ -20,7 +20,7 @@ const { Unicode11Addon } = require('@xterm/addon-unicode11') as typeof import('@
 const { UnicodeGraphemesAddon } = require('@xterm/addon-unicode-graphemes') as typeof import('@xterm/addon-unicode-graphemes');
 
 /** Text of mail in many scripts, and the emoji sequences terminals disagree on. */
-export const SAMPLES = [
+const SAMPLES = [
   'ทำ', 'กำลัง', 'ทำ'.repeat(40), 'ภาษาไทยน้ำ',
   'क्ष', 'हिन्दी', 'नमस्ते दुनिया', 'क्‍ष', 'आपका सत्यापन कोड',
   'தமிழ்', 'கொ', 'ஸ்ரீ',

@@ -87,7 +87,14 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     const done = heldDone;
     held = null;
     heldDone = [];
-    const written = real.write(out, done.length === 0 ? undefined : (error) => done.forEach((d) => d(error)));
+    const written = real.write(
+      out,
+      done.length === 0
+        ? undefined
+        : (error) => {
+            for (const d of done) d(error);
+          },
+    );
     if (out.endsWith(ESU)) first.resolve();
     return written;
   };
@@ -184,11 +191,26 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     get destroyed() {
       return real.destroyed;
     },
-    on: (event: string, listener: (...args: unknown[]) => void) => (events.on(event, listener), stdout),
-    off: (event: string, listener: (...args: unknown[]) => void) => (events.off(event, listener), stdout),
-    once: (event: string, listener: (...args: unknown[]) => void) => (events.once(event, listener), stdout),
-    addListener: (event: string, listener: (...args: unknown[]) => void) => (events.on(event, listener), stdout),
-    removeListener: (event: string, listener: (...args: unknown[]) => void) => (events.off(event, listener), stdout),
+    on: (event: string, listener: (...args: unknown[]) => void) => {
+      events.on(event, listener);
+      return stdout;
+    },
+    off: (event: string, listener: (...args: unknown[]) => void) => {
+      events.off(event, listener);
+      return stdout;
+    },
+    once: (event: string, listener: (...args: unknown[]) => void) => {
+      events.once(event, listener);
+      return stdout;
+    },
+    addListener: (event: string, listener: (...args: unknown[]) => void) => {
+      events.on(event, listener);
+      return stdout;
+    },
+    removeListener: (event: string, listener: (...args: unknown[]) => void) => {
+      events.off(event, listener);
+      return stdout;
+    },
     listenerCount: (event: string) => events.listenerCount(event),
     park,
     dispose: () => {

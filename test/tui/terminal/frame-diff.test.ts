@@ -149,7 +149,10 @@ describe('frame diff', () => {
 
   it('random frames: the same screen either way', async () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const pick = <T,>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
     const words = ['a', 'bc', 'def', ' ', '  ', '·', '…', 'é', '漢', '😀', 'x\u0301', '12:34'];
     const styles: ((s: string) => string)[] = [(s) => s, bold, cyan, gray, inverse, (s) => `\x1b[2m\x1b[41m${s}\x1b[49m\x1b[22m`];

@@ -98,8 +98,7 @@ describe('the grapheme clustering question', () => {
     const keys = keyByKey(source as unknown as NodeJS.ReadStream);
     const got: string[] = [];
     keys.on('readable', () => {
-      let key: string | null;
-      while ((key = keys.read() as string | null) !== null) got.push(key);
+      for (let key = keys.read() as string | null; key !== null; key = keys.read() as string | null) got.push(key);
     });
     source.emit('readable');
     await waitFor(() => got.length >= 3, { timeoutMs: 5000, message: 'the keys' });
