@@ -1,16 +1,32 @@
 /** A sliding-window rate limit per key (client address), on an injected clock so tests never sleep. */
 import { isIPv4, isIPv6 } from 'node:net';
 
-const SWEEP_AT = 10_000;
+/**
+ * Clients remembered at most. Entries leave once their last hit is a window old; this bounds what is left
+ * when more clients than that hit within one window (an IPv6 /48 holds 65,536 /64s): the one whose last
+ * hit is oldest goes first, and is counted from zero if it comes back.
+ */
+const MAX_KEYS = 100_000;
 
 /** Allows `limit` hits per key in any `windowMs`; a limit <= 0 means no limit. */
 export class SlidingWindowLimiter {
+  /**
+   * The hits of each key in the window, oldest first. The map is kept in the order of each key's last
+   * hit (a hit moves its key to the end), so the keys whose hits have all left the window are at its
+   * front: each hit drops those it finds there and stops at the first live one. (A sweep of the whole
+   * map on every hit once it held 10,000 keys cost 1.5 ms a hit at 60,000 clients in a minute.)
+   */
   private readonly hits = new Map<string, number[]>();
 
   constructor(
     private readonly limit: number,
     private readonly windowMs: number,
   ) {}
+
+  /** Keys remembered now. */
+  get size(): number {
+    return this.hits.size;
+  }
 
   /**
    * Records `cost` attempts at `now` (ms), all or none. Returns 0 when allowed, else the whole seconds
@@ -19,23 +35,28 @@ export class SlidingWindowLimiter {
    */
   hit(key: string, now: number, cost = 1): number {
     if (this.limit <= 0) return 0;
+    this.forget(now);
     const recent = (this.hits.get(key) ?? []).filter((t) => t > now - this.windowMs);
     if (recent.length + cost > this.limit) {
-      this.hits.set(key, recent);
+      // Its last hit did not change: it keeps its place in the order.
+      if (recent.length > 0) this.hits.set(key, recent);
+      else this.hits.delete(key);
       // The hit that must leave the window before `cost` more fit (the oldest one, for a single hit).
       const freeing = recent[Math.min(recent.length - 1, Math.max(0, recent.length + cost - this.limit - 1))] ?? now;
       return Math.max(1, Math.ceil((freeing + this.windowMs - now) / 1000));
     }
     for (let i = 0; i < cost; i++) recent.push(now);
+    this.hits.delete(key);
     this.hits.set(key, recent);
-    // Many one-off clients must not grow the map without bound.
-    if (this.hits.size > SWEEP_AT) this.sweep(now);
+    if (this.hits.size > MAX_KEYS) this.hits.delete(this.hits.keys().next().value!);
     return 0;
   }
 
-  private sweep(now: number): void {
+  /** Drops the keys at the front whose last hit has left the window. */
+  private forget(now: number): void {
     for (const [key, times] of this.hits) {
-      if (!times.some((t) => t > now - this.windowMs)) this.hits.delete(key);
+      if (times[times.length - 1]! > now - this.windowMs) return;
+      this.hits.delete(key);
     }
   }
 }
