@@ -143,6 +143,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const events = new EventHub(service, {
     perSession: config.eventStreamsPerSession,
     total: config.eventStreamsTotal,
+    perClient: config.eventStreamsPerClient,
     heartbeatMs: config.eventsHeartbeatMs,
     now: clock,
   });
@@ -237,7 +238,12 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       });
       smtp.applyConfig(config);
       http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
-      events.configure({ perSession: config.eventStreamsPerSession, total: config.eventStreamsTotal, heartbeatMs: config.eventsHeartbeatMs });
+      events.configure({
+        perSession: config.eventStreamsPerSession,
+        total: config.eventStreamsTotal,
+        perClient: config.eventStreamsPerClient,
+        heartbeatMs: config.eventsHeartbeatMs,
+      });
       clearInterval(timer);
       timer = purgeEvery();
     },

@@ -110,6 +110,7 @@ const FILE_KEYS: Record<string, Setter> = {
   },
   eventStreamsPerSession: (c, v, w) => (c.eventStreamsPerSession = parseIntIn(v, 1, 1000, w)),
   eventStreamsTotal: (c, v, w) => (c.eventStreamsTotal = parseIntIn(v, 0, 1_000_000, w)),
+  eventStreamsPerClient: (c, v, w) => (c.eventStreamsPerClient = parseIntIn(v, 0, 1_000_000, w)),
   eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
   adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
 };

@@ -115,6 +115,8 @@ export interface ServerConfig {
   eventStreamsPerSession: number;
   /** GET /events streams open at once in all (more: 503). */
   eventStreamsTotal: number;
+  /** GET /events streams one client may hold open at once (more: 429); undefined: a tenth of the total; 0: none of its own. */
+  eventStreamsPerClient?: number;
   /** A keep-alive comment on each event stream this often (ms). */
   eventsHeartbeatMs: number;
   /** A file holding the admin API's token; undefined: no admin API (src/server/admin/). */

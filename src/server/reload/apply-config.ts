@@ -38,6 +38,7 @@ const LIVE_KEYS = [
   'httpRequestTimeoutMs',
   'eventStreamsPerSession',
   'eventStreamsTotal',
+  'eventStreamsPerClient',
   'eventsHeartbeatMs',
   'tlsCertFile',
   'tlsKeyFile',
