@@ -3,7 +3,7 @@
  * Postgres, open-storage.ts) -> MailService -> HTTP, SMTP and IMAP front ends, plus the purge timer.
  * Everything else depends on contracts.
  */
-import { connectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
+import { connectionsPerClient, httpConnectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
 import { ratesOf } from './limits/client-limits';
 import { blockHooks } from './admin/block-hooks';
 import { joinSmtpHooks } from './smtp/smtp-hooks';
@@ -234,6 +234,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       ops.updateLimits({
         rates: ratesOf(config),
         connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
+        httpConnections: { total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) },
         storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
       });
       smtp.applyConfig(config);

@@ -27,6 +27,8 @@ const LIVE_KEYS = [
   'smtpMessagesPerMinute',
   'smtpRecipientsPerMinute',
   'httpRequestsPerMinute',
+  'httpMaxConnections',
+  'httpConnectionsPerClient',
   'maxStoredMessages',
   'maxStoredBytes',
   'purgeIntervalMs',
