@@ -65,6 +65,8 @@ export interface HttpClientOptions {
   retryBaseDelayMs?: number;
   /** Answers larger than this are refused as bad_response (default 64 MiB). */
   maxResponseBytes?: number;
+  /** Hears the headers of every answer, errors included (what a service says of itself: tempmail/capabilities.ts). */
+  onHeaders?(headers: Response['headers']): void;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -160,6 +162,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     hooks: {
       beforeError: [(error: RequestError) => errorFromRequest(error, secretList(), timeoutMs)],
+      // Runs before got turns a 4xx or 5xx into an error.
+      afterResponse: options.onHeaders
+        ? [
+            (response: Response) => {
+              options.onHeaders?.(response.headers);
+              return response;
+            },
+          ]
+        : [],
     },
   });
 
