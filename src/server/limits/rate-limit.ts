@@ -89,18 +89,25 @@ function ipv6Groups(address: string): number[] {
   return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
+/** The dotted IPv4 address of two 16-bit groups. */
+const dotted = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+
 /**
  * The key a client is rate-limited under. IPv4 by its address; an IPv4-mapped IPv6 address
  * (::ffff:a.b.c.d, as a dual-stack socket reports IPv4 clients) as that IPv4; other IPv6 by its /64:
  * one subscriber is routinely given a whole /64 and can pick a new address in it for every request.
+ *
+ * Two kinds of IPv6 address are an IPv4 host's, and count as that IPv4: 6to4 (2002:AABB:CCDD::/48 is the
+ * host a.b.c.d, which holds all 65,536 /64s of it) and Teredo (2001:0::/32, the client's IPv4 in its last
+ * 32 bits, inverted; the /64 holds a port and flags the client picks).
  */
 export function rateLimitKey(address: string): string {
   if (isIPv4(address)) return address;
   const bare = address.replace(/%.*$/, '');
   if (!isIPv6(bare)) return address; // not an IP (a unix socket, "unknown"): as it is
   const g = ipv6Groups(bare);
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
-    return [g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff].join('.');
-  }
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return dotted(g[6]!, g[7]!);
+  if (g[0] === 0x2002) return dotted(g[1]!, g[2]!);
+  if (g[0] === 0x2001 && g[1] === 0) return dotted(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
   return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
 }

@@ -29,6 +29,15 @@ describe('rateLimitKey', () => {
     expect(rateLimitKey('64:ff9b::198.51.100.1')).toBe('64:ff9b:0:0::/64');
   });
 
+  it("keys a 6to4 or Teredo address as the IPv4 host's it is, whatever /64 it picks", () => {
+    // 2002:c000:0204::/48 is 192.0.2.4's: 65,536 /64s, one host.
+    for (const a of ['2002:c000:204::1', '2002:c000:204:1::1', '2002:c000:204:ffff:1:2:3:4']) expect(rateLimitKey(a), a).toBe('192.0.2.4');
+    // Teredo: server 65.54.227.120, flags and port the client chooses, client 192.0.2.45 inverted.
+    for (const a of ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:4136:e378:0:1234:3fff:fdd2']) expect(rateLimitKey(a), a).toBe('192.0.2.45');
+    // 2001:db8::/32 (documentation) is no Teredo: a /64 as any other.
+    expect(rateLimitKey('2001:db8:0:1::1')).toBe('2001:db8:0:1::/64');
+  });
+
   it('leaves what is not an IP address as it is', () => {
     expect(rateLimitKey('unknown')).toBe('unknown');
     expect(rateLimitKey('')).toBe('');
