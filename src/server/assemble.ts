@@ -118,6 +118,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     limits: ops.clientLimits,
     health: ops.health,
     onStored: (copies, bytes) => ops.stored(copies, bytes),
+    storageFull: () => ops.storageFull(),
     onBlocksChanged: () => void admin.refreshBlocks(),
   });
   // In effect before the first connection is taken.

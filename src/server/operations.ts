@@ -43,6 +43,8 @@ export interface Operations {
     httpConnections?: Partial<ConnectionRules>;
     storage?: Partial<StorageCaps>;
   }): void;
+  /** Whether the storage cap is reached (new mail is refused). */
+  storageFull(): boolean;
   /** A message was stored for `copies` sessions (the mail service's onStored): counted, and added to the cap's measure. */
   stored(copies: number, bytes: number): void;
   /** The address of the separate metrics listener, when there is one. */
@@ -185,6 +187,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     httpHooks,
     metricsUrl: metricsServer?.url,
     stats: () => observer.stats(),
+    storageFull: () => cap.full(),
     stored(copies, bytes) {
       observer.messageStored();
       cap.stored(copies, bytes);
