@@ -6,6 +6,8 @@
  *   event: mail            a message was stored for this session (by this instance or, on Postgres, by
  *   data: {}               any instance on the database: MailService.watchInbox hears both)
  *   : keep-alive           a comment every `heartbeatMs`, so proxies and clients see the line is alive
+ *                          (the answer's Tempmail-Heartbeat-Ms header says how often: a client that hears
+ *                          nothing for a few of them knows the connection is gone without a word)
  *   event: expired         the session expired: the stream ends
  *
  * The news carries nothing but "list again" (the client reads the mail through the usual routes, so a
@@ -52,6 +54,9 @@ interface Stream {
   sessionId: string;
   end(): void;
 }
+
+/** The answer header saying how often the stream speaks at the least (ms): a keep-alive comment at that pace. */
+export const HEARTBEAT_HEADER = 'tempmail-heartbeat-ms';
 
 // setTimeout takes at most 2^31-1 ms (~24.8 days); a session may live a year. Longer waits re-arm.
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -177,6 +182,7 @@ export class EventHub {
       'x-content-type-options': 'nosniff',
       // nginx buffers answers by default: this one must pass at once.
       'x-accel-buffering': 'no',
+      [HEARTBEAT_HEADER]: String(this.heartbeatMs),
     });
     // Watching starts before the client sees the answer's headers: from then on no mail goes unsaid.
     const unwatch = this.service.watchInbox(session.token, mail);
