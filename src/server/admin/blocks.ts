@@ -12,8 +12,9 @@
  * sender's domain is mapped as a resolver would (letter case, full-width forms, ideographic dots). A
  * quoted local part that needs no quotes ("spam"@example.com) is the same mailbox as without them.
  */
+import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { addressMatches, ipRange, plainIp } from '../store/match';
+import { domainOf, ipRange, plainIp } from '../store/match';
 import type { Block, BlockKind } from '../store/store';
 
 export const BLOCK_KINDS: readonly BlockKind[] = ['sender', 'domain', 'ip'];
@@ -66,19 +67,39 @@ export interface BlockCheck {
   refusal(clientIp: string | undefined, sender?: string): string | undefined;
 }
 
-/** The blocks in effect, matched in memory. */
+/**
+ * The blocks in effect, matched in memory: a client address against all ranges at once (one node:net
+ * BlockList), a sender by one lookup of its address and one of each of its domain's suffixes. Each check
+ * used to walk every block: with a list of 100,000 (an imported blocklist) that was 11 ms of the event loop
+ * at every MAIL FROM and RCPT TO of every sender, blocked or not, 0.6 s for one message of 50 recipients.
+ */
 export class BlockRules implements BlockCheck {
   private ips: { block: Block; test: (ip: string) => boolean }[] = [];
-  private senders: Block[] = [];
+  private anyIp = new BlockList();
+  /** Sender blocks (an address, with its @) and domain blocks (a domain covers its subdomains), by value. */
+  private addresses = new Map<string, Block>();
+  private domains = new Map<string, Block>();
   private count = 0;
 
   /** Puts `blocks` in effect in place of the ones before. */
   replace(blocks: readonly Block[]): void {
+    const anyIp = new BlockList();
     this.ips = blocks.flatMap((block) => {
       const test = block.kind === 'ip' ? ipRange(block.value) : undefined;
-      return test ? [{ block, test }] : [];
+      if (!test) return [];
+      addRange(anyIp, block.value);
+      return [{ block, test }];
     });
-    this.senders = blocks.filter((b) => b.kind !== 'ip');
+    this.anyIp = anyIp;
+    this.addresses = new Map();
+    this.domains = new Map();
+    for (const b of blocks) {
+      if (b.kind === 'ip') continue;
+      // As addressMatches reads a value: with an @ an address, without one a domain.
+      const value = b.value.trim().toLowerCase();
+      if (value.includes('@')) this.addresses.set(value, b);
+      else this.domains.set(value, b);
+    }
     this.count = blocks.length;
   }
 
@@ -88,14 +109,35 @@ export class BlockRules implements BlockCheck {
 
   refusal(clientIp: string | undefined, sender?: string): string | undefined {
     if (clientIp !== undefined) {
-      const ip = this.ips.find((r) => r.test(clientIp));
-      if (ip) return `ip ${ip.block.value}`;
+      const plain = plainIp(clientIp);
+      const family = isIP(plain);
+      // Which range it was is looked for only for a client that is in one (its refusal names it).
+      if (family !== 0 && this.anyIp.check(plain, family === 4 ? 'ipv4' : 'ipv6')) {
+        const ip = this.ips.find((r) => r.test(plain));
+        if (ip) return `ip ${ip.block.value}`;
+      }
     }
     // A bounce (null sender) names no one to block; its client still can be.
     if (sender === undefined || sender === '') return undefined;
-    // A sender block is an address (an @ in it), a domain block a domain: addressMatches tells them apart.
     const who = blockForm(sender);
-    const hit = this.senders.find((b) => addressMatches(who, b.value));
-    return hit && `${hit.kind} ${hit.value}`;
+    const exact = this.addresses.get(who);
+    if (exact) return `${exact.kind} ${exact.value}`;
+    // The domain, then each parent: mail.bad.example, bad.example, example.
+    let domain = domainOf(who);
+    while (domain !== '') {
+      const hit = this.domains.get(domain);
+      if (hit) return `${hit.kind} ${hit.value}`;
+      const dot = domain.indexOf('.');
+      domain = dot < 0 ? '' : domain.slice(dot + 1);
+    }
+    return undefined;
   }
+}
+
+/** Adds an IP block's value (an address or a CIDR range, as ipRange reads it) to `list`. */
+function addRange(list: BlockList, value: string): void {
+  const [address = '', bits] = plainIp(value.trim()).split('/');
+  const type = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+  if (bits === undefined) list.addAddress(address, type);
+  else list.addSubnet(address, Number(bits), type);
 }
