@@ -46,7 +46,10 @@ async function relay(port: number) {
     pairs.add(pair);
     for (const s of pair) {
       sockets.add(s);
-      s.on('close', () => (sockets.delete(s), pairs.delete(pair)));
+      s.on('close', () => {
+        sockets.delete(s);
+        pairs.delete(pair);
+      });
       s.on('error', () => undefined);
     }
     inbound.pipe(outbound).pipe(inbound);
