@@ -31,6 +31,12 @@ export interface EventWatchOptions {
    * stream (after the inbox's last check, or while a lost stream was away) would otherwise go unsaid.
    */
   mailOnOpen?: boolean;
+  /**
+   * How long an open stream may stay silent (ms) before it is taken for gone and opened again, from what
+   * its answer said; undefined: no limit. A connection dropped without a word (a NAT that forgot it, a
+   * laptop that slept) never ends by itself, and the watch stayed "live" on it for good.
+   */
+  idleMs?(stream: HttpStream): number | undefined;
   random?: () => number;
 }
 
@@ -73,13 +79,20 @@ export function watchEventStream(source: EventStreamSource, events: MailWatchEve
         reloggedIn = false;
         say('live');
         if (options.mailOnOpen) events.onMail();
-        for await (const event of readEvents(open.chunks)) {
-          if (stopped) break;
-          if (options.isEnd?.(event)) {
-            ended = true;
-            break;
+        const idleMs = options.idleMs?.(open);
+        // Closing it ends the reading below as the service's own end would: opened again after the backoff.
+        const silence = idleMs === undefined ? undefined : new Deadline(idleMs, () => open.close());
+        try {
+          for await (const event of readEvents(heard(open.chunks, () => silence?.restart()))) {
+            if (stopped) break;
+            if (options.isEnd?.(event)) {
+              ended = true;
+              break;
+            }
+            if (isMail(event)) events.onMail();
           }
-          if (isMail(event)) events.onMail();
+        } finally {
+          silence?.stop();
         }
       } catch (error) {
         if (stopped) break;
@@ -122,4 +135,33 @@ export function watchEventStream(source: EventStreamSource, events: MailWatchEve
 /** Failures of a stream that asking again cannot fix: the token or the route is not there. */
 export function isFatalStreamError(error: unknown): error is ApiError {
   return isApiError(error) && ['invalid_token', 'session_expired', 'not_found', 'wrong_service'].includes(error.kind);
+}
+
+/** `chunks` as they are, calling `onChunk` as each arrives. */
+async function* heard(chunks: AsyncIterable<Buffer>, onChunk: () => void): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) {
+    onChunk();
+    yield chunk;
+  }
+}
+
+/** Calls `expire` once `ms` pass without a restart(). */
+class Deadline {
+  private timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly ms: number,
+    private readonly expire: () => void,
+  ) {
+    this.timer = setTimeout(expire, ms);
+  }
+
+  restart(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.expire, this.ms);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
 }

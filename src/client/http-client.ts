@@ -73,6 +73,8 @@ export interface HttpClientOptions {
   pacer?: Pacer;
   /** Waiting out a 429's Retry-After and asking again; without it a 429 is the caller's. */
   rateLimitWait?: RateLimitWait;
+  /** Hears the headers of every answer, errors included (what a service says of itself: tempmail/capabilities.ts). */
+  onHeaders?(headers: Response['headers']): void;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -169,6 +171,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     hooks: {
       beforeError: [(error: RequestError) => errorFromRequest(error, secretList(), timeoutMs)],
+      // Runs before got turns a 4xx or 5xx into an error.
+      afterResponse: options.onHeaders
+        ? [
+            (response: Response) => {
+              options.onHeaders?.(response.headers);
+              return response;
+            },
+          ]
+        : [],
     },
   });
 

@@ -3,7 +3,7 @@
  * Postgres, open-storage.ts) -> MailService -> HTTP, SMTP and IMAP front ends, plus the purge timer.
  * Everything else depends on contracts.
  */
-import { connectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
+import { connectionsPerClient, httpConnectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
 import { ratesOf } from './limits/client-limits';
 import { blockHooks } from './admin/block-hooks';
 import { joinSmtpHooks } from './smtp/smtp-hooks';
@@ -118,6 +118,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     limits: ops.clientLimits,
     health: ops.health,
     onStored: (copies, bytes) => ops.stored(copies, bytes),
+    storageFull: () => ops.storageFull(),
     onBlocksChanged: () => void admin.refreshBlocks(),
   });
   // In effect before the first connection is taken.
@@ -143,6 +144,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const events = new EventHub(service, {
     perSession: config.eventStreamsPerSession,
     total: config.eventStreamsTotal,
+    perClient: config.eventStreamsPerClient,
     heartbeatMs: config.eventsHeartbeatMs,
     now: clock,
   });
@@ -233,11 +235,17 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       ops.updateLimits({
         rates: ratesOf(config),
         connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
+        httpConnections: { total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) },
         storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
       });
       smtp.applyConfig(config);
       http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
-      events.configure({ perSession: config.eventStreamsPerSession, total: config.eventStreamsTotal, heartbeatMs: config.eventsHeartbeatMs });
+      events.configure({
+        perSession: config.eventStreamsPerSession,
+        total: config.eventStreamsTotal,
+        perClient: config.eventStreamsPerClient,
+        heartbeatMs: config.eventsHeartbeatMs,
+      });
       clearInterval(timer);
       timer = purgeEvery();
     },

@@ -55,6 +55,11 @@ export interface MailServiceDeps {
   /** A message (of `bytes` bytes) was stored for `copies` sessions, by SMTP or IMAP (metrics, storage cap). */
   onStored?: (copies: number, bytes: number) => void;
   /**
+   * Whether the storage cap is reached (src/server/limits/storage-cap.ts). SMTP hears it at MAIL FROM;
+   * here it keeps fetched mail in its external account until there is room. Default: never.
+   */
+  storageFull?: () => boolean;
+  /**
    * Whether external account `id` (1-based) is active now: one whose mail is fetched over IMAP is
    * listed by GET /domains and handed out only while its connection is healthy. Default: all are.
    */
@@ -341,7 +346,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
       return storeFor(targets, raw, envelopeFrom ?? '', now, sessions, clientIp);
     },
 
-    ...externalIntake({ store, config, clock, guarded, storeFor }),
+    ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
 
     watchInbox(token, onMail) {
       return inboxWatch.watch(hashToken(token), onMail);

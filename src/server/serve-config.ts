@@ -93,6 +93,8 @@ const FILE_KEYS: Record<string, Setter> = {
   smtpMessagesPerMinute: (c, v, w) => (c.smtpMessagesPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
   smtpRecipientsPerMinute: (c, v, w) => (c.smtpRecipientsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
   httpRequestsPerMinute: (c, v, w) => (c.httpRequestsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  httpMaxConnections: (c, v, w) => (c.httpMaxConnections = parseIntIn(v, 1, 1_000_000, w)),
+  httpConnectionsPerClient: (c, v, w) => (c.httpConnectionsPerClient = parseIntIn(v, 0, 1_000_000, w)),
   maxStoredMessages: (c, v, w) => (c.maxStoredMessages = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
   maxStoredBytes: (c, v, w) => (c.maxStoredBytes = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
   storageUsageIntervalMs: (c, v, w) => (c.storageUsageIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
@@ -110,6 +112,7 @@ const FILE_KEYS: Record<string, Setter> = {
   },
   eventStreamsPerSession: (c, v, w) => (c.eventStreamsPerSession = parseIntIn(v, 1, 1000, w)),
   eventStreamsTotal: (c, v, w) => (c.eventStreamsTotal = parseIntIn(v, 0, 1_000_000, w)),
+  eventStreamsPerClient: (c, v, w) => (c.eventStreamsPerClient = parseIntIn(v, 0, 1_000_000, w)),
   eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
   adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
 };

@@ -20,11 +20,14 @@ export interface EventStreamClient {
 }
 
 /** Opens `GET {baseUrl}events` (query and headers as given) and resolves once the answer's headers are in. */
-export function openEvents(baseUrl: string, options: { query?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<EventStreamClient> {
+export function openEvents(
+  baseUrl: string,
+  options: { query?: Record<string, string>; headers?: Record<string, string>; /** This end's loopback address (a client of its own). */ from?: string } = {},
+): Promise<EventStreamClient> {
   const url = new URL('events', baseUrl);
   for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers: { accept: 'text/event-stream', ...options.headers } }, (res) => {
+    const req = http.get(url, { headers: { accept: 'text/event-stream', ...options.headers }, ...(options.from ? { localAddress: options.from, agent: false } : {}) }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

@@ -2,8 +2,9 @@
  * What a tempmail service says it offers beyond the interface, in the `Tempmail-Capabilities` header of
  * its answers (the reference service: `bearer, events`; a service of the interface alone: nothing):
  * `bearer`, the token in an Authorization header on every route, so it stays out of URLs and proxy
- * logs; `events`, GET /events, a stream of news of mail. The first answer of the service says it, and
- * the client keeps it for its life.
+ * logs; `events`, GET /events, a stream of news of mail. The first answer of the service says it (an
+ * error answer only when it names them: one that does not may be a proxy's page), and the client keeps
+ * it for its life.
  *
  * Until an answer has said, a call that carries a token sends it in the Authorization header only: a
  * service that takes it answers (and says so); one of the interface alone did not see a token and

@@ -9,7 +9,7 @@ import type { MessageList } from '../listing';
 import { errorFromAnswer, errorFromNonJson } from '../error-map';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpAnswer, type HttpStream } from '../http-client';
-import { Capabilities } from './capabilities';
+import { Capabilities, CAPABILITIES_HEADER } from './capabilities';
 import { badResponse, isObject, parseJson } from '../wire-json';
 import { parseDomainList, parseMessage, parseSession, parseSourceFields, parseSummaries } from './tempmail-parse';
 import type { ApiOptions, PostEncoding, TempMailApi } from '../client-types';
@@ -32,15 +32,23 @@ const KEPT_INBOXES = 8;
 
 /** Creates the client for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createApi(options: ApiOptions): TempMailApi {
-  const http = createHttpClient(options);
+  // What the service offers (capabilities.ts): a token goes in an Authorization header where it may.
+  const capabilities = new Capabilities();
+  const http = createHttpClient({
+    ...options,
+    // An error answer that names what the service offers says so too (the reference service names it on
+    // every answer): a refused token is then not sent again in a URL. One that names nothing may be a
+    // proxy's error page, and says nothing of the service behind it.
+    onHeaders: (headers) => {
+      if (headers[CAPABILITIES_HEADER] !== undefined) capabilities.learn({ headers });
+    },
+  });
   const encoding: PostEncoding = options.postEncoding ?? 'form';
   const offset = options.serverOffsetMinutes ?? 0;
 
   // The last check-mail answer of each inbox with its ETag, by token: sent back as If-None-Match, so a
   // service that tags its answers (the reference service does) can say 304 and send no list at all.
   const kept = new Map<string, { etag: string; summaries: MessageList }>();
-  // What the service offers (capabilities.ts): a token goes in an Authorization header where it may.
-  const capabilities = new Capabilities();
 
   /**
    * Sends a call that carries `token`: in an Authorization header where the service said it takes one,

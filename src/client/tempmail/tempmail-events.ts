@@ -11,6 +11,21 @@ import { ApiError } from '../api-error';
 import type { MailWatch, MailWatchEvents, TempMailApi } from '../client-types';
 import { isFatalStreamError, watchEventStream } from '../event-watch';
 import type { Session } from '../../model/mail-types';
+import type { HttpStream } from '../http-client';
+
+/** What the service says of its keep-alive pace (src/server/http/events.ts). */
+const HEARTBEAT_HEADER = 'tempmail-heartbeat-ms';
+
+/**
+ * How long a stream may be silent: three of the heartbeats its answer announced (a late one or two is
+ * a slow network, not a lost one), or no limit when it announced none, or nothing sensible.
+ */
+function silenceAllowed(stream: HttpStream): number | undefined {
+  const said = stream.headers[HEARTBEAT_HEADER];
+  if (typeof said !== 'string' || !/^\d{1,10}$/.test(said)) return undefined;
+  const ms = Number(said);
+  return ms >= 1000 && ms <= 3_600_000 ? 3 * ms : undefined;
+}
 
 /** Watches `session`'s inbox through `api`'s event stream. */
 export function watchTempmail(api: TempMailApi, session: Session, events: MailWatchEvents): MailWatch {
@@ -28,6 +43,7 @@ export function watchTempmail(api: TempMailApi, session: Session, events: MailWa
       isEnd: (event) => event.event === 'expired',
       isFatal: isFatalStreamError,
       mailOnOpen: true,
+      idleMs: silenceAllowed,
     },
   );
 }

@@ -8,11 +8,11 @@ import type { Route } from './routes';
 
 export const eventsRoute: Route = {
   method: 'GET',
-  async handle(service, { params, extras }) {
+  async handle(service, { params, extras, clientAddress }) {
     const hub = extras.events;
     if (!hub) throw new HttpError(404, 'not_found', 'No such route');
     const token = requireToken(params);
     const session = await service.describeSession(token);
-    return { kind: 'stream', open: (res) => hub.open(res, { token, id: session.id, expiresAt: session.expiresAt.getTime() }) };
+    return { kind: 'stream', open: (res) => hub.open(res, { token, id: session.id, expiresAt: session.expiresAt.getTime(), client: clientAddress }) };
   },
 };

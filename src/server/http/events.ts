@@ -6,16 +6,22 @@
  *   event: mail            a message was stored for this session (by this instance or, on Postgres, by
  *   data: {}               any instance on the database: MailService.watchInbox hears both)
  *   : keep-alive           a comment every `heartbeatMs`, so proxies and clients see the line is alive
+ *                          (the answer's Tempmail-Heartbeat-Ms header says how often: a client that hears
+ *                          nothing for a few of them knows the connection is gone without a word)
  *   event: expired         the session expired: the stream ends
  *
  * The news carries nothing but "list again" (the client reads the mail through the usual routes, so a
- * stream shows nothing the token could not read anyway). Streams are bounded per session and in all;
- * past either bound a new one is refused (429 per session, 503 in all) and the client keeps polling.
+ * stream shows nothing the token could not read anyway). Streams are bounded per session, per client
+ * (rateLimitKey: an IPv4 address, an IPv6 /64) and in all; past a bound a new one is refused (429 per
+ * session or client, 503 in all) and the client keeps polling. Without the bound per client one client
+ * held every stream there was (30 sessions a minute, 4 streams each: the 500 in four minutes), and
+ * everyone else was refused push.
  * A stream ends when its session expires, is deleted (admin), or the service closes. A client that
  * stops reading is not buffered for: news it has not taken is one owed `mail` event, written on drain.
  */
 import type { ServerResponse } from 'node:http';
 import type { MailService } from '../service-types';
+import { rateLimitKey } from '../limits/rate-limit';
 import { HttpError } from './params';
 
 export interface EventHubOptions {
@@ -23,6 +29,8 @@ export interface EventHubOptions {
   perSession?: number;
   /** Streams open at once in all (default 500: each holds a socket, a file descriptor). */
   total?: number;
+  /** Streams one client may hold open at once (default a tenth of `total`; 0: only the total counts). */
+  perClient?: number;
   /** A keep-alive comment this often, ms (default 25 s: under the 60 s proxies commonly allow idle). */
   heartbeatMs?: number;
   /** What a client is told to wait before it connects again, ms (default 2 s). */
@@ -38,6 +46,8 @@ export interface StreamSession {
   id: string;
   /** Epoch ms. */
   expiresAt: number;
+  /** The client's address (the socket's, or the one a trusted proxy named). */
+  client: string;
 }
 
 interface Stream {
@@ -45,16 +55,22 @@ interface Stream {
   end(): void;
 }
 
+/** The answer header saying how often the stream speaks at the least (ms): a keep-alive comment at that pace. */
+export const HEARTBEAT_HEADER = 'tempmail-heartbeat-ms';
+
 // setTimeout takes at most 2^31-1 ms (~24.8 days); a session may live a year. Longer waits re-arm.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The open event streams of one HTTP front end. */
 export class EventHub {
   private readonly bySession = new Map<string, Set<Stream>>();
+  /** Streams open per client (rateLimitKey); a client with none has no entry. */
+  private readonly byClient = new Map<string, number>();
   private count = 0;
   private closed = false;
   perSession: number;
   total: number;
+  private perClientSet: number | undefined;
   private heartbeatMs: number;
   private readonly retryMs: number;
   private readonly now: () => number;
@@ -65,21 +81,28 @@ export class EventHub {
   ) {
     this.perSession = options.perSession ?? 4;
     this.total = options.total ?? 500;
+    this.perClientSet = options.perClient;
     this.heartbeatMs = options.heartbeatMs ?? 25_000;
     this.retryMs = options.retryMs ?? 2_000;
     this.now = options.now ?? Date.now;
   }
 
   /** New bounds and heartbeat (a reload): streams open now keep theirs, new ones meet these. */
-  configure(options: Pick<EventHubOptions, 'perSession' | 'total' | 'heartbeatMs'>): void {
+  configure(options: Pick<EventHubOptions, 'perSession' | 'total' | 'perClient' | 'heartbeatMs'>): void {
     this.perSession = options.perSession ?? this.perSession;
     this.total = options.total ?? this.total;
+    this.perClientSet = options.perClient;
     this.heartbeatMs = options.heartbeatMs ?? this.heartbeatMs;
   }
 
   /** Streams open now. */
   get size(): number {
     return this.count;
+  }
+
+  /** The bound per client in force: the one set, or a tenth of the total (at least 1). */
+  get perClient(): number {
+    return this.perClientSet ?? Math.max(1, Math.floor(this.total / 10));
   }
 
   /**
@@ -95,9 +118,15 @@ export class EventHub {
     if (this.count >= this.total) {
       throw new HttpError(503, 'too_many_streams', 'The service holds as many event streams as it can; keep polling', { 'retry-after': '60' });
     }
-    const stream = this.start(res, session);
+    const client = rateLimitKey(session.client);
+    const theirs = this.byClient.get(client) ?? 0;
+    if (this.perClient > 0 && theirs >= this.perClient) {
+      throw new HttpError(429, 'too_many_streams', `Too many event streams from your network address (at most ${this.perClient} at once)`, { 'retry-after': '60' });
+    }
+    const stream = this.start(res, session, client);
     mine.add(stream);
     this.bySession.set(session.id, mine);
+    this.byClient.set(client, theirs + 1);
     this.count++;
   }
 
@@ -112,7 +141,7 @@ export class EventHub {
     for (const streams of [...this.bySession.values()]) for (const stream of [...streams]) stream.end();
   }
 
-  private start(res: ServerResponse, session: StreamSession): Stream {
+  private start(res: ServerResponse, session: StreamSession, client: string): Stream {
     let ended = false;
     // News the client has not taken yet (its socket is full): one `mail` event, written when it drains.
     let owed = false;
@@ -138,6 +167,9 @@ export class EventHub {
         if (mine?.delete(stream)) {
           this.count--;
           if (mine.size === 0) this.bySession.delete(session.id);
+          const left = (this.byClient.get(client) ?? 1) - 1;
+          if (left > 0) this.byClient.set(client, left);
+          else this.byClient.delete(client);
         }
         if (!res.writableEnded) res.end();
       },
@@ -150,6 +182,7 @@ export class EventHub {
       'x-content-type-options': 'nosniff',
       // nginx buffers answers by default: this one must pass at once.
       'x-accel-buffering': 'no',
+      [HEARTBEAT_HEADER]: String(this.heartbeatMs),
     });
     // Watching starts before the client sees the answer's headers: from then on no mail goes unsaid.
     const unwatch = this.service.watchInbox(session.token, mail);

@@ -13,7 +13,7 @@ import { ROUTES, type RouteExtras, type RouteResult } from './routes';
 import { ServiceError, type MailService } from '../service-types';
 import { hashToken } from '../mail-service';
 import { asLogger, sessionField, type Logger } from '../observe/log';
-import { clientAddressOf, loggablePath, redact, unmapped } from './request-names';
+import { clientAddressOf, isLoopback, loggablePath, redact, unmapped } from './request-names';
 
 /** What the HTTP front end asks and tells the rest of the service (limits, metrics). All optional. */
 export interface HttpHooks {
@@ -23,6 +23,20 @@ export interface HttpHooks {
   answered?(route: string, status: number, ms: number): void;
   /** GET routes answered outside the JSON API, by path (GET /metrics). */
   plain?: Record<string, () => Promise<{ contentType: string; body: string }>>;
+  /**
+   * A connection `id` arrived from `peer` (the socket's address, before any request). `proxy`: it is a
+   * trusted proxy's, or this machine's (127.0.0.1, ::1: a proxy or the app), whose connections carry many
+   * clients. A refusal is answered at once, and the connection closed before Node reads a byte of it.
+   */
+  connect?(id: string, peer: string, proxy: boolean): ConnectionRefusal | undefined;
+  /** A connection that connect() admitted closed. */
+  closed?(id: string): void;
+}
+
+/** Why a connection is refused: 429 (its client's share) or 503 (the total). */
+export interface ConnectionRefusal {
+  status: 429 | 503;
+  message: string;
 }
 
 export interface HttpFrontOptions {
@@ -245,6 +259,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     },
   );
 
+  guardConnections(server, hooks, (peer) => listedProxies.has(peer) || peer === '127.0.0.1' || peer === '::1' || (trustProxy && isLoopback(peer)));
+
   // Malformed HTTP never reaches a handler: answer it in JSON too, then drop the connection.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
@@ -305,4 +321,40 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       return closing;
     },
   };
+}
+
+/**
+ * Puts hooks.connect in front of Node's own handling of each new connection: an admitted one goes on to
+ * Node (and hooks.closed hears when it closes); a refused one hears the refusal and is closed, without a
+ * parser ever attached. Without it a client could hold as many connections as it liked: a connection is
+ * dropped only when its request is late (15 s), so one client reconnecting ~70 times a second held 1,000
+ * of them, which is every file descriptor systemd gives a service by default: SMTP and the data dir
+ * failed for everyone.
+ */
+function guardConnections(server: Server, hooks: HttpHooks, isProxy: (peer: string) => boolean): void {
+  if (!hooks.connect) return;
+  const connect = hooks.connect;
+  // Node's http.Server handles a connection in its 'connection' listener: taken here, called for the admitted.
+  const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  let next = 0;
+  server.on('connection', (socket: Socket) => {
+    const id = String(++next);
+    const peer = unmapped(socket.remoteAddress ?? 'unknown');
+    const refusal = connect(id, peer, isProxy(peer));
+    if (!refusal) {
+      socket.once('close', () => hooks.closed?.(id));
+      for (const handle of handlers) handle.call(server, socket);
+      return;
+    }
+    const reason = refusal.status === 429 ? 'Too Many Requests' : 'Service Unavailable';
+    const body = JSON.stringify({ status: 'error', error: 'too_many_connections', message: refusal.message });
+    socket.on('error', () => socket.destroy());
+    // What the client sent is read and dropped, so closing does not reset the answer away.
+    socket.resume();
+    socket.end(
+      `HTTP/1.1 ${refusal.status} ${reason}\r\ncontent-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 10\r\nconnection: close\r\n\r\n${body}`,
+      () => socket.destroy(),
+    );
+  });
 }

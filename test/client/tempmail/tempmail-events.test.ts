@@ -32,14 +32,24 @@ async function watching(baseUrl: string) {
   return { provider, session, states, mail: () => mail };
 }
 
-/** A TCP relay to `port` whose connections a test can cut. */
+/**
+ * A TCP relay to `port` whose connections a test can cut, or freeze: a frozen one stays open and passes
+ * nothing more either way (a network that drops a connection without a word: a NAT that forgot it, a
+ * laptop that slept). Connections made after a freeze pass as usual.
+ */
 async function relay(port: number) {
   const sockets = new Set<net.Socket>();
+  const pairs = new Set<[net.Socket, net.Socket]>();
   const server = net.createServer((inbound) => {
     const outbound = net.connect(port, '127.0.0.1');
-    for (const s of [inbound, outbound]) {
+    const pair: [net.Socket, net.Socket] = [inbound, outbound];
+    pairs.add(pair);
+    for (const s of pair) {
       sockets.add(s);
-      s.on('close', () => sockets.delete(s));
+      s.on('close', () => {
+        sockets.delete(s);
+        pairs.delete(pair);
+      });
       s.on('error', () => undefined);
     }
     inbound.pipe(outbound).pipe(inbound);
@@ -50,6 +60,15 @@ async function relay(port: number) {
       url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/`,
       cut: () => {
         for (const s of sockets) s.destroy();
+      },
+      freeze: () => {
+        for (const [inbound, outbound] of pairs) {
+          inbound.unpipe(outbound);
+          outbound.unpipe(inbound);
+          inbound.pause();
+          outbound.pause();
+        }
+        pairs.clear();
       },
     },
     (r) => {
@@ -87,6 +106,20 @@ describe('tempmail new-mail push (GET /events)', () => {
     await waitFor(() => w.mail() === 2, { message: 'the news that mail may have come while the stream was away' });
     await sendMail(svc, { to: w.session.email, subject: 'after the cut' });
     await waitFor(() => w.mail() === 3, { message: 'news after the cut' });
+  });
+
+  it('opens the stream again when it falls silent past three of the heartbeats the service announced', async () => {
+    // A connection dropped without a word (no reset ever comes) left the watch "live" for good: the app
+    // said "instant" while mail waited for the next poll, which may be minutes away.
+    const svc = cleanup.defer(await startTestService({ eventsHeartbeatMs: 1000 }), (s) => s.close());
+    const r = await relay(Number(new URL(svc.baseUrl).port));
+    const w = await watching(r.url);
+    await waitFor(() => w.states.includes('live'), { message: 'the stream to open' });
+    r.freeze();
+    await waitFor(() => w.states.filter((s) => s === 'live').length === 2, { timeoutMs: 15_000, message: 'the stream to open again after its silence' });
+    expect(w.states).toEqual(['connecting', 'live', 'down', 'connecting', 'live']);
+    await sendMail(svc, { to: w.session.email, subject: 'after the silence' });
+    await waitFor(() => w.mail() === 3, { message: 'news on the new stream' });
   });
 
   it('ends for good when the session expires, or is deleted', async () => {

@@ -10,11 +10,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { expectFailure } from '../assert';
 import { sendJson, startFixtureServer, type FixtureServer } from '../fixture-server';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { startTestService } from '../../harness/service';
 
 const TOKEN = 'tok_0123456789abcdef0123456789abcdef';
 const empty = { status: 'success', messages: [] };
 const message = { status: 'success', message: { id: 1, subject: 's', sender_email: 'a@b.example', received_at: '2030-01-01 00:00:00', body_text: 'x' } };
 
+const cleanup = cleanupAfterEach();
 let srv: FixtureServer | undefined;
 afterEach(async () => {
   await srv?.close();
@@ -89,5 +92,24 @@ describe('the token of a call', () => {
     await expectFailure(api.readMail(TOKEN, 9), 'not_found', TOKEN);
     await expectFailure(api.deleteMail(TOKEN, 9), 'network', TOKEN);
     expect(seen).toEqual(['/check-mail header', '/read-mail header', '/delete-mail header']);
+  });
+
+  it('stays in the header when the first answer is a refusal that says the service takes it there', async () => {
+    // A token the service does not know (deleted by an operator, or purged) met 401 in the header, and the
+    // client, having learned nothing from an error answer, sent it again in the URL: into proxies' logs.
+    seen.length = 0;
+    srv = await startFixtureServer((req, res, raw) => {
+      seen.push(`${req.path} ${carried(raw, req.query, req.body)}`);
+      return sendJson(res, 401, { status: 'error', error: 'invalid_token', message: 'Unknown session token' }, { 'tempmail-capabilities': 'bearer, events' });
+    });
+    const api = createApi({ baseUrl: srv.baseUrl });
+    await expectFailure(api.checkMail(TOKEN), 'invalid_token', TOKEN);
+    await expectFailure(api.readMail(TOKEN, 1), 'invalid_token', TOKEN);
+    expect(seen).toEqual(['/check-mail header', '/read-mail header']);
+
+    // The same against the reference service: one request, not a second one with the token in its URL.
+    const svc = cleanup.defer(await startTestService(), (s) => s.close());
+    await expectFailure(createApi({ baseUrl: svc.baseUrl }).checkMail(TOKEN), 'invalid_token', TOKEN);
+    expect(svc.logs.filter((l) => l.startsWith('http GET /check-mail '))).toEqual([expect.stringMatching(/^http GET \/check-mail 401 invalid_token/)]);
   });
 });

@@ -144,4 +144,42 @@ describe('the admin API', () => {
     expect((await admin(again, '/admin/unblock', { form: { kind: 'ip', value: '127.0.0.0/8' } })).status).toBe(404);
     expect((await sendMail(again, { from: 'friend@good.example', to: box.email, subject: 'let in' })).response).toMatch(/^250 /);
   });
+
+  it('blocks an international domain however the sender spells it, and a sender however it is quoted', async () => {
+    // smtp-server hands the sender's domain over in Unicode (it decodes xn-- labels), and blocks were kept
+    // in ASCII only: a block of xn--bcher-kva.example met no sender at all, and bücher.example was refused.
+    const svc = await withAdmin();
+    const box = await newSession(svc.baseUrl);
+    const block = (kind: string, value: string) => admin(svc, '/admin/block', { form: { kind, value } });
+    expect((await block('domain', 'Bücher.example')).json).toMatchObject({ status: 'success', value: 'xn--bcher-kva.example' });
+    expect((await block('domain', 'xn--mnchen-3ya.example')).json).toMatchObject({ status: 'success', value: 'xn--mnchen-3ya.example' });
+    expect((await block('sender', 'spam@evil.example')).json).toMatchObject({ status: 'success', value: 'spam@evil.example' });
+    const mailFrom = async (sender: string) => {
+      const c = cleanup.defer(await openSmtp(svc), (x) => x.destroy());
+      await c.command('EHLO client.test');
+      const utf8 = /[^\x00-\x7f]/.test(sender) ? ' SMTPUTF8' : '';
+      const said = await c.command(`MAIL FROM:<${sender}>${utf8}`);
+      c.destroy();
+      return said;
+    };
+    for (const sender of [
+      'x@xn--bcher-kva.example',
+      'x@bücher.example',
+      'x@BÜCHER.EXAMPLE',
+      'x@news.bücher.example',
+      'x@münchen.example',
+      'x@ｍünchen.example', // a full-width m: the same name to a resolver
+      'x@XN--MNCHEN-3YA.example',
+      '"spam"@evil.example',
+      '"SPAM"@Evil.Example',
+    ]) {
+      expect(await mailFrom(sender), sender).toMatch(/^550 5\.7\.1 Mail from this sender is refused/);
+    }
+    for (const sender of ['x@bucher.example', 'x@xn--bcher-kva.example.other', '"spam.x"@evil.example']) {
+      expect(await mailFrom(sender), sender).toMatch(/^250 /);
+    }
+    expect((await sendMail(svc, { from: 'friend@good.example', to: box.email, subject: 'let in' })).response).toMatch(/^250 /);
+    expect((await admin(svc, '/admin/unblock', { form: { kind: 'domain', value: 'bücher.example' } })).status).toBe(200);
+    expect(await mailFrom('x@bücher.example')).toMatch(/^250 /);
+  });
 });

@@ -70,7 +70,8 @@ describe('GET /events', () => {
   });
 
   it('holds at most eventStreamsPerSession streams of one session (429) and eventStreamsTotal in all (503)', async () => {
-    const svc = await service({ eventStreamsPerSession: 2, eventStreamsTotal: 3 });
+    // One client opens them all here: its own bound (eventStreamsPerClient, below) is off.
+    const svc = await service({ eventStreamsPerSession: 2, eventStreamsTotal: 3, eventStreamsPerClient: 0 });
     const [a, b] = [await newSession(svc.baseUrl), await newSession(svc.baseUrl)];
     const first = await openEvents(svc.baseUrl, { headers: bearer(a.token) });
     cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(a.token) }), (s) => s.close());
@@ -94,6 +95,40 @@ describe('GET /events', () => {
     cleanup.defer(again, (s) => s.close());
     await sendMail(svc, { to: a.email, subject: 'still told' });
     await again.waitForEvent('mail');
+  });
+
+  it('holds at most eventStreamsPerClient streams of one client, whatever its sessions (429), and not of another', async () => {
+    // Without it one client held every stream there was (30 sessions a minute, 4 streams each), and every
+    // other client met 503.
+    const svc = await service({ eventStreamsPerClient: 2, eventStreamsTotal: 10 });
+    const boxes = [await newSession(svc.baseUrl), await newSession(svc.baseUrl), await newSession(svc.baseUrl)];
+    for (const box of boxes.slice(0, 2)) {
+      const s = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(box.token), from: '127.0.0.1' }), (x) => x.close());
+      expect(s.status).toBe(200);
+    }
+    const third = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(boxes[2]!.token), from: '127.0.0.1' }), (x) => x.close());
+    expect(third.status).toBe(429);
+    expect(JSON.parse(third.text())).toMatchObject({ status: 'error', error: 'too_many_streams' });
+    expect(third.headers['retry-after']).toBe('60');
+    // Another client (another loopback address) is not held to the first one's count.
+    const other = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(boxes[2]!.token), from: '127.0.0.2' }), (x) => x.close());
+    expect(other.status).toBe(200);
+    await sendMail(svc, { to: boxes[2]!.email, subject: 'told' });
+    await other.waitForEvent('mail');
+  });
+
+  it('counts the client a trusted proxy names, not the proxy; by default a tenth of the total', async () => {
+    const svc = await service({ trustProxy: true, eventStreamsTotal: 20 });
+    const box = await newSession(svc.baseUrl);
+    const [a, b] = [await newSession(svc.baseUrl), await newSession(svc.baseUrl)];
+    const openFor = async (token: string, client: string) =>
+      cleanup.defer(await openEvents(svc.baseUrl, { headers: { ...bearer(token), 'x-forwarded-for': client } }), (x) => x.close());
+    expect((await openFor(a.token, '2001:db8:1:2::1')).status).toBe(200);
+    expect((await openFor(b.token, '2001:db8:1:2::2')).status).toBe(200);
+    // A third stream of the same /64 (the same client, whatever its session) is one too many: 20 / 10.
+    expect((await openFor(box.token, '2001:db8:1:2::3')).status).toBe(429);
+    // Another client behind the same proxy has its own.
+    expect((await openFor(box.token, '198.51.100.7')).status).toBe(200);
   });
 
   it('ends every stream cleanly when the service closes', async () => {

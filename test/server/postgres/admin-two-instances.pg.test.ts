@@ -40,7 +40,10 @@ describe('the admin API with two instances on one database', () => {
       await c.command('RSET');
       return /^550 5\.7\.1 /.test(await c.command('MAIL FROM:<other@mail.bad.example>'));
     }, { message: 'B to refuse the blocked domain' });
-    expect(b!.stderr()).toMatch(/smtp refused MAIL FROM other@mail\.bad\.example: 550 5\.7\.1 Mail from this sender is refused.*reason=blocked/);
+    // The line comes through B's stderr pipe, the reply through the SMTP socket: either may be read first here.
+    await waitFor(() => /smtp refused MAIL FROM other@mail\.bad\.example: 550 5\.7\.1 Mail from this sender is refused.*reason=blocked/.test(b!.stderr()), {
+      message: "B's log line of the refusal",
+    });
 
     expect((await admin('/admin/delete-session', { form: { session_id: found.session_id } })).status).toBe(200);
     expect((await call(b!.baseUrl, '/check-mail', { query: { token: box.token } })).status).toBe(401);
