@@ -141,6 +141,26 @@ function withoutTrailingSlashes(path: string): string {
   return path.slice(0, end);
 }
 
+/**
+ * An error answer written on the socket itself, for a connection Node or the connection limits refuse
+ * before any request handler runs: the headers of every other JSON answer (sendPayload's, and what the
+ * service offers), then the close.
+ */
+function rawErrorAnswer(status: number, reason: string, code: string, message: string, extra: string[] = []): string {
+  const body = JSON.stringify({ status: 'error', error: code, message });
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    `content-type: ${JSON_TYPE}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    'cache-control: no-store',
+    'x-content-type-options: nosniff',
+    `${CAPABILITIES_HEADER}: ${CAPABILITIES}`,
+    ...extra,
+    'connection: close',
+  ];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
   const log = asLogger(options.log);
@@ -273,18 +293,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'Request Timeout', 'timeout']
           : [400, 'Bad Request', 'bad_request'];
-    const body = JSON.stringify({ status: 'error', error: code, message: reason });
-    // The headers of every other JSON answer (sendPayload's, and what the service offers), then the close.
-    const head = [
-      `HTTP/1.1 ${status} ${reason}`,
-      `content-type: ${JSON_TYPE}`,
-      `content-length: ${Buffer.byteLength(body)}`,
-      'cache-control: no-store',
-      'x-content-type-options: nosniff',
-      `${CAPABILITIES_HEADER}: ${CAPABILITIES}`,
-      'connection: close',
-    ];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    socket.end(rawErrorAnswer(status, reason, code, reason));
   });
 
   let closing: Promise<void> | undefined;
@@ -348,13 +357,9 @@ function guardConnections(server: Server, hooks: HttpHooks, isProxy: (peer: stri
       return;
     }
     const reason = refusal.status === 429 ? 'Too Many Requests' : 'Service Unavailable';
-    const body = JSON.stringify({ status: 'error', error: 'too_many_connections', message: refusal.message });
     socket.on('error', () => socket.destroy());
     // What the client sent is read and dropped, so closing does not reset the answer away.
     socket.resume();
-    socket.end(
-      `HTTP/1.1 ${refusal.status} ${reason}\r\ncontent-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nretry-after: 10\r\nconnection: close\r\n\r\n${body}`,
-      () => socket.destroy(),
-    );
+    socket.end(rawErrorAnswer(refusal.status, reason, 'too_many_connections', refusal.message, ['retry-after: 10']), () => socket.destroy());
   });
 }

@@ -64,6 +64,10 @@ describe('HTTP connections per client', () => {
       const refused = await connect(svc.baseUrl, '127.0.0.5');
       expect(await answered(refused)).toMatch(/^HTTP\/1\.1 429 Too Many Requests\r\n/);
       expect(refused.text().toLowerCase()).toContain('retry-after: 10');
+      // The headers every answer carries (docs/server/openapi.yaml), though no request was read.
+      for (const header of ['tempmail-capabilities: bearer, events', 'cache-control: no-store', 'x-content-type-options: nosniff']) {
+        expect(refused.text().toLowerCase()).toContain(header);
+      }
       expect(JSON.parse(refused.text().slice(refused.text().indexOf('\r\n\r\n') + 4))).toEqual({
         status: 'error',
         error: 'too_many_connections',
