@@ -166,6 +166,12 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
   };
   real.on('resize', onResize);
 
+  // Ink's resize listeners are kept here; the stand-in answers for itself, as a stream does.
+  type Listener = (...args: unknown[]) => void;
+  const listen = (how: 'on' | 'off' | 'once', event: string, listener: Listener) => {
+    events[how](event, listener);
+    return stdout;
+  };
   const stdout = {
     diffStats: stats,
     firstFrame: first.promise,
@@ -191,26 +197,11 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     get destroyed() {
       return real.destroyed;
     },
-    on: (event: string, listener: (...args: unknown[]) => void) => {
-      events.on(event, listener);
-      return stdout;
-    },
-    off: (event: string, listener: (...args: unknown[]) => void) => {
-      events.off(event, listener);
-      return stdout;
-    },
-    once: (event: string, listener: (...args: unknown[]) => void) => {
-      events.once(event, listener);
-      return stdout;
-    },
-    addListener: (event: string, listener: (...args: unknown[]) => void) => {
-      events.on(event, listener);
-      return stdout;
-    },
-    removeListener: (event: string, listener: (...args: unknown[]) => void) => {
-      events.off(event, listener);
-      return stdout;
-    },
+    on: (event: string, listener: Listener) => listen('on', event, listener),
+    off: (event: string, listener: Listener) => listen('off', event, listener),
+    once: (event: string, listener: Listener) => listen('once', event, listener),
+    addListener: (event: string, listener: Listener) => listen('on', event, listener),
+    removeListener: (event: string, listener: Listener) => listen('off', event, listener),
     listenerCount: (event: string) => events.listenerCount(event),
     park,
     dispose: () => {
