@@ -120,12 +120,13 @@ export function createMailService(deps: MailServiceDeps): MailService {
     }
   }
 
-  /** The live session of a token, or the error the caller must answer with. */
-  async function sessionOf(token: string): Promise<StoredSession> {
-    if (typeof token !== 'string' || token === '') {
-      throw new ServiceError('invalid_token', 'A session token is required');
-    }
-    const session = await guarded(() => store.getSessionByTokenHash(hashToken(token)));
+  function requiredToken(token: string): string {
+    if (typeof token !== 'string' || token === '') throw new ServiceError('invalid_token', 'A session token is required');
+    return token;
+  }
+
+  /** `session` when it is there and live, or the error the caller must answer with. */
+  function liveSession(session: StoredSession | undefined): StoredSession {
     if (!session) throw new ServiceError('invalid_token', 'Unknown session token; create a new address');
     if (session.expiresAt <= clock()) {
       throw new ServiceError(
@@ -134,6 +135,11 @@ export function createMailService(deps: MailServiceDeps): MailService {
       );
     }
     return session;
+  }
+
+  /** The live session of a token, or the error the caller must answer with. */
+  async function sessionOf(token: string): Promise<StoredSession> {
+    return liveSession(await guarded(() => store.getSessionByTokenHash(hashToken(requiredToken(token)))));
   }
 
   function notFound(id: number): ServiceError {
@@ -236,11 +242,12 @@ export function createMailService(deps: MailServiceDeps): MailService {
     },
 
     async inbox(token) {
-      const session = await sessionOf(token);
-      // The version first, then (only when the caller needs it) the listing: a listing read later is
-      // never older than its version, so a cache keyed by version never serves a stale one.
-      const version = await guarded(() => store.inboxVersion(session.id));
-      if (version === undefined) throw new ServiceError('invalid_token', 'Unknown session token; create a new address');
+      // The session and its version in one read, then (only when the caller needs it) the listing: a
+      // listing read later is never older than its version, so a cache keyed by version never serves a
+      // stale one.
+      const found = await guarded(() => store.inboxByTokenHash(hashToken(requiredToken(token))));
+      const session = liveSession(found?.session);
+      const version = found!.version;
       return {
         key: session.id,
         version,

@@ -17,6 +17,7 @@ import {
   type Delivery,
   type NewMessage,
   type RateRule,
+  type SessionInbox,
   type StorageUsage,
   type Store,
   type StoredMessage,
@@ -207,6 +208,12 @@ export class MemoryStore implements Store {
   async inboxVersion(sessionId: string): Promise<string | undefined> {
     const e = this.entry(sessionId);
     return e && String(e.version);
+  }
+
+  async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    const session = await this.getSessionByTokenHash(tokenHash);
+    const version = session && (await this.inboxVersion(session.id));
+    return session && version !== undefined ? { session, version } : undefined;
   }
 
   async rawMessage(sessionId: string, id: number): Promise<Buffer | undefined> {

@@ -90,6 +90,13 @@ export interface Delivery {
   gone: string[];
 }
 
+/** A session with its inbox's version (Store.inboxByTokenHash). */
+export interface SessionInbox {
+  session: StoredSession;
+  /** Store.inboxVersion of the session, read with it. */
+  version: string;
+}
+
 /**
  * How far fetching one folder of an external mail account has got (IMAP): the folder's UIDVALIDITY and
  * the highest UID handled (delivered, or left in the account as nobody's). Another UIDVALIDITY means the
@@ -197,6 +204,11 @@ export interface Store {
    * know, without reading the listing again, that another service has not changed it.
    */
   inboxVersion(sessionId: string): Promise<string | undefined>;
+  /**
+   * getSessionByTokenHash and inboxVersion in one read (check-mail asks both at every poll): Postgres
+   * reads them from one row, so a poll of an unchanged inbox costs one indexed read.
+   */
+  inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined>;
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined>;
   countMessages(sessionId: string): Promise<number>;
   /** False when it was not there. */

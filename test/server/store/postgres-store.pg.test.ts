@@ -58,9 +58,17 @@ describe('PostgresStore on the database', () => {
     const first = new PostgresStore({ url });
     await first.open();
     await first.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 7, lastUid: 41 });
+    const s = sessionRecord();
+    await first.putSession(s);
+    for (let i = 0; i < 3; i++) await first.addMessage(s.id, newMessage());
+    await first.deleteMessage(s.id, 2);
     await first.close();
     // Back to the schema before migration 3, as an earlier tempmail-tui left it.
     const pool = inspect(cleanup, url);
+    await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
+    await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
+    await pool.query('DROP FUNCTION tempmail_count_messages');
+    await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
     await pool.query('DROP FUNCTION tempmail_rate_hit');
     await pool.query('ALTER TABLE tempmail_create_hits SET LOGGED');
     await pool.query('ALTER TABLE tempmail_fetch_cursors DROP COLUMN renumbered_at');
@@ -77,6 +85,11 @@ describe('PostgresStore on the database', () => {
     expect(await store.hitRateLimit('http 192.0.2.1', 2000, { limit: 1, windowMs: 60_000 })).toBe(59);
     const kind = await pool.query("SELECT relpersistence FROM pg_class WHERE relname = 'tempmail_create_hits'");
     expect(kind.rows[0].relpersistence).toBe('u');
+    // Migration 5: each session's count is taken from the messages it holds, and kept from then on.
+    expect(await store.countMessages(s.id)).toBe(2);
+    expect(await store.inboxVersion(s.id)).toBe('3.2');
+    expect((await store.deliver([s.id], newMessage(), 3)).stored.get(s.id)!.id).toBe(4);
+    expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
   });
 
   it('refuses a database migrated by a newer tempmail-tui', async () => {

@@ -23,7 +23,7 @@ import { FileSessions, type FileStoreOptions } from './file-sessions';
 import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
-import { UnknownSessionError, type Delivery, type NewMessage, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
+import { UnknownSessionError, type Delivery, type NewMessage, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -84,6 +84,12 @@ export class FileStore extends FileSessions implements Store {
     this.check();
     const entry = this.sessions.get(sessionId);
     return entry && `${this.epoch}.${entry.version}`;
+  }
+
+  async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    const session = await this.getSessionByTokenHash(tokenHash);
+    const version = session && (await this.inboxVersion(session.id));
+    return session && version !== undefined ? { session, version } : undefined;
   }
 
   private async section(sessionId: string, id: number, index: number): Promise<Buffer | undefined> {

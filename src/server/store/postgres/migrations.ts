@@ -138,6 +138,34 @@ export const MIGRATIONS: readonly Migration[] = [
       $fn$;
     `,
   },
+  {
+    version: 5,
+    name: 'each session counts its messages',
+    sql: `
+      -- How many messages the session holds, kept by the database itself (the triggers below) whoever
+      -- inserts or deletes, an instance of an older tempmail-tui during an upgrade included. With
+      -- last_message_id it is the inbox's version (one indexed read per check-mail), and it is what the
+      -- inbox limit counts under the session's row lock (no count over the messages at each delivery).
+      ALTER TABLE tempmail_sessions ADD COLUMN message_count integer NOT NULL DEFAULT 0;
+      UPDATE tempmail_sessions s SET message_count = c.n
+        FROM (SELECT session_id, count(*)::integer AS n FROM tempmail_messages GROUP BY session_id) c
+        WHERE s.id = c.session_id;
+      -- Once per statement, not per row: a delivery to many sessions updates each session once.
+      CREATE FUNCTION tempmail_count_messages() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        UPDATE tempmail_sessions s
+          SET message_count = s.message_count + CASE WHEN TG_OP = 'INSERT' THEN c.n ELSE -c.n END
+          FROM (SELECT session_id, count(*)::integer AS n FROM changed GROUP BY session_id) c
+          WHERE s.id = c.session_id;
+        RETURN NULL;
+      END
+      $fn$;
+      CREATE TRIGGER tempmail_messages_counted_in AFTER INSERT ON tempmail_messages
+        REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION tempmail_count_messages();
+      CREATE TRIGGER tempmail_messages_counted_out AFTER DELETE ON tempmail_messages
+        REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION tempmail_count_messages();
+    `,
+  },
 ];
 
 /** The database holds a schema newer than this code knows. */

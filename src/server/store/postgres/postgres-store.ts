@@ -4,21 +4,25 @@
  * cached: another instance may change any row at any time.
  *
  * What must hold across instances is one transaction each: a name is claimed under an advisory lock on
- * its address (insertSession), a delivery counts and appends under the row locks of its sessions, taken
- * in id order so two deliveries never deadlock (deliver), per-client hits are counted under an
+ * its address (insertSession), a batch of deliveries counts and appends under the row locks of its
+ * sessions, taken in id order so two batches never deadlock (deliver: delivery-queue.ts groups the
+ * deliveries that arrive together into one transaction), per-client hits are counted under an
  * advisory lock on the client (hitRateLimit, one function call), and one instance sweeps at a time (purgeExpired, a
  * session-level advisory lock tried, never waited for).
  *
  * A delivery resolves only after COMMIT, so SMTP's 250 means committed, also when the COMMIT's answer is
- * lost (deliver.ts).
+ * lost (deliver.ts). Each session row holds its message count (kept by trigger, migration 5), so the
+ * inbox limit, RCPT's count and check-mail's version read one row, never count the messages.
  */
 import type pg from 'pg';
-import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate, SWEEP_LOCK } from './migrations';
-import { deliverInTransaction } from './deliver';
+import { deliverBatch, type BatchReport } from './deliver';
+import { DeliveryQueue, type QueueLimits } from './delivery-queue';
+import * as inbox from './inbox';
 import { createPool, query, transaction, withClient } from './pool';
-import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
+import { SESSION_COLUMNS, sessionOf, sessionValues, type SessionRow } from './rows';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -28,6 +32,10 @@ export interface PostgresStoreOptions {
   log?: (line: string) => void;
   /** How long to keep asking whether a COMMIT whose answer was lost happened (default 30 s). */
   commitCheckMs?: number;
+  /** How many deliveries one transaction may take (group commit; `deliveries: 1` turns grouping off). */
+  batch?: QueueLimits;
+  /** Called after each batch of deliveries (the bench measures the lock hold with it). */
+  onBatch?: (report: BatchReport) => void;
 }
 
 /** Namespaces of the two-key advisory locks (the second key is hashtext of the name or client). */
@@ -44,10 +52,16 @@ export class PostgresStore implements Store {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly log: (line: string) => void;
   private readonly fetchClaims: PgFetchClaims;
+  private readonly deliveries: DeliveryQueue;
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.log = options.log ?? (() => undefined);
     this.fetchClaims = new PgFetchClaims(options.url, this.log);
+    const deliverOptions = { commitCheckMs: options.commitCheckMs, log: this.log };
+    this.deliveries = new DeliveryQueue(
+      (batch, state) => deliverBatch(this.pool!, batch, deliverOptions, state, options.onBatch),
+      options.batch,
+    );
   }
 
   async open(): Promise<void> {
@@ -172,76 +186,39 @@ export class PostgresStore implements Store {
   }
 
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
-    return this.run((pool) => deliverInTransaction(pool, sessionIds, message, inboxLimit, { commitCheckMs: this.options.commitCheckMs, log: this.log }));
+    return this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit));
   }
 
   listMessages(sessionId: string): Promise<StoredMessageMeta[]> {
-    return this.run(async (pool) =>
-      (await query<MetaRow>(pool, `SELECT ${META_COLUMNS} FROM tempmail_messages WHERE session_id = $1 ORDER BY id`, [sessionId])).map(metaOf),
-    );
+    return this.run((pool) => inbox.listMessages(pool, sessionId));
   }
 
-  /**
-   * The highest id handed out and how many messages are held: a store of one session only ever raises
-   * the first (a message stored) or, with it unchanged, lowers the second (one deleted), both in the
-   * statement or transaction that changes the listing, so no two listings of one session share a pair.
-   * Nothing new to write on the delivery path, one indexed count on the read path.
-   */
   inboxVersion(sessionId: string): Promise<string | undefined> {
-    return this.run(async (pool) => {
-      const [row] = await query<{ last: number; n: number }>(
-        pool,
-        `SELECT s.last_message_id AS last, (SELECT count(*)::int FROM tempmail_messages m WHERE m.session_id = s.id) AS n
-           FROM tempmail_sessions s WHERE s.id = $1`,
-        [sessionId],
-      );
-      return row && `${row.last}.${row.n}`;
-    });
+    return this.run((pool) => inbox.inboxVersion(pool, sessionId));
+  }
+
+  inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    return this.run((pool) => inbox.inboxByTokenHash(pool, tokenHash));
   }
 
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id)) return undefined;
-      const rows = await query<MetaRow & { body: StoredMessage }>(
-        pool,
-        `SELECT ${META_COLUMNS}, body FROM tempmail_messages WHERE session_id = $1 AND id = $2`,
-        [sessionId, id],
-      );
-      return rows[0] && messageOf(rows[0]);
-    });
+    return this.run((pool) => inbox.getMessage(pool, sessionId, id));
   }
 
   countMessages(sessionId: string): Promise<number> {
-    return this.run(async (pool) =>
-      (await query<{ n: number }>(pool, 'SELECT count(*)::int AS n FROM tempmail_messages WHERE session_id = $1', [sessionId]))[0]?.n ?? 0,
-    );
+    return this.run((pool) => inbox.countMessages(pool, sessionId));
   }
 
   deleteMessage(sessionId: string, id: number): Promise<boolean> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id)) return false;
-      return (await pool.query('DELETE FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id])).rowCount! > 0;
-    });
+    return this.run((pool) => inbox.deleteMessage(pool, sessionId, id));
   }
 
   rawMessage(sessionId: string, id: number): Promise<Buffer | undefined> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id)) return undefined;
-      const rows = await query<{ raw: Buffer }>(pool, 'SELECT raw FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id]);
-      return rows[0]?.raw;
-    });
+    return this.run((pool) => inbox.rawMessage(pool, sessionId, id));
   }
 
   attachmentBytes(sessionId: string, id: number, attachmentId: number): Promise<Buffer | undefined> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id) || !Number.isSafeInteger(attachmentId) || attachmentId < 1 || attachmentId > 2 ** 31 - 1) return undefined;
-      const rows = await query<{ bytes: Buffer | null }>(
-        pool,
-        'SELECT attachments[$3::int] AS bytes FROM tempmail_messages WHERE session_id = $1 AND id = $2',
-        [sessionId, id, attachmentId],
-      );
-      return rows[0]?.bytes ?? undefined;
-    });
+    return this.run((pool) => inbox.attachmentBytes(pool, sessionId, id, attachmentId));
   }
 
   /** One round trip: tempmail_rate_hit (migrations.ts) counts and inserts under the key's advisory lock. */

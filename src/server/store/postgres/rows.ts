@@ -73,7 +73,7 @@ export function messageOf(row: MetaRow & { body: Omit<StoredMessage, keyof Store
 }
 
 /**
- * The per-message values of an insert, in the order of INSERT_MESSAGE's $2..$10 (after the session ids):
+ * The per-message values of an insert, in the order of one message's row of insertBatch's VALUES:
  * received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments.
  */
 export function messageValues(m: NewMessage): unknown[] {
@@ -97,18 +97,39 @@ export function messageValues(m: NewMessage): unknown[] {
   ];
 }
 
+/** One copy of a batch: the session, the id it takes there, and which message (its place in VALUES). */
+export interface BatchRow {
+  sessionId: string;
+  id: number;
+  k: number;
+}
+
+/** Values each message brings to insertBatch (messageValues). */
+const PER_MESSAGE = 9;
+
 /**
- * One message for every session in $1 (whose rows the caller has locked): each gets the next id of its
- * own, the bytes cross the wire once.
+ * One statement for a whole batch (postgres/deliver.ts), whose sessions the caller has locked: the new
+ * last ids ($1 sessions, $2 ids), the batch's record ($3), the copies ($4 sessions, $5 ids, $6 which
+ * message) and then `messages` messages of PER_MESSAGE values each, so each message's bytes cross the
+ * wire once however many sessions take it. The messages' counts follow by trigger (migration 5).
  */
-export const INSERT_MESSAGE = `
-  WITH bumped AS (
-    UPDATE tempmail_sessions SET last_message_id = last_message_id + 1
-    WHERE id = ANY($1::text[])
-    RETURNING id, last_message_id
-  )
-  INSERT INTO tempmail_messages
-    (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
-  SELECT bumped.id, bumped.last_message_id, $2, $3, $4::json, $5::json, $6::json, $7::json, $8::json, $9, $10::bytea[]
-  FROM bumped
-  RETURNING session_id, ${META_COLUMNS}`;
+export function insertBatch(messages: number): string {
+  const values = Array.from({ length: messages }, (_, k) => {
+    const at = 7 + k * PER_MESSAGE;
+    const p = (i: number) => `$${at + i}`;
+    return `(${k}, ${p(0)}::timestamptz, ${p(1)}::integer, ${p(2)}::json, ${p(3)}::json, ${p(4)}::json, ${p(5)}::json, ${p(6)}::json, ${p(7)}::bytea, ${p(8)}::bytea[])`;
+  });
+  return `
+    WITH bumped AS (
+      UPDATE tempmail_sessions s SET last_message_id = v.last
+      FROM unnest($1::text[], $2::integer[]) AS v(id, last) WHERE s.id = v.id
+    ), recorded AS (
+      INSERT INTO tempmail_deliveries (id, at) VALUES ($3, now())
+    )
+    INSERT INTO tempmail_messages
+      (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
+    SELECT r.session_id, r.id, m.received_at, m.size, m.sender_name, m.sender_email, m.subject, m.attachment_list, m.body, m.raw, m.attachments
+    FROM unnest($4::text[], $5::integer[], $6::integer[]) AS r(session_id, id, k)
+    JOIN (VALUES ${values.join(', ')}) AS m(k, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
+      ON m.k = r.k`;
+}
