@@ -13,10 +13,11 @@
 import * as crypto from 'node:crypto';
 import { createHash, randomBytes } from 'node:crypto';
 import { formatWireTime } from '../platform/time';
-import { checkPrefix, randomLocalPart, recipientKey } from './mail/addresses';
+import { checkPrefix, randomLocalPart } from './mail/addresses';
 import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { parseMessage } from './mail/mime';
 import { externalIntake } from './external-intake';
+import { smtpRecipients } from './smtp-recipients';
 import { ClientLimits, ratesOf } from './limits/client-limits';
 import { asLogger } from './observe/log';
 import { StorageHealth } from './observe/storage-health';
@@ -31,7 +32,6 @@ import {
   type MailService,
   type MessageFull,
   type MessageMeta,
-  type RecipientVerdict,
   type ServiceHealth,
 } from './service-types';
 import {
@@ -155,14 +155,6 @@ export function createMailService(deps: MailServiceDeps): MailService {
       receivedAt: new Date(m.receivedAt),
       hasAttachments: m.attachments.length > 0,
     };
-  }
-
-  async function liveSessionFor(address: string, now: number): Promise<StoredSession | 'expired' | undefined> {
-    const key = recipientKey({ domains, extmailAccounts: config.extmailAccounts }, address);
-    if (!key) return undefined;
-    const session = await guarded(() => store.findSessionByAddress(key));
-    if (!session) return undefined;
-    return session.expiresAt <= now ? 'expired' : session;
   }
 
   /**
@@ -295,32 +287,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
       return { meta: { ...meta }, bytes };
     },
 
-    async checkRecipient(address): Promise<RecipientVerdict> {
-      const found = await liveSessionFor(address, clock());
-      if (found === undefined) return 'unknown';
-      if (found === 'expired') return 'expired';
-      const count = await guarded(() => store.countMessages(found.id));
-      return count >= config.inboxLimit ? 'full' : 'ok';
-    },
-
-    async deliver({ raw, recipients, envelopeFrom }): Promise<DeliverOutcome> {
-      if (raw.length > config.maxMessageBytes) {
-        throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
-      }
-      const now = clock();
-      // One copy per live session: "A@x", "a@x" and a dot variant of one alias land once.
-      const targets = new Map<string, string>();
-      const sessions = new Map<string, StoredSession>();
-      for (const r of recipients) {
-        const found = await liveSessionFor(r, now);
-        if (found && found !== 'expired' && !targets.has(found.id)) {
-          targets.set(found.id, r);
-          sessions.set(found.id, found);
-        }
-      }
-      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions);
-    },
-
+    ...smtpRecipients({ store, config, clock, guarded, storeFor }),
     ...externalIntake({ store, config, clock, guarded, storeFor }),
 
     watchInbox(token, onMail) {

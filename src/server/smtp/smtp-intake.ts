@@ -8,7 +8,7 @@ import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMT
 import { asLogger, type Logger, type LogLevel } from '../observe/log';
 import { messageIdOf } from '../observe/message-id';
 import type { ServerConfig } from '../server-config';
-import { ServiceError, type MailService } from '../service-types';
+import { ServiceError, type Mailbox, type MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
 import type { SmtpHooks } from './smtp-hooks';
@@ -64,6 +64,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
+  /**
+   * The mailbox each accepted RCPT TO was answered for, by smtp-server's record of that recipient (the
+   * very object it keeps in the envelope): DATA stores into it without looking the address up again.
+   */
+  const mailboxes = new WeakMap<SMTPServerAddress, Mailbox>();
   const pending = new Set<Promise<unknown>>();
   let closing = false;
   const limits = new SmtpTimeLimits({ sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs }, log);
@@ -89,7 +94,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
 
   /** One log line per refused recipient, so "why didn't my mail arrive?" has an answer in the log. */
   async function checkRcpt(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
-    const refusal = await rcptRefusal(address.address, session);
+    const refusal = await rcptRefusal(address, session);
     if (!refusal) return;
     const text = `smtp refused RCPT ${address.address} from ${senderOf(session)}: ${refusal.responseCode} ${refusal.message}`;
     refused(session, text, refusal.reason, levelOf(refusal.responseCode, refusal.reason));
@@ -97,7 +102,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   }
 
   /** Why `rcpt` is refused (an SMTP reply), or undefined when it is accepted. */
-  async function rcptRefusal(rcpt: string, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
+  async function rcptRefusal(address: SMTPServerAddress, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
+    const rcpt = address.address;
     if (closing) return reply(421, '4.3.2 Service shutting down, try again later', 'shutting_down');
     const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
@@ -107,7 +113,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     if (hooked) return reply(hooked.code, hooked.text, hooked.reason);
     let verdict;
     try {
-      verdict = await service.checkRecipient(rcpt);
+      const check = await service.recipient(rcpt);
+      verdict = check.verdict;
+      if (check.mailbox) mailboxes.set(address, check.mailbox);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       note(session, 'warn', 'smtp.rcpt_check_failed', `smtp rcpt check failed: ${why}`, 'storage_unavailable');
@@ -123,6 +131,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
 
   async function store(raw: Buffer, session: SMTPServerSession): Promise<string> {
     const recipients = session.envelope.rcptTo.map((r) => r.address);
+    const accepted = session.envelope.rcptTo.map((r) => mailboxes.get(r));
     const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
     const who = `from ${senderOf(session)} for ${listed(recipients)}`;
     const messageId = messageIdOf(raw);
@@ -134,7 +143,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     let delivered: number;
     let full: string[] | undefined;
     try {
-      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom }));
+      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, mailboxes: accepted }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
       note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', messageId);

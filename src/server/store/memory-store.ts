@@ -17,6 +17,7 @@ import {
   type Delivery,
   type NewMessage,
   type RateRule,
+  type RecipientInbox,
   type SessionInbox,
   type StorageUsage,
   type Store,
@@ -208,6 +209,11 @@ export class MemoryStore implements Store {
   async inboxVersion(sessionId: string): Promise<string | undefined> {
     const e = this.entry(sessionId);
     return e && String(e.version);
+  }
+
+  async recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    const session = await this.findSessionByAddress(addressKey);
+    return session && { session, messages: await this.countMessages(session.id) };
   }
 
   async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {

@@ -90,6 +90,12 @@ export interface Delivery {
   gone: string[];
 }
 
+/** A session with how many messages it holds (Store.recipientInbox). */
+export interface RecipientInbox {
+  session: StoredSession;
+  messages: number;
+}
+
 /** A session with its inbox's version (Store.inboxByTokenHash). */
 export interface SessionInbox {
   session: StoredSession;
@@ -169,6 +175,8 @@ export interface Store {
   getSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined>;
   /** The session holding this routing key (the newest one if, after a takeover, two ever did). */
   findSessionByAddress(addressKey: string): Promise<StoredSession | undefined>;
+  /** findSessionByAddress and that session's countMessages in one read (SMTP's RCPT TO asks both). */
+  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined>;
   listSessions(): Promise<StoredSession[]>;
   countSessions(): Promise<number>;
   /** Removes a session and all its messages; false when it was not there. */

@@ -23,7 +23,7 @@ import { FileSessions, type FileStoreOptions } from './file-sessions';
 import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
-import { UnknownSessionError, type Delivery, type NewMessage, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
+import { UnknownSessionError, type Delivery, type NewMessage, type RecipientInbox, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -84,6 +84,11 @@ export class FileStore extends FileSessions implements Store {
     this.check();
     const entry = this.sessions.get(sessionId);
     return entry && `${this.epoch}.${entry.version}`;
+  }
+
+  async recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    const session = await this.findSessionByAddress(addressKey);
+    return session && { session, messages: await this.countMessages(session.id) };
   }
 
   async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {

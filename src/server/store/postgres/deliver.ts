@@ -13,7 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Delivery, NewMessage, StoredMessageMeta } from '../store';
-import { query, transaction } from './pool';
+import { prepared, query, transaction } from './pool';
 import { insertBatch, messageValues, type BatchRow } from './rows';
 
 export interface DeliverOptions {
@@ -101,9 +101,11 @@ export async function deliverBatch(
       async (c) => {
         // Row locks in id order: the counts read here cannot change until COMMIT.
         const locked = await c.query<{ id: string; last: number; held: number; pid: number }>(
-          `SELECT id, last_message_id AS last, message_count AS held, pg_backend_pid() AS pid
-             FROM tempmail_sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-          [sessions],
+          prepared(
+            `SELECT id, last_message_id AS last, message_count AS held, pg_backend_pid() AS pid
+               FROM tempmail_sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
+            [sessions],
+          ),
         );
         lockedAt = performance.now();
         backend = locked.rows[0]?.pid;
@@ -116,7 +118,7 @@ export async function deliverBatch(
         for (const r of rows) if (!place.has(r.k)) place.set(r.k, place.size);
         const bumped = new Set(rows.map((r) => r.sessionId));
         const lastIds = [...inboxes].filter(([id]) => bumped.has(id));
-        await c.query(insertBatch(place.size), [
+        await c.query(prepared(insertBatch(place.size), [
           lastIds.map(([id]) => id),
           lastIds.map(([, inbox]) => inbox.last),
           batchId,
@@ -124,7 +126,7 @@ export async function deliverBatch(
           rows.map((r) => r.id),
           rows.map((r) => place.get(r.k)!),
           ...[...place.keys()].flatMap((k) => messageValues(batch[k]!.message)),
-        ]);
+        ]));
         rowCount = rows.length;
         outcomes = decided;
         return { value: decided };

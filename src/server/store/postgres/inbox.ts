@@ -4,8 +4,8 @@
  * these while it counts them in flight.
  */
 import type pg from 'pg';
-import type { SessionInbox, StoredMessage, StoredMessageMeta } from '../store';
-import { query, transaction } from './pool';
+import type { RecipientInbox, SessionInbox, StoredMessage, StoredMessageMeta } from '../store';
+import { prepared, query, transaction } from './pool';
 import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, type MetaRow, type SessionRow } from './rows';
 
 /** The columns of an inbox's version (see inboxVersion). */
@@ -37,6 +37,16 @@ export async function inboxByTokenHash(pool: pg.Pool, tokenHash: string): Promis
   return row && { session: sessionOf(row), version: versionOf(row) };
 }
 
+/** RCPT TO's one read: the newest session holding an address, and its message count. */
+export async function recipientInbox(pool: pg.Pool, addressKey: string): Promise<RecipientInbox | undefined> {
+  const [row] = await query<SessionRow & { n: number }>(
+    pool,
+    `SELECT ${SESSION_COLUMNS}, message_count AS n FROM tempmail_sessions WHERE address_key = $1 ORDER BY created_at DESC LIMIT 1`,
+    [addressKey],
+  );
+  return row && { session: sessionOf(row), messages: row.n };
+}
+
 export async function getMessage(pool: pg.Pool, sessionId: string, id: number): Promise<StoredMessage | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
   const rows = await query<MetaRow & { body: StoredMessage }>(
@@ -60,9 +70,9 @@ export async function countMessages(pool: pg.Pool, sessionId: string): Promise<n
 export async function deleteMessage(pool: pg.Pool, sessionId: string, id: number): Promise<boolean> {
   if (!Number.isSafeInteger(id)) return false;
   return transaction(pool, async (c) => {
-    const held = await c.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR NO KEY UPDATE', [sessionId]);
+    const held = await c.query(prepared('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR NO KEY UPDATE', [sessionId]));
     if (held.rowCount === 0) return { value: false, rollback: true };
-    const removed = (await c.query('DELETE FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id])).rowCount! > 0;
+    const removed = (await c.query(prepared('DELETE FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id]))).rowCount! > 0;
     return { value: removed, rollback: !removed };
   });
 }

@@ -15,13 +15,13 @@
  * inbox limit, RCPT's count and check-mail's version read one row, never count the messages.
  */
 import type pg from 'pg';
-import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate, SWEEP_LOCK } from './migrations';
 import { deliverBatch, type BatchReport } from './deliver';
 import { DeliveryQueue, type QueueLimits } from './delivery-queue';
 import * as inbox from './inbox';
-import { createPool, query, transaction, withClient } from './pool';
+import { createPool, prepared, query, transaction, withClient } from './pool';
 import { SESSION_COLUMNS, sessionOf, sessionValues, type SessionRow } from './rows';
 
 export interface PostgresStoreOptions {
@@ -137,6 +137,10 @@ export class PostgresStore implements Store {
     return this.session('address_key = $1 ORDER BY created_at DESC LIMIT 1', [addressKey]);
   }
 
+  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    return this.run((pool) => inbox.recipientInbox(pool, addressKey));
+  }
+
   listSessions(): Promise<StoredSession[]> {
     return this.run(async (pool) =>
       (await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions ORDER BY created_at`)).map(sessionOf),
@@ -148,7 +152,7 @@ export class PostgresStore implements Store {
   }
 
   deleteSession(id: string): Promise<boolean> {
-    return this.run(async (pool) => (await pool.query('DELETE FROM tempmail_sessions WHERE id = $1', [id])).rowCount! > 0);
+    return this.run(async (pool) => (await pool.query(prepared('DELETE FROM tempmail_sessions WHERE id = $1', [id]))).rowCount! > 0);
   }
 
   purgeExpired(now: number): Promise<number> {
@@ -263,7 +267,7 @@ export class PostgresStore implements Store {
 
   probe(): Promise<boolean> {
     return this.run(async (pool) => {
-      await pool.query('SELECT 1');
+      await pool.query(prepared('SELECT 1'));
       return true;
     });
   }
