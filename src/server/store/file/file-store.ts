@@ -6,11 +6,13 @@
  *   DATA/sessions/<sessionId>.json      one session record
  *   DATA/messages/<sessionId>/<n>.msg   one message (message-file.ts)
  *
- * Every file appears by temp-write + fsync + link/rename + directory fsync (durable-fs.ts; message
- * files in batches, group-commit.ts), so after `kill -9` a file is either whole or absent: an
- * acknowledged message is never lost, never half-written and never doubled. Reading an inbox removes
- * temp leftovers and sets damaged entries aside as *.corrupt (file-store-load.ts). Directories are 0700,
- * files 0600.
+ * Session and other records appear by temp-write + fsync + link/rename + directory fsync
+ * (durable-fs.ts), so after `kill -9` one is either whole or absent. Message files are created under
+ * their final names, never over an existing one, and are acknowledged only once fdatasync'd with their
+ * directory fsync'd (in batches, group-commit.ts): an acknowledged message is never lost, never
+ * half-written and never doubled, and one a crash cut short was never acknowledged. Reading an inbox
+ * removes temp leftovers and sets damaged entries (a cut-short message among them) aside as *.corrupt
+ * (file-store-load.ts). Directories are 0700, files 0600.
  *
  * One service runs per data dir (service.lock), so operations that must be atomic (claiming an address,
  * the inbox limit) are atomic within this process: counted and reserved with no await between.
