@@ -68,6 +68,8 @@ describe('PostgresStore on the database', () => {
     await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
     await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
     await pool.query('DROP FUNCTION tempmail_count_messages');
+    await pool.query('DROP FUNCTION tempmail_deliver_batch');
+    await pool.query('ALTER TABLE tempmail_deliveries DROP COLUMN decided');
     await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
     await pool.query('DROP FUNCTION tempmail_rate_hit');
     await pool.query('ALTER TABLE tempmail_create_hits SET LOGGED');

@@ -1,20 +1,23 @@
 /**
- * One batch of deliveries into the Postgres store (delivery-queue.ts groups them): one transaction that
- * takes the row locks of every session the batch names, in id order (two batches never deadlock, and
- * the inbox counts cannot change until COMMIT), decides each delivery in arrival order against the
- * counts as the batch leaves them (the inbox limit stays exact, also between deliveries of one batch),
- * then writes every copy, the new last ids and the batch's record in one statement, and COMMITs once.
+ * One batch of deliveries into the Postgres store (delivery-queue.ts groups them), in one statement and
+ * so one transaction and one COMMIT (rows.ts deliverBatchStatement): tempmail_deliver_batch (migration
+ * 5) takes the row locks of every session the batch names, in id order (two batches never deadlock, and
+ * the inbox counts cannot change until COMMIT), and decides each delivery in arrival order against the
+ * counts as the batch leaves them (the inbox limit stays exact, also between deliveries of one batch);
+ * the same statement writes every copy it stored and the batch's record. One round trip a batch: the
+ * locks are held only while the database works and flushes the COMMIT, never across the network.
  *
- * It resolves only after COMMIT, so SMTP's 250 means committed. When the COMMIT's answer is lost (the
- * database restarted under it) the outcome is unknown; then we wait for the old backend to be gone and
- * look for the batch's row: committed means success (the senders hear 250, not 451 and a retry that
- * would store them twice), absent means it never happened.
+ * It resolves only after COMMIT, so SMTP's 250 means committed. When the answer is lost (the database
+ * restarted under it) the outcome is unknown; then we wait for the old backend to be gone and look for
+ * the batch's record: there means committed (the senders hear 250, not 451 and a retry that would store
+ * them twice), absent means it never happened. An error the database answered with is known: nothing
+ * of the batch happened.
  */
 import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 import type { Delivery, NewMessage, StoredMessageMeta } from '../store';
-import { prepared, query, transaction } from './pool';
-import { insertBatch, messageValues, type BatchRow } from './rows';
+import { prepared, query, withClient } from './pool';
+import { deliverBatchStatement, messageValues } from './rows';
 
 export interface DeliverOptions {
   /** How long to keep asking whether a COMMIT whose answer was lost happened (default 30 s). */
@@ -34,11 +37,15 @@ export interface BatchReport {
   deliveries: number;
   /** Copies stored (one per session a delivery reached). */
   rows: number;
-  /** From the row locks taken to the end of COMMIT (or ROLLBACK), ms. */
+  /**
+   * From the row locks taken (the database's clock) to the statement's answer here (this machine's
+   * clock): the work under the locks, the COMMIT's flush, and the answer's way back, ms. Only between
+   * processes on one machine (the bench, the tests) are the two clocks one.
+   */
   lockMs: number;
 }
 
-/** How a batch failed: before its COMMIT was sent (nothing happened) or after (it did not happen either). */
+/** How a batch failed: before its statement was sent (nothing happened), or after with no answer. */
 export interface BatchState {
   commitSent: boolean;
 }
@@ -58,24 +65,22 @@ function metaOf(message: NewMessage, id: number): StoredMessageMeta {
   };
 }
 
-/** The sessions' place in the batch: the last id handed out and the messages held, as the batch goes. */
-type Inboxes = Map<string, { last: number; held: number }>;
+/**
+ * Whether a failed statement's outcome is unknown: no answer came (the connection broke), or the
+ * database was ending the connection as it answered (class 08, connection; 57, shutdown or
+ * termination), which can cross a COMMIT already made. Any other answer is an error the statement met.
+ */
+function unanswered(error: unknown): boolean {
+  if (!(error instanceof pg.DatabaseError)) return true;
+  return /^(08|57)/.test(error.code ?? '');
+}
 
-/** Decides one delivery against `inboxes` and takes its ids (in `rows`) when it is stored. */
-function decide(d: QueuedDelivery, k: number, inboxes: Inboxes, rows: BatchRow[]): Delivery {
-  const wanted = [...new Set(d.sessionIds)];
-  const present = wanted.filter((id) => inboxes.has(id)).sort();
-  const result: Delivery = { stored: new Map(), full: [], gone: wanted.filter((id) => !inboxes.has(id)) };
-  result.full = present.filter((id) => inboxes.get(id)!.held >= d.inboxLimit);
-  if (result.full.length > 0) return result;
-  for (const id of present) {
-    const inbox = inboxes.get(id)!;
-    inbox.last += 1;
-    inbox.held += 1;
-    rows.push({ sessionId: id, id: inbox.last, k });
-    result.stored.set(id, metaOf(d.message, inbox.last));
-  }
-  return result;
+/**
+ * A limit as the database compares it with a count (an integer): past what an integer holds there is
+ * no limit (NULL), and a fractional one means the next whole count.
+ */
+function limitOf(inboxLimit: number): number | null {
+  return inboxLimit < 2 ** 31 ? Math.max(0, Math.ceil(inboxLimit)) : null;
 }
 
 /** Stores each delivery of `batch` (see above); one outcome per delivery, in order. */
@@ -86,84 +91,85 @@ export async function deliverBatch(
   state: BatchState = { commitSent: false },
   onReport?: (report: BatchReport) => void,
 ): Promise<Delivery[]> {
-  const sessions = [...new Set(batch.flatMap((d) => d.sessionIds))].sort();
+  const copies = batch.flatMap((d, k) => [...new Set(d.sessionIds)].sort().map((id) => ({ id, k })));
   const batchId = randomUUID();
   let backend: number | undefined;
-  let outcomes: Delivery[] | undefined;
-  let lockedAt: number | undefined;
-  let rowCount = 0;
-  const report = () => {
-    if (lockedAt !== undefined) onReport?.({ deliveries: batch.length, rows: rowCount, lockMs: performance.now() - lockedAt });
-  };
   try {
-    const result = await transaction(
-      pool,
-      async (c) => {
-        // Row locks in id order: the counts read here cannot change until COMMIT.
-        const locked = await c.query<{ id: string; last: number; held: number; pid: number }>(
-          prepared(
-            `SELECT id, last_message_id AS last, message_count AS held, pg_backend_pid() AS pid
-               FROM tempmail_sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`,
-            [sessions],
-          ),
-        );
-        lockedAt = performance.now();
-        backend = locked.rows[0]?.pid;
-        const inboxes: Inboxes = new Map(locked.rows.map((r) => [r.id, { last: r.last, held: r.held }]));
-        const rows: BatchRow[] = [];
-        const decided = batch.map((d, k) => decide(d, k, inboxes, rows));
-        if (rows.length === 0) return { value: decided, rollback: true };
-        // The messages stored (a delivery refused as full sends no bytes), each once: its place in VALUES.
-        const place = new Map<number, number>();
-        for (const r of rows) if (!place.has(r.k)) place.set(r.k, place.size);
-        const bumped = new Set(rows.map((r) => r.sessionId));
-        const lastIds = [...inboxes].filter(([id]) => bumped.has(id));
-        await c.query(prepared(insertBatch(place.size), [
-          lastIds.map(([id]) => id),
-          lastIds.map(([, inbox]) => inbox.last),
-          batchId,
-          rows.map((r) => r.sessionId),
-          rows.map((r) => r.id),
-          rows.map((r) => place.get(r.k)!),
-          ...[...place.keys()].flatMap((k) => messageValues(batch[k]!.message)),
-        ]));
-        rowCount = rows.length;
-        outcomes = decided;
-        return { value: decided };
-      },
-      async (c) => {
-        state.commitSent = true;
-        await c.query('COMMIT');
-      },
-    );
-    report();
-    return result;
+    const rows = await withClient(pool, async (c) => {
+      backend = (c as unknown as { processID?: number }).processID ?? undefined;
+      const values = [
+        copies.map((x) => x.id),
+        copies.map((x) => x.k),
+        batch.map((d) => limitOf(d.inboxLimit)),
+        batchId,
+        ...batch.flatMap((d) => messageValues(d.message)),
+      ];
+      state.commitSent = true;
+      const answer = await c.query<Decided & { locked_at: number }>(prepared(deliverBatchStatement(batch.length), values));
+      const lockedAt = answer.rows[0]?.locked_at;
+      if (lockedAt !== undefined) {
+        const lockMs = performance.timeOrigin + performance.now() - lockedAt * 1000;
+        onReport?.({ deliveries: batch.length, rows: answer.rows.filter((r) => r.outcome === 'stored').length, lockMs });
+      }
+      return answer.rows;
+    });
+    return outcomes(batch, rows);
   } catch (error) {
-    report();
-    if (!state.commitSent || !outcomes) throw error;
-    if (await committed(pool, batchId, backend, options)) return outcomes;
-    throw error;
+    if (!state.commitSent) throw error;
+    if (!unanswered(error)) {
+      // The database said why: the statement, and so the batch, did not happen.
+      state.commitSent = false;
+      throw error;
+    }
+    const decided = await committed(pool, batchId, backend, options);
+    if (!decided) throw error;
+    // Committed: the outcomes are the ones the batch's record kept.
+    return outcomes(batch, decided);
   }
 }
 
-/** Whether a batch whose COMMIT answer was lost is in the database, once its backend has gone. */
-async function committed(pool: pg.Pool, batchId: string, backend: number | undefined, options: DeliverOptions): Promise<boolean> {
+/** A copy's outcome, as tempmail_deliver_batch decided it. */
+interface Decided {
+  delivery: number;
+  sid: string;
+  outcome: string;
+  message_id: number | null;
+}
+
+/** Each delivery's outcome from the statement's rows (one per copy). */
+function outcomes(batch: readonly QueuedDelivery[], rows: readonly Decided[]): Delivery[] {
+  const out: Delivery[] = batch.map(() => ({ stored: new Map(), full: [], gone: [] }));
+  for (const r of rows) {
+    const d = out[r.delivery]!;
+    if (r.outcome === 'stored') d.stored.set(r.sid, metaOf(batch[r.delivery]!.message, r.message_id!));
+    else if (r.outcome === 'full') d.full.push(r.sid);
+    else if (r.outcome === 'gone') d.gone.push(r.sid);
+  }
+  for (const d of out) d.full.sort();
+  return out;
+}
+
+/**
+ * What a batch whose answer was lost decided, once its backend has gone: its record's copy of the
+ * decision when it committed, undefined when it did not (or the database would not say in time).
+ */
+async function committed(pool: pg.Pool, batchId: string, backend: number | undefined, options: DeliverOptions): Promise<Decided[] | undefined> {
   const deadline = Date.now() + (options.commitCheckMs ?? 30_000);
   while (Date.now() < deadline) {
     try {
-      const [row] = await query<{ busy: boolean; done: boolean }>(
+      const [row] = await query<{ busy: boolean; decided: Decided[] | null }>(
         pool,
         `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $2) AS busy,
-                EXISTS (SELECT 1 FROM tempmail_deliveries WHERE id = $1) AS done`,
+                (SELECT decided FROM tempmail_deliveries WHERE id = $1) AS decided`,
         [batchId, backend ?? 0],
       );
-      if (row?.done) return true;
-      if (row && !row.busy) return false;
+      if (row?.decided) return row.decided;
+      if (row && !row.busy) return undefined;
     } catch {
       // The database is still away: ask again.
     }
     await sleep(250);
   }
   options.log(`delivery batch ${batchId}: the database did not say whether its COMMIT happened; answered as failed`);
-  return false;
+  return undefined;
 }

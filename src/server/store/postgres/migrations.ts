@@ -140,7 +140,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    name: 'each session counts its messages',
+    name: 'each session counts its messages; deliveries decided in batches',
     sql: `
       -- How many messages the session holds, kept by the database itself (the triggers below) whoever
       -- inserts or deletes, an instance of an older tempmail-tui during an upgrade included. With
@@ -164,6 +164,76 @@ export const MIGRATIONS: readonly Migration[] = [
         REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION tempmail_count_messages();
       CREATE TRIGGER tempmail_messages_counted_out AFTER DELETE ON tempmail_messages
         REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION tempmail_count_messages();
+
+      -- A batch's record keeps what it decided: should its answer be lost, the instance reads it here.
+      ALTER TABLE tempmail_deliveries ADD COLUMN decided json;
+
+      -- Decides a batch of deliveries (postgres/deliver.ts) under the row locks of its sessions, taken in
+      -- id order: p_session[i] is a copy delivery p_delivery[i] (0-based, ascending) asks for, p_limit[k]
+      -- delivery k's inbox limit (NULL: none). In arrival order, against the counts as the batch leaves
+      -- them, each delivery is stored into all its present sessions or, when one of them is full, into
+      -- none: a row per copy says 'stored' (with the id taken), 'full', 'held' (another of its sessions
+      -- is full) or 'gone' (no such session). The ids taken are written back here; the caller inserts
+      -- the messages in the same statement. locked_at (epoch seconds) is when the locks were had: the
+      -- caller measures how long they are held with it.
+      CREATE FUNCTION tempmail_deliver_batch(p_session text[], p_delivery integer[], p_limit integer[])
+      RETURNS TABLE (delivery integer, sid text, outcome text, message_id integer, locked_at double precision)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_ids text[];
+        v_last integer[];
+        v_held integer[];
+        v_row record;
+        v_at integer;
+        v_n integer := coalesce(array_length(p_session, 1), 0);
+        v_from integer := 1;
+        v_to integer;
+        v_full boolean;
+        i integer;
+      BEGIN
+        SELECT array_agg(DISTINCT x ORDER BY x) INTO v_ids FROM unnest(p_session) AS x;
+        IF v_ids IS NULL THEN RETURN; END IF;
+        v_last := array_fill(NULL::integer, ARRAY[array_length(v_ids, 1)]);
+        v_held := v_last;
+        FOR v_row IN SELECT t.id, t.last_message_id, t.message_count FROM tempmail_sessions t
+                     WHERE t.id = ANY (v_ids) ORDER BY t.id FOR UPDATE LOOP
+          v_at := array_position(v_ids, v_row.id);
+          v_last[v_at] := v_row.last_message_id;
+          v_held[v_at] := v_row.message_count;
+        END LOOP;
+        locked_at := extract(epoch FROM clock_timestamp());
+        WHILE v_from <= v_n LOOP
+          v_to := v_from;
+          WHILE v_to < v_n AND p_delivery[v_to + 1] = p_delivery[v_from] LOOP v_to := v_to + 1; END LOOP;
+          delivery := p_delivery[v_from];
+          v_full := false;
+          FOR i IN v_from..v_to LOOP
+            v_at := array_position(v_ids, p_session[i]);
+            IF v_last[v_at] IS NOT NULL AND v_held[v_at] >= p_limit[delivery + 1] THEN v_full := true; END IF;
+          END LOOP;
+          FOR i IN v_from..v_to LOOP
+            v_at := array_position(v_ids, p_session[i]);
+            sid := p_session[i];
+            message_id := NULL;
+            IF v_last[v_at] IS NULL THEN
+              outcome := 'gone';
+            ELSIF v_full THEN
+              outcome := CASE WHEN v_held[v_at] >= p_limit[delivery + 1] THEN 'full' ELSE 'held' END;
+            ELSE
+              v_last[v_at] := v_last[v_at] + 1;
+              v_held[v_at] := v_held[v_at] + 1;
+              outcome := 'stored';
+              message_id := v_last[v_at];
+            END IF;
+            RETURN NEXT;
+          END LOOP;
+          v_from := v_to + 1;
+        END LOOP;
+        UPDATE tempmail_sessions t SET last_message_id = u.last
+          FROM unnest(v_ids, v_last) AS u(id, last)
+          WHERE t.id = u.id AND u.last IS NOT NULL AND u.last <> t.last_message_id;
+      END
+      $fn$;
     `,
   },
 ];

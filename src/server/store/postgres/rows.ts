@@ -97,39 +97,36 @@ export function messageValues(m: NewMessage): unknown[] {
   ];
 }
 
-/** One copy of a batch: the session, the id it takes there, and which message (its place in VALUES). */
-export interface BatchRow {
-  sessionId: string;
-  id: number;
-  k: number;
-}
-
-/** Values each message brings to insertBatch (messageValues). */
+/** Values each message brings to deliverBatchStatement (messageValues). */
 const PER_MESSAGE = 9;
 
 /**
- * One statement for a whole batch (postgres/deliver.ts), whose sessions the caller has locked: the new
- * last ids ($1 sessions, $2 ids), the batch's record ($3), the copies ($4 sessions, $5 ids, $6 which
- * message) and then `messages` messages of PER_MESSAGE values each, so each message's bytes cross the
- * wire once however many sessions take it. The messages' counts follow by trigger (migration 5).
+ * One statement for a whole batch of deliveries (postgres/deliver.ts), its own transaction: the
+ * decision under the sessions' row locks (tempmail_deliver_batch, migration 5: $1 the copies' sessions,
+ * $2 their deliveries, $3 the deliveries' limits), the batch's record ($4, with a copy of the decision
+ * for when the answer is lost), and the stored copies, each
+ * message's values once however many sessions take it: `messages` rows of PER_MESSAGE values from $5 on.
+ * It answers one row per copy with its outcome (and the id it took). The messages' counts follow by trigger.
  */
-export function insertBatch(messages: number): string {
+export function deliverBatchStatement(messages: number): string {
   const values = Array.from({ length: messages }, (_, k) => {
-    const at = 7 + k * PER_MESSAGE;
+    const at = 5 + k * PER_MESSAGE;
     const p = (i: number) => `$${at + i}`;
     return `(${k}, ${p(0)}::timestamptz, ${p(1)}::integer, ${p(2)}::json, ${p(3)}::json, ${p(4)}::json, ${p(5)}::json, ${p(6)}::json, ${p(7)}::bytea, ${p(8)}::bytea[])`;
   });
   return `
-    WITH bumped AS (
-      UPDATE tempmail_sessions s SET last_message_id = v.last
-      FROM unnest($1::text[], $2::integer[]) AS v(id, last) WHERE s.id = v.id
+    WITH decided AS MATERIALIZED (
+      SELECT delivery, sid, outcome, message_id, locked_at FROM tempmail_deliver_batch($1::text[], $2::integer[], $3::integer[])
     ), recorded AS (
-      INSERT INTO tempmail_deliveries (id, at) VALUES ($3, now())
+      INSERT INTO tempmail_deliveries (id, at, decided) SELECT $4, now(), coalesce(json_agg(d), '[]') FROM decided d
+    ), written AS (
+      INSERT INTO tempmail_messages
+        (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
+      SELECT d.sid, d.message_id, m.received_at, m.size, m.sender_name, m.sender_email, m.subject, m.attachment_list, m.body, m.raw, m.attachments
+      FROM decided d
+      JOIN (VALUES ${values.join(', ')}) AS m(k, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
+        ON m.k = d.delivery
+      WHERE d.outcome = 'stored'
     )
-    INSERT INTO tempmail_messages
-      (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
-    SELECT r.session_id, r.id, m.received_at, m.size, m.sender_name, m.sender_email, m.subject, m.attachment_list, m.body, m.raw, m.attachments
-    FROM unnest($4::text[], $5::integer[], $6::integer[]) AS r(session_id, id, k)
-    JOIN (VALUES ${values.join(', ')}) AS m(k, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
-      ON m.k = r.k`;
+    SELECT delivery, sid, outcome, message_id, locked_at FROM decided`;
 }
