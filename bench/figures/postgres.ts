@@ -1,6 +1,7 @@
 /**
  * checkmail_pg_p99_ms_500 and smtp_pg_two_instances_msgs_per_s: `serve --database-url` (issue 17), each
- * beside the file store measured the same way in the same figure, taken in turns.
+ * beside the file store measured the same way in the same figure, taken in turns; and issue 28's ratios
+ * to it (checkmail_pg_over_file_p99_500, smtp_pg_10_addresses_over_file, smtp_pg_two_instances_over_file).
  *
  * The database: a throwaway PostgreSQL cluster (Debian's postgresql, bench/harness/postgres.ts) started
  * for this figure with fsync and full-page writes ON (PostgreSQL's defaults; the tests turn them off),
@@ -14,7 +15,8 @@
  * 10 keep-alive clients, GET /check-mail back to back, a sample from sending to the last byte, no
  * If-None-Match; 2,000 requests on each store, in two halves taken in turns (file, database, file,
  * database), each half after 10 untimed requests per client. Keys: `checkmail_pg_p99_ms_500` and its
- * p50/p95/max/n (`checkmail_pg_ms_500_*`), the file store's (`checkmail_file_p99_ms_500_same_run`, ...).
+ * p50/p95/max/n (`checkmail_pg_ms_500_*`), the file store's (`checkmail_file_p99_ms_500_same_run`, ...),
+ * and the first over the second (`checkmail_pg_over_file_p99_500`).
  *
  * SMTP ingest: TWO `serve --database-url` instances on the same database, one address created through
  * the first (`--inbox-limit 1000000` so it never fills). The load of smtp-ingest.ts (bench/harness/
@@ -28,10 +30,17 @@
  * (`smtp_pg_two_instances_10_addresses_msgs_per_s`). 3,000 messages a round, two rounds each in turns
  * (file, database, database spread, ...) after 200 untimed ones each to the first two; afterwards
  * check-mail through the other instance must list every message acknowledged. Per-message latency (MAIL
- * FROM to the final 250) is reported too.
+ * FROM to the final 250) is reported too, and the CPU each message cost (user + kernel, from /proc): the
+ * `serve` processes' (`smtp_file_same_run_cpu_us_per_msg`, `smtp_pg_cpu_us_per_msg_serve`, both
+ * instances together) and the database's, the postmaster and its backends (`..._database`).
  *
- * --quick: inboxes of 100 messages and 200 requests; 300 SMTP messages in one round (the sizes are in the
- * JSON: `checkmail_pg_messages`, `smtp_pg_messages`).
+ * Row lock: how long a delivery holds its session's row lock (bench/harness/pg-lock-hold.ts: 10
+ * senders into one session of an in-process store, 1,000 deliveries a round, three rounds in turns):
+ * grouped as `serve` runs it (`pg_lock_ms_per_delivery`, with `pg_lock_mean_batch`) and in batches of
+ * one (`pg_lock_ms_per_delivery_alone`).
+ *
+ * --quick: inboxes of 100 messages and 200 requests; 300 SMTP messages in one round; 200 deliveries, one
+ * round, for the row lock (the sizes are in the JSON: `checkmail_pg_messages`, `smtp_pg_messages`).
  */
 import { Agent } from 'node:http';
 import type { Figure, RunContext, Values } from './figure';
@@ -244,7 +253,7 @@ async function lockHolds(ctx: RunContext, url: string): Promise<Values> {
 
 export const postgres: Figure = {
   name: 'pg',
-  keys: ['checkmail_pg_p99_ms_500', 'smtp_pg_two_instances_msgs_per_s'],
+  keys: ['checkmail_pg_p99_ms_500', 'smtp_pg_two_instances_msgs_per_s', 'checkmail_pg_over_file_p99_500', 'smtp_pg_10_addresses_over_file', 'smtp_pg_two_instances_over_file'],
   async run(ctx) {
     const db = await benchDatabase(ctx);
     if (!db) return {};
