@@ -183,42 +183,38 @@ export const MIGRATIONS: readonly Migration[] = [
         v_ids text[];
         v_last integer[];
         v_held integer[];
-        v_row record;
         v_at integer;
         v_n integer := coalesce(array_length(p_session, 1), 0);
         v_from integer := 1;
         v_to integer;
         v_full boolean;
+        v_limit integer;
         i integer;
       BEGIN
-        SELECT array_agg(DISTINCT x ORDER BY x) INTO v_ids FROM unnest(p_session) AS x;
-        IF v_ids IS NULL THEN RETURN; END IF;
-        v_last := array_fill(NULL::integer, ARRAY[array_length(v_ids, 1)]);
-        v_held := v_last;
-        FOR v_row IN SELECT t.id, t.last_message_id, t.message_count FROM tempmail_sessions t
-                     WHERE t.id = ANY (v_ids) ORDER BY t.id FOR UPDATE LOOP
-          v_at := array_position(v_ids, v_row.id);
-          v_last[v_at] := v_row.last_message_id;
-          v_held[v_at] := v_row.message_count;
-        END LOOP;
+        SELECT array_agg(l.id), array_agg(l.last_message_id), array_agg(l.message_count) INTO v_ids, v_last, v_held
+          FROM (SELECT t.id, t.last_message_id, t.message_count FROM tempmail_sessions t
+                WHERE t.id = ANY (p_session) ORDER BY t.id FOR UPDATE) l;
         locked_at := extract(epoch FROM clock_timestamp());
         WHILE v_from <= v_n LOOP
           v_to := v_from;
           WHILE v_to < v_n AND p_delivery[v_to + 1] = p_delivery[v_from] LOOP v_to := v_to + 1; END LOOP;
           delivery := p_delivery[v_from];
+          v_limit := p_limit[delivery + 1];
           v_full := false;
-          FOR i IN v_from..v_to LOOP
-            v_at := array_position(v_ids, p_session[i]);
-            IF v_last[v_at] IS NOT NULL AND v_held[v_at] >= p_limit[delivery + 1] THEN v_full := true; END IF;
-          END LOOP;
+          IF v_limit IS NOT NULL THEN
+            FOR i IN v_from..v_to LOOP
+              v_at := array_position(v_ids, p_session[i]);
+              IF v_at IS NOT NULL AND v_held[v_at] >= v_limit THEN v_full := true; END IF;
+            END LOOP;
+          END IF;
           FOR i IN v_from..v_to LOOP
             v_at := array_position(v_ids, p_session[i]);
             sid := p_session[i];
             message_id := NULL;
-            IF v_last[v_at] IS NULL THEN
+            IF v_at IS NULL THEN
               outcome := 'gone';
             ELSIF v_full THEN
-              outcome := CASE WHEN v_held[v_at] >= p_limit[delivery + 1] THEN 'full' ELSE 'held' END;
+              outcome := CASE WHEN v_held[v_at] >= v_limit THEN 'full' ELSE 'held' END;
             ELSE
               v_last[v_at] := v_last[v_at] + 1;
               v_held[v_at] := v_held[v_at] + 1;
@@ -229,9 +225,11 @@ export const MIGRATIONS: readonly Migration[] = [
           END LOOP;
           v_from := v_to + 1;
         END LOOP;
-        UPDATE tempmail_sessions t SET last_message_id = u.last
-          FROM unnest(v_ids, v_last) AS u(id, last)
-          WHERE t.id = u.id AND u.last IS NOT NULL AND u.last <> t.last_message_id;
+        IF v_ids IS NOT NULL THEN
+          UPDATE tempmail_sessions t SET last_message_id = u.last
+            FROM unnest(v_ids, v_last) AS u(id, last)
+            WHERE t.id = u.id AND u.last <> t.last_message_id;
+        END IF;
       END
       $fn$;
     `,
