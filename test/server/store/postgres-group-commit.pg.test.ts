@@ -9,6 +9,7 @@ import type { BatchReport } from '../../../src/server/store/postgres/deliver';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { freshDatabase, inspect } from '../../harness/postgres/database';
+import { waitFor } from '../../harness/wait';
 import { newMessage, sessionRecord } from './store-suite';
 
 const cleanup = cleanupAfterEach();
@@ -81,6 +82,32 @@ describe('group commit on Postgres', () => {
     expect(await subjects(store, s.id)).toEqual(['1 a', '2 b']);
     // The batch of four failed whole; tried one by one, three committed (the bad one failed alone).
     expect(batches.map((b) => b.deliveries)).toEqual([1, 1, 1]);
+  });
+
+  it('lets a batch to other sessions go while one waits for its locks, and keeps each inbox in arrival order', async () => {
+    const { store, db } = await openStore();
+    const a = sessionRecord();
+    const b = sessionRecord();
+    await store.putSession(a);
+    await store.putSession(b);
+    // Another transaction holds a's row: a batch to a waits in the database.
+    const holder = await db.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
+    const done: string[] = [];
+    const first = store.deliver([a.id], newMessage({ subject: 'a first' }), 10).then((r) => (done.push('a first'), r));
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    // A later delivery to a waits behind the first (it must not take an id before it); b's goes at once.
+    const second = store.deliver([a.id], newMessage({ subject: 'a second' }), 10).then((r) => (done.push('a second'), r));
+    const toB = await store.deliver([b.id], newMessage({ subject: 'b' }), 10);
+    expect(toB.stored.get(b.id)!.id).toBe(1);
+    expect(done).toEqual([]);
+    await holder.query('ROLLBACK');
+    holder.release();
+    expect((await first).stored.get(a.id)!.id).toBe(1);
+    expect((await second).stored.get(a.id)!.id).toBe(2);
+    expect(done).toEqual(['a first', 'a second']);
+    expect(await subjects(store, a.id)).toEqual(['1 a first', '2 a second']);
   });
 
   it('one at a time with batches of one (grouping off)', async () => {
