@@ -64,10 +64,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
-  /**
-   * The mailbox each accepted RCPT TO was answered for, by smtp-server's record of that recipient (the
-   * very object it keeps in the envelope): DATA stores into it without looking the address up again.
-   */
+  /** Each accepted RCPT's mailbox, by smtp-server's record of it in the envelope: DATA stores there, no lookup. */
   const mailboxes = new WeakMap<SMTPServerAddress, Mailbox>();
   const pending = new Set<Promise<unknown>>();
   let closing = false;
@@ -114,8 +111,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     let verdict;
     try {
       const check = await service.recipient(rcpt);
-      verdict = check.verdict;
       if (check.mailbox) mailboxes.set(address, check.mailbox);
+      verdict = check.verdict;
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       note(session, 'warn', 'smtp.rcpt_check_failed', `smtp rcpt check failed: ${why}`, 'storage_unavailable');
