@@ -1,6 +1,9 @@
+import { resolve } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { findDovecot } from './test/harness/dovecot/dovecot.ts';
 import { findPostgresBin } from './test/harness/postgres/cluster.ts';
+// @ts-expect-error: a plain .mjs build script without types
+import { root, STRING_WIDTH } from './scripts/build-config.mjs';
 
 // The Postgres tests (*.pg.test.ts) need Debian's postgresql package (.ci/run installs it). Without it a
 // developer's run says loudly that they are left out; CI never leaves them out: it fails instead.
@@ -28,7 +31,11 @@ const IMAP_TESTS = ['test/**/*.imap.test.ts', 'test/**/*.imap.pg.test.ts'];
 
 export default defineConfig({
   define: { __VERSION__: JSON.stringify('0.0.0-test') },
+  // As in the shipped build (scripts/build-config.mjs): Ink and its helpers measure text with our
+  // src/text/terminal-width.ts. They are run through Vite (inlined) so that the alias reaches them.
+  resolve: { alias: { 'string-width': resolve(root, STRING_WIDTH) } },
   test: {
+    server: { deps: { inline: [/node_modules\/(ink|wrap-ansi|slice-ansi|cli-truncate|widest-line|ink-testing-library)\//] } },
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Server, SMTP and pty tests each bind their own loopback ports; two workers fit the 2-core machine.

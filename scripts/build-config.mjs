@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
+/** What `string-width` resolves to, in the shipped build and in the tests. */
+export const STRING_WIDTH = './src/text/terminal-width.ts';
 
 /** esbuild options writing to `outdir` (relative to the repo root). */
 export function buildOptions(outdir = 'dist') {
@@ -27,8 +29,12 @@ export function buildOptions(outdir = 'dist') {
     sourcemap: false,
     legalComments: 'none',
     define: { __VERSION__: JSON.stringify(pkg.version), 'process.env.NODE_ENV': '"production"' },
-    // Ink imports react-devtools-core only when DEV is set; a stub keeps it out of the bundle.
-    alias: { 'react-devtools-core': './scripts/devtools-stub.mjs' },
+    // Ink imports react-devtools-core only when DEV is set; a stub keeps it out of the bundle. Ink and
+    // its helpers (wrap-ansi, slice-ansi, cli-truncate, widest-line) measure text with string-width:
+    // they get our measure instead (src/text/terminal-width.ts, same signature), so Ink lays out with
+    // the widths the app cuts by, the widths no terminal draws wider (docs/architecture.md, "Cell
+    // widths"). vitest.config.ts aliases it the same way.
+    alias: { 'react-devtools-core': './scripts/devtools-stub.mjs', 'string-width': STRING_WIDTH },
     // Some bundled CommonJS packages call require(); give the ESM bundle one.
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

@@ -51,7 +51,8 @@ const results = await Promise.allSettled(
 const peak = (await status()).VmHWM;
 const stored = results.filter((r) => r.status === 'fulfilled').length;
 const codes = results.flatMap((r) => (r.status === 'rejected' ? [r.reason.responseCode ?? r.reason.code] : []));
-const tally = codes.reduce((m, c) => ({ ...m, [c]: (m[c] ?? 0) + 1 }), {});
+const tally = {};
+for (const c of codes) tally[c] = (tally[c] ?? 0) + 1;
 console.log(`${N} concurrent messages of ${(SIZE / 1e6).toFixed(1)} MB: stored ${stored}, refused ${JSON.stringify(tally)}`);
 console.log(`serve RSS idle ${mb(idle)}, peak ${mb(peak)} (+${mb(String(parseInt(peak, 10) - parseInt(idle, 10)))})`);
 child.kill('SIGTERM');

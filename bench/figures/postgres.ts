@@ -84,11 +84,11 @@ async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> 
   let t = performance.now();
   const store = new PostgresStore({ url: databaseUrl });
   await store.open();
-  const pgInbox = (await seedStore(store, inbox, LIFETIME_SECONDS, ctx.log, { databaseUrl }))['inbox']!;
+  const pgInbox = (await seedStore(store, inbox, LIFETIME_SECONDS, ctx.log, { databaseUrl })).inbox!;
   ctx.log(`seeded ${size} messages into the database in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   t = performance.now();
   const dataDir = tempDir('tempmail-bench-pg-peer-');
-  const fileInbox = (await seedDataDir(dataDir, inbox, LIFETIME_SECONDS, ctx.log))['inbox']!;
+  const fileInbox = (await seedDataDir(dataDir, inbox, LIFETIME_SECONDS, ctx.log)).inbox!;
   ctx.log(`seeded ${size} messages into a data dir in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   const serves = {

@@ -7,13 +7,13 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { IPty } from 'node-pty';
+import type { IPty } from '@lydell/node-pty';
 import type { Terminal as XTerm } from '@xterm/headless';
 
 const require = createRequire(import.meta.url);
 // @xterm/headless names an ESM build it does not ship; its CommonJS main is the one that exists.
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
-const pty = require('node-pty') as typeof import('node-pty');
+const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
 
 /** The program under measurement: dist/cli.js, or another build named by TEMPMAIL_BENCH_CLI (an A/B run). */
 export const CLI = process.env.TEMPMAIL_BENCH_CLI || fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -99,6 +99,10 @@ export class PtyApp {
       encoding: null,
     });
     this.pid = this.child.pid;
+    // The terminal answers what the program asks (device attributes, modes), as a real one does.
+    this.term.onData((reply) => {
+      if (this.exitCode === undefined) this.child.write(reply);
+    });
     this.child.onData((data: string | Buffer) => this.onData(performance.now(), typeof data === 'string' ? Buffer.from(data) : data));
     this.exited = new Promise((resolve) =>
       this.child.onExit(({ exitCode }) => {

@@ -16,7 +16,12 @@ export type ApiErrorKind =
    * server's page), an answer that is not HTTP, or no TLS where https:// asked for it. Asking again
    * will not help; the message says what to check.
    */
-  | 'wrong_service';
+  | 'wrong_service'
+  /**
+   * The provider refuses this client as such: a captcha it wants solved, a country or network it
+   * blocks. Asking again will not help; another provider may.
+   */
+  | 'blocked';
 
 export class ApiError extends Error {
   override readonly name = 'ApiError';
@@ -57,4 +62,15 @@ export function retryAfterMs(error: unknown): number | undefined {
  */
 export function refusedBeforeExpiry(error: unknown, expiresAtMs: number, now: number): boolean {
   return isApiError(error) && error.kind === 'invalid_token' && expiresAtMs > now;
+}
+
+// Failures where another provider may do: down, limiting, blocking, or not this kind of service.
+const ELSEWHERE: ReadonlySet<ApiErrorKind> = new Set(['network', 'timeout', 'rate_limited', 'service', 'bad_response', 'wrong_service', 'blocked']);
+
+/**
+ * True when another provider may do where this one failed (`auto` moves on): it is down, limiting,
+ * blocking this client, or not this kind of service. A refused name or a bad request is the user's.
+ */
+export function canFallBack(error: unknown): boolean {
+  return isApiError(error) && ELSEWHERE.has(error.kind);
 }

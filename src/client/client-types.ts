@@ -11,12 +11,15 @@ import type {
   Message,
   MessageId,
   MessageSource,
-  MessageSummary,
   PostEncoding,
   ProviderId,
   Session,
 } from '../model/mail-types';
+import type { RateLimitWait } from './http-client';
 import type { ListingLimits, MessageList } from './listing';
+import type { Pacer } from './pacer';
+
+import type { HttpStream } from './http-client';
 
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
 export type { PostEncoding, ProviderId } from '../model/mail-types';
@@ -37,6 +40,10 @@ export interface ApiOptions {
   maxResponseBytes?: number;
   /** Bounds on one listing as a whole, over every page (default LISTING_LIMITS, listing.ts). */
   listingLimits?: Partial<ListingLimits>;
+  /** Spaces request starts (shared with the user's other processes: state/pacing-file.ts). */
+  pacer?: Pacer;
+  /** Waits out 429s within these bounds and asks again (the commands and the app); default: a 429 is the caller's. */
+  rateLimitWait?: RateLimitWait;
 }
 
 /** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */
@@ -60,6 +67,11 @@ export interface TempMailApi {
    * route, every field read-mail returned for the message.
    */
   readSource(token: string, id: number | string): Promise<MessageSource>;
+  /**
+   * The stream of news of mail for `token`'s inbox (reference-service extension: GET /events, offered in
+   * the Tempmail-Capabilities header); undefined from a service that does not offer it.
+   */
+  openEvents?(token: string): Promise<HttpStream | undefined>;
 }
 
 /** What a provider allows, for people (`tempmail-tui providers`, the picker) and for the app's choices. */
@@ -74,6 +86,21 @@ export interface ProviderLimits {
   publicInbox: boolean;
   /** Message ids are digits (tempmail services, Guerrilla Mail); mail.tm's are hex. */
   numericIds: boolean;
+  /**
+   * What a custom name may be, where the provider has rules of its own (a tempmail service: the
+   * interface's, model/prefix-rules.ts). The picker checks them before it shows a ✓; the provider still
+   * has the last word.
+   */
+  names?: NameRules;
+}
+
+/** A provider's custom-name rules: length, and the characters, with how to say them. */
+export interface NameRules {
+  min: number;
+  max: number;
+  pattern: RegExp;
+  /** "a-z, 0-9, ".", "_" and "-"" */
+  chars: string;
 }
 
 /** A provider as people meet it. */
@@ -93,6 +120,12 @@ export interface ProviderInfo {
    * when the provider cannot delete an address.
    */
   deleteAddress?: string;
+}
+
+/** What the caller of createSession hears before it resolves. */
+export interface CreateHooks {
+  /** The address exists at the provider; its token is not had yet (`token` is ""). Save it now. */
+  keep?(pending: Session): void;
 }
 
 /** How a provider's new-mail push is doing (mail.tm's event stream). */
@@ -122,8 +155,13 @@ export interface MailProvider {
   readonly baseUrl: string;
   /** The domains (and external-mail accounts, where the provider has them) new addresses can use. */
   listDomains(): Promise<DomainList>;
-  /** A new address: random, or with `prefix`, on `domain`/`domainId` or one the provider picks. */
-  createSession(options?: CreateSessionOptions): Promise<Session>;
+  /**
+   * A new address: random, or with `prefix`, on `domain`/`domainId` or one the provider picks. Where an
+   * address exists at the provider before its token is had (a mail.tm account, then its sign-in),
+   * `hooks.keep` gets it first, with no token yet, so that it can be saved: a sign-in that fails then
+   * leaves an address the next call signs in to, not an account nobody has the password of.
+   */
+  createSession(options?: CreateSessionOptions, hooks?: CreateHooks): Promise<Session>;
   /**
    * Every message of the address (every page of them), newest first, within the listing's bounds
    * (listing.ts): what it had to leave out is said in the list's `cut`.
@@ -143,6 +181,11 @@ export interface MailProvider {
    * serves it, else every field it returned for the message. Absent: the app shows the parsed fields.
    */
   readSource?(session: Session, id: MessageId): Promise<MessageSource>;
+  /**
+   * One cheap call that shows the provider answers as itself (`providers --check`); absent: listDomains
+   * is that call. Resolves when it does; fails as any call does.
+   */
+  probe?(): Promise<void>;
   /** Tells a provider that keeps read state that the message was opened; absent where it keeps none. */
   markRead?(session: Session, id: MessageId): Promise<void>;
 }

@@ -4,7 +4,7 @@
  * options and cause, so none of them is passed on, not even as `cause`.
  */
 import type { RequestError } from 'got';
-import { safeLine } from '../text/safe-text';
+import { clipRaw, safeLine } from '../text/safe-text';
 import { ApiError, type ApiErrorKind } from './api-error';
 import { badResponse, isObject, parseJson } from './wire-json';
 import { redact, serviceText } from './redact';
@@ -42,15 +42,42 @@ const CODE_KINDS: Record<string, ApiErrorKind> = {
   too_large: 'bad_request',
 };
 
+// Violations said at most (a hostile list is long), and each one's length before they are joined.
+const MAX_VIOLATIONS = 4;
+const VIOLATION_MAX = 120;
+// A title that says nothing (API Platform's for every error): its description or violations say more.
+const EMPTY_TITLES = /^\s*(an error occurred|error)\.?\s*$/i;
+
+/**
+ * "address: This value is already used." for each field an API Platform answer (mail.tm) names in its
+ * `violations`, both in problem documents and in the older Hydra shape; undefined when it names none.
+ */
+function violationsText(payload: Record<string, unknown>): string | undefined {
+  const list = payload.violations;
+  if (!Array.isArray(list)) return undefined;
+  const parts: string[] = [];
+  for (const v of list.slice(0, MAX_VIOLATIONS)) {
+    if (!isObject(v) || typeof v.message !== 'string' || !v.message.trim()) continue;
+    const field = typeof v.propertyPath === 'string' && v.propertyPath.trim() ? `${clipRaw(v.propertyPath, 40)}: ` : '';
+    parts.push(`${field}${clipRaw(v.message, VIOLATION_MAX)}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
 /**
  * The service's own words about an error, from whichever field its format keeps them in: `message`
- * (tempmail services, and mail.tm's 401s), `hydra:description` (JSON-LD, mail.tm), `detail` (RFC 7807
- * problem+json, mail.tm's plain-JSON answers), then the titles.
+ * (tempmail services, and mail.tm's 401s), the violations per field (mail.tm's 422), `hydra:description`
+ * (JSON-LD, mail.tm), `detail` (RFC 7807 problem+json, mail.tm's plain-JSON answers), then the titles
+ * unless they are the empty "An error occurred".
  */
 function saidBy(payload: Record<string, unknown>): unknown {
-  for (const key of ['message', 'hydra:description', 'detail', 'hydra:title', 'title']) {
+  const message = payload.message;
+  if (typeof message === 'string' && message.trim()) return message;
+  const violations = violationsText(payload);
+  if (violations) return violations;
+  for (const key of ['hydra:description', 'detail', 'hydra:title', 'title']) {
     const value = payload[key];
-    if (typeof value === 'string' && value.trim()) return value;
+    if (typeof value === 'string' && value.trim() && !(key.endsWith('title') && EMPTY_TITLES.test(value))) return value;
   }
   return undefined;
 }
@@ -77,13 +104,14 @@ function isWebPage(answer: Answer): boolean {
 }
 
 /**
- * A 404 (or 405) that is no API's answer at all: the base URL leads to a web server without this API (a
+ * A 404 (or 405, or 501) that is no API's answer at all: the base URL leads to a web server without this API (a
  * site's 404 page, a framework's "Cannot GET /domains" in plain text). Asking again will not help. A 404
  * in JSON is an API speaking (the service's "no such message", mail.tm's hydra error): its own mapping.
  */
 function wrongService(answer: Answer, payload: Record<string, unknown> | undefined): ApiError | null {
   const { status } = answer;
-  if ((status !== 404 && status !== 405) || payload !== undefined) return null;
+  // 501: a plain web server that serves no POST at all (python's http.server says so to create-session).
+  if ((status !== 404 && status !== 405 && status !== 501) || payload !== undefined) return null;
   const http = `HTTP ${status}`;
   if (isWebPage(answer)) {
     return new ApiError('wrong_service', `That address answered with a web page, not this service's API (${http}): ${CHECK_URL}`, { status });

@@ -13,9 +13,13 @@ import { ApiError } from './api-error';
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { keepNewest } from './keep-newest';
+import type { Pacer } from './pacer';
+import { pacedCall, type RateLimitWait } from './rate-limit-wait';
+import { USER_AGENT } from './user-agent';
 import { badResponse } from './wire-json';
 
 export { checkBaseUrl };
+export { RATE_LIMIT_WAIT, type RateLimitWait } from './rate-limit-wait';
 
 type GotModule = typeof import('got');
 let gotLoading: Promise<GotModule> | undefined;
@@ -65,6 +69,12 @@ export interface HttpClientOptions {
   retryBaseDelayMs?: number;
   /** Answers larger than this are refused as bad_response (default 64 MiB). */
   maxResponseBytes?: number;
+  /** Spaces request starts (a provider's documented rate, shared between processes); none by default. */
+  pacer?: Pacer;
+  /** Waiting out a 429's Retry-After and asking again; without it a 429 is the caller's. */
+  rateLimitWait?: RateLimitWait;
+  /** Hears the headers of every answer, errors included (what a service says of itself: tempmail/capabilities.ts). */
+  onHeaders?(headers: Response['headers']): void;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -131,7 +141,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   let instance: Promise<Got> | undefined;
   const http = (): Promise<Got> => {
-    const made = (instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions())));
+    instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions()));
+    const made = instance;
     made.catch(() => {
       if (instance === made) instance = undefined;
     });
@@ -143,7 +154,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     responseType: 'text',
     // A redirect would carry the token (query string) to an address nobody configured.
     followRedirect: false,
-    headers: { accept: 'application/json', 'user-agent': 'tempmail-tui' },
+    headers: { accept: 'application/json', 'user-agent': USER_AGENT },
     retry: {
       limit: options.retries ?? DEFAULT_RETRIES,
       // Only GETs are safe to repeat: a repeated create-session would make a second address, a
@@ -160,6 +171,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     hooks: {
       beforeError: [(error: RequestError) => errorFromRequest(error, secretList(), timeoutMs)],
+      // Runs before got turns a 4xx or 5xx into an error.
+      afterResponse: options.onHeaders
+        ? [
+            (response: Response) => {
+              options.onHeaders?.(response.headers);
+              return response;
+            },
+          ]
+        : [],
     },
   });
 
@@ -199,33 +219,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return answer;
   }
 
+  const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait);
+
   return {
     baseUrl: base,
-    async request(method, path, request = {}) {
-      const secretsNow = remember(request);
-      const client = await ready(secretsNow);
-      const abort = new AbortController();
-      const pending = client(path, {
-        method,
-        signal: abort.signal,
-        searchParams: request.searchParams,
-        form: request.form,
-        json: request.json,
-        headers: request.headers,
-        responseType: 'text',
-      });
-      const conditional = Object.keys(request.headers ?? {}).some((h) => h.toLowerCase() === 'if-none-match');
-      const answer = await send<string>(pending as RequestPromise<Response<string>>, abort, secretsNow, conditional);
-      return { ...answer, body: typeof answer.body === 'string' ? answer.body : '' };
+    request(method, path, request = {}) {
+      return paced(() => sendRequest(method, path, request));
     },
-    async requestBuffer(path, request = {}) {
-      const secretsNow = remember(request);
-      const client = await ready(secretsNow);
-      const abort = new AbortController();
-      const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: abort.signal });
-      const answer = await send<Uint8Array>(pending, abort, secretsNow);
-      // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
-      return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };
+    requestBuffer(path, request = {}) {
+      return paced(() => sendBuffer(path, request));
     },
     async stream(path, request = {}) {
       const secretsNow = remember(request);
@@ -236,6 +238,34 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     secrets: secretList,
   };
+
+  async function sendRequest(method: HttpMethod, path: string, request: HttpRequest): Promise<HttpAnswer<string>> {
+    const secretsNow = remember(request);
+    const client = await ready(secretsNow);
+    const abort = new AbortController();
+    const pending = client(path, {
+      method,
+      signal: abort.signal,
+      searchParams: request.searchParams,
+      form: request.form,
+      json: request.json,
+      headers: request.headers,
+      responseType: 'text',
+    });
+    const conditional = Object.keys(request.headers ?? {}).some((h) => h.toLowerCase() === 'if-none-match');
+    const answer = await send<string>(pending as RequestPromise<Response<string>>, abort, secretsNow, conditional);
+    return { ...answer, body: typeof answer.body === 'string' ? answer.body : '' };
+  }
+
+  async function sendBuffer(path: string, request: HttpRequest): Promise<HttpAnswer<Buffer>> {
+    const secretsNow = remember(request);
+    const client = await ready(secretsNow);
+    const abort = new AbortController();
+    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: abort.signal });
+    const answer = await send<Uint8Array>(pending, abort, secretsNow);
+    // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
+    return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };
+  }
 }
 
 // got's stream interface: the headers within `timeoutMs` (like any request), then the body for as long

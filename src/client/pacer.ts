@@ -1,25 +1,41 @@
 /**
  * Spaces requests out to a provider's documented rate (mail.tm: 8 per second per address): each call
  * starts no sooner than `intervalMs` after the one before it. Requests still run concurrently once
- * started; only their starts are spaced. A 429 that comes anyway is the caller's to wait out.
+ * started; only their starts are spaced. A 429 that comes anyway holds every start until the wait it
+ * asked for is over (`holdUntil`). This one paces one process; state/pacing-file.ts paces every process
+ * of the same user with the same rule, through a small file in the state directory.
  */
 
 export interface Pacer {
   /** Runs `fn` once its turn comes. */
   run<T>(fn: () => Promise<T>): Promise<T>;
+  /** No call starts before `atMs` (a 429's Retry-After, for every caller of this provider). */
+  holdUntil(atMs: number): void;
 }
 
-/** A pacer allowing `perSecond` starts a second (0 or less: no spacing). */
+/** The start a call gets: the later of now and the next free turn; the turn after it is `intervalMs` on. */
+export function nextStart(now: number, next: number, intervalMs: number): { start: number; next: number } {
+  const start = Math.max(now, next);
+  return { start, next: start + intervalMs };
+}
+
+/** The spacing of starts for `perSecond` calls a second (0 or less: none). */
+export const intervalOf = (perSecond: number): number => (perSecond > 0 ? 1000 / perSecond : 0);
+
+/** A pacer allowing `perSecond` starts a second in this process (0 or less: no spacing). */
 export function createPacer(perSecond: number, now: () => number = Date.now): Pacer {
-  const intervalMs = perSecond > 0 ? 1000 / perSecond : 0;
+  const intervalMs = intervalOf(perSecond);
   let next = 0;
   return {
     async run(fn) {
       const at = now();
-      const start = Math.max(at, next);
-      next = start + intervalMs;
-      if (start > at) await new Promise((resolve) => setTimeout(resolve, start - at));
+      const turn = nextStart(at, next, intervalMs);
+      next = turn.next;
+      if (turn.start > at) await new Promise((resolve) => setTimeout(resolve, turn.start - at));
       return fn();
+    },
+    holdUntil(atMs) {
+      next = Math.max(next, atMs);
     },
   };
 }

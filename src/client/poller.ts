@@ -5,6 +5,7 @@
  * cannot fix holds it until `refresh()`; a fatal failure (expired session, unknown token) stops it for good. The caller decides what a failure means via `classify`,
  * which keeps this module free of any one provider's error types.
  */
+import { ownRateWait } from './rate-limit-wait';
 
 /**
  * What the poller is doing right now. 'held': a failure that asking again cannot fix (the address is
@@ -184,7 +185,8 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
     publish({ phase: 'checking', nextAt: null });
     let promise: Promise<T>;
     try {
-      promise = options.task();
+      // Its own backoff waits out a 429's Retry-After and says so on the poll line: the client does not wait for it.
+      promise = ownRateWait(options.task);
     } catch (error) {
       promise = Promise.reject(error);
     }

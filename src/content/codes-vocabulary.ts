@@ -12,17 +12,17 @@ import { textWidth } from '../text/text-width';
 export const CODE_LABEL = new RegExp(
   String.raw`(?<![\p{L}])(?:otp|pin|tan|mtan|2fa|passcode|password|passwort|kennwort|one-time code|verification code)(?![\p{L}])` +
     String.raw`|(?:code|codes|codigo|código|codice|kod|kodu|koden|код|кода|коду|κωδικός)(?![\p{L}])` +
-    String.raw`|(?:コード|验证码|驗證碼|校验码|确认码|인증번호|인증 코드|認証番号|確認番号|暗証番号)`,
+    '|(?:コード|验证码|驗證碼|校验码|确认码|인증번호|인증 코드|認証番号|確認番号|暗証番号)',
   'iu',
 );
 
 // Words that put a number that is NOT a verification code after them.
 export const DECOY_LABEL = new RegExp(
   String.raw`(?<![\p{L}])(?:order|orders|order id|invoice|receipt|ticket|case|booking|reservation|reference|ref|tracking|` +
-    String.raw`shipment|parcel|package|account (?:number|no|#)|customer (?:number|no|id)|member(?:ship)? (?:number|no|id)|` +
-    String.raw`phone|tel|telephone|call|fax|mobile|whatsapp|zip|postal|postcode|room|flight|seat|gate|version|sku|item|` +
+    'shipment|parcel|package|account (?:number|no|#)|customer (?:number|no|id)|member(?:ship)? (?:number|no|id)|' +
+    'phone|tel|telephone|call|fax|mobile|whatsapp|zip|postal|postcode|room|flight|seat|gate|version|sku|item|' +
     String.raw`part|serial|transaction|iban|bic|amount|total|price|balance|confirmation (?:number|no)|no\.|nr\.|№|` +
-    String.raw`bestellung|bestellnummer|rechnung|rechnungsnummer|kundennummer|auftrag|sendungsnummer|pedido|factura|` +
+    'bestellung|bestellnummer|rechnung|rechnungsnummer|kundennummer|auftrag|sendungsnummer|pedido|factura|' +
     String.raw`commande|facture|ordine|fattura|заказ|заказа|счет|注文番号|订单|주문)(?![\p{L}])`,
   'iu',
 );

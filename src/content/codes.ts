@@ -55,9 +55,9 @@ const CANDIDATE = new RegExp(
     // table cell as html-to-text renders it: 5 8 2 9 1 7
     String.raw`\d{3}[ \-]\d{3}(?![ \-]\d)|\d{4}[ \-]\d{4}(?![ \-]\d)|\d{2} \d{2} \d{2}(?! \d)|\d(?: \d){3,7}(?! \d)` +
     // dashed alphanumeric groups: A7K-29Q, ABCD-1234, 4F2-K9P-X1Q
-    String.raw`|[A-Z0-9]{2,5}(?:-[A-Z0-9]{2,5}){1,2}` +
+    '|[A-Z0-9]{2,5}(?:-[A-Z0-9]{2,5}){1,2}' +
     // plain digits or upper-case alphanumeric: 482913, XK4P9Z
-    String.raw`|[A-Z0-9]{4,8}` +
+    '|[A-Z0-9]{4,8}' +
     ')' +
     NOT_AFTER,
   'gu',
@@ -77,7 +77,7 @@ function shapeScore(token: string): number {
   const digits = token.replace(/\D/g, '').length;
   const letters = token.replace(/[^A-Za-z]/g, '').length;
   if (letters === 0) {
-    if (/[ \-]/.test(token)) return 0.35;
+    if (/[ -]/.test(token)) return 0.35;
     if (digits === 6) return 0.3;
     if (digits === 4 && /^(?:19|20)\d\d$/.test(token)) return -1; // a year
     return digits >= 4 && digits <= 8 ? 0.25 : -1;

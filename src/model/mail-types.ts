@@ -16,6 +16,11 @@ export interface ExtmailAccount {
 export interface DomainList {
   domains: Domain[];
   extmailAccounts: ExtmailAccount[];
+  /**
+   * The provider picks the domain of each new address itself and lists none (TempMail.lol): new addresses
+   * are asked for without one (a named domain is still passed on, for the provider to take or refuse).
+   */
+  anyDomain?: boolean;
 }
 
 export interface Session {
@@ -101,7 +106,7 @@ export interface CreateSessionOptions {
 export type PostEncoding = 'form' | 'json' | 'query';
 
 /** The providers the client layer speaks (src/client/<name>/); the settings name them too. */
-export const PROVIDER_IDS = ['tempmail', 'mailtm', 'guerrilla'] as const;
+export const PROVIDER_IDS = ['tempmail', 'mailtm', 'guerrilla', 'tempmaillol'] as const;
 
 /** One of PROVIDER_IDS. */
 export type ProviderId = (typeof PROVIDER_IDS)[number];

@@ -38,7 +38,7 @@ export const COMMAND_OPTIONS = {
   read: { address },
   delete: { address },
   forget: { address, 'delete-account': { type: 'boolean' } },
-  providers: {},
+  providers: { check: { type: 'boolean' } },
   wait: {
     address,
     from: { type: 'string' },
@@ -57,16 +57,17 @@ export interface Parsed {
 
 /** Parses `args` against COMMON_OPTIONS plus the command's own; throws UsageError for anything unknown or malformed. */
 export function parseCommandArgs(command: ScriptCommand, args: string[], maxPositionals = 0): Parsed {
-  let parsed;
+  let parsed: Parsed;
   try {
-    parsed = parseArgs({ args, options: { ...COMMON_OPTIONS, ...COMMAND_OPTIONS[command] }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args, options: { ...COMMON_OPTIONS, ...COMMAND_OPTIONS[command] }, allowPositionals: true, strict: true });
+    parsed = { values: values as Parsed['values'], positionals };
   } catch (error) {
     throw new UsageError(`${command}: ${describeArgsError(error)}`);
   }
   if (parsed.positionals.length > maxPositionals) {
     throw new UsageError(`${command}: unexpected argument ${show(parsed.positionals[maxPositionals]!)}`);
   }
-  return { values: parsed.values as Parsed['values'], positionals: parsed.positionals };
+  return parsed;
 }
 
 /** The value of a string option, or undefined. */

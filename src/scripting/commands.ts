@@ -1,81 +1,20 @@
-/** The one-shot scripting commands: `new`, `domains`, `list`, `read`, `delete`, `forget`. (`wait` is in wait.ts.) */
-import { ApiError, isApiError } from '../client/api-error';
+/** The one-shot scripting commands: `domains`, `list`, `read`, `delete`, `forget`. (`new` is in new-command.ts, `wait` in wait.ts.) */
 import { listingNote } from '../client/listing';
 import { PROVIDER_INFO } from '../client/providers';
-import { normalizeBaseUrl, type SavedSession } from '../state/saved-sessions';
-import type { CreateSessionOptions, Domain, DomainList } from '../model/mail-types';
-import { safeLine } from '../text/safe-text';
-import { formatCountdown, secondsLeft } from '../platform/time';
+import type { SavedSession } from '../state/saved-sessions';
 import { flag, parseCommandArgs, show, str } from './args';
 import { makeContext, onSaved, pickSession, refOf, whereLabel } from './context';
-import { analyse, domainsJson, domainsText, json, messageJson, messageText, sessionJson, summaryJson, summaryLine, wireId } from './script-format';
-import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
-
-/** `new [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]`: creates and saves an address. */
-export async function runNew(args: string[], io: ScriptIo): Promise<number> {
-  const parsed = parseCommandArgs('new', args);
-  const domain = str(parsed, 'domain');
-  const account = str(parsed, 'account');
-  // --account names an external account, so it implies --extmail.
-  const extmail = flag(parsed, 'extmail') || account !== undefined;
-  if (extmail && domain !== undefined) throw new UsageError('new: --domain and --extmail exclude each other');
-  const ctx = makeContext(io, parsed);
-  const ref = ctx.configured();
-  if (extmail && ref.provider !== 'tempmail') {
-    throw new UsageError(`new: ${PROVIDER_INFO[ref.provider].label} has no external-mail accounts; --extmail is for services of the interface (--provider tempmail)`);
-  }
-  const provider = ctx.provider(ref);
-  const options: CreateSessionOptions = {};
-  const prefix = str(parsed, 'prefix');
-  if (prefix !== undefined) options.prefix = prefix;
-  if (domain !== undefined || account !== undefined) {
-    const list = await provider.listDomains();
-    if (domain !== undefined) {
-      const found = findDomain(list, domain);
-      options.domainId = found.id;
-      options.domain = found.domain;
-    }
-    if (account !== undefined) options.extmailId = findAccount(list, account);
-  }
-  if (extmail) {
-    options.useExtmail = true;
-    if (account === undefined) options.extmailAuto = true;
-  }
-  const session = await provider.createSession(options).catch((error: unknown) => {
-    // "That name is taken" names no name: say which one (the service picked the domain if none was given).
-    if (isApiError(error) && error.kind === 'prefix_taken' && prefix !== undefined) {
-      throw new ApiError('prefix_taken', `${safeLine(prefix, 64)}${domain !== undefined ? `@${safeLine(domain, 253)}` : ''} is taken; try another name`, error.details);
-    }
-    throw error;
-  });
-  const showToken = flag(parsed, 'show-token');
-  const print = (s: SavedSession) => {
-    if (flag(parsed, 'json')) io.stdout.write(json(sessionJson(s, showToken)));
-    else io.stdout.write(`${s.email}\n${showToken ? `${s.token}\n` : ''}`);
-  };
-  let saved: SavedSession;
-  try {
-    saved = ctx.sessions.save(session, ref.baseUrl, ref.provider);
-  } catch (error) {
-    // The address exists on the service whether or not it was saved: print it first, so a script (or
-    // a person) still has it, then say it was not saved (later commands and the app will not know it).
-    print({ ...session, provider: ref.provider, baseUrl: normalizeBaseUrl(ref.baseUrl), createdAt: ctx.now() });
-    const why = error instanceof Error ? error.message : String(error);
-    throw new ScriptError(`${session.email} was created but not saved (${why}); list, wait, read and the app will not find it`);
-  }
-  print(saved);
-  const lasts = saved.expiresAt === null ? 'no expiry (`tempmail-tui forget --delete-account` deletes it)' : `expires in ${formatCountdown(secondsLeft(saved.expiresAt, ctx.now()))}`;
-  const on = ref.provider === 'tempmail' ? '' : ` on ${PROVIDER_INFO[ref.provider].label}`;
-  ctx.info(`Saved ${saved.email}${on}; ${lasts}. Wait for mail: tempmail-tui wait --print code`);
-  return EXIT.ok;
-}
+import { analyse, domainsJson, domainsText, json, messageJson, messageText, summaryJson, summaryLine, wireId } from './script-format';
+import { EXIT, UsageError, type ScriptIo } from './io';
 
 /** `domains [--json]`: the provider's domains and external-mail accounts. */
 export async function runDomains(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('domains', args);
   const ctx = makeContext(io, parsed);
-  const list = await ctx.provider().listDomains();
+  const provider = ctx.provider();
+  const list = await provider.listDomains();
   io.stdout.write(flag(parsed, 'json') ? json(domainsJson(list)) : domainsText(list));
+  if (list.anyDomain && list.domains.length === 0) ctx.info(`${provider.info.label} lists no domains: it picks one for each new address`);
   return EXIT.ok;
 }
 
@@ -153,25 +92,4 @@ export async function runForget(args: string[], io: ScriptIo): Promise<number> {
   if (flag(parsed, 'json')) io.stdout.write(json({ address: session.email, forgotten: true, deletedAtProvider: remove }));
   ctx.info(remove ? `Deleted ${session.email} at ${provider.info.label} and forgot it here` : `Forgot ${session.email} (it still exists at ${whereLabel(refOf(session))})`);
   return EXIT.ok;
-}
-
-// A domain by name (case-insensitive) or by id, as listed by `domains`.
-function findDomain(list: DomainList, wanted: string): Domain {
-  const w = wanted.trim().toLowerCase();
-  const found = list.domains.find((d) => d.domain.toLowerCase() === w || String(d.id) === w);
-  if (!found) {
-    const names = list.domains.map((d) => d.domain).join(', ') || 'none';
-    throw new ScriptError(`new: no domain ${show(wanted)} on this service (available: ${names})`);
-  }
-  return found;
-}
-
-function findAccount(list: DomainList, wanted: string): number {
-  const w = wanted.trim().toLowerCase();
-  const found = list.extmailAccounts.find((a) => a.email.toLowerCase() === w || String(a.id) === w);
-  if (!found) {
-    const names = list.extmailAccounts.map((a) => a.email).join(', ') || 'none';
-    throw new ScriptError(`new: no external-mail account ${show(wanted)} on this service (available: ${names})`);
-  }
-  return found.id;
 }

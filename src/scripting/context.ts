@@ -5,7 +5,9 @@
 import { refusedBeforeExpiry } from '../client/api-error';
 import type { ApiOptions, MailProvider } from '../client/client-types';
 import { configuredRef, createProvider, PROVIDER_INFO, type ProviderRef } from '../client/providers';
+import { RATE_LIMIT_WAIT } from '../client/http-client';
 import { loadSettings, type Settings } from '../state/app-config';
+import { createFilePacer, pacingName } from '../state/pacing-file';
 import { appPaths } from '../state/paths';
 import { displayBaseUrl } from '../state/base-url';
 import { openSavedSessions, type SavedSession, type SavedSessionStore } from '../state/saved-sessions';
@@ -19,7 +21,7 @@ export const NO_SERVICE =
   'no service configured: pass --provider mailtm (or guerrilla) for a public inbox, or --base-url for a service of the interface (`tempmail-tui serve` runs one and prints its URL)';
 
 /** Per-call tuning a command may ask of its client. */
-export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries'>;
+export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries' | 'rateLimitWait'>;
 
 export { configuredRef };
 
@@ -51,29 +53,50 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
   });
   const now = io.now ?? (() => new Date());
   const quiet = parsed.values.quiet === true;
+  const info = (line: string) => {
+    if (!quiet) io.stderr.write(`${line}\n`);
+  };
   const configured = (): ProviderRef => {
     const ref = configuredRef(settings);
     if (!ref) throw new UsageError(NO_SERVICE);
     return ref;
   };
+  const sessions = openSavedSessions({ dir: paths.state, clock: now });
   return {
     io,
     settings,
-    sessions: openSavedSessions({ dir: paths.state, clock: now }),
+    sessions,
     now,
     configured,
     provider(ref = configured(), tuning = {}) {
+      const name = whereName(ref);
       return createProvider(ref.provider, {
+        // Every process of this user keeps the provider's documented rate together, and a 429 is waited
+        // out (10 s a wait, 30 s in all), saying so, before the command gives up.
+        pacerFor: (provider, baseUrl, perSecond) => createFilePacer(paths.state, pacingName(provider, baseUrl), perSecond),
+        rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => info(`${name} is limiting requests: waiting ${seconds} s, then asking again`) },
+        // A sign-in's new token is kept with the saved address: the next command need not sign in again.
+        onSignedIn: (email, token) => {
+          try {
+            sessions.setToken(email, ref.baseUrl, token, ref.provider);
+          } catch {
+            // Only spares a later sign-in.
+          }
+        },
         ...tuning,
         baseUrl: ref.baseUrl,
+        apiKey: settings.providers[ref.provider]?.apiKey,
         postEncoding: settings.postEncoding,
         serverOffsetMinutes: parseZoneOffset(settings.serverTz, now()) ?? 0,
       });
     },
-    info(line) {
-      if (!quiet) io.stderr.write(`${line}\n`);
-    },
+    info,
   };
+}
+
+/** "mail.tm", "Guerrilla Mail", or "the service" (a tempmail service). */
+function whereName(ref: ProviderRef): string {
+  return ref.provider === 'tempmail' ? 'The service' : PROVIDER_INFO[ref.provider].label;
 }
 
 /** "mail.tm", "Guerrilla Mail", or a tempmail service's URL (without user:password@). */
@@ -90,7 +113,8 @@ export const refOf = (s: SavedSession): ProviderRef => ({ provider: s.provider, 
  * address carries its own, so `wait` needs no --provider or --base-url after `new --provider mailtm`.
  */
 export function pickSession(ctx: Context, address: string | undefined): SavedSession {
-  const ref = configuredRef(ctx.settings);
+  // With `auto`, as with nothing configured, each saved address carries where it lives.
+  const ref = ctx.settings.provider === 'auto' ? undefined : configuredRef(ctx.settings);
   const all = ref ? ctx.sessions.listLive(ctx.now(), ref.baseUrl, ref.provider) : ctx.sessions.listLive(ctx.now());
   // Addresses the app made on its in-process local service are saved under "local:<data dir>": that
   // service lives only inside the app, at a port nobody saved, so a script cannot reach them.

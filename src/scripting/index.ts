@@ -7,7 +7,8 @@ import { isApiError } from '../client/api-error';
 import { ConfigError } from '../state/app-config';
 import { safeLine } from '../text/safe-text';
 import { SecureFileError } from '../state/secure-file';
-import { runDelete, runDomains, runForget, runList, runNew, runRead } from './commands';
+import { runDelete, runDomains, runForget, runList, runRead } from './commands';
+import { runNew } from './new-command';
 import { runProviders } from './providers-command';
 import { isScriptCommand, type ScriptCommand } from './commands-list';
 import { EXIT, processIo, ScriptError, type ScriptIo } from './io';
@@ -15,8 +16,9 @@ import { runWait } from './wait';
 
 
 const COMMON_HELP = `Common options:
-  --provider NAME       tempmail, mailtm or guerrilla (also TEMPMAIL_PROVIDER or provider in config.json);
-                        list, read, wait, delete and forget use the saved address's own provider
+  --provider NAME       tempmail, mailtm, guerrilla, tempmaillol, or auto: the first of providerOrder
+                        that answers (also TEMPMAIL_PROVIDER or provider in config.json); list, read,
+                        wait, delete and forget use the saved address's own provider
   --base-url URL        the provider's address (also TEMPMAIL_BASE_URL or baseUrl in config.json):
                         a service of the interface for tempmail, another host of the same API for the others
   --server-tz TZ        the service's time zone for its times (default UTC)
@@ -31,7 +33,8 @@ const HELP: Record<ScriptCommand, string> = {
   new: `Usage: tempmail-tui new [--provider NAME] [--prefix P] [--domain D] [--extmail [--account EMAIL]] [--json] [--show-token]
 
 Creates an address, saves it (with its token, and a mail.tm account's password, mode 0600) for later
-commands and the app, and prints it. --provider mailtm or guerrilla gives an address any website can mail.
+commands and the app, and prints it. --provider mailtm, tempmaillol or guerrilla gives an address any
+website can mail; --provider auto the first of them (providerOrder in config.json) that answers.
   --prefix P            the part before the @ (random when omitted)
   --domain D            a domain name or id from \`tempmail-tui domains\`
   --extmail             an alias of an external mail account, picked by the service
@@ -65,9 +68,13 @@ Deletes one message of the newest saved address (or A) at its provider.`,
 Forgets the newest saved address (or A): list, read, wait and the app no longer offer it.
   --delete-account      also delete it at the provider first (mail.tm: the account and its mail;
                         Guerrilla Mail: ends the session); without it the address lives on there`,
-  providers: `Usage: tempmail-tui providers [--json]
+  providers: `Usage: tempmail-tui providers [--check] [--json]
 
-Lists the providers: "name<TAB>base URL<TAB>offline yes|no<TAB>what to know" lines.`,
+Lists the providers: "name<TAB>base URL<TAB>offline yes|no<TAB>what to know" lines.
+  --check               ask each provider of providerOrder now (one cheap call each, within its rate):
+                        "name<TAB>base URL<TAB>verdict<TAB>latency[<TAB>what it said]", the verdict
+                        ok, rate-limited, blocked, down or not this kind of service; exit 0 when at
+                        least one is ok, 1 when none is`,
 };
 
 /** Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. */

@@ -44,7 +44,7 @@ export function sessionJson(s: SavedSession, showToken: boolean): Record<string,
 
 /** Domains and external accounts as JSON. */
 export function domainsJson(d: DomainList): Record<string, unknown> {
-  return { domains: d.domains, extmailAccounts: d.extmailAccounts };
+  return { domains: d.domains, extmailAccounts: d.extmailAccounts, ...(d.anyDomain ? { anyDomain: true } : {}) };
 }
 
 /** Domains as "id<TAB>domain<TAB>name" and "id<TAB>extmail<TAB>email" lines. */

@@ -54,7 +54,8 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   const intervalMs = seconds('wait', parsed, 'interval', DEFAULT_INTERVAL_S, 0.2) * 1000;
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const api = ctx.provider(refOf(session), { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS });
+  // Its own loop waits out a 429 within its own deadline, and says so: the client does not wait for it.
+  const api = ctx.provider(refOf(session), { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS, rateLimitWait: undefined });
   const start = ctx.now().getTime();
   const deadline = Math.min(timeoutS > 0 ? start + timeoutS * 1000 : Infinity, expiryMs(session));
   // Where the provider pushes new mail (mail.tm), an event ends the pause before the next look at once.

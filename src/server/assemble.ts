@@ -3,7 +3,10 @@
  * Postgres, open-storage.ts) -> MailService -> HTTP, SMTP and IMAP front ends, plus the purge timer.
  * Everything else depends on contracts.
  */
-import { systemClock, type Clock, type ServerConfig } from './server-config';
+import { connectionsPerClient, httpConnectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
+import { ratesOf } from './limits/client-limits';
+import { blockHooks } from './admin/block-hooks';
+import { joinSmtpHooks } from './smtp/smtp-hooks';
 import { createLogger, type Logger } from './observe/log';
 import { createOperations, type Operations } from './operations';
 import { openStorage } from './open-storage';
@@ -14,6 +17,11 @@ import type { MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
 import { loadTls, type TlsFiles } from './smtp/tls-files';
 import type { ImapIntake } from './imap/imap-intake';
+import { createAdminApi, readAdminToken, type AdminApi } from './admin/admin-api';
+import { createAdminService } from './admin/admin-service';
+import { EventHub } from './http/events';
+import type { RouteExtras } from './http/routes';
+import { applyConfig, type LiveParts, type ReloadReport } from './reload/apply-config';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -30,11 +38,12 @@ export interface RunningServer {
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
   /**
-   * Reads the TLS certificate and key again and offers them to the next STARTTLS; resolves with a summary
-   * of the new certificate (undefined when TLS is not configured). A file that does not check out rejects,
-   * and the certificate in use stays.
+   * Puts a new configuration in effect (SIGHUP: src/server/reload/): the certificate and key read again,
+   * and every setting that can change without a restart; the report says what changed and what takes a
+   * restart. Rejects with a ReloadError (and changes nothing) when the certificate or admin token does
+   * not check out.
    */
-  reloadTls(): Promise<string | undefined>;
+  applyConfig(next: ServerConfig): Promise<ReloadReport>;
 }
 
 export interface ServerDeps {
@@ -87,6 +96,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
+  const adminToken = config.adminTokenFile !== undefined ? await readAdminToken(config.adminTokenFile, log) : undefined;
   const storage = await openStorage(config, log);
   const { store } = storage;
   let imap: ImapIntake | undefined;
@@ -98,6 +108,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     await storage.release().catch(() => undefined);
     throw error;
   }
+  const admin = createAdminService({ store, config, clock, log });
   const service = createMailService({
     store,
     config,
@@ -107,7 +118,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     limits: ops.clientLimits,
     health: ops.health,
     onStored: (copies, bytes) => ops.stored(copies, bytes),
+    storageFull: () => ops.storageFull(),
+    onBlocksChanged: () => void admin.refreshBlocks(),
   });
+  // In effect before the first connection is taken.
+  await admin.refreshBlocks();
 
   let purging = false;
   const purge = async () => {
@@ -126,8 +141,19 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   if (storage.purgeInBackground) void purge();
   else await purge();
 
+  const events = new EventHub(service, {
+    perSession: config.eventStreamsPerSession,
+    total: config.eventStreamsTotal,
+    perClient: config.eventStreamsPerClient,
+    heartbeatMs: config.eventsHeartbeatMs,
+    now: clock,
+  });
+  const adminApi: AdminApi | undefined = adminToken !== undefined ? createAdminApi(adminToken, admin, events) : undefined;
+  // The routes read it at each request: a reload may turn the admin API on or off.
+  const extras: RouteExtras = { events, admin: adminApi };
   const http = createHttpFront(service, {
     log,
+    extras,
     headersTimeoutMs: config.httpHeadersTimeoutMs,
     requestTimeoutMs: config.httpRequestTimeoutMs,
     trustProxy: config.trustProxy ?? false,
@@ -135,7 +161,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     hooks: ops.httpHooks,
   });
   // smtp-server's own cap is only an outer guard: the operations' connection limit refuses (and logs) first.
-  const smtp = createSmtpFront(service, config, { log, tls, hooks: ops.smtpHooks, maxClients: config.smtpMaxConnections + 50 });
+  // The blocks are asked first: a blocked client is not counted against any limit.
+  const hooks = joinSmtpHooks(blockHooks(admin.rules, log), ops.smtpHooks);
+  const smtp = createSmtpFront(service, config, { log, tls, hooks, maxClients: config.smtpMaxConnections + 50 });
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
   const shutdown = async () => {
@@ -171,15 +199,64 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   if (ops.metricsUrl) log(`metrics at ${ops.metricsUrl}`);
   else if (config.metrics) log(`metrics at ${httpUrl}metrics`);
   // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
-  if (config.extmailAccounts.some((a) => a.imap)) {
+  const startImap = async () => {
+    if (!config.extmailAccounts.some((a) => a.imap)) return;
     const { startImapIntake } = await import('./imap/imap-intake');
     imap = startImapIntake(service, config, log, deps.env);
     const intake = imap;
     ops.observer.provide('imapAccounts', () => intake.states());
-  }
+  };
+  await startImap();
   ops.start();
-  const timer = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
-  timer.unref();
+  const purgeEvery = () => {
+    const t = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
+    t.unref();
+    return t;
+  };
+  let timer = purgeEvery();
+  // Instances on a database hear of changed blocks at once (mail-notices.ts); this reads them again
+  // now and then in case a notice was lost.
+  const blockTimer = storage.purgeInBackground ? setInterval(() => void admin.refreshBlocks(), 60_000) : undefined;
+  blockTimer?.unref();
+
+  const live: LiveParts = {
+    config,
+    async loadTls(files) {
+      const fresh = await loadTls(files);
+      return { summary: fresh.summary, put: () => smtp.reloadTls(fresh) };
+    },
+    readAdminToken: (file) => readAdminToken(file, log),
+    setAdminToken(token) {
+      if (token === undefined) extras.admin = undefined;
+      else if (extras.admin) extras.admin.setToken(token);
+      else extras.admin = createAdminApi(token, admin, events);
+    },
+    takeLimits() {
+      ops.updateLimits({
+        rates: ratesOf(config),
+        connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
+        httpConnections: { total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) },
+        storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
+      });
+      smtp.applyConfig(config);
+      http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
+      events.configure({
+        perSession: config.eventStreamsPerSession,
+        total: config.eventStreamsTotal,
+        perClient: config.eventStreamsPerClient,
+        heartbeatMs: config.eventsHeartbeatMs,
+      });
+      clearInterval(timer);
+      timer = purgeEvery();
+    },
+    async restartImap() {
+      const old = imap;
+      imap = undefined;
+      await old?.close();
+      await startImap();
+    },
+  };
+  let reloading: Promise<unknown> = Promise.resolve();
 
   let closing: Promise<void> | undefined;
   return {
@@ -190,16 +267,19 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     service,
     ops,
     storage: storage.where,
-    config: { ...config, httpPort, smtpPort },
-    async reloadTls() {
-      if (!tlsFiles) return undefined;
-      const fresh = await loadTls(tlsFiles);
-      smtp.reloadTls(fresh);
-      return fresh.summary;
+    get config() {
+      return { ...config, httpPort, smtpPort };
+    },
+    applyConfig(next) {
+      // One reload at a time, in the order asked.
+      const run = reloading.catch(() => undefined).then(() => applyConfig(live, next));
+      reloading = run;
+      return run;
     },
     close() {
       closing ??= (async () => {
         clearInterval(timer);
+        clearInterval(blockTimer);
         await shutdown();
       })();
       return closing;

@@ -16,11 +16,13 @@ export interface ExternalIntakeDeps {
   guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
   /** The service's parse and store path (session id -> alias); the sessions' watchers hear of what is stored. */
   storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number, sessions: Map<string, StoredSession>): Promise<DeliverOutcome>;
+  /** Whether the storage cap is reached: fetched mail then stays in its account (the fetcher tries again). */
+  storageFull?: () => boolean;
 }
 
 /** The ExternalIntake operations of one mail service. */
 export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
-  const { store, config, clock, guarded, storeFor } = deps;
+  const { store, config, clock, guarded, storeFor, storageFull } = deps;
 
   /**
    * Live sessions among the aliases of account `accountId` in `addresses`: session id -> the alias as
@@ -56,7 +58,7 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
     for (const meta of await guarded(() => store.listMessages(id))) {
       if (meta.size !== raw.length) continue;
       const kept = await guarded(() => store.rawMessage(id, meta.id));
-      if (kept && kept.equals(raw)) return true;
+      if (kept?.equals(raw)) return true;
     }
     return false;
   }
@@ -73,6 +75,11 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
       }
       const now = clock();
       const { found: targets, sessions } = await liveSessions(accountId, aliases, now);
+      // As SMTP's 452 4.3.1: the message stays where it is (its account), and is fetched again later.
+      // Taken regardless, mail to an external account (anyone can send it) filled the disk past the cap.
+      if (targets.size > 0 && storageFull?.()) {
+        throw new ServiceError('storage_unavailable', 'the storage cap is reached (the message stays in the account until there is room)');
+      }
       const held: string[] = [];
       if (skipHeld) {
         for (const [id, alias] of targets) {

@@ -1,6 +1,6 @@
 /**
- * In-process watchers of inboxes: the app's own local service tells the app of new mail at once
- * instead of the app waiting for its next poll. Keyed by the token's hash (what a stored session
+ * Watchers of inboxes: the app's own local service tells the app of new mail at once instead of the
+ * app waiting for its next poll, and GET /events tells a remote client (src/server/http/events.ts). Keyed by the token's hash (what a stored session
  * carries); a watcher's failure is its own, never the delivery's.
  */
 export interface InboxWatch {
@@ -8,6 +8,16 @@ export interface InboxWatch {
   watch(tokenHash: string, onMail: () => void): () => void;
   /** Tells the watchers of these sessions (by token hash) that mail was stored for them. */
   announce(tokenHashes: Iterable<string>): void;
+  /** Tells every watcher that mail may have come (news of it may have been missed). */
+  announceAll(): void;
+}
+
+function tell(listener: () => void): void {
+  try {
+    listener();
+  } catch {
+    // The mail is stored whatever a watcher does with the news.
+  }
 }
 
 export function createInboxWatch(): InboxWatch {
@@ -26,15 +36,10 @@ export function createInboxWatch(): InboxWatch {
     },
     announce(tokenHashes) {
       if (watchers.size === 0) return;
-      for (const hash of tokenHashes) {
-        for (const listener of watchers.get(hash) ?? []) {
-          try {
-            listener();
-          } catch {
-            // The mail is stored whatever a watcher does with the news.
-          }
-        }
-      }
+      for (const hash of tokenHashes) for (const listener of watchers.get(hash) ?? []) tell(listener);
+    },
+    announceAll() {
+      for (const listeners of [...watchers.values()]) for (const listener of [...listeners]) tell(listener);
     },
   };
 }

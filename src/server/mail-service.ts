@@ -10,36 +10,21 @@
  * the inbox limit, the create-session rate) is decided by one atomic store operation, never by a read
  * here followed by a write.
  */
-import * as crypto from 'node:crypto';
-import { createHash, randomBytes } from 'node:crypto';
-import { formatWireTime } from '../platform/time';
+import { randomBytes } from 'node:crypto';
 import { checkPrefix, randomLocalPart } from './mail/addresses';
 import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { parseMessage } from './mail/mime';
 import { externalIntake } from './external-intake';
 import { smtpRecipients } from './smtp-recipients';
+import { inboxReads } from './inbox-reads';
+import { hashToken } from './token-hash';
 import { ClientLimits, ratesOf } from './limits/client-limits';
 import { asLogger } from './observe/log';
 import { StorageHealth } from './observe/storage-health';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import { createInboxWatch } from './inbox-watch';
-import {
-  ServiceError,
-  type AttachmentMeta,
-  type CreatedSession,
-  type DeliverOutcome,
-  type InboxView,
-  type MailService,
-  type MessageFull,
-  type MessageMeta,
-  type ServiceHealth,
-} from './service-types';
-import {
-  StoreClosedError,
-  type Store,
-  type StoredMessageMeta,
-  type StoredSession,
-} from './store/store';
+import { ServiceError, type CreatedSession, type DeliverOutcome, type MailService, type ServiceHealth } from './service-types';
+import { StoreClosedError, type Store, type StoredSession } from './store/store';
 
 export interface MailServiceDeps {
   /** An opened store; the service closes it in close(). */
@@ -55,42 +40,56 @@ export interface MailServiceDeps {
   /** A message (of `bytes` bytes) was stored for `copies` sessions, by SMTP or IMAP (metrics, storage cap). */
   onStored?: (copies: number, bytes: number) => void;
   /**
+   * Whether the storage cap is reached (src/server/limits/storage-cap.ts). SMTP hears it at MAIL FROM;
+   * here it keeps fetched mail in its external account until there is room. Default: never.
+   */
+  storageFull?: () => boolean;
+  /**
    * Whether external account `id` (1-based) is active now: one whose mail is fetched over IMAP is
    * listed by GET /domains and handed out only while its connection is healthy. Default: all are.
    */
   accountActive?: (id: number) => boolean;
+  /** Another service on the store changed the blocks (Postgres): the admin service reads them again. */
+  onBlocksChanged?: () => void;
 }
 
 /** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
 const RANDOM_ATTEMPTS = 20;
 
-/**
- * The one-shot digest (Node >= 20.12), read off the namespace so an older Node 20 links and falls back.
- * Every request that carries a token hashes it: the one-shot form skips the Hash stream object, which a
- * CPU profile of check-mail under load showed as a third of the handler's own time.
- */
-const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-
-/** sha256 of a token (its UTF-8 bytes), hex: the only form in which a token is stored. */
-export function hashToken(token: string): string {
-  return oneShotHash ? oneShotHash('sha256', token, 'hex') : createHash('sha256').update(token, 'utf8').digest('hex');
-}
+export { hashToken } from './token-hash';
 
 /** Builds the MailService on an opened store. */
 export function createMailService(deps: MailServiceDeps): MailService {
   const { store, config } = deps;
   const clock = deps.clock ?? systemClock;
   const log = asLogger(deps.log);
-  const domains = config.domains.map((d) => d.toLowerCase());
+  // Read from `config` at each use: a reload (SIGHUP, src/server/reload/) changes it in place.
+  let domainsOf: string[] | undefined;
+  let lowered: string[] = [];
+  const ourDomains = () => {
+    if (config.domains !== domainsOf) {
+      domainsOf = config.domains;
+      lowered = domainsOf.map((d) => d.toLowerCase());
+    }
+    return lowered;
+  };
   const limits = deps.limits ?? new ClientLimits(store, ratesOf(config), clock);
   const storage = deps.health ?? new StorageHealth({ probe: () => store.probe(), log });
   let sessionCount = 0;
   const pickAccount = roundRobin();
   const inboxWatch = createInboxWatch();
+  // Mail other services on the same store deliver (Postgres) reaches this one's watchers too.
+  const notices = store.listenForMail?.({
+    onMail: (hashes) => inboxWatch.announce(hashes),
+    onGap: () => inboxWatch.announceAll(),
+    onBlocks: () => deps.onBlocksChanged?.(),
+  });
 
   const refreshCount = () =>
     store.countSessions().then(
-      (n) => void (sessionCount = n),
+      (n) => {
+        sessionCount = n;
+      },
       () => undefined,
     );
   void refreshCount();
@@ -120,43 +119,6 @@ export function createMailService(deps: MailServiceDeps): MailService {
     }
   }
 
-  function requiredToken(token: string): string {
-    if (typeof token !== 'string' || token === '') throw new ServiceError('invalid_token', 'A session token is required');
-    return token;
-  }
-
-  /** `session` when it is there and live, or the error the caller must answer with. */
-  function liveSession(session: StoredSession | undefined): StoredSession {
-    if (!session) throw new ServiceError('invalid_token', 'Unknown session token; create a new address');
-    if (session.expiresAt <= clock()) {
-      throw new ServiceError(
-        'session_expired',
-        `This address expired at ${formatWireTime(new Date(session.expiresAt))} UTC; create a new one`,
-      );
-    }
-    return session;
-  }
-
-  /** The live session of a token, or the error the caller must answer with. */
-  async function sessionOf(token: string): Promise<StoredSession> {
-    return liveSession(await guarded(() => store.getSessionByTokenHash(hashToken(requiredToken(token)))));
-  }
-
-  function notFound(id: number): ServiceError {
-    return new ServiceError('not_found', `No message with id ${Number.isFinite(id) ? id : '?'} in this inbox`);
-  }
-
-  function toMeta(m: StoredMessageMeta): MessageMeta {
-    return {
-      id: m.id,
-      senderName: m.senderName,
-      senderEmail: m.senderEmail,
-      subject: m.subject,
-      receivedAt: new Date(m.receivedAt),
-      hasAttachments: m.attachments.length > 0,
-    };
-  }
-
   /**
    * Parses `raw` and stores it for `targets` (session id -> the recipient it came for) under the inbox
    * limit: the one parse and store path of mail, whether it came by SMTP or was fetched over IMAP.
@@ -167,12 +129,15 @@ export function createMailService(deps: MailServiceDeps): MailService {
     envelopeFrom: string,
     now: number,
     sessions?: Map<string, StoredSession>,
+    clientIp?: string,
   ): Promise<DeliverOutcome> {
     if (targets.size === 0) return { delivered: 0 };
     const fields = await parseMessage(raw, envelopeFrom);
+    // Where it came from (SMTP only; not for mail fetched over IMAP), for the admin API.
+    const origin = clientIp === undefined ? {} : { clientIp, envelopeFrom };
     // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
     // connections (or other services on the same store) may have filled the inbox since.
-    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now }, config.inboxLimit), true);
+    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now, ...origin }, config.inboxLimit), true);
     // A session purged between RCPT and now simply no longer receives (it is in result.gone).
     if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
     if (result.stored.size > 0) deps.onStored?.(result.stored.size, raw.length);
@@ -185,7 +150,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   return {
     listDomains() {
       return {
-        domains: domains.map((domain, i) => ({ id: i + 1, domain })),
+        domains: ourDomains().map((domain, i) => ({ id: i + 1, domain })),
         // Ids stay the accounts' places in the configuration, whichever are listed now.
         extmailAccounts: config.extmailAccounts.map((a, i) => ({ id: i + 1, email: a.email })).filter((a) => accountActive(a.id)),
       };
@@ -203,7 +168,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
         if (!checked.ok) throw new ServiceError('bad_request', checked.message);
         custom = checked.prefix;
       }
-      const target = chooseTarget(input, domains, config.extmailAccounts, pickAccount, accountActive);
+      const target = chooseTarget(input, ourDomains(), config.extmailAccounts, pickAccount, accountActive);
       for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
         const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
         const token = randomBytes(32).toString('base64url');
@@ -227,68 +192,10 @@ export function createMailService(deps: MailServiceDeps): MailService {
       throw new ServiceError('internal', 'Could not find a free random address; try again');
     },
 
-    async checkMail(token) {
-      const session = await sessionOf(token);
-      const list = await guarded(() => store.listMessages(session.id));
-      return list.reverse().map(toMeta);
-    },
+    ...inboxReads({ store, clock, guarded }),
 
-    async inbox(token) {
-      // The session and its version in one read, then (only when the caller needs it) the listing: a
-      // listing read later is never older than its version, so a cache keyed by version never serves a
-      // stale one.
-      const found = await guarded(() => store.inboxByTokenHash(hashToken(requiredToken(token))));
-      const session = liveSession(found?.session);
-      const version = found!.version;
-      return {
-        key: session.id,
-        version,
-        list: async () => (await guarded(() => store.listMessages(session.id))).reverse().map(toMeta),
-      } satisfies InboxView;
-    },
-
-    async readMail(token, id) {
-      const session = await sessionOf(token);
-      const m = await guarded(() => store.getMessage(session.id, id));
-      if (!m) throw notFound(id);
-      return {
-        ...toMeta(m),
-        to: m.to,
-        cc: m.cc,
-        text: m.text,
-        html: m.html,
-        headers: m.headers,
-        attachments: m.attachments.map((a): AttachmentMeta => ({ ...a })),
-      } satisfies MessageFull;
-    },
-
-    async deleteMail(token, id) {
-      const session = await sessionOf(token);
-      const removed = await guarded(() => store.deleteMessage(session.id, id), true);
-      if (!removed) throw notFound(id);
-    },
-
-    async rawMessage(token, id) {
-      const session = await sessionOf(token);
-      const raw = await guarded(() => store.rawMessage(session.id, id));
-      if (!raw) throw notFound(id);
-      return raw;
-    },
-
-    async attachment(token, id, attachmentId) {
-      const session = await sessionOf(token);
-      const m = await guarded(() => store.getMessage(session.id, id));
-      if (!m) throw notFound(id);
-      const meta = m.attachments.find((a) => a.id === attachmentId);
-      const bytes = meta && (await guarded(() => store.attachmentBytes(session.id, id, attachmentId)));
-      if (!meta || !bytes) {
-        throw new ServiceError('not_found', `Message ${id} has no attachment ${Number.isFinite(attachmentId) ? attachmentId : '?'}`);
-      }
-      return { meta: { ...meta }, bytes };
-    },
-
-    ...smtpRecipients({ store, config, clock, guarded, storeFor }),
-    ...externalIntake({ store, config, clock, guarded, storeFor }),
+    ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains }),
+    ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
 
     watchInbox(token, onMail) {
       return inboxWatch.watch(hashToken(token), onMail);
@@ -316,6 +223,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
     },
 
     async close() {
+      await notices?.close();
       await store.close();
     },
   };

@@ -4,7 +4,7 @@
  * code (and pg with it) is loaded only when a database URL is given, so the app's local mode and a
  * file-store `serve` never parse it.
  */
-import { acquireDataDirLock, DataDirInUseError } from './store/data-lock';
+import { acquireDataDirLock, DataDirInUseError, type DataDirLock } from './store/data-lock';
 import { FileStore } from './store/file/file-store';
 import { redactDatabaseUrl } from './store/postgres/database-url';
 import type { Store } from './store/store';
@@ -39,7 +39,7 @@ export async function openStorage(config: ServerConfig, log: (line: string) => v
 async function openDataDir(config: ServerConfig, log: (line: string) => void): Promise<OpenedStorage> {
   // The lock comes before the store opens: opening reads the index and tidies crash leftovers, which
   // must not happen under a service that is running on the same dir.
-  let lock;
+  let lock: DataDirLock;
   try {
     lock = await acquireDataDirLock(config.dataDir);
   } catch (error) {

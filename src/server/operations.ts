@@ -12,9 +12,9 @@ import { StorageCap, type StorageCaps } from './limits/storage-cap';
 import type { HttpHooks } from './http/http-server';
 import type { Logger } from './observe/log';
 import { Observer, type OpsStats } from './observe/observer';
-import { startMetricsServer, type MetricsServer } from './observe/metrics-server';
+import { METRICS_PATH, startMetricsServer, type MetricsServer } from './observe/metrics-server';
 import { StorageHealth } from './observe/storage-health';
-import { connectionsPerClient, type Clock, type ServerConfig } from './server-config';
+import { connectionsPerClient, httpConnectionsPerClient, type Clock, type ServerConfig } from './server-config';
 import type { SmtpHooks, SmtpRefusal } from './smtp/smtp-hooks';
 import type { Store } from './store/store';
 
@@ -22,6 +22,7 @@ import type { Store } from './store/store';
 export interface OperationalLimits {
   rates: RateLimits;
   connections: ConnectionRules;
+  httpConnections: ConnectionRules;
   storage: StorageCaps;
 }
 
@@ -36,7 +37,14 @@ export interface Operations {
   stats(): OpsStats;
   limits(): OperationalLimits;
   /** New limits (a reload): in force for the next connection, message, recipient or request. */
-  updateLimits(limits: { rates?: Partial<RateLimits>; connections?: Partial<ConnectionRules>; storage?: Partial<StorageCaps> }): void;
+  updateLimits(limits: {
+    rates?: Partial<RateLimits>;
+    connections?: Partial<ConnectionRules>;
+    httpConnections?: Partial<ConnectionRules>;
+    storage?: Partial<StorageCaps>;
+  }): void;
+  /** Whether the storage cap is reached (new mail is refused). */
+  storageFull(): boolean;
   /** A message was stored for `copies` sessions (the mail service's onStored): counted, and added to the cap's measure. */
   stored(copies: number, bytes: number): void;
   /** The address of the separate metrics listener, when there is one. */
@@ -63,6 +71,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
   const health = new StorageHealth({ probe: () => store.probe(), log, onError: () => observer.storageError(), intervalMs: probesCheaply ? 5000 : 0 });
   const clientLimits = new ClientLimits(store, ratesOf(config), clock);
   const connections = new ConnectionLimit({ total: config.smtpMaxConnections, perClient: connectionsPerClient(config) }, clock);
+  const httpConnections = new ConnectionLimit({ total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) }, clock);
   const cap = new StorageCap({
     measure: () => store.usage(),
     caps: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
@@ -71,6 +80,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     log,
   });
   observer.provide('smtpConnections', () => connections.size);
+  observer.provide('httpConnections', () => httpConnections.size);
   observer.provide('storageUp', () => health.ok());
   observer.provide('storage', () => cap.gauge());
 
@@ -135,6 +145,22 @@ export async function createOperations({ config, store, log, clock, probesCheapl
   const httpHooks: HttpHooks = {
     admit: (client) => rate('http', client),
     answered: (route, status, ms) => observer.httpRequest(route, status, ms),
+    connect(id, peer, proxy) {
+      const verdict = httpConnections.admit(id, peer, !proxy);
+      if (verdict.ok) return undefined;
+      observer.httpConnectionRefused(verdict.reason);
+      if (verdict.reason === 'total') {
+        log.event({ level: 'warn', event: 'http.connection_refused', text: `http refused a connection from ${peer}: 503 (${verdict.limit} connections open in all)`, fields: { client: peer, reason: 'total' } });
+        return { status: 503, message: 'The service holds as many connections as it can; try again in a moment' };
+      }
+      const before = httpConnections.shouldLog(peer);
+      if (before !== undefined) {
+        const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
+        log.event({ level: 'warn', event: 'http.connection_refused', text: `http refused a connection from ${peer}: 429 (at most ${verdict.limit} at once from one client)${more}`, fields: { client: peer, reason: 'per-client' }, fold: false });
+      }
+      return { status: 429, message: `Too many connections from your address (at most ${verdict.limit} at once)` };
+    },
+    closed: (id) => httpConnections.closed(id),
   };
 
   let metricsServer: MetricsServer | undefined;
@@ -143,8 +169,13 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     const { createPromMetrics } = await import('./observe/prom-metrics');
     const metrics = createPromMetrics(observer);
     const render = async () => ({ contentType: metrics.contentType, body: await metrics.render() });
-    if (config.metricsListen) metricsServer = await startMetricsServer(config.metricsListen, render);
-    else httpHooks.plain = { '/metrics': render };
+    if (config.metricsListen) {
+      metricsServer = await startMetricsServer(config.metricsListen, render, {
+        headersTimeoutMs: config.httpHeadersTimeoutMs,
+        requestTimeoutMs: config.httpRequestTimeoutMs,
+      });
+    }
+    else httpHooks.plain = { [METRICS_PATH]: render };
   }
 
   return {
@@ -156,14 +187,16 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     httpHooks,
     metricsUrl: metricsServer?.url,
     stats: () => observer.stats(),
+    storageFull: () => cap.full(),
     stored(copies, bytes) {
       observer.messageStored();
       cap.stored(copies, bytes);
     },
-    limits: () => ({ rates: clientLimits.limits(), connections: connections.limits(), storage: cap.limits() }),
+    limits: () => ({ rates: clientLimits.limits(), connections: connections.limits(), httpConnections: httpConnections.limits(), storage: cap.limits() }),
     updateLimits(limits) {
       if (limits.rates) clientLimits.update(limits.rates);
       if (limits.connections) connections.update(limits.connections);
+      if (limits.httpConnections) httpConnections.update(limits.httpConnections);
       if (limits.storage) cap.update(limits.storage);
     },
     start() {

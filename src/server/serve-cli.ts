@@ -1,6 +1,6 @@
 /**
- * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM (or SIGHUP without TLS; with
- * TLS, SIGHUP reloads the certificate). Prints `HTTP <url>` and `SMTP <host>:<port>` on stdout once both
+ * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM (SIGHUP reloads the config file,
+ * certificate and admin token where there is one; without, it stops serve too). Prints `HTTP <url>` and `SMTP <host>:<port>` on stdout once both
  * listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
@@ -10,6 +10,8 @@ import { startServer, type RunningServer } from './assemble';
 import { createLogger, type Logger } from './observe/log';
 import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
+import { hangupReloads, reloadConfig } from './reload/sighup';
+import type { ServerConfig } from './server-config';
 
 const HELP = `Usage: tempmail-tui serve [options]
 
@@ -45,8 +47,11 @@ Options:
   --tls-cert FILE             PEM certificate (or full chain) to offer through SMTP STARTTLS;
                               with --tls-key. SIGHUP reads both files again
   --tls-key FILE              the certificate's PEM private key
+  --admin-token-file FILE     turn on the admin API (/admin/...) for the token this file holds
+                              (16+ characters; mode 600); drive it with \`tempmail-tui admin\`
   --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
                               extmailAccounts, lifetimeSeconds, ...); flags override it
+  -V, --version               print the version
   -h, --help                  this help
 
 Limits (0 turns one off; docs/server/operations.md):
@@ -67,6 +72,29 @@ Operations:
   --metrics                   serve GET /metrics (Prometheus text format)
   --metrics-listen HOST:PORT  serve /metrics there instead of on the HTTP port
   --log-format text|json      log lines as text (default) or one JSON object a line
+
+Storage: flags beat TEMPMAIL_DATABASE_URL, which beats the config file.
+
+HTTP routes (JSON; a token as the token parameter or in Authorization: Bearer):
+  GET  /domains                      POST /create-session
+  GET  /check-mail?token             GET  /read-mail?token&id
+  POST /delete-mail (token, id)      GET  /raw-mail?token&id
+  GET  /attachment?token&id&attachment_id
+  GET  /events?token                 new-mail events (text/event-stream)
+  GET  /health                       ok (200) or unavailable (503), for people and monitors
+  GET  /ready                        the same for load balancers; 503 also while closing
+  GET  /metrics                      Prometheus text, with --metrics (or on --metrics-listen)
+  /admin/stats, /admin/sessions, /admin/messages, /admin/delete-session, /admin/delete-message,
+  /admin/blocks, /admin/block, /admin/unblock   with --admin-token-file only
+
+Signals:
+  SIGINT, SIGTERM   stop accepting, finish what is in flight, exit 0 (a second one: exit 130 at once)
+  SIGHUP            read the config file, certificate and admin token file again (what changed is
+                    logged; a file that does not check out keeps the running config); with none of
+                    them, stop as for SIGTERM
+
+Exit codes: 0 stopped normally (or --help, --version); 1 could not start (port in use, unusable
+data dir, database unreachable, certificate or admin token unreadable); 2 bad usage or config file.
 `;
 
 /** The options of `serve`, as node:util parseArgs takes them (the scripts/deploy/ files are tested against them). */
@@ -89,6 +117,7 @@ export const SERVE_OPTIONS = {
   'create-per-minute': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'admin-token-file': { type: 'string' },
   config: { type: 'string' },
   'smtp-max-connections': { type: 'string' },
   'smtp-connections-per-client': { type: 'string' },
@@ -101,7 +130,10 @@ export const SERVE_OPTIONS = {
   'metrics-listen': { type: 'string' },
   'log-format': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
 } as const;
+
+declare const __VERSION__: string;
 
 // Messages can carry what the user typed or a config file held (an option name, a path, a value with a
 // `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
@@ -118,7 +150,7 @@ function textLine(line: string): void {
 
 /** Runs `serve` with its arguments; resolves with the exit code once the service has stopped. */
 export async function runServe(args: string[]): Promise<number> {
-  let flags: ServeFlags & { help?: boolean };
+  let flags: ServeFlags & { help?: boolean; version?: boolean };
   try {
     flags = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {
@@ -128,12 +160,18 @@ export async function runServe(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (flags.version) {
+    process.stdout.write(`${__VERSION__}\n`);
+    return 0;
+  }
   if (flags['lifetime-minutes'] !== undefined && flags['lifetime-seconds'] !== undefined) {
     return usage('give --lifetime-minutes or --lifetime-seconds, not both');
   }
-  let config;
+  let config: ServerConfig;
+  // What one source of settings overrode of another (the storage), said once the log is there.
+  const notes: string[] = [];
   try {
-    config = buildServerConfig(flags);
+    config = buildServerConfig(flags, process.env, notes);
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message, !(error instanceof ConfigFileError));
     throw error;
@@ -146,6 +184,7 @@ export async function runServe(args: string[]): Promise<number> {
     write: config.logFormat === 'json' ? (line) => process.stderr.write(`${line}\n`) : textLine,
     scrub,
   });
+  for (const note of notes) logLine(note);
   if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
     logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');
   }
@@ -156,8 +195,7 @@ export async function runServe(args: string[]): Promise<number> {
   let running: RunningServer | undefined;
   let stopping = false;
   let closed = false;
-  let resolveStopped!: (code: number) => void;
-  const stopped = new Promise<number>((resolve) => (resolveStopped = resolve));
+  const { promise: stopped, resolve: resolveStopped } = Promise.withResolvers<number>();
   const close = (server: RunningServer) => {
     server.close().then(
       () => {
@@ -187,21 +225,18 @@ export async function runServe(args: string[]): Promise<number> {
     logLine(`${signal}: closing (finishing requests in flight)`);
     close(running);
   };
-  // SIGHUP reads the TLS certificate and key again (as after a renewal); a pair that does not check
-  // out is refused and the one in use stays. Without TLS there is nothing to reload, and SIGHUP keeps
-  // its meaning of "your terminal is gone": a graceful stop.
-  const tlsConfigured = config.tlsCertFile !== undefined;
+  // SIGHUP reads the config file, the certificate and the admin token again (reload/sighup.ts); with
+  // none of them there is nothing to reload, and SIGHUP keeps its meaning of "your terminal is gone".
+  let reloads = Promise.resolve();
   const hangup = () => {
-    if (!tlsConfigured) return stop('SIGHUP');
+    if (!hangupReloads(flags, config)) return stop('SIGHUP');
     if (closed || stopping) return;
     if (!running) {
-      logLine('SIGHUP while starting: the certificate is being read now anyway');
+      logLine('SIGHUP while starting: the config is being read now anyway');
       return;
     }
-    running.reloadTls().then(
-      (summary) => logLine(`SIGHUP: STARTTLS now offers ${summary}`),
-      (error: unknown) => logLine(`SIGHUP: kept the certificate in use: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    const server = running;
+    reloads = reloads.then(() => reloadConfig(server, flags, logLine)).catch((error: unknown) => logLine(`SIGHUP: reload failed: ${error instanceof Error ? error.message : String(error)}`));
   };
   // Kept until the process ends: a late second signal must not meet the default action either.
   process.on('SIGINT', stop);

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
-import { ConfigFileError, parseDomain, parseExtmailAccount, parseIntIn, parsePositive, show, UsageError } from './config-values';
+import { ConfigFileError, parseDomain, parseIntIn, parsePositive, show, UsageError } from './config-values';
 import { parseAccountEntry } from './imap/account-config';
 import { OperatorFileError, readOperatorFileSync } from './operator-file';
 import { DuplicateKeyError, parseJsonStrict } from './strict-json';
@@ -93,6 +93,8 @@ const FILE_KEYS: Record<string, Setter> = {
   smtpMessagesPerMinute: (c, v, w) => (c.smtpMessagesPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
   smtpRecipientsPerMinute: (c, v, w) => (c.smtpRecipientsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
   httpRequestsPerMinute: (c, v, w) => (c.httpRequestsPerMinute = parseIntIn(v, 0, 1_000_000_000, w)),
+  httpMaxConnections: (c, v, w) => (c.httpMaxConnections = parseIntIn(v, 1, 1_000_000, w)),
+  httpConnectionsPerClient: (c, v, w) => (c.httpConnectionsPerClient = parseIntIn(v, 0, 1_000_000, w)),
   maxStoredMessages: (c, v, w) => (c.maxStoredMessages = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
   maxStoredBytes: (c, v, w) => (c.maxStoredBytes = parseIntIn(v, 0, Number.MAX_SAFE_INTEGER, w)),
   storageUsageIntervalMs: (c, v, w) => (c.storageUsageIntervalMs = parseIntIn(v, 1000, MAX_INT, w)),
@@ -108,6 +110,11 @@ const FILE_KEYS: Record<string, Setter> = {
     if (v !== 'text' && v !== 'json') throw new UsageError(`${w}: expected "text" or "json", got ${show(v)}`);
     c.logFormat = v;
   },
+  eventStreamsPerSession: (c, v, w) => (c.eventStreamsPerSession = parseIntIn(v, 1, 1000, w)),
+  eventStreamsTotal: (c, v, w) => (c.eventStreamsTotal = parseIntIn(v, 0, 1_000_000, w)),
+  eventStreamsPerClient: (c, v, w) => (c.eventStreamsPerClient = parseIntIn(v, 0, 1_000_000, w)),
+  eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
+  adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
 };
 
 /** "host:port" ("[::1]:9025" for IPv6) of a listener. */
@@ -185,6 +192,7 @@ export interface ServeFlags {
   'create-per-minute'?: string;
   'tls-cert'?: string;
   'tls-key'?: string;
+  'admin-token-file'?: string;
   config?: string;
   'smtp-max-connections'?: string;
   'smtp-connections-per-client'?: string;
@@ -198,13 +206,38 @@ export interface ServeFlags {
   'log-format'?: string;
 }
 
-/** defaults < config file < environment (TEMPMAIL_DATABASE_URL) < flags. */
-export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServerConfig {
+/**
+ * Where the data lives is one setting with two forms (a data dir or a database URL): the highest source
+ * that names either wins (flags > environment > config file), and one source naming both is refused.
+ * What the winner overrides is said in `notes` (serve logs them): a user must not look for mail in the
+ * wrong place without being told.
+ */
+function chooseStorage(config: ServerConfig, flags: ServeFlags, fromFile: Set<string>, fromEnv: boolean, notes: string[]): void {
+  const levels = [
+    { name: 'the flags', dir: flags['data-dir'] !== undefined, db: flags['database-url'] !== undefined, both: 'give --data-dir or --database-url, not both' },
+    { name: 'TEMPMAIL_DATABASE_URL', dir: false, db: fromEnv, both: '' },
+    { name: 'the config file', dir: fromFile.has('dataDir'), db: fromFile.has('databaseUrl'), both: 'give dataDir or databaseUrl in the config file, not both' },
+  ];
+  const winner = levels.find((l) => l.dir || l.db);
+  if (!winner) return;
+  // Silently ignoring one of them would leave a user looking for mail in the wrong place.
+  if (winner.dir && winner.db) throw new UsageError(winner.both);
+  const below = levels.slice(levels.indexOf(winner) + 1).filter((l) => (winner.dir ? l.db : l.dir));
+  if (winner.dir) config.databaseUrl = undefined;
+  for (const l of below) {
+    notes.push(`storage: ${winner.dir ? 'the data dir' : 'the database'} of ${winner.name} overrides the ${winner.dir ? 'database' : 'data dir'} of ${l.name}`);
+  }
+}
+
+/**
+ * defaults < config file < environment (TEMPMAIL_DATABASE_URL) < flags. `notes` receives what one source
+ * overrode of another where it matters (storage), for the log.
+ */
+export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env, notes: string[] = []): ServerConfig {
   const config = defaultServerConfig(env);
   const fromFile = flags.config !== undefined ? applyConfigFile(config, flags.config, env) : new Set<string>();
-  if (env.TEMPMAIL_DATABASE_URL !== undefined && env.TEMPMAIL_DATABASE_URL !== '') {
-    config.databaseUrl = databaseUrl(env.TEMPMAIL_DATABASE_URL, 'TEMPMAIL_DATABASE_URL');
-  }
+  const fromEnv = env.TEMPMAIL_DATABASE_URL !== undefined && env.TEMPMAIL_DATABASE_URL !== '';
+  if (fromEnv) config.databaseUrl = databaseUrl(env.TEMPMAIL_DATABASE_URL, 'TEMPMAIL_DATABASE_URL');
   const set = (flag: keyof ServeFlags, key: string) => {
     const value = flags[flag];
     if (value !== undefined) FILE_KEYS[key]!(config, value, `--${flag}`, env);
@@ -227,6 +260,7 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('create-per-minute', 'createPerMinute');
   set('tls-cert', 'tlsCert');
   set('tls-key', 'tlsKey');
+  set('admin-token-file', 'adminTokenFile');
   set('smtp-max-connections', 'smtpMaxConnections');
   set('smtp-connections-per-client', 'smtpConnectionsPerClient');
   set('smtp-messages-per-minute', 'smtpMessagesPerMinute');
@@ -240,10 +274,7 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
   }
-  if (config.databaseUrl !== undefined && (flags['data-dir'] !== undefined || fromFile.has('dataDir'))) {
-    // Silently ignoring one of them would leave a user looking for mail in the wrong place.
-    throw new UsageError('give --data-dir (dataDir) or --database-url (databaseUrl, TEMPMAIL_DATABASE_URL), not both');
-  }
+  chooseStorage(config, flags, fromFile, fromEnv, notes);
   if (config.databaseUrl !== undefined && config.maxStoredBytes > 0) {
     // A database's size on disk does not shrink when mail is purged: a cap on it would stay reached.
     throw new UsageError('--max-stored-bytes (maxStoredBytes) caps a data dir; with a database, cap the messages with --max-stored-messages');

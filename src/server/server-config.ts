@@ -95,6 +95,13 @@ export interface ServerConfig {
   smtpRecipientsPerMinute: number;
   /** HTTP requests per client per minute (every route); 0 = no limit. */
   httpRequestsPerMinute: number;
+  /** Most HTTP connections at once (GET /events streams included); more are answered 503 and closed. */
+  httpMaxConnections: number;
+  /**
+   * Most HTTP connections at once from one client (not a trusted proxy, 127.0.0.1 or ::1); undefined: a
+   * tenth of httpMaxConnections; 0: none of its own.
+   */
+  httpConnectionsPerClient?: number;
   /** Messages stored in all before new mail is refused (452 4.3.1); 0 = no cap. */
   maxStoredMessages: number;
   /** Bytes of message files in the data dir before new mail is refused; 0 = no cap (data dir only). */
@@ -109,6 +116,23 @@ export interface ServerConfig {
   metricsListen?: { host: string; port: number };
   /** Log lines as text (default) or one JSON object a line. */
   logFormat: 'text' | 'json';
+
+  // Push and abuse handling (src/server/http/events.ts, src/server/admin/; docs/server/operations.md).
+  /** GET /events streams one session may hold open at once (more: 429). */
+  eventStreamsPerSession: number;
+  /** GET /events streams open at once in all (more: 503). */
+  eventStreamsTotal: number;
+  /** GET /events streams one client may hold open at once (more: 429); undefined: a tenth of the total; 0: none of its own. */
+  eventStreamsPerClient?: number;
+  /** A keep-alive comment on each event stream this often (ms). */
+  eventsHeartbeatMs: number;
+  /** A file holding the admin API's token; undefined: no admin API (src/server/admin/). */
+  adminTokenFile?: string;
+}
+
+/** The per-client HTTP connection limit in force: the configured one, or a tenth of the total. */
+export function httpConnectionsPerClient(config: Pick<ServerConfig, 'httpMaxConnections' | 'httpConnectionsPerClient'>): number {
+  return config.httpConnectionsPerClient ?? Math.max(1, Math.floor(config.httpMaxConnections / 10));
 }
 
 /** The per-client SMTP connection limit in force: the configured one, or a tenth of the total. */
@@ -149,11 +173,18 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     // The app checks an inbox every few seconds; 20 requests a second leave room for many inboxes behind
     // one address (a NAT), and a reverse proxy is seen through with --trust-proxy.
     httpRequestsPerMinute: 1200,
+    // Each holds a file descriptor, as SMTP's and the data dir's do: see docs/server/operations.md.
+    httpMaxConnections: 1000,
     maxStoredMessages: 0,
     maxStoredBytes: 0,
     storageUsageIntervalMs: 30_000,
     metrics: false,
     logFormat: 'text',
+    eventStreamsPerSession: 4,
+    // Each stream holds a socket: well under the 1024 file descriptors a process commonly gets.
+    eventStreamsTotal: 500,
+    // Under the 60 s of idle that proxies (nginx's proxy_read_timeout) commonly allow.
+    eventsHeartbeatMs: 25_000,
   };
 }
 

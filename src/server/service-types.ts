@@ -163,6 +163,8 @@ export interface MailService extends ExternalIntake {
   listDomains(): { domains: { id: number; domain: string }[]; extmailAccounts: { id: number; email: string }[] };
   createSession(input: CreateSessionInput): Promise<CreatedSession>;
   checkMail(token: string): Promise<MessageMeta[]>;
+  /** The live session of a token (errors as checkMail): what GET /events needs to hold a stream for it. */
+  describeSession(token: string): Promise<{ id: string; email: string; expiresAt: Date }>;
   /** The inbox of a token, for an answer cached per version of its listing (errors as checkMail). */
   inbox(token: string): Promise<InboxView>;
   readMail(token: string, id: number): Promise<MessageFull>;
@@ -180,13 +182,21 @@ export interface MailService extends ExternalIntake {
    * Rejects with ServiceError('storage_unavailable') when it can't. `mailboxes[i]`, when given, is what
    * recipient() accepted for `recipients[i]`: the message goes there (if still live) without a lookup.
    */
-  deliver(input: { raw: Buffer; recipients: string[]; envelopeFrom?: string; mailboxes?: readonly (Mailbox | undefined)[] }): Promise<DeliverOutcome>;
+  deliver(input: {
+    raw: Buffer;
+    recipients: string[];
+    envelopeFrom?: string;
+    mailboxes?: readonly (Mailbox | undefined)[];
+    /** The SMTP client's address, kept with the message (and the envelope sender) for the admin API. */
+    clientIp?: string;
+  }): Promise<DeliverOutcome>;
 
   /**
-   * Calls `onMail` each time this process stores a message for the session of `token` (after it is
-   * durable, before the SMTP side answers 250), until the returned function is called. In-process only:
-   * mail another instance on the same database stores is not seen here (the app's in-process service
-   * uses it to show mail at once; clients over HTTP poll). No lookup: an unknown token is never called.
+   * Calls `onMail` each time a message is stored for the session of `token`, until the returned function
+   * is called: at once when this process stored it (after it is durable, before the SMTP side answers
+   * 250), and, on a store shared by several services (Postgres), when another one did (the store's mail
+   * notices). After the notices were interrupted (a lost database connection), every watcher is called
+   * once, as mail may have come meanwhile. No lookup: an unknown token is never called.
    */
   watchInbox(token: string, onMail: () => void): () => void;
 

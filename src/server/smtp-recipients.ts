@@ -18,15 +18,27 @@ export interface SmtpRecipientsDeps {
   clock: Clock;
   /** The service's wrapper of a store call (a failure becomes storage_unavailable). */
   guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
-  /** The service's parse and store path (session id -> recipient); the sessions' watchers hear of what is stored. */
-  storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number, sessions: Map<string, StoredSession>): Promise<DeliverOutcome>;
+  /**
+   * The service's parse and store path (session id -> recipient); the sessions' watchers hear of what
+   * is stored, and `clientIp` is kept with the message (with the envelope sender) for the admin API.
+   */
+  storeFor(
+    targets: Map<string, string>,
+    raw: Buffer,
+    envelopeFrom: string,
+    now: number,
+    sessions: Map<string, StoredSession>,
+    clientIp?: string,
+  ): Promise<DeliverOutcome>;
+  /** Our domains, lower case, as the config says now (a reload changes it in place). */
+  ourDomains(): string[];
 }
 
 /** The SMTP operations of one mail service. */
 export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'recipient' | 'checkRecipient' | 'deliver'> {
-  const { store, config, clock, guarded, storeFor } = deps;
-  const ours = { domains: config.domains.map((d) => d.toLowerCase()), extmailAccounts: config.extmailAccounts };
-  const keyOf = (address: string) => recipientKey(ours, address);
+  const { store, config, clock, guarded, storeFor, ourDomains } = deps;
+  // Read at each use: a reload (SIGHUP) changes the domains and accounts in place.
+  const keyOf = (address: string) => recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
 
   async function recipient(address: string): Promise<RecipientCheck> {
     const key = keyOf(address);
@@ -50,7 +62,7 @@ export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'rec
       return (await recipient(address)).verdict;
     },
 
-    async deliver({ raw, recipients, envelopeFrom, mailboxes }) {
+    async deliver({ raw, recipients, envelopeFrom, mailboxes, clientIp }) {
       if (raw.length > config.maxMessageBytes) {
         throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
       }
@@ -65,7 +77,7 @@ export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'rec
           sessions.set(found.id, found);
         }
       }
-      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions);
+      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions, clientIp);
     },
   };
 }

@@ -3,21 +3,26 @@
  * (`$XDG_CONFIG_HOME/tempmail-tui/config.json`), the environment (TEMPMAIL_*), then command-line flags.
  * A bad value anywhere is a ConfigError that names where it came from and which key, never a silent default.
  */
-import { chmodSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
 import type { AppPaths } from './paths';
 import { safeLine } from '../text/safe-text';
 import { displayBaseUrl } from './base-url';
-import { parseZoneOffset } from '../platform/time';
+import { ConfigError, expectString, parseBool, parseDir, parseZone, show } from './setting-values';
+import { checkKey, DEFAULT_PROVIDER_ORDER, parseOrder, parseProvidersKey, TEMPMAILLOL_KEY_ENV, type ProvidersSettings } from './provider-settings';
+
+/** A provider named in the settings, or `auto`: the first in `providerOrder` that answers. */
+export type ProviderChoice = ProviderId | 'auto';
 
 export interface Settings {
   /**
    * The provider to create addresses on; undefined means "none named": tempmail, at `baseUrl`, or (app
-   * only) the in-process local service when no base URL is configured either.
+   * only) the in-process local service when no base URL is configured either. `auto`: the first of
+   * `providerOrder` that answers.
    */
-  provider?: ProviderId;
+  provider?: ProviderChoice;
   /** The provider's base URL; undefined means its default (or, with no provider named, "none configured"). */
   baseUrl?: string;
   pollIntervalMs: number;
@@ -28,6 +33,10 @@ export interface Settings {
   postEncoding: PostEncoding;
   /** Where attachments are saved (absolute). */
   downloadDir: string;
+  /** Each provider's own settings (config file `providers`; TEMPMAIL_TEMPMAILLOL_KEY). */
+  providers: ProvidersSettings;
+  /** The order `auto` tries providers in, and the picker's `p` goes (config file `providerOrder`). */
+  providerOrder: ProviderId[];
 }
 
 /** Values from the command line; strings are taken as typed, numbers are seconds. */
@@ -42,10 +51,7 @@ export interface SettingsFlags {
   downloadDir?: string;
 }
 
-/** A bad setting: the message names the source (file, variable or flag) and the key. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 export const CONFIG_FILE_NAME = 'config.json';
 export const DEFAULT_POLL_INTERVAL_MS = 5000;
@@ -55,7 +61,7 @@ export const MAX_POLL_INTERVAL_MS = 3_600_000;
 const ENCODINGS: readonly PostEncoding[] = ['form', 'json', 'query'];
 
 type Key = 'provider' | 'baseUrl' | 'pollIntervalSeconds' | 'bell' | 'serverTz' | 'postEncoding' | 'downloadDir';
-const FILE_KEYS: readonly Key[] = ['provider', 'baseUrl', 'pollIntervalSeconds', 'bell', 'serverTz', 'postEncoding', 'downloadDir'];
+const FILE_KEYS: readonly string[] = ['provider', 'baseUrl', 'pollIntervalSeconds', 'bell', 'serverTz', 'postEncoding', 'downloadDir', 'providers', 'providerOrder'];
 const ENV_NAMES: Record<Key, string> = {
   provider: 'TEMPMAIL_PROVIDER',
   baseUrl: 'TEMPMAIL_BASE_URL',
@@ -78,6 +84,8 @@ const FLAG_NAMES: Record<Key, string> = {
 /** One layer of settings (file, environment or flags): only what it sets. */
 export type SettingsLayer = Partial<Settings>;
 
+const configError = (message: string) => new ConfigError(message);
+
 export interface LoadSettingsInput {
   flags?: SettingsFlags;
   env?: NodeJS.ProcessEnv;
@@ -96,10 +104,19 @@ export function loadSettings({ flags = {}, env = process.env, paths }: LoadSetti
   const layers = [fromFile, fromEnv, fromFlags];
   const urlLayer = layers.map((l) => l.baseUrl !== undefined).lastIndexOf(true);
   if (urlLayer >= 0) {
-    const providerThere = layers.slice(0, urlLayer + 1).reduce<ProviderId>((p, l) => l.provider ?? p, 'tempmail');
+    const providerThere = layers.slice(0, urlLayer + 1).reduce<ProviderChoice>((p, l) => l.provider ?? p, 'tempmail');
     if ((merged.provider ?? 'tempmail') !== providerThere) delete merged.baseUrl;
   }
+  if (merged.provider === 'auto' && merged.baseUrl !== undefined) {
+    throw new ConfigError('a base URL names one provider\'s address; with provider auto, give each its own in config.json: "providers": {"mailtm": {"baseUrl": "..."}}');
+  }
+  // TempMail.lol's key: the variable beats the file.
+  const providers: ProvidersSettings = { ...fromFile.providers };
+  const key = env[TEMPMAILLOL_KEY_ENV]?.trim();
+  if (key) providers.tempmaillol = { ...providers.tempmaillol, apiKey: checkKey(TEMPMAILLOL_KEY_ENV, key, configError) };
   return {
+    providers,
+    providerOrder: fromFile.providerOrder ?? [...DEFAULT_PROVIDER_ORDER],
     ...(merged.provider !== undefined ? { provider: merged.provider } : {}),
     ...(merged.baseUrl !== undefined ? { baseUrl: merged.baseUrl } : {}),
     pollIntervalMs: merged.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
@@ -136,13 +153,21 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
   }
   const out: SettingsLayer = {};
   for (const [key, value] of Object.entries(data)) {
-    if (!(FILE_KEYS as readonly string[]).includes(key)) {
+    if (!FILE_KEYS.includes(key)) {
       throw new ConfigError(`${file}: unknown key ${show(key)} (known keys: ${FILE_KEYS.join(', ')})`);
     }
     const where = `${file}: ${key}`;
+    if (key === 'providers') {
+      out.providers = parseProvidersKey(where, value, parseBaseUrl, configError);
+      continue;
+    }
+    if (key === 'providerOrder') {
+      out.providerOrder = parseOrder(where, value, configError);
+      continue;
+    }
     switch (key as Key) {
       case 'provider':
-        out.provider = parseProvider(where, expectString(where, value, PROVIDER_IDS.join(', ')));
+        out.provider = parseProvider(where, expectString(where, value, [...PROVIDER_IDS, 'auto'].join(', ')));
         break;
       case 'baseUrl':
         out.baseUrl = parseBaseUrl(where, expectString(where, value, 'an http(s) URL'));
@@ -177,7 +202,7 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
 function keepPrivate(file: string): void {
   const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
   for (const [path, mode] of [[file, 0o600], [dirname(file), 0o700]] as const) {
-    let st;
+    let st: Stats;
     try {
       st = statSync(path);
     } catch {
@@ -249,9 +274,10 @@ export function parseBaseUrl(where: string, value: string): string {
   return text;
 }
 
-function parseProvider(where: string, value: string): ProviderId {
+function parseProvider(where: string, value: string): ProviderChoice {
   const v = value.trim().toLowerCase();
-  if (!isProviderId(v)) throw new ConfigError(`${where} must be one of ${PROVIDER_IDS.join(', ')}, got ${show(value)}`);
+  if (v === 'auto') return v;
+  if (!isProviderId(v)) throw new ConfigError(`${where} must be one of ${PROVIDER_IDS.join(', ')} or auto, got ${show(value)}`);
   return v;
 }
 
@@ -267,43 +293,9 @@ function badInterval(where: string, value: unknown): ConfigError {
   return new ConfigError(`${where} must be a number of seconds >= 1, got ${show(value)}`);
 }
 
-function parseBool(where: string, value: string): boolean {
-  const v = value.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new ConfigError(`${where} must be true or false (1/0, yes/no, on/off), got ${show(value)}`);
-}
-
-function parseZone(where: string, value: string): string {
-  const zone = value.trim();
-  if (zone === '' || parseZoneOffset(zone) === null) {
-    throw new ConfigError(`${where} must be a time zone such as UTC, +02:00 or Europe/Berlin, got ${show(value)}`);
-  }
-  return zone;
-}
-
 function parseEncoding(where: string, value: string): PostEncoding {
   const v = value.trim().toLowerCase();
   const found = ENCODINGS.find((e) => e === v);
   if (!found) throw new ConfigError(`${where} must be one of ${ENCODINGS.join(', ')}, got ${show(value)}`);
   return found;
-}
-
-function parseDir(where: string, value: string, home: string): string {
-  const v = value.trim();
-  if (v === '' || v.includes('\0')) throw new ConfigError(`${where} must be a directory path, got ${show(value)}`);
-  // A shell would have expanded "~" on the command line, but not inside JSON or a quoted variable.
-  const expanded = v === '~' ? home : v.startsWith('~/') ? join(home, v.slice(2)) : v;
-  return resolve(expanded);
-}
-
-function expectString(where: string, value: unknown, what: string): string {
-  if (typeof value !== 'string') throw new ConfigError(`${where} must be a string (${what}), got ${show(value)}`);
-  return value;
-}
-
-// Values are the user's own, but they end up on a terminal: quoted, escaped, made safe, kept short.
-function show(value: unknown): string {
-  const json = JSON.stringify(value) ?? String(value);
-  return safeLine(json, 80);
 }

@@ -14,6 +14,8 @@ export interface AppPaths {
   config: string;
   /** Downloaded attachments. */
   downloads: string;
+  /** What can be thrown away and made again (Node's compiled code of the program). */
+  cache: string;
 }
 
 export function appPaths(env: NodeJS.ProcessEnv = process.env): AppPaths {
@@ -24,6 +26,7 @@ export function appPaths(env: NodeJS.ProcessEnv = process.env): AppPaths {
       state: join(home, 'state'),
       config: join(home, 'config'),
       downloads: join(home, 'downloads'),
+      cache: join(home, 'cache'),
     };
   }
   const p = envPaths('tempmail-tui', { suffix: '' });
@@ -34,5 +37,6 @@ export function appPaths(env: NodeJS.ProcessEnv = process.env): AppPaths {
     state: env.XDG_STATE_HOME ? join(env.XDG_STATE_HOME, 'tempmail-tui') : p.log,
     config: env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, 'tempmail-tui') : p.config,
     downloads: join(env.HOME ?? p.data, 'Downloads'),
+    cache: env.XDG_CACHE_HOME ? join(env.XDG_CACHE_HOME, 'tempmail-tui') : p.cache,
   };
 }

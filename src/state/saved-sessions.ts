@@ -32,6 +32,11 @@ export interface SavedSession extends Session {
    * from backup knows it again, and a success clears the mark.
    */
   refusedAt?: Date;
+  /**
+   * When the app last opened it (created, resumed or switched to): the picker highlights the one used
+   * last. Absent in files written before it was kept: then its creation counts.
+   */
+  usedAt?: Date;
 }
 
 export interface SavedSessionStore {
@@ -46,8 +51,12 @@ export interface SavedSessionStore {
   save(session: Session, baseUrl: string, provider?: ProviderId): SavedSession;
   /** Forgets an address of a service; true when it was saved. */
   forget(email: string, baseUrl: string, provider?: ProviderId): boolean;
+  /** Keeps the token a new sign-in gave a saved address (mail.tm); true when it was saved. */
+  setToken(email: string, baseUrl: string, token: string, provider?: ProviderId): boolean;
   /** Marks an address the service refused (`at`), or clears the mark (null); true when it was saved. */
   markRefused(email: string, baseUrl: string, at: Date | null, provider?: ProviderId): boolean;
+  /** Records that the app opened an address now (`at`); true when it was saved. */
+  markUsed(email: string, baseUrl: string, at: Date, provider?: ProviderId): boolean;
 }
 
 export interface SavedSessionOptions {
@@ -70,6 +79,7 @@ interface StoredSession {
   accountId?: string;
   createdAt: string;
   refusedAt?: string;
+  usedAt?: string;
 }
 
 /** Opens the saved-session store (nothing is read until asked). */
@@ -89,6 +99,20 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
       // A crashed write's temp file holds tokens too; it should not outlive them.
       removeStaleTemps(dir, SESSIONS_FILE);
     });
+  };
+
+  // Rewrites the one entry of an address; true when it was saved.
+  const change = (email: string, baseUrl: string, provider: ProviderId, update: (s: StoredSession) => StoredSession): boolean => {
+    let found = false;
+    const key = normalizeBaseUrl(baseUrl);
+    mutate(clock(), (list) =>
+      list.map((s) => {
+        if (!sameAddress(s, email, key, provider)) return s;
+        found = true;
+        return update(s);
+      }),
+    );
+    return found;
   };
 
   return {
@@ -114,6 +138,8 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
         ...(session.password !== undefined ? { password: session.password } : {}),
         ...(session.accountId !== undefined ? { accountId: session.accountId } : {}),
         createdAt: now.toISOString(),
+        // Created is used: a new address is the one to resume next time.
+        usedAt: now.toISOString(),
       };
       mutate(now, (list) => [entry, ...list.filter((s) => !sameAddress(s, entry.email, entry.baseUrl, provider))].slice(0, MAX_SAVED));
       return toSaved(entry);
@@ -128,18 +154,26 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
       });
       return found;
     },
-    markRefused(email, baseUrl, at, provider = 'tempmail') {
+    setToken(email, baseUrl, token, provider = 'tempmail') {
       let found = false;
       const key = normalizeBaseUrl(baseUrl);
       mutate(clock(), (list) =>
         list.map((s) => {
-          if (!sameAddress(s, email, key, provider)) return s;
+          if (!sameAddress(s, email, key, provider) || s.token === token) return s;
           found = true;
-          const { refusedAt: _old, ...rest } = s;
-          return at === null ? rest : { ...rest, refusedAt: at.toISOString() };
+          return { ...s, token };
         }),
       );
       return found;
+    },
+    markRefused(email, baseUrl, at, provider = 'tempmail') {
+      return change(email, baseUrl, provider, (s) => {
+        const { refusedAt: _old, ...rest } = s;
+        return at === null ? rest : { ...rest, refusedAt: at.toISOString() };
+      });
+    },
+    markUsed(email, baseUrl, at, provider = 'tempmail') {
+      return change(email, baseUrl, provider, (s) => ({ ...s, usedAt: at.toISOString() }));
     },
   };
 }
@@ -204,5 +238,6 @@ function toSaved(s: StoredSession): SavedSession {
     createdAt: new Date(s.createdAt),
     // Only a note: one that is not a date is ignored, never a reason to drop the address and its token.
     ...(validDate(s.refusedAt) ? { refusedAt: new Date(s.refusedAt) } : {}),
+    ...(validDate(s.usedAt) ? { usedAt: new Date(s.usedAt) } : {}),
   };
 }

@@ -1,52 +1,20 @@
 /**
- * Terminal column widths, measured by `string-width`: the function Ink lays out its boxes with, so a row
- * we cut to N columns is N columns to Ink too (with a table of our own they disagreed on characters such
- * as a Hangul L+V pair or an emoji keycap). package.json asks for the range Ink uses, and a test fails
- * when npm resolves two copies. Kept here: what string-width does not do, cutting and padding by
- * columns without splitting a wide character, a surrogate pair or a grapheme cluster, and a fast path
- * for long bodies that string-width's own per-cluster work would make slow.
+ * Cutting and padding by terminal columns, never splitting a wide character, a surrogate pair or a
+ * grapheme cluster. The widths are terminal-width.ts's: the measure Ink lays out its boxes with too (the
+ * build aliases `string-width` to it), so a row we cut to N columns is N columns to Ink and, whatever
+ * the terminal, at most N on the screen.
  */
-import stringWidth from 'string-width';
+import terminalWidth, { clusterWidth, codePointWidth } from './terminal-width';
 import { graphemes, MAY_JOIN } from './graphemes';
+
+export { clusterWidth };
 
 // Printable ASCII only: the common case, measured without segmenting.
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 
-/** Columns taken by one grapheme cluster, as Ink counts them. */
-export function clusterWidth(cluster: string): number {
-  return stringWidth(cluster);
-}
-
-// A string with no code point that can join a neighbour (graphemes.ts's MAY_JOIN: marks, ZWJ, Hangul
-// jamo, halfwidth sound marks...) is one cluster per code point, so it is measured code
-// point by code point (some 20 times faster than segmenting, and what long bodies mostly are); a test
-// checks that this sum is what string-width gives for the whole string, and the cuts are Intl's.
-// Width of each non-ASCII code point seen, as string-width measures it standing alone.
-const codePointWidths = new Map<number, number>();
-
-/** Columns of one code point standing alone as a cluster. */
-function codePointWidth(cp: number): number {
-  if (cp < 0x7f) return cp >= 0x20 ? 1 : 0;
-  let width = codePointWidths.get(cp);
-  if (width === undefined) {
-    width = stringWidth(String.fromCodePoint(cp));
-    // Bounded by the code points that exist; bodies use a few hundred.
-    codePointWidths.set(cp, width);
-  }
-  return width;
-}
-
 /** Terminal columns taken by `s` (wide CJK/emoji count 2, combining marks 0). Expects safe text. */
 export function textWidth(s: string): number {
-  if (PLAIN_ASCII.test(s)) return s.length;
-  if (MAY_JOIN.test(s)) return stringWidth(s);
-  let width = 0;
-  for (let i = 0; i < s.length; i++) {
-    const cp = s.codePointAt(i) as number;
-    if (cp > 0xffff) i++;
-    width += codePointWidth(cp);
-  }
-  return width;
+  return terminalWidth(s);
 }
 
 /** Grapheme clusters of `s` as parallel arrays: UTF-16 offset where each starts, and its width. */

@@ -14,6 +14,8 @@
 import { clusterStops, textWidth } from './text-width';
 
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+/** What stands for a grapheme cluster too wide for the whole line. */
+export const TOO_WIDE = '…';
 
 // May not start a line: closing brackets and punctuation, prolonged sound mark, iteration marks, small
 // kana (JIS X 4051 line-start prohibited), their half-width forms, and ASCII closers after a wide char.
@@ -68,9 +70,20 @@ export function wrapText(text: string, width: number, options: WrapOptions = {})
     }
     const { hang, body } = options.hang && atSpaces ? hangOf(line, cols) : { hang: '', body: 0 };
     if (ascii) wrapAscii(line, cols, atSpaces, hang, body, out);
-    else wrapLine(line, cols, atSpaces, hang, body, out);
+    else wrapLine(withoutTooWide(line, cols), cols, atSpaces, hang, body, out);
   }
   return out.join('\n');
+}
+
+/**
+ * `line` with each grapheme cluster wider than `cols` replaced by TOO_WIDE: a chain of emoji joined by
+ * ZWJs is one cluster, as wide as some terminals draw all of them (docs/architecture.md, "Cell widths"),
+ * and no line of `cols` could show it whole without the terminal wrapping its row.
+ */
+function withoutTooWide(line: string, cols: number): string {
+  const { starts, widths } = clusterStops(line);
+  if (widths.every((w) => w <= cols)) return line;
+  return starts.map((start, i) => ((widths[i] as number) > cols ? TOO_WIDE : line.slice(start, starts[i + 1] ?? line.length))).join('');
 }
 
 /** wrapLine for printable ASCII, on string indices: the bulk of long plain-text bodies. */
@@ -113,7 +126,7 @@ function wrapLine(line: string, cols: number, atSpaces: boolean, hang: string, b
   // A line may break before cluster b: after a space, or beside a wide character unless kinsoku forbids.
   const canBreak = (b: number): boolean => {
     if (isSpace(b) || isSpace(b - 1)) return true;
-    if (widths[b] !== 2 && widths[b - 1] !== 2) return false;
+    if ((widths[b] as number) < 2 && (widths[b - 1] as number) < 2) return false;
     return !NO_START.has(char(b)) && !NO_END.has(char(b - 1));
   };
   let start = 0;
@@ -130,7 +143,13 @@ function wrapLine(line: string, cols: number, atSpaces: boolean, hang: string, b
       out.push(prefix + line.slice(at(start)));
       return;
     }
-    if (end === start) end = start + 1; // a cluster wider than the screen: show it alone
+    if (end === start) {
+      // Wider than what the hang leaves (never than the line: wrapText replaced those): alone, unhung.
+      out.push(line.slice(at(start), at(start + 1)));
+      start += 1;
+      while (isSpace(start)) start++;
+      continue;
+    }
     let firstWord = Math.max(start, firstBody);
     while (firstWord < end && isSpace(firstWord)) firstWord++;
     let breakAt = -1;

@@ -7,7 +7,7 @@
  * real terminal.
  */
 import { Box, useApp, useStdout } from 'ink';
-import React, { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { refKey, sameRef, type ProviderRef, type ProviderSet } from '../client/providers';
 import type { OpenResult } from '../platform/browser';
 import type { ReadStateStore } from '../state/read-state';
@@ -22,8 +22,12 @@ import { useSaved, type SavedConfig } from './saved/use-saved';
 import { SessionView } from './session/session-view';
 import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
+import type { JobControl } from './shell/suspend';
+import { useJobControl } from './shell/use-job-control';
 import { describeError } from './wording/error-text';
 import { providerName } from './wording/provider-text';
+import { rateWaitText, type RateWaits } from './shell/rate-waits';
+import { useCreateOn } from './use-create-on';
 import type { StatusMessage } from './wording/status-text';
 
 export interface AppProps {
@@ -43,11 +47,10 @@ export interface AppProps {
   /** Where the opened messages of each address are remembered; without it, only while the app runs. */
   readMarks?: ReadStateStore;
   /**
-   * Ctrl-Z: suspends the process (the terminal is given back; src/tui/shell/suspend.ts) and returns when
-   * it runs again, after `redraw` has drawn the screen anew; or returns what to say when it cannot.
-   * Without it, Ctrl-Z does nothing (a test, or no terminal).
+   * Ctrl-Z: suspends the process through Ink (the terminal is given back; src/tui/shell/suspend.ts) until
+   * the shell's `fg`, or says why it cannot. Without it, Ctrl-Z does nothing (a test, or no terminal).
    */
-  onSuspend?: (redraw: () => void) => string | null;
+  jobControl?: JobControl;
   /** Ctrl-L: clears the real terminal (the app then draws its whole frame on it). */
   clearScreen?: () => void;
   /** Milliseconds since the epoch (injected so tests control countdowns). */
@@ -70,6 +73,13 @@ export interface AppProps {
   onSession?: (session: Session) => void;
   /** The first provider's domains, asked for before the app was drawn: the first picker uses them instead of asking. */
   domains?: Early<DomainList>;
+  /** A provider limiting requests and a call waiting it out: said on the status line. */
+  rateWaits?: RateWaits;
+  /**
+   * `auto`: a provider that is down, limiting or blocking (its domains or a creation failed so) hands on
+   * to the next of `providers.choices`, and the status line says which one and why.
+   */
+  auto?: boolean;
 }
 
 const noCopy = async () => 'No clipboard here: select the address with the mouse';
@@ -102,10 +112,21 @@ export function App(props: AppProps) {
   );
   const saved = useSaved(props.saved, clock, reachable);
   const [current, setCurrent] = useState<Current | null>(props.initialSession ? { session: props.initialSession, ref: start } : null);
-  const [createOn, setCreateOn] = useState<ProviderRef>(start);
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
+  // A call waiting out a provider's 429 says so (the next word on the status line replaces it).
+  const { rateWaits } = props;
+  // The picker says it too while it creates: its own "Creating…" line would hide the notice.
+  const [waiting, setWaiting] = useState<{ text: string; untilMs: number } | null>(null);
+  useEffect(
+    () =>
+      rateWaits?.subscribe((wait) => {
+        setNotice({ text: rateWaitText(wait), kind: 'info' });
+        setWaiting({ text: rateWaitText(wait), untilMs: clock() + wait.seconds * 1000 });
+      }),
+    [rateWaits, clock],
+  );
   // The early domains serve the first picker only; a picker opened later asks again.
   const earlyDomains = useRef(props.domains);
   useEffect(() => {
@@ -134,7 +155,8 @@ export function App(props: AppProps) {
       setNotice({ text: `${s.email} lives on ${providerName(ref)}, which this run cannot reach`, kind: 'error' });
       return;
     }
-    const { createdAt: _c, refusedAt: _r, provider: _p, baseUrl: _b, ...session } = s;
+    const { createdAt: _c, refusedAt: _r, usedAt: _u, provider: _p, baseUrl: _b, ...session } = s;
+    saved.used(s.email, ref);
     setCurrent({ session, ref });
     setMode('session');
     setNotice(null);
@@ -171,21 +193,18 @@ export function App(props: AppProps) {
     setNotice(null);
     setMode('switch');
   };
-  const nextProvider = () => {
-    const i = providers.choices.findIndex((r) => sameRef(r, createOn));
-    setCreateOn(providers.choices[(i + 1) % providers.choices.length]!);
-    setNotice(null);
-  };
+  // Where new addresses go: p moves along the order; auto moves on past a provider that fails.
+  const { createOn, next: nextChoice, nextProvider, unavailable } = useCreateOn(providers.choices, props.auto === true, setNotice);
 
-  // Ctrl-Z and Ctrl-L, on every screen: Ink's own write (empty) draws the whole last frame again, on the
-  // screen given back or on one cleared of what another program wrote over it.
+
+  // Ctrl-Z and Ctrl-L, on every screen. Ctrl-L: Ink's own write (empty) draws the whole last frame again,
+  // on a screen cleared of what another program wrote over it.
+  const sayInfo = useCallback((text: string) => setNotice({ text, kind: 'info' }), []);
+  const suspend = useJobControl(props.jobControl, sayInfo);
   useKeys(
     'global',
     {
-      suspend: () => {
-        const said = props.onSuspend?.(() => write(''));
-        if (said) setNotice({ text: said, kind: 'info' });
-      },
+      suspend,
       redraw: () => {
         props.clearScreen?.();
         write('');
@@ -251,8 +270,8 @@ export function App(props: AppProps) {
             key={`${createOn.provider} ${createOn.baseUrl}`}
             provider={creating}
             where={createOn}
-            next={providers.choices.length > 1 ? providers.choices[(providers.choices.findIndex((r) => sameRef(r, createOn)) + 1) % providers.choices.length] : undefined}
-            onNextProvider={providers.choices.length > 1 ? nextProvider : undefined}
+            next={nextChoice}
+            onNextProvider={nextChoice ? nextProvider : undefined}
             domains={sameRef(createOn, start) ? earlyDomains.current : undefined}
             columns={columns}
             rows={height}
@@ -264,6 +283,9 @@ export function App(props: AppProps) {
             clock={clock}
             notice={storeError ?? notice}
             onCreated={(s) => created(s, createOn)}
+            onKept={(s) => save(s, createOn)}
+            onUnavailable={unavailable}
+            waiting={waiting}
             onResume={chooseSaved}
             onForget={(s, there) => forget(s, refOf(s), there)}
             onCancel={current ? () => setMode('session') : undefined}

@@ -53,7 +53,7 @@ async function failure(fn: () => Promise<unknown>, kind: ApiErrorKind): Promise<
 
 describe('retries', () => {
   it('a GET that meets a 500 is retried and then succeeds', async () => {
-    srv.handle((req, res) => (srv.requests.length === 1 ? sendJson(res, 500, { status: 'error', error: 'internal' }) : sendJson(res, 200, okList)));
+    srv.handle((_req, res) => (srv.requests.length === 1 ? sendJson(res, 500, { status: 'error', error: 'internal' }) : sendJson(res, 200, okList)));
     await expect(api().checkMail(TOKEN)).resolves.toEqual([]);
     expect(srv.requests.map((r) => r.path)).toEqual(['/check-mail', '/check-mail']);
   });

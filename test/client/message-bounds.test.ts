@@ -1,6 +1,6 @@
 /**
  * What one message may hold, for every provider, over real HTTP (the mail.tm and Guerrilla Mail fakes, a
- * fixture server in SPEC.md's shapes for tempmail): an address list keeps 200 addresses and says how
+ * fixture server in the shapes of docs/server/http-api.md for tempmail): an address list keeps 200 addresses and says how
  * many more there were, a message keeps 1,000 attachments, the tempmail headers record 200 headers.
  * Before, each was kept whole: a 64 MiB answer of addresses became millions of strings in the viewer.
  */

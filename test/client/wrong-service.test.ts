@@ -10,7 +10,7 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiError } from '../../src/client/api-error';
+import type { ApiError } from '../../src/client/api-error';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { describeError, pollVerdict } from '../../src/tui/wording/error-text';
 import { makeCa, makeServerCert } from '../harness/tls-certs';

@@ -15,7 +15,7 @@ const unfenced = (markdown: string) => markdown.replace(/^(```|~~~)[^\n]*\n[\s\S
 const prose = (markdown: string) => unfenced(markdown).replace(/`[^`\n]*`/g, '');
 
 /** The targets of a file's links and images, Markdown and HTML. */
-export function linkTargets(markdown: string): string[] {
+function linkTargets(markdown: string): string[] {
   const text = prose(markdown);
   const md = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
   const html = [...text.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
@@ -23,7 +23,7 @@ export function linkTargets(markdown: string): string[] {
 }
 
 /** The anchors GitHub gives a file's headings: lower case, punctuation dropped, spaces to hyphens. */
-export function headingAnchors(markdown: string): Set<string> {
+function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
   for (const m of unfenced(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {

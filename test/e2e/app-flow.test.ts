@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
+import { GRAPHEME_QUERY } from '../../src/tui/terminal/grapheme-query';
 import { sendMail } from '../harness/service';
 import { headerRow, isConfirm, isInbox, isViewer, pickFirstDomain, rowsWith, startE2E, type E2E } from './flow';
 import { KEYS } from './pty-harness';
@@ -77,7 +78,9 @@ describe('the app in a pseudo-terminal', () => {
     expect(await app.exited()).toBe(0);
 
     const raw = app.raw().toString('utf8');
-    expect(raw.startsWith(ENTER_ALT)).toBe(true);
+    // Nothing is drawn on the user's screen: the first bytes are the question about grapheme clustering
+    // (it draws nothing: src/tui/terminal/grapheme-query.ts), then the alternate screen.
+    expect(raw.startsWith(GRAPHEME_QUERY + ENTER_ALT)).toBe(true);
     // Left the alternate screen after the last time it entered it, and nothing but "show cursor" after.
     const left = raw.lastIndexOf(LEAVE_ALT);
     expect(left).toBeGreaterThan(raw.lastIndexOf(ENTER_ALT));

@@ -74,7 +74,8 @@ describe('changed cells only', () => {
   it('after many ticks, keys and a resize the screen is what a fresh render draws', async () => {
     const { email, start } = await savedInboxWithMail();
 
-    const app = (ticking = start(80, 24));
+    const app = start(80, 24);
+    ticking = app;
     await openInbox(app, email);
     await app.press('j');
     await app.press('j');
@@ -106,7 +107,8 @@ describe('changed cells only', () => {
 
   it('Ctrl-L draws the whole screen again over what another program wrote on it', async () => {
     const { email, start } = await savedInboxWithMail();
-    const app = (ticking = start(80, 24));
+    const app = start(80, 24);
+    ticking = app;
     await openInbox(app, email);
     await app.settle();
     const before = screenCells(app);

@@ -27,7 +27,7 @@ process.on('exit', () => {
 
 let frame = '';
 const write = process.stdout.write.bind(process.stdout);
-process.stdout.write = function (chunk, ...rest) {
+process.stdout.write = (chunk, ...rest) => {
   if (!state.firstFrame) {
     frame += String(chunk);
     const end = frame.indexOf('\x1b[?2026l');

@@ -6,13 +6,16 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import type { IPty } from 'node-pty';
+import type { IPty } from '@lydell/node-pty';
 import type { Terminal as XTerm } from '@xterm/headless';
+import { GRAPHEME_QUERY } from '../../src/tui/terminal/grapheme-query';
 
 const require = createRequire(import.meta.url);
 // @xterm/headless names an ESM build it does not ship; its CommonJS main is the one that exists.
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
-const pty = require('node-pty') as typeof import('node-pty');
+const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
+const { Unicode11Addon } = require('@xterm/addon-unicode11') as typeof import('@xterm/addon-unicode11');
+const { UnicodeGraphemesAddon } = require('@xterm/addon-unicode-graphemes') as typeof import('@xterm/addon-unicode-graphemes');
 
 /** The built program; TEMPMAIL_E2E_CLI points the tests at another build (e.g. a deliberately broken one). */
 export const CLI = process.env.TEMPMAIL_E2E_CLI ?? fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -82,6 +85,16 @@ export interface SpawnOptions {
   cols?: number;
   rows?: number;
   cwd?: string;
+  /**
+   * How the terminal measures characters: xterm.js's default (Unicode 6 widths), '11' (Unicode 11 code
+   * point widths, as xterm and VTE) or 'graphemes' (grapheme clusters, as Ghostty and WezTerm).
+   */
+  widths?: '6' | '11' | 'graphemes';
+  /**
+   * What the terminal answers when asked about grapheme clustering (DECRQM 2027): a DECRPM state (1 set,
+   * 3 permanently set...). By default xterm.js's own answer, 0: it does not know the mode.
+   */
+  mode2027?: number;
   /** Another program in the pty instead of `node dist/cli.js` (a shell with job control, for Ctrl-Z). */
   command?: { file: string; args: string[] };
 }
@@ -109,6 +122,12 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
   delete env.GITHUB_ACTIONS;
   env.TERM = env.TERM && env.TERM !== 'dumb' ? env.TERM : 'xterm-256color';
   const term: XTerm = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
+  if (options.widths === '11') {
+    term.loadAddon(new Unicode11Addon());
+    term.unicode.activeVersion = '11';
+  } else if (options.widths === 'graphemes') {
+    term.loadAddon(new UnicodeGraphemesAddon());
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   let lastOutputAt = Date.now();
@@ -143,11 +162,39 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
     const close = text.lastIndexOf(FRAME_END);
     if (open >= 0 || close >= 0) inFrame = open > close;
     markTail = text.slice(-(FRAME_START.length - 1));
+    answerQuestions(text);
     term.write(buf);
   });
+  // The terminal answers what the program asks (device attributes, modes), as a real one does: xterm.js
+  // answers once it has parsed the question. The app's start-up question about grapheme clustering
+  // (src/tui/terminal/grapheme-query.ts) is answered here at once instead, as a terminal on the same
+  // machine does, so that its deadline is never what a test depends on; xterm.js's own (later) answers
+  // to it are left out.
+  let swallow = 0;
+  term.onData((reply) => {
+    if (exitCode !== undefined) return;
+    let rest = reply;
+    while (swallow > 0) {
+      const own = /\x1b\[\?2027;\d\$y|\x1b\[\?[\d;]*c/.exec(rest);
+      if (!own) break;
+      rest = rest.slice(0, own.index) + rest.slice(own.index + own[0].length);
+      swallow--;
+    }
+    if (rest) child.write(rest);
+  });
+  const answerQuestions = (text: string) => {
+    for (let at = text.indexOf(GRAPHEME_QUERY); at >= 0; at = text.indexOf(GRAPHEME_QUERY, at + 1)) {
+      child.write(`\x1b[?2027;${options.mode2027 ?? 0}$y\x1b[?1;2c`);
+      swallow += 2;
+    }
+  };
   child.onExit(({ exitCode: code }) => {
-    exitCode = code;
-    for (const w of exitWaiters.splice(0)) w(code);
+    // Once xterm has parsed what came before the exit: a test reads the screen (or which buffer is
+    // active) right after exited(), and xterm parses asynchronously.
+    term.write('', () => {
+      exitCode = code;
+      for (const w of exitWaiters.splice(0)) w(code);
+    });
   });
 
   const screen = (): string[] => {
@@ -234,7 +281,7 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
       }
     },
     exited(timeoutMs = SCREEN_TIMEOUT_MS) {
-      if (exitCode !== undefined) return Promise.resolve(exitCode);
+      if (exitCode !== undefined) return flushed().then(() => exitCode!);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`program did not exit within ${timeoutMs} ms:\n${app.screenText()}`)), timeoutMs);
         exitWaiters.push((code) => {

@@ -46,7 +46,9 @@ describe('reading in the pseudo-terminal', () => {
     expect(screen).toMatch(/^\+@ Sender +Has a file/m);
     expect(screen).toMatch(/^\+ {2}Sender +Both parts/m);
 
-    // t: the text part, then the HTML part again; the rule says which.
+    // t: the text part, then the HTML part again; the rule says which. The newest first: the service
+    // pushes each message as it comes, and the cursor stays on the one it was on as newer ones arrive.
+    await app.press('g');
     screen = await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes('HTML part words.'));
     expect(screen).toMatch(/── HTML part · lines 1-1 of 1 ─/);
     // The viewer's header counts what is still unread.

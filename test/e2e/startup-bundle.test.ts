@@ -5,10 +5,6 @@
  * and the HTTP client (got: the first frame's domains come over Node's own http) are loaded only when
  * needed; and no package is bundled twice.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs build script without types
@@ -51,7 +47,7 @@ describe('start-up bundle', () => {
   it("bundles one copy of React's scheduler, the one React runs on", () => {
     // key-stdin.ts queues the next key on React's scheduler, behind React's own renders: on a second
     // copy it would queue on a scheduler React never runs, and keys typed together would race the
-    // frames again. (string-width, which text-width.ts shares with Ink, is checked in test/text.)
+    // frames again.
     const copies = new Set(
       Object.keys(meta.inputs)
         .map((i) => /^(.*node_modules\/scheduler)\//.exec(i)?.[1])
@@ -74,5 +70,13 @@ describe('start-up bundle', () => {
     for (const name of ['html-to-text', 'htmlparser2', 'selderee', 'parseley', 'domhandler', 'entities']) {
       expect([...(copies.get(name) ?? [])], name).toHaveLength(1);
     }
+  });
+
+  it('measures text for Ink with our cell widths: string-width is not bundled, src/text/terminal-width.ts is', () => {
+    // Its RGI emoji pattern alone cost 14% of the instructions to the first frame, and its widths are
+    // not what every terminal draws (docs/architecture.md, "Cell widths").
+    const inputs = Object.keys(meta.inputs);
+    expect(inputs.filter((i) => i.includes('node_modules/string-width/'))).toEqual([]);
+    expect(inputs).toContain('src/text/terminal-width.ts');
   });
 });

@@ -6,7 +6,7 @@
  * no Node built-in module and build no Intl object before its first frame that neither peer needs: what
  * our own code loads on the way (the message reader, the server, got, child processes) waits until it
  * is used. Holding it relative to the peers keeps it true on every Node (on Node 24 node:http itself
- * loads node:crypto) and every Ink version.
+ * loads node:crypto) and every Ink version; undici and node:http2 are named outright.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -66,7 +66,7 @@ const count = (p: Probe) => {
 };
 
 describe('before the first frame', () => {
-  it('loads no Node module and builds no Intl object that a minimal Ink app and a node:http request do not', async () => {
+  it('loads no Node module and builds no Intl object that a minimal Ink app and a node:http request do not, nor undici', async () => {
     const home = await mkdtemp(join(tmpdir(), 'tempmail-probe-home-'));
     dirs.push(home);
     serve = await startServeProcess(['--data-dir', join(home, 'data')]);
@@ -92,6 +92,13 @@ describe('before the first frame', () => {
     expect(http.modulesAtExit).toContain('NativeModule http');
     const allowed = new Set([...peer.modulesAtFirstFrame, ...http.modulesAtExit]);
     expect(ours.modulesAtFirstFrame.filter((m) => !allowed.has(m))).toEqual([]);
+    // Nor undici, which yoga's loader would bring (with node:tls and node:http2) by fetch()ing its inline
+    // wasm: the UI loads with no global fetch (src/tui/shell/load-ui.ts); the peer does load it. Nor
+    // node:http2: got (which brings it) loads once the first frame is out, and node:http is required,
+    // not imported (src/platform/node-http.ts: on Node 24 its ES namespace loads undici and http2).
+    expect(ours.modulesAtFirstFrame).not.toContain('NativeModule internal/deps/undici/undici');
+    expect(ours.modulesAtFirstFrame).not.toContain('NativeModule http2');
+    expect(peer.modulesAtFirstFrame).toContain('NativeModule internal/deps/undici/undici');
     const [ourIntl, peerIntl] = [count(ours), count(peer)];
     for (const [name, n] of Object.entries(ourIntl)) expect(n, `${name} objects`).toBeLessThanOrEqual(peerIntl[name] ?? 0);
   }, 90_000);

@@ -84,7 +84,7 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     expect(copied(app.rawSince(mark))).toEqual(['482913']);
     await app.press(KEYS.ESC, isInbox);
 
-    // A second address, from the picker opened by n (the new choices come first there).
+    // A second address, from the picker opened by n (the highlight starts on a new choice there).
     await app.press('n', /Leave .* for a new address\?/);
     await app.press('y', isPicker);
     await app.press(KEYS.ENTER, (s) => isInbox(s) && !s.includes(first) && /expires in/.test(s));

@@ -12,7 +12,7 @@ export const CLEAR_TERMINAL = '\x1b[2J\x1b[3J\x1b[H';
 // lone ESC. A string without its terminator runs to the end: a leak is still caught, as one long token.
 const TOKEN = new RegExp(
   [
-    escape(CLEAR_TERMINAL),
+    literal(CLEAR_TERMINAL),
     '\\x1b\\[[0-?]*[ -/]*[@-~]', // CSI
     '\\x1b\\][\\s\\S]*?(?:\\x07|\\x1b\\\\|$)', // OSC, ended by BEL or ST
     '\\x1b[PX^_][\\s\\S]*?(?:\\x1b\\\\|$)', // DCS, SOS, PM, APC
@@ -24,7 +24,8 @@ const TOKEN = new RegExp(
   'g',
 );
 
-function escape(s: string): string {
+/** A pattern source that matches `s` literally (named so as not to shadow the global escape()). */
+function literal(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&').replace(/\x1b/g, '\\x1b');
 }
 

@@ -4,7 +4,6 @@
  * the watch for unhandled rejections and uncaught exceptions (what every case asserts on the frame is in
  * fault-checks.ts).
  */
-import React from 'react';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import type { Session } from '../../src/model/mail-types';

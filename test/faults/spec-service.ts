@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { formatWireTime } from '../../src/platform/time';
+import { restartablePort } from '../harness/restartable-port';
 
 /** How the service answers the affected routes. */
 export type Fault =
@@ -87,7 +88,7 @@ export interface SpecService {
 const asciiJson = (value: unknown): string =>
   JSON.stringify(value).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** Starts the service on 127.0.0.1, port 0 (or `port`). */
+/** Starts the service on 127.0.0.1, on a free port below the ephemeral range (or `port`). */
 export async function startSpecService(options: SpecServiceOptions = {}, port = 0): Promise<SpecService> {
   const inboxes = new Map<string, { email: string; expiresAt: Date; messages: WireMessage[]; next: number }>();
   const faults = new Map<string, Fault>();
@@ -199,7 +200,8 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
     });
     return (server.address() as AddressInfo).port;
   };
-  const boundPort = await listen(port);
+  // A port of its own below the ephemeral range: while stopped, no other test's server can take it.
+  const boundPort = await listen(port === 0 ? await restartablePort() : port);
 
   const stop = async () => {
     for (const t of pending.keys()) clearTimeout(t);

@@ -41,7 +41,9 @@ export async function startGate(target: string): Promise<Gate> {
   const address = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${address.port}/`,
-    open: () => void (isOpen = true),
+    open: () => {
+      isOpen = true;
+    },
     // Connections already through (a kept-alive one) are cut too: shut means nothing gets through.
     shut: () => {
       isOpen = false;

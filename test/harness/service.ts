@@ -46,7 +46,7 @@ export async function startTestService(
     dataDir,
   };
   const logs: string[] = [];
-  let running;
+  let running: RunningServer;
   try {
     running = await startServer(config, { clock: deps.clock, log: (line) => logs.push(line) });
   } catch (error) {

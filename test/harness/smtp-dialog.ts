@@ -50,8 +50,14 @@ export function openSmtp(target: SmtpTarget, timeoutMs = 10_000, from?: string):
         if (failure) return reject(failure);
         const timer = setTimeout(() => reject(new Error(`no SMTP reply within ${timeoutMs} ms`)), timeoutMs);
         waiters.push({
-          resolve: (r) => (clearTimeout(timer), resolve(r)),
-          reject: (e) => (clearTimeout(timer), reject(e)),
+          resolve: (r) => {
+            clearTimeout(timer);
+            resolve(r);
+          },
+          reject: (e) => {
+            clearTimeout(timer);
+            reject(e);
+          },
         });
         pump();
       });

@@ -48,6 +48,10 @@ export interface GuerrillaFakeOptions {
   pageSize?: number;
   /** A session idle this long is forgotten (the service's is about 18 minutes). */
   idleMs?: number;
+  /** Names set_email_user refuses: it answers the session's old address with `alias_error` saying why. */
+  refuseNames?: Record<string, string>;
+  /** Every call answers 200 with `{error: ...}`, as the API does for a function it cannot serve. */
+  sayError?: string;
 }
 
 export interface GuerrillaFake {
@@ -162,6 +166,7 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
       return;
     }
     if (req.path !== '/ajax.php') return reply(f, res, 404, { error: 'not found' });
+    if (options.sayError !== undefined) return reply(f, res, 200, { error: options.sayError });
     const { sid, session } = sessionOf(param('sid_token'));
     const inbox = () => inboxes.get(session.name) ?? [];
     switch (f) {
@@ -170,6 +175,8 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
       case 'set_email_user': {
         const user = (param('email_user') ?? '').toLowerCase();
         if (!/^[a-z0-9._+-]{1,64}$/.test(user)) return reply(f, res, 200, { ...address(session), alias_error: 'Invalid email user', sid_token: sid });
+        const refused = options.refuseNames?.[user];
+        if (refused !== undefined) return reply(f, res, 200, { ...address(session), alias_error: refused, sid_token: sid });
         session.name = user;
         if (!inboxes.has(user)) inboxes.set(user, []);
         session.createdAt = new Date();

@@ -48,8 +48,16 @@ export interface Violation {
   message: string;
 }
 
-/** An error answer: JSON-LD when `ld`, else problem+json. */
-export function problemJson(ld: boolean, status: number, description: string, violation?: Violation) {
+/**
+ * An error answer: JSON-LD when `ld`, else problem+json; `bare`: a constraint violation list with only
+ * the empty title and the violations (no description or detail), as some deployments answer 422.
+ */
+export function problemJson(ld: boolean, status: number, description: string, violation?: Violation, bare = false) {
+  if (bare && violation) {
+    return ld
+      ? { '@context': '/contexts/ConstraintViolationList', '@type': 'ConstraintViolationList', 'hydra:title': 'An error occurred', violations: [violation] }
+      : { title: 'An error occurred', status, violations: [violation] };
+  }
   if (ld) {
     return {
       '@context': violation ? '/contexts/ConstraintViolationList' : '/contexts/Error',

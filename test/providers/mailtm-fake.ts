@@ -39,6 +39,8 @@ export interface MailtmFakeOptions {
    * for as long as the client reads (up to FLOOD_BYTES a stream).
    */
   mercure?: 'ok' | 'fail' | 'close' | 'flood';
+  /** 422s as a bare violation list: the empty title and the violations, no description or detail. */
+  bareViolations?: boolean;
   /** Answer plain JSON whatever the client asks (API Platform's `application/json`). */
   format?: 'jsonld' | 'json';
   pageSize?: number;
@@ -47,8 +49,12 @@ export interface MailtmFakeOptions {
 export interface MailtmFake {
   baseUrl: string;
   server: FixtureServer;
-  /** Every request: method, path, status, whether it carried a bearer token. */
-  log: { method: string; path: string; status: number; bearer: boolean }[];
+  /** Every request: method, path, status, whether it carried a bearer token, when it arrived (ms). */
+  log: { method: string; path: string; status: number; bearer: boolean; at: number }[];
+  /** The most requests that arrived within any one second (the rate limit's own count), the event hub aside. */
+  busiestSecond(): number;
+  /** The requests answered 429 by the rate limit (not by failNext). */
+  limited(): number;
   accounts(): { id: string; address: string }[];
   /** The message ids in an account's inbox. */
   inbox(address: string): string[];
@@ -92,9 +98,12 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
   let failures: { status: number; count: number; retryAfter?: number; path?: string }[] = [];
 
   const server = await startFixtureServer((req, res, raw) => handle(req, res, raw));
+  // Arrivals counted by the rate limit, and how many it refused.
+  const arrivals: number[] = [];
+  let refused = 0;
 
   function answer(req: Recorded, raw: IncomingMessage, res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
-    log.push({ method: req.method, path: req.path, status, bearer: /^Bearer /.test(String(raw.headers.authorization ?? '')) });
+    log.push({ method: req.method, path: req.path, status, bearer: /^Bearer /.test(String(raw.headers.authorization ?? '')), at: Date.now() });
     if (body === undefined) {
       res.writeHead(status, headers);
       res.end();
@@ -106,7 +115,7 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
   }
 
   const ld = (raw: IncomingMessage) => options.format !== 'json' && String(raw.headers.accept ?? '').includes('application/ld+json');
-  const problem = (raw: IncomingMessage, status: number, description: string, violation?: Violation) => problemJson(ld(raw), status, description, violation);
+  const problem = (raw: IncomingMessage, status: number, description: string, violation?: Violation) => problemJson(ld(raw), status, description, violation, options.bareViolations);
   const collection = (raw: IncomingMessage, path: string, items: unknown[], total: number, page: number, last: number) =>
     collectionJson(ld(raw), path, items, total, page, last);
   const accountOf = (id: string) => [...accounts.values()].find((a) => a.id === id)!;
@@ -144,10 +153,12 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
       failures = failures.filter((f) => f.count > 0);
       return answer(req, raw, res, injected.status, problem(raw, injected.status, injected.status === 429 ? 'Too Many Requests' : 'Service Unavailable'), injected.retryAfter !== undefined ? { 'retry-after': String(injected.retryAfter) } : {});
     }
+    if (path !== '.well-known/mercure') arrivals.push(Date.now());
     if (options.ratePerSecond !== undefined && path !== '.well-known/mercure') {
       const now = Date.now();
       while (recent.length && recent[0]! <= now - 1000) recent.shift();
       if (recent.length >= options.ratePerSecond) {
+        refused += 1;
         return answer(req, raw, res, 429, problem(raw, 429, 'Too Many Requests'), { 'retry-after': '1' });
       }
       recent.push(now);
@@ -225,13 +236,13 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     if (one[3] === 'attachment') {
       const att = found.attachments.find((a) => a.id === one[4]);
       if (!att) return answer(req, raw, res, 404, problem(raw, 404, 'Not Found'));
-      log.push({ method: req.method, path: req.path, status: 200, bearer: true });
+      log.push({ method: req.method, path: req.path, status: 200, bearer: true, at: Date.now() });
       res.writeHead(200, { 'content-type': att.contentType, 'content-disposition': `attachment; filename="${att.filename}"` });
       res.end(att.content);
       return;
     }
     if (one[5] === 'download') {
-      log.push({ method: req.method, path: req.path, status: 200, bearer: true });
+      log.push({ method: req.method, path: req.path, status: 200, bearer: true, at: Date.now() });
       res.writeHead(200, { 'content-type': 'message/rfc822' });
       res.end(raw822(found));
       return;
@@ -257,7 +268,7 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     if (!account) return;
     const topics = req.query.getAll('topic');
     if (!topics.includes(`/accounts/${account.id}`)) return answer(req, raw, res, 403, problem(raw, 403, 'Access Denied.'));
-    log.push({ method: req.method, path: req.path, status: 200, bearer: true });
+    log.push({ method: req.method, path: req.path, status: 200, bearer: true, at: Date.now() });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.write(':\n\n');
     if (options.mercure === 'close') {
@@ -291,6 +302,15 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     server,
     log,
     floods,
+    busiestSecond() {
+      let most = 0;
+      for (let i = 0, j = 0; j < arrivals.length; j++) {
+        while (arrivals[i]! <= arrivals[j]! - 1000) i++;
+        most = Math.max(most, j - i + 1);
+      }
+      return most;
+    },
+    limited: () => refused,
     accounts: () => [...accounts.values()].map((a) => ({ id: a.id, address: a.address })),
     inbox: (address) => {
       const account = accounts.get(address.toLowerCase());

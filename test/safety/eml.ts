@@ -66,7 +66,7 @@ export const quoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`
 
 /** Folds a long raw header value at its spaces (a value without spaces stays one long line). */
 function fold(value: string): string {
-  return value.replace(/(.{1,900})( |$)/g, (m, part: string, sp: string) => (sp ? `${part}\r\n ` : part)).replace(/\r\n $/, '');
+  return value.replace(/(.{1,900})( |$)/g, (_match, part: string, sp: string) => (sp ? `${part}\r\n ` : part)).replace(/\r\n $/, '');
 }
 
 /** Quoted-printable (RFC 2045): every byte but printable ASCII as =XX, soft line breaks at 76. */

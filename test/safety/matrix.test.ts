@@ -23,7 +23,8 @@ const checked = new Map<DecodePath, number>();
 let messagesSent = 0;
 
 beforeAll(async () => {
-  svc = await startTestService({ createPerMinute: 100_000, inboxLimit: 1000 });
+  // Thousands of messages and requests from one client: the per-client limits are not what this tests.
+  svc = await startTestService({ createPerMinute: 100_000, inboxLimit: 1000, smtpMessagesPerMinute: 100_000, smtpRecipientsPerMinute: 100_000, httpRequestsPerMinute: 100_000 });
   spec = await startSpecService({ escapeJson: true });
 });
 afterAll(async () => {

@@ -57,7 +57,7 @@ describe('SMTP under abuse', () => {
       expect(await c.command('MAIL FROM:<a@example.org>')).toMatch(/^250/);
       expect(await c.command(`RCPT TO:<${b.email}>`)).toMatch(/^250/);
       expect(await c.command('DATA')).toMatch(/^354/);
-      c.write(dataBlock(Buffer.from(head + 'x'.repeat(size - head.length - 2) + '\r\n')));
+      c.write(dataBlock(Buffer.from(`${head}${'x'.repeat(size - head.length - 2)}\r\n`)));
       expect(await c.reply()).toMatch(new RegExp(`^${code}`));
     }
     await c.command('QUIT');

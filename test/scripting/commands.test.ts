@@ -227,6 +227,6 @@ describe('usage', () => {
     const file = openSavedSessions({ env: r.env }).file;
     const data = JSON.parse(readFileSync(file, 'utf8'));
     expect(data.version).toBe(1);
-    expect(Object.keys(data.sessions[0]).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'expiresAt', 'provider', 'token']);
+    expect(Object.keys(data.sessions[0]).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'expiresAt', 'provider', 'token', 'usedAt']);
   });
 });

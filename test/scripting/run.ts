@@ -51,7 +51,8 @@ export function makeRunner(): Runner {
       return openSavedSessions({ env })
         .listLive()
         .map((saved) => saved.token)
-        .filter((token) => all.includes(token));
+        // An account saved before its sign-in has no token yet ("").
+        .filter((token) => token !== '' && all.includes(token));
     },
     cleanup() {
       rmSync(home, { recursive: true, force: true });

@@ -5,6 +5,7 @@
 import { existsSync, watch } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { waitFor } from '../harness/wait';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { call } from '../harness/http';
@@ -139,5 +140,27 @@ describe('tempmail-tui serve', () => {
     // The address is still held: nobody else can take it.
     expect((await call(second.baseUrl, '/create-session', { form: { prefix: 'keeper' } })).status).toBe(409);
     await stopServe(second);
+  });
+
+  it('--version prints the version; --help names the routes, the signals and the exit codes', async () => {
+    const version = spawnCli(['serve', '--version']);
+    expect((await version.exited).code).toBe(0);
+    expect(version.stdout()).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+    const help = spawnCli(['serve', '--help']);
+    expect((await help.exited).code).toBe(0);
+    for (const said of ['GET  /events?token', 'GET  /health', '/admin/stats', 'Authorization: Bearer', 'SIGHUP', 'SIGTERM', 'Exit codes: 0', '--admin-token-file']) {
+      expect(help.stdout(), said).toContain(said);
+    }
+  });
+
+  it('--data-dir beats TEMPMAIL_DATABASE_URL, and says so', async () => {
+    const dir = await tempDir();
+    const proc = track(await startServeProcess(['--data-dir', dir], { TEMPMAIL_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' }));
+    // stdout (the addresses, which startServeProcess waits for) and stderr (the log) are two pipes with no
+    // order between them: wait for the log lines.
+    await waitFor(() => proc.stderr().includes(`data in ${dir}`));
+    expect(proc.stderr()).toContain('storage: the data dir of the flags overrides the database of TEMPMAIL_DATABASE_URL');
+    expect((await call(proc.baseUrl, '/health')).status).toBe(200);
+    expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
   });
 });

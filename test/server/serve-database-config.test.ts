@@ -53,15 +53,36 @@ describe('the database URL setting', () => {
       expect(message).toMatch(/expected a postgres:\/\/ or postgresql:\/\/ URL/);
       expect(message).not.toContain('Hunter2');
     }
-    const file = await configFile({ databaseUrl: `${secret} ` + '\u001b[2J' });
+    const file = await configFile({ databaseUrl: `${secret} \u001b[2J` });
     expect(refusal(() => buildServerConfig({ config: file }, {}))).not.toContain('Hunter2');
   });
 
-  it('refuses a data dir and a database together, from any source', async () => {
+  it('refuses a data dir and a database given by one source; between sources the higher one wins, and says so', async () => {
     const url = 'postgres://u@db/x';
-    expect(refusal(() => buildServerConfig({ 'data-dir': '/tmp/x', 'database-url': url }, {}))).toMatch(/not both/);
-    const file = await configFile({ dataDir: '/tmp/x' });
-    expect(refusal(() => buildServerConfig({ config: file }, { TEMPMAIL_DATABASE_URL: url }))).toMatch(/not both/);
+    expect(refusal(() => buildServerConfig({ 'data-dir': '/tmp/x', 'database-url': url }, {}))).toMatch(/^give --data-dir or --database-url, not both$/);
+    const both = await configFile({ dataDir: '/tmp/x', databaseUrl: url });
+    expect(refusal(() => buildServerConfig({ config: both }, {}))).toMatch(/^give dataDir or databaseUrl in the config file, not both$/);
+    const env = { TEMPMAIL_DATABASE_URL: url };
+    // Flags beat the environment: --data-dir with TEMPMAIL_DATABASE_URL set keeps the data in the dir.
+    let notes: string[] = [];
+    let config = buildServerConfig({ 'data-dir': '/tmp/flag' }, env, notes);
+    expect(config).toMatchObject({ dataDir: '/tmp/flag', databaseUrl: undefined });
+    expect(notes).toEqual(['storage: the data dir of the flags overrides the database of TEMPMAIL_DATABASE_URL']);
+    // The environment beats the file, and a flag beats both.
+    const dirFile = await configFile({ dataDir: '/tmp/file' });
+    notes = [];
+    expect(buildServerConfig({ config: dirFile }, env, notes).databaseUrl).toBe(url);
+    expect(notes).toEqual(['storage: the database of TEMPMAIL_DATABASE_URL overrides the data dir of the config file']);
+    notes = [];
+    config = buildServerConfig({ config: both, 'data-dir': '/tmp/flag' }, env, notes);
+    expect(config).toMatchObject({ dataDir: '/tmp/flag', databaseUrl: undefined });
+    expect(notes).toEqual([
+      'storage: the data dir of the flags overrides the database of TEMPMAIL_DATABASE_URL',
+      'storage: the data dir of the flags overrides the database of the config file',
+    ]);
+    notes = [];
+    expect(buildServerConfig({ config: dirFile, 'database-url': 'postgres://flag@db/y' }, {}, notes).databaseUrl).toBe('postgres://flag@db/y');
+    expect(notes).toEqual(['storage: the database of the flags overrides the data dir of the config file']);
   });
 
   it('checks the pool size and the trusted proxies', async () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { startServeProcess, stopServe, type ServeProcess, type ServeReady } from '../harness/serve-process';
-import { openSmtp } from '../harness/smtp-dialog';
+import { openSmtp, type SmtpDialog } from '../harness/smtp-dialog';
 import { waitFor } from '../harness/wait';
 
 const cleanup = cleanupAfterEach();
@@ -22,7 +22,7 @@ type Attempt = 'refused' | 'cut' | '421' | 'served';
  * kernel took just before the listener closed can also be cut (reset) or told 421; "served" is a failure.
  */
 async function attempt(target: ServeReady): Promise<Attempt> {
-  let dialog;
+  let dialog: SmtpDialog;
   try {
     dialog = await openSmtp(target, 5_000);
   } catch (error) {

@@ -53,7 +53,9 @@ export async function makeService(overrides: Partial<ServerConfig> = {}, file = 
     store,
     config,
     dataDir: config.dataDir,
-    advance: (ms) => void (now += ms),
+    advance: (ms) => {
+      now += ms;
+    },
     now: () => now,
     logs,
     async close() {

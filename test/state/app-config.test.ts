@@ -44,6 +44,8 @@ describe('loadSettings', () => {
       serverTz: 'UTC',
       postEncoding: 'form',
       downloadDir: paths.downloads,
+      providers: {},
+      providerOrder: ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'],
     });
     expect('baseUrl' in s).toBe(false);
   });
@@ -64,6 +66,8 @@ describe('loadSettings', () => {
       serverTz: 'Europe/Berlin',
       postEncoding: 'json',
       downloadDir: '/home/u/mail-files',
+      providers: {},
+      providerOrder: ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'],
     });
   });
 
@@ -98,6 +102,8 @@ describe('loadSettings', () => {
       serverTz: 'UTC',
       postEncoding: 'form',
       downloadDir: '/tmp/flag-dl',
+      providers: {},
+      providerOrder: ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'],
     });
   });
 
@@ -205,7 +211,7 @@ describe('provider', () => {
     expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'MailTM' }, paths }).provider).toBe('mailtm');
     expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'mailtm' }, paths, flags: { provider: 'tempmail' } }).provider).toBe('tempmail');
     expect(errorOf(() => loadSettings({ env: {}, paths, flags: { provider: '1secmail' } })).message).toBe(
-      '--provider must be one of tempmail, mailtm, guerrilla, got "1secmail"',
+      '--provider must be one of tempmail, mailtm, guerrilla, tempmaillol or auto, got "1secmail"',
     );
     expect(errorOf(() => loadSettings({ env: { TEMPMAIL_PROVIDER: 'x' }, paths })).message).toContain('TEMPMAIL_PROVIDER must be one of');
   });

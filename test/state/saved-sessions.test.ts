@@ -36,7 +36,7 @@ describe('saved sessions', () => {
     expect(mode(store.file)).toBe(0o600);
     const live = open().listLive(minutes(2));
     expect(live.map((s) => s.email)).toEqual(['b@x.test', 'a@x.test']);
-    expect(live[1]).toEqual({ email: 'a@x.test', token: 'tok-a', expiresAt: minutes(60), provider: 'tempmail', baseUrl: BASE, createdAt: T0 });
+    expect(live[1]).toEqual({ email: 'a@x.test', token: 'tok-a', expiresAt: minutes(60), provider: 'tempmail', baseUrl: BASE, createdAt: T0, usedAt: T0 });
     const stored = JSON.parse(readFileSync(store.file, 'utf8'));
     expect(stored.sessions[0]).toEqual({
       email: 'b@x.test',
@@ -45,6 +45,7 @@ describe('saved sessions', () => {
       provider: 'tempmail',
       baseUrl: BASE,
       createdAt: '2026-03-01T12:01:00.000Z',
+      usedAt: '2026-03-01T12:01:00.000Z',
     });
   });
 
@@ -102,6 +103,26 @@ describe('saved sessions', () => {
     store.markRefused('a@x.test', BASE, minutes(2));
     store.save({ email: 'a@x.test', token: 'v', expiresAt: minutes(50) }, BASE);
     expect(store.listLive(now, BASE)[0]).not.toHaveProperty('refusedAt');
+  });
+
+  it('records when an address was last used (saving is using it); a file from before has none, and a bad one is ignored', () => {
+    const store = open();
+    store.save({ email: 'a@x.test', token: 't', expiresAt: minutes(50) }, BASE);
+    now = minutes(1);
+    store.save({ email: 'b@x.test', token: 'u', expiresAt: minutes(50) }, BASE);
+    expect(store.markUsed('A@x.test', 'http://127.0.0.1:8025', minutes(3))).toBe(true);
+    expect(store.markUsed('c@x.test', BASE, minutes(3))).toBe(false);
+    // Persisted, the list order (newest created first) unchanged.
+    expect(open().listLive(now, BASE).map((s) => [s.email, s.createdAt, s.usedAt])).toEqual([
+      ['b@x.test', minutes(1), minutes(1)],
+      ['a@x.test', T0, minutes(3)],
+    ]);
+    const entry = { email: 'old@x.test', token: 't', expiresAt: minutes(5).toISOString(), baseUrl: BASE, createdAt: T0.toISOString() };
+    writeFileSync(store.file, JSON.stringify({ version: 1, sessions: [entry, { ...entry, email: 'bad@x.test', usedAt: 'yesterday' }] }), { mode: 0o600 });
+    expect(open().listLive(now).map((s) => [s.email, s.usedAt])).toEqual([
+      ['old@x.test', undefined],
+      ['bad@x.test', undefined],
+    ]);
   });
 
   it('ignores a refusedAt that is not a date, keeping the address and its token', () => {

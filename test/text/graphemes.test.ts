@@ -28,7 +28,10 @@ const ALPHABET = [
 ];
 
 function random(seed: number) {
-  return () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  return () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
 }
 
 describe('graphemes', () => {

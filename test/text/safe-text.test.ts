@@ -135,8 +135,8 @@ describe('safeText: line handling and length', () => {
   });
   it('is linear on floods of introducers (a hostile mail cannot hang the app)', () => {
     const floods = [
-      '\u0090'.repeat(200_000) + 'x'.repeat(200_000),
-      ('\u009d' + 'y'.repeat(50)).repeat(20_000),
+      `${'\u0090'.repeat(200_000)}${'x'.repeat(200_000)}`,
+      `\u009d${'y'.repeat(50)}`.repeat(20_000),
       `${ESC}]`.repeat(200_000),
       `${ESC}[`.repeat(200_000),
       `${ESC}[1;`.repeat(100_000),

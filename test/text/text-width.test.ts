@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusters, fitToWidth, textWidth, truncateToWidth } from '../../src/text/text-width';
+import { RECENT_EMOJI_UNICODE, setGraphemeClustering } from '../../src/text/terminal-width';
 
 describe('textWidth', () => {
   it('counts ASCII one column each', () => {
@@ -17,16 +18,46 @@ describe('textWidth', () => {
     expect(textWidth('𠀋')).toBe(2);
   });
 
-  it('counts emoji, ZWJ sequences, flags, skin tones and keycaps two columns each', () => {
+  it('counts an emoji sequence at the widest a terminal draws it: its code points added up, a joiner one column', () => {
     expect(textWidth('😀')).toBe(2);
-    expect(textWidth('👨‍👩‍👧')).toBe(2);
+    // tmux 3.3 and xterm put the skin tone in a cell of its own.
+    expect(textWidth('👍🏽')).toBe(4);
+    // xterm and VTE draw each person; Terminal.app gives each ZWJ a column too.
+    expect(textWidth('👨‍👩‍👧')).toBe(8);
     expect(textWidth('🇩🇪')).toBe(2);
-    expect(textWidth('👍🏽')).toBe(2);
+    // VS16 makes a one-column symbol two wide; a keycap is its digit made an emoji.
     expect(textWidth('❤️')).toBe(2);
     expect(textWidth('1️⃣')).toBe(2);
     // Text-presentation symbols stay narrow.
     expect(textWidth('❤')).toBe(1);
     expect(textWidth('©')).toBe(1);
+  });
+
+  it('counts the spacing vowels and conjunct consonants of Thai and Indic scripts, as terminals add them up', () => {
+    expect(textWidth('กำ')).toBe(2);
+    expect(textWidth('ทำ'.repeat(40))).toBe(80);
+    expect(textWidth('क्ष')).toBe(2);
+    expect(textWidth('தமிழ்')).toBe(4);
+    expect(textWidth('مَرْحَبًا')).toBe(5);
+  });
+
+  it('counts an RGI emoji cluster two columns where the terminal clusters graphemes (mode 2027), but the newest emoji and other scripts as before', () => {
+    setGraphemeClustering(true);
+    try {
+      for (const emoji of ['👍🏽', '👩🏽‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '❤️', '1️⃣', '⛹🏻‍♂️']) expect(textWidth(emoji), emoji).toBe(2);
+      // Emoji 17: foot 1.25 drew this five columns wide, its tables a version behind.
+      expect(textWidth('👨🏻‍🫯‍👨🏼')).toBe(12);
+      expect(textWidth('ทำ'.repeat(40))).toBe(80);
+      expect(textWidth('क्ष')).toBe(2);
+      expect(textWidth('এ\u200cই')).toBe(3);
+    } finally {
+      setGraphemeClustering(false);
+    }
+    expect(textWidth('👨‍👩‍👧‍👦')).toBe(11);
+  });
+
+  it('knows the newest emoji of the Unicode version Node has (extend RECENT_EMOJI in terminal-width.ts when this fails)', () => {
+    expect(Number(process.versions.unicode)).toBeLessThanOrEqual(Number(RECENT_EMOJI_UNICODE));
   });
 
   it('counts combining marks and format characters zero columns', () => {
@@ -96,7 +127,7 @@ describe('fitToWidth and clusters', () => {
     expect(clusters('a日👍🏽')).toEqual([
       { text: 'a', width: 1 },
       { text: '日', width: 2 },
-      { text: '👍🏽', width: 2 },
+      { text: '👍🏽', width: 4 },
     ]);
   });
 });

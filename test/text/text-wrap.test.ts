@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../src/text/text-width';
-import { wrapText } from '../../src/text/text-wrap';
+import { TOO_WIDE, wrapText } from '../../src/text/text-wrap';
 import { JAPANESE, lineProblems, splitClusters, squeezed } from '../content/line-breaks';
 
 const widths = (s: string) => s.split('\n').map(textWidth);
@@ -33,12 +33,13 @@ describe('wrapText', () => {
 
   it('keeps grapheme clusters whole', () => {
     const family = '👨‍👩‍👧';
-    const out = wrapText(`${family}${family}${family}`, 3);
+    const out = wrapText(`${family}${family}${family}`, 8);
     expect(out.split('\n')).toEqual([family, family, family]);
   });
 
-  it('shows a cluster wider than the width alone rather than looping', () => {
-    expect(wrapText('日日', 1)).toBe('日\n日');
+  it('puts an ellipsis for a cluster wider than the width, rather than looping or running past the edge', () => {
+    expect(wrapText('日日', 1)).toBe('…\n…');
+    expect(wrapText('ab 👨‍👩‍👧 cd', 4)).toBe('ab …\ncd');
   });
 
   it('cuts at the width only when asked not to break at spaces', () => {
@@ -82,13 +83,22 @@ describe('wrapText', () => {
 
   it('never splits an emoji ZWJ sequence, a skin tone or a combining mark between lines, and keeps kinsoku around them', () => {
     const text = 'テスト👨‍👩‍👧‍👦テスト👩🏽‍💻です。か\u3099ぎ🏳️‍🌈ありがとう'.repeat(3);
+    // The family is 11 columns wide (4 people, 3 joiners: docs/architecture.md, "Cell widths").
+    expect(textWidth('👨‍👩‍👧‍👦')).toBe(11);
     for (let width = 2; width <= 24; width++) {
       const out = wrapText(text, width);
-      expect(splitClusters(text, out), `at ${width}`).toEqual([]);
-      expect(out.replace(/\n/g, '')).toBe(text);
+      expect(splitClusters(text + TOO_WIDE, out), `at ${width}`).toEqual([]);
+      // A cluster wider than the line is an ellipsis; anything narrower is kept.
+      if (width >= 11) expect(out.replace(/\n/g, '')).toBe(text);
+      else expect(out).toContain(TOO_WIDE);
       expect(Math.max(...widths(out))).toBeLessThanOrEqual(width);
-      // At an odd width a line of wide characters ends a column short, and kinsoku may take 2 more.
-      if (width >= 6 && width % 2 === 0) expect(lineProblems(out, width), `at ${width}:\n${out}`).toEqual([]);
+      // Lines are full: the next line's first cluster would not have fitted (kinsoku may take 2 more).
+      const lines = width >= 6 ? out.split('\n') : [];
+      for (let i = 0; i + 1 < lines.length; i++) {
+        const next = [...new Intl.Segmenter().segment(lines[i + 1]!)][0]!.segment;
+        expect(textWidth(lines[i]!) + textWidth(next), `at ${width}:\n${out}`).toBeGreaterThan(width - (width % 2) - 2);
+      }
+      if (width >= 6) expect(lineProblems(out, width).filter((p) => !/ is only /.test(p)), `at ${width}:\n${out}`).toEqual([]);
     }
   });
 

@@ -2,7 +2,6 @@
  * Renders the real App against a real reference service (loopback, port 0) through the real client,
  * with the test in control of the clock, the bell and the clipboard.
  */
-import React from 'react';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../src/client/tempmail/tempmail-provider';
 import { createProviderSet, type ProviderSet } from '../../src/client/providers';
@@ -41,6 +40,8 @@ export interface HarnessOptions {
   initialSession?: Session;
   /** Extra client options (e.g. a wrong serverOffsetMinutes). */
   apiOptions?: Partial<ApiOptions>;
+  /** Let the app hear of new mail through the service's event stream (GET /events), as it does for real. */
+  push?: boolean;
   /** Builds the App's providers (default: the test's service alone, under `ref`). */
   providers?: (ref: { provider: 'tempmail'; baseUrl: string }, api: TempMailApi) => ProviderSet;
 }
@@ -48,7 +49,10 @@ export interface HarnessOptions {
 /** Starts a service (unless given) and renders the App against it. */
 export async function startApp(options: HarnessOptions = {}): Promise<AppHarness> {
   const svc = options.svc ?? (await startTestService());
-  const created = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0, ...options.apiOptions });
+  const { openEvents, ...polled } = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0, ...options.apiOptions });
+  // Without `push`, the inbox learns of mail by its checks alone (`r`, or the poll interval), so a test
+  // decides when the list changes; with it, the service's event stream tells the app at once.
+  const created: TempMailApi = options.push ? { ...polled, openEvents } : polled;
   const tokens: string[] = [];
   const real: TempMailApi = {
     ...created,

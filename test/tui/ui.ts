@@ -60,8 +60,8 @@ function keyPath(ink: InkStdin) {
   const pull = () => {
     // Ink reads stdin only while a screen listens for keys: until then they wait, as in a terminal.
     if (ink.listenerCount('readable') === 0) return;
-    let key: string | null;
-    while ((key = keys.read() as string | null) !== null) {
+    const next = () => keys.read() as string | null;
+    for (let key = next(); key !== null; key = next()) {
       delivered += 1;
       ink.write(key);
     }

@@ -11,7 +11,9 @@ import type { DomainList, Session } from '../../model/mail-types';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpClient } from '../http-client';
 import { startMessageListing, withCut } from '../listing';
-import { badResponse, parseJson } from '../wire-json';
+import { USER_AGENT } from '../user-agent';
+import { serviceText } from '../redact';
+import { badResponse, isObject, parseJson } from '../wire-json';
 import { isWelcome, parseAddress, parseList, parseMessage, parseSummary, sidOf } from './guerrilla-parse';
 
 export const GUERRILLA_INFO: ProviderInfo = {
@@ -20,7 +22,14 @@ export const GUERRILLA_INFO: ProviderInfo = {
   defaultBaseUrl: 'https://api.guerrillamail.com/',
   offline: false,
   note: 'public: any website can mail it; anyone who types the same name reads the same inbox; 60 minutes',
-  limits: { lifetimeMinutes: 60, requestsPerSecond: null, customNames: true, publicInbox: true, numericIds: true },
+  limits: {
+    lifetimeMinutes: 60,
+    requestsPerSecond: null,
+    customNames: true,
+    publicInbox: true,
+    numericIds: true,
+    names: { min: 1, max: 64, pattern: /^[a-z0-9._+-]+$/, chars: 'a-z, 0-9, ".", "_", "+" and "-"' },
+  },
   deleteAddress: 'end the Guerrilla Mail session (forget_me; mail to the name still arrives for whoever asks for it)',
 };
 
@@ -48,11 +57,11 @@ const LINK_TTL_MS = 5 * 60_000;
 // of 20"): pages are read until `count` messages are in or a page comes back empty.
 const MAX_PAGES = 100;
 // The documentation asks every call to say the user's ip and agent; a terminal client has no other user.
-const IDENTITY = { ip: '127.0.0.1', agent: 'tempmail-tui', lang: 'en' };
+const IDENTITY = { ip: '127.0.0.1', agent: USER_AGENT, lang: 'en' };
 // A local part Guerrilla Mail accepts; anything else is refused before it is sent.
 const NAME_SHAPE = /^[a-z0-9._+-]{1,64}$/;
 
-export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits'> & {
+export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits' | 'pacer' | 'rateLimitWait'> & {
   /** Clock for the 60-minute lifetime and for relinking (tests). */
   now?: () => number;
 };
@@ -80,6 +89,10 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     const answer = await http.request(method, 'ajax.php', { searchParams: query, ...(method === 'POST' ? { form: params } : {}), secrets });
     const data = parseJson(answer.body);
     if (data === undefined) throw badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
+    // A function it cannot serve is answered 200 with {error: "..."}: said in its own words.
+    if (isObject(data) && typeof data.error === 'string' && data.error.trim() && data.email_addr === undefined && data.list === undefined) {
+      throw new ApiError('service', `Guerrilla Mail said: ${serviceText(data.error, http.secrets(), 120)}`);
+    }
     return { data, bytes: Buffer.byteLength(answer.body) };
   }
   const call = async (...args: Parameters<typeof sized>): Promise<unknown> => (await sized(...args)).data;
@@ -136,6 +149,10 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
   return {
     info: GUERRILLA_INFO,
     baseUrl: http.baseUrl,
+    // The API lists no domains; its cheapest call is a new session (an address nobody uses, gone in an hour).
+    async probe() {
+      parseAddress(await call('get_email_address', {}));
+    },
     async listDomains(): Promise<DomainList> {
       return { domains: GUERRILLA_DOMAINS.map((domain, i) => ({ id: i + 1, domain })), extmailAccounts: [] };
     },
@@ -148,7 +165,11 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
       let address = parseAddress(await call('get_email_address', {}));
       http.addSecret(address.sid);
       if (opts.prefix !== undefined) {
-        address = parseAddress(await call('set_email_user', { email_user: opts.prefix.toLowerCase(), sid_token: address.sid }, 'POST', [address.sid]));
+        const data = await call('set_email_user', { email_user: opts.prefix.toLowerCase(), sid_token: address.sid }, 'POST', [address.sid]);
+        // A name it will not give is answered with the old address and its reason in `alias_error`.
+        const refused = isObject(data) && typeof data.alias_error === 'string' ? serviceText(data.alias_error, http.secrets(), 120) : '';
+        if (refused) throw new ApiError('bad_request', `Guerrilla Mail refused the name ${opts.prefix.toLowerCase()}: ${refused}`);
+        address = parseAddress(data);
         http.addSecret(address.sid);
       }
       const created = address.createdAt?.getTime() ?? now();

@@ -4,7 +4,7 @@
  * can be fetched when a call answers 401. Wire mapping only, on the shared HTTP client; requests are
  * spaced to the documented 8 per second, and a 429 becomes a rate_limited ApiError with its Retry-After.
  */
-import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
+import type { ApiOptions, MailProvider } from '../client-types';
 import type { AttachmentInfo, CreateSessionOptions, Domain, DomainList, Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../error-map';
@@ -14,18 +14,11 @@ import { DOMAIN_LISTING, startListing, startMessageListing, withCut } from '../l
 import { createPacer } from '../pacer';
 import { badResponse, parseJson } from '../wire-json';
 import { watchMailtm } from './mailtm-events';
+import { MAILTM_INFO, mercureUrl } from './mailtm-info';
+
+export { MAILTM_INFO, mercureUrl };
 import { randomLocalPart, randomPassword } from './mailtm-names';
 import { isResourceId, members, parseAccount, parseDomain, parseMessage, parseSummary, parseToken, totalItems } from './mailtm-parse';
-
-export const MAILTM_INFO: ProviderInfo = {
-  id: 'mailtm',
-  label: 'mail.tm',
-  defaultBaseUrl: 'https://api.mail.tm/',
-  offline: false,
-  note: 'public: any website can mail it; an account (its password stays in the private sessions file) with no expiry',
-  limits: { lifetimeMinutes: null, requestsPerSecond: 8, customNames: true, publicInbox: false, numericIds: false },
-  deleteAddress: 'delete the mail.tm account (its mail is gone for good)',
-};
 
 /** mail.tm lists 30 messages a page. */
 const PAGE_SIZE = 30;
@@ -37,24 +30,13 @@ const MAX_DOWNLOAD_URLS = 4_096;
 // A random name that is taken (unlikely) is drawn again, this many times in all.
 const NAME_TRIES = 3;
 
-export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits'> {
-  /** Requests started per second (default 8, the documented limit; 0: no spacing). */
+export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits' | 'pacer' | 'rateLimitWait'> {
+  /** Requests started per second when no `pacer` is given (default 8, the documented limit; 0: no spacing). */
   requestsPerSecond?: number;
   /** The new-mail event stream (default: mercure.<domain> for an api.<domain> base, else <base>.well-known/mercure). */
   eventsUrl?: string;
-}
-
-/**
- * Where mail.tm publishes new mail (Mercure): https://api.mail.tm/ -> https://mercure.mail.tm/.well-known/mercure
- * (mail.gw the same way); any other base (a proxy, a test's fake) serves it itself under .well-known/mercure.
- */
-export function mercureUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  if (url.hostname.startsWith('api.')) {
-    url.hostname = `mercure.${url.hostname.slice(4)}`;
-    url.pathname = '/';
-  }
-  return new URL('.well-known/mercure', url).href;
+  /** Told of each token had by signing in again, so that the saved address keeps it (and the next run need not sign in). */
+  onSignedIn?: (email: string, token: string) => void;
 }
 
 interface Call {
@@ -67,8 +49,10 @@ interface Call {
 
 /** The mail.tm provider at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createMailtmProvider(options: MailtmOptions): MailProvider {
-  const http = createHttpClient(options);
-  const pacer = createPacer(options.requestsPerSecond ?? 8);
+  // Every request in its turn (the documented 8 a second), shared with the user's other processes when
+  // the caller gives a shared pacer.
+  const pacer = options.pacer ?? createPacer(options.requestsPerSecond ?? 8);
+  const http = createHttpClient({ ...options, pacer });
   const base = new URL(http.baseUrl);
   // The token each address last got (a refused one is replaced), and the refresh in flight per address.
   const tokens = new Map<string, string>();
@@ -82,7 +66,7 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     const headers: Record<string, string> = { accept: ACCEPT, ...c.headers };
     if (c.token !== undefined) headers.authorization = `Bearer ${c.token}`;
     const secrets = [...(c.token ? [c.token] : []), ...(c.secrets ?? [])];
-    const answer = await pacer.run(() => http.request(method, path, { json: c.json, searchParams: c.searchParams, headers, secrets }));
+    const answer = await http.request(method, path, { json: c.json, searchParams: c.searchParams, headers, secrets });
     const bytes = Buffer.byteLength(answer.body);
     if (!answer.body.trim()) return { data: undefined, bytes };
     const data = parseJson(answer.body);
@@ -108,6 +92,11 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
           const { token } = parseToken(await call('POST', 'token', { json: { address: session.email, password }, secrets: [password] }));
           http.addSecret(token);
           tokens.set(key, token);
+          try {
+            options.onSignedIn?.(session.email, token);
+          } catch {
+            // Only saves a sign-in for later: this one has its token.
+          }
           return token;
         } catch (error) {
           if (isApiError(error) && error.kind === 'invalid_token') {
@@ -123,11 +112,14 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     return pending;
   }
 
-  /** Runs `fn` with the address's token; on 401, once more with a new one from its password. */
+  /**
+   * Runs `fn` with the address's token; on 401, once more with a new one from its password. An address
+   * saved before its first sign-in went through (no token) signs in first.
+   */
   async function authed<T>(session: Session, fn: (token: string) => Promise<T>): Promise<T> {
     if (session.token) http.addSecret(session.token);
     if (session.password) http.addSecret(session.password);
-    const token = tokenOf(session);
+    const token = tokenOf(session) || (await login(session));
     try {
       return await fn(token);
     } catch (error) {
@@ -195,7 +187,11 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     info: MAILTM_INFO,
     baseUrl: http.baseUrl,
     listDomains: domains,
-    async createSession(options = {}) {
+    // The first page of domains: one request, and only mail.tm's API answers it with a collection.
+    async probe() {
+      members((await sized('GET', 'domains', { searchParams: { page: 1 } })).data, 'domains');
+    },
+    async createSession(options = {}, hooks = {}) {
       const domain = (await pickDomain(options)).toLowerCase();
       for (let attempt = 1; ; attempt++) {
         const local = options.prefix ? options.prefix.toLowerCase() : randomLocalPart();
@@ -206,16 +202,23 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
           account = parseAccount(await call('POST', 'accounts', { json: { address: `${local}@${domain}`, password }, secrets: [password] }));
         } catch (error) {
           // 422 "address: This value is already used." is a taken name; any other 422 is the name's own fault.
-          const taken = isApiError(error) && error.details.status === 422 && /already (used|exists|taken)/i.test(error.message);
+          const refused = isApiError(error) && error.details.status === 422;
+          const taken = refused && /already (used|exists|taken)/i.test(error.message);
+          // Any other 422 is the name's own fault, in mail.tm's words (its violations per field).
+          if (refused && !taken) throw asKind(error, 'bad_request', `mail.tm refused ${local}@${domain}: ${error.message}`);
           if (!taken) throw error;
           if (options.prefix) throw asKind(error, 'prefix_taken', 'That name is taken; try another');
           if (attempt >= NAME_TRIES) throw asKind(error, 'service', 'mail.tm refused every random name tried; try again');
           continue;
         }
+        // The account exists now: kept (saved by the caller) before its sign-in, which may fail (a 429 past
+        // the wait, the network), so that its password is never lost with it.
+        hooks.keep?.({ email: account.address, token: '', expiresAt: null, password, accountId: account.id });
         const { token, accountId: id } = parseToken(
           await call('POST', 'token', { json: { address: account.address, password }, secrets: [password] }),
         );
         http.addSecret(token);
+        tokens.set(account.address.toLowerCase(), token);
         return { email: account.address, token, expiresAt: null, password, accountId: id ?? account.id };
       }
     },
@@ -249,17 +252,13 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
       // The download URL the message gave; without one (a message not read in this run), the documented form.
       const given = downloadUrls.get(`${messageId} ${attachment.id}`);
       const path = given ? apiPath(given) : `messages/${checkId(messageId, 'message')}/attachment/${checkId(attachment.id, 'attachment')}`;
-      const answer = await authed(session, (token) =>
-        pacer.run(() => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] })),
-      );
+      const answer = await authed(session, (token) => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }));
       return answer.body;
     },
     // The message as mail.tm received it, byte for byte (its `downloadUrl`, documented with /sources/{id}).
     async readSource(session, id) {
       const path = `messages/${checkId(id, 'message')}/download`;
-      const answer = await authed(session, (token) =>
-        pacer.run(() => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] })),
-      );
+      const answer = await authed(session, (token) => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }));
       return { kind: 'raw', bytes: answer.body };
     },
     // Read state kept at mail.tm too, as its own web client does (a JSON merge patch of `seen`).
@@ -272,7 +271,7 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
       await authed(session, (token) => call('DELETE', `accounts/${encodeURIComponent(id)}`, { token }));
     },
     watchMail(session, events) {
-      const events$ = createHttpClient({ ...options, baseUrl: new URL('.', options.eventsUrl ?? mercureUrl(http.baseUrl)).href });
+      const events$ = createHttpClient({ ...options, pacer: undefined, baseUrl: new URL('.', options.eventsUrl ?? mercureUrl(http.baseUrl)).href });
       const path = new URL(options.eventsUrl ?? mercureUrl(http.baseUrl)).pathname.split('/').pop()!;
       return watchMailtm(
         {

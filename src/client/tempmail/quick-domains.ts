@@ -6,7 +6,9 @@
  * with nothing to show: the caller then asks through the provider, whose answer, or error, is the one
  * the user sees. So the app's first frame can list the domains without waiting for got to load.
  */
+import { USER_AGENT } from '../user-agent';
 import type { DomainList } from '../../model/mail-types';
+import { nodeHttp, nodeHttps } from '../../platform/node-http';
 import { checkBaseUrl } from '../base-url';
 import { isObject, parseJson } from '../wire-json';
 import { parseDomainList } from './tempmail-parse';
@@ -19,9 +21,9 @@ const MAX_BYTES = 256 * 1024;
 /** The service's domains, or a rejection that only says "ask the usual way". */
 export async function quickDomains(baseUrl: string): Promise<DomainList> {
   const url = new URL('domains', checkBaseUrl(baseUrl));
-  const { get } = url.protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const { get } = url.protocol === 'https:' ? nodeHttps() : nodeHttp();
   const body = await new Promise<string>((resolve, reject) => {
-    const options = { headers: { accept: 'application/json', 'user-agent': 'tempmail-tui' }, timeout: TIMEOUT_MS, signal: AbortSignal.timeout(TIMEOUT_MS) };
+    const options = { headers: { accept: 'application/json', 'user-agent': USER_AGENT }, timeout: TIMEOUT_MS, signal: AbortSignal.timeout(TIMEOUT_MS) };
     const request = get(url, options, (response) => {
       if (response.statusCode !== 200) {
         response.resume();

@@ -8,19 +8,41 @@ import type { CreateSessionOptions, DomainList, Message, MessageSource, Session 
 import type { MessageList } from '../listing';
 import { errorFromAnswer, errorFromNonJson } from '../error-map';
 import { ApiError } from '../api-error';
-import { createHttpClient, type HttpAnswer } from '../http-client';
+import { createHttpClient, type HttpAnswer, type HttpStream } from '../http-client';
+import { Capabilities, CAPABILITIES_HEADER } from './capabilities';
 import { badResponse, isObject, parseJson } from '../wire-json';
 import { parseDomainList, parseMessage, parseSession, parseSourceFields, parseSummaries } from './tempmail-parse';
 import type { ApiOptions, PostEncoding, TempMailApi } from '../client-types';
 
 type Params = Record<string, string | number>;
 
+/** Where a call puts the token: parameters, or headers. */
+interface Auth {
+  params: Params;
+  headers?: Record<string, string>;
+}
+const inHeader = (token: string): Auth => ({ params: {}, headers: { authorization: `Bearer ${token}` } });
+const asParam = (token: string): Auth => ({ params: { token } });
+
+/** How long an event stream waits for the service's first answer to say whether it offers one. */
+const EVENTS_WAIT_MS = 15_000;
+
 /** Inboxes whose last answer is kept for a conditional check (an app watches one, a script a few). */
 const KEPT_INBOXES = 8;
 
 /** Creates the client for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createApi(options: ApiOptions): TempMailApi {
-  const http = createHttpClient(options);
+  // What the service offers (capabilities.ts): a token goes in an Authorization header where it may.
+  const capabilities = new Capabilities();
+  const http = createHttpClient({
+    ...options,
+    // An error answer that names what the service offers says so too (the reference service names it on
+    // every answer): a refused token is then not sent again in a URL. One that names nothing may be a
+    // proxy's error page, and says nothing of the service behind it.
+    onHeaders: (headers) => {
+      if (headers[CAPABILITIES_HEADER] !== undefined) capabilities.learn({ headers });
+    },
+  });
   const encoding: PostEncoding = options.postEncoding ?? 'form';
   const offset = options.serverOffsetMinutes ?? 0;
 
@@ -28,14 +50,46 @@ export function createApi(options: ApiOptions): TempMailApi {
   // service that tags its answers (the reference service does) can say 304 and send no list at all.
   const kept = new Map<string, { etag: string; summaries: MessageList }>();
 
-  async function call(method: 'GET' | 'POST', path: string, params: Params, token?: string): Promise<Record<string, unknown>> {
-    const secrets = token ? [token] : [];
-    const sent =
-      method === 'GET' || encoding === 'query' ? { searchParams: params } : encoding === 'json' ? { json: params } : { form: params };
-    return dataOf(await http.request(method, path, { ...sent, secrets }));
+  /**
+   * Sends a call that carries `token`: in an Authorization header where the service said it takes one,
+   * as a parameter where it said nothing of it. Before it has said anything, in the header: a service
+   * that did not see it there refuses (401, or 400 "token required"), and the call goes once more with
+   * the token as a parameter (capabilities.ts).
+   */
+  async function carry<T>(token: string, send: (auth: Auth) => Promise<T>): Promise<T> {
+    const known = capabilities.get();
+    if (known) return send(known.has('bearer') ? inHeader(token) : asParam(token));
+    try {
+      return await send(inHeader(token));
+    } catch (error: unknown) {
+      const status = error instanceof ApiError ? error.details.status : undefined;
+      if ((status !== 401 && status !== 400) || capabilities.get()?.has('bearer')) throw error;
+      return send(asParam(token));
+    }
   }
 
-  function dataOf({ status, headers, body }: HttpAnswer<string>): Record<string, unknown> {
+  async function call(method: 'GET' | 'POST', path: string, params: Params, token?: string): Promise<Record<string, unknown>> {
+    const send = async (auth: Auth) => {
+      const all = { ...params, ...auth.params };
+      const sent =
+        method === 'GET' || encoding === 'query' ? { searchParams: all } : encoding === 'json' ? { json: all } : { form: all };
+      return dataOf(await http.request(method, path, { ...sent, headers: auth.headers, secrets: token ? [token] : [] }));
+    };
+    return token ? carry(token, send) : send({ params: {} });
+  }
+
+  /** A GET of bytes with `token` (attachments, raw messages). */
+  function bytes(path: string, token: string, params: Params): Promise<HttpAnswer<Buffer>> {
+    return carry(token, async (auth) => {
+      const answer = await http.requestBuffer(path, { searchParams: { ...params, ...auth.params }, headers: auth.headers, secrets: [token] });
+      capabilities.learn(answer);
+      return answer;
+    });
+  }
+
+  function dataOf(answer: HttpAnswer<string>): Record<string, unknown> {
+    capabilities.learn(answer);
+    const { status, headers, body } = answer;
     const data = parseJson(body);
     if (!isObject(data)) throw errorFromNonJson({ status, headers, body });
     // HTTP 200 with {status:"error"} is an error like any other.
@@ -60,11 +114,13 @@ export function createApi(options: ApiOptions): TempMailApi {
     },
     async checkMail(token: string): Promise<MessageList> {
       const last = kept.get(token);
-      const answer = await http.request('GET', 'check-mail', {
-        searchParams: { token },
-        secrets: [token],
-        headers: last ? { 'if-none-match': last.etag } : undefined,
-      });
+      const answer = await carry(token, (auth) =>
+        http.request('GET', 'check-mail', {
+          searchParams: auth.params,
+          secrets: [token],
+          headers: { ...auth.headers, ...(last ? { 'if-none-match': last.etag } : {}) },
+        }),
+      );
       if (answer.status === 304 && last) return last.summaries;
       const summaries = parseSummaries(dataOf(answer), offset, Buffer.byteLength(answer.body), options.listingLimits);
       kept.delete(token);
@@ -76,15 +132,15 @@ export function createApi(options: ApiOptions): TempMailApi {
       return summaries;
     },
     async readMail(token: string, id: number | string): Promise<Message> {
-      return parseMessage(await call('GET', 'read-mail', { token, id: checkId(id) }, token), offset);
+      return parseMessage(await call('GET', 'read-mail', { id: checkId(id) }, token), offset);
     },
     async deleteMail(token: string, id: number | string): Promise<void> {
-      await call('POST', 'delete-mail', { token, id: checkId(id) }, token);
+      await call('POST', 'delete-mail', { id: checkId(id) }, token);
     },
     async downloadAttachment(token: string, id: number | string, attachmentId: number | string): Promise<Buffer> {
-      const searchParams = { token, id: checkId(id), attachment_id: checkId(attachmentId) };
+      const params = { id: checkId(id), attachment_id: checkId(attachmentId) };
       try {
-        return (await http.requestBuffer('attachment', { searchParams, secrets: [token] })).body;
+        return (await bytes('attachment', token, params)).body;
       } catch (error: unknown) {
         if (error instanceof ApiError && isMissingRoute(error)) {
           throw new ApiError('not_found', 'This service does not serve attachment bytes', error.details);
@@ -93,14 +149,24 @@ export function createApi(options: ApiOptions): TempMailApi {
       }
     },
     async readSource(token: string, id: number | string): Promise<MessageSource> {
-      const searchParams = { token, id: checkId(id) };
+      const params = { id: checkId(id) };
       try {
-        return { kind: 'raw', bytes: (await http.requestBuffer('raw-mail', { searchParams, secrets: [token] })).body };
+        return { kind: 'raw', bytes: (await bytes('raw-mail', token, params)).body };
       } catch (error: unknown) {
         if (!(error instanceof ApiError && isMissingRoute(error))) throw error;
       }
       // No raw route (the interface has none): the nearest thing is every field read-mail returns.
-      return { kind: 'fields', fields: parseSourceFields(await call('GET', 'read-mail', searchParams, token)) };
+      return { kind: 'fields', fields: parseSourceFields(await call('GET', 'read-mail', params, token)) };
+    },
+    async openEvents(token: string): Promise<HttpStream | undefined> {
+      // Known from the first answer (the inbox's first check, made at the same moment): a service that
+      // does not offer the stream is never asked for it.
+      const known = await capabilities.settled(EVENTS_WAIT_MS).catch(() => {
+        throw new ApiError('network', 'The service has not answered yet');
+      });
+      if (!known.has('events')) return undefined;
+      const auth = known.has('bearer') ? inHeader(token) : asParam(token);
+      return http.stream('events', { searchParams: auth.params, headers: { accept: 'text/event-stream', ...auth.headers }, secrets: [token] });
     },
   };
 }

@@ -6,6 +6,7 @@
 import type { ApiOptions, MailProvider, ProviderInfo, TempMailApi } from '../client-types';
 import { checkBaseUrl } from '../base-url';
 import { createApi } from './tempmail-client';
+import { watchTempmail } from './tempmail-events';
 
 export const TEMPMAIL_INFO: ProviderInfo = {
   id: 'tempmail',
@@ -28,6 +29,8 @@ export function tempmailProvider(api: TempMailApi, baseUrl: string): MailProvide
     deleteMessage: (session, id) => api.deleteMail(session.token, id),
     downloadAttachment: (session, messageId, attachment) => api.downloadAttachment(session.token, messageId, attachment.id),
     readSource: (session, id) => api.readSource(session.token, id),
+    // News of mail pushed where the service offers GET /events; polling goes on either way.
+    ...(api.openEvents ? { watchMail: (session, events) => watchTempmail(api, session, events) } : {}),
   };
 }
 

@@ -3,15 +3,17 @@
  * JSON answers and the one place that turns every failure into `{status:"error", error, message}`.
  * Each request is caught as a whole, so no input can crash the process or leak a stack.
  */
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { nodeHttp } from '../../platform/node-http';
 import type { Socket } from 'node:net';
+import { addBearerToken, bearerToken, CAPABILITIES, CAPABILITIES_HEADER } from './bearer';
 import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
-import { ROUTES, type RouteResult } from './routes';
+import { ROUTES, type RouteExtras, type RouteResult } from './routes';
 import { ServiceError, type MailService } from '../service-types';
 import { hashToken } from '../mail-service';
 import { asLogger, sessionField, type Logger } from '../observe/log';
-import { clientAddressOf, loggablePath, redact, unmapped } from './request-names';
+import { clientAddressOf, isLoopback, loggablePath, redact, unmapped } from './request-names';
 
 /** What the HTTP front end asks and tells the rest of the service (limits, metrics). All optional. */
 export interface HttpHooks {
@@ -21,6 +23,20 @@ export interface HttpHooks {
   answered?(route: string, status: number, ms: number): void;
   /** GET routes answered outside the JSON API, by path (GET /metrics). */
   plain?: Record<string, () => Promise<{ contentType: string; body: string }>>;
+  /**
+   * A connection `id` arrived from `peer` (the socket's address, before any request). `proxy`: it is a
+   * trusted proxy's, or this machine's (127.0.0.1, ::1: a proxy or the app), whose connections carry many
+   * clients. A refusal is answered at once, and the connection closed before Node reads a byte of it.
+   */
+  connect?(id: string, peer: string, proxy: boolean): ConnectionRefusal | undefined;
+  /** A connection that connect() admitted closed. */
+  closed?(id: string): void;
+}
+
+/** Why a connection is refused: 429 (its client's share) or 503 (the total). */
+export interface ConnectionRefusal {
+  status: 429 | 503;
+  message: string;
 }
 
 export interface HttpFrontOptions {
@@ -45,14 +61,18 @@ export interface HttpFrontOptions {
   trustedProxies?: readonly string[];
   /** Bytes of check-mail answers kept between requests (default 64 MiB). */
   checkMailCacheBytes?: number;
+  /** The event streams (GET /events) and the admin API, where the service offers them. */
+  extras?: RouteExtras;
 }
 
 export interface HttpFront {
-  server: http.Server;
+  server: Server;
   /** Listens and resolves with the bound port (0 = any free port). */
   listen(port: number, host: string): Promise<number>;
   /** Stops accepting, lets in-flight requests finish (up to the grace time), then resolves. */
   close(): Promise<void>;
+  /** New request time limits (a reload), for the requests that start from now on. */
+  setTimeouts(headersTimeoutMs: number, requestTimeoutMs: number): void;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -86,6 +106,8 @@ function send(res: ServerResponse, result: RouteResult): void {
     case 'bytes':
       res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
       return void res.end(result.body);
+    case 'stream':
+      return result.open(res);
   }
 }
 
@@ -119,6 +141,26 @@ function withoutTrailingSlashes(path: string): string {
   return path.slice(0, end);
 }
 
+/**
+ * An error answer written on the socket itself, for a connection Node or the connection limits refuse
+ * before any request handler runs: the headers of every other JSON answer (sendPayload's, and what the
+ * service offers), then the close.
+ */
+function rawErrorAnswer(status: number, reason: string, code: string, message: string, extra: string[] = []): string {
+  const body = JSON.stringify({ status: 'error', error: code, message });
+  const head = [
+    `HTTP/1.1 ${status} ${reason}`,
+    `content-type: ${JSON_TYPE}`,
+    `content-length: ${Buffer.byteLength(body)}`,
+    'cache-control: no-store',
+    'x-content-type-options: nosniff',
+    `${CAPABILITIES_HEADER}: ${CAPABILITIES}`,
+    ...extra,
+    'connection: close',
+  ];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
   const log = asLogger(options.log);
@@ -135,6 +177,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const trustProxy = options.trustProxy ?? false;
   const listedProxies = new Set((options.trustedProxies ?? []).map(unmapped));
   const checkMail = new CheckMailCache(options.checkMailCacheBytes);
+  const extras = options.extras ?? {};
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -144,6 +187,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     let route = 'other';
     let token: string | undefined;
     const client = clientAddressOf(req, trustProxy, listedProxies);
+    // Every answer, errors included, says what the service offers beyond the interface.
+    res.setHeader(CAPABILITIES_HEADER, CAPABILITIES);
     try {
       let url: URL;
       try {
@@ -166,7 +211,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         res.end(req.method === 'HEAD' ? undefined : body);
         return done(200);
       }
-      if (!found) throw new HttpError(404, 'not_found', 'No such route');
+      // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
+      if (!found || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (method !== found.method) {
         throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {
@@ -175,6 +221,9 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       }
       const body = await readBody(req, bodyLimit);
       const params = parseParams(req, url, body);
+      const bearer = bearerToken(req);
+      // On /admin/ routes the header carries the admin token, which is no session's.
+      if (!path.startsWith('/admin/')) addBearerToken(params, bearer);
       const t = params.get('token');
       token = typeof t === 'string' ? t : undefined;
       const ifNoneMatch = req.headers['if-none-match'];
@@ -184,6 +233,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
         checkMail,
         draining: () => draining,
+        bearer,
+        extras,
       });
       send(res, result);
       access(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token), res.statusCode, client, token, route);
@@ -212,7 +263,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
 
   const headersTimeout = options.headersTimeoutMs ?? 15_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  const server = http.createServer(
+  const server = nodeHttp().createServer(
     {
       // A slow client may not hold a request open forever. (0 is Node's "no limit".)
       requestTimeout: requestTimeout > 0 ? Math.max(headersTimeout, requestTimeout) : 0,
@@ -228,6 +279,8 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     },
   );
 
+  guardConnections(server, hooks, (peer) => listedProxies.has(peer) || peer === '127.0.0.1' || peer === '::1' || (trustProxy && isLoopback(peer)));
+
   // Malformed HTTP never reaches a handler: answer it in JSON too, then drop the connection.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
@@ -240,10 +293,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? [408, 'Request Timeout', 'timeout']
           : [400, 'Bad Request', 'bad_request'];
-    const body = JSON.stringify({ status: 'error', error: code, message: reason });
-    socket.end(
-      `HTTP/1.1 ${status} ${reason}\r\ncontent-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    socket.end(rawErrorAnswer(status, reason, code, reason));
   });
 
   let closing: Promise<void> | undefined;
@@ -259,9 +309,15 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         });
       });
     },
+    setTimeouts(headersMs, requestMs) {
+      server.headersTimeout = headersMs;
+      server.requestTimeout = Math.max(headersMs, requestMs);
+    },
     close() {
       draining = true;
       closing ??= new Promise<void>((resolve) => {
+        // Event streams never finish by themselves: they end now, so their connections can close.
+        extras.events?.close();
         if (!server.listening) return resolve();
         const timer = setTimeout(() => server.closeAllConnections(), closeGraceMs);
         timer.unref();
@@ -274,4 +330,36 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       return closing;
     },
   };
+}
+
+/**
+ * Puts hooks.connect in front of Node's own handling of each new connection: an admitted one goes on to
+ * Node (and hooks.closed hears when it closes); a refused one hears the refusal and is closed, without a
+ * parser ever attached. Without it a client could hold as many connections as it liked: a connection is
+ * dropped only when its request is late (15 s), so one client reconnecting ~70 times a second held 1,000
+ * of them, which is every file descriptor systemd gives a service by default: SMTP and the data dir
+ * failed for everyone.
+ */
+function guardConnections(server: Server, hooks: HttpHooks, isProxy: (peer: string) => boolean): void {
+  if (!hooks.connect) return;
+  const connect = hooks.connect;
+  // Node's http.Server handles a connection in its 'connection' listener: taken here, called for the admitted.
+  const handlers = server.listeners('connection') as ((socket: Socket) => void)[];
+  server.removeAllListeners('connection');
+  let next = 0;
+  server.on('connection', (socket: Socket) => {
+    const id = String(++next);
+    const peer = unmapped(socket.remoteAddress ?? 'unknown');
+    const refusal = connect(id, peer, isProxy(peer));
+    if (!refusal) {
+      socket.once('close', () => hooks.closed?.(id));
+      for (const handle of handlers) handle.call(server, socket);
+      return;
+    }
+    const reason = refusal.status === 429 ? 'Too Many Requests' : 'Service Unavailable';
+    socket.on('error', () => socket.destroy());
+    // What the client sent is read and dropped, so closing does not reset the answer away.
+    socket.resume();
+    socket.end(rawErrorAnswer(refusal.status, reason, 'too_many_connections', refusal.message, ['retry-after: 10']), () => socket.destroy());
+  });
 }

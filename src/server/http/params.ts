@@ -3,6 +3,7 @@
  * (docs/server/http-api.md), merged into one flat map, then validated one by one. Nothing here knows routes.
  */
 import type { IncomingMessage } from 'node:http';
+import { ServiceError } from '../service-types';
 import { DuplicateKeyError, parseJsonStrict } from '../strict-json';
 
 /** An error of the HTTP layer itself (not of the mail service): bad framing, size, media type, route. */
@@ -127,6 +128,18 @@ export function parseParams(req: IncomingMessage, url: URL, body: Buffer): Param
     );
   }
   return params;
+}
+
+/** Tokens are 43 characters; anything far longer is not one, and is not worth hashing. */
+const MAX_TOKEN_LENGTH = 512;
+
+/** The session token (the `token` parameter, or a Bearer header: bearer.ts). */
+export function requireToken(params: Params): string {
+  const value = params.get('token');
+  if (value === undefined || value === '') throw new ServiceError('invalid_token', 'A session token is required');
+  // Never echo the token back: the message stays generic whatever was sent.
+  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH) throw new ServiceError('invalid_token', 'Unknown session token');
+  return value;
 }
 
 /** An optional string parameter; numbers are taken as their decimal text. */

@@ -11,7 +11,7 @@ export function unmapped(address: string): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
-const isLoopback = (address: string) => address === '::1' || /^127\./.test(address);
+export const isLoopback = (address: string) => address === '::1' || /^127\./.test(address);
 
 /**
  * The client of a request, for the per-client rate limit. Behind a reverse proxy every request comes

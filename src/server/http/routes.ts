@@ -2,19 +2,37 @@
  * The routes of the HTTP front end: the interface's five operations in our wire shapes, plus the
  * extras (raw message, attachment bytes, health). Each handler turns parameters into one MailService
  * call and the result into a wire answer; it depends on nothing but the service contract. The shapes
- * and errors are docs/server/http-api.md's.
+ * and errors are docs/server/http-api.md's; docs/server/openapi.yaml describes them route by route, and
+ * its tests fail when a route here (or in ADMIN_ROUTES) is missing there, or an answer differs.
  */
 import { formatWireTime } from '../../platform/time';
-import { ServiceError, type MailService } from '../service-types';
+import type { MailService } from '../service-types';
 import { matchesEtag, summaryRow, type CheckMailCache } from './check-mail-cache';
-import { optionalFlag, optionalInt, optionalString, requiredInt, type Params } from './params';
+import type { ServerResponse } from 'node:http';
+import type { AdminApi } from '../admin/admin-api';
+import { ADMIN_ROUTES } from '../admin/admin-routes';
+import { eventsRoute } from './events-route';
+import type { EventHub } from './events';
+import { optionalFlag, optionalInt, optionalString, requiredInt, requireToken, type Params } from './params';
 
-/** What a handler answers: a JSON object, JSON already serialized (with its ETag), 304, or bytes. */
+/**
+ * What a handler answers: a JSON object, JSON already serialized (with its ETag), 304, bytes, or a
+ * stream that writes the answer itself (GET /events; it may throw an HttpError before writing anything).
+ */
 export type RouteResult =
   | { kind: 'json'; status?: number; body: Record<string, unknown>; headers?: Record<string, string> }
   | { kind: 'serialized'; body: Buffer; etag: string }
   | { kind: 'not-modified'; etag: string }
-  | { kind: 'bytes'; body: Buffer; headers: Record<string, string> };
+  | { kind: 'bytes'; body: Buffer; headers: Record<string, string> }
+  | { kind: 'stream'; open(res: ServerResponse): void };
+
+/** What the front end holds beside the service, for the routes that need it. */
+export interface RouteExtras {
+  /** The open event streams (GET /events). */
+  events?: EventHub;
+  /** The admin API, when serve was started with an admin token (src/server/admin/). */
+  admin?: AdminApi;
+}
 
 export interface RouteContext {
   params: Params;
@@ -25,22 +43,14 @@ export interface RouteContext {
   checkMail: CheckMailCache;
   /** True once the service is closing (GET /ready says so, for a load balancer to drain it). */
   draining: () => boolean;
+  /** The token of an `Authorization: Bearer` header (already in `params` as `token`, except on /admin/ routes). */
+  bearer: string | undefined;
+  extras: RouteExtras;
 }
 
 export interface Route {
   method: 'GET' | 'POST';
   handle(service: MailService, ctx: RouteContext): Promise<RouteResult>;
-}
-
-/** Tokens are 43 characters; anything far longer is not one, and is not worth hashing. */
-const MAX_TOKEN_LENGTH = 512;
-
-function requireToken(params: Params): string {
-  const value = params.get('token');
-  if (value === undefined || value === '') throw new ServiceError('invalid_token', 'A session token is required');
-  // Never echo the token back: the message stays generic whatever was sent.
-  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH) throw new ServiceError('invalid_token', 'Unknown session token');
-  return value;
 }
 
 const ok = (body: Record<string, unknown>): RouteResult => ({ kind: 'json', body: { status: 'success', ...body } });
@@ -179,6 +189,10 @@ export const ROUTES: Record<string, Route> = {
       };
     },
   },
+
+  '/events': eventsRoute,
+
+  ...ADMIN_ROUTES,
 
   // For people and monitors: does the service work? Only a word, whoever asks: the reason of a failure
   // (a database's address, an errno) and any count are the log's and the metrics', not an answer's.

@@ -139,22 +139,24 @@ async function handle(client: ImapFlow, m: Head, skipHeld: boolean, folder: stri
     log(`imap left ${m.size} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
     return true;
   }
+  // fetchOne answers false, not a message, for a UID that is no longer there.
   const full = await client.fetchOne(String(m.uid), { uid: true, source: true }, { uid: true });
-  if (!full || !full.source) {
+  const raw = full === false ? undefined : full.source;
+  if (!raw) {
     log(`imap skipped a message ${who} ${where}: it was removed from the account before it could be read`);
     return true;
   }
   try {
-    const outcome = await intake.deliverFetched({ accountId, raw: full.source, aliases, skipHeld });
+    const outcome = await intake.deliverFetched({ accountId, raw, aliases, skipHeld });
     if (outcome.full.length > 0) {
-      log(`imap left ${full.source.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`);
+      log(`imap left ${raw.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`);
     } else if (outcome.stored.length > 0) {
-      log(`imap stored ${full.source.length} bytes ${fromOf(m.head)} for ${outcome.stored.join(', ')} ${where}`);
+      log(`imap stored ${raw.length} bytes ${fromOf(m.head)} for ${outcome.stored.join(', ')} ${where}`);
     }
     if (outcome.held.length > 0) log(`imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart or a renumbering): not stored twice`);
   } catch (error) {
     if (!(error instanceof ServiceError && error.code === 'too_large')) throw error;
-    log(`imap left ${full.source.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
+    log(`imap left ${raw.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
   }
   return true;
 }

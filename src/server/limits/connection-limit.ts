@@ -1,8 +1,9 @@
 /**
- * SMTP connections at once: at most `total` in all, and at most `perClient` from one client (rateLimitKey:
- * an IPv4 address, an IPv6 /64). Without the second, one client opening 200 idle connections locked every
- * other sender out. Counted per instance: what is protected is this instance's slots, and a connection
- * lives and dies with it (nothing to clean up in a shared store after a crash).
+ * Connections at once (SMTP's, and HTTP's: src/server/operations.ts): at most `total` in all, and at most
+ * `perClient` from one client (rateLimitKey: an IPv4 address, an IPv6 /64). Without the second, one
+ * client opening 200 idle connections locked every other sender out. Counted per instance: what is
+ * protected is this instance's slots, and a connection lives and dies with it (nothing to clean up in a
+ * shared store after a crash).
  *
  * A refusal is answered 421 by the caller; the log hears of each refused client at most once a minute,
  * with the count of its refusals since (a flood must not flood the log).
@@ -47,12 +48,15 @@ export class ConnectionLimit {
     return this.admitted.size;
   }
 
-  /** A connection `id` from `address` arrived: admitted (and counted) or refused. */
-  admit(id: string, address: string): ConnectionVerdict {
+  /**
+   * A connection `id` from `address` arrived: admitted (and counted) or refused. `ownShare` false: it
+   * counts in the total only (a proxy's connections carry many clients).
+   */
+  admit(id: string, address: string, ownShare = true): ConnectionVerdict {
     const client = rateLimitKey(address);
     if (this.admitted.size >= this.rules.total) return { ok: false, reason: 'total', limit: this.rules.total };
     const mine = this.open.get(client) ?? 0;
-    if (this.rules.perClient > 0 && mine >= this.rules.perClient) return { ok: false, reason: 'per-client', limit: this.rules.perClient };
+    if (ownShare && this.rules.perClient > 0 && mine >= this.rules.perClient) return { ok: false, reason: 'per-client', limit: this.rules.perClient };
     this.open.set(client, mine + 1);
     this.admitted.set(id, client);
     return { ok: true };

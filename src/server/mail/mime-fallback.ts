@@ -49,5 +49,5 @@ export function headerDigest(raw: Buffer): Buffer {
     fields.push(fieldAt(head, match.index + (match[0].startsWith('\n') ? 1 : 0)));
     if (seen.size === 7) break;
   }
-  return Buffer.from(fields.map((f) => `${f}\r\n`).join('') + '\r\n', 'latin1');
+  return Buffer.from(`${fields.map((f) => `${f}\r\n`).join('')}\r\n`, 'latin1');
 }

@@ -106,7 +106,7 @@ export function createLogger(options: LoggerOptions): Logger {
       for (const [key, value] of fields) object[key] = value;
       return JSON.stringify(object);
     }
-    const suffix = fields.map(([key, value]) => `${key}=${typeof value === 'boolean' ? (value ? 'yes' : 'no') : value}`).join(' ');
+    const suffix = fields.map(([key, value]) => `${key}=${typeof value === 'boolean' ? (value ? 'yes' : 'no') : textValue(value)}`).join(' ');
     // The level is JSON's: a text line reads as it always did, its fields after a bar.
     return `${text}${suffix ? ` | ${suffix}` : ''}`;
   }
@@ -169,6 +169,15 @@ export function createLogger(options: LoggerOptions): Logger {
     timer = undefined;
   };
   return logger;
+}
+
+/**
+ * A field's value in a text line: as it is, or quoted (JSON string rules) when it holds a space, a bar,
+ * an `=` or a quote. A sender's Message-ID of `<a@b> | client=10.9.9.9 tls=yes` wrote fields of its own
+ * into the line, which a reader (or a grep for client=) took for the service's.
+ */
+function textValue(value: string | number): string | number {
+  return typeof value === 'string' && /[\s|="\\]/.test(value) ? JSON.stringify(value) : value;
 }
 
 /** `log` as a Logger: itself when it is one, else a text Logger writing its lines to it. */

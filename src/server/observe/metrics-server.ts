@@ -1,8 +1,13 @@
 /**
  * `--metrics-listen HOST:PORT`: GET /metrics on a listener of its own (a private address for the scraper),
  * so the metrics need not be public on the service's HTTP port. Everything else there is 404.
+ *
+ * A scraper needs a connection or two: at most MAX_CONNECTIONS are open at once (more are closed at
+ * once), and a request must come within the HTTP port's time limits. With Node's defaults a silent
+ * connection was held for up to 90 s and their number had no bound: each holds a file descriptor, which
+ * SMTP and the data dir need too.
  */
-import http from 'node:http';
+import { nodeHttp } from '../../platform/node-http';
 
 export interface MetricsServer {
   url: string;
@@ -11,11 +16,30 @@ export interface MetricsServer {
 
 export type RenderMetrics = () => Promise<{ contentType: string; body: string }>;
 
+/** Where the metrics are served, on this listener or on the HTTP port (docs/server/openapi.yaml names it). */
+export const METRICS_PATH = '/metrics';
+
+/** Connections open at once on the metrics listener. */
+export const MAX_METRICS_CONNECTIONS = 16;
+
+/** The HTTP port's limits (ms): the request's head, and the whole request. */
+export interface MetricsTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
 /** Listens on `where` (port 0 = any free one) and answers GET /metrics with `render`. */
-export function startMetricsServer(where: { host: string; port: number }, render: RenderMetrics): Promise<MetricsServer> {
-  const server = http.createServer((req, res) => {
+export function startMetricsServer(where: { host: string; port: number }, render: RenderMetrics, timeouts: MetricsTimeouts): Promise<MetricsServer> {
+  const headersTimeout = timeouts.headersTimeoutMs;
+  const options = {
+    headersTimeout,
+    requestTimeout: Math.max(headersTimeout, timeouts.requestTimeoutMs),
+    // Node looks for late requests only this often (default 30 s).
+    connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeout)),
+  };
+  const server = nodeHttp().createServer(options, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    if (path !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('not found\n');
       return;
@@ -31,6 +55,7 @@ export function startMetricsServer(where: { host: string; port: number }, render
       },
     );
   });
+  server.maxConnections = MAX_METRICS_CONNECTIONS;
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(new Error(`metrics could not listen on ${where.host}:${where.port}: ${error.code ?? error.message}`)),

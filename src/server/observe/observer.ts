@@ -11,6 +11,7 @@ export interface MetricsSink {
   messageStored(): void;
   messageRefused(reason: string): void;
   smtpConnectionRefused(reason: string): void;
+  httpConnectionRefused(reason: string): void;
   tlsHandshake(result: 'ok' | 'failed'): void;
   httpRequest(route: string, status: number, seconds: number): void;
   storageError(): void;
@@ -19,6 +20,7 @@ export interface MetricsSink {
 /** Values read when asked (gauges): each is set by the part of the service that knows it. */
 export interface Gauges {
   smtpConnections(): number;
+  httpConnections(): number;
   storageUp(): boolean;
   storage(): StorageGauge;
   imapAccounts(): Record<string, number>;
@@ -42,7 +44,7 @@ export interface OpsStats {
     refused: Record<string, number>;
     tls: { ok: number; failed: number };
   };
-  http: { requests: number; limited: number };
+  http: { requests: number; limited: number; connectionsOpen: number; connectionsRefused: Record<string, number> };
   storage: StorageGauge & { up: boolean; errors: number };
   imapAccounts: Record<string, number>;
 }
@@ -58,6 +60,7 @@ export class Observer {
   private readonly tls = { ok: 0, failed: 0 };
   private httpRequests = 0;
   private httpLimited = 0;
+  private readonly httpConnectionsRefused = new Map<string, number>();
   private storageErrors = 0;
 
   constructor(readonly log: Logger) {}
@@ -78,6 +81,11 @@ export class Observer {
   smtpConnectionRefused(reason: string): void {
     bump(this.connectionsRefused, reason);
     this.sink?.smtpConnectionRefused(reason);
+  }
+
+  httpConnectionRefused(reason: string): void {
+    bump(this.httpConnectionsRefused, reason);
+    this.sink?.httpConnectionRefused(reason);
   }
 
   messageStored(): void {
@@ -117,7 +125,12 @@ export class Observer {
         refused: Object.fromEntries(this.refused),
         tls: { ...this.tls },
       },
-      http: { requests: this.httpRequests, limited: this.httpLimited },
+      http: {
+        requests: this.httpRequests,
+        limited: this.httpLimited,
+        connectionsOpen: this.gauges.httpConnections?.() ?? 0,
+        connectionsRefused: Object.fromEntries(this.httpConnectionsRefused),
+      },
       storage: { ...storage, up: this.gauges.storageUp?.() ?? true, errors: this.storageErrors },
       imapAccounts: this.gauges.imapAccounts?.() ?? {},
     };

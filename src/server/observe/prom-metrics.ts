@@ -36,6 +36,20 @@ export function createPromMetrics(observer: Observer): PromMetrics {
     labelNames: ['reason'],
     registers: [registry],
   });
+  const httpConnectionsRefused = new Counter({
+    name: 'tempmail_http_connections_refused_total',
+    help: 'HTTP connections answered and closed at once, by reason (per-client, total)',
+    labelNames: ['reason'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'tempmail_http_connections_open',
+    help: 'HTTP connections open now (event streams included)',
+    registers: [registry],
+    collect() {
+      this.set(observer.gauge('httpConnections')?.() ?? 0);
+    },
+  });
   const tls = new Counter({ name: 'tempmail_tls_handshakes_total', help: 'STARTTLS handshakes, by result', labelNames: ['result'], registers: [registry] });
   const requests = new Counter({ name: 'tempmail_http_requests_total', help: 'HTTP requests, by route and status', labelNames: ['route', 'status'], registers: [registry] });
   const latency = new Histogram({
@@ -105,6 +119,7 @@ export function createPromMetrics(observer: Observer): PromMetrics {
     messageStored: () => stored.inc(),
     messageRefused: (reason) => refused.inc({ reason }),
     smtpConnectionRefused: (reason) => connectionsRefused.inc({ reason }),
+    httpConnectionRefused: (reason) => httpConnectionsRefused.inc({ reason }),
     tlsHandshake: (result) => tls.inc({ result }),
     httpRequest(route, status, seconds) {
       requests.inc({ route, status: String(status) });

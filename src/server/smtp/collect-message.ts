@@ -10,7 +10,8 @@ import type { SMTPServerDataStream } from 'smtp-server';
 /** Bytes that the messages in flight may hold together. */
 export class InflightBudget {
   private used = 0;
-  constructor(readonly limit: number) {}
+  /** Changed by a reload; what is in flight stays, the next message meets the new limit. */
+  constructor(public limit: number) {}
 
   /** Takes `bytes` if they fit; false, taking nothing, when they do not. */
   take(bytes: number): boolean {

@@ -35,3 +35,39 @@ export interface SmtpHooks {
   /** A message or a recipient was refused, for `reason` (every refusal, whoever decided it). */
   refused?(peer: SmtpPeer, reason: string): void;
 }
+
+/**
+ * Several hook sets as one, asked in the order given: the first refusal wins (the later ones are not
+ * asked), and every set hears of what happened (closed, tls, refused).
+ */
+export function joinSmtpHooks(...sets: SmtpHooks[]): SmtpHooks {
+  const first = <A extends unknown[]>(pick: (h: SmtpHooks) => ((...args: A) => SmtpRefusal | undefined) | undefined) => (...args: A) => {
+    for (const h of sets) {
+      const refusal = pick(h)?.call(h, ...args);
+      if (refusal) return refusal;
+    }
+    return undefined;
+  };
+  const firstAsync = <A extends unknown[]>(pick: (h: SmtpHooks) => ((...args: A) => Promise<SmtpRefusal | undefined>) | undefined) => async (...args: A) => {
+    for (const h of sets) {
+      const refusal = await pick(h)?.call(h, ...args);
+      if (refusal) return refusal;
+    }
+    return undefined;
+  };
+  return {
+    connect: first((h) => h.connect),
+    closed: (peer) => {
+      for (const h of sets) h.closed?.(peer);
+    },
+    greet: first((h) => h.greet),
+    mailFrom: firstAsync((h) => h.mailFrom),
+    rcpt: firstAsync((h) => h.rcpt),
+    tls: (peer, ok, reason) => {
+      for (const h of sets) h.tls?.(peer, ok, reason);
+    },
+    refused: (peer, reason) => {
+      for (const h of sets) h.refused?.(peer, reason);
+    },
+  };
+}

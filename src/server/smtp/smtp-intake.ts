@@ -1,16 +1,17 @@
 /**
  * SMTP intake of the reference service (smtp-server). It rejects early (docs/architecture.md, "How a
  * message travels"): recipients in RCPT TO through the service, size through the SIZE extension, and
- * it answers 250 to DATA only after the service says the message is durably stored. It depends on
+ * it answers 250 to DATA only after the service says the message is durably stored (smtp-delivery.ts).
+ * It depends on
  * nothing but the service contract.
  */
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { asLogger, type Logger, type LogLevel } from '../observe/log';
-import { messageIdOf } from '../observe/message-id';
 import type { ServerConfig } from '../server-config';
-import { ServiceError, type Mailbox, type MailService } from '../service-types';
+import type { MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
+import { senderOf, smtpDelivery } from './smtp-delivery';
 import type { SmtpHooks } from './smtp-hooks';
 import { listed, ourAddresses, reply, rewordSizeRefusals } from './smtp-replies';
 import { SmtpTimeLimits } from './time-limits';
@@ -39,6 +40,8 @@ export interface SmtpFront {
   close(): Promise<void>;
   /** Offers `tls` to the next STARTTLS (connections already upgraded keep theirs). Only with options.tls. */
   reloadTls(tls: LoadedTls): void;
+  /** Takes `config`'s domains and limits for the next connections and messages (a reload: src/server/reload/). */
+  applyConfig(config: ServerConfig): void;
 }
 
 /** Builds the SMTP front end over a MailService. */
@@ -54,8 +57,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     note(session, level, 'smtp.refused', text, reason);
     hooks.refused?.(peerOf(session), reason);
   };
-  const isOurs = ourAddresses(config);
-  const tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
+  // What is worked out from `config` once; a reload works it out again (applyConfig below).
+  let isOurs = ourAddresses(config);
+  let tooBig = `5.3.4 Message too big (limit ${config.maxMessageBytes} bytes)`;
   /** Refusals that are our trouble or a limit, not a verdict on the mail: folded in the log. */
   const levelOf = (code: number, reason: string): LogLevel =>
     code === 421 || code === 451 || reason.startsWith('rate_limit') || reason.startsWith('storage') ? 'warn' : 'info';
@@ -64,11 +68,12 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
-  /** Each accepted RCPT's mailbox, by smtp-server's record of it in the envelope: DATA stores there, no lookup. */
-  const mailboxes = new WeakMap<SMTPServerAddress, Mailbox>();
+  const delivery = smtpDelivery({ service, hooks, note });
   const pending = new Set<Promise<unknown>>();
   let closing = false;
-  const limits = new SmtpTimeLimits({ sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs }, log);
+  // Read by each new connection: a reload changes the values in place.
+  const timeLimits = { sessionMs: config.smtpSessionTimeoutMs, dataMs: config.smtpDataTimeoutMs };
+  const limits = new SmtpTimeLimits(timeLimits, log);
 
   /** A message is answered; when shutting down, the connection is told so instead of waiting for more. */
   function release(session: SMTPServerSession): void {
@@ -80,13 +85,6 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       // A 421 reply makes smtp-server close the connection itself (after the 250 already written).
       if (connection.session === session) connection.send(421, '4.3.2 Service shutting down');
     }
-  }
-
-  /** The envelope sender for a log line: `<>` for a bounce (null sender), `?` before MAIL FROM. */
-  function senderOf(session: SMTPServerSession): string {
-    const from = session.envelope.mailFrom;
-    if (!from) return '?';
-    return from.address === '' ? '<>' : from.address;
   }
 
   /** One log line per refused recipient, so "why didn't my mail arrive?" has an answer in the log. */
@@ -108,56 +106,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     }
     const hooked = await hooks.rcpt?.(peerOf(session), rcpt);
     if (hooked) return reply(hooked.code, hooked.text, hooked.reason);
-    let verdict;
-    try {
-      const check = await service.recipient(rcpt);
-      if (check.mailbox) mailboxes.set(address, check.mailbox);
-      verdict = check.verdict;
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      note(session, 'warn', 'smtp.rcpt_check_failed', `smtp rcpt check failed: ${why}`, 'storage_unavailable');
-      return reply(451, '4.3.0 Temporary failure, try again later', 'storage_unavailable');
-    }
-    if (verdict === 'ok') return undefined;
-    if (verdict === 'full') return reply(452, '4.2.2 Mailbox full, try again later', 'mailbox_full');
-    if (verdict === 'expired') return reply(550, '5.1.1 Mailbox expired', 'expired');
-    // An address that is neither on our domains nor an alias of our accounts: we are no relay.
-    if (!isOurs(rcpt)) return reply(550, '5.7.1 Relay access denied', 'relay_denied');
-    return reply(550, '5.1.1 No such mailbox', 'no_such_mailbox');
-  }
-
-  async function store(raw: Buffer, session: SMTPServerSession): Promise<string> {
-    const recipients = session.envelope.rcptTo.map((r) => r.address);
-    const accepted = session.envelope.rcptTo.map((r) => mailboxes.get(r));
-    const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
-    const who = `from ${senderOf(session)} for ${listed(recipients)}`;
-    const messageId = messageIdOf(raw);
-    const refuse = (code: number, text: string, reason: string, level: LogLevel = 'info') => {
-      note(session, level, 'smtp.refused', `smtp refused DATA (${raw.length} bytes ${who}): ${code} ${text}`, reason, messageId);
-      hooks.refused?.(peerOf(session), reason);
-      return reply(code, text, reason);
-    };
-    let delivered: number;
-    let full: string[] | undefined;
-    try {
-      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, mailboxes: accepted }));
-    } catch (error) {
-      const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
-      note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', messageId);
-      hooks.refused?.(peerOf(session), 'storage_unavailable');
-      // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
-      throw reply(451, '4.3.0 Temporary failure storing the message, try again later', 'storage_unavailable');
-    }
-    // An inbox filled up between RCPT and the end of DATA (other connections, other services): nothing
-    // was stored for anyone, so the sender's retry doubles nothing; at the retry RCPT TO refuses the
-    // full mailbox and the others get the message.
-    if (full) throw refuse(452, `4.2.2 Mailbox full (${listed(full, 3)}), try again later`, 'mailbox_full');
-    // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
-    if (delivered === 0) throw refuse(550, '5.1.1 No live mailbox for this message', 'no_live_mailbox');
-    // Fewer than listed: some expired between RCPT and the end of DATA.
-    const some = delivered < recipients.length ? ` (${delivered} of ${recipients.length} still live)` : '';
-    note(session, 'info', 'smtp.stored', `smtp stored ${raw.length} bytes ${who}${some}`, undefined, messageId);
-    return `2.0.0 Ok: stored for ${delivered} mailbox(es)`;
+    return delivery.recipientRefusal(address, session, isOurs);
   }
 
   function onData(
@@ -183,7 +132,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
         callback(reply(451, overBudget, 'over_budget'));
         return release(session);
       }
-      const job = store(result.raw, session);
+      const job = delivery.store(result.raw, session);
       pending.add(job);
       job.then(
         (message) => callback(null, message),
@@ -276,6 +225,13 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
           resolve(typeof address === 'object' && address ? address.port : port);
         });
       });
+    },
+    applyConfig(next) {
+      isOurs = ourAddresses(next);
+      tooBig = `5.3.4 Message too big (limit ${next.maxMessageBytes} bytes)`;
+      Object.assign(server.options, { size: next.maxMessageBytes, socketTimeout: next.smtpSocketTimeoutMs, name: next.domains[0] ?? 'localhost' });
+      budget.limit = Math.max(next.smtpInflightBytes, next.maxMessageBytes);
+      Object.assign(timeLimits, { sessionMs: next.smtpSessionTimeoutMs, dataMs: next.smtpDataTimeoutMs });
     },
     reloadTls(tls) {
       if (!options.tls) throw new Error('STARTTLS is not offered: start with a certificate to reload one');

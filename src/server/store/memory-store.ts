@@ -6,10 +6,14 @@
  * Every operation runs without an await between its check and its change, so each is atomic in one
  * process without a lock.
  */
-import { LimitersByRule } from '../limits/rate-limit';
-import { LocalClaims } from './local-claims';
+import { append, copy, createMemoryData, metaOf, type MemoryData, type MemorySession } from './memory-data';
+import { messageFilter } from './match';
 import {
   StoreClosedError,
+  type Block,
+  type BlockKind,
+  type FoundMessage,
+  type MessageFilter,
   type FetchClaim,
   type FetchCursor,
   type FetchStatus,
@@ -26,51 +30,7 @@ import {
   type StoredSession,
 } from './store';
 
-interface MemoryMessage {
-  message: StoredMessage;
-  raw: Buffer;
-  attachments: Buffer[];
-}
-
-interface MemorySession {
-  session: StoredSession;
-  messages: Map<number, MemoryMessage>;
-  lastId: number;
-  /** Its inbox version: the data's change count when its listing last changed. */
-  version: number;
-}
-
-/** The "disk" of a MemoryStore: share it between instances to simulate a restart. */
-export interface MemoryData {
-  sessions: Map<string, MemorySession>;
-  /** Create-session hits. */
-  limiters: LimitersByRule;
-  /** Changes to any listing so far: each new inbox version is the next count, never seen before. */
-  changes: number;
-  /** Fetch cursors of external accounts, by account and folder (`account\nfolder`). */
-  cursors: Map<string, FetchCursor>;
-  /** Fetch claims of the instances open on this data. */
-  claims: LocalClaims;
-  /** Fetch statuses of external accounts. */
-  statuses: Map<string, FetchStatus>;
-}
-
-/** A fresh, empty MemoryData. */
-export function createMemoryData(): MemoryData {
-  return {
-    sessions: new Map(),
-    limiters: new LimitersByRule(),
-    changes: 0,
-    cursors: new Map(),
-    claims: new LocalClaims(),
-    statuses: new Map(),
-  };
-}
-
-/** Copies on the way in and out, so callers can never alias what the store holds (as with a disk). */
-function copy<T>(value: T): T {
-  return structuredClone(value);
-}
+export { createMemoryData, type MemoryData } from './memory-data';
 
 /** The in-memory Store. */
 export class MemoryStore implements Store {
@@ -275,36 +235,29 @@ export class MemoryStore implements Store {
     }
     return { messages, bytes };
   }
-}
 
-/** Appends a message to a session's inbox under the next id. */
-function append(e: MemorySession, input: NewMessage): StoredMessageMeta {
-  const id = ++e.lastId;
-  const { raw, attachments, ...rest } = input;
-  const message: StoredMessage = {
-    ...copy(rest),
-    id,
-    size: raw.length,
-    attachments: attachments.map((a, i) => ({
-      id: i + 1,
-      filename: a.filename,
-      contentType: a.contentType,
-      size: a.bytes.length,
-    })),
-  };
-  e.messages.set(id, { message, raw: Buffer.from(raw), attachments: attachments.map((a) => Buffer.from(a.bytes)) });
-  return metaOf(message);
-}
+  async findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
+    const matches = messageFilter(filter);
+    const found: FoundMessage[] = [];
+    for (const e of this.live().sessions.values()) {
+      for (const m of e.messages.values()) if (matches(m.message)) found.push({ session: copy(e.session), message: metaOf(m.message) });
+    }
+    return found.sort((a, b) => b.message.receivedAt - a.message.receivedAt).slice(0, limit);
+  }
 
-/** The listing part of a stored message. */
-export function metaOf(m: StoredMessage): StoredMessageMeta {
-  return {
-    id: m.id,
-    senderName: m.senderName,
-    senderEmail: m.senderEmail,
-    subject: m.subject,
-    receivedAt: m.receivedAt,
-    size: m.size,
-    attachments: m.attachments.map((a) => ({ ...a })),
-  };
+  async listBlocks(): Promise<Block[]> {
+    return [...this.live().blocks.values()].map((b) => ({ ...b })).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async putBlock(block: Block): Promise<boolean> {
+    const blocks = this.live().blocks;
+    const key = `${block.kind} ${block.value}`;
+    if (blocks.has(key)) return false;
+    blocks.set(key, { kind: block.kind, value: block.value, createdAt: block.createdAt });
+    return true;
+  }
+
+  async deleteBlock(kind: BlockKind, value: string): Promise<boolean> {
+    return this.live().blocks.delete(`${kind} ${value}`);
+  }
 }

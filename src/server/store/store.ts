@@ -14,7 +14,12 @@
  * operation, atomic in the store, never a read in the service followed by a write: claiming an address
  * (insertSession), the inbox limit (deliver), the per-client rates (hitRateLimit) and the expiry
  * sweep (purgeExpired). A store shared that way keeps no cache of what another service can change.
+ *
+ * Its parts for external mail accounts (store-fetch.ts) and for the admin API (store-admin.ts) are in
+ * files of their own.
  */
+import type { AdminStore } from './store-admin';
+import type { FetchStore } from './store-fetch';
 
 export interface StoredSession {
   /** Random opaque id (hex); names the session's storage. */
@@ -56,6 +61,10 @@ export interface StoredMessageMeta {
   /** Size of the raw message in bytes. */
   size: number;
   attachments: StoredAttachmentMeta[];
+  /** The SMTP client's IP address, for the admin API (absent for mail fetched over IMAP, or stored before it was kept). */
+  clientIp?: string;
+  /** The SMTP envelope sender (MAIL FROM; '' for a bounce), for the admin API (absent as clientIp). */
+  envelopeFrom?: string;
 }
 
 /** The parsed body: read on demand, not kept in memory. */
@@ -78,6 +87,9 @@ export interface NewMessage extends StoredMessageBody {
   /** The message exactly as received. */
   raw: Buffer;
   attachments: { filename: string; contentType: string; bytes: Buffer }[];
+  /** Where it came from (SMTP): kept with it for the admin API. */
+  clientIp?: string;
+  envelopeFrom?: string;
 }
 
 /** The outcome of Store.deliver. */
@@ -103,44 +115,6 @@ export interface SessionInbox {
   version: string;
 }
 
-/**
- * How far fetching one folder of an external mail account has got (IMAP): the folder's UIDVALIDITY and
- * the highest UID handled (delivered, or left in the account as nobody's). Another UIDVALIDITY means the
- * server renumbered the folder and the UID says nothing any more.
- */
-export interface FetchCursor {
-  uidValidity: number;
-  lastUid: number;
-  /**
-   * When (ms since the epoch) the fetcher found this UIDVALIDITY in place of another: for a session
-   * lifetime after it, a message of the folder may be one already stored under the old numbering.
-   */
-  renumberedAt?: number;
-}
-
-/**
- * How fetching an external account goes, as the service holding its claim last said: shared with the
- * services standing by, so every one of them offers the account (GET /domains) only while it works.
- */
-export interface FetchStatus {
-  active: boolean;
-  /** Why it is inactive, in words without secrets ('' when active). */
-  reason: string;
-  /** Epoch ms of the report. */
-  at: number;
-}
-
-/** The right to fetch one external account, held by one service among all those sharing the store. */
-export interface FetchClaim {
-  /**
-   * Resolves when the claim is gone without release(): the store closed, or (Postgres) the connection
-   * that holds it broke, so another service may hold it now. Never rejects.
-   */
-  readonly lost: Promise<void>;
-  /** Gives the claim back, for another service (or a later claim) to take. Idempotent. */
-  release(): Promise<void>;
-}
-
 /** What Store.usage() measures. */
 export interface StorageUsage {
   messages: number;
@@ -156,7 +130,10 @@ export interface RateRule {
   windowMs: number;
 }
 
-export interface Store {
+export type { Block, BlockKind, FoundMessage, MailNoticeEvents, MailNotices, MessageFilter } from './store-admin';
+export type { FetchClaim, FetchCursor, FetchStatus } from './store-fetch';
+
+export interface Store extends FetchStore, AdminStore {
   /** Prepares the store (creates directories, loads the index, cleans crash leftovers). Call once. */
   open(): Promise<void>;
   /** Waits for writes in flight, then refuses further calls. Idempotent. */
@@ -241,22 +218,6 @@ export interface Store {
    */
   usage(): Promise<StorageUsage>;
 
-  /** Where fetching `folder` of external account `account` (its address) has got; undefined before the first save. */
-  getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined>;
-  /** Saves it (replacing what was there); resolves once durable, so a restart resumes from it. */
-  putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void>;
-  /**
-   * Claims the right to fetch `account`: the claim, or undefined when another holder has it (another
-   * service on the same store, or an earlier claim of this one not yet released). A holder that dies
-   * (kill -9) loses it with its process: Postgres keeps it as an advisory lock on a connection of its
-   * own, which the database drops with that connection; file and memory stores keep it in the process.
-   */
-  claimFetch(account: string): Promise<FetchClaim | undefined>;
-  /** The last status reported for `account` (by whichever service held its claim); undefined before any. */
-  getFetchStatus(account: string): Promise<FetchStatus | undefined>;
-  /** Reports `account`'s status (replacing the last one); resolves once durable. */
-  putFetchStatus(account: string, status: FetchStatus): Promise<void>;
-
   /**
    * Asks the storage whether it serves now (observe/storage-health.ts: /health, /ready, EHLO). Postgres
    * makes one round trip to the database; the file store checks its file system has room and writes (and
@@ -265,6 +226,7 @@ export interface Store {
    * the storage does not serve.
    */
   probe(): Promise<boolean>;
+
 }
 
 /** The error a store rejects with when used after close(). */

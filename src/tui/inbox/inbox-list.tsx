@@ -5,7 +5,7 @@
  * is on; with NO_COLOR the letter says it alone), then `@` when the message has attachments.
  */
 import { Box, Text } from 'ink';
-import React, { memo } from 'react';
+import { memo } from 'react';
 import { fitToWidth, textWidth } from '../../text/text-width';
 import type { MessageId, MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';

@@ -1,17 +1,17 @@
 /**
- * The inbox screen: the list, or an empty state that says what to do (in local mode, the exact SMTP
- * target), and the inbox keys. Commands that leave the screen or talk to the service are the session's
+ * The inbox screen: the list, or an empty state that says what to do (empty-lines.ts: in local mode, T
+ * and the exact SMTP target), and the inbox keys. Commands that leave the screen or talk to the service are the session's
  * (passed in); list movement is the reducer's.
  */
 import { Box, Text } from 'ink';
-import React from 'react';
-import { listingNote, type ListingCut } from '../../client/listing';
+import type React from 'react';
 import { fitToWidth } from '../../text/text-width';
 import type { MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
 import { useKeys } from '../widgets/use-keys';
 import { useNow } from '../widgets/use-now';
 import type { LocalServiceInfo } from '../shell/shell-types';
+import { emptyLines } from './empty-lines';
 import { InboxList } from './inbox-list';
 import { selectedMessage, type InboxAction, type InboxState } from './inbox-state';
 
@@ -26,11 +26,15 @@ export interface InboxScreenProps {
   intervalMs: number | null;
   clock: () => number;
   local?: LocalServiceInfo;
+  /** The host of a tempmail service on this machine, outside local mode (the empty inbox says how to send to it). */
+  nearHost?: string;
   isActive: boolean;
   onOpen: (m: MessageSummary) => void;
   onDelete: (m: MessageSummary) => void;
   onRefresh: () => void;
   onNewAddress: () => void;
+  /** `T`: sends this address a sample message (local mode), or says why not. */
+  onSample?: () => void;
   onCopy: () => void;
   onFilter: () => void;
   /** Set while a filter is set: Esc clears it. */
@@ -45,31 +49,6 @@ export interface InboxScreenProps {
   badge?: (m: MessageSummary) => string;
   /** Whether a message has attachments, for its row's `@`. */
   attached?: (m: MessageSummary) => boolean;
-}
-
-/**
- * What to do when there is no mail yet. `intervalMs` is null once polling has stopped (the address
- * expired or the service forgot it): then there is nothing to wait for, and the way on is n. A listing
- * that left entries out (`cut`) says so first: then the service did list something.
- */
-export function emptyLines(address: string, intervalMs: number | null, local?: LocalServiceInfo, cut?: ListingCut | null): string[] {
-  const note = listingNote(0, cut ?? undefined);
-  const lines = note ? [`No mail to show for ${address}:`, note, ''] : [`No mail yet for ${address}.`, ''];
-  if (local) {
-    lines.push(
-      `Send a message to it via SMTP ${local.smtpHost}:${local.smtpPort} (no login, no TLS), for example:`,
-      `  swaks --server ${local.smtpHost}:${local.smtpPort} --to ${address}`,
-    );
-  } else {
-    lines.push('Use the address where you sign up; mail shows up here by itself.');
-  }
-  lines.push(
-    '',
-    intervalMs === null
-      ? 'No longer checking this address: press n for a new one, ? for keys.'
-      : `Checking every ${Math.round(intervalMs / 1000)} s; press r to check now, ? for keys.`,
-  );
-  return lines;
 }
 
 /** The inbox list with its keys. */
@@ -95,6 +74,7 @@ export function InboxScreen(props: InboxScreenProps) {
       delete: withSelected(props.onDelete),
       refresh: props.onRefresh,
       newAddress: props.onNewAddress,
+      sample: props.onSample,
       copy: props.onCopy,
       switch: props.onSwitch,
       forget: props.onForget,
@@ -110,7 +90,8 @@ export function InboxScreen(props: InboxScreenProps) {
   if (!state.loaded) {
     body = <Text color={theme.color('muted')}>Loading the inbox…</Text>;
   } else if (state.all.length === 0) {
-    body = emptyLines(props.address, props.intervalMs, props.local, state.cut).map((line, i) => (
+    body = emptyLines(props.address, props.intervalMs, props.local, state.cut, props.nearHost).map((line, i) => (
+      // biome-ignore lint/suspicious/noArrayIndexKey: the empty inbox's lines, replaced as a whole; a line has no identity but its row
       <Text key={i} wrap="truncate">
         {fitToWidth(line, columns)}
       </Text>

@@ -130,7 +130,7 @@ export function selectedIndex(state: InboxState): number {
   if (state.selectedId === null) return 0;
   if (state.visible[state.selectedAt]?.id === state.selectedId) return state.selectedAt;
   const i = state.visible.findIndex((m) => m.id === state.selectedId);
-  return i < 0 ? 0 : i;
+  return Math.max(i, 0);
 }
 
 /** The selected message, if the list has one. */

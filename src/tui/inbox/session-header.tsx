@@ -5,7 +5,7 @@
  * (LiveSessionHeader), so the list does not re-render.
  */
 import { Box, Text } from 'ink';
-import React, { memo } from 'react';
+import { memo } from 'react';
 import type { PollStatus } from '../../client/poller';
 import type { PushState } from '../../client/client-types';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
@@ -154,6 +154,7 @@ export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, cloc
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the address wrapped to the width, replaced as a whole; a line has no identity but its row
         <Box key={i}>
           <Text wrap="truncate" bold color={theme.color('accent')}>
             {line}

@@ -45,7 +45,7 @@ export function useReadMarks(config: ReadMarksConfig | undefined, session: Sessi
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const alive = useRef(true);
 
-  const flush = useRef(() => undefined as void);
+  const flush = useRef<() => void>(() => {});
   flush.current = () => {
     clearTimeout(timer.current);
     timer.current = undefined;

@@ -107,6 +107,15 @@ export const KEYMAP: readonly Binding[] = [
     // The inbox checks by itself and the viewer retries only after an error: the footer room goes elsewhere.
     footer: ['picker'],
   },
+  // A first mail with one key: the empty inbox of local mode says so; help only, the footer has no room.
+  {
+    command: 'sample',
+    keys: [char('T')],
+    description: 'send this address a sample message (local mode): HTML with a code and a link, over the local SMTP port',
+    screens: ['inbox'],
+    hint: 'sample',
+    footer: [],
+  },
   {
     command: 'newAddress',
     keys: [char('n')],
@@ -125,7 +134,7 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'provider',
     keys: [char('p')],
-    description: 'create on the next provider (local service, mail.tm, Guerrilla Mail, ...): a public one gets mail from anywhere',
+    description: 'create on the next provider of providerOrder (mail.tm, TempMail.lol, Guerrilla Mail, ...), named on the status line: a public one gets mail from anywhere',
     screens: ['picker'],
     hint: 'provider',
   },
@@ -147,6 +156,15 @@ export const KEYMAP: readonly Binding[] = [
     description: 'copy the code (or the picked link, or the detected link)',
     screens: ['viewer'],
     hint: 'copy',
+  },
+  // `c` copies in the inbox; in the viewer it copies the code, or says why there is none (help only: y is in the footer).
+  {
+    command: 'copyCode',
+    keys: [char('c')],
+    description: 'copy the code (or say why there is none)',
+    screens: ['viewer'],
+    hint: 'copy code',
+    footer: [],
   },
   {
     command: 'openLink',

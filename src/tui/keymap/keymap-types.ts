@@ -42,6 +42,8 @@ export type Command =
   | 'refresh'
   | 'newAddress'
   | 'copy'
+  | 'copyCode'
+  | 'sample'
   | 'switch'
   | 'provider'
   | 'forget'

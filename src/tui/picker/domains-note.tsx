@@ -4,7 +4,6 @@
  * for an address that is not the service, only on r).
  */
 import { Box, Text } from 'ink';
-import React from 'react';
 import { fitToWidth } from '../../text/text-width';
 import { statusLines } from '../widgets/chrome';
 import { useTheme } from '../widgets/theme';
@@ -48,11 +47,13 @@ export function DomainsNote({ note, columns }: { note: DomainsNoteLines; columns
   return (
     <Box flexDirection="column">
       {note.reason.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the reason wrapped to the width, replaced as a whole; a line has no identity but its row
         <Text key={`r${i}`} wrap="truncate" color={color}>
           {fitToWidth(line, columns)}
         </Text>
       ))}
       {note.hint.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the hint wrapped to the width, replaced as a whole; a line has no identity but its row
         <Text key={`h${i}`} wrap="truncate">
           {fitToWidth(line, columns)}
         </Text>

@@ -41,9 +41,22 @@ export function savedItems(saved: readonly SavedSession[], now: number, here?: s
 /** The item key of a saved address: unique across providers. */
 export const savedKey = (s: Pick<SavedSession, 'email' | 'provider' | 'baseUrl'>): string => `s${s.provider} ${s.baseUrl} ${s.email}`;
 
-/** Random and custom address per domain, an alias per external account, and "picked for me". */
-export function pickerItems(list: DomainList): PickerItem[] {
+/** The domain of a provider that picks it itself (TempMail.lol): asked for with no domain. */
+export const ANY_DOMAIN: Domain = Object.freeze({ id: 0, domain: '' });
+
+/** True for ANY_DOMAIN. */
+export const isAnyDomain = (domain: Domain): boolean => domain.domain === '';
+
+/**
+ * Random and custom address per domain (or, where the provider picks the domain, one of each: `who`
+ * names it), an alias per external account, and "picked for me".
+ */
+export function pickerItems(list: DomainList, who = 'the provider'): PickerItem[] {
   const items: PickerItem[] = [];
+  if (list.anyDomain && list.domains.length === 0) {
+    items.push({ key: 'r*', label: `Random address (${who} picks the domain)`, value: { kind: 'random', domain: ANY_DOMAIN } });
+    items.push({ key: 'c*', label: `Custom name (${who} picks the domain)…`, value: { kind: 'custom', domain: ANY_DOMAIN } });
+  }
   for (const domain of list.domains) {
     items.push({ key: `r${domain.id}`, label: `Random address on ${domain.domain}`, value: { kind: 'random', domain } });
   }
@@ -63,9 +76,9 @@ export function pickerItems(list: DomainList): PickerItem[] {
 export function sessionOptions(choice: NewChoice, prefix?: string): CreateSessionOptions {
   switch (choice.kind) {
     case 'random':
-      return { domainId: choice.domain.id, domain: choice.domain.domain };
+      return isAnyDomain(choice.domain) ? {} : { domainId: choice.domain.id, domain: choice.domain.domain };
     case 'custom':
-      return { domainId: choice.domain.id, domain: choice.domain.domain, prefix };
+      return isAnyDomain(choice.domain) ? { prefix } : { domainId: choice.domain.id, domain: choice.domain.domain, prefix };
     case 'extmail':
       return { useExtmail: true, extmailId: choice.account.id };
     case 'extmailAuto':

@@ -5,7 +5,6 @@
  * above and below when the list does not fit.
  */
 import { Box, Text } from 'ink';
-import React from 'react';
 import { fitToWidth } from '../../text/text-width';
 import { useTheme } from '../widgets/theme';
 import type { PickerItem } from './picker-items';

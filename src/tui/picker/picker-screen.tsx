@@ -8,9 +8,10 @@
  * another". `x` on a saved address forgets it, after asking.
  */
 import { Box, Text } from 'ink';
-import React, { useReducer } from 'react';
+import type React from 'react';
+import { useReducer } from 'react';
 import type { MailProvider } from '../../client/client-types';
-import type { ProviderRef } from '../../client/providers';
+import { PROVIDER_INFO, type ProviderRef } from '../../client/providers';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
 import type { DomainList, Session } from '../../model/mail-types';
@@ -27,9 +28,10 @@ import { DomainsNote, domainsNote } from './domains-note';
 import { providerLine, providerName, providerNote } from '../wording/provider-text';
 import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
 import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
-import { pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
+import { isAnyDomain, pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
 import { listLayout, PickerList } from './picker-list';
 import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
+import { startKey } from './picker-start';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { usePicker } from './use-picker';
 
@@ -51,6 +53,12 @@ export interface PickerScreenProps {
   local?: LocalServiceInfo;
   isActive: boolean;
   onCreated: (session: Session) => void;
+  /** A call waiting out the provider's 429 (until `untilMs`): said beside "Creating the address…". */
+  waiting?: { text: string; untilMs: number } | null;
+  /** The provider is down, limiting or blocking (its domains or a creation failed so): the app may move on. */
+  onUnavailable?: (error: unknown) => void;
+  /** An address made before its sign-in (a mail.tm account): saved at once, in case the sign-in fails. */
+  onKept?: (pending: Session) => void;
   /** Live saved addresses (of any provider this run reaches), offered first. */
   saved?: readonly SavedSession[];
   /** The address on screen when the picker was opened over it. */
@@ -76,7 +84,7 @@ const NO_PROVIDER = ['provider'] as const;
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
-  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock);
+  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock, props.onKept, props.onUnavailable);
   const now = useNow(props.clock ?? Date.now);
   const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
   const { mode, said } = state;
@@ -91,11 +99,11 @@ export function PickerScreen(props: PickerScreenProps) {
   // The current address is not offered: Esc goes back to it.
   const here = providerName(props.where);
   const resumable = savedItems((props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)), now, here);
-  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list) : [];
-  // At start the saved addresses come first (resuming is the likely wish); opened by `n` from an
-  // address, the user asked for a new one, so the new choices come first.
-  const items = props.current ? [...offered, ...resumable] : [...resumable, ...offered];
+  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list, providerName(props.where)) : [];
+  // The saved addresses first, as the docs say; opened by `n` the highlight starts on a new choice.
+  const items = [...resumable, ...offered];
   const itemsKey = items.map((item) => item.key).join('\n');
+  const start = startKey(resumable, offered, Boolean(props.current));
 
   // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
   const canGoBack = Boolean(props.onCancel && props.current);
@@ -104,9 +112,10 @@ export function PickerScreen(props: PickerScreenProps) {
     ? // A borrowed service ends with the process that runs it: say whose it is.
       `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
     : (props.serviceLabel ?? providerLine(props.where));
-  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next) : providerNote(props.where, props.next);
+  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns) : providerNote(props.where, props.next, columns);
   // A failed creation on a provider that is down, blocked or limiting: say where else to try.
-  const busy = picker.creating && !custom ? 'Creating the address…' : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
+  const wait = props.waiting && props.waiting.untilMs > now ? ` ${props.waiting.text}` : '';
+  const busy = picker.creating && !custom ? `Creating the address…${wait}` : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
   let status: StatusMessage | null = props.notice ?? null;
   if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
   else if (said) status = { text: said, kind: 'info' };
@@ -117,9 +126,9 @@ export function PickerScreen(props: PickerScreenProps) {
   const loadNote = domainsNote(picker.domains, { canGoBack, next: props.next ? providerName(props.next) : undefined }, now, columns);
   const listRows = Math.max(1, bodyRows - (loadNote?.rows ?? 0));
   const { shown } = listLayout(items.length, listRows);
-  const { index, top } = pickerWindow(state, itemsKey, items.length, shown);
+  const { index, top } = pickerWindow(state, itemsKey, items.length, shown, start);
   const highlighted = items[index];
-  const move = (to: PickerMove) => dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to });
+  const move = (to: PickerMove) => dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to, start });
 
   const choose = (choice: PickerChoice) => {
     dispatch({ type: 'chose' });
@@ -168,22 +177,28 @@ export function PickerScreen(props: PickerScreenProps) {
     dispatch({ type: 'answered-forget', confirmed: choice !== 'no' });
   });
 
+  // The provider's own name rules where it has them (mail.tm, Guerrilla Mail), else the interface's.
+  const info = local ? undefined : PROVIDER_INFO[props.where.provider];
+  const problemOf = (value: string) => prefixProblem(value, info?.limits.names, info?.label);
   // The input passes what was typed: keys that came in the same burst as Enter may not be rendered yet.
   const submitCustom = (typed: string) => {
     const value = normalizePrefix(typed);
-    if (!custom || prefixProblem(value) !== null) return;
+    if (!custom || problemOf(value) !== null) return;
     picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () => dispatch({ type: 'taken' }));
   };
 
   let body: React.ReactNode;
   if (custom) {
-    const problem = prefixProblem(custom.value);
-    const address = `${custom.value || 'name'}@${custom.domain.domain}`;
+    const problem = problemOf(custom.value);
+    // A provider that picks the domain (TempMail.lol) also adds characters of its own after the name.
+    const any = isAnyDomain(custom.domain);
+    const at = any ? `@${providerName(props.where)}'s domain` : `@${custom.domain.domain}`;
+    const address = `${custom.value || 'name'}${any ? '…' : ''}${at}`;
     let verdict = problem ? `✗ ${problem}` : `✓ ${address}`;
     if (custom.taken && !problem) verdict = `✗ ${address} is taken, try another`;
     body = (
       <Box flexDirection="column">
-        <Text>Custom name on {custom.domain.domain} (Enter creates it, Esc goes back):</Text>
+        <Text>{any ? 'Custom name' : `Custom name on ${custom.domain.domain}`} (Enter creates it, Esc goes back):</Text>
         <Box>
           <TextInput
             value={custom.value}
@@ -192,7 +207,7 @@ export function PickerScreen(props: PickerScreenProps) {
             onChange={(typed) => dispatch({ type: 'typed', value: normalizePrefix(typed) })}
             onSubmit={submitCustom}
           />
-          <Text color={theme.color('muted')}>@{custom.domain.domain}</Text>
+          <Text color={theme.color('muted')}>{at}</Text>
         </Box>
         <Text wrap="truncate" color={problem || custom.taken ? theme.color('error') : theme.color('ok')}>
           {fitToWidth(picker.creating ? 'Creating the address…' : verdict, columns)}

@@ -24,7 +24,7 @@ export interface PickerState {
    * The highlighted choice (`index`) and the first one shown (`top`), valid for the list they were
    * moved on (`items`: its keys, one a line). When the list changes (the service's domains arrive after
    * the saved addresses, a saved one is forgotten) the same choice stays highlighted where it still is;
-   * a list without it starts at its top.
+   * a list without it starts at its top. Null before any move: then the start choice (picker-start.ts).
    */
   highlight: { items: string; index: number; top: number } | null;
 }
@@ -33,8 +33,11 @@ export interface PickerState {
 export type PickerMove = 'up' | 'down' | 'pageUp' | 'pageDown' | 'first' | 'last';
 
 export type PickerAction =
-  /** A move on the list `items` (its keys) of `count` choices, `rows` of which are shown. */
-  | { type: 'move'; items: string; count: number; rows: number; to: PickerMove }
+  /**
+   * A move on the list `items` (its keys) of `count` choices, `rows` of which are shown; `start`: the
+   * key highlighted before any move.
+   */
+  | { type: 'move'; items: string; count: number; rows: number; to: PickerMove; start?: string }
   | { type: 'help'; open: boolean }
   /** A choice was made on the list: what was said is done with. */
   | { type: 'chose' }
@@ -54,8 +57,8 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
   const mode = state.mode;
   switch (action.type) {
     case 'move': {
-      const { items, count, rows } = action;
-      const at = pickerWindow(state, items, count, rows);
+      const { items, count, rows, start } = action;
+      const at = pickerWindow(state, items, count, rows, start);
       const page = Math.max(1, rows - 1);
       const target = { up: at.index - 1, down: at.index + 1, pageUp: at.index - page, pageDown: at.index + page, first: 0, last: count - 1 }[action.to];
       // No wraparound: a move past an end stays at that end. A page turns the window with it, as the inbox does.
@@ -87,9 +90,10 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
   }
 }
 
-// The highlight moved on another list, carried over to `items` by its choice's key.
-function carried(h: PickerState['highlight'], items: string): { index: number; top: number } {
-  if (!h) return { index: 0, top: 0 };
+// The highlight moved on another list, carried over to `items` by its choice's key; before any move, the
+// `start` choice where the list has it.
+function carried(h: PickerState['highlight'], items: string, start?: string): { index: number; top: number } {
+  if (!h) return { index: start === undefined ? 0 : Math.max(0, items.split('\n').indexOf(start)), top: 0 };
   if (h.items === items) return h;
   const key = h.items.split('\n')[h.index];
   const index = key === undefined ? -1 : items.split('\n').indexOf(key);
@@ -101,8 +105,8 @@ function carried(h: PickerState['highlight'], items: string): { index: number; t
  * rows: the highlight kept inside the window with the least scrolling, the window never past the end
  * (a resize or a shorter list pulls it back).
  */
-export function pickerWindow(state: PickerState, items: string, count: number, rows: number): { index: number; top: number } {
-  const h = carried(state.highlight, items);
+export function pickerWindow(state: PickerState, items: string, count: number, rows: number, start?: string): { index: number; top: number } {
+  const h = carried(state.highlight, items, start);
   const shown = Math.max(1, rows);
   const index = Math.min(Math.max(0, count - 1), Math.max(0, h.index));
   let top = Math.min(h.top, Math.max(0, count - shown));

@@ -3,6 +3,7 @@
  * The service has the last word (another service may refuse more, and a taken name is only known
  * when asking), so this is advice, not the gate.
  */
+import type { NameRules } from '../../client/client-types';
 import { brokenPrefixRule, PREFIX_MAX, type PrefixRule } from '../../model/prefix-rules';
 
 const SAY: Record<PrefixRule, (prefix: string) => string> = {
@@ -13,9 +14,18 @@ const SAY: Record<PrefixRule, (prefix: string) => string> = {
   reserved: (prefix) => `"${prefix}" is reserved`,
 };
 
-/** Null when `prefix` looks acceptable, else why not (one short line). */
-export function prefixProblem(prefix: string): string | null {
+/**
+ * Null when `prefix` looks acceptable, else why not (one short line): by the provider's own rules where
+ * it has them (`rules`, e.g. mail.tm's 3 characters at least), else by the interface's.
+ */
+export function prefixProblem(prefix: string, rules?: NameRules, label = 'this provider'): string | null {
   if (prefix.length === 0) return 'type a name';
+  if (rules) {
+    if (prefix.length < rules.min) return `${label} wants at least ${rules.min} characters`;
+    if (prefix.length > rules.max) return `at most ${rules.max} characters on ${label}`;
+    if (!rules.pattern.test(prefix)) return `only ${rules.chars} on ${label}`;
+    return null;
+  }
   const rule = brokenPrefixRule(prefix);
   return rule ? SAY[rule](prefix) : null;
 }

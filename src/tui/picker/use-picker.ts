@@ -6,7 +6,7 @@
  * address that is not the service's is not asked again until r.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { isApiError } from '../../client/api-error';
+import { canFallBack, isApiError } from '../../client/api-error';
 import type { MailProvider } from '../../client/client-types';
 import { failureDelay } from '../../client/poller';
 import type { CreateSessionOptions, DomainList, Session } from '../../model/mail-types';
@@ -19,7 +19,7 @@ export type DomainsState =
    * `retryAt`: when it asks again by itself (ms on the app's clock); null while it is asking, or when
    * `held`: the address is not the service's, so it waits for r rather than asking again by itself.
    */
-  | { status: 'error'; error: string; retryAt: number | null; held?: boolean }
+  | { status: 'error'; error: string; retryAt: number | null; held?: boolean; cause?: unknown }
   | { status: 'ready'; list: DomainList };
 
 // The first retry after 1-2 s, then doubling to 30 s: a picker waits on a person, not a schedule.
@@ -45,8 +45,8 @@ export interface PickerHandle {
 
 /** The error state for a failed load, the `failures`-th in a row. */
 function failed(error: unknown, failures: number, clock: () => number): DomainsState {
-  if (pollVerdict(error).hold) return { status: 'error', error: describeError(error), retryAt: null, held: true };
-  return { status: 'error', error: describeError(error), retryAt: clock() + retryDelay(failures, error) };
+  if (pollVerdict(error).hold) return { status: 'error', error: describeError(error), retryAt: null, held: true, cause: error };
+  return { status: 'error', error: describeError(error), retryAt: clock() + retryDelay(failures, error), cause: error };
 }
 
 function fromOutcome(early: Early<DomainList> | undefined, clock: () => number): DomainsState {
@@ -62,6 +62,8 @@ export function usePicker(
   onCreated: (session: Session) => void,
   early?: Early<DomainList>,
   clock: () => number = Date.now,
+  onKept?: (pending: Session) => void,
+  onUnavailable?: (error: unknown) => void,
 ): PickerHandle {
   // Only the first load may use the early request; a retry asks again.
   const first = useRef(early);
@@ -85,6 +87,7 @@ export function usePicker(
     [],
   );
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: attempt is the trigger, read nowhere inside: r and the retry timer bump it to load the domains again
   useEffect(() => {
     let cancelled = false;
     const pending = first.current;
@@ -131,7 +134,8 @@ export function usePicker(
       busy.current = true;
       setCreating(true);
       setError(null);
-      api.createSession(options).then(
+      // An account made before its sign-in (mail.tm) is saved at once: a sign-in that fails leaves it resumable.
+      api.createSession(options, { keep: onKept }).then(
         (session) => {
           busy.current = false;
           if (!mounted.current) return;
@@ -144,11 +148,21 @@ export function usePicker(
           setCreating(false);
           if (onTaken && isApiError(e) && e.kind === 'prefix_taken') onTaken();
           else setError(describeError(e));
+          // Down, limiting or blocking: the app may move on to the next provider (auto).
+          if (canFallBack(e)) onUnavailable?.(e);
         },
       );
     },
-    [api, onCreated],
+    [api, onCreated, onKept, onUnavailable],
   );
+
+  // A domain list that failed in a way another provider may not: told once per failure.
+  const cause = domains.status === 'error' ? domains.cause : undefined;
+  const unavailable = useRef(onUnavailable);
+  unavailable.current = onUnavailable;
+  useEffect(() => {
+    if (cause !== undefined && canFallBack(cause)) unavailable.current?.(cause);
+  }, [cause]);
 
   return {
     domains,

@@ -2,7 +2,6 @@
  * "Forget this address?": y/n, or, for an address its provider can delete (a mail.tm account), a third
  * answer: D forgets it and deletes it there too. One question for the picker, the switcher and the inbox.
  */
-import React from 'react';
 import { PROVIDER_INFO } from '../../client/providers';
 import type { ProviderId } from '../../model/mail-types';
 import type { Screen } from '../keymap/keymap';

@@ -4,7 +4,7 @@
  * the keys, Esc or `q` goes back. Switching leaves nothing behind: every address keeps receiving until it expires.
  */
 import { Box, Text } from 'ink';
-import React, { useState } from 'react';
+import { useState } from 'react';
 import type { SavedSession } from '../../state/saved-sessions';
 import { fitToWidth, textWidth } from '../../text/text-width';
 import { Footer, StatusLine, statusLines } from '../widgets/chrome';
@@ -75,7 +75,7 @@ export function SwitchScreen(props: SwitchScreenProps) {
   const list = stillLive(props.list, now);
   const [selected, setSelected] = useState(() => {
     const i = list.findIndex((s) => isCurrent(s, props.current));
-    return i < 0 ? 0 : i;
+    return Math.max(i, 0);
   });
   const [asking, setAsking] = useState<SavedSession | null>(null);
   const [help, setHelp] = useState(false);

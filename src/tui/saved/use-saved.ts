@@ -29,6 +29,8 @@ export interface SavedHandle {
   save(session: Session, ref: ProviderRef): void;
   /** Forgets an address of `ref`; true when it was saved. */
   forget(email: string, ref: ProviderRef): boolean;
+  /** Records that an address of `ref` was opened now (resumed, switched to): the next picker highlights it. */
+  used(email: string, ref: ProviderRef): void;
   /**
    * Records the service's word on an address: refused (marked, listed last with a note) or known again
    * (mark cleared). Writes only when that changes what is saved.
@@ -82,6 +84,18 @@ export function useSaved(config: SavedConfig | undefined, clock: () => number, r
     },
     [config, read, why],
   );
+  const used = useCallback(
+    (email: string, ref: ProviderRef) => {
+      if (!config) return;
+      try {
+        config.store.markUsed(email, ref.baseUrl, new Date(clock()), ref.provider);
+        setState(read());
+      } catch (error) {
+        setState((s) => ({ ...s, error: `Saved addresses not updated: ${why(error)}` }));
+      }
+    },
+    [config, clock, read, why],
+  );
   const setRefused = useCallback(
     (email: string, ref: ProviderRef, refused: boolean) => {
       if (!config) return;
@@ -96,7 +110,7 @@ export function useSaved(config: SavedConfig | undefined, clock: () => number, r
     },
     [config, state.list, clock, read, why],
   );
-  return { list: state.list, error: state.error, reload, save, forget, setRefused };
+  return { list: state.list, error: state.error, reload, save, forget, used, setRefused };
 }
 
 /** The entries still live at `now` (the list is read now and then; the clock moves on meanwhile). */

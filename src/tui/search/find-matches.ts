@@ -72,7 +72,7 @@ export function lineOf(matches: Matches, offset: number): number {
 export function firstMatchFrom(matches: Matches, line: number): number {
   const from = matches.lineStarts[line] ?? Number.POSITIVE_INFINITY;
   const i = matches.list.findIndex((m) => m.start >= from);
-  return i < 0 ? 0 : i;
+  return Math.max(i, 0);
 }
 
 /** A piece of a line: its text and whether it is part of a match (and of the current one). */

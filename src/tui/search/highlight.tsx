@@ -6,7 +6,7 @@
  * colour is on.
  */
 import { Text } from 'ink';
-import React, { memo } from 'react';
+import { memo } from 'react';
 import { useTheme } from '../widgets/theme';
 import type { Segment } from './find-matches';
 
@@ -19,6 +19,7 @@ export const HighlightedLine = memo(function HighlightedLine({ segments }: { seg
         s.hit === 'none' ? (
           s.text
         ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the pieces of one line, cut again as a whole when the line or the search changes; a piece is its place in the line
           <Text key={i} inverse={s.hit === 'current'} bold={s.hit === 'current'} underline={s.hit === 'match'} color={s.hit === 'match' ? theme.color('warn') : undefined}>
             {s.text}
           </Text>

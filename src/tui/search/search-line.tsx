@@ -3,7 +3,6 @@
  * at the right how many matches it has so far ("3/7", "no match"), searched as it is typed.
  */
 import { Box, Text } from 'ink';
-import React from 'react';
 import { safeLine } from '../../text/safe-text';
 import { textWidth } from '../../text/text-width';
 import { TextInput } from '../widgets/text-input';

@@ -33,8 +33,8 @@ export interface UseSearchInput {
   reveal: (line: number) => void;
   /** Told where the search is whenever that changes (null: no search). */
   onCount?: (count: SearchCount | null) => void;
-  /** The search was kept (Enter): its words for the status line, and whether it found anything. */
-  onKept?: (text: string, found: boolean) => void;
+  /** The search was kept (Enter): its words for the status line (where it is, or that nothing matched). */
+  onKept?: (text: string) => void;
 }
 
 /** "“pattern” 3/7", with a note when the search came round. */
@@ -63,17 +63,21 @@ export function useSearch({ search, lines, scroll, reveal, onCount, onKept }: Us
 
   const capped = matches?.capped ?? false;
   const active = search !== null;
+  // Read through a ref: the count is reported when it changes, not when the parent passes a new function.
+  const countRef = useRef(onCount);
+  countRef.current = onCount;
   useEffect(() => {
-    onCount?.(active && matches ? { pattern, current: count > 0 ? current + 1 : 0, count, capped } : null);
-  }, [active, matches, current, count, capped, pattern]); // eslint-disable-line react-hooks/exhaustive-deps
+    countRef.current?.(active && matches ? { pattern, current: count > 0 ? current + 1 : 0, count, capped } : null);
+  }, [active, matches, current, count, capped, pattern]);
 
   // Enter: said from the matches of this very render, never from a count reported a key earlier.
   const typing = useRef(false);
   const kept = search !== null && !search.typing;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: an edge, not a state: it runs when typing starts or ends (typing.current holds the last), and Enter's words are this render's matches; onKept is a new function each render
   useEffect(() => {
-    if (kept && typing.current) onKept?.(searchSetText(pattern, matches ? { pattern, current: current + 1, count, capped } : null), count > 0);
+    if (kept && typing.current) onKept?.(searchSetText(pattern, matches ? { pattern, current: current + 1, count, capped } : null));
     typing.current = search?.typing ?? false;
-  }, [kept, search?.typing]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [kept, search?.typing]);
 
   const step = (direction: 1 | -1): string => {
     if (!matches || count === 0) return pattern ? `No match for "${pattern}"` : 'No search: / searches in the message';
@@ -89,6 +93,6 @@ export function useSearch({ search, lines, scroll, reveal, onCount, onKept }: Us
 
 /** The status line's words for a search just set: where it is, or that nothing matched. */
 export function searchSetText(pattern: string, count: SearchCount | null): string {
-  if (!count || count.pattern !== pattern || count.count === 0) return `No match for "${pattern}"`;
+  if (!count || count.pattern !== pattern || count.count === 0) return `No match for "${pattern}" · Esc clears`;
   return `"${pattern}" ${count.current}/${count.count}${count.capped ? '+' : ''} · n next, N previous, Esc clears`;
 }

@@ -1,6 +1,5 @@
 /** The line above the footer when it is not the status: a question, or the filter input. */
 import { Box, Text } from 'ink';
-import React from 'react';
 import { safeLine } from '../../text/safe-text';
 import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
 import { AskLines, confirmLines, statusLines } from '../widgets/chrome';
@@ -16,7 +15,8 @@ import { forgetLines, forgetScreen } from '../saved/forget-question';
 /** A question the session asks: y/n (delete, leave, forget), which attachment to save, or whether to replace a file. */
 export type Question =
   | { kind: 'delete'; message: MessageSummary }
-  | { kind: 'leave' }
+  /** `lasts`: what happens to the address left, in its provider's terms (wording/expiry-text.ts). */
+  | { kind: 'leave'; lasts: string }
   /** `provider`: where the address lives (a mail.tm account can also be deleted there). */
   | { kind: 'forget'; provider: ProviderId }
   | { kind: 'attachment'; message: MessageSummary; attachments: readonly AttachmentInfo[]; typed?: string }
@@ -54,7 +54,7 @@ export function questionLines(question: Question, email: string, columns: number
     case 'delete':
       return confirmLines(`Delete "${subjectLabel(question.message.subject)}"?`, columns);
     case 'leave':
-      return confirmLines(`Leave ${email} for a new address? It keeps working until it expires.`, columns);
+      return confirmLines(`Leave ${email} for a new address? ${question.lasts}`, columns);
     case 'forget':
       return forgetLines(email, question.provider, columns);
     case 'overwrite':

@@ -4,7 +4,7 @@
  * typed digits) and an error stay until something replaces them or the view they describe goes (moving
  * to another message, back to the list). The clock is the app's (injected), so tests move time.
  */
-import React, { memo, useCallback, useEffect, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useRef, useState } from 'react';
 import { StatusLine } from '../widgets/chrome';
 import type { StatusMessage } from '../wording/status-text';
 

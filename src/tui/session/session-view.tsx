@@ -7,7 +7,8 @@
  * use-reading.ts; this component only routes between them.
  */
 import { Box } from 'ink';
-import React, { useEffect, useRef, useState } from 'react';
+import type React from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import type { MessageSummary, Session } from '../../model/mail-types';
@@ -16,6 +17,7 @@ import { HelpScreen } from '../widgets/help-screen';
 import { useKeys } from '../widgets/use-keys';
 import { subjectLabel } from '../wording/display-format';
 import { InboxScreen } from '../inbox/inbox-screen';
+import { thisMachineHost } from '../inbox/empty-lines';
 import { headerHeight, LiveSessionHeader } from '../inbox/session-header';
 import { useInbox } from '../inbox/use-inbox';
 import { useReadMarks, type ReadMarksConfig } from '../inbox/use-read-marks';
@@ -30,12 +32,14 @@ import type { StatusMessage } from '../wording/status-text';
 import { useReading } from './use-reading';
 import { useSaveQuestions } from './use-save-questions';
 import { useSessionEffects } from './use-session-effects';
+import { useSample } from '../sample/use-sample';
 import { useForgetAnswer } from '../saved/forget-question';
 import { preloadReader } from '../viewer/lazy-reader';
 import { rowMarks } from './row-marks';
 import { useMessageCache } from '../viewer/use-message-cache';
 import { useMessageSources } from '../source/use-message-source';
 import { ViewerScreen } from '../viewer/viewer-screen';
+import { keepsWorking } from '../wording/expiry-text';
 
 export interface SessionViewProps {
   /** The provider the address lives on. */
@@ -116,13 +120,16 @@ export function SessionView(props: SessionViewProps) {
 
   const { unread } = inbox.state;
   useSessionEffects({ inbox, cache, marks, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
+  const sendSample = useSample({ email: session.email, local: props.local, where: props.where ?? api.info.label, status: { info, note, fail }, mounted });
 
   // Above the footer: a question, the filter or search input, or the status (fading; a long one wraps).
   const shownStatus = useFaded(status, props.clock) ?? props.notice ?? null;
   const typingSearch = Boolean(reading.search?.typing && view.kind === 'viewer');
   const bottomRows = bottomHeight({ question, email: session.email, input: filtering || typingSearch, status: shownStatus, columns });
   const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - bottomRows - 1);
-  useEffect(() => inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) }), [height]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) });
+  }, [height, inbox.dispatch]);
 
   // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
   const { live } = inbox;
@@ -182,7 +189,7 @@ export function SessionView(props: SessionViewProps) {
 
   if (!active) return null;
 
-  const newAddress = () => (live ? setQuestion({ kind: 'leave' }) : props.onNewAddress());
+  const newAddress = () => (live ? setQuestion({ kind: 'leave', lasts: keepsWorking(api.info, session.expiresAt !== null) }) : props.onNewAddress());
 
   // A message without attachments has nothing for `a` to save: its footer leaves it out.
   const opened = view.kind === 'viewer' ? cache.get(view.message.id) : undefined;
@@ -230,6 +237,7 @@ export function SessionView(props: SessionViewProps) {
         intervalMs={live ? props.intervalMs : null}
         clock={props.clock}
         local={props.local}
+        nearHost={props.local ? undefined : thisMachineHost(api)}
         isActive={screen === 'inbox'}
         {...rowMarks(cache)}
         onOpen={reading.open}
@@ -244,6 +252,7 @@ export function SessionView(props: SessionViewProps) {
           }
         }}
         onNewAddress={newAddress}
+        onSample={sendSample}
         onCopy={() => actions.copyText('address', session.email)}
         onSwitch={props.onSwitch}
         onForget={() => setQuestion({ kind: 'forget', provider: api.info.id })}

@@ -1,7 +1,8 @@
 /**
  * Reading one message after another: which message the viewer shows, opening one (marked read here and,
  * where the service keeps read state, there too), J/K to the next or previous one of the list as it is
- * filtered, the view kept from one message to the next (headers, source, part: ViewerMode), the source
+ * filtered, the view kept from one message to the next (headers, source, part: ViewerMode; a message
+ * opened from the list shows the message, never its source), the source
  * fetched when the source view needs it, and the search in the message shown (typed, kept, cleared).
  */
 import { useEffect, useState } from 'react';
@@ -29,7 +30,7 @@ export interface Reading {
   view: View;
   mode: ViewerMode;
   setMode(mode: ViewerMode): void;
-  /** Shows a message in the viewer. */
+  /** Shows a message in the viewer, as a message (not its source): opened from the list. */
   open(m: MessageSummary): void;
   /** Back to the list. */
   close(): void;
@@ -60,7 +61,8 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
     setSearch(null);
     setSearchCount(null);
   };
-  const open = (m: MessageSummary) => {
+  // Shows `m` in the view as it is (J/K: headers, source, part stay).
+  const show = (m: MessageSummary) => {
     // Fire and forget: the service's own read state is a courtesy; ours is what the list shows.
     if (inbox.state.unread.has(m.id)) api.markRead?.(session, m.id).catch(() => undefined);
     inbox.dispatch({ type: 'opened', id: m.id });
@@ -70,6 +72,12 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
     status.clear();
     clearSearch();
     setView({ kind: 'viewer', message: m });
+  };
+  // Opened from the list: the message itself, whatever R showed before. The part (t) and the headers
+  // (H) are ways of reading, kept for the session; the source is a look at one message (issue 26).
+  const open = (m: MessageSummary) => {
+    if (mode.source) setMode({ ...mode, source: false });
+    show(m);
   };
   const close = () => {
     status.clear();
@@ -81,7 +89,7 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
     const list = inbox.state.visible;
     const i = list.findIndex((m) => m.id === view.message.id);
     const next = i >= 0 ? list[i + direction] : undefined;
-    if (next) return open(next);
+    if (next) return show(next);
     if (i < 0) return status.info('This message is no longer in the list: q goes back to it');
     status.info(direction > 0 ? 'No next message: this is the last one in the list' : 'No previous message: this is the first one in the list');
   };

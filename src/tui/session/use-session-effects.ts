@@ -32,42 +32,45 @@ export interface SessionEffectsInput {
 export function useSessionEffects({ inbox, cache, marks, status, ring }: SessionEffectsInput): void {
   const { arrivals, lastArrived, all, unread, read, loaded, cut } = inbox.state;
   // New mail: a line, and the bell unless it is switched off.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per arrival (arrivals counts them; lastArrived changes with it): a new ring or clock function must not ring or say it again
   useEffect(() => {
     if (arrivals === 0) return;
     status.info(`${lastArrived} new message${lastArrived === 1 ? '' : 's'}`);
     ring?.();
-  }, [arrivals]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [arrivals]);
 
   // A listing that left something out (its bounds, unreadable entries): said whole once, when it changes
   // (the list's summary line keeps saying it in a few words).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per new cut: mail arriving under the same cut (all.length) or a new clock behind info must not say it again
   useEffect(() => {
     const note = listingNote(all.length, cut ?? undefined);
     if (note) status.info(note);
-  }, [cut]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [cut]);
 
   // The address is not the service's (a web page, not HTTP): checks stop until r. The header says so in
   // a line; the status says it whole, wrapped, with what to check (it stays: nothing is checked meanwhile).
   const held = useStoreValue(inbox.poll, heldError);
   useEffect(() => {
     if (held) status.fail(held);
-  }, [held]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [held, status.fail]);
 
   // Mail showed the service's times off by a zone: say so (it stays: it explains the times shown).
   const zoneError = inbox.zoneErrorMs;
   useEffect(() => {
     if (zoneError !== 0) status.note(`The service's times read ${formatZoneError(zoneError)} off; corrected from arriving mail (see --server-tz)`);
-  }, [zoneError]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [zoneError, status.note]);
 
   // Opened messages are remembered for this address (a deleted one's mark goes once the list lacks it).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: written when the read set changes; the list is read as it is then (a new listing alone is no reason to write the file), and marks.save is a new function each render
   useEffect(() => {
     if (read !== marks.initial) marks.save(read, loaded ? new Set(all.map((m) => m.id)) : undefined);
-  }, [read]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [read]);
   useEffect(() => {
     if (marks.error) status.fail(marks.error);
-  }, [marks.error]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [marks.error, status.fail]);
 
   // The newest unread bodies, fetched one at a time in the background (the cache never asks twice).
   useEffect(() => {
     cache.prefetch(all.filter((m) => unread.has(m.id)).slice(0, PREFETCH_COUNT).map((m) => m.id));
-  }, [all, unread, cache.prefetch]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [all, unread, cache.prefetch]);
 }

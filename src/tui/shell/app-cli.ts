@@ -10,6 +10,7 @@ import { appPaths } from '../../state/paths';
 import { safeLine } from '../../text/safe-text';
 import { scriptCommandsHelp } from '../../scripting/commands-list';
 import type { CliIo } from './shell-types';
+import { answerDeadline, queryGraphemeClustering } from '../terminal/grapheme-query';
 
 const OPTIONS = {
   provider: { type: 'string' },
@@ -30,14 +31,16 @@ export function helpText(version: string, configDir: string): string {
 Usage:
   tempmail-tui [options]          the app: pick an address, watch the inbox, read mail
   tempmail-tui serve [options]    run the reference service (tempmail-tui serve --help)
+  tempmail-tui admin COMMAND      drive a service's admin API (tempmail-tui admin --help)
 
 Scripting (no UI: data on stdout, messages on stderr; each takes --help):
 ${scriptCommandsHelp()}
 
 Options:
-  --provider NAME      where new addresses are made: tempmail, mailtm or guerrilla (also
-                       TEMPMAIL_PROVIDER or "provider" in the config file); mailtm and guerrilla
-                       are public inboxes any website can mail (\`tempmail-tui providers\` lists them)
+  --provider NAME      where new addresses are made: tempmail, mailtm, guerrilla, tempmaillol, or
+                       auto (the first of providerOrder that answers; also TEMPMAIL_PROVIDER or
+                       "provider" in the config file); mailtm, tempmaillol and guerrilla are public
+                       inboxes any website can mail (\`tempmail-tui providers --check\` tries them)
   --base-url URL       the provider's address (also TEMPMAIL_BASE_URL or "baseUrl" in the config
                        file): a service of the interface for tempmail (default https://mailtemp.us/api),
                        another host of the same API for the others (mailtm: https://api.mail.gw);
@@ -53,8 +56,10 @@ Options:
   -V, --version        the version
 
 Config file: ${configDir}/config.json (keys provider, baseUrl, pollIntervalSeconds, bell, serverTz,
-postEncoding, downloadDir). Environment: TEMPMAIL_PROVIDER, TEMPMAIL_BASE_URL, TEMPMAIL_POLL_INTERVAL,
-TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ, TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR; NO_COLOR turns colours off. Flags beat the environment,
+postEncoding, downloadDir, providers, providerOrder). Environment: TEMPMAIL_PROVIDER, TEMPMAIL_BASE_URL,
+TEMPMAIL_POLL_INTERVAL, TEMPMAIL_BELL, TEMPMAIL_SERVER_TZ, TEMPMAIL_POST_ENCODING, TEMPMAIL_DOWNLOAD_DIR,
+TEMPMAIL_TEMPMAILLOL_KEY; NO_COLOR turns colours off; TEMPMAIL_TERMINAL_ANSWER_MS how long to wait at start
+for the terminal's answer on emoji widths (250; 0 never asks). Flags beat the environment,
 which beats the file. Every address you create is saved; the picker offers the live ones first.
 
 Keys: j/k or arrows move, Enter opens, d deletes (asks), r checks now, n new address, c copies it,
@@ -124,14 +129,17 @@ export async function runAppCli(argv: string[], version: string, io?: Partial<Cl
     out.stderr.write('tempmail-tui: the app needs an interactive terminal (stdin and stdout must be a TTY)\n');
     return 2;
   }
-  // The service first (the domains are asked for at once), then the UI: the request travels while
-  // Ink and React load.
+  // The terminal is asked whether it clusters graphemes (for the cell widths), the service for its
+  // domains, then the UI loads: the answers travel while Ink and React load.
+  const graphemes = queryGraphemeClustering(out.stdin, out.stdout, answerDeadline(out.env));
   const { connectService } = await import('./app-service');
   const service = await connectService(parsed.settings!, out.env);
   if ('error' in service) {
+    await graphemes;
     out.stderr.write(`tempmail-tui: ${service.error}\n`);
     return 1;
   }
-  const { runApp } = await import('./run-app');
-  return runApp({ settings: parsed.settings!, io: out, service });
+  const { loadWithoutFetch } = await import('./load-ui');
+  const { runApp } = await loadWithoutFetch(() => import('./run-app'));
+  return runApp({ settings: parsed.settings!, io: out, service, graphemes });
 }

@@ -6,17 +6,22 @@
  * code yet (the first request of a tempmail service goes without it: quick-domains.ts).
  */
 import type { MailProvider, TempMailApi } from '../../client/client-types';
-import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderRef, type ProviderSet } from '../../client/providers';
+import { RATE_LIMIT_WAIT } from '../../client/http-client';
+import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderOptions, type ProviderRef, type ProviderSet } from '../../client/providers';
 import { quickDomains } from '../../client/tempmail/quick-domains';
 import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
+import { createFilePacer, pacingName } from '../../state/pacing-file';
 import { appPaths } from '../../state/paths';
+import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
 import type { DomainList } from '../../model/mail-types';
 import { early, type Early } from './early';
 import { startLocalService, type LocalService } from './local-service';
+import { createRateWaits, type RateWaits } from './rate-waits';
+import { providerName } from '../wording/provider-text';
 
 export interface AppService {
   providers: ProviderSet;
@@ -28,6 +33,8 @@ export interface AppService {
   local?: LocalService;
   /** The first listDomains, already on its way. */
   domains: Early<DomainList>;
+  /** A provider limiting requests, and a call waiting it out: for the status line. */
+  rateWaits: RateWaits;
 }
 
 /**
@@ -36,17 +43,32 @@ export interface AppService {
  * in-process service's data directory: it gets a new HTTP port every run, and the data dir is what holds
  * its addresses across runs.
  */
-export function startRef(settings: Pick<Settings, 'provider' | 'baseUrl'>, env: NodeJS.ProcessEnv): ProviderRef {
+export function startRef(settings: Partial<Pick<Settings, 'provider' | 'baseUrl' | 'providers' | 'providerOrder'>>, env: NodeJS.ProcessEnv): ProviderRef {
   return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: `local:${appPaths(env).data}` };
 }
 
 /** Starts what the app needs from its providers; an error is a line for stderr (exit 1). */
 export async function connectService(settings: Settings, env: NodeJS.ProcessEnv): Promise<AppService | { error: string }> {
   const start = startRef(settings, env);
-  const options = {
+  const rateWaits = createRateWaits();
+  const state = appPaths(env).state;
+  // Each provider keeps its documented rate together with the user's other processes (the scripts), and
+  // a 429 is waited out (10 s a wait, 30 s a call) with a word on the status line.
+  const options = (ref: ProviderRef): ProviderOptions => ({
     postEncoding: settings.postEncoding,
     serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
-  };
+    pacerFor: (provider, baseUrl, perSecond) => createFilePacer(state, pacingName(provider, baseUrl), perSecond),
+    apiKey: settings.providers[ref.provider]?.apiKey,
+    rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }) },
+    // A sign-in's token is kept with the saved address (an account saved before its first sign-in has none).
+    onSignedIn: (email, token) => {
+      try {
+        openSavedSessions({ dir: state }).setToken(email, ref.baseUrl, token, ref.provider);
+      } catch {
+        // Only spares a later sign-in.
+      }
+    },
+  });
   let local: LocalService | undefined;
   let first: MailProvider;
   try {
@@ -57,20 +79,22 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
         const why = error instanceof Error ? error.message : String(error);
         return { error: `could not start the local service: ${safeLine(why, 300)}` };
       }
-      first = withLocalPush(tempmailProvider(followingApi(local, (url) => createApi({ ...options, baseUrl: url })), local.httpUrl), local);
+      // The in-process service is not paced: nobody else's limits apply to it.
+      const { pacerFor: _p, rateLimitWait: _w, ...plain } = options(start);
+      first = withLocalPush(tempmailProvider(followingApi(local, (url) => createApi({ ...plain, baseUrl: url })), local.httpUrl), local);
     } else {
-      first = createProvider(start.provider, { ...options, baseUrl: start.baseUrl });
+      first = createProvider(start.provider, { ...options(start), baseUrl: start.baseUrl });
     }
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return { error: safeLine(why, 300) };
   }
   const providers = createProviderSet({
-    choices: providerChoices(start),
+    choices: providerChoices(start, settings),
     known: [[start, first]],
-    make: (ref) => createProvider(ref.provider, { ...options, baseUrl: ref.baseUrl }),
+    make: (ref) => createProvider(ref.provider, { ...options(ref), baseUrl: ref.baseUrl }),
   });
-  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(firstDomains(start, first)) };
+  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(firstDomains(start, first)), rateWaits };
 }
 
 /**

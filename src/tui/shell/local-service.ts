@@ -89,7 +89,7 @@ async function startOrBorrow(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPo
       const holder = await whenListening(error.dataDir, error.holder);
       // Gone while we waited (stopped, or died starting): the directory is free, start our own.
       if (!holder && attempt < 2) continue;
-      return useRunning(error.dataDir, holder ?? error.holder);
+      return borrowRunning(error.dataDir, holder ?? error.holder);
     }
   }
 }
@@ -251,7 +251,7 @@ function reachable(host: string): string {
 }
 
 /** Uses the service named by the data dir's lock, once it answers GET /health. */
-async function useRunning(dataDir: string, holder: LockHolder): Promise<Where> {
+async function borrowRunning(dataDir: string, holder: LockHolder): Promise<Where> {
   const who = `the data dir ${dataDir} is in use by a tempmail-tui service (pid ${holder.pid}`;
   const advice = 'stop it, or point the app at a service with --base-url';
   if (holder.httpUrl === undefined || holder.smtpHost === undefined || holder.smtpPort === undefined) {

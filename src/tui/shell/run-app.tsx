@@ -1,13 +1,12 @@
 /**
  * Runs the app on the real terminal, on a service made ready by app-service.ts (the local one when none
- * is configured): opens the saved addresses and their read marks, draws on the alternate screen, gives
- * the terminal back on Ctrl-Z until `fg` (suspend.ts), and on `q`, Ctrl+C or SIGTERM/SIGHUP
- * puts the terminal back as it was (main screen, cursor shown) before the process ends. A signal
- * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) ends it the same way, so the in-process service closes too.
+ * is configured): opens the saved addresses and their read marks, draws on the alternate screen (Ink's
+ * `alternateScreen`, which also gives the main screen back however the process ends), gives the terminal
+ * back on Ctrl-Z until `fg` (suspend.ts, on Ink's suspendTerminal), and ends on `q`, Ctrl+C or a signal
+ * (SIGINT from `kill -INT`, SIGTERM, SIGHUP) the same way, so the in-process service closes too.
  * Keys reach Ink one at a time (widgets/key-stdin.ts), however many arrive in one read.
  */
 import { render } from 'ink';
-import React from 'react';
 import { preloadHttp } from '../../client/http-client';
 import { holdYoungGeneration } from '../../platform/young-generation';
 import { openInBrowser } from '../../platform/browser';
@@ -23,7 +22,9 @@ import { keyByKey } from '../widgets/key-stdin';
 import { diffingStdout } from '../terminal/diff-stdout';
 import { noColorRequested } from '../widgets/theme';
 import { openReadState } from '../../state/read-state';
-import { createSuspender, ENTER_ALT_SCREEN, LEAVE_ALT_SCREEN, SHOW_CURSOR } from './suspend';
+import { createJobControl } from './suspend';
+import { setGraphemeClustering } from '../../text/terminal-width';
+import type { GraphemeAnswer } from '../terminal/grapheme-query';
 
 export { serviceLabel };
 
@@ -36,30 +37,32 @@ export function serviceKey(baseUrl: string | undefined, env: NodeJS.ProcessEnv):
 }
 
 /** Runs the app until the user quits; resolves with the exit status. */
-export async function runApp({ settings, io, service }: { settings: Settings; io: CliIo; service: AppService }): Promise<number> {
+export async function runApp({
+  settings,
+  io,
+  service,
+  graphemes,
+}: {
+  settings: Settings;
+  io: CliIo;
+  service: AppService;
+  /** The terminal's answer about grapheme clustering (terminal/grapheme-query.ts), when asked. */
+  graphemes?: Promise<GraphemeAnswer>;
+}): Promise<number> {
   const { stdout, stderr, stdin, env } = io;
   const { providers, start, baseUrl, local } = service;
+  // Emoji sequences are measured as the terminal draws them when it says it clusters graphemes; the
+  // first frame waits for the answer (a round trip, bounded by the query's deadline).
+  setGraphemeClustering((await graphemes)?.clustering ?? false);
 
   // Only the cells that changed reach the terminal (the countdown's second is a few bytes, not a screen).
   const screen = stdout.isTTY ? diffingStdout(stdout) : undefined;
-  let restored = false;
-  const restore = () => {
-    if (restored) return;
-    restored = true;
-    // The cursor below the frame first: where the alternate screen is ignored, the prompt comes there.
-    screen?.park();
-    stdout.write(LEAVE_ALT_SCREEN + SHOW_CURSOR);
-  };
-  stdout.write(ENTER_ALT_SCREEN);
-  // Whatever ends the process, the user's shell gets its screen back.
-  process.once('exit', restore);
   // Job control needs a terminal to give back (and a key to ask for it).
-  const suspender = stdin.isTTY ? createSuspender({ stdin, stdout, beforeLeave: () => screen?.park() }) : undefined;
+  const jobControl = stdin.isTTY ? createJobControl() : undefined;
 
   // Made once: drawing again (below) must hand the App the very same saved store and callbacks.
   const saved = { store: openSavedSessions({ env }), serviceKey: start.baseUrl };
   const readMarks = openReadState({ env });
-  const onSuspend = suspender ? (redraw: () => void) => suspender.suspend(redraw) : undefined;
   const ringBell = () => stdout.write('\x07');
   // The cursor home and the screen erased; the diff writer's next frame goes whole (Ink clears first).
   const clearScreen = () => stdout.write('\x1b[H\x1b[2J');
@@ -73,13 +76,15 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
       serviceLabel={start.provider === 'tempmail' ? serviceLabel(local?.httpUrl ?? baseUrl) : undefined}
       saved={saved}
       readMarks={readMarks}
-      onSuspend={onSuspend}
+      jobControl={jobControl}
       clearScreen={stdout.isTTY ? clearScreen : undefined}
       ringBell={ringBell}
       copy={copy}
       openLink={openLink}
       noColor={noColorRequested(env)}
       domains={service.domains}
+      rateWaits={service.rateWaits}
+      auto={settings.provider === 'auto'}
     />
   );
   const instance = render(app(), {
@@ -88,16 +93,23 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
     stderr: stderr as NodeJS.WriteStream,
     exitOnCtrlC: true,
     patchConsole: true,
+    // Entered now, left when Ink unmounts: on q, on a signal, and when the process exits any other way.
+    alternateScreen: true,
     // Ink draws at most this often; a key that comes just after the countdown's frame waits for the next
     // slot (33 ms at Ink's default 30). Frames cost a few changed cells now.
     maxFps: 60,
   });
-  // The first frame is out: the HTTP client's code loads now, before the first key needs it, and the
-  // young generation stops growing (young-generation.ts).
-  setImmediate(() => {
-    preloadHttp();
-    void holdYoungGeneration();
-  });
+  // Once the first frame is on the terminal (Ink 8 writes it on a later turn, not inside render()), the
+  // HTTP client's code loads, before the first key needs it, and the young generation stops growing
+  // (young-generation.ts). Any sooner, and loading got (with node:http2, tls and undici) delayed the
+  // first frame.
+  void (screen?.firstFrame ?? Promise.resolve()).then(() =>
+    setImmediate(() => {
+      preloadHttp();
+      void holdYoungGeneration();
+    }),
+  );
+
   // Drawn again when the local service changes hands (the window it was borrowed from quit and this one
   // took over): the picker says whose service it is, and the SMTP target stays the right one.
   const unfollow = local?.onChange(() => instance.rerender(app()));
@@ -112,17 +124,14 @@ export async function runApp({ settings, io, service }: { settings: Settings; io
   try {
     await instance.waitUntilExit();
   } catch (error) {
+    // Ink has unmounted (and left the alternate screen) before it rejects.
     code = 1;
     const why = error instanceof Error ? error.message : String(error);
-    restore();
     stderr.write(`tempmail-tui: ${safeLine(why, 300)}\n`);
   } finally {
     for (const signal of SIGNALS) process.off(signal, stop);
-    suspender?.dispose();
     screen?.dispose();
     unfollow?.();
-    restore();
-    process.off('exit', restore);
   }
   await local?.close();
   return code;

@@ -29,6 +29,7 @@ export function useMessageSources(api: MailProvider, session: Session): SourceCa
   const entries = useRef(new Map<MessageId, { entry: SourceEntry; pending?: Promise<MessageSource> }>());
   const [, setVersion] = useState(0);
   const alive = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: token is the trigger, read nowhere inside: another session's token starts an empty cache
   useEffect(() => {
     alive.current = true;
     entries.current = new Map();

@@ -48,6 +48,8 @@ export function frameLines(chunk: string, erased: number | null): string[] | nul
 /** What diffingStdout gives Ink: a WriteStream as far as Ink uses one. */
 export type DiffingStdout = NodeJS.WriteStream & {
   diffStats: DiffStats;
+  /** Settles once the first frame has been written to the terminal (its end mark included). */
+  firstFrame: Promise<void>;
   /**
    * Puts the cursor back where Ink thinks it is (below the frame), on the real terminal, now: before
    * something else takes the screen (Ctrl-Z's shell, the exit), where a terminal that ignores the
@@ -77,6 +79,7 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
   // What Ink wrote since its start mark: sent in one write at its end mark (one system call a frame).
   let held: string | null = null;
   let heldDone: ((error?: Error | null) => void)[] = [];
+  const first = Promise.withResolvers<void>();
 
   const flush = (): boolean => {
     if (held === null) return true;
@@ -84,7 +87,16 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     const done = heldDone;
     held = null;
     heldDone = [];
-    return real.write(out, done.length === 0 ? undefined : (error) => done.forEach((d) => d(error)));
+    const written = real.write(
+      out,
+      done.length === 0
+        ? undefined
+        : (error) => {
+            for (const d of done) d(error);
+          },
+    );
+    if (out.endsWith(ESU)) first.resolve();
+    return written;
   };
   const emit = (chunk: string, done?: (error?: Error | null) => void): boolean => {
     if (held === null) return real.write(chunk, done);
@@ -156,6 +168,7 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
 
   const stdout = {
     diffStats: stats,
+    firstFrame: first.promise,
     write,
     get columns() {
       return real.columns;
@@ -178,11 +191,26 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     get destroyed() {
       return real.destroyed;
     },
-    on: (event: string, listener: (...args: unknown[]) => void) => (events.on(event, listener), stdout),
-    off: (event: string, listener: (...args: unknown[]) => void) => (events.off(event, listener), stdout),
-    once: (event: string, listener: (...args: unknown[]) => void) => (events.once(event, listener), stdout),
-    addListener: (event: string, listener: (...args: unknown[]) => void) => (events.on(event, listener), stdout),
-    removeListener: (event: string, listener: (...args: unknown[]) => void) => (events.off(event, listener), stdout),
+    on: (event: string, listener: (...args: unknown[]) => void) => {
+      events.on(event, listener);
+      return stdout;
+    },
+    off: (event: string, listener: (...args: unknown[]) => void) => {
+      events.off(event, listener);
+      return stdout;
+    },
+    once: (event: string, listener: (...args: unknown[]) => void) => {
+      events.once(event, listener);
+      return stdout;
+    },
+    addListener: (event: string, listener: (...args: unknown[]) => void) => {
+      events.on(event, listener);
+      return stdout;
+    },
+    removeListener: (event: string, listener: (...args: unknown[]) => void) => {
+      events.off(event, listener);
+      return stdout;
+    },
     listenerCount: (event: string) => events.listenerCount(event),
     park,
     dispose: () => {

@@ -5,7 +5,8 @@
  * read this way: printable characters whose width every terminal agrees on (ASCII, the Latin letters
  * that are not East Asian ambiguous, ✓ and ✗) and SGR sequences. A line with anything else (a wide,
  * ambiguous or combining character, an emoji, an SGR this does not model) comes back null, and the diff
- * rewrites it whole, as Ink would.
+ * rewrites it whole, as Ink would: a cluster terminals draw at different widths (docs/architecture.md,
+ * "Cell widths") may then leave the line a few columns short on the screen, never shift a change.
  */
 import { eastAsianWidthType } from 'get-east-asian-width';
 

@@ -79,6 +79,7 @@ export function useMessageCache(api: MailProvider, session: Session, limits: Cac
   // The message opened last (the viewer may be showing it): its body is never the one dropped.
   const lastOpened = useRef<MessageId | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: token is the trigger, read nowhere inside: another session's token starts an empty cache and queue
   useEffect(() => {
     alive.current = true;
     entries.current = new Map();
@@ -146,7 +147,7 @@ export function useMessageCache(api: MailProvider, session: Session, limits: Cac
   );
 
   // Starts the next background fetch when none is running.
-  const pumpRef = useRef(() => undefined as void);
+  const pumpRef = useRef<() => void>(() => {});
   pumpRef.current = () => {
     if (backgroundBusy.current || !alive.current) return;
     while (queue.current.length > 0) {

@@ -4,7 +4,6 @@
  * which is terminal-safe already, so nothing in it can become terminal control.
  */
 import { Text } from 'ink';
-import React from 'react';
 import { HighlightedLine } from '../search/highlight';
 import { lineSegments, type Matches } from '../search/find-matches';
 
@@ -25,8 +24,10 @@ export function ViewerBody({ lines, scroll, rows, matches, current }: ViewerBody
     <>
       {shown.map((line, i) =>
         matches && matches.list.length > 0 && line !== '' ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: scroll + i is the line's number in the message, its identity: a scroll keeps the rows still shown
           <HighlightedLine key={scroll + i} segments={lineSegments(matches, lines, scroll + i, current)} />
         ) : (
+          // biome-ignore lint/suspicious/noArrayIndexKey: scroll + i is the line's number in the message, its identity: a scroll keeps the rows still shown
           <Text key={scroll + i} wrap="truncate">
             {line === '' ? ' ' : line}
           </Text>

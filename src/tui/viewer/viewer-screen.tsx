@@ -7,7 +7,8 @@
  * previous one (the session does the I/O and keeps the mode). Only the lines inside the window are drawn.
  */
 import { Box, Text } from 'ink';
-import React, { useEffect, useReducer, useState } from 'react';
+import type React from 'react';
+import { useEffect, useReducer, useState } from 'react';
 import { fitToWidth } from '../../text/text-width';
 import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
@@ -106,10 +107,8 @@ export function ViewerScreen(props: ViewerScreenProps) {
     scroll: state.scroll,
     reveal: (line) => dispatch({ type: 'reveal', line, rows: bodyRows, max: maxScroll }),
     onCount: props.onSearchCount,
-    onKept: (text, found) => {
-      props.onStatus(text);
-      if (!found) props.onSearchClear();
-    },
+    // Kept even when it found nothing: Esc then clears it first, and only the next Esc leaves (issue 26).
+    onKept: (text) => props.onStatus(text),
   });
 
   const pickDigit = (digit: string) => {
@@ -132,6 +131,13 @@ export function ViewerScreen(props: ViewerScreenProps) {
     if (mark?.link) return props.onCopy(`link ${mark.link.n}`, mark.link.url);
     if (!message) return props.onStatus('The message is not loaded yet.');
     props.onStatus(links.length ? 'No code found here: type a link number first, then y copies it.' : 'No code or link found in this message.');
+  };
+  // `c`: the code alone (as `c` copies in the inbox), or why there is none and what y would copy.
+  const copyCode = () => {
+    if (mark?.code) return props.onCopy(`code ${mark.code}`, mark.code);
+    if (!message) return props.onStatus('The message is not loaded yet.');
+    if (picked || mark?.link) return props.onStatus(`No code found in this message: y copies link ${(picked ?? mark?.link)?.n}.`);
+    props.onStatus(links.length ? 'No code found in this message: type a link number, then y copies it.' : 'No code found in this message (and no link).');
   };
   // `o`: the picked link, else the detected one; picking it shows it whole at the top.
   const openLink = () => {
@@ -178,6 +184,7 @@ export function ViewerScreen(props: ViewerScreenProps) {
         if (link) pick(link.n);
       },
       yank,
+      copyCode,
       openLink,
       save,
       saveMessage: props.onSaveMessage,
@@ -220,6 +227,7 @@ export function ViewerScreen(props: ViewerScreenProps) {
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">
       {headers.map(([name, value], i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the message's header rows, replaced as a whole (a long link's rows share the name ''); a row has no identity but its place
         <Text key={`${name}-${i}`} wrap="truncate">
           <Text bold color={theme.color('accent')}>
             {fitToWidth(name ? `${name}:` : '', LABEL_COLS)}

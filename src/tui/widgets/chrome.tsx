@@ -4,7 +4,7 @@
  * MAX_STATUS_LINES lines; screens size their body with the same functions (statusLines, confirmLines).
  */
 import { Box, Text } from 'ink';
-import React, { memo } from 'react';
+import { memo } from 'react';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
 import { wrapText } from '../../text/text-wrap';
 import { footerHints, type Command, type Screen } from '../keymap/keymap';
@@ -34,6 +34,7 @@ export const StatusLine = memo(function StatusLine({ status, columns }: { status
   return (
     <Box flexDirection="column">
       {statusLines(status?.text ?? '', columns).map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the status wrapped to the width, replaced as a whole; a line has no identity but its row
         <Text key={i} wrap="truncate" color={color} bold={status?.kind === 'error'}>
           {fitToWidth(line, columns)}
         </Text>
@@ -58,6 +59,7 @@ export function AskLines({ lines, columns }: { lines: readonly string[]; columns
   return (
     <Box flexDirection="column">
       {lines.map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a question's lines, replaced as a whole; a line has no identity but its row
         <Text key={i} wrap="truncate" bold color={theme.color('warn')}>
           {fitToWidth(line, columns)}
         </Text>

@@ -4,7 +4,7 @@
  * says how much is above and below.
  */
 import { Box, Text } from 'ink';
-import React, { useState } from 'react';
+import { useState } from 'react';
 import { fitToWidth } from '../../text/text-width';
 import type { Screen } from '../keymap/keymap';
 import { helpLayout, helpMaxScroll, helpWindow } from './help-layout';
@@ -61,6 +61,7 @@ export function HelpScreen({ screen, columns, rows, onClose, isActive }: HelpScr
       </Text>
       {win.spacer ? <Text> </Text> : null}
       {lines.slice(win.top, win.top + win.size).map((line, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: win.top + i is the line's number in the help, its identity: a scroll keeps the rows still shown
         <Text key={win.top + i} wrap="truncate">
           <Text bold>{fitToWidth(line.keys, keyCols)}</Text>
           {fitToWidth(line.description, descCols)}

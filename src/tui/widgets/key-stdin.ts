@@ -6,10 +6,12 @@
  * The next key waits for React: its renders and effects run as tasks of React's own scheduler, so the
  * next key is queued there at idle priority, behind them. A key that moves the selection is drawn, and a
  * screen it opens has subscribed to keys, before the following key is read, exactly as if the keys had
- * arrived one by one.
+ * arrived one by one. A terminal's answer to a question (the start-up one about grapheme clustering,
+ * when it comes late) is dropped, never handed to Ink as a key.
  */
 import { EventEmitter } from 'node:events';
 import { unstable_IdlePriority as IdlePriority, unstable_scheduleCallback as scheduleCallback } from 'scheduler';
+import { TERMINAL_REPORT } from '../terminal/grapheme-query';
 
 const ESC = '\x1b';
 // How a lone Esc is handed to Ink: the kitty keyboard protocol's Escape (CSI 27 u), which Ink's parser
@@ -77,7 +79,9 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
   const take = (text: string) => {
     const split = splitKeys(rest + text);
     rest = split.rest;
-    queue.push(...split.keys);
+    // A terminal's answer to the start-up question (terminal/grapheme-query.ts) that came after its
+    // deadline is no key: a DECRPM ends in `y`, which would confirm a question on the status line.
+    queue.push(...split.keys.filter((key) => !TERMINAL_REPORT.test(key)));
     if (restTimer) clearImmediate(restTimer);
     // A lone Esc (or a cut sequence that never completes) is a key of its own once nothing follows it.
     restTimer = rest
@@ -91,8 +95,8 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
     schedule();
   };
   const onReadable = () => {
-    let chunk: string | Buffer | null;
-    while ((chunk = real.read() as string | Buffer | null) !== null) take(String(chunk));
+    const next = () => real.read() as string | Buffer | null;
+    for (let chunk = next(); chunk !== null; chunk = next()) take(String(chunk));
   };
 
   out.on('newListener', (event: string) => {
@@ -106,10 +110,23 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
   });
   Object.assign(out, {
     isTTY: real.isTTY,
-    setEncoding: (encoding: BufferEncoding) => (real.setEncoding(encoding), out),
-    setRawMode: (mode: boolean) => (real.setRawMode(mode), out),
-    ref: () => (real.ref(), out),
-    unref: () => (real.unref(), out),
+    // Each returns the stream, as Node's own do.
+    setEncoding: (encoding: BufferEncoding) => {
+      real.setEncoding(encoding);
+      return out;
+    },
+    setRawMode: (mode: boolean) => {
+      real.setRawMode(mode);
+      return out;
+    },
+    ref: () => {
+      real.ref();
+      return out;
+    },
+    unref: () => {
+      real.unref();
+      return out;
+    },
     // One key per announcement: the next one is announced on a later turn, after React has drawn.
     read: () => {
       if (gave || queue.length === 0) {

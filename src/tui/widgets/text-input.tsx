@@ -5,7 +5,7 @@
  * every key, and takes the `value` prop back only when the parent changes it (e.g. lower-casing it).
  */
 import { Text, useInput, type Key } from 'ink';
-import React, { useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTheme } from './theme';
 
 export interface TextInputProps {

@@ -3,7 +3,7 @@
  * not read NO_COLOR, so every coloured Text asks here instead of naming a colour itself. Emphasis that
  * is not colour (bold, inverse) stays, which keeps the selection visible without colour.
  */
-import React, { createContext, useContext, useMemo, type ReactNode } from 'react';
+import { createContext, useContext, useMemo, type ReactNode } from 'react';
 
 export type ColorRole = 'accent' | 'muted' | 'error' | 'ok' | 'warn' | 'fresh';
 

@@ -51,7 +51,7 @@ describe('guerrilla provider on hostile answers', () => {
   it('names, quotes and addresses as before: "Name" <a@b>, Name <a@b>, a bare address, a <a> b', async () => {
     const { fake, gm, session } = await setup();
     const senders = ['"Shop" <hello@shop.example>', 'Bank  <otp@bank.example> ', 'solo@x.example', 'a <b> c', '<only@x.example>', 'x <y>>'];
-    senders.forEach((from, i) => fake.deliver(session.email, { from, subject: String(i), at: at(i) }));
+    for (const [i, from] of senders.entries()) fake.deliver(session.email, { from, subject: String(i), at: at(i) });
     const list = (await gm.listMessages(session)).sort((a, b) => Number(a.subject) - Number(b.subject));
     expect(list.map((m) => [m.senderName, m.senderEmail])).toEqual([
       ['Shop', 'hello@shop.example'],

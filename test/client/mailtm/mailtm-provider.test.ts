@@ -72,7 +72,7 @@ describe('mailtm provider', () => {
     expect(taken.kind).toBe('prefix_taken');
     expect(taken.details.status).toBe(422);
     const bad = await failure(mt.createSession({ prefix: 'ab', domain: 'mailtm.test' }));
-    expect(bad).toMatchObject({ kind: 'bad_request', message: 'address: This value is not valid.' });
+    expect(bad).toMatchObject({ kind: 'bad_request', message: 'mail.tm refused ab@mailtm.test: address: This value is not valid.' });
   });
 
   it('reads every page of messages, newest first', async () => {
@@ -122,7 +122,7 @@ describe('mailtm provider', () => {
     fake.log.length = 0;
     const bytes = await mt.downloadAttachment(s, attId, withFile.attachments[0]!);
     expect(bytes.equals(pdf)).toBe(true);
-    expect(fake.log).toEqual([{ method: 'GET', path: `/messages/${attId}/attachment/ATTACH000001`, status: 200, bearer: true }]);
+    expect(fake.log).toEqual([{ method: 'GET', path: `/messages/${attId}/attachment/ATTACH000001`, status: 200, bearer: true, at: expect.any(Number) }]);
   });
 
   it('a refused token (401 "Expired JWT Token") gets a new one from the saved password, once for calls at the same time', async () => {

@@ -37,7 +37,7 @@ describe('mailtm provider: read state and sources', () => {
     await mt.markRead!(s, plain);
     expect(fake.seen(plain)).toBe(true);
     expect(fake.seen(filed)).toBe(false);
-    expect(fake.log).toEqual([{ method: 'PATCH', path: `/messages/${plain}`, status: 200, bearer: true }]);
+    expect(fake.log).toEqual([{ method: 'PATCH', path: `/messages/${plain}`, status: 200, bearer: true, at: expect.any(Number) }]);
     list = await mt.listMessages(s);
     expect(list.find((m) => m.id === plain)?.seen).toBe(true);
   });

@@ -1,6 +1,6 @@
 /**
  * The tempmail provider's listings under their bounds, over real HTTP from a fixture server answering in
- * SPEC.md's shapes: an entry of check-mail that is not a record with an id costs only itself (dropped,
+ * the shapes of docs/server/http-api.md: an entry of check-mail that is not a record with an id costs only itself (dropped,
  * counted, the rest listed, the count kept through a 304); a check-mail of more than 10,000 messages
  * keeps the first 10,000 and says so; the domain list drops a bad entry and keeps 1,000 at most.
  */

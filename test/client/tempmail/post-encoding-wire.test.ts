@@ -2,7 +2,10 @@
  * postEncoding as it goes over the wire. The reference service reads form, JSON and query parameters
  * alike, so conformance alone would not notice a client that always sent a form: here a small recording
  * proxy (real HTTP, loopback) sits in front of the real reference service and keeps every request the
- * client made, and the test reads the content type, body and query string it forwarded.
+ * client made, and the test reads the content type, body, query string and Authorization header it
+ * forwarded. The reference service takes the token in an Authorization header (Tempmail-Capabilities:
+ * bearer); with that header taken out of its answers by the proxy it is a service of the interface
+ * alone, which gets the token as a parameter, in the encoding asked for.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,14 +18,17 @@ import type { Recorded } from '../fixture-server';
 
 interface Proxy {
   url: string;
-  requests: Recorded[];
+  requests: (Recorded & { authorization?: string })[];
   close(): Promise<void>;
 }
 
-/** A pass-through HTTP proxy to `target` that records each request (method, path, query, body, type). */
-async function startRecordingProxy(target: string): Promise<Proxy> {
+/**
+ * A pass-through HTTP proxy to `target` that records each request (method, path, query, body, type,
+ * Authorization); with `hideCapabilities`, it takes the Tempmail-Capabilities header out of the answers.
+ */
+async function startRecordingProxy(target: string, hideCapabilities: boolean): Promise<Proxy> {
   const upstream = new URL(target);
-  const requests: Recorded[] = [];
+  const requests: Proxy['requests'] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -35,10 +41,12 @@ async function startRecordingProxy(target: string): Promise<Proxy> {
         query: url.searchParams,
         body: body.toString('utf8'),
         contentType: String(req.headers['content-type'] ?? ''),
+        authorization: req.headers.authorization,
       });
       const out = httpRequest(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
         (answer) => {
+          if (hideCapabilities) delete answer.headers['tempmail-capabilities'];
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
         },
@@ -63,19 +71,24 @@ async function startRecordingProxy(target: string): Promise<Proxy> {
 }
 
 let svc: TestService;
+/** In front of a service of the interface alone (the capabilities header taken out). */
 let proxy: Proxy;
+/** In front of the reference service as it is. */
+let bearerProxy: Proxy;
 beforeAll(async () => {
   svc = await startTestService({ createPerMinute: 1000 });
-  proxy = await startRecordingProxy(svc.baseUrl);
+  proxy = await startRecordingProxy(svc.baseUrl, true);
+  bearerProxy = await startRecordingProxy(svc.baseUrl, false);
 });
 afterAll(async () => {
   await proxy?.close();
+  await bearerProxy?.close();
   await svc?.close();
 });
 
-/** The last request the proxy forwarded to `path`. */
-function lastTo(path: string): Recorded {
-  const found = proxy.requests.filter((r) => r.path === path).at(-1);
+/** The last request `through` forwarded to `path`. */
+function lastTo(path: string, through = proxy): Proxy['requests'][number] {
+  const found = through.requests.filter((r) => r.path === path).at(-1);
   if (!found) throw new Error(`no request to ${path} went through the proxy`);
   return found;
 }
@@ -132,5 +145,30 @@ describe('POST parameters on the wire, through a recording proxy to the referenc
     expect(get.method).toBe('GET');
     expect(get.body).toBe('');
     expect(get.query.get('token')).toBe(session.token);
+  });
+
+  it('to a service that takes it in a header, the token is in the Authorization header of every call, in no URL and no body', async () => {
+    for (const postEncoding of ['form', 'json', 'query'] as PostEncoding[]) {
+      const client = createApi({ baseUrl: bearerProxy.url, postEncoding });
+      const session = await client.createSession({ prefix: `bearer-${postEncoding}` });
+      await sendMail(svc, { to: session.email, subject: 'in the header', text: 'x', attachments: [{ filename: 'a.txt', content: 'A' }] });
+      const [message] = await waitFor(async () => {
+        const list = await client.checkMail(session.token);
+        return list.length === 1 ? list : undefined;
+      }, { message: 'the message in the inbox' });
+      const read = await client.readMail(session.token, message!.id);
+      await client.downloadAttachment(session.token, message!.id, read.attachments[0]!.id);
+      await client.readSource(session.token, message!.id);
+      await client.deleteMail(session.token, message!.id);
+      expectOnWire(lastTo('/delete-mail', bearerProxy), postEncoding, { id: Number(message!.id) });
+      for (const path of ['/check-mail', '/read-mail', '/attachment', '/raw-mail', '/delete-mail']) {
+        const rec = lastTo(path, bearerProxy);
+        expect(rec.authorization, path).toBe(`Bearer ${session.token}`);
+        expect(rec.query.has('token'), path).toBe(false);
+        expect(rec.body, path).not.toContain(session.token);
+      }
+    }
+    // Where the first answer (create-session) said nothing of it, no token went in a header.
+    expect(proxy.requests.filter((r) => r.authorization !== undefined)).toEqual([]);
   });
 });

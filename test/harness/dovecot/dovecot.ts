@@ -12,7 +12,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { createConnection, createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '../wait';
+import { waitFor } from '../wait.ts';
 
 /** Where Debian installs the server binary; undefined when it is not installed. */
 export function findDovecot(): string | undefined {

@@ -88,7 +88,7 @@ function batches(size: number): Batch[] {
   const normal = PAYLOADS.filter((p) => !p.long);
   const out: Batch[] = [];
   for (let i = 0; i < normal.length; i += size) out.push({ name: `B${i / size}`, index: i / size, payloads: normal.slice(i, i + size) });
-  PAYLOADS.filter((p) => p.long).forEach((p, i) => out.push({ name: `L${i}`, index: i, payloads: [p] }));
+  for (const [i, p] of PAYLOADS.filter((p) => p.long).entries()) out.push({ name: `L${i}`, index: i, payloads: [p] });
   return out;
 }
 
@@ -116,7 +116,7 @@ function mimeBatch({ name, index: b, payloads }: Batch): Spec[] {
     const carriers = specs.filter((m) => m.headerPath === path);
     const names = inHeader(path);
     const size = Math.ceil(names.length / carriers.length);
-    carriers.forEach((m, k) => m.names.push(...names.slice(k * size, (k + 1) * size)));
+    for (const [k, m] of carriers.entries()) m.names.push(...names.slice(k * size, (k + 1) * size));
   }
   // Every payload's file name under every path, each message taking up to four, never one payload twice
   // (its marker words would then not tell the two paths apart).

@@ -5,7 +5,7 @@
  * `forget --delete-account` deletes it at the provider. The password (mail.tm) and the tokens are in the
  * private sessions file only: never in output, never in argv.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,7 @@ describe('the built program on the public providers (fakes)', () => {
       ['tempmail', 'https://mailtemp.us/api/', 'offline yes'],
       ['mailtm', 'https://api.mail.tm/', 'offline no'],
       ['guerrilla', 'https://api.guerrillamail.com/', 'offline no'],
+      ['tempmaillol', 'https://api.tempmail.lol/', 'offline no'],
     ]);
     const json = JSON.parse((await cli(['providers', '--json', '--provider', 'mailtm', '--base-url', 'https://api.mail.gw'])).stdout);
     expect(json.providers.find((p: { name: string }) => p.name === 'mailtm')).toMatchObject({ baseUrl: 'https://api.mail.gw/', configured: true, offline: false, requestsPerSecond: 8, lifetimeMinutes: null });

@@ -18,7 +18,10 @@ const create = (baseUrl: string, forwardedFor?: string) =>
 const accepts = (host: string, port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = net.connect(port, host);
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 
@@ -36,6 +39,19 @@ describe('serve behind a reverse proxy', () => {
     expect((await create(svc.baseUrl)).status).toBe(200);
     expect((await create(svc.baseUrl, 'unknown')).status).toBe(200);
     expect((await create(svc.baseUrl, 'garbage')).status).toBe(429);
+  });
+
+  it("counts a 6to4 or Teredo client as the IPv4 host it is: a new /64 of its own is no new allowance", async () => {
+    // 2002:c000:204::/48 is 192.0.2.4's: keyed by /64, one host had 65,536 allowances.
+    const svc = cleanup.defer(await startTestService({ createPerMinute: 2, trustProxy: true }), (s) => s.close());
+    expect((await create(svc.baseUrl, '2002:c000:204:1::1')).status).toBe(200);
+    expect((await create(svc.baseUrl, '2002:c000:204:2::1')).status).toBe(200);
+    expect((await create(svc.baseUrl, '2002:c000:204:3::1')).status).toBe(429);
+    expect((await create(svc.baseUrl, '192.0.2.4')).status).toBe(429);
+    // Teredo: the client 192.0.2.45 (inverted in the last 32 bits), whatever port and flags it picks.
+    expect((await create(svc.baseUrl, '2001:0:4136:e378:8000:63bf:3fff:fdd2')).status).toBe(200);
+    expect((await create(svc.baseUrl, '2001:0:4136:e378:0:1234:3fff:fdd2')).status).toBe(200);
+    expect((await create(svc.baseUrl, '2001:0:4136:e378:8000:ffff:3fff:fdd2')).status).toBe(429);
   });
 
   it('without trustProxy, X-Forwarded-For is ignored: a client cannot pick its own rate-limit bucket', async () => {

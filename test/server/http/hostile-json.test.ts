@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOSTILE_DIR } from '../../harness/fixtures';
-import { call, newSession } from '../../harness/http';
+import { call, newSession, type JsonBody } from '../../harness/http';
 import { sendRaw, startTestService, type TestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
 
@@ -81,7 +81,7 @@ async function rawJson(path: string, query: Record<string, string | number>) {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   const text = res.bytes.toString('utf8');
-  return { text, bytes: res.bytes, json: JSON.parse(text) as Record<string, any> };
+  return { text, bytes: res.bytes, json: JSON.parse(text) as JsonBody };
 }
 
 describe('hostile fixtures over SMTP, served back as JSON', () => {

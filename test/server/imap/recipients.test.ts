@@ -13,7 +13,10 @@ const oracle = (value: string) => [...new Set([...value.matchAll(ORACLE)].map((m
 /** A deterministic stream of pseudo-random numbers (the same fields every run). */
 function lcg(seed: number): () => number {
   let s = seed;
-  return () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  return () => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s / 2 ** 31;
+  };
 }
 
 describe('recipientsOf', () => {

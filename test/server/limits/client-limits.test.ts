@@ -14,7 +14,13 @@ async function storeAndClock() {
   const store = new MemoryStore();
   await store.open();
   let now = 1_800_000_000_000;
-  return { store, clock: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    store,
+    clock: () => now,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('ClientLimits', () => {

@@ -3,7 +3,7 @@
  * address as its IPv4; any IPv6 address by its /64, since one subscriber can rotate through a whole /64.
  */
 import { describe, expect, it } from 'vitest';
-import { rateLimitKey } from '../../../src/server/limits/rate-limit';
+import { rateLimitKey, SlidingWindowLimiter } from '../../../src/server/limits/rate-limit';
 import { ServiceError } from '../../../src/server/service-types';
 import { serviceMaker } from '../service-fixture';
 
@@ -29,6 +29,15 @@ describe('rateLimitKey', () => {
     expect(rateLimitKey('64:ff9b::198.51.100.1')).toBe('64:ff9b:0:0::/64');
   });
 
+  it("keys a 6to4 or Teredo address as the IPv4 host's it is, whatever /64 it picks", () => {
+    // 2002:c000:0204::/48 is 192.0.2.4's: 65,536 /64s, one host.
+    for (const a of ['2002:c000:204::1', '2002:c000:204:1::1', '2002:c000:204:ffff:1:2:3:4']) expect(rateLimitKey(a), a).toBe('192.0.2.4');
+    // Teredo: server 65.54.227.120, flags and port the client chooses, client 192.0.2.45 inverted.
+    for (const a of ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:4136:e378:0:1234:3fff:fdd2']) expect(rateLimitKey(a), a).toBe('192.0.2.45');
+    // 2001:db8::/32 (documentation) is no Teredo: a /64 as any other.
+    expect(rateLimitKey('2001:db8:0:1::1')).toBe('2001:db8:0:1::/64');
+  });
+
   it('leaves what is not an IP address as it is', () => {
     expect(rateLimitKey('unknown')).toBe('unknown');
     expect(rateLimitKey('')).toBe('');
@@ -48,5 +57,36 @@ describe('create-session rate limit by client', () => {
     await create('::ffff:198.51.100.9');
     await expect(create('198.51.100.9')).rejects.toSatisfy((e) => e instanceof ServiceError && e.code === 'rate_limited');
     await create('198.51.100.10');
+  });
+});
+
+describe('the per-client counts of a data dir (SlidingWindowLimiter)', () => {
+  // 100,000 clients in one minute: an IPv6 /48 is 65,536 /64s. Each hit used to sweep the whole map once
+  // it held 10,000 keys (1.5 ms a hit at 60,000): this took minutes, past the test's time limit. Now each
+  // hit drops only the stale keys it finds at the front of a map kept in the order of last hits.
+  it('keeps up with 100,000 clients in a window, and forgets each one a window after its last hit', () => {
+    const limiter = new SlidingWindowLimiter(2, 60_000);
+    const key = (i: number) => `http 2001:db8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::/64`;
+    // Half of them at 1 s, half at 20 s.
+    let refused = 0;
+    for (let i = 0; i < 100_000; i++) if (limiter.hit(key(i), i < 50_000 ? 1_000 : 20_000) !== 0) refused++;
+    expect(refused).toBe(0);
+    expect(limiter.size).toBe(100_000);
+    expect(limiter.hit(key(5), 30_000)).toBe(0);
+    expect(limiter.hit(key(5), 30_001)).toBeGreaterThan(0);
+    // A minute after the first half: those are forgotten, but key 5 (hit again at 30 s) and the second half.
+    expect(limiter.hit('http newcomer', 61_001)).toBe(0);
+    expect(limiter.size).toBe(50_000 + 1 + 1);
+    expect(limiter.hit(key(60_000), 61_001)).toBe(0);
+    expect(limiter.hit(key(60_000), 61_002)).toBeGreaterThan(0);
+  });
+
+  it('remembers at most 100,000 clients: past that the one hit longest ago goes first', () => {
+    const limiter = new SlidingWindowLimiter(1, 60_000);
+    for (let i = 0; i <= 100_000; i++) limiter.hit(`c${i}`, 1_000);
+    expect(limiter.size).toBe(100_000);
+    // c0 was dropped (counted from zero again), c1 is still counted.
+    expect(limiter.hit('c0', 1_001)).toBe(0);
+    expect(limiter.hit('c2', 1_001)).toBeGreaterThan(0);
   });
 });

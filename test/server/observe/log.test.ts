@@ -10,7 +10,13 @@ function logger(format: 'text' | 'json' = 'text') {
   let now = 1_800_000_000_000;
   const lines: string[] = [];
   const log = createLogger({ format, write: (l) => lines.push(l), clock: () => now, scrub: (s) => s.replaceAll('hunter2', '***') });
-  return { log, lines, advance: (ms: number) => void (now += ms) };
+  return {
+    log,
+    lines,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('the log', () => {

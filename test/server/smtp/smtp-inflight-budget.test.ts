@@ -12,7 +12,7 @@ import { openSmtp } from '../../harness/smtp-dialog';
 
 const cleanup = cleanupAfterEach();
 
-const line = 'x'.repeat(998) + '\r\n'; // 1000 bytes a line
+const line = `${'x'.repeat(998)}\r\n`; // 1000 bytes a line
 const kb = (n: number) => line.repeat(n);
 
 describe('the in-flight budget of SMTP deliveries', () => {

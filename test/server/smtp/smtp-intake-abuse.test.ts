@@ -4,7 +4,7 @@
  * still answering.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, newSession } from '../../harness/http';
+import { call, newSession, type JsonBody } from '../../harness/http';
 import { sendRaw, startTestService, type TestService } from '../../harness/service';
 import { openSmtp } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
@@ -24,7 +24,7 @@ async function stillServing(): Promise<void> {
   expect((await call(svc.baseUrl, '/health')).status).toBe(200);
 }
 
-async function readBack(token: string): Promise<Record<string, any>> {
+async function readBack(token: string): Promise<JsonBody> {
   const list = (await call(svc.baseUrl, '/check-mail', { query: { token } })).json!.messages as { id: number }[];
   expect(list.length).toBe(1);
   const read = await call(svc.baseUrl, '/read-mail', { query: { token, id: list[0]!.id } });

@@ -155,7 +155,7 @@ describe('refusals', () => {
   it('refuses an oversize message with 552 5.3.4 and takes one at the limit', async () => {
     const s = await session();
     const head = `From: a@example.org\r\nTo: ${s.email}\r\nSubject: big\r\n\r\n`;
-    const fill = (total: number) => head + 'x'.repeat(total - head.length - 2) + '\r\n';
+    const fill = (total: number) => `${head}${'x'.repeat(total - head.length - 2)}\r\n`;
     const over = await refusal(sendRaw(svc, s.email, fill(64 * 1024 + 1)));
     expect(over.responseCode).toBe(552);
     expect(over.response).toMatch(/5\.3\.4/);

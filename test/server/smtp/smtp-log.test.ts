@@ -43,6 +43,23 @@ async function askRcpts(target: SmtpTarget, from: string, rcpts: string[]): Prom
 }
 
 describe('SMTP log lines', () => {
+  it("keeps a sender's Message-ID to its own field: it cannot write fields of its own into a text line", async () => {
+    // The text line's fields are `key=value` after a bar: a Message-ID with a space, a bar or an `=` in it
+    // wrote a second client= and tls=yes, which a reader (or a grep for client=) took for the service's.
+    const svc = cleanup.defer(await startTestService(), (s) => s.close());
+    const bob = await session(svc.baseUrl, 'bob');
+    const forged = '<a@b.example> | client=10.9.9.9 tls=yes';
+    const raw = `From: a@x.org\r\nTo: ${bob.email}\r\nSubject: x\r\nMessage-ID: ${forged}\r\n\r\nhi\r\n`;
+    await sendMail(svc, { from: 'a@x.org', to: bob.email, raw });
+    const stored = svc.logs.filter((l) => l.startsWith('smtp stored'));
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatch(/ \| client=127\.0\.0\.1 tls=no message_id="<a@b\.example> \| client=10\.9\.9\.9 tls=yes"$/);
+    // Read as a reader of the format does (a value is a word, or a quoted string): three fields, the id whole.
+    const suffix = stored[0]!.slice(stored[0]!.indexOf(' | ') + 3);
+    const fields = [...suffix.matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|\S+)/g)].map((m) => [m[1], m[2]!.startsWith('"') ? JSON.parse(m[2]!) : m[2]]);
+    expect(fields).toEqual([['client', '127.0.0.1'], ['tls', 'no'], ['message_id', forged]]);
+  });
+
   it('logs every refused recipient with its reply, and a stored message with sender and recipients', async () => {
     let now = Date.now();
     const svc = cleanup.defer(await startTestService({ inboxLimit: 1, maxRecipients: 3, lifetimeSeconds: 600 }, { clock: () => now }), (s) => s.close());

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { call } from '../../harness/http';
 import { startServeProcess, stopServe, type ServeReady } from '../../harness/serve-process';
-import { openSmtp } from '../../harness/smtp-dialog';
+import { openSmtp, type SmtpDialog } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
 
 const ROUNDS = 5;
@@ -41,7 +41,7 @@ async function sendStream(
   sent: Set<string>,
   acked: Map<string, string[]>,
 ): Promise<void> {
-  let c;
+  let c: SmtpDialog | undefined;
   try {
     c = await openSmtp(proc);
     await c.command('EHLO durability.test');

@@ -1,7 +1,8 @@
 import { createMemoryData, MemoryStore } from '../../../src/server/store/memory-store';
+import { runStoreAdminSuite } from './store-admin-suite';
 import { runStoreSuite, type StoreHarness } from './store-suite';
 
-runStoreSuite('MemoryStore', async () => {
+async function memoryHarness(): Promise<StoreHarness> {
   const data = createMemoryData();
   const twins: MemoryStore[] = [];
   const harness: StoreHarness = {
@@ -25,4 +26,7 @@ runStoreSuite('MemoryStore', async () => {
   };
   await harness.store.open();
   return harness;
-}, { shared: true });
+}
+
+runStoreSuite('MemoryStore', memoryHarness, { shared: true });
+runStoreAdminSuite('MemoryStore', memoryHarness, { shared: true });

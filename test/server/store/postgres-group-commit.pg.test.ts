@@ -2,10 +2,14 @@
  * Group commit on Postgres (src/server/store/postgres/delivery-queue.ts): deliveries that arrive together
  * share one transaction and one COMMIT, each still decided on its own, in arrival order, against the
  * inbox limit as the batch leaves it. The message counts the limit and check-mail's version read are
- * kept by the database (migration 5), whoever writes.
+ * kept by the database (migration 6), whoever writes. The other instances hear of a batch's mail by one
+ * notice per session with new mail, sent by Postgres at the batch's COMMIT.
  */
 import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
 import type { BatchReport } from '../../../src/server/store/postgres/deliver';
+import { MAIL_CHANNEL, readNotice } from '../../../src/server/store/postgres/mail-notices';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { freshDatabase, inspect } from '../../harness/postgres/database';
@@ -95,10 +99,16 @@ describe('group commit on Postgres', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
     const done: string[] = [];
-    const first = store.deliver([a.id], newMessage({ subject: 'a first' }), 10).then((r) => (done.push('a first'), r));
+    const first = store.deliver([a.id], newMessage({ subject: 'a first' }), 10).then((r) => {
+      done.push('a first');
+      return r;
+    });
     await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
     // A later delivery to a waits behind the first (it must not take an id before it); b's goes at once.
-    const second = store.deliver([a.id], newMessage({ subject: 'a second' }), 10).then((r) => (done.push('a second'), r));
+    const second = store.deliver([a.id], newMessage({ subject: 'a second' }), 10).then((r) => {
+      done.push('a second');
+      return r;
+    });
     const toB = await store.deliver([b.id], newMessage({ subject: 'b' }), 10);
     expect(toB.stored.get(b.id)!.id).toBe(1);
     expect(done).toEqual([]);
@@ -126,15 +136,62 @@ describe('group commit on Postgres', () => {
     await store.putSession(s);
     await store.addMessage(s.id, newMessage());
     const v1 = await store.inboxVersion(s.id);
-    // What tempmail-tui before migration 5 ran for a delivery and a delete.
+    // What tempmail-tui before migration 6 ran for a delivery and a delete.
     await db.query(`WITH bumped AS (UPDATE tempmail_sessions SET last_message_id = last_message_id + 1 WHERE id = $1 RETURNING id, last_message_id)
-      INSERT INTO tempmail_messages (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
-      SELECT id, last_message_id, now(), 1, '""', '""', '"old"', '[]', '{}', '\\x00', '{}' FROM bumped`, [s.id]);
+      INSERT INTO tempmail_messages (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments, client_ip, envelope_from)
+      SELECT id, last_message_id, now(), 1, '""', '""', '"old"', '[]', '{}', '\\x00', '{}', '192.0.2.1', '""' FROM bumped`, [s.id]);
     expect(await store.countMessages(s.id)).toBe(2);
     expect(await store.inboxVersion(s.id)).toBe('2.2');
     expect((await store.deliver([s.id], newMessage(), 2)).full).toEqual([s.id]);
     await db.query('DELETE FROM tempmail_messages WHERE session_id = $1 AND id = 1', [s.id]);
     expect(await store.countMessages(s.id)).toBe(1);
     expect([v1, '2.2']).not.toContain(await store.inboxVersion(s.id));
+  });
+
+  it('tells the other instances once per session with new mail, at the COMMIT of the batch, never for one rolled back', async () => {
+    const { url, store, db } = await openStore();
+    const hex = () => randomBytes(32).toString('hex');
+    const [a, b, full] = [sessionRecord({ tokenHash: hex() }), sessionRecord({ tokenHash: hex() }), sessionRecord({ tokenHash: hex() })];
+    for (const s of [a, b, full]) await store.putSession(s);
+    await store.addMessage(full.id, newMessage());
+    const listener = cleanup.defer(await inspect(cleanup, url).connect(), (c) => c.release());
+    const heard: string[] = [];
+    listener.on('notification', (n: pg.Notification) => heard.push(n.payload ?? ''));
+    await listener.query(`LISTEN ${MAIL_CHANNEL}`);
+    /** What was heard up to now: a notice of our own goes out after every one committed before it. */
+    const heardSoFar = async () => {
+      const mark = `mark ${heard.length} ${Math.random()}`;
+      await db.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL, mark]);
+      await waitFor(() => heard.includes(mark));
+      return heard.splice(0).filter((p) => !p.startsWith('mark '));
+    };
+    // Another transaction holds a's row: the batch waits in the database, and nothing is told yet.
+    const holder = await db.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
+    const batch = Promise.all([
+      ...Array.from({ length: 5 }, () => store.deliver([a.id], newMessage(), 10)),
+      store.deliver([a.id, b.id], newMessage(), 10),
+      store.deliver([b.id], newMessage(), 10),
+      store.deliver([full.id], newMessage(), 1),
+      store.deliver(['gone'], newMessage(), 10),
+    ]);
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    expect(await heardSoFar()).toEqual([]);
+    await holder.query('ROLLBACK');
+    holder.release();
+    expect((await batch).map((d) => d.stored.size)).toEqual([1, 1, 1, 1, 1, 2, 1, 0, 0]);
+    // One notice for the batch, each session with new mail in it once (the full one and the gone one not).
+    const notices = await heardSoFar();
+    expect(notices).toHaveLength(1);
+    expect(readNotice(notices[0], 'another instance').sort()).toEqual([a.tokenHash, b.tokenHash].sort());
+    expect(readNotice(notices[0], JSON.parse(notices[0]!).from)).toEqual([]);
+    // A batch the database refuses rolls back and tells nothing; its good delivery, tried alone, tells.
+    const results = await Promise.allSettled([
+      store.deliver([b.id], newMessage(), 10),
+      store.deliver([a.id], newMessage({ receivedAt: -8.64e15 }), 10),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+    expect((await heardSoFar()).map((p) => readNotice(p, 'another instance'))).toEqual([[b.tokenHash]]);
   });
 });

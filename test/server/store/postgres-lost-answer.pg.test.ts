@@ -30,7 +30,10 @@ async function relay() {
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('error', () => undefined);
-      s.on('close', () => (client.destroy(), upstream.destroy()));
+      s.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+      });
     }
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);

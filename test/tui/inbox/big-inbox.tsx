@@ -1,5 +1,5 @@
 /** An inbox screen holding `n` messages, with no service: shared by the long-list tests. */
-import React, { useReducer } from 'react';
+import { useReducer } from 'react';
 import type { MessageSummary } from '../../../src/model/mail-types';
 import { ThemeProvider } from '../../../src/tui/widgets/theme';
 import { InboxScreen } from '../../../src/tui/inbox/inbox-screen';

@@ -3,7 +3,6 @@
  * standing at x.999 s, and only timers are faked (the clock is the test's, so nothing else needs to be).
  * A shown value that is one second high for most of each second is what this guards against.
  */
-import React from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { PollStatus } from '../../../src/client/poller';
 import { SessionHeader } from '../../../src/tui/inbox/session-header';

@@ -2,7 +2,6 @@
  * The header shows the address whole at any width (a 64-character custom name included): over SSH
  * without a working clipboard, reading it off the screen is the only way to use it.
  */
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PollStatus } from '../../../src/client/poller';
 import { headerHeight, SessionHeader } from '../../../src/tui/inbox/session-header';

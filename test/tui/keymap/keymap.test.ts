@@ -189,3 +189,18 @@ describe('keys of the help screen', () => {
     expect(helpRows('viewer').find((r) => r.keys === 'j / ↓')?.description).toBe('scroll down one line');
   });
 });
+
+describe('keys of issue 26 (the first ten minutes)', () => {
+  const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) => commandFor(screen, input, { ...noKey, ...key });
+
+  it('T in the inbox sends a sample message; c in the viewer copies the code; both in the help, in no footer', () => {
+    expect([cmd('inbox', 'T'), cmd('inbox', 't'), cmd('viewer', 'T')]).toEqual(['sample', undefined, undefined]);
+    // c keeps copying the address in the inbox; in the viewer (with a search set too) it is the code.
+    expect([cmd('inbox', 'c'), cmd('viewer', 'c'), cmd('found', 'c'), cmd('search', 'c')]).toEqual(['copy', 'copyCode', 'copyCode', undefined]);
+    expect(helpRows('inbox').find((r) => r.keys === 'T')?.description).toMatch(/^send this address a sample message/);
+    expect(helpRows('viewer').find((r) => r.keys === 'c')?.description).toBe('copy the code (or say why there is none)');
+    expect(footerHints('inbox')).not.toMatch(/\bT\b/);
+    expect(footerHints('viewer')).not.toMatch(/\bc copy/);
+    expect(keymapMarkdown(MAIN_SCREENS)).toContain('| `T` | send this address a sample message');
+  });
+});

@@ -173,7 +173,13 @@ describe('picker', () => {
     const { App } = await import('../../../src/tui/app');
     const asked: number[] = [];
     const real = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
-    const api: TempMailApi = { ...real, listDomains: () => (asked.push(Date.now()), real.listDomains()) };
+    const api: TempMailApi = {
+      ...real,
+      listDomains: () => {
+        asked.push(Date.now());
+        return real.listDomains();
+      },
+    };
     const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
     try {
       let frame = await screen.waitFor(/Retrying in [12] s\. Press r to retry now, q to quit\./);
@@ -197,7 +203,13 @@ describe('picker', () => {
     const svc = await startTestService();
     extra.push(svc);
     const asked: string[] = [];
-    const counting = (api: TempMailApi): TempMailApi => ({ ...api, listDomains: () => (asked.push('list'), api.listDomains()) });
+    const counting = (api: TempMailApi): TempMailApi => ({
+      ...api,
+      listDomains: () => {
+        asked.push('list');
+        return api.listDomains();
+      },
+    });
     const domains = early(createApi({ baseUrl: svc.baseUrl }).listDomains());
     await domains.promise;
     h = await startApp({ svc, wrapApi: counting, props: { domains } });
@@ -220,7 +232,13 @@ describe('picker', () => {
     const domains = early(dead.listDomains());
     const { renderAt } = await import('../ui');
     const { App } = await import('../../../src/tui/app');
-    const api: TempMailApi = { ...dead, listDomains: () => (asked.push('list'), dead.listDomains()) };
+    const api: TempMailApi = {
+      ...dead,
+      listDomains: () => {
+        asked.push('list');
+        return dead.listDomains();
+      },
+    };
     const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} domains={domains} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
     try {
       await screen.waitFor('Loading the domains');

@@ -3,7 +3,7 @@
  * The picker and the inbox say so in words, whole (wrapped at 80 and 40 columns), with what to check,
  * and stop asking by themselves; r asks again. A real loopback server answers, through the real client.
  */
-import React from 'react';
+import type React from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';

@@ -4,7 +4,6 @@
  * status line says it whole while the list's summary line keeps it in a few words; an inbox of nothing
  * but such entries says so instead of "No mail yet".
  */
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { App } from '../../../src/tui/app';

@@ -6,7 +6,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { App } from '../../../src/tui/app';

@@ -63,7 +63,7 @@ describe('saved addresses', () => {
     expect(list[0]!.expiresAt!.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
     expect(statSync(store.file).mode & 0o777).toBe(0o600);
     expect(readFileSync(store.file, 'utf8')).not.toContain('gone@tempmail.test');
-    // A second one, from the picker opened by n: there the new choices come first.
+    // A second one, from the picker opened by n (the current one is not offered: 1 is a new choice).
     await h.screen.press('n', 'y');
     let frame = await h.screen.waitFor('Random address on');
     expect(frame).not.toContain(`Resume ${first}`); // the current one: Esc goes back to it

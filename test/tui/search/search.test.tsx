@@ -36,7 +36,7 @@ async function open(app: AppHarness, subject: string, text: string, columns = 80
   await app.screen.press('r');
   await app.screen.waitFor(subject);
   await app.screen.press(KEY.ENTER);
-  await app.screen.waitFor(new RegExp(`lines 1-\\d+ of \\d+`));
+  await app.screen.waitFor(/lines 1-\d+ of \d+/);
   void columns;
 }
 
@@ -89,15 +89,18 @@ describe('search in the message', () => {
     await h.screen.waitFor('Enter open');
   });
 
-  it('a capital makes case matter; no match says so and sets no search', async () => {
+  it('a capital makes case matter; no match says so and stays set until Esc (issue 26)', async () => {
     h = await startApp();
     await open(h, 'Casing', BODY);
     await h.screen.press('/', ...'CODE', KEY.ENTER);
     let frame = await h.screen.waitFor('"CODE" 1/1');
     expect(frame).toContain('again: CODE 482913');
     await h.screen.press(KEY.ESC, '/', ...'Nowhere', KEY.ENTER);
-    frame = await h.screen.waitFor('No match for "Nowhere"');
-    expect(frame).toMatch(/^j\/k move {2}J\/K next/m);
+    frame = await h.screen.waitFor('No match for "Nowhere" · Esc clears');
+    expect(frame).toMatch(/^n\/N match {2}Esc clear/m);
+    await h.screen.press(KEY.ESC);
+    frame = await h.screen.waitFor(/^j\/k move {2}J\/K next/m);
+    expect(frame).toContain('Subject:  Casing');
     // Esc while typing leaves the viewer as it was.
     await h.screen.press('/', 'x', KEY.ESC);
     frame = await h.screen.waitFor(/^j\/k move {2}J\/K next/m);

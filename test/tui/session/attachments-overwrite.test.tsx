@@ -119,7 +119,10 @@ describe('saving over a file that exists', () => {
     const { root, dir } = folders((d) => writeFileSync(join(d, 'report.pdf'), 'old'));
     const home = process.env.HOME;
     process.env.HOME = root;
-    cleanup.push(() => (home === undefined ? delete process.env.HOME : (process.env.HOME = home)));
+    cleanup.push(() => {
+      if (home === undefined) delete process.env.HOME;
+      else process.env.HOME = home;
+    });
     h = await openReport(dir, 80);
     await h.screen.press('a');
     const frame = await h.screen.waitFor((f) =>

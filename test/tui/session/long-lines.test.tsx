@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { sendMail } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
-import { joined, KEY } from '../ui';
+import { joined } from '../ui';
 
 let h: AppHarness | undefined;
 afterEach(async () => {

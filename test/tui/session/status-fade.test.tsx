@@ -3,7 +3,7 @@
  * by the app's clock (injected here, moved by the test, never slept on); an error stays until the state
  * it describes goes (another message opened, the list left) or another line replaces it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import { sendMail } from '../../harness/service';
 import { FADE_MS } from '../../../src/tui/session/session-status';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';

@@ -126,7 +126,7 @@ describe('app CLI', () => {
     expect(startRef(parseAppArgs([], env).settings!, env)).toEqual({ provider: 'tempmail', baseUrl: `local:${join(dir, 'data')}` });
     const bad = await run(['--provider', 'nope'], env);
     expect(bad.code).toBe(2);
-    expect(bad.err).toContain('--provider must be one of tempmail, mailtm, guerrilla, got "nope"');
+    expect(bad.err).toContain('--provider must be one of tempmail, mailtm, guerrilla, tempmaillol or auto, got "nope"');
     expect((await run(['--help'], env)).out).toContain('--provider NAME');
   });
 

@@ -4,7 +4,7 @@
  * question, which Ctrl-Z does not answer. When nothing could resume the app, the status line says so.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { NO_JOB_CONTROL } from '../../../src/tui/shell/suspend';
+import { createJobControl } from '../../../src/tui/shell/suspend';
 import { sendMail } from '../../harness/service';
 import { pickFirstDomain, startApp, type AppHarness } from '../harness';
 import { KEY } from '../ui';
@@ -19,15 +19,9 @@ afterEach(async () => {
 describe('Ctrl-Z', () => {
   it('suspends from every screen, redraws after, and answers no question', async () => {
     const calls: string[] = [];
-    h = await startApp({
-      props: {
-        onSuspend: (redraw) => {
-          calls.push('suspend');
-          redraw();
-          return null;
-        },
-      },
-    });
+    // Ink's suspendTerminal runs the stop without a terminal handoff here (no TTY): the real one is in
+    // test/e2e/suspend.test.ts.
+    h = await startApp({ props: { jobControl: createJobControl({ resumable: () => true, stop: () => calls.push('suspend') }) } });
     await h.screen.waitFor('Random address on');
     await h.screen.press(CTRL_Z);
     expect(calls).toEqual(['suspend']);
@@ -55,7 +49,7 @@ describe('Ctrl-Z', () => {
   });
 
   it('says so when nothing could resume the app', async () => {
-    h = await startApp({ props: { onSuspend: () => NO_JOB_CONTROL } });
+    h = await startApp({ props: { jobControl: createJobControl({ resumable: () => false }) } });
     await pickFirstDomain(h);
     await h.screen.press(CTRL_Z);
     await h.screen.waitFor('Not suspended: nothing here could resume it');

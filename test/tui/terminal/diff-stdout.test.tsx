@@ -9,7 +9,7 @@
  * app runs in a terminal.
  */
 import { EventEmitter } from 'node:events';
-import React, { useState } from 'react';
+import { useState } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffingStdout, frameLines } from '../../../src/tui/terminal/diff-stdout';
 import { waitFor } from '../../harness/wait';

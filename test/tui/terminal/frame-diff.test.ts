@@ -109,6 +109,12 @@ describe('frame diff', () => {
     await expectSameScreen(['ab', 'cd'], ['a漢', 'cd']);
     const update = lineUpdate('漢字 a', '漢字 b');
     expect(update?.column).toBe(0);
+    // Clusters terminals draw at different widths (docs/architecture.md, "Cell widths"): whole too, so
+    // where one is drawn narrower than measured the line is what a fresh write shows, never shifted.
+    for (const s of ['ทำ', 'क्ष', 'தமிழ்', 'مَرْحَبًا', '👍🏽', '👨‍👩‍👧', '🇫🇷', '❤️', 'এ\u200cই']) {
+      expect(lineCells(`${s} 09:12`), s).toBeNull();
+      expect(lineUpdate(`${s} 09:12`, `${s} 09:13`)?.column, s).toBe(0);
+    }
   });
 
   it('East Asian ambiguous characters (é, °, …, ─, arrows, curly quotes): their lines rewritten whole', async () => {
@@ -143,7 +149,10 @@ describe('frame diff', () => {
 
   it('random frames: the same screen either way', async () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
     const pick = <T,>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
     const words = ['a', 'bc', 'def', ' ', '  ', '·', '…', 'é', '漢', '😀', 'x\u0301', '12:34'];
     const styles: ((s: string) => string)[] = [(s) => s, bold, cyan, gray, inverse, (s) => `\x1b[2m\x1b[41m${s}\x1b[49m\x1b[22m`];

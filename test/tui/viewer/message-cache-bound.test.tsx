@@ -6,7 +6,6 @@
  */
 import { Text } from 'ink';
 import { render } from 'ink-testing-library';
-import React from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MailProvider } from '../../../src/client/client-types';
 import { createMailtmProvider } from '../../../src/client/mailtm/mailtm-provider';

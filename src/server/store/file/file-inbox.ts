@@ -110,7 +110,7 @@ export async function writeMessage(entry: InboxEntry, input: NewMessage, message
     await mkdirDurable(entry.dir, messagesDir);
     entry.dirReady = true;
   }
-  const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers } = input;
+  const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers, clientIp, envelopeFrom } = input;
   const base = {
     senderName,
     senderEmail,
@@ -118,6 +118,8 @@ export async function writeMessage(entry: InboxEntry, input: NewMessage, message
     receivedAt,
     size: raw.length,
     attachments: attachments.map((a, i) => ({ id: i + 1, filename: a.filename, contentType: a.contentType, size: a.bytes.length })),
+    ...(clientIp !== undefined ? { clientIp } : {}),
+    ...(envelopeFrom !== undefined ? { envelopeFrom } : {}),
   };
   for (let attempt = 0; ; attempt++) {
     // Taken before the write's first await, so concurrent adds never share an id.

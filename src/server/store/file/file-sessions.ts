@@ -17,9 +17,10 @@ import { loadSessions, scanMessageDirs, SESSION_ID } from './file-store-load';
 import type { BatchReport } from './group-commit';
 import { SessionIndex } from './session-index';
 import { CursorFile } from './cursor-file';
+import { BlockFile } from './block-file';
 import { LimitersByRule } from '../../limits/rate-limit';
 import { LocalClaims } from '../local-claims';
-import { StoreClosedError, type FetchClaim, type FetchCursor, type FetchStatus, type RateRule, type StoredSession } from '../store';
+import { StoreClosedError, type Block, type BlockKind, type FetchClaim, type FetchCursor, type FetchStatus, type RateRule, type StoredSession } from '../store';
 
 /** The file probe() writes and removes in messages/ (a leftover is removed at open: it is no session). */
 const PROBE_FILE = '.health-probe';
@@ -54,6 +55,7 @@ export abstract class FileSessions {
   /** Fetch claims: in the process, like the limiters (one service per data dir). */
   private readonly fetchClaims = new LocalClaims();
   private readonly cursors: CursorFile;
+  private readonly blocks: BlockFile;
 
   constructor(
     readonly dataDir: string,
@@ -63,6 +65,7 @@ export abstract class FileSessions {
     this.messagesDir = join(dataDir, 'messages');
     this.log = options.log ?? (() => undefined);
     this.cursors = new CursorFile(dataDir, this.log);
+    this.blocks = new BlockFile(dataDir, this.log);
   }
 
   /** Logs `line` unless something was already logged under `key`. */
@@ -81,6 +84,7 @@ export abstract class FileSessions {
     const dirs = await scanMessageDirs(this.messagesDir, (id) => this.sessions.get(id) !== undefined);
     for (const entry of this.sessions.values()) markInboxDir(entry, dirs.get(entry.session.id), this.logOnce);
     await this.cursors.load();
+    await this.blocks.load();
     this.state = 'open';
   }
 
@@ -258,5 +262,18 @@ export abstract class FileSessions {
       await unlink(join(this.messagesDir, PROBE_FILE)).catch(() => undefined);
       return true;
     });
+  }
+
+  async listBlocks(): Promise<Block[]> {
+    this.check();
+    return this.blocks.list();
+  }
+
+  putBlock(block: Block): Promise<boolean> {
+    return this.track(() => this.blocks.put(block));
+  }
+
+  deleteBlock(kind: BlockKind, value: string): Promise<boolean> {
+    return this.track(() => this.blocks.delete(kind, value));
   }
 }

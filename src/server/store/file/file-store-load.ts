@@ -10,7 +10,7 @@
  * opening a store does not grow with the messages it holds.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, rename, rm, unlink } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOperatorFile } from '../../operator-file';
 import { TEMP_PREFIX } from './durable-fs';

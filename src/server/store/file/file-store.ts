@@ -25,7 +25,8 @@ import { FileSessions, type FileStoreOptions } from './file-sessions';
 import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
-import { UnknownSessionError, type Delivery, type NewMessage, type RecipientInbox, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
+import { messageFilter } from '../match';
+import { UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type RecipientInbox, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -144,6 +145,22 @@ export class FileStore extends FileSessions implements Store {
       }
     }
     return { messages, bytes };
+  }
+
+  /** Every inbox with its messages read (those not read yet are read now, a few at a time). */
+  private async allInboxes(): Promise<InboxEntry[]> {
+    const entries = [...this.sessions.values()];
+    for (let i = 0; i < entries.length; i += 16) await Promise.all(entries.slice(i, i + 16).map((e) => this.inbox(e.session.id)));
+    return entries.filter((e) => !e.removed);
+  }
+
+  async findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
+    const matches = messageFilter(filter);
+    const found: FoundMessage[] = [];
+    for (const entry of await this.allInboxes()) {
+      for (const layout of entry.messages.values()) if (matches(layout.meta)) found.push({ session: { ...entry.session }, message: metaCopy(layout.meta) });
+    }
+    return found.sort((a, b) => b.message.receivedAt - a.message.receivedAt).slice(0, limit);
   }
 }
 

@@ -123,6 +123,9 @@ function parseHeader(line: string): { meta: StoredMessageMeta; parts: number[] }
     receivedAt: h.receivedAt,
     size: h.size,
     attachments,
+    // Kept since the admin API came; older files have neither.
+    ...(typeof h.clientIp === 'string' ? { clientIp: h.clientIp } : {}),
+    ...(typeof h.envelopeFrom === 'string' ? { envelopeFrom: h.envelopeFrom } : {}),
   };
   return { meta, parts: parts as number[] };
 }

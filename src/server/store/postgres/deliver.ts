@@ -1,10 +1,11 @@
 /**
  * One batch of deliveries into the Postgres store (delivery-queue.ts groups them), in one statement and
- * so one transaction and one COMMIT (rows.ts deliverBatchStatement): tempmail_deliver_batch (migration
- * 5) takes the row locks of every session the batch names, in id order (two batches never deadlock, and
+ * so one transaction and one COMMIT (batch-sql.ts deliverBatchStatement): tempmail_deliver_batch (migration
+ * 6) takes the row locks of every session the batch names, in id order (two batches never deadlock, and
  * the inbox counts cannot change until COMMIT), and decides each delivery in arrival order against the
  * counts as the batch leaves them (the inbox limit stays exact, also between deliveries of one batch);
- * the same statement writes every copy it stored and the batch's record. One round trip a batch: the
+ * the same statement writes every copy it stored, the batch's record and the mail notices of the
+ * sessions that got mail (sent by Postgres at COMMIT, to the other instances). One round trip a batch: the
  * locks are held only while the database works and flushes the COMMIT, never across the network.
  *
  * It resolves only after COMMIT, so SMTP's 250 means committed. When the answer is lost (the database
@@ -16,12 +17,15 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Delivery, NewMessage, StoredMessageMeta } from '../store';
+import { deliverBatchStatement } from './batch-sql';
 import { prepared, query, withClient } from './pool';
-import { deliverBatchStatement, messageValues } from './rows';
+import { messageValues } from './rows';
 
 export interface DeliverOptions {
   /** How long to keep asking whether a COMMIT whose answer was lost happened (default 30 s). */
   commitCheckMs?: number;
+  /** This instance's name in its mail notices (mail-notices.ts): sent at COMMIT, to the other instances. */
+  instance: string;
   log(line: string): void;
 }
 
@@ -62,6 +66,8 @@ function metaOf(message: NewMessage, id: number): StoredMessageMeta {
     receivedAt: message.receivedAt,
     size: message.raw.length,
     attachments: message.attachments.map((a, i) => ({ id: i + 1, filename: a.filename, contentType: a.contentType, size: a.bytes.length })),
+    ...(message.clientIp !== undefined ? { clientIp: message.clientIp } : {}),
+    ...(message.envelopeFrom !== undefined ? { envelopeFrom: message.envelopeFrom } : {}),
   };
 }
 
@@ -102,6 +108,7 @@ export async function deliverBatch(
         copies.map((x) => x.k),
         batch.map((d) => limitOf(d.inboxLimit)),
         batchId,
+        options.instance,
         ...batch.flatMap((d) => messageValues(d.message)),
       ];
       state.commitSent = true;

@@ -123,7 +123,7 @@ export class DeliveryQueue {
     const state: BatchState = { commitSent: false };
     try {
       const outcomes = await this.runBatch(batch, state);
-      batch.forEach((w, i) => w.resolve(outcomes[i]!));
+      for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
     } catch (error) {
       if (batch.length === 1 || state.commitSent || !refusedForData(error)) {
         for (const w of batch) w.reject(error);

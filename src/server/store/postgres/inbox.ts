@@ -19,7 +19,7 @@ export async function listMessages(pool: pg.Pool, sessionId: string): Promise<St
 /**
  * The highest id handed out and how many messages are held: a store of one session only ever raises
  * the first (a message stored) or, with it unchanged, lowers the second (one deleted), both in the
- * transaction that changes the listing (the count by trigger, migration 5), so no two listings of one
+ * transaction that changes the listing (the count by trigger, migration 6), so no two listings of one
  * session share a pair. One row read, whatever the inbox holds.
  */
 export async function inboxVersion(pool: pg.Pool, sessionId: string): Promise<string | undefined> {
@@ -57,7 +57,7 @@ export async function getMessage(pool: pg.Pool, sessionId: string, id: number): 
   return rows[0] && messageOf(rows[0]);
 }
 
-/** The session's count (migration 5): one row, not a count over its messages. */
+/** The session's count (migration 6): one row, not a count over its messages. */
 export async function countMessages(pool: pg.Pool, sessionId: string): Promise<number> {
   return (await query<{ n: number }>(pool, 'SELECT message_count AS n FROM tempmail_sessions WHERE id = $1', [sessionId]))[0]?.n ?? 0;
 }

@@ -51,7 +51,9 @@ export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient)
   let broken: Error | undefined;
   // A checked-out connection has no listener of the pool's: an error between two statements would
   // otherwise be thrown as uncaught.
-  const onError = (error: Error) => void (broken = error);
+  const onError = (error: Error) => {
+    broken = error;
+  };
   client.on('error', onError);
   try {
     return await work(client);

@@ -11,18 +11,21 @@
  * session-level advisory lock tried, never waited for).
  *
  * A delivery resolves only after COMMIT, so SMTP's 250 means committed, also when the COMMIT's answer is
- * lost (deliver.ts). Each session row holds its message count (kept by trigger, migration 5), so the
+ * lost (deliver.ts). Each session row holds its message count (kept by trigger, migration 6), so the
  * inbox limit, RCPT's count and check-mail's version read one row, never count the messages.
  */
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
-import { migrate, SWEEP_LOCK } from './migrations';
+import { migrate } from './migrations';
 import { deliverBatch, type BatchReport } from './deliver';
 import { DeliveryQueue, type QueueLimits } from './delivery-queue';
 import * as inbox from './inbox';
-import { createPool, prepared, query, transaction, withClient } from './pool';
-import { SESSION_COLUMNS, sessionOf, sessionValues, type SessionRow } from './rows';
+import { PgMailNotices } from './mail-notices';
+import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
+import { createPool, prepared, query, withClient } from './pool';
+import * as sessions from './sessions';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -38,13 +41,6 @@ export interface PostgresStoreOptions {
   onBatch?: (report: BatchReport) => void;
 }
 
-/** Namespaces of the two-key advisory locks (the second key is hashtext of the name or client). */
-const ADDRESS_LOCK = 7238;
-/** Sessions removed per statement by the sweeper: short transactions, however much has expired. */
-const SWEEP_BATCH = 500;
-/** Delivery records are kept this long (rate-limit hits: RATE_HITS_KEEP_MS). */
-const KEEP_MS = 60 * 60 * 1000;
-
 /** The Postgres-backed Store. */
 export class PostgresStore implements Store {
   private pool: pg.Pool | undefined;
@@ -53,11 +49,13 @@ export class PostgresStore implements Store {
   private readonly log: (line: string) => void;
   private readonly fetchClaims: PgFetchClaims;
   private readonly deliveries: DeliveryQueue;
+  /** This instance's name in the mail notices it sends (mail-notices.ts), so it can skip its own. */
+  private readonly instance = randomUUID();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.log = options.log ?? (() => undefined);
     this.fetchClaims = new PgFetchClaims(options.url, this.log);
-    const deliverOptions = { commitCheckMs: options.commitCheckMs, log: this.log };
+    const deliverOptions = { commitCheckMs: options.commitCheckMs, instance: this.instance, log: this.log };
     this.deliveries = new DeliveryQueue(
       (batch, state) => deliverBatch(this.pool!, batch, deliverOptions, state, options.onBatch),
       options.batch,
@@ -98,31 +96,15 @@ export class PostgresStore implements Store {
   }
 
   private session(where: string, values: unknown[]): Promise<StoredSession | undefined> {
-    return this.run(async (pool) => {
-      const rows = await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions WHERE ${where}`, values);
-      return rows[0] && sessionOf(rows[0]);
-    });
+    return this.run((pool) => sessions.sessionWhere(pool, where, values));
   }
 
   putSession(session: StoredSession): Promise<void> {
-    const updates = SESSION_COLUMNS.split(', ').slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
-    return this.run(async (pool) => {
-      await query(pool, `INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-        ON CONFLICT (id) DO UPDATE SET ${updates}`, sessionValues(session));
-    });
+    return this.run((pool) => sessions.putSession(pool, session));
   }
 
   insertSession(session: StoredSession, now: number): Promise<'created' | 'taken'> {
-    return this.run((pool) =>
-      transaction(pool, async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADDRESS_LOCK, session.addressKey]);
-        const holders = await c.query<{ expires_at: Date }>('SELECT expires_at FROM tempmail_sessions WHERE address_key = $1', [session.addressKey]);
-        if (holders.rows.some((h) => h.expires_at.getTime() > now)) return { value: 'taken' as const, rollback: true };
-        await c.query('DELETE FROM tempmail_sessions WHERE address_key = $1', [session.addressKey]);
-        await c.query(`INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, sessionValues(session));
-        return { value: 'created' as const };
-      }),
-    );
+    return this.run((pool) => sessions.insertSession(pool, session, now));
   }
 
   getSession(id: string): Promise<StoredSession | undefined> {
@@ -142,44 +124,19 @@ export class PostgresStore implements Store {
   }
 
   listSessions(): Promise<StoredSession[]> {
-    return this.run(async (pool) =>
-      (await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions ORDER BY created_at`)).map(sessionOf),
-    );
+    return this.run(sessions.listSessions);
   }
 
   countSessions(): Promise<number> {
-    return this.run(async (pool) => (await query<{ n: number }>(pool, 'SELECT count(*)::int AS n FROM tempmail_sessions'))[0]?.n ?? 0);
+    return this.run(sessions.countSessions);
   }
 
   deleteSession(id: string): Promise<boolean> {
-    return this.run(async (pool) => (await pool.query(prepared('DELETE FROM tempmail_sessions WHERE id = $1', [id]))).rowCount! > 0);
+    return this.run((pool) => sessions.deleteSession(pool, id));
   }
 
   purgeExpired(now: number): Promise<number> {
-    return this.run((pool) =>
-      withClient(pool, async (c) => {
-        const { rows } = await c.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1) AS got', [SWEEP_LOCK]);
-        if (!rows[0]?.got) return 0; // another instance is sweeping
-        try {
-          let removed = 0;
-          for (;;) {
-            const r = await c.query(
-              `DELETE FROM tempmail_sessions WHERE id IN (SELECT id FROM tempmail_sessions WHERE expires_at <= $1
-                 ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`,
-              [new Date(now)],
-            );
-            removed += r.rowCount ?? 0;
-            if ((r.rowCount ?? 0) < SWEEP_BATCH) break;
-          }
-          const old = new Date(now - KEEP_MS);
-          await c.query('DELETE FROM tempmail_create_hits WHERE at <= $1', [new Date(now - RATE_HITS_KEEP_MS)]);
-          await c.query('DELETE FROM tempmail_deliveries WHERE at <= $1', [old]);
-          return removed;
-        } finally {
-          await c.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
-        }
-      }),
-    );
+    return this.run((pool) => sessions.purgeExpired(pool, now));
   }
 
   async addMessage(sessionId: string, message: NewMessage): Promise<StoredMessageMeta> {
@@ -191,6 +148,26 @@ export class PostgresStore implements Store {
 
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
     return this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit));
+  }
+
+  findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
+    return this.run((pool) => findMessages(pool, filter, limit));
+  }
+
+  listBlocks(): Promise<Block[]> {
+    return this.run(listBlocks);
+  }
+
+  putBlock(block: Block): Promise<boolean> {
+    return this.run((pool) => putBlock(pool, block));
+  }
+
+  deleteBlock(kind: BlockKind, value: string): Promise<boolean> {
+    return this.run((pool) => deleteBlock(pool, kind, value));
+  }
+
+  listenForMail(events: MailNoticeEvents): MailNotices {
+    return new PgMailNotices(this.options.url, this.instance, events, this.log);
   }
 
   listMessages(sessionId: string): Promise<StoredMessageMeta[]> {
@@ -225,7 +202,7 @@ export class PostgresStore implements Store {
     return this.run((pool) => inbox.attachmentBytes(pool, sessionId, id, attachmentId));
   }
 
-  /** One round trip: tempmail_rate_hit (migrations.ts) counts and inserts under the key's advisory lock. */
+  /** One round trip: tempmail_rate_hit (schema.ts) counts and inserts under the key's advisory lock. */
   hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
     return this.run(async (pool) => {
       if (rule.limit <= 0) return 0;
@@ -254,12 +231,15 @@ export class PostgresStore implements Store {
     return this.run((pool) => writeStatus(pool, account, status));
   }
 
-  /** Rows of the message table (counted), and its size on disk with its TOAST and indexes. */
+  /**
+   * The messages held (the sessions' counts, migration 6: no scan of the messages), and the message
+   * table's size on disk with its TOAST and indexes.
+   */
   usage(): Promise<StorageUsage> {
     return this.run(async (pool) => {
       const [row] = await query<{ n: string; bytes: string }>(
         pool,
-        "SELECT (SELECT count(*) FROM tempmail_messages)::bigint AS n, pg_total_relation_size('tempmail_messages')::bigint AS bytes",
+        "SELECT (SELECT coalesce(sum(message_count), 0) FROM tempmail_sessions)::bigint AS n, pg_total_relation_size('tempmail_messages')::bigint AS bytes",
       );
       return { messages: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
     });

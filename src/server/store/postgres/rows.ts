@@ -1,6 +1,6 @@
 /**
  * Rows of the Postgres store to the Store's records and back. Times are timestamptz (Date in pg, epoch
- * ms in a record); message text sits in json columns (see migrations.ts), so each string is sent
+ * ms in a record); message text sits in json columns (see schema.ts), so each string is sent
  * JSON-encoded and pg hands it back parsed.
  */
 import type { NewMessage, StoredAttachmentMeta, StoredMessage, StoredMessageMeta, StoredSession } from '../store';
@@ -43,7 +43,7 @@ export function sessionValues(s: StoredSession): unknown[] {
 }
 
 /** The listing columns of tempmail_messages. */
-export const META_COLUMNS = 'id, received_at, size, sender_name, sender_email, subject, attachment_list';
+export const META_COLUMNS = 'id, received_at, size, sender_name, sender_email, subject, attachment_list, client_ip, envelope_from';
 
 export interface MetaRow {
   id: number;
@@ -53,6 +53,8 @@ export interface MetaRow {
   sender_email: string;
   subject: string;
   attachment_list: StoredAttachmentMeta[];
+  client_ip: string | null;
+  envelope_from: string | null;
 }
 
 export function metaOf(row: MetaRow): StoredMessageMeta {
@@ -64,6 +66,8 @@ export function metaOf(row: MetaRow): StoredMessageMeta {
     receivedAt: row.received_at.getTime(),
     size: row.size,
     attachments: row.attachment_list,
+    ...(row.client_ip !== null ? { clientIp: row.client_ip } : {}),
+    ...(row.envelope_from !== null ? { envelopeFrom: row.envelope_from } : {}),
   };
 }
 
@@ -73,8 +77,9 @@ export function messageOf(row: MetaRow & { body: Omit<StoredMessage, keyof Store
 }
 
 /**
- * The per-message values of an insert, in the order of one message's row of insertBatch's VALUES:
- * received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments.
+ * The per-message values of an insert, in the order of one message's row of deliverBatchStatement's
+ * VALUES: received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments,
+ * client_ip, envelope_from.
  */
 export function messageValues(m: NewMessage): unknown[] {
   const attachmentList: StoredAttachmentMeta[] = m.attachments.map((a, i) => ({
@@ -94,39 +99,7 @@ export function messageValues(m: NewMessage): unknown[] {
     JSON.stringify(body),
     m.raw,
     m.attachments.map((a) => a.bytes),
+    m.clientIp ?? null,
+    m.envelopeFrom === undefined ? null : JSON.stringify(m.envelopeFrom),
   ];
-}
-
-/** Values each message brings to deliverBatchStatement (messageValues). */
-const PER_MESSAGE = 9;
-
-/**
- * One statement for a whole batch of deliveries (postgres/deliver.ts), its own transaction: the
- * decision under the sessions' row locks (tempmail_deliver_batch, migration 5: $1 the copies' sessions,
- * $2 their deliveries, $3 the deliveries' limits), the batch's record ($4, with a copy of the decision
- * for when the answer is lost), and the stored copies, each
- * message's values once however many sessions take it: `messages` rows of PER_MESSAGE values from $5 on.
- * It answers one row per copy with its outcome (and the id it took). The messages' counts follow by trigger.
- */
-export function deliverBatchStatement(messages: number): string {
-  const values = Array.from({ length: messages }, (_, k) => {
-    const at = 5 + k * PER_MESSAGE;
-    const p = (i: number) => `$${at + i}`;
-    return `(${k}, ${p(0)}::timestamptz, ${p(1)}::integer, ${p(2)}::json, ${p(3)}::json, ${p(4)}::json, ${p(5)}::json, ${p(6)}::json, ${p(7)}::bytea, ${p(8)}::bytea[])`;
-  });
-  return `
-    WITH decided AS MATERIALIZED (
-      SELECT delivery, sid, outcome, message_id, locked_at FROM tempmail_deliver_batch($1::text[], $2::integer[], $3::integer[])
-    ), recorded AS (
-      INSERT INTO tempmail_deliveries (id, at, decided) SELECT $4, now(), coalesce(json_agg(d), '[]') FROM decided d
-    ), written AS (
-      INSERT INTO tempmail_messages
-        (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
-      SELECT d.sid, d.message_id, m.received_at, m.size, m.sender_name, m.sender_email, m.subject, m.attachment_list, m.body, m.raw, m.attachments
-      FROM decided d
-      JOIN (VALUES ${values.join(', ')}) AS m(k, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments)
-        ON m.k = d.delivery
-      WHERE d.outcome = 'stored'
-    )
-    SELECT delivery, sid, outcome, message_id, locked_at FROM decided`;
 }

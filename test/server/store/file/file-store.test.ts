@@ -5,13 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { FileStore, openFileStore } from '../../../../src/server/store/file/file-store';
 import { cleanupAfterEach } from '../../../harness/cleanup';
 import { waitFor } from '../../../harness/wait';
+import { runStoreAdminSuite } from '../store-admin-suite';
 import { newMessage, runStoreSuite, sessionRecord, type StoreHarness } from '../store-suite';
 
 const cleanup = cleanupAfterEach();
 /** A data dir that does not exist yet, inside a temp dir removed after the test. */
 const tempDir = async () => join(await cleanup.tempDir('tempmail-store-'), 'data');
 
-runStoreSuite('FileStore', async () => {
+async function fileHarness(): Promise<StoreHarness> {
   const dataDir = await tempDir();
   const harness: StoreHarness = {
     store: await openFileStore(dataDir),
@@ -25,7 +26,10 @@ runStoreSuite('FileStore', async () => {
     },
   };
   return harness;
-});
+}
+
+runStoreSuite('FileStore', fileHarness);
+runStoreAdminSuite('FileStore', fileHarness);
 
 describe('FileStore on disk', () => {
   it('makes directories 0700 and files 0600', async () => {

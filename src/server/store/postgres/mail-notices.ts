@@ -1,0 +1,139 @@
+/**
+ * News of delivered mail between the instances on one database (Store.listenForMail), by Postgres
+ * LISTEN/NOTIFY. A delivery's transaction sends its notices (batch-sql.ts, `pg_notify` in the same
+ * statement): Postgres hands them out at COMMIT, and never for a delivery that rolled back. Each
+ * instance listens on a connection of its own (outside the pool, whose connections come and go) and
+ * tells its watchers (GET /events streams, the app's in-process push) of mail any other instance stored.
+ *
+ * A notice is `{"from": <instance id>, "t": [<token hash>, ...]}`: an instance skips its own (it heard
+ * of them from deliver() already). Anyone who may write to the database may NOTIFY on the channel too,
+ * so a payload is read as the untrusted text it is: what is not that shape is dropped.
+ *
+ * While the connection is down notices are lost (Postgres keeps none for a listener that is not there):
+ * once it is back, every watcher is told mail may have come (onGap), and clients list again. The same
+ * connection hears of changed blocks (admin-queries.ts), so every instance applies a block at once.
+ */
+import type pg from 'pg';
+import type { MailNoticeEvents, MailNotices } from '../store';
+import { BLOCKS_CHANNEL } from './admin-queries';
+import { createPool } from './pool';
+
+/** The channel of mail notices. */
+export const MAIL_CHANNEL = 'tempmail_mail';
+
+// A notice's payload must stay under Postgres' 8000 bytes: 100 hashes of 64 hex digits, their quotes
+// and separators, and the instance's name.
+const HASHES_PER_NOTICE = 100;
+const TOKEN_HASH = /^[0-9a-f]{64}$/;
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 30_000;
+
+/**
+ * The notices of a delivery, sent from inside its statement (postgres/batch-sql.ts), so Postgres hands
+ * them out at its COMMIT and never for one that rolled back: a SELECT of one pg_notify per
+ * HASHES_PER_NOTICE sessions. `hashes` is a query of one column, token_hash, each session once; `from`
+ * the SQL of this instance's name. The payload is what readNotice reads: {"from": ..., "t": [...]}.
+ */
+export function notifySql(hashes: string, from: string): string {
+  return `SELECT pg_notify('${MAIL_CHANNEL}', json_build_object('from', ${from}, 't', json_agg(h.token_hash))::text)
+      FROM (SELECT u.token_hash, (row_number() OVER () - 1) / ${HASHES_PER_NOTICE} AS part FROM (${hashes}) u) h
+      GROUP BY h.part`;
+}
+
+/** The token hashes of a payload from another instance than `self`; [] for anything else. */
+export function readNotice(payload: string | undefined, self: string): string[] {
+  if (payload === undefined || payload.length > 8000) return [];
+  let data: unknown;
+  try {
+    data = JSON.parse(payload);
+  } catch {
+    return [];
+  }
+  if (!data || typeof data !== 'object') return [];
+  const { from, t } = data as { from?: unknown; t?: unknown };
+  if (typeof from !== 'string' || from === self || !Array.isArray(t)) return [];
+  return t.filter((h): h is string => typeof h === 'string' && TOKEN_HASH.test(h));
+}
+
+/** Listens for the mail notices of other instances until close(). */
+export class PgMailNotices implements MailNotices {
+  private readonly pool: pg.Pool;
+  private client: pg.PoolClient | undefined;
+  private closed = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private failures = 0;
+  /** A connection failed or was lost since the last one listened: notices may have been missed. */
+  private gap = false;
+
+  constructor(
+    url: string,
+    private readonly self: string,
+    private readonly events: MailNoticeEvents,
+    private readonly log: (line: string) => void,
+  ) {
+    this.pool = createPool({ url, max: 1, log });
+    void this.connect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch {
+      return this.retry();
+    }
+    if (this.closed) return void client.release(true);
+    let broken = false;
+    const broke = (error?: Error) => {
+      if (broken) return;
+      broken = true;
+      if (this.client === client) this.client = undefined;
+      client.release(error ?? true);
+      if (this.closed) return;
+      this.log(`database connection of the mail notices lost${error ? `: ${error.message}` : ''}; listening again`);
+      this.retry();
+    };
+    client.on('error', broke);
+    client.on('end', () => broke());
+    client.on('notification', (message: pg.Notification) => {
+      if (message.channel === BLOCKS_CHANNEL) return this.events.onBlocks?.();
+      if (message.channel !== MAIL_CHANNEL) return;
+      const hashes = readNotice(message.payload, this.self);
+      if (hashes.length > 0) this.events.onMail(hashes);
+    });
+    try {
+      await client.query(`LISTEN ${MAIL_CHANNEL}; LISTEN ${BLOCKS_CHANNEL}`);
+    } catch (error) {
+      return broke(error instanceof Error ? error : new Error(String(error)));
+    }
+    if (broken) return;
+    this.client = client;
+    this.failures = 0;
+    if (this.gap) {
+      this.gap = false;
+      this.log('mail notices: listening again');
+      this.events.onGap();
+      this.events.onBlocks?.();
+    }
+  }
+
+  private retry(): void {
+    if (this.closed) return;
+    this.gap = true;
+    this.failures++;
+    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(10, this.failures - 1));
+    this.timer = setTimeout(() => void this.connect(), delay);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    client?.release(true);
+    await this.pool.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * scripts/deploy/nginx-tempmail-tui.conf in a real nginx (Debian's nginx-light; .ci/run installs it) in
+ * front of the built `serve`, the site file as shipped but for its ports, paths and a test certificate:
+ * the event stream passes through at once (no buffering), and with the backend down a token in a query
+ * string reaches none of nginx's logs (its error log quotes the request line of a failed proxy).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import https from 'node:https';
+import net from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { readEvents } from '../../src/client/sse';
+import { cleanupAfterEach } from '../harness/cleanup';
+import { newSession } from '../harness/http';
+import { startServeProcess, stopServe } from '../harness/serve-process';
+import { sendMail } from '../harness/service';
+import { makeCa, makeServerCert, type TestCa } from '../harness/tls-certs';
+import { waitFor } from '../harness/wait';
+
+const cleanup = cleanupAfterEach();
+const HOST = 'mail.example.org';
+const SITE = readFileSync(fileURLToPath(new URL('../../scripts/deploy/nginx-tempmail-tui.conf', import.meta.url)), 'utf8');
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** nginx running the shipped site in `dir`, proxying to `backendPort`; resolves once it listens. */
+async function startNginx(dir: string, backendPort: number, ca: TestCa): Promise<{ port: number; logs(): string }> {
+  if (!NGINX) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run does)');
+  const cert = makeServerCert(ca, 'nginx', HOST);
+  const [plain, tls] = [await freePort(), await freePort()];
+  const logs = join(dir, 'logs');
+  await mkdir(logs, { recursive: true });
+  // The site as shipped; only where it listens, where its files are and where it proxies to differ.
+  const site = SITE.replace(/^\s*listen \[::\]:\d+.*$/gm, '')
+    .replace('listen 80;', `listen 127.0.0.1:${plain};`)
+    .replace('listen 443 ssl;', `listen 127.0.0.1:${tls} ssl;`)
+    .replace(/ssl_certificate\s+\S+;/, `ssl_certificate ${cert.cert};`)
+    .replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${cert.key};`)
+    .replace('proxy_pass http://127.0.0.1:8025;', `proxy_pass http://127.0.0.1:${backendPort};`)
+    .replaceAll('/var/log/nginx/', `${logs}/`);
+  expect(site).toContain(`proxy_pass http://127.0.0.1:${backendPort};`);
+  await writeFile(join(dir, 'site.conf'), site);
+  // What Debian's nginx.conf sets around a site: an error log at its default level, an access log.
+  await writeFile(
+    join(dir, 'nginx.conf'),
+    `pid ${dir}/nginx.pid;
+error_log ${logs}/error.log;
+events {}
+http {
+  access_log ${logs}/access.log;
+  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
+  include ${dir}/site.conf;
+}
+`,
+  );
+  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  cleanup.defer(child, (c) => {
+    c.kill('SIGKILL');
+    return new Promise((resolve) => (c.exitCode !== null ? resolve(undefined) : c.once('exit', resolve)));
+  });
+  await waitFor(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(tls, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
+      }),
+    { message: `nginx to listen (${stderr})` },
+  );
+  const allLogs = () => readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + stderr;
+  return { port: tls, logs: allLogs };
+}
+
+/** An HTTPS request to nginx for `path`, trusting the test CA; resolves with the answer's status and body stream. */
+function get(port: number, ca: TestCa, path: string, headers: Record<string, string> = {}) {
+  return new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+    const req = https.get({ host: '127.0.0.1', port, path, servername: HOST, ca: ca.pem, headers: { host: HOST, ...headers } }, resolve);
+    req.on('error', reject);
+  });
+}
+
+describe('the nginx site in scripts/deploy', () => {
+  it('passes the event stream through at once, and keeps a token out of its logs when the backend is down', async () => {
+    const dir = await cleanup.tempDir('tempmail-nginx-');
+    const ca = makeCa(dir);
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--trust-proxy']), (p) => stopServe(p, 'SIGKILL'));
+    const nginx = await startNginx(dir, Number(new URL(serve.baseUrl).port), ca);
+
+    // The event stream, through nginx, with the token in a header: each message said as it is stored.
+    const box = await newSession(serve.baseUrl);
+    const stream = await get(nginx.port, ca, '/events', { authorization: `Bearer ${box.token}`, accept: 'text/event-stream' });
+    expect(stream.statusCode).toBe(200);
+    cleanup.defer(stream, (s) => s.destroy());
+    const events = readEvents(stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    await sendMail(serve, { to: box.email, subject: 'through nginx' });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no event through nginx within 5 s')), 5000)));
+    const first = await Promise.race([events.next(), late]).finally(() => clearTimeout(timer));
+    expect(first.value).toMatchObject({ event: 'mail' });
+    stream.destroy();
+
+    // The backend goes away; a client of the interface sends its token in the query string.
+    await stopServe(serve);
+    const secret = 'tok_nginx_must_never_log_this_0123456789ab';
+    const failed = await get(nginx.port, ca, `/check-mail?token=${secret}`);
+    failed.resume();
+    expect(failed.statusCode).toBe(502);
+    expect(nginx.logs()).not.toContain(secret);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * GET /events across instances: two built `serve` processes on one database, a stream held on A, mail
+ * delivered through B's SMTP port. B's delivery reaches A's stream by Postgres LISTEN/NOTIFY; when A's
+ * listening connection is cut, A listens again and tells every stream that mail may have come.
+ */
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { openEvents } from '../../harness/event-stream';
+import { newSession } from '../../harness/http';
+import { freshDatabase, inspect, startInstance } from '../../harness/postgres/database';
+import { sendMail } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
+
+const cleanup = cleanupAfterEach();
+
+async function pair() {
+  const { url } = await freshDatabase(cleanup);
+  const [a, b] = await Promise.all([startInstance(cleanup, url), startInstance(cleanup, url)]);
+  return { url, a: a!, b: b! };
+}
+
+const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+describe('GET /events with two instances on one database', () => {
+  it("tells a stream on A of mail delivered through B's SMTP port, and only its own session's", async () => {
+    const { a, b } = await pair();
+    const [box, other] = [await newSession(a.baseUrl), await newSession(b.baseUrl)];
+    const stream = cleanup.defer(await openEvents(a.baseUrl, bearer(box.token)), (s) => s.close());
+    expect(stream.status).toBe(200);
+    await sendMail(b, { to: other.email, subject: 'for the other one' });
+    const sent = Date.now();
+    const info = await sendMail(b, { to: box.email, subject: 'through B' });
+    const acknowledged = Date.now();
+    expect(info.response).toMatch(/^250 /);
+    await stream.waitForEvent('mail', 1, 5000);
+    // Said for the record (no assertion on time): from B's 250 to A's event.
+    console.log(`events across instances: "mail" on A ${Date.now() - acknowledged} ms after B's 250 (${acknowledged - sent} ms of SMTP)`);
+    expect(stream.events()).toEqual(['mail']);
+    // Mail delivered through A itself is said once, not twice (its own notice is skipped).
+    await sendMail(a, { to: box.email, subject: 'through A' });
+    await stream.waitForEvent('mail', 2);
+    await sendMail(b, { to: box.email, subject: 'through B again' });
+    await stream.waitForEvent('mail', 3);
+    expect(stream.events()).toEqual(['mail', 'mail', 'mail']);
+  });
+
+  it("listens again when A's listening connection is cut, and tells A's streams that mail may have come", async () => {
+    const { url, a, b } = await pair();
+    const box = await newSession(a.baseUrl);
+    const stream = cleanup.defer(await openEvents(a.baseUrl, bearer(box.token)), (s) => s.close());
+    const pool = inspect(cleanup, url);
+    // Both instances listen; A's listener is the one whose server process is A's.
+    const listeners = await waitFor(async () => {
+      const { rows } = await pool.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN tempmail_mail%'",
+      );
+      return rows.length === 2 ? rows : undefined;
+    }, { message: 'both instances listening' });
+    const before = a.stderr().length;
+    await pool.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [listeners.map((r) => r.pid)]);
+    await waitFor(() => a.stderr().slice(before).includes('mail notices: listening again'), { timeoutMs: 10_000, message: 'A to listen again' });
+    // The gap is said to the stream; after it, news flows again.
+    await stream.waitForEvent('mail', 1);
+    await sendMail(b, { to: box.email, subject: 'after the gap' });
+    await stream.waitForEvent('mail', 2);
+    expect(a.stderr()).toContain('database connection of the mail notices lost');
+  });
+});
