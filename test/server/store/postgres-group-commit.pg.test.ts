@@ -28,6 +28,25 @@ async function openStore(options: { batch?: { deliveries?: number } } = {}) {
 
 const subjects = async (store: PostgresStore, id: string) => (await store.listMessages(id)).map((m) => `${m.id} ${m.subject}`);
 
+const hex = () => randomBytes(32).toString('hex');
+
+/**
+ * Listens for mail notices as another instance would; the function returns what was heard up to now
+ * (a notice of our own, sent then, goes out after every one committed before it).
+ */
+async function listen(url: string, db: pg.Pool): Promise<() => Promise<string[]>> {
+  const listener = cleanup.defer(await inspect(cleanup, url).connect(), (c) => c.release());
+  const heard: string[] = [];
+  listener.on('notification', (n: pg.Notification) => heard.push(n.payload ?? ''));
+  await listener.query(`LISTEN ${MAIL_CHANNEL}`);
+  return async () => {
+    const mark = `mark ${heard.length} ${Math.random()}`;
+    await db.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL, mark]);
+    await waitFor(() => heard.includes(mark));
+    return heard.splice(0).filter((p) => !p.startsWith('mark '));
+  };
+}
+
 describe('group commit on Postgres', () => {
   it('stores deliveries that arrive together in one transaction, in arrival order', async () => {
     const { store, batches, db } = await openStore();
@@ -150,21 +169,10 @@ describe('group commit on Postgres', () => {
 
   it('tells the other instances once per session with new mail, at the COMMIT of the batch, never for one rolled back', async () => {
     const { url, store, db } = await openStore();
-    const hex = () => randomBytes(32).toString('hex');
     const [a, b, full] = [sessionRecord({ tokenHash: hex() }), sessionRecord({ tokenHash: hex() }), sessionRecord({ tokenHash: hex() })];
     for (const s of [a, b, full]) await store.putSession(s);
     await store.addMessage(full.id, newMessage());
-    const listener = cleanup.defer(await inspect(cleanup, url).connect(), (c) => c.release());
-    const heard: string[] = [];
-    listener.on('notification', (n: pg.Notification) => heard.push(n.payload ?? ''));
-    await listener.query(`LISTEN ${MAIL_CHANNEL}`);
-    /** What was heard up to now: a notice of our own goes out after every one committed before it. */
-    const heardSoFar = async () => {
-      const mark = `mark ${heard.length} ${Math.random()}`;
-      await db.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL, mark]);
-      await waitFor(() => heard.includes(mark));
-      return heard.splice(0).filter((p) => !p.startsWith('mark '));
-    };
+    const heardSoFar = await listen(url, db);
     // Another transaction holds a's row: the batch waits in the database, and nothing is told yet.
     const holder = await db.connect();
     await holder.query('BEGIN');
@@ -193,5 +201,17 @@ describe('group commit on Postgres', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
     expect((await heardSoFar()).map((p) => readNotice(p, 'another instance'))).toEqual([[b.tokenHash]]);
+  });
+
+  it("names at most 100 sessions a notice, so each stays under Postgres' 8000 bytes", async () => {
+    const { url, store, db } = await openStore();
+    const many = Array.from({ length: 150 }, () => sessionRecord({ tokenHash: hex() }));
+    for (const s of many) await store.putSession(s);
+    const heardSoFar = await listen(url, db);
+    expect((await store.deliver(many.map((s) => s.id), newMessage(), 10)).stored.size).toBe(150);
+    const notices = await heardSoFar();
+    expect(notices.map((p) => readNotice(p, 'another instance').length).sort((x, y) => y - x)).toEqual([100, 50]);
+    expect(notices.every((p) => p.length < 8000)).toBe(true);
+    expect(new Set(notices.flatMap((p) => readNotice(p, 'another instance')))).toEqual(new Set(many.map((s) => s.tokenHash)));
   });
 });
