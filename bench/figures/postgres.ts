@@ -1,6 +1,7 @@
 /**
  * checkmail_pg_p99_ms_500 and smtp_pg_two_instances_msgs_per_s: `serve --database-url` (issue 17), each
- * beside the file store measured the same way in the same figure, taken in turns.
+ * beside the file store measured the same way in the same figure, taken in turns; and issue 28's ratios
+ * to it (checkmail_pg_over_file_p99_500, smtp_pg_10_addresses_over_file, smtp_pg_two_instances_over_file).
  *
  * The database: a throwaway PostgreSQL cluster (Debian's postgresql, bench/harness/postgres.ts) started
  * for this figure with fsync and full-page writes ON (PostgreSQL's defaults; the tests turn them off),
@@ -14,7 +15,8 @@
  * 10 keep-alive clients, GET /check-mail back to back, a sample from sending to the last byte, no
  * If-None-Match; 2,000 requests on each store, in two halves taken in turns (file, database, file,
  * database), each half after 10 untimed requests per client. Keys: `checkmail_pg_p99_ms_500` and its
- * p50/p95/max/n (`checkmail_pg_ms_500_*`), the file store's (`checkmail_file_p99_ms_500_same_run`, ...).
+ * p50/p95/max/n (`checkmail_pg_ms_500_*`), the file store's (`checkmail_file_p99_ms_500_same_run`, ...),
+ * and the first over the second (`checkmail_pg_over_file_p99_500`).
  *
  * SMTP ingest: TWO `serve --database-url` instances on the same database, one address created through
  * the first (`--inbox-limit 1000000` so it never fills). The load of smtp-ingest.ts (bench/harness/
@@ -28,14 +30,23 @@
  * (`smtp_pg_two_instances_10_addresses_msgs_per_s`). 3,000 messages a round, two rounds each in turns
  * (file, database, database spread, ...) after 200 untimed ones each to the first two; afterwards
  * check-mail through the other instance must list every message acknowledged. Per-message latency (MAIL
- * FROM to the final 250) is reported too.
+ * FROM to the final 250) is reported too, and the CPU each message cost (user + kernel, from /proc): the
+ * `serve` processes' (`smtp_file_same_run_cpu_us_per_msg`, `smtp_pg_cpu_us_per_msg_serve`, both
+ * instances together) and the database's, the postmaster and its backends (`..._database`).
  *
- * --quick: inboxes of 100 messages and 200 requests; 300 SMTP messages in one round (the sizes are in the
- * JSON: `checkmail_pg_messages`, `smtp_pg_messages`).
+ * Row lock: how long a delivery holds its session's row lock (bench/harness/pg-lock-hold.ts: 10
+ * senders into one session of an in-process store, 1,000 deliveries a round, three rounds in turns):
+ * grouped as `serve` runs it (`pg_lock_ms_per_delivery`, with `pg_lock_mean_batch`) and in batches of
+ * one (`pg_lock_ms_per_delivery_alone`).
+ *
+ * --quick: inboxes of 100 messages and 200 requests; 300 SMTP messages in one round; 200 deliveries, one
+ * round, for the row lock (the sizes are in the JSON: `checkmail_pg_messages`, `smtp_pg_messages`).
  */
 import { Agent } from 'node:http';
 import type { Figure, RunContext, Values } from './figure';
-import { benchDatabase } from '../harness/postgres';
+import { benchDatabase, type BenchDatabase } from '../harness/postgres';
+import { lockHold } from '../harness/pg-lock-hold';
+import { cpuSplitMs, treeCpuSplitMs } from '../harness/proc';
 import { CLIENTS, get, underLoad } from '../harness/http-load';
 import { startServe, type RunningServe } from '../harness/serve-proc';
 import { createInbox } from '../harness/service-calls';
@@ -73,11 +84,11 @@ async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> 
   let t = performance.now();
   const store = new PostgresStore({ url: databaseUrl });
   await store.open();
-  const pgInbox = (await seedStore(store, inbox, LIFETIME_SECONDS, ctx.log, { databaseUrl }))['inbox']!;
+  const pgInbox = (await seedStore(store, inbox, LIFETIME_SECONDS, ctx.log, { databaseUrl })).inbox!;
   ctx.log(`seeded ${size} messages into the database in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   t = performance.now();
   const dataDir = tempDir('tempmail-bench-pg-peer-');
-  const fileInbox = (await seedDataDir(dataDir, inbox, LIFETIME_SECONDS, ctx.log))['inbox']!;
+  const fileInbox = (await seedDataDir(dataDir, inbox, LIFETIME_SECONDS, ctx.log)).inbox!;
   ctx.log(`seeded ${size} messages into a data dir in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   const serves = {
@@ -102,6 +113,7 @@ async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> 
     checkmail_pg_p99_ms_500: round(pg.p99),
     ...summaryKeys('checkmail_pg_ms_500', pg, true),
     checkmail_file_p99_ms_500_same_run: round(file.p99),
+    checkmail_pg_over_file_p99_500: round(pg.p99 / file.p99),
     ...summaryKeys('checkmail_file_same_run_ms_500', file),
     checkmail_pg_messages: size,
   };
@@ -128,7 +140,18 @@ async function splitLoad(targets: readonly RunningServe[], addresses: readonly s
   return { messages, ms: performance.now() - t0, latencies: results.flatMap((r) => r.latencies) };
 }
 
-async function smtpIngest(ctx: RunContext, databaseUrl: string): Promise<Values> {
+/** CPU (user + kernel, ms) of `pids` and, with `db`, of the database's processes. */
+function cpuNow(pids: readonly number[], db?: BenchDatabase): { serve: number; db: number } {
+  const serve = pids.reduce((n, pid) => {
+    const c = cpuSplitMs(pid);
+    return n + c.user + c.sys;
+  }, 0);
+  const d = db ? treeCpuSplitMs(db.pid) : { user: 0, sys: 0 };
+  return { serve, db: d.user + d.sys };
+}
+
+async function smtpIngest(ctx: RunContext, db: BenchDatabase): Promise<Values> {
+  const databaseUrl = db.url;
   const messages = ctx.quick ? 300 : 3000;
   const rounds = ctx.quick ? 1 : 2;
   const limit = ['--inbox-limit', '1000000'];
@@ -150,11 +173,17 @@ async function smtpIngest(ctx: RunContext, databaseUrl: string): Promise<Values>
   };
   await load.file(200);
   await load.pg(200);
-  const totals = { file: { n: 0, ms: 0, lat: [] as number[] }, pg: { n: 0, ms: 0, lat: [] as number[] }, pgSpread: { n: 0, ms: 0, lat: [] as number[] } };
+  const fresh = () => ({ n: 0, ms: 0, lat: [] as number[], serveCpu: 0, dbCpu: 0 });
+  const totals = { file: fresh(), pg: fresh(), pgSpread: fresh() };
+  const measured = { file: () => cpuNow([file.pid]), pg: () => cpuNow([a.pid, b.pid], db), pgSpread: () => cpuNow([a.pid, b.pid], db) };
   const label = { file: 'one instance on a data dir', pg: 'two instances on the database', pgSpread: `two instances on the database, ${SMTP_CONNECTIONS} addresses` };
   for (let r = 0; r < rounds; r++) {
     for (const who of ['file', 'pg', 'pgSpread'] as const) {
+      const cpu0 = measured[who]();
       const res = await load[who](messages);
+      const cpu1 = measured[who]();
+      totals[who].serveCpu += cpu1.serve - cpu0.serve;
+      totals[who].dbCpu += cpu1.db - cpu0.db;
       totals[who].n += res.messages;
       totals[who].ms += res.ms;
       totals[who].lat.push(...res.latencies);
@@ -170,11 +199,24 @@ async function smtpIngest(ctx: RunContext, databaseUrl: string): Promise<Values>
   if (spreadSeen !== totals.pgSpread.n) throw new Error(`the ${SMTP_CONNECTIONS} database inboxes list ${spreadSeen} messages, ${totals.pgSpread.n} were acknowledged`);
   await Promise.all([a, b, file].map((s) => s.stop()));
   const rate = (who: keyof typeof totals) => (totals[who].n / totals[who].ms) * 1000;
+  // CPU per message, µs: the serve processes (both, on the database) and the database's own processes.
+  const cpu = (who: keyof typeof totals, part: 'serveCpu' | 'dbCpu') => Math.round((totals[who][part] / totals[who].n) * 1000);
+  ctx.log(
+    `smtp CPU per message (user + kernel): data dir serve ${cpu('file', 'serveCpu')} µs; ` +
+      `database, one address: serve ${cpu('pg', 'serveCpu')} + database ${cpu('pg', 'dbCpu')} µs; ` +
+      `ten addresses: serve ${cpu('pgSpread', 'serveCpu')} + database ${cpu('pgSpread', 'dbCpu')} µs`,
+  );
   return {
     smtp_pg_two_instances_msgs_per_s: round(rate('pg')),
     smtp_file_msgs_per_s_same_run: round(rate('file')),
     smtp_pg_two_instances_over_file: round(rate('pg') / rate('file')),
     smtp_pg_two_instances_10_addresses_msgs_per_s: round(rate('pgSpread')),
+    smtp_pg_10_addresses_over_file: round(rate('pgSpread') / rate('file')),
+    smtp_file_same_run_cpu_us_per_msg: cpu('file', 'serveCpu'),
+    smtp_pg_cpu_us_per_msg_serve: cpu('pg', 'serveCpu'),
+    smtp_pg_cpu_us_per_msg_database: cpu('pg', 'dbCpu'),
+    smtp_pg_10_addresses_cpu_us_per_msg_serve: cpu('pgSpread', 'serveCpu'),
+    smtp_pg_10_addresses_cpu_us_per_msg_database: cpu('pgSpread', 'dbCpu'),
     smtp_pg_messages: totals.pg.n,
     ...summaryKeys('smtp_pg_two_instances_ms', summarize(totals.pg.lat)),
     ...summaryKeys('smtp_pg_two_instances_10_addresses_ms', summarize(totals.pgSpread.lat)),
@@ -182,12 +224,39 @@ async function smtpIngest(ctx: RunContext, databaseUrl: string): Promise<Values>
   };
 }
 
+/**
+ * The row lock a delivery holds (bench/harness/pg-lock-hold.ts), grouped as `serve` runs the store and
+ * in batches of one, in turns: 10 senders into one session, 1,000 deliveries a round (200 with --quick).
+ */
+async function lockHolds(ctx: RunContext, url: string): Promise<Values> {
+  const deliveries = ctx.quick ? 200 : 1000;
+  const sum = { grouped: { ms: 0, batch: 0, rate: 0 }, alone: { ms: 0, batch: 0, rate: 0 } };
+  const rounds = ctx.quick ? 1 : 3;
+  for (let r = 0; r < rounds; r++) {
+    for (const who of ['alone', 'grouped'] as const) {
+      const h = await lockHold(url, { deliveries, senders: SMTP_CONNECTIONS, grouped: who === 'grouped' });
+      sum[who].ms += h.perDeliveryMs / rounds;
+      sum[who].batch += h.meanBatch / rounds;
+      sum[who].rate += h.perSecond / rounds;
+    }
+  }
+  ctx.log(
+    `row lock held per delivery, ${SMTP_CONNECTIONS} senders into one session: grouped ${sum.grouped.ms.toFixed(2)} ms ` +
+      `(batches of ${sum.grouped.batch.toFixed(1)}, ${sum.grouped.rate.toFixed(0)}/s), alone ${sum.alone.ms.toFixed(2)} ms (${sum.alone.rate.toFixed(0)}/s)`,
+  );
+  return {
+    pg_lock_ms_per_delivery: round(sum.grouped.ms),
+    pg_lock_ms_per_delivery_alone: round(sum.alone.ms),
+    pg_lock_mean_batch: round(sum.grouped.batch),
+  };
+}
+
 export const postgres: Figure = {
   name: 'pg',
-  keys: ['checkmail_pg_p99_ms_500', 'smtp_pg_two_instances_msgs_per_s'],
+  keys: ['checkmail_pg_p99_ms_500', 'smtp_pg_two_instances_msgs_per_s', 'checkmail_pg_over_file_p99_500', 'smtp_pg_10_addresses_over_file', 'smtp_pg_two_instances_over_file'],
   async run(ctx) {
     const db = await benchDatabase(ctx);
     if (!db) return {};
-    return { ...(await checkMail(ctx, db.url)), ...(await smtpIngest(ctx, db.url)) };
+    return { ...(await checkMail(ctx, db.url)), ...(await smtpIngest(ctx, db)), ...(await lockHolds(ctx, db.url)) };
   },
 };

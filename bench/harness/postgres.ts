@@ -7,12 +7,16 @@
  * figure gives no keys (undefined); under CI=true it is an error, as for the Postgres tests
  * (vitest.config.ts).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createDatabase, findPostgresBin, socketUrl, startCluster, stopCluster } from '../../test/harness/postgres/cluster';
 import type { RunContext } from '../figures/figure';
 
 export interface BenchDatabase {
   /** The database's URL over the cluster's unix socket (trusted, so there is no password anywhere). */
   url: string;
+  /** The postmaster's pid: with its backends (bench/harness/proc.ts treeCpuSplitMs), the database's CPU. */
+  pid: number;
 }
 
 /** A new durable cluster with one empty database, or undefined (outside CI) without the binaries. */
@@ -28,5 +32,6 @@ export async function benchDatabase(ctx: RunContext): Promise<BenchDatabase | un
   const cluster = await startCluster(bin, { durable: true });
   ctx.defer(() => stopCluster(cluster));
   ctx.log(`PostgreSQL cluster (fsync on) at ${cluster.socketDir}, port ${cluster.port}`);
-  return { url: socketUrl(cluster, createDatabase(cluster, 'bench')) };
+  const pid = Number(readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return { url: socketUrl(cluster, createDatabase(cluster, 'bench')), pid };
 }

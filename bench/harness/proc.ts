@@ -1,6 +1,6 @@
 /** What the kernel says a process costs (Linux /proc): CPU time and resident memory, read from outside. */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 let ticksPerSecond: number | undefined;
 
@@ -33,12 +33,43 @@ export function cpuSplitMs(pid: number): { user: number; sys: number } {
   return statTimes(`/proc/${pid}/stat`);
 }
 
-/** utime and stime of a /proc stat file (a process's or one thread's), ms. */
-function statTimes(file: string): { user: number; sys: number } {
+/** The fields of a /proc stat file after the command name (field 3 on: state, ppid, ...). */
+function statFields(file: string): string[] {
   const stat = readFileSync(file, 'utf8');
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** utime and stime of a /proc stat file (a process's or one thread's), ms. */
+function statTimes(file: string): { user: number; sys: number } {
+  const fields = statFields(file);
   return { user: (Number(fields[11]) * 1000) / clockTicks(), sys: (Number(fields[12]) * 1000) / clockTicks() };
+}
+
+/**
+ * CPU time of `pid` and its children, user and kernel, ms: its own, what its children that ended cost
+ * (cutime, cstime: counted once it has waited for them), and its live children's, each with theirs.
+ * For a server that forks a process per connection (PostgreSQL's backends); a child that starts and
+ * ends between two reads is counted once its parent has reaped it.
+ */
+export function treeCpuSplitMs(pid: number): { user: number; sys: number } {
+  const ms = (ticks: string | undefined) => (Number(ticks) * 1000) / clockTicks();
+  const total = { user: 0, sys: 0 };
+  const add = (fields: string[]) => {
+    total.user += ms(fields[11]) + ms(fields[13]);
+    total.sys += ms(fields[12]) + ms(fields[14]);
+  };
+  add(statFields(`/proc/${pid}/stat`));
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === pid) continue;
+    try {
+      const fields = statFields(`/proc/${name}/stat`);
+      if (Number(fields[1]) === pid) add(fields);
+    } catch {
+      // Gone meanwhile: its parent's cutime has it (or will, once reaped).
+    }
+  }
+  return total;
 }
 
 /** VmRSS of `pid` in MB (2^20 bytes). */

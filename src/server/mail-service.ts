@@ -10,36 +10,21 @@
  * the inbox limit, the create-session rate) is decided by one atomic store operation, never by a read
  * here followed by a write.
  */
-import * as crypto from 'node:crypto';
-import { createHash, randomBytes } from 'node:crypto';
-import { formatWireTime } from '../platform/time';
-import { checkPrefix, randomLocalPart, recipientKey } from './mail/addresses';
+import { randomBytes } from 'node:crypto';
+import { checkPrefix, randomLocalPart } from './mail/addresses';
 import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { parseMessage } from './mail/mime';
 import { externalIntake } from './external-intake';
+import { smtpRecipients } from './smtp-recipients';
+import { inboxReads } from './inbox-reads';
+import { hashToken } from './token-hash';
 import { ClientLimits, ratesOf } from './limits/client-limits';
 import { asLogger } from './observe/log';
 import { StorageHealth } from './observe/storage-health';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import { createInboxWatch } from './inbox-watch';
-import {
-  ServiceError,
-  type AttachmentMeta,
-  type CreatedSession,
-  type DeliverOutcome,
-  type InboxView,
-  type MailService,
-  type MessageFull,
-  type MessageMeta,
-  type RecipientVerdict,
-  type ServiceHealth,
-} from './service-types';
-import {
-  StoreClosedError,
-  type Store,
-  type StoredMessageMeta,
-  type StoredSession,
-} from './store/store';
+import { ServiceError, type CreatedSession, type DeliverOutcome, type MailService, type ServiceHealth } from './service-types';
+import { StoreClosedError, type Store, type StoredSession } from './store/store';
 
 export interface MailServiceDeps {
   /** An opened store; the service closes it in close(). */
@@ -71,17 +56,7 @@ export interface MailServiceDeps {
 /** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
 const RANDOM_ATTEMPTS = 20;
 
-/**
- * The one-shot digest (Node >= 20.12), read off the namespace so an older Node 20 links and falls back.
- * Every request that carries a token hashes it: the one-shot form skips the Hash stream object, which a
- * CPU profile of check-mail under load showed as a third of the handler's own time.
- */
-const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-
-/** sha256 of a token (its UTF-8 bytes), hex: the only form in which a token is stored. */
-export function hashToken(token: string): string {
-  return oneShotHash ? oneShotHash('sha256', token, 'hex') : createHash('sha256').update(token, 'utf8').digest('hex');
-}
+export { hashToken } from './token-hash';
 
 /** Builds the MailService on an opened store. */
 export function createMailService(deps: MailServiceDeps): MailService {
@@ -142,45 +117,6 @@ export function createMailService(deps: MailServiceDeps): MailService {
     } catch (err) {
       throw storageError(err);
     }
-  }
-
-  /** The live session of a token, or the error the caller must answer with. */
-  async function sessionOf(token: string): Promise<StoredSession> {
-    if (typeof token !== 'string' || token === '') {
-      throw new ServiceError('invalid_token', 'A session token is required');
-    }
-    const session = await guarded(() => store.getSessionByTokenHash(hashToken(token)));
-    if (!session) throw new ServiceError('invalid_token', 'Unknown session token; create a new address');
-    if (session.expiresAt <= clock()) {
-      throw new ServiceError(
-        'session_expired',
-        `This address expired at ${formatWireTime(new Date(session.expiresAt))} UTC; create a new one`,
-      );
-    }
-    return session;
-  }
-
-  function notFound(id: number): ServiceError {
-    return new ServiceError('not_found', `No message with id ${Number.isFinite(id) ? id : '?'} in this inbox`);
-  }
-
-  function toMeta(m: StoredMessageMeta): MessageMeta {
-    return {
-      id: m.id,
-      senderName: m.senderName,
-      senderEmail: m.senderEmail,
-      subject: m.subject,
-      receivedAt: new Date(m.receivedAt),
-      hasAttachments: m.attachments.length > 0,
-    };
-  }
-
-  async function liveSessionFor(address: string, now: number): Promise<StoredSession | 'expired' | undefined> {
-    const key = recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
-    if (!key) return undefined;
-    const session = await guarded(() => store.findSessionByAddress(key));
-    if (!session) return undefined;
-    return session.expiresAt <= now ? 'expired' : session;
   }
 
   /**
@@ -256,96 +192,9 @@ export function createMailService(deps: MailServiceDeps): MailService {
       throw new ServiceError('internal', 'Could not find a free random address; try again');
     },
 
-    async checkMail(token) {
-      const session = await sessionOf(token);
-      const list = await guarded(() => store.listMessages(session.id));
-      return list.reverse().map(toMeta);
-    },
+    ...inboxReads({ store, clock, guarded }),
 
-    async describeSession(token) {
-      const session = await sessionOf(token);
-      return { id: session.id, email: session.email, expiresAt: new Date(session.expiresAt) };
-    },
-
-    async inbox(token) {
-      const session = await sessionOf(token);
-      // The version first, then (only when the caller needs it) the listing: a listing read later is
-      // never older than its version, so a cache keyed by version never serves a stale one.
-      const version = await guarded(() => store.inboxVersion(session.id));
-      if (version === undefined) throw new ServiceError('invalid_token', 'Unknown session token; create a new address');
-      return {
-        key: session.id,
-        version,
-        list: async () => (await guarded(() => store.listMessages(session.id))).reverse().map(toMeta),
-      } satisfies InboxView;
-    },
-
-    async readMail(token, id) {
-      const session = await sessionOf(token);
-      const m = await guarded(() => store.getMessage(session.id, id));
-      if (!m) throw notFound(id);
-      return {
-        ...toMeta(m),
-        to: m.to,
-        cc: m.cc,
-        text: m.text,
-        html: m.html,
-        headers: m.headers,
-        attachments: m.attachments.map((a): AttachmentMeta => ({ ...a })),
-      } satisfies MessageFull;
-    },
-
-    async deleteMail(token, id) {
-      const session = await sessionOf(token);
-      const removed = await guarded(() => store.deleteMessage(session.id, id), true);
-      if (!removed) throw notFound(id);
-    },
-
-    async rawMessage(token, id) {
-      const session = await sessionOf(token);
-      const raw = await guarded(() => store.rawMessage(session.id, id));
-      if (!raw) throw notFound(id);
-      return raw;
-    },
-
-    async attachment(token, id, attachmentId) {
-      const session = await sessionOf(token);
-      const m = await guarded(() => store.getMessage(session.id, id));
-      if (!m) throw notFound(id);
-      const meta = m.attachments.find((a) => a.id === attachmentId);
-      const bytes = meta && (await guarded(() => store.attachmentBytes(session.id, id, attachmentId)));
-      if (!meta || !bytes) {
-        throw new ServiceError('not_found', `Message ${id} has no attachment ${Number.isFinite(attachmentId) ? attachmentId : '?'}`);
-      }
-      return { meta: { ...meta }, bytes };
-    },
-
-    async checkRecipient(address): Promise<RecipientVerdict> {
-      const found = await liveSessionFor(address, clock());
-      if (found === undefined) return 'unknown';
-      if (found === 'expired') return 'expired';
-      const count = await guarded(() => store.countMessages(found.id));
-      return count >= config.inboxLimit ? 'full' : 'ok';
-    },
-
-    async deliver({ raw, recipients, envelopeFrom, clientIp }): Promise<DeliverOutcome> {
-      if (raw.length > config.maxMessageBytes) {
-        throw new ServiceError('too_large', `Message is larger than ${config.maxMessageBytes} bytes`);
-      }
-      const now = clock();
-      // One copy per live session: "A@x", "a@x" and a dot variant of one alias land once.
-      const targets = new Map<string, string>();
-      const sessions = new Map<string, StoredSession>();
-      for (const r of recipients) {
-        const found = await liveSessionFor(r, now);
-        if (found && found !== 'expired' && !targets.has(found.id)) {
-          targets.set(found.id, r);
-          sessions.set(found.id, found);
-        }
-      }
-      return storeFor(targets, raw, envelopeFrom ?? '', now, sessions, clientIp);
-    },
-
+    ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains }),
     ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
 
     watchInbox(token, onMail) {

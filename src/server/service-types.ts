@@ -88,6 +88,16 @@ export interface MessageFull extends MessageMeta {
 /** Answer to an SMTP RCPT TO. */
 export type RecipientVerdict = 'ok' | 'unknown' | 'expired' | 'full';
 
+declare const mailboxBrand: unique symbol;
+/** The mailbox an RCPT TO was accepted for: given back to deliver as it came, opaque to the front ends. */
+export type Mailbox = { readonly [mailboxBrand]: true };
+
+/** What MailService.recipient found: the verdict, and with 'ok' the mailbox DATA stores into. */
+export interface RecipientCheck {
+  verdict: RecipientVerdict;
+  mailbox?: Mailbox;
+}
+
 /** What deliver did: how many inboxes took the message, or which recipients' inboxes were full. */
 export interface DeliverOutcome {
   delivered: number;
@@ -162,14 +172,24 @@ export interface MailService extends ExternalIntake {
   rawMessage(token: string, id: number): Promise<Buffer>;
   attachment(token: string, id: number, attachmentId: number): Promise<{ meta: AttachmentMeta; bytes: Buffer }>;
 
-  /** SMTP RCPT TO: may this address receive mail now? */
+  /** SMTP RCPT TO: may this address receive mail now, and into which mailbox (one store read)? */
+  recipient(address: string): Promise<RecipientCheck>;
+  /** recipient()'s verdict alone. */
   checkRecipient(address: string): Promise<RecipientVerdict>;
   /**
    * Stores one message for every live recipient, while each of their inboxes is under the limit (else
    * for none: `full`). Resolves only when it is durably stored (the SMTP side answers 250 after this).
-   * Rejects with ServiceError('storage_unavailable') when it can't.
+   * Rejects with ServiceError('storage_unavailable') when it can't. `mailboxes[i]`, when given, is what
+   * recipient() accepted for `recipients[i]`: the message goes there (if still live) without a lookup.
    */
-  deliver(input: { raw: Buffer; recipients: string[]; envelopeFrom?: string; clientIp?: string }): Promise<DeliverOutcome>;
+  deliver(input: {
+    raw: Buffer;
+    recipients: string[];
+    envelopeFrom?: string;
+    mailboxes?: readonly (Mailbox | undefined)[];
+    /** The SMTP client's address, kept with the message (and the envelope sender) for the admin API. */
+    clientIp?: string;
+  }): Promise<DeliverOutcome>;
 
   /**
    * Calls `onMail` each time a message is stored for the session of `token`, until the returned function

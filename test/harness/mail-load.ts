@@ -31,6 +31,8 @@ export interface LoadResult {
   failed: Map<string, { target: number; why: string }>;
   /** How many tries failed on the way (temporary answers, cut connections). */
   failedTries: number;
+  /** Per sender, the subjects it had acknowledged, in the order of their 250s. */
+  ackOrder: string[][];
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -39,7 +41,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function sendLoad(targets: readonly SmtpTarget[], options: LoadOptions): Promise<LoadResult> {
   const prefix = options.prefix ?? 'load';
   const sent = Array.from({ length: options.count }, (_, i) => `${prefix} ${i}`);
-  const result: LoadResult = { sent, acked: new Map(), failed: new Map(), failedTries: 0 };
+  const result: LoadResult = { sent, acked: new Map(), failed: new Map(), failedTries: 0, ackOrder: Array.from({ length: options.concurrency }, () => []) };
   let next = 0;
   const sender = async (worker: number) => {
     for (let i = next++; i < sent.length; i = next++) {
@@ -50,6 +52,7 @@ export async function sendLoad(targets: readonly SmtpTarget[], options: LoadOpti
           const info = await sendMail(targets[target]!, { to: options.to, subject, text: `message ${i}` });
           if (!/^250 /.test(info.response)) throw new Error(`unexpected answer ${info.response}`);
           result.acked.set(subject, target);
+          result.ackOrder[worker]!.push(subject);
           options.onAck?.(result.acked.size);
           break;
         } catch (error) {

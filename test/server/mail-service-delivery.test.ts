@@ -116,6 +116,28 @@ describe('deliver and read', () => {
     expect(await f.service.checkRecipient(s.email)).toBe('expired');
   });
 
+  it("stores into the mailbox RCPT accepted: no second lookup, and an address that changed hands meanwhile does not reach its new holder", async () => {
+    const f = await svc({ lifetimeSeconds: 60 });
+    const old = await f.service.createSession({ ...client, prefix: 'ivy' });
+    const rcpt = await f.service.recipient(old.email);
+    expect(rcpt.verdict).toBe('ok');
+    expect(rcpt.mailbox).toBeDefined();
+    // Between RCPT and the end of DATA the session expires and the name is taken again.
+    f.advance(61_000);
+    const taken = await f.service.createSession({ ...client, prefix: 'ivy' });
+    expect(taken.email).toBe(old.email);
+    const raw = await compose({ to: old.email, subject: 'for the old holder', text: 'x' });
+    expect(await f.service.deliver({ raw, recipients: [old.email], mailboxes: [rcpt.mailbox] })).toEqual({ delivered: 0 });
+    expect(await f.service.checkMail(taken.token)).toEqual([]);
+    // Accepted for the new holder, it is the new holder's; without a mailbox the address is looked up.
+    const now = await f.service.recipient(taken.email);
+    expect(await f.service.deliver({ raw, recipients: [taken.email], mailboxes: [now.mailbox] })).toEqual({ delivered: 1 });
+    expect(await f.service.deliver({ raw, recipients: [taken.email] })).toEqual({ delivered: 1 });
+    expect((await f.service.checkMail(taken.token)).map((m) => m.id)).toEqual([2, 1]);
+    // Refused recipients have no mailbox.
+    expect(await f.service.recipient('nobody@tempmail.test')).toEqual({ verdict: 'unknown' });
+  });
+
   it('refuses a message over maxMessageBytes with too_large', async () => {
     const f = await svc({ maxMessageBytes: 1000 });
     const s = await f.service.createSession(client);

@@ -1,17 +1,17 @@
 /**
  * SMTP intake of the reference service (smtp-server). It rejects early (docs/architecture.md, "How a
  * message travels"): recipients in RCPT TO through the service, size through the SIZE extension, and
- * it answers 250 to DATA only after the service says the message is durably stored. It depends on
+ * it answers 250 to DATA only after the service says the message is durably stored (smtp-delivery.ts).
+ * It depends on
  * nothing but the service contract.
  */
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { asLogger, type Logger, type LogLevel } from '../observe/log';
-import { messageIdOf } from '../observe/message-id';
 import type { ServerConfig } from '../server-config';
-import { plainIp } from '../store/match';
-import { ServiceError, type MailService, type RecipientVerdict } from '../service-types';
+import type { MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
+import { senderOf, smtpDelivery } from './smtp-delivery';
 import type { SmtpHooks } from './smtp-hooks';
 import { listed, ourAddresses, reply, rewordSizeRefusals } from './smtp-replies';
 import { SmtpTimeLimits } from './time-limits';
@@ -68,6 +68,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const budget = new InflightBudget(Math.max(config.smtpInflightBytes, config.maxMessageBytes));
   /** Sessions (by id) that are inside DATA: close() lets them finish. */
   const inData = new Set<string>();
+  const delivery = smtpDelivery({ service, hooks, note });
   const pending = new Set<Promise<unknown>>();
   let closing = false;
   // Read by each new connection: a reload changes the values in place.
@@ -86,16 +87,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     }
   }
 
-  /** The envelope sender for a log line: `<>` for a bounce (null sender), `?` before MAIL FROM. */
-  function senderOf(session: SMTPServerSession): string {
-    const from = session.envelope.mailFrom;
-    if (!from) return '?';
-    return from.address === '' ? '<>' : from.address;
-  }
-
   /** One log line per refused recipient, so "why didn't my mail arrive?" has an answer in the log. */
   async function checkRcpt(address: SMTPServerAddress, session: SMTPServerSession): Promise<void> {
-    const refusal = await rcptRefusal(address.address, session);
+    const refusal = await rcptRefusal(address, session);
     if (!refusal) return;
     const text = `smtp refused RCPT ${address.address} from ${senderOf(session)}: ${refusal.responseCode} ${refusal.message}`;
     refused(session, text, refusal.reason, levelOf(refusal.responseCode, refusal.reason));
@@ -103,7 +97,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   }
 
   /** Why `rcpt` is refused (an SMTP reply), or undefined when it is accepted. */
-  async function rcptRefusal(rcpt: string, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
+  async function rcptRefusal(address: SMTPServerAddress, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
+    const rcpt = address.address;
     if (closing) return reply(421, '4.3.2 Service shutting down, try again later', 'shutting_down');
     const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
@@ -111,54 +106,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     }
     const hooked = await hooks.rcpt?.(peerOf(session), rcpt);
     if (hooked) return reply(hooked.code, hooked.text, hooked.reason);
-    let verdict: RecipientVerdict;
-    try {
-      verdict = await service.checkRecipient(rcpt);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      note(session, 'warn', 'smtp.rcpt_check_failed', `smtp rcpt check failed: ${why}`, 'storage_unavailable');
-      return reply(451, '4.3.0 Temporary failure, try again later', 'storage_unavailable');
-    }
-    if (verdict === 'ok') return undefined;
-    if (verdict === 'full') return reply(452, '4.2.2 Mailbox full, try again later', 'mailbox_full');
-    if (verdict === 'expired') return reply(550, '5.1.1 Mailbox expired', 'expired');
-    // An address that is neither on our domains nor an alias of our accounts: we are no relay.
-    if (!isOurs(rcpt)) return reply(550, '5.7.1 Relay access denied', 'relay_denied');
-    return reply(550, '5.1.1 No such mailbox', 'no_such_mailbox');
-  }
-
-  async function store(raw: Buffer, session: SMTPServerSession): Promise<string> {
-    const recipients = session.envelope.rcptTo.map((r) => r.address);
-    const envelopeFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined;
-    const who = `from ${senderOf(session)} for ${listed(recipients)}`;
-    const messageId = messageIdOf(raw);
-    const refuse = (code: number, text: string, reason: string, level: LogLevel = 'info') => {
-      note(session, level, 'smtp.refused', `smtp refused DATA (${raw.length} bytes ${who}): ${code} ${text}`, reason, messageId);
-      hooks.refused?.(peerOf(session), reason);
-      return reply(code, text, reason);
-    };
-    let delivered: number;
-    let full: string[] | undefined;
-    try {
-      // The client's address is kept with the message, for the admin API.
-      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, clientIp: plainIp(session.remoteAddress) }));
-    } catch (error) {
-      const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
-      note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', messageId);
-      hooks.refused?.(peerOf(session), 'storage_unavailable');
-      // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
-      throw reply(451, '4.3.0 Temporary failure storing the message, try again later', 'storage_unavailable');
-    }
-    // An inbox filled up between RCPT and the end of DATA (other connections, other services): nothing
-    // was stored for anyone, so the sender's retry doubles nothing; at the retry RCPT TO refuses the
-    // full mailbox and the others get the message.
-    if (full) throw refuse(452, `4.2.2 Mailbox full (${listed(full, 3)}), try again later`, 'mailbox_full');
-    // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
-    if (delivered === 0) throw refuse(550, '5.1.1 No live mailbox for this message', 'no_live_mailbox');
-    // Fewer than listed: some expired between RCPT and the end of DATA.
-    const some = delivered < recipients.length ? ` (${delivered} of ${recipients.length} still live)` : '';
-    note(session, 'info', 'smtp.stored', `smtp stored ${raw.length} bytes ${who}${some}`, undefined, messageId);
-    return `2.0.0 Ok: stored for ${delivered} mailbox(es)`;
+    return delivery.recipientRefusal(address, session, isOurs);
   }
 
   function onData(
@@ -184,7 +132,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
         callback(reply(451, overBudget, 'over_budget'));
         return release(session);
       }
-      const job = store(result.raw, session);
+      const job = delivery.store(result.raw, session);
       pending.add(job);
       job.then(
         (message) => callback(null, message),

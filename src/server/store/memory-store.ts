@@ -6,8 +6,7 @@
  * Every operation runs without an await between its check and its change, so each is atomic in one
  * process without a lock.
  */
-import { LimitersByRule } from '../limits/rate-limit';
-import { LocalClaims } from './local-claims';
+import { append, copy, createMemoryData, metaOf, type MemoryData, type MemorySession } from './memory-data';
 import { messageFilter } from './match';
 import {
   StoreClosedError,
@@ -22,6 +21,8 @@ import {
   type Delivery,
   type NewMessage,
   type RateRule,
+  type RecipientInbox,
+  type SessionInbox,
   type StorageUsage,
   type Store,
   type StoredMessage,
@@ -29,54 +30,7 @@ import {
   type StoredSession,
 } from './store';
 
-interface MemoryMessage {
-  message: StoredMessage;
-  raw: Buffer;
-  attachments: Buffer[];
-}
-
-interface MemorySession {
-  session: StoredSession;
-  messages: Map<number, MemoryMessage>;
-  lastId: number;
-  /** Its inbox version: the data's change count when its listing last changed. */
-  version: number;
-}
-
-/** The "disk" of a MemoryStore: share it between instances to simulate a restart. */
-export interface MemoryData {
-  sessions: Map<string, MemorySession>;
-  /** Create-session hits. */
-  limiters: LimitersByRule;
-  /** Changes to any listing so far: each new inbox version is the next count, never seen before. */
-  changes: number;
-  /** Fetch cursors of external accounts, by account and folder (`account\nfolder`). */
-  cursors: Map<string, FetchCursor>;
-  /** Fetch claims of the instances open on this data. */
-  claims: LocalClaims;
-  /** Fetch statuses of external accounts. */
-  statuses: Map<string, FetchStatus>;
-  /** Blocks, by `kind value`. */
-  blocks: Map<string, Block>;
-}
-
-/** A fresh, empty MemoryData. */
-export function createMemoryData(): MemoryData {
-  return {
-    sessions: new Map(),
-    limiters: new LimitersByRule(),
-    changes: 0,
-    cursors: new Map(),
-    claims: new LocalClaims(),
-    statuses: new Map(),
-    blocks: new Map(),
-  };
-}
-
-/** Copies on the way in and out, so callers can never alias what the store holds (as with a disk). */
-function copy<T>(value: T): T {
-  return structuredClone(value);
-}
+export { createMemoryData, type MemoryData } from './memory-data';
 
 /** The in-memory Store. */
 export class MemoryStore implements Store {
@@ -217,6 +171,17 @@ export class MemoryStore implements Store {
     return e && String(e.version);
   }
 
+  async recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    const session = await this.findSessionByAddress(addressKey);
+    return session && { session, messages: await this.countMessages(session.id) };
+  }
+
+  async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    const session = await this.getSessionByTokenHash(tokenHash);
+    const version = session && (await this.inboxVersion(session.id));
+    return session && version !== undefined ? { session, version } : undefined;
+  }
+
   async rawMessage(sessionId: string, id: number): Promise<Buffer | undefined> {
     const m = this.entry(sessionId)?.messages.get(id);
     return m && Buffer.from(m.raw);
@@ -295,38 +260,4 @@ export class MemoryStore implements Store {
   async deleteBlock(kind: BlockKind, value: string): Promise<boolean> {
     return this.live().blocks.delete(`${kind} ${value}`);
   }
-}
-
-/** Appends a message to a session's inbox under the next id. */
-function append(e: MemorySession, input: NewMessage): StoredMessageMeta {
-  const id = ++e.lastId;
-  const { raw, attachments, ...rest } = input;
-  const message: StoredMessage = {
-    ...copy(rest),
-    id,
-    size: raw.length,
-    attachments: attachments.map((a, i) => ({
-      id: i + 1,
-      filename: a.filename,
-      contentType: a.contentType,
-      size: a.bytes.length,
-    })),
-  };
-  e.messages.set(id, { message, raw: Buffer.from(raw), attachments: attachments.map((a) => Buffer.from(a.bytes)) });
-  return metaOf(message);
-}
-
-/** The listing part of a stored message. */
-export function metaOf(m: StoredMessage): StoredMessageMeta {
-  return {
-    id: m.id,
-    senderName: m.senderName,
-    senderEmail: m.senderEmail,
-    subject: m.subject,
-    receivedAt: m.receivedAt,
-    size: m.size,
-    attachments: m.attachments.map((a) => ({ ...a })),
-    ...(m.clientIp !== undefined ? { clientIp: m.clientIp } : {}),
-    ...(m.envelopeFrom !== undefined ? { envelopeFrom: m.envelopeFrom } : {}),
-  };
 }

@@ -14,7 +14,12 @@
  * operation, atomic in the store, never a read in the service followed by a write: claiming an address
  * (insertSession), the inbox limit (deliver), the per-client rates (hitRateLimit) and the expiry
  * sweep (purgeExpired). A store shared that way keeps no cache of what another service can change.
+ *
+ * Its parts for external mail accounts (store-fetch.ts) and for the admin API (store-admin.ts) are in
+ * files of their own.
  */
+import type { AdminStore } from './store-admin';
+import type { FetchStore } from './store-fetch';
 
 export interface StoredSession {
   /** Random opaque id (hex); names the session's storage. */
@@ -97,42 +102,17 @@ export interface Delivery {
   gone: string[];
 }
 
-/**
- * How far fetching one folder of an external mail account has got (IMAP): the folder's UIDVALIDITY and
- * the highest UID handled (delivered, or left in the account as nobody's). Another UIDVALIDITY means the
- * server renumbered the folder and the UID says nothing any more.
- */
-export interface FetchCursor {
-  uidValidity: number;
-  lastUid: number;
-  /**
-   * When (ms since the epoch) the fetcher found this UIDVALIDITY in place of another: for a session
-   * lifetime after it, a message of the folder may be one already stored under the old numbering.
-   */
-  renumberedAt?: number;
+/** A session with how many messages it holds (Store.recipientInbox). */
+export interface RecipientInbox {
+  session: StoredSession;
+  messages: number;
 }
 
-/**
- * How fetching an external account goes, as the service holding its claim last said: shared with the
- * services standing by, so every one of them offers the account (GET /domains) only while it works.
- */
-export interface FetchStatus {
-  active: boolean;
-  /** Why it is inactive, in words without secrets ('' when active). */
-  reason: string;
-  /** Epoch ms of the report. */
-  at: number;
-}
-
-/** The right to fetch one external account, held by one service among all those sharing the store. */
-export interface FetchClaim {
-  /**
-   * Resolves when the claim is gone without release(): the store closed, or (Postgres) the connection
-   * that holds it broke, so another service may hold it now. Never rejects.
-   */
-  readonly lost: Promise<void>;
-  /** Gives the claim back, for another service (or a later claim) to take. Idempotent. */
-  release(): Promise<void>;
+/** A session with its inbox's version (Store.inboxByTokenHash). */
+export interface SessionInbox {
+  session: StoredSession;
+  /** Store.inboxVersion of the session, read with it. */
+  version: string;
 }
 
 /** What Store.usage() measures. */
@@ -150,48 +130,10 @@ export interface RateRule {
   windowMs: number;
 }
 
-/** What the admin API asks of the messages (every part given must match). */
-export interface MessageFilter {
-  /** An address (the From address or the envelope sender, any letter case) or a domain (and its subdomains). */
-  sender?: string;
-  /** An IP address or a CIDR range (`203.0.113.0/24`) the message came from. */
-  clientIp?: string;
-}
+export type { Block, BlockKind, FoundMessage, MailNoticeEvents, MailNotices, MessageFilter } from './store-admin';
+export type { FetchClaim, FetchCursor, FetchStatus } from './store-fetch';
 
-/** A message the admin API found, with the session holding it. */
-export interface FoundMessage {
-  session: StoredSession;
-  message: StoredMessageMeta;
-}
-
-/** What the service refuses mail from (applied at SMTP connect, MAIL FROM and RCPT TO). */
-export type BlockKind = 'sender' | 'domain' | 'ip';
-
-export interface Block {
-  kind: BlockKind;
-  /** An address (sender), a domain (domain: and its subdomains), or an IP address or CIDR range (ip); lower case. */
-  value: string;
-  /** Epoch ms. */
-  createdAt: number;
-}
-
-/** What a store tells a service of the mail other services sharing it store (Store.listenForMail). */
-export interface MailNoticeEvents {
-  /** Another service stored mail for the sessions with these token hashes. */
-  onMail(tokenHashes: string[]): void;
-  /** Notices may have been missed (the listening connection broke and is back): any session may have mail. */
-  onGap(): void;
-  /** Another service changed the blocks (putBlock, deleteBlock), or notices may have been missed: read them again. */
-  onBlocks?(): void;
-}
-
-/** A running Store.listenForMail. */
-export interface MailNotices {
-  /** Stops listening. Idempotent. */
-  close(): Promise<void>;
-}
-
-export interface Store {
+export interface Store extends FetchStore, AdminStore {
   /** Prepares the store (creates directories, loads the index, cleans crash leftovers). Call once. */
   open(): Promise<void>;
   /** Waits for writes in flight, then refuses further calls. Idempotent. */
@@ -210,6 +152,8 @@ export interface Store {
   getSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined>;
   /** The session holding this routing key (the newest one if, after a takeover, two ever did). */
   findSessionByAddress(addressKey: string): Promise<StoredSession | undefined>;
+  /** findSessionByAddress and that session's countMessages in one read (SMTP's RCPT TO asks both). */
+  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined>;
   listSessions(): Promise<StoredSession[]>;
   countSessions(): Promise<number>;
   /** Removes a session and all its messages; false when it was not there. */
@@ -245,6 +189,11 @@ export interface Store {
    * know, without reading the listing again, that another service has not changed it.
    */
   inboxVersion(sessionId: string): Promise<string | undefined>;
+  /**
+   * getSessionByTokenHash and inboxVersion in one read (check-mail asks both at every poll): Postgres
+   * reads them from one row, so a poll of an unchanged inbox costs one indexed read.
+   */
+  inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined>;
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined>;
   countMessages(sessionId: string): Promise<number>;
   /** False when it was not there. */
@@ -269,22 +218,6 @@ export interface Store {
    */
   usage(): Promise<StorageUsage>;
 
-  /** Where fetching `folder` of external account `account` (its address) has got; undefined before the first save. */
-  getFetchCursor(account: string, folder: string): Promise<FetchCursor | undefined>;
-  /** Saves it (replacing what was there); resolves once durable, so a restart resumes from it. */
-  putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void>;
-  /**
-   * Claims the right to fetch `account`: the claim, or undefined when another holder has it (another
-   * service on the same store, or an earlier claim of this one not yet released). A holder that dies
-   * (kill -9) loses it with its process: Postgres keeps it as an advisory lock on a connection of its
-   * own, which the database drops with that connection; file and memory stores keep it in the process.
-   */
-  claimFetch(account: string): Promise<FetchClaim | undefined>;
-  /** The last status reported for `account` (by whichever service held its claim); undefined before any. */
-  getFetchStatus(account: string): Promise<FetchStatus | undefined>;
-  /** Reports `account`'s status (replacing the last one); resolves once durable. */
-  putFetchStatus(account: string, status: FetchStatus): Promise<void>;
-
   /**
    * Asks the storage whether it serves now (observe/storage-health.ts: /health, /ready, EHLO). Postgres
    * makes one round trip to the database; the file store checks its file system has room and writes (and
@@ -294,24 +227,6 @@ export interface Store {
    */
   probe(): Promise<boolean>;
 
-  /**
-   * Messages that match `filter`, newest first, at most `limit`. The file store reads the message headers
-   * of every inbox not read yet (once): an admin's question, not one for every request.
-   */
-  findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]>;
-  /** Every block, oldest first. Services sharing the store share them. */
-  listBlocks(): Promise<Block[]>;
-  /** Adds a block (durable when it resolves); false when one of that kind and value is there already. */
-  putBlock(block: Block): Promise<boolean>;
-  /** Removes a block; false when there was none. */
-  deleteBlock(kind: BlockKind, value: string): Promise<boolean>;
-
-  /**
-   * Where other services may store mail in this store (Postgres, any number of instances): listens for
-   * the deliveries they make and tells `events` (a service hears of its own deliveries from deliver()).
-   * Absent where one process alone writes (file store: service.lock; memory store).
-   */
-  listenForMail?(events: MailNoticeEvents): MailNotices;
 }
 
 /** The error a store rejects with when used after close(). */

@@ -2,9 +2,11 @@
  * "250 only once the message is durably on disk". A kill -9 keeps the page cache, so no crash test can tell
  * an fsync'd message from one still in memory: take the fsyncs out and durability.test.ts still passes.
  * This test proves the order instead. The built `serve` runs under strace, one message goes in over a raw
- * SMTP dialog, and the log must show, before the write of the 250 that answers DATA, what durable-fs.ts
- * writeFileDurable(..., { replace: false }) does: the temp file created (O_EXCL) and written whole, fsync'd,
- * link()ed to messages/<session>/1.msg, the temp name unlinked, and the message directory fsync'd.
+ * SMTP dialog, and the log must show, before the write of the 250 that answers DATA, what group-commit.ts
+ * does: messages/<session>/1.msg created (O_EXCL, never over an existing file) and written whole, then
+ * the file fsync'd and the message directory fsync'd after its creation (the two asked for together),
+ * both done. No temp name and no link: the file is made under its final name, and what a crash cuts
+ * short there was never answered 250.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -127,32 +129,31 @@ describe('SMTP 250 and the disk', () => {
     const ack = find('reply to DATA', (c) => isSocketWrite(c) && c.start > go.end && firstArg(c) === firstArg(go));
     expect(ack.args, digest).toContain('"250 2.0.0 ');
 
-    // The message reaches its name by link() (replace: false never overwrites), from a temp name beside it.
-    const link = find('link to 1.msg', (c) => /^link(at)?$/.test(c.name) && quotedArgs(c).includes(final));
-    const tmp = quotedArgs(link)[0]!;
-    expect(tmp.startsWith(`${messageDir}/.tmp-1.msg-`), digest).toBe(true);
-    const created = find('open of the temp file', (c) => c.name.startsWith('open') && quotedArgs(c).includes(tmp));
+    // The message is created under its name, O_EXCL: never over an existing file, and never renamed or linked.
+    const created = find('open of 1.msg', (c) => c.name.startsWith('open') && quotedArgs(c).includes(final));
     expect(created.args).toContain('O_EXCL');
-    const fileFd = `${returnedFd(created)}<${tmp}>`;
+    expect(calls.filter((c) => /^(link|rename|unlink)/.test(c.name) && c.args.includes(messageDir)), digest).toEqual([]);
+    const fileFd = `${returnedFd(created)}<${final}>`;
     const writes = calls.filter((c) => /^p?writev?\d*$/.test(c.name) && firstArg(c) === fileFd);
-    const fileSync = find('fsync of the temp file', (c) => isSync(c) && firstArg(c) === fileFd);
-    const unlink = find('unlink of the temp name', (c) => /^unlink(at)?$/.test(c.name) && quotedArgs(c).includes(tmp));
-    const dirSync = find('fsync of the message directory after the link', (c) => isSync(c) && firstArg(c).endsWith(`<${messageDir}>`) && c.start > link.end);
+    const fileSync = find('fsync of the message file', (c) => isSync(c) && firstArg(c) === fileFd);
+    const dirSync = find('fsync of the message directory after the file was created', (c) => isSync(c) && firstArg(c).endsWith(`<${messageDir}>`) && c.start > created.end);
 
     // Every byte of the file went through this fd before its fsync.
     const written = writes.reduce((n, c) => n + Number(c.ret), 0);
     expect(written, digest).toBe((await stat(final)).size);
     for (const w of writes) expect(w.end < fileSync.start, `write after the fsync:\n${digest}`).toBe(true);
-    for (const c of [fileSync, link, unlink, dirSync]) expect(c.ret, short(c)).toBe('0');
-    // The order, each call returned before the next began: open, writes, fsync, link, unlink, fsync(dir), 250.
-    const order = [created, ...writes, fileSync, link, unlink, dirSync, ack];
-    for (let i = 1; i < order.length; i++) {
-      expect(order[i - 1]!.end < order[i]!.start, `${short(order[i - 1]!)}\nmust return before\n${short(order[i]!)}\n\n${digest}`).toBe(true);
+    for (const c of [fileSync, dirSync]) expect(c.ret, short(c)).toBe('0');
+    // The order, each call returned before the next began: open, writes, fsync, 250; and open, fsync(dir),
+    // 250 (the two fsyncs may overlap: the 250 waits for both).
+    for (const order of [[created, ...writes, fileSync, ack], [created, dirSync, ack]]) {
+      for (let i = 1; i < order.length; i++) {
+        expect(order[i - 1]!.end < order[i]!.start, `${short(order[i - 1]!)}\nmust return before\n${short(order[i]!)}\n\n${digest}`).toBe(true);
+      }
     }
-    console.log(`ack order\n  ${order.map(short).join('\n  ')}`);
+    console.log(`ack order\n  ${[created, ...writes, fileSync, dirSync, ack].map(short).join('\n  ')}`);
   }, 60_000);
 
-  it.skipIf(!hasStrace)('answers each of several messages arriving together only after its file and an fsync of its directory that followed its link (strace)', async () => {
+  it.skipIf(!hasStrace)('answers each of several messages arriving together only after its file and an fsync of its directory that followed its creation (strace)', async () => {
     const dataDir = await realpath(await cleanup.tempDir('tempmail-fsync-group-'));
     const traceFile = join(await cleanup.tempDir('tempmail-strace-'), 'trace.txt');
     const serve = await startTracedServe(dataDir, traceFile);
@@ -193,18 +194,15 @@ describe('SMTP 250 and the disk', () => {
       const go = calls.find((c) => onConn(c) && c.args.includes('"354 '));
       const ack = go && calls.find((c) => onConn(c) && c.start > go.end);
       expect(ack?.args, `the 250 on connection ${f.conn}\n${digest}`).toContain('"250 2.0.0 ');
-      const link = calls.find((c) => /^link(at)?$/.test(c.name) && quotedArgs(c).includes(f.path));
-      expect(link, `link to ${f.path}\n${digest}`).toBeDefined();
-      const tmp = quotedArgs(link!)[0]!;
-      const created = calls.find((c) => c.name.startsWith('open') && quotedArgs(c).includes(tmp));
-      expect(created?.args).toContain('O_EXCL');
-      const fd = `${returnedFd(created!)}<${tmp}>`;
+      const created = calls.find((c) => c.name.startsWith('open') && quotedArgs(c).includes(f.path));
+      expect(created?.args, `open of ${f.path}\n${digest}`).toContain('O_EXCL');
+      const fd = `${returnedFd(created!)}<${f.path}>`;
       const fileSync = calls.find((c) => isSync(c) && firstArg(c) === fd);
-      expect(fileSync && fileSync.end < link!.start, `fsync of ${tmp} before its link\n${digest}`).toBe(true);
+      expect(fileSync && fileSync.end < ack!.start, `fsync of ${f.path} before its 250\n${digest}`).toBe(true);
       for (const w of calls.filter((c) => /^p?writev?\d*$/.test(c.name) && firstArg(c) === fd)) expect(w.end < fileSync!.start).toBe(true);
-      // Its name is durable before its 250: an fsync of its directory began after the link, ended before.
-      const covering = dirSyncs(f.dir).find((c) => c.start > link!.end && c.end < ack!.start && c.ret === '0');
-      expect(covering, `no directory fsync between the link of ${f.path} and its 250\n${digest}`).toBeDefined();
+      // Its name is durable before its 250: an fsync of its directory began after its creation, ended before.
+      const covering = dirSyncs(f.dir).find((c) => c.start > created!.end && c.end < ack!.start && c.ret === '0');
+      expect(covering, `no directory fsync between the creation of ${f.path} and its 250\n${digest}`).toBeDefined();
     }
     const dirs = [...new Set(files.map((f) => f.dir))];
     console.log(`grouped ack order: ${files.length} files in ${dirs.length} directories, ${dirs.map((d) => dirSyncs(d).length).join(' + ')} directory fsyncs`);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, SchemaTooNewError, SWEEP_LOCK } from '../../../src/server/store/postgres/migrations';
+import { SchemaTooNewError, SWEEP_LOCK } from '../../../src/server/store/postgres/migrations';
+import { MIGRATIONS } from '../../../src/server/store/postgres/schema';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
 import type { Store } from '../../../src/server/store/store';
 import { cleanupAfterEach } from '../../harness/cleanup';
@@ -58,12 +59,20 @@ describe('PostgresStore on the database', () => {
     const first = new PostgresStore({ url });
     await first.open();
     await first.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 7, lastUid: 41 });
-    const kept = sessionRecord();
-    await first.putSession(kept);
-    await first.addMessage(kept.id, newMessage({ subject: 'from before' }));
+    const s = sessionRecord();
+    await first.putSession(s);
+    await first.addMessage(s.id, newMessage({ subject: 'from before' }));
+    for (let i = 0; i < 2; i++) await first.addMessage(s.id, newMessage());
+    await first.deleteMessage(s.id, 2);
     await first.close();
-    // Back to the schema before migrations 3, 4 and 5, as an earlier tempmail-tui left it.
+    // Back to the schema before migrations 3 to 6, as an earlier tempmail-tui left it.
     const pool = inspect(cleanup, url);
+    await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
+    await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
+    await pool.query('DROP FUNCTION tempmail_count_messages');
+    await pool.query('DROP FUNCTION tempmail_deliver_batch');
+    await pool.query('ALTER TABLE tempmail_deliveries DROP COLUMN decided');
+    await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
     await pool.query('DROP FUNCTION tempmail_rate_hit');
     await pool.query('ALTER TABLE tempmail_create_hits SET LOGGED');
     await pool.query('ALTER TABLE tempmail_fetch_cursors DROP COLUMN renumbered_at');
@@ -83,10 +92,51 @@ describe('PostgresStore on the database', () => {
     const kind = await pool.query("SELECT relpersistence FROM pg_class WHERE relname = 'tempmail_create_hits'");
     expect(kind.rows[0].relpersistence).toBe('u');
     // A message stored before version 5 keeps everything and says nothing of where it came from.
-    const [before] = await store.listMessages(kept.id);
+    const [before] = await store.listMessages(s.id);
     expect(before).toMatchObject({ id: 1, subject: 'from before' });
     expect(before).not.toHaveProperty('clientIp');
     expect(await store.listBlocks()).toEqual([]);
+    // Migration 6: each session's count is taken from the messages it holds, and kept from then on.
+    expect(await store.countMessages(s.id)).toBe(2);
+    expect(await store.inboxVersion(s.id)).toBe('3.2');
+    expect((await store.deliver([s.id], newMessage(), 3)).stored.get(s.id)!.id).toBe(4);
+    expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
+  });
+
+  it('migrates a database at version 5 (where each message came from) to 6 (counts, batches), keeping both', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const first = new PostgresStore({ url });
+    await first.open();
+    const s = sessionRecord();
+    await first.putSession(s);
+    await first.putBlock({ kind: 'ip', value: '198.51.100.0/24', createdAt: 1000 });
+    for (let i = 0; i < 3; i++) await first.addMessage(s.id, newMessage({ clientIp: '192.0.2.7', envelopeFrom: 'bounce@example.org' }));
+    await first.deleteMessage(s.id, 1);
+    await first.close();
+    // Back to version 5 as a tempmail-tui with the admin API but without group commit left it.
+    const pool = inspect(cleanup, url);
+    await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
+    await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
+    await pool.query('DROP FUNCTION tempmail_count_messages');
+    await pool.query('DROP FUNCTION tempmail_deliver_batch');
+    await pool.query('ALTER TABLE tempmail_deliveries DROP COLUMN decided');
+    await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
+    await pool.query('DELETE FROM tempmail_migrations WHERE version >= 6');
+    const lines: string[] = [];
+    const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
+    await store.open();
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual(['database schema migrated to version 6']);
+    expect(await store.countMessages(s.id)).toBe(2);
+    expect(await store.inboxVersion(s.id)).toBe('3.2');
+    expect((await store.listMessages(s.id)).map((m) => [m.id, m.clientIp, m.envelopeFrom])).toEqual([
+      [2, '192.0.2.7', 'bounce@example.org'],
+      [3, '192.0.2.7', 'bounce@example.org'],
+    ]);
+    expect(await store.listBlocks()).toEqual([{ kind: 'ip', value: '198.51.100.0/24', createdAt: 1000 }]);
+    const next = await store.deliver([s.id], newMessage({ clientIp: '2001:db8::1', envelopeFrom: '' }), 3);
+    expect(next.stored.get(s.id)).toMatchObject({ id: 4, clientIp: '2001:db8::1', envelopeFrom: '' });
+    expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
+    expect(await store.findMessages({ clientIp: '2001:db8::/32' }, 10)).toHaveLength(1);
   });
 
   it('refuses a database migrated by a newer tempmail-tui', async () => {

@@ -406,6 +406,31 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect(await store.inboxVersion(s.id)).toBe(now);
     }));
 
+    it('reads the session of an address with its message count', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      expect(await store.recipientInbox('nobody@tempmail.test')).toBeUndefined();
+      expect(await store.recipientInbox(s.addressKey)).toEqual({ session: s, messages: 0 });
+      await store.addMessage(s.id, newMessage());
+      await store.deliver([s.id], newMessage(), 10);
+      await store.deleteMessage(s.id, 1);
+      expect(await store.recipientInbox(s.addressKey)).toEqual({ session: s, messages: 1 });
+    }));
+
+    it('reads a session and its inbox version together by token hash', withStore(async ({ store }) => {
+      const s = sessionRecord();
+      await store.putSession(s);
+      expect(await store.inboxByTokenHash('no such hash')).toBeUndefined();
+      const before = await store.inboxByTokenHash(s.tokenHash);
+      expect(before).toEqual({ session: s, version: await store.inboxVersion(s.id) });
+      await store.addMessage(s.id, newMessage());
+      const after = await store.inboxByTokenHash(s.tokenHash);
+      expect(after).toEqual({ session: s, version: await store.inboxVersion(s.id) });
+      expect(after!.version).not.toBe(before!.version);
+      await store.deleteSession(s.id);
+      expect(await store.inboxByTokenHash(s.tokenHash)).toBeUndefined();
+    }));
+
     it('gives one version only to one listing, across a reopen too', withStore(async (h) => {
       const s = sessionRecord();
       await h.store.putSession(s);

@@ -76,7 +76,7 @@ export async function writeFileDurable(
 }
 
 /** Gives the complete temp file its final name: rename, or link + unlink when it must not replace. */
-export async function publish(tmp: string, target: string, replace: boolean): Promise<void> {
+async function publish(tmp: string, target: string, replace: boolean): Promise<void> {
   if (replace) return rename(tmp, target);
   try {
     await link(tmp, target);

@@ -2,14 +2,15 @@
  * What FileStore reads back from disk, and the cleaning it does on the way: temp files are removed,
  * damaged files and entries that are not what their names say (a directory or a dangling symlink named
  * like a message, a FIFO, a directory where the hwm file belongs) are renamed to *.corrupt and never
- * read again, each named once in the log. One bad entry costs that entry only.
+ * read again, each named once in the log. One bad entry costs that entry only. A message file a crash
+ * cut short (written under its final name, group-commit.ts, but never acknowledged) is one of these.
  *
  * Sessions are read at open (loadSessions, scanMessageDirs: one record and one directory entry per
  * session); an inbox's message headers are read the first time the inbox is used (loadMessageDir), so
  * opening a store does not grow with the messages it holds.
  */
 import type { Dirent } from 'node:fs';
-import { readdir, rename, rm, unlink } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOperatorFile } from '../../operator-file';
 import { TEMP_PREFIX } from './durable-fs';

@@ -6,11 +6,13 @@
  *   DATA/sessions/<sessionId>.json      one session record
  *   DATA/messages/<sessionId>/<n>.msg   one message (message-file.ts)
  *
- * Every file appears by temp-write + fsync + link/rename + directory fsync (durable-fs.ts; message
- * files in batches, group-commit.ts), so after `kill -9` a file is either whole or absent: an
- * acknowledged message is never lost, never half-written and never doubled. Reading an inbox removes
- * temp leftovers and sets damaged entries aside as *.corrupt (file-store-load.ts). Directories are 0700,
- * files 0600.
+ * Session and other records appear by temp-write + fsync + link/rename + directory fsync
+ * (durable-fs.ts), so after `kill -9` one is either whole or absent. Message files are created under
+ * their final names, never over an existing one, and are acknowledged only once fdatasync'd with their
+ * directory fsync'd (in batches, group-commit.ts): an acknowledged message is never lost, never
+ * half-written and never doubled, and one a crash cut short was never acknowledged. Reading an inbox
+ * removes temp leftovers and sets damaged entries (a cut-short message among them) aside as *.corrupt
+ * (file-store-load.ts). Directories are 0700, files 0600.
  *
  * One service runs per data dir (service.lock), so operations that must be atomic (claiming an address,
  * the inbox limit) are atomic within this process: counted and reserved with no await between.
@@ -24,7 +26,7 @@ import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
 import { messageFilter } from '../match';
-import { UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
+import { UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type RecipientInbox, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -85,6 +87,17 @@ export class FileStore extends FileSessions implements Store {
     this.check();
     const entry = this.sessions.get(sessionId);
     return entry && `${this.epoch}.${entry.version}`;
+  }
+
+  async recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    const session = await this.findSessionByAddress(addressKey);
+    return session && { session, messages: await this.countMessages(session.id) };
+  }
+
+  async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    const session = await this.getSessionByTokenHash(tokenHash);
+    const version = session && (await this.inboxVersion(session.id));
+    return session && version !== undefined ? { session, version } : undefined;
   }
 
   private async section(sessionId: string, id: number, index: number): Promise<Buffer | undefined> {

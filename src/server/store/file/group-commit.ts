@@ -3,24 +3,28 @@
  * every write asked for while a batch is being made durable waits for it and joins the next batch, and
  * a batch pays one directory fsync per directory instead of one per message.
  *
- * Each file of a batch is made as writeFileDurable makes one (durable-fs.ts): written whole under a temp
- * name, fdatasync'd, linked to its final name (never over an existing one), the temp name unlinked.
- * The batch's files are synced all at once, so the file system commits them in one journal transaction
- * rather than one after another; then each directory that gained names is fsync'd once, and only then
- * does any write of the batch resolve. So a message is acknowledged only once its bytes and its name
- * are on disk, as before; what changes is that ten messages cost one directory fsync and one round of
- * file syncs instead of ten of each.
+ * Each file of a batch is created under its final name with O_EXCL (never over an existing one: a name
+ * another writer holds is refused, EEXIST) and written whole; then the files' fdatasyncs and one fsync
+ * of each directory that gained names are asked for together, and only once all of them are done does
+ * any write of the batch resolve. So a message is acknowledged only once its bytes and its name are on
+ * disk; ten messages cost one directory fsync and one round of file syncs instead of ten of each, and
+ * the file system can commit the names and the data in one journal transaction.
+ *
+ * No temp name and no link: four file-system calls a message (open, write, fdatasync, close) where a
+ * temp name took six (and link and unlink are the dearest of them in a busy directory): measured
+ * in-process, 3,000 files of 6 KB from 10 writers, ~110-150 µs of CPU a file against ~190-330. What a
+ * crash cuts short is a file whose size is not what its header says: never acknowledged, and never
+ * served (file-store-load.ts sets it aside as *.corrupt when the inbox is read, its id kept used).
  *
  * One batch is made durable at a time: what arrives meanwhile waits for it and goes down together. At low
  * load a batch holds one file and starts at once (next turn of the event loop): grouping never adds a
  * wait of its own.
  */
-import { randomBytes } from 'node:crypto';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncDir, publish, TEMP_PREFIX } from './durable-fs';
+import { fsyncDir } from './durable-fs';
 
-/** Files of one batch written at once; more wait for a slot (a batch can hold thousands of copies). */
+/** Files of one batch written and synced at once, each open meanwhile (a batch can hold thousands of copies). */
 const FILES_AT_ONCE = 64;
 
 interface Queued {
@@ -49,71 +53,65 @@ async function writeAll(fh: FileHandle, chunks: readonly Uint8Array[]): Promise<
   }
 }
 
-/** Temp write, fdatasync and link of one file; resolves once its final name exists. */
-async function stage(write: Queued): Promise<void> {
-  const tmp = join(write.dir, `${TEMP_PREFIX}${write.name}-${randomBytes(6).toString('hex')}`);
-  const fh = await open(tmp, 'wx', 0o600);
+/** Creates one file under its final name and writes it whole; resolves with its handle, not yet synced. */
+async function create(write: Queued): Promise<FileHandle> {
+  const path = join(write.dir, write.name);
+  const fh = await open(path, 'wx', 0o600);
   try {
     await writeAll(fh, write.chunks);
-    await fh.datasync();
+    return fh;
   } catch (err) {
     await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
+    // Not written whole: it must not stay to be set aside later (its id is simply burned).
+    await unlink(path).catch(() => undefined);
     throw err;
-  }
-  // The data is down: give it its name while the handle closes (a close that fails changes nothing then).
-  const closed = fh.close().catch(() => undefined);
-  try {
-    await publish(tmp, join(write.dir, write.name), false);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  } finally {
-    await closed;
   }
 }
 
-/** Runs `work` on every item, at most `limit` at once; one outcome per item, in order. */
-async function settleLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<PromiseSettledResult<void>[]> {
-  const out: PromiseSettledResult<void>[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await work(items[i]!).then(
-        () => ({ status: 'fulfilled', value: undefined }) as const,
-        (reason: unknown) => ({ status: 'rejected', reason }) as const,
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
+/** undefined when `p` resolves, else what it rejected with. */
+const failureOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (err: unknown) => err ?? new Error('fsync failed'));
 
-/** Makes one batch durable and settles each of its writes. */
-async function commitBatch(batch: Queued[]): Promise<BatchReport> {
-  const staged = await settleLimited(batch, FILES_AT_ONCE, stage);
+/**
+ * Makes up to FILES_AT_ONCE writes durable and settles each; returns how many directories it fsync'd.
+ * Once every file exists and is written, the files' fdatasyncs and the directories' fsyncs are asked
+ * for at once (the directories first, as the thread pool takes work in order): nothing needs one before
+ * the other, as a write is acknowledged only when both are done, and a file system that commits
+ * metadata in one journal (ext4) then makes them durable in one commit where one after the other took
+ * two. The handles stay open until then, hence the bound.
+ */
+async function commitSlice(slice: readonly Queued[]): Promise<number> {
+  const created = await Promise.allSettled(slice.map(create));
   const dirs = new Map<string, Promise<unknown>>();
-  batch.forEach((w, i) => {
-    if (staged[i]!.status === 'fulfilled' && !dirs.has(w.dir)) dirs.set(w.dir, fsyncDir(w.dir).then(() => undefined, (err: unknown) => err ?? new Error('fsync failed')));
+  slice.forEach((w, i) => {
+    if (created[i]!.status === 'fulfilled' && !dirs.has(w.dir)) dirs.set(w.dir, failureOf(fsyncDir(w.dir)));
   });
+  const synced = created.map((c) => (c.status === 'fulfilled' ? failureOf(c.value.datasync()) : undefined));
   const dirErrors = new Map<string, unknown>();
   for (const [dir, done] of dirs) {
     const err = await done;
     if (err !== undefined) dirErrors.set(dir, err);
   }
   await Promise.all(
-    batch.map(async (w, i) => {
-      const result = staged[i]!;
-      if (result.status === 'rejected') return w.reject(result.reason);
-      const dirError = dirErrors.get(w.dir);
-      if (dirError === undefined) return w.resolve();
-      // Its name may not survive a crash: it is not acknowledged, so it must not be served either.
+    slice.map(async (w, i) => {
+      const c = created[i]!;
+      if (c.status === 'rejected') return w.reject(c.reason);
+      const error = (await synced[i]) ?? dirErrors.get(w.dir);
+      // The data is down (or will never be): a close that fails changes nothing then.
+      await c.value.close().catch(() => undefined);
+      if (error === undefined) return w.resolve();
+      // Its bytes or its name may not survive a crash: it is not acknowledged, so it must not be served either.
       await unlink(join(w.dir, w.name)).catch(() => undefined);
-      w.reject(dirError);
+      w.reject(error);
     }),
   );
-  return { files: batch.length, dirSyncs: dirs.size };
+  return dirs.size;
+}
+
+/** Makes one batch durable, FILES_AT_ONCE files at a time, and settles each of its writes. */
+async function commitBatch(batch: readonly Queued[]): Promise<BatchReport> {
+  let dirSyncs = 0;
+  for (let at = 0; at < batch.length; at += FILES_AT_ONCE) dirSyncs += await commitSlice(batch.slice(at, at + FILES_AT_ONCE));
+  return { files: batch.length, dirSyncs };
 }
 
 /** The batching writer of one store. */

@@ -1,5 +1,5 @@
 /**
- * The on-disk form of one stored message: one file, so one atomic rename makes the whole message visible.
+ * The on-disk form of one stored message: one file, written whole before it is acknowledged.
  *
  *   line 1   JSON header: {v:1, meta..., parts:[bodyLen, rawLen, att1Len, ...]} and "\n"
  *   then     the parsed body as JSON (to, cc, text, html, headers), parts[0] bytes
@@ -7,7 +7,8 @@
  *   then     each attachment's bytes
  *
  * The header holds only what a listing needs, so opening a store reads a few hundred bytes per message.
- * A file whose size does not match its header is corrupt and is never served.
+ * A file whose size does not match its header is corrupt (or was cut short by a crash before its 250)
+ * and is never served.
  */
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';

@@ -1,7 +1,7 @@
 /**
  * News of delivered mail between the instances on one database (Store.listenForMail), by Postgres
- * LISTEN/NOTIFY. A delivery's transaction sends its notices (deliver.ts, `pg_notify` in the same
- * transaction): Postgres hands them out at COMMIT, and never for a delivery that rolled back. Each
+ * LISTEN/NOTIFY. A delivery's transaction sends its notices (batch-sql.ts, `pg_notify` in the same
+ * statement): Postgres hands them out at COMMIT, and never for a delivery that rolled back. Each
  * instance listens on a connection of its own (outside the pool, whose connections come and go) and
  * tells its watchers (GET /events streams, the app's in-process push) of mail any other instance stored.
  *
@@ -21,19 +21,23 @@ import { createPool } from './pool';
 /** The channel of mail notices. */
 export const MAIL_CHANNEL = 'tempmail_mail';
 
-// A notice's payload must stay under Postgres' 8000 bytes: 100 hashes of 64 hex digits and their quotes.
+// A notice's payload must stay under Postgres' 8000 bytes: 100 hashes of 64 hex digits, their quotes
+// and separators, and the instance's name.
 const HASHES_PER_NOTICE = 100;
 const TOKEN_HASH = /^[0-9a-f]{64}$/;
 const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 
-/** The payloads that announce a delivery to the sessions with `tokenHashes`, by instance `from`. */
-export function noticePayloads(from: string, tokenHashes: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < tokenHashes.length; i += HASHES_PER_NOTICE) {
-    out.push(JSON.stringify({ from, t: tokenHashes.slice(i, i + HASHES_PER_NOTICE) }));
-  }
-  return out;
+/**
+ * The notices of a delivery, sent from inside its statement (postgres/batch-sql.ts), so Postgres hands
+ * them out at its COMMIT and never for one that rolled back: a SELECT of one pg_notify per
+ * HASHES_PER_NOTICE sessions. `hashes` is a query of one column, token_hash, each session once; `from`
+ * the SQL of this instance's name. The payload is what readNotice reads: {"from": ..., "t": [...]}.
+ */
+export function notifySql(hashes: string, from: string): string {
+  return `SELECT pg_notify('${MAIL_CHANNEL}', json_build_object('from', ${from}, 't', json_agg(h.token_hash))::text)
+      FROM (SELECT u.token_hash, (row_number() OVER () - 1) / ${HASHES_PER_NOTICE} AS part FROM (${hashes}) u) h
+      GROUP BY h.part`;
 }
 
 /** The token hashes of a payload from another instance than `self`; [] for anything else. */

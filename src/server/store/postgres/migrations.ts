@@ -1,161 +1,16 @@
 /**
- * The Postgres store's schema, as numbered migrations applied at start. `tempmail_migrations` records each
+ * The Postgres store's schema migrations, applied at start. `tempmail_migrations` records each
  * one applied; a session-level advisory lock makes instances that start together take turns, so exactly
  * one of them migrates and the others find the work done. A database migrated by a newer tempmail-tui
  * (a version this code does not know) is refused rather than used with a schema it does not understand.
- *
- * Every table is prefixed `tempmail_`, so the store can share a database with other applications.
- * Text a message brings (sender, subject, body) is kept in `json` columns, not `text`: Postgres text
- * cannot hold NUL, and a hostile subject can; `json` keeps the string exactly as JSON.stringify escaped it.
+ * The versions themselves are in schema.ts.
  */
 import type { PoolClient } from 'pg';
+import { MIGRATIONS } from './schema';
 
-/** Advisory lock keys (one 64-bit key space, apart from the two-key locks in postgres-sql.ts). */
+/** Advisory lock keys (one 64-bit key space, apart from the two-key locks of sessions.ts and tempmail_rate_hit). */
 export const MIGRATION_LOCK = '7238456001';
 export const SWEEP_LOCK = '7238456002';
-
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-export const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    name: 'sessions, messages, create-session hits, deliveries',
-    sql: `
-      CREATE TABLE tempmail_sessions (
-        id text PRIMARY KEY,
-        token_hash text NOT NULL,
-        email text NOT NULL,
-        address_key text NOT NULL,
-        local_part text NOT NULL,
-        domain text NOT NULL,
-        kind text NOT NULL CHECK (kind IN ('domain', 'extmail')),
-        extmail_account_id integer,
-        created_at timestamptz NOT NULL,
-        expires_at timestamptz NOT NULL,
-        -- The highest message id ever handed out here: ids are never reused, not even after a delete.
-        last_message_id integer NOT NULL DEFAULT 0
-      );
-      CREATE UNIQUE INDEX tempmail_sessions_token ON tempmail_sessions (token_hash);
-      CREATE INDEX tempmail_sessions_address ON tempmail_sessions (address_key, created_at DESC);
-      CREATE INDEX tempmail_sessions_expiry ON tempmail_sessions (expires_at);
-
-      -- The primary key serves the inbox query (one session, by id) and the cascade on a session's delete.
-      CREATE TABLE tempmail_messages (
-        session_id text NOT NULL REFERENCES tempmail_sessions (id) ON DELETE CASCADE,
-        id integer NOT NULL,
-        received_at timestamptz NOT NULL,
-        size integer NOT NULL,
-        sender_name json NOT NULL,
-        sender_email json NOT NULL,
-        subject json NOT NULL,
-        attachment_list json NOT NULL,
-        body json NOT NULL,
-        raw bytea NOT NULL,
-        attachments bytea[] NOT NULL,
-        PRIMARY KEY (session_id, id)
-      );
-
-      CREATE TABLE tempmail_create_hits (
-        client_key text NOT NULL,
-        at timestamptz NOT NULL
-      );
-      CREATE INDEX tempmail_create_hits_key ON tempmail_create_hits (client_key, at);
-      CREATE INDEX tempmail_create_hits_at ON tempmail_create_hits (at);
-
-      -- One row per stored delivery, kept an hour: after a lost COMMIT reply, it says whether it happened.
-      CREATE TABLE tempmail_deliveries (
-        id uuid PRIMARY KEY,
-        at timestamptz NOT NULL
-      );
-      CREATE INDEX tempmail_deliveries_at ON tempmail_deliveries (at);
-    `,
-  },
-  {
-    version: 2,
-    name: 'fetch cursors and statuses of external mail accounts',
-    sql: `
-      -- Where fetching each folder of an external account (IMAP) has got: its UIDVALIDITY and the highest
-      -- UID handled. Both are unsigned 32-bit numbers in IMAP, hence bigint.
-      CREATE TABLE tempmail_fetch_cursors (
-        account text NOT NULL,
-        folder text NOT NULL,
-        uid_validity bigint NOT NULL,
-        last_uid bigint NOT NULL,
-        PRIMARY KEY (account, folder)
-      );
-      -- How fetching each account goes, as the instance holding its claim last said (for GET /domains
-      -- of the instances standing by).
-      CREATE TABLE tempmail_fetch_status (
-        account text PRIMARY KEY,
-        active boolean NOT NULL,
-        reason text NOT NULL,
-        at timestamptz NOT NULL
-      );
-    `,
-  },
-  {
-    version: 3,
-    name: 'when a fetched folder was renumbered',
-    sql: `
-      -- When the fetcher found the folder's UIDVALIDITY in place of another: until a session lifetime
-      -- later, each message of the folder is checked against the inboxes (it may be stored already).
-      ALTER TABLE tempmail_fetch_cursors ADD COLUMN renumbered_at timestamptz;
-    `,
-  },
-  {
-    version: 4,
-    name: 'per-client rates of every kind, counted in one call',
-    sql: `
-      -- Every per-client rate (create-session, HTTP requests, SMTP messages and recipients) is counted
-      -- here now, one row a hit: unlogged, as a count lost with a crash costs nothing and a hit then
-      -- writes no WAL (its commit waits for no disk).
-      ALTER TABLE tempmail_create_hits SET UNLOGGED;
-      -- Counts p_cost hits (all or none) of p_key at p_now under "at most p_limit in any p_window_ms": 0
-      -- when allowed (and counted), else the whole seconds until they fit (not counted). The advisory
-      -- lock makes the count and the insert one step against every other hit of the key, in every instance.
-      CREATE OR REPLACE FUNCTION tempmail_rate_hit(p_key text, p_now timestamptz, p_window_ms integer, p_limit integer, p_cost integer DEFAULT 1)
-      RETURNS integer LANGUAGE plpgsql AS $fn$
-      DECLARE
-        n integer;
-        freeing timestamptz;
-        win interval := p_window_ms * interval '1 millisecond';
-      BEGIN
-        PERFORM pg_advisory_xact_lock(7239, hashtext(p_key));
-        SELECT count(*)::integer INTO n FROM tempmail_create_hits WHERE client_key = p_key AND at > p_now - win;
-        IF n + p_cost > p_limit THEN
-          -- The hit that must leave the window before p_cost more fit (the oldest, for one).
-          SELECT at INTO freeing FROM tempmail_create_hits WHERE client_key = p_key AND at > p_now - win
-            ORDER BY at OFFSET least(n - 1, greatest(0, n + p_cost - p_limit - 1)) LIMIT 1;
-          RETURN greatest(1, ceil(extract(epoch FROM (coalesce(freeing, p_now) + win - p_now)))::integer);
-        END IF;
-        INSERT INTO tempmail_create_hits (client_key, at) SELECT p_key, p_now FROM generate_series(1, p_cost);
-        RETURN 0;
-      END
-      $fn$;
-    `,
-  },
-  {
-    version: 5,
-    name: 'where each message came from, and blocks',
-    sql: `
-      -- The SMTP client's address and envelope sender of each message, for the admin API (null for mail
-      -- fetched over IMAP and for mail stored before this version). The sender is json, as the others.
-      ALTER TABLE tempmail_messages ADD COLUMN client_ip text, ADD COLUMN envelope_from json;
-      CREATE INDEX tempmail_messages_client_ip ON tempmail_messages (client_ip) WHERE client_ip IS NOT NULL;
-      -- Senders, sender domains and client addresses (or ranges) the service refuses mail from.
-      CREATE TABLE tempmail_blocks (
-        kind text NOT NULL CHECK (kind IN ('sender', 'domain', 'ip')),
-        value text NOT NULL,
-        created_at timestamptz NOT NULL,
-        PRIMARY KEY (kind, value)
-      );
-    `,
-  },
-];
 
 /** The database holds a schema newer than this code knows. */
 export class SchemaTooNewError extends Error {

@@ -7,6 +7,7 @@
  * The password comes from the URL, PGPASSWORD, or the password file (PGPASSFILE, else ~/.pgpass), looked
  * up here with `pgpass` rather than by pg itself, whose built-in lookup is deprecated and says so on stderr.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
 import pgpass, { type ConnInfo } from 'pgpass';
@@ -50,7 +51,9 @@ export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient)
   let broken: Error | undefined;
   // A checked-out connection has no listener of the pool's: an error between two statements would
   // otherwise be thrown as uncaught.
-  const onError = (error: Error) => void (broken = error);
+  const onError = (error: Error) => {
+    broken = error;
+  };
   client.on('error', onError);
   try {
     return await work(client);
@@ -64,9 +67,27 @@ export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient)
   }
 }
 
-/** A statement on any connection of the pool. */
+/** Names of the statements prepared so far, by text (the texts are the code's own: a bounded set). */
+const names = new Map<string, string>();
+
+/**
+ * `text` as a named statement: each connection parses and plans it once, then only binds and runs it.
+ * An unnamed statement is parsed and planned at every call, which measured ~125-160 µs of the
+ * database's CPU for a one-row lookup, against ~45 µs prepared (and a little less of ours). The name is
+ * a hash of the text, so one name never stands for two texts.
+ */
+export function prepared(text: string, values: unknown[] = []): pg.QueryConfig {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `tempmail_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    names.set(text, name);
+  }
+  return { name, text, values };
+}
+
+/** A statement on any connection of the pool, prepared (see prepared()). */
 export async function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values: unknown[] = []): Promise<R[]> {
-  return (await pool.query<R>(text, values)).rows;
+  return (await pool.query<R>(prepared(text, values))).rows;
 }
 
 /**

@@ -4,24 +4,28 @@
  * cached: another instance may change any row at any time.
  *
  * What must hold across instances is one transaction each: a name is claimed under an advisory lock on
- * its address (insertSession), a delivery counts and appends under the row locks of its sessions, taken
- * in id order so two deliveries never deadlock (deliver), per-client hits are counted under an
+ * its address (insertSession), a batch of deliveries counts and appends under the row locks of its
+ * sessions, taken in id order so two batches never deadlock (deliver: delivery-queue.ts groups the
+ * deliveries that arrive together into one transaction), per-client hits are counted under an
  * advisory lock on the client (hitRateLimit, one function call), and one instance sweeps at a time (purgeExpired, a
  * session-level advisory lock tried, never waited for).
  *
  * A delivery resolves only after COMMIT, so SMTP's 250 means committed, also when the COMMIT's answer is
- * lost (deliver.ts).
+ * lost (deliver.ts). Each session row holds its message count (kept by trigger, migration 6), so the
+ * inbox limit, RCPT's count and check-mail's version read one row, never count the messages.
  */
-import type pg from 'pg';
 import { randomUUID } from 'node:crypto';
-import { RATE_HITS_KEEP_MS, StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import type pg from 'pg';
+import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
-import { migrate, SWEEP_LOCK } from './migrations';
-import { deliverInTransaction } from './deliver';
+import { migrate } from './migrations';
+import { deliverBatch, type BatchReport } from './deliver';
+import { DeliveryQueue, type QueueLimits } from './delivery-queue';
+import * as inbox from './inbox';
 import { PgMailNotices } from './mail-notices';
 import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
-import { createPool, query, transaction, withClient } from './pool';
-import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, sessionValues, type MetaRow, type SessionRow } from './rows';
+import { createPool, prepared, query, withClient } from './pool';
+import * as sessions from './sessions';
 
 export interface PostgresStoreOptions {
   url: string;
@@ -31,14 +35,11 @@ export interface PostgresStoreOptions {
   log?: (line: string) => void;
   /** How long to keep asking whether a COMMIT whose answer was lost happened (default 30 s). */
   commitCheckMs?: number;
+  /** How many deliveries one transaction may take (group commit; `deliveries: 1` turns grouping off). */
+  batch?: QueueLimits;
+  /** Called after each batch of deliveries (the bench measures the lock hold with it). */
+  onBatch?: (report: BatchReport) => void;
 }
-
-/** Namespaces of the two-key advisory locks (the second key is hashtext of the name or client). */
-const ADDRESS_LOCK = 7238;
-/** Sessions removed per statement by the sweeper: short transactions, however much has expired. */
-const SWEEP_BATCH = 500;
-/** Delivery records are kept this long (rate-limit hits: RATE_HITS_KEEP_MS). */
-const KEEP_MS = 60 * 60 * 1000;
 
 /** The Postgres-backed Store. */
 export class PostgresStore implements Store {
@@ -47,12 +48,18 @@ export class PostgresStore implements Store {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly log: (line: string) => void;
   private readonly fetchClaims: PgFetchClaims;
+  private readonly deliveries: DeliveryQueue;
   /** This instance's name in the mail notices it sends (mail-notices.ts), so it can skip its own. */
   private readonly instance = randomUUID();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.log = options.log ?? (() => undefined);
     this.fetchClaims = new PgFetchClaims(options.url, this.log);
+    const deliverOptions = { commitCheckMs: options.commitCheckMs, instance: this.instance, log: this.log };
+    this.deliveries = new DeliveryQueue(
+      (batch, state) => deliverBatch(this.pool!, batch, deliverOptions, state, options.onBatch),
+      options.batch,
+    );
   }
 
   async open(): Promise<void> {
@@ -89,31 +96,15 @@ export class PostgresStore implements Store {
   }
 
   private session(where: string, values: unknown[]): Promise<StoredSession | undefined> {
-    return this.run(async (pool) => {
-      const rows = await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions WHERE ${where}`, values);
-      return rows[0] && sessionOf(rows[0]);
-    });
+    return this.run((pool) => sessions.sessionWhere(pool, where, values));
   }
 
   putSession(session: StoredSession): Promise<void> {
-    const updates = SESSION_COLUMNS.split(', ').slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
-    return this.run(async (pool) => {
-      await query(pool, `INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-        ON CONFLICT (id) DO UPDATE SET ${updates}`, sessionValues(session));
-    });
+    return this.run((pool) => sessions.putSession(pool, session));
   }
 
   insertSession(session: StoredSession, now: number): Promise<'created' | 'taken'> {
-    return this.run((pool) =>
-      transaction(pool, async (c) => {
-        await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADDRESS_LOCK, session.addressKey]);
-        const holders = await c.query<{ expires_at: Date }>('SELECT expires_at FROM tempmail_sessions WHERE address_key = $1', [session.addressKey]);
-        if (holders.rows.some((h) => h.expires_at.getTime() > now)) return { value: 'taken' as const, rollback: true };
-        await c.query('DELETE FROM tempmail_sessions WHERE address_key = $1', [session.addressKey]);
-        await c.query(`INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, sessionValues(session));
-        return { value: 'created' as const };
-      }),
-    );
+    return this.run((pool) => sessions.insertSession(pool, session, now));
   }
 
   getSession(id: string): Promise<StoredSession | undefined> {
@@ -128,45 +119,24 @@ export class PostgresStore implements Store {
     return this.session('address_key = $1 ORDER BY created_at DESC LIMIT 1', [addressKey]);
   }
 
+  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    return this.run((pool) => inbox.recipientInbox(pool, addressKey));
+  }
+
   listSessions(): Promise<StoredSession[]> {
-    return this.run(async (pool) =>
-      (await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions ORDER BY created_at`)).map(sessionOf),
-    );
+    return this.run(sessions.listSessions);
   }
 
   countSessions(): Promise<number> {
-    return this.run(async (pool) => (await query<{ n: number }>(pool, 'SELECT count(*)::int AS n FROM tempmail_sessions'))[0]?.n ?? 0);
+    return this.run(sessions.countSessions);
   }
 
   deleteSession(id: string): Promise<boolean> {
-    return this.run(async (pool) => (await pool.query('DELETE FROM tempmail_sessions WHERE id = $1', [id])).rowCount! > 0);
+    return this.run((pool) => sessions.deleteSession(pool, id));
   }
 
   purgeExpired(now: number): Promise<number> {
-    return this.run((pool) =>
-      withClient(pool, async (c) => {
-        const { rows } = await c.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1) AS got', [SWEEP_LOCK]);
-        if (!rows[0]?.got) return 0; // another instance is sweeping
-        try {
-          let removed = 0;
-          for (;;) {
-            const r = await c.query(
-              `DELETE FROM tempmail_sessions WHERE id IN (SELECT id FROM tempmail_sessions WHERE expires_at <= $1
-                 ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`,
-              [new Date(now)],
-            );
-            removed += r.rowCount ?? 0;
-            if ((r.rowCount ?? 0) < SWEEP_BATCH) break;
-          }
-          const old = new Date(now - KEEP_MS);
-          await c.query('DELETE FROM tempmail_create_hits WHERE at <= $1', [new Date(now - RATE_HITS_KEEP_MS)]);
-          await c.query('DELETE FROM tempmail_deliveries WHERE at <= $1', [old]);
-          return removed;
-        } finally {
-          await c.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]);
-        }
-      }),
-    );
+    return this.run((pool) => sessions.purgeExpired(pool, now));
   }
 
   async addMessage(sessionId: string, message: NewMessage): Promise<StoredMessageMeta> {
@@ -177,9 +147,7 @@ export class PostgresStore implements Store {
   }
 
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
-    return this.run((pool) =>
-      deliverInTransaction(pool, sessionIds, message, inboxLimit, { commitCheckMs: this.options.commitCheckMs, instance: this.instance, log: this.log }),
-    );
+    return this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit));
   }
 
   findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
@@ -203,75 +171,38 @@ export class PostgresStore implements Store {
   }
 
   listMessages(sessionId: string): Promise<StoredMessageMeta[]> {
-    return this.run(async (pool) =>
-      (await query<MetaRow>(pool, `SELECT ${META_COLUMNS} FROM tempmail_messages WHERE session_id = $1 ORDER BY id`, [sessionId])).map(metaOf),
-    );
+    return this.run((pool) => inbox.listMessages(pool, sessionId));
   }
 
-  /**
-   * The highest id handed out and how many messages are held: a store of one session only ever raises
-   * the first (a message stored) or, with it unchanged, lowers the second (one deleted), both in the
-   * statement or transaction that changes the listing, so no two listings of one session share a pair.
-   * Nothing new to write on the delivery path, one indexed count on the read path.
-   */
   inboxVersion(sessionId: string): Promise<string | undefined> {
-    return this.run(async (pool) => {
-      const [row] = await query<{ last: number; n: number }>(
-        pool,
-        `SELECT s.last_message_id AS last, (SELECT count(*)::int FROM tempmail_messages m WHERE m.session_id = s.id) AS n
-           FROM tempmail_sessions s WHERE s.id = $1`,
-        [sessionId],
-      );
-      return row && `${row.last}.${row.n}`;
-    });
+    return this.run((pool) => inbox.inboxVersion(pool, sessionId));
+  }
+
+  inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    return this.run((pool) => inbox.inboxByTokenHash(pool, tokenHash));
   }
 
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id)) return undefined;
-      const rows = await query<MetaRow & { body: StoredMessage }>(
-        pool,
-        `SELECT ${META_COLUMNS}, body FROM tempmail_messages WHERE session_id = $1 AND id = $2`,
-        [sessionId, id],
-      );
-      return rows[0] && messageOf(rows[0]);
-    });
+    return this.run((pool) => inbox.getMessage(pool, sessionId, id));
   }
 
   countMessages(sessionId: string): Promise<number> {
-    return this.run(async (pool) =>
-      (await query<{ n: number }>(pool, 'SELECT count(*)::int AS n FROM tempmail_messages WHERE session_id = $1', [sessionId]))[0]?.n ?? 0,
-    );
+    return this.run((pool) => inbox.countMessages(pool, sessionId));
   }
 
   deleteMessage(sessionId: string, id: number): Promise<boolean> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id)) return false;
-      return (await pool.query('DELETE FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id])).rowCount! > 0;
-    });
+    return this.run((pool) => inbox.deleteMessage(pool, sessionId, id));
   }
 
   rawMessage(sessionId: string, id: number): Promise<Buffer | undefined> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id)) return undefined;
-      const rows = await query<{ raw: Buffer }>(pool, 'SELECT raw FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id]);
-      return rows[0]?.raw;
-    });
+    return this.run((pool) => inbox.rawMessage(pool, sessionId, id));
   }
 
   attachmentBytes(sessionId: string, id: number, attachmentId: number): Promise<Buffer | undefined> {
-    return this.run(async (pool) => {
-      if (!Number.isSafeInteger(id) || !Number.isSafeInteger(attachmentId) || attachmentId < 1 || attachmentId > 2 ** 31 - 1) return undefined;
-      const rows = await query<{ bytes: Buffer | null }>(
-        pool,
-        'SELECT attachments[$3::int] AS bytes FROM tempmail_messages WHERE session_id = $1 AND id = $2',
-        [sessionId, id, attachmentId],
-      );
-      return rows[0]?.bytes ?? undefined;
-    });
+    return this.run((pool) => inbox.attachmentBytes(pool, sessionId, id, attachmentId));
   }
 
-  /** One round trip: tempmail_rate_hit (migrations.ts) counts and inserts under the key's advisory lock. */
+  /** One round trip: tempmail_rate_hit (schema.ts) counts and inserts under the key's advisory lock. */
   hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
     return this.run(async (pool) => {
       if (rule.limit <= 0) return 0;
@@ -300,12 +231,15 @@ export class PostgresStore implements Store {
     return this.run((pool) => writeStatus(pool, account, status));
   }
 
-  /** Rows of the message table (counted), and its size on disk with its TOAST and indexes. */
+  /**
+   * The messages held (the sessions' counts, migration 6: no scan of the messages), and the message
+   * table's size on disk with its TOAST and indexes.
+   */
   usage(): Promise<StorageUsage> {
     return this.run(async (pool) => {
       const [row] = await query<{ n: string; bytes: string }>(
         pool,
-        "SELECT (SELECT count(*) FROM tempmail_messages)::bigint AS n, pg_total_relation_size('tempmail_messages')::bigint AS bytes",
+        "SELECT (SELECT coalesce(sum(message_count), 0) FROM tempmail_sessions)::bigint AS n, pg_total_relation_size('tempmail_messages')::bigint AS bytes",
       );
       return { messages: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
     });
@@ -313,7 +247,7 @@ export class PostgresStore implements Store {
 
   probe(): Promise<boolean> {
     return this.run(async (pool) => {
-      await pool.query('SELECT 1');
+      await pool.query(prepared('SELECT 1'));
       return true;
     });
   }

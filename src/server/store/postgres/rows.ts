@@ -1,6 +1,6 @@
 /**
  * Rows of the Postgres store to the Store's records and back. Times are timestamptz (Date in pg, epoch
- * ms in a record); message text sits in json columns (see migrations.ts), so each string is sent
+ * ms in a record); message text sits in json columns (see schema.ts), so each string is sent
  * JSON-encoded and pg hands it back parsed.
  */
 import type { NewMessage, StoredAttachmentMeta, StoredMessage, StoredMessageMeta, StoredSession } from '../store';
@@ -77,8 +77,8 @@ export function messageOf(row: MetaRow & { body: Omit<StoredMessage, keyof Store
 }
 
 /**
- * The per-message values of an insert, in the order of INSERT_MESSAGE's $2..$12 (after the session ids):
- * received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments,
+ * The per-message values of an insert, in the order of one message's row of deliverBatchStatement's
+ * VALUES: received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments,
  * client_ip, envelope_from.
  */
 export function messageValues(m: NewMessage): unknown[] {
@@ -103,19 +103,3 @@ export function messageValues(m: NewMessage): unknown[] {
     m.envelopeFrom === undefined ? null : JSON.stringify(m.envelopeFrom),
   ];
 }
-
-/**
- * One message for every session in $1 (whose rows the caller has locked): each gets the next id of its
- * own, the bytes cross the wire once.
- */
-export const INSERT_MESSAGE = `
-  WITH bumped AS (
-    UPDATE tempmail_sessions SET last_message_id = last_message_id + 1
-    WHERE id = ANY($1::text[])
-    RETURNING id, last_message_id
-  )
-  INSERT INTO tempmail_messages
-    (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments, client_ip, envelope_from)
-  SELECT bumped.id, bumped.last_message_id, $2, $3, $4::json, $5::json, $6::json, $7::json, $8::json, $9, $10::bytea[], $11, $12::json
-  FROM bumped
-  RETURNING session_id, ${META_COLUMNS}`;

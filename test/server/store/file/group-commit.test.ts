@@ -45,7 +45,7 @@ describe('FileStore group commit', () => {
     await store.putSession(s);
     const first = store.addMessage(s.id, newMessage({ subject: 'first' }));
     // The first batch starts on the next turn of the loop, and takes several turns (open, write, sync,
-    // link: each a round trip to the thread pool); these arrive while it is being made durable.
+    // close: each a round trip to the thread pool); these arrive while it is being made durable.
     for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     const later = Array.from({ length: 6 }, (_, i) => store.addMessage(s.id, newMessage({ subject: `later ${i}` })));
     await Promise.all([first, ...later]);

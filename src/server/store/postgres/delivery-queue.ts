@@ -1,0 +1,135 @@
+/**
+ * Group commit for the Postgres store: deliveries that arrive together share one transaction and one
+ * COMMIT (deliver.ts). Every delivery asked for while a batch to any of its sessions is in the database
+ * waits for it and joins the next one, so a busy address pays one lock hold, one statement and one WAL
+ * flush for many messages instead of one each; at low load a batch holds one delivery and starts at once
+ * (next turn of the event loop): grouping never adds a wait of its own. Batches on other sessions go
+ * meanwhile (a few at once), and the database flushes their COMMITs together.
+ *
+ * Each delivery still resolves only after its batch's COMMIT, with its own outcome: arrival order is id
+ * order within each inbox, and a delivery refused as full (or whose sessions are gone) costs the others
+ * nothing. A batch the database refuses for its data (a value it cannot take) is tried again one
+ * delivery at a time, so one bad message never fails the others; a batch lost to the connection is not
+ * (each alone would only wait for the same database again), and one whose COMMIT was sent never is.
+ */
+import type { Delivery, NewMessage } from '../store';
+import type { BatchState, QueuedDelivery } from './deliver';
+
+interface Waiting extends QueuedDelivery {
+  resolve: (outcome: Delivery) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface QueueLimits {
+  /** Deliveries in one batch at most (default 200). */
+  deliveries?: number;
+  /** Bytes of raw message in one batch at most (default 16 MiB; a bigger message goes alone). */
+  bytes?: number;
+  /** Batches in the database at once, on sessions none of the others names (default 4). */
+  inFlight?: number;
+}
+
+/** Runs one batch: one outcome per delivery, in order (deliverBatch with its pool and options). */
+export type RunBatch = (batch: readonly QueuedDelivery[], state: BatchState) => Promise<Delivery[]>;
+
+/** SQLSTATE classes of a statement refused for what it was given: data (22), integrity (23), limits (54). */
+const REFUSED_FOR_DATA = /^(22|23|54)/;
+
+function refusedForData(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.length === 5 && REFUSED_FOR_DATA.test(code);
+}
+
+/** The batching deliverer of one store. */
+export class DeliveryQueue {
+  private queue: Waiting[] = [];
+  private scheduled = false;
+  /** Sessions of the batches in the database now, with how many of those batches name each. */
+  private readonly busy = new Map<string, number>();
+  private running = 0;
+  private readonly maxDeliveries: number;
+  private readonly maxBytes: number;
+  private readonly maxInFlight: number;
+
+  constructor(
+    private readonly runBatch: RunBatch,
+    limits: QueueLimits = {},
+  ) {
+    this.maxDeliveries = limits.deliveries ?? 200;
+    this.maxBytes = limits.bytes ?? 16 * 1024 * 1024;
+    this.maxInFlight = limits.inFlight ?? 4;
+  }
+
+  /** Queues one delivery; resolves after the COMMIT of the batch it went in. */
+  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
+    return new Promise<Delivery>((resolve, reject) => {
+      this.queue.push({ sessionIds, message, inboxLimit, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** Starts batches on the next turn of the loop (deliveries of the same burst join them), while any may start. */
+  private schedule(): void {
+    if (this.scheduled || this.running >= this.maxInFlight || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      while (this.running < this.maxInFlight) {
+        const batch = this.take();
+        if (batch.length === 0) return;
+        const sessions = new Set(batch.flatMap((w) => w.sessionIds));
+        for (const id of sessions) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
+        this.running++;
+        void this.runOne(batch).finally(() => {
+          for (const id of sessions) {
+            const n = this.busy.get(id)! - 1;
+            if (n > 0) this.busy.set(id, n);
+            else this.busy.delete(id);
+          }
+          this.running--;
+          this.schedule();
+        });
+      }
+    });
+  }
+
+  /**
+   * The oldest deliveries within the limits that touch no session of a batch in the database now: a
+   * delivery waits behind every earlier one to its sessions, so each inbox takes its mail in arrival order
+   * (and two batches of this store never wait for each other's locks). Empty when none may go yet.
+   */
+  private take(): Waiting[] {
+    const blocked = new Set(this.busy.keys());
+    const taken: Waiting[] = [];
+    const left: Waiting[] = [];
+    let bytes = 0;
+    for (const w of this.queue) {
+      const size = w.message.raw.length;
+      const fits = taken.length < this.maxDeliveries && (taken.length === 0 || bytes + size <= this.maxBytes);
+      if (!fits || w.sessionIds.some((id) => blocked.has(id))) {
+        // Later deliveries to any of its sessions must not pass it.
+        for (const id of w.sessionIds) blocked.add(id);
+        left.push(w);
+        continue;
+      }
+      taken.push(w);
+      bytes += size;
+    }
+    this.queue = left;
+    return taken;
+  }
+
+  private async runOne(batch: Waiting[]): Promise<void> {
+    const state: BatchState = { commitSent: false };
+    try {
+      const outcomes = await this.runBatch(batch, state);
+      for (const [i, w] of batch.entries()) w.resolve(outcomes[i]!);
+    } catch (error) {
+      if (batch.length === 1 || state.commitSent || !refusedForData(error)) {
+        for (const w of batch) w.reject(error);
+        return;
+      }
+      for (const w of batch) await this.runOne([w]);
+    }
+  }
+}
