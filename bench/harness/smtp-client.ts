@@ -88,8 +88,7 @@ export class SmtpConnection {
 
   private onData(text: string): void {
     this.buffer += text;
-    let i: number;
-    while ((i = this.buffer.indexOf('\r\n')) >= 0) {
+    for (let i = this.buffer.indexOf('\r\n'); i >= 0; i = this.buffer.indexOf('\r\n')) {
       this.lines.push(this.buffer.slice(0, i));
       this.buffer = this.buffer.slice(i + 2);
     }

@@ -4,7 +4,6 @@
  * frame is what the app costs beyond Ink itself.
  */
 import { render, Text } from 'ink';
-import React from 'react';
 
 render(<Text>tempmail-tui</Text>);
 // Stays up like the app until it is told to go.

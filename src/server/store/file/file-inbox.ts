@@ -159,7 +159,7 @@ export async function appendToAll(
   if (full.length > 0) return { stored, full };
   for (const e of entries) e.adding++;
   const results = await Promise.allSettled(entries.map((e) => writeMessage(e, input, messagesDir, commit).finally(() => e.adding--)));
-  results.forEach((r, i) => r.status === 'fulfilled' && stored.set(entries[i]!.session.id, r.value));
+  for (const [i, r] of results.entries()) if (r.status === 'fulfilled') stored.set(entries[i]!.session.id, r.value);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (!failed) return { stored, full };
   for (const e of entries) {
@@ -174,7 +174,7 @@ export async function appendToAll(
 
 /** Removes message `id` (false when it is not there), recording the high-water mark first when needed. */
 export async function removeMessage(entry: InboxEntry | undefined, id: number): Promise<boolean> {
-  if (!entry || !entry.messages.has(id)) return false;
+  if (!entry?.messages.has(id)) return false;
   if (entry.hwmOnDisk < id) await recordHwm(entry, id);
   const removed = await unlinkDurable(entry.dir, `${id}.msg`);
   if (entry.messages.delete(id)) entry.version++;
