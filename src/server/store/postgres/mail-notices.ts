@@ -58,7 +58,8 @@ export function readNotice(payload: string | undefined, self: string): string[] 
 /** Listens for the mail notices of other instances until close(). */
 export class PgMailNotices implements MailNotices {
   private readonly pool: pg.Pool;
-  private client: pg.PoolClient | undefined;
+  /** Releases the listening connection, once (see connect()). */
+  private releaseClient: ((error?: Error) => boolean) | undefined;
   private closed = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private failures = 0;
@@ -85,11 +86,18 @@ export class PgMailNotices implements MailNotices {
     }
     if (this.closed) return void client.release(true);
     let broken = false;
-    const broke = (error?: Error) => {
-      if (broken) return;
+    // The one release of this connection, whoever comes first: its error, its end, or close(). Ending it
+    // in close() emits 'end' here afterwards, and pg-pool throws (uncaught: serve would crash) on a
+    // second release.
+    const releaseOnce = (error?: Error): boolean => {
+      if (broken) return false;
       broken = true;
-      if (this.client === client) this.client = undefined;
+      if (this.releaseClient === releaseOnce) this.releaseClient = undefined;
       client.release(error ?? true);
+      return true;
+    };
+    const broke = (error?: Error) => {
+      if (!releaseOnce(error)) return;
       if (this.closed) return;
       this.log(`database connection of the mail notices lost${error ? `: ${error.message}` : ''}; listening again`);
       this.retry();
@@ -108,7 +116,7 @@ export class PgMailNotices implements MailNotices {
       return broke(error instanceof Error ? error : new Error(String(error)));
     }
     if (broken) return;
-    this.client = client;
+    this.releaseClient = releaseOnce;
     this.failures = 0;
     if (this.gap) {
       this.gap = false;
@@ -131,9 +139,7 @@ export class PgMailNotices implements MailNotices {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
-    const client = this.client;
-    this.client = undefined;
-    client?.release(true);
+    this.releaseClient?.();
     await this.pool.end().catch(() => undefined);
   }
 }
