@@ -6,12 +6,12 @@
 import { chmodSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
+import { DEFAULT_PROVIDER_ORDER, isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
 import type { AppPaths } from './paths';
 import { safeLine } from '../text/safe-text';
 import { displayBaseUrl } from './base-url';
 import { ConfigError, expectString, parseBool, parseDir, parseZone, show } from './setting-values';
-import { checkKey, DEFAULT_PROVIDER_ORDER, parseOrder, parseProvidersKey, TEMPMAILLOL_KEY_ENV, type ProvidersSettings } from './provider-settings';
+import { checkKey, parseOrder, parseProvidersKey, TEMPMAILLOL_KEY_ENV, type ProvidersSettings } from './provider-settings';
 
 /** A provider named in the settings, or `auto`: the first in `providerOrder` that answers. */
 export type ProviderChoice = ProviderId | 'auto';

@@ -4,7 +4,7 @@
  *   "providerOrder": ["mailtm", "tempmaillol", "guerrilla", "tempmail"]
  * plus TEMPMAIL_TEMPMAILLOL_KEY for TempMail.lol's key. A bad value is a ConfigError naming the key.
  */
-import { isProviderId, PROVIDER_IDS, type ProviderId } from '../model/mail-types';
+import { DEFAULT_PROVIDER_ORDER, isProviderId, PROVIDER_IDS, type ProviderId } from '../model/mail-types';
 import { safeLine } from '../text/safe-text';
 
 /** One provider's settings: its base URL, and TempMail.lol's API key (secret: never shown). */
@@ -14,9 +14,6 @@ export interface ProviderSettings {
 }
 
 export type ProvidersSettings = Partial<Record<ProviderId, ProviderSettings>>;
-
-/** Where `auto` looks first, and the way `p` goes: public inboxes first, a tempmail service last. */
-export const DEFAULT_PROVIDER_ORDER: readonly ProviderId[] = ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'];
 
 /** The variable TempMail.lol's API key may come from (beats the config file). */
 export const TEMPMAILLOL_KEY_ENV = 'TEMPMAIL_TEMPMAILLOL_KEY';
