@@ -3,12 +3,11 @@
  * Postgres, open-storage.ts) -> MailService -> HTTP, SMTP and IMAP front ends, plus the purge timer.
  * Everything else depends on contracts.
  */
-import { connectionsPerClient, httpConnectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
-import { ratesOf } from './limits/client-limits';
+import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { blockHooks } from './admin/block-hooks';
 import { joinSmtpHooks } from './smtp/smtp-hooks';
 import { createLogger, type Logger } from './observe/log';
-import { createOperations, type Operations } from './operations';
+import { createOperations, limitsOf, type Operations } from './operations';
 import { openStorage } from './open-storage';
 import { scrubSecrets } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
@@ -232,12 +231,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       else extras.admin = createAdminApi(token, admin, events);
     },
     takeLimits() {
-      ops.updateLimits({
-        rates: ratesOf(config),
-        connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
-        httpConnections: { total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) },
-        storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
-      });
+      ops.updateLimits(limitsOf(config));
       smtp.applyConfig(config);
       http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
       events.configure({

@@ -65,16 +65,27 @@ export interface OperationsDeps {
 
 const refusal = (code: number, text: string, reason: string): SmtpRefusal => ({ code, text, reason });
 
+/** Every limit a configuration sets: at start, and again at each reload (Operations.updateLimits). */
+export function limitsOf(config: ServerConfig): OperationalLimits {
+  return {
+    rates: ratesOf(config),
+    connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
+    httpConnections: { total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) },
+    storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
+  };
+}
+
 /** Builds the operations of a service on `store`; loads prom-client only with metrics on. */
 export async function createOperations({ config, store, log, clock, probesCheaply }: OperationsDeps): Promise<Operations> {
   const observer = new Observer(log);
   const health = new StorageHealth({ probe: () => store.probe(), log, onError: () => observer.storageError(), intervalMs: probesCheaply ? 5000 : 0 });
-  const clientLimits = new ClientLimits(store, ratesOf(config), clock);
-  const connections = new ConnectionLimit({ total: config.smtpMaxConnections, perClient: connectionsPerClient(config) }, clock);
-  const httpConnections = new ConnectionLimit({ total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) }, clock);
+  const limits = limitsOf(config);
+  const clientLimits = new ClientLimits(store, limits.rates, clock);
+  const connections = new ConnectionLimit(limits.connections, clock);
+  const httpConnections = new ConnectionLimit(limits.httpConnections, clock);
   const cap = new StorageCap({
     measure: () => store.usage(),
-    caps: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
+    caps: limits.storage,
     alwaysMeasure: config.metrics,
     intervalMs: config.storageUsageIntervalMs,
     log,
