@@ -18,7 +18,7 @@ import { loadTls, type TlsFiles } from './smtp/tls-files';
 import type { ImapIntake } from './imap/imap-intake';
 import { createAdminApi, readAdminToken, type AdminApi } from './admin/admin-api';
 import { createAdminService } from './admin/admin-service';
-import { EventHub } from './http/events';
+import { EventHub, eventHubBounds } from './http/events';
 import type { RouteExtras } from './http/routes';
 import { applyConfig, type LiveParts, type ReloadReport } from './reload/apply-config';
 
@@ -140,13 +140,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   if (storage.purgeInBackground) void purge();
   else await purge();
 
-  const events = new EventHub(service, {
-    perSession: config.eventStreamsPerSession,
-    total: config.eventStreamsTotal,
-    perClient: config.eventStreamsPerClient,
-    heartbeatMs: config.eventsHeartbeatMs,
-    now: clock,
-  });
+  const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
   const adminApi: AdminApi | undefined = adminToken !== undefined ? createAdminApi(adminToken, admin, events) : undefined;
   // The routes read it at each request: a reload may turn the admin API on or off.
   const extras: RouteExtras = { events, admin: adminApi };
@@ -234,12 +228,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       ops.updateLimits(limitsOf(config));
       smtp.applyConfig(config);
       http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
-      events.configure({
-        perSession: config.eventStreamsPerSession,
-        total: config.eventStreamsTotal,
-        perClient: config.eventStreamsPerClient,
-        heartbeatMs: config.eventsHeartbeatMs,
-      });
+      events.configure(eventHubBounds(config));
       clearInterval(timer);
       timer = purgeEvery();
     },
