@@ -6,7 +6,7 @@
 import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { blockHooks } from './admin/block-hooks';
 import { joinSmtpHooks } from './smtp/smtp-hooks';
-import { createLogger, type Logger } from './observe/log';
+import { asLogger, type Logger } from './observe/log';
 import { createOperations, limitsOf, type Operations } from './operations';
 import { openStorage } from './open-storage';
 import { scrubSecrets } from './store/postgres/database-url';
@@ -86,11 +86,7 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
   // Whatever a line says (a driver's error included), the database password never reaches the log.
-  const given = deps.log;
-  const log: Logger =
-    given && typeof (given as Logger).event === 'function'
-      ? (given as Logger)
-      : createLogger({ format: 'text', write: given ?? (() => {}), scrub: (line) => scrubSecrets(line, config.databaseUrl) });
+  const log = asLogger(deps.log, (line) => scrubSecrets(line, config.databaseUrl));
   const tlsFiles: TlsFiles | undefined =
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
