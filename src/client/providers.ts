@@ -73,7 +73,7 @@ export interface ProviderConfig {
 }
 
 /** A provider where the settings put it: the named one's base URL, else its own from `providers`, else its default. */
-export function refFor(config: ProviderConfig, id: ProviderId): ProviderRef {
+function refFor(config: ProviderConfig, id: ProviderId): ProviderRef {
   // The base URL given beside the provider (none named: a tempmail service's).
   const named = (config.provider ?? 'tempmail') === id ? config.baseUrl : undefined;
   return { provider: id, baseUrl: checkBaseUrl(named ?? config.providers?.[id]?.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl) };

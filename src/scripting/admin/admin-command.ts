@@ -13,7 +13,7 @@ import { EXIT, processIo, ScriptError, UsageError, type ScriptIo } from '../io';
 import { adminCall, type AdminTarget } from './admin-client';
 import { formatAnswer, safeJson } from './admin-format';
 
-export const ADMIN_HELP = `Usage: tempmail-tui admin COMMAND [options]
+const ADMIN_HELP = `Usage: tempmail-tui admin COMMAND [options]
 
 Drives the admin API of a tempmail-tui serve started with --admin-token-file.
 

@@ -12,7 +12,7 @@ import type { EventHub } from '../http/events';
 import type { AdminService } from './admin-service';
 
 /** Shortest token accepted: a guessable admin token would open every inbox. */
-export const MIN_ADMIN_TOKEN = 16;
+const MIN_ADMIN_TOKEN = 16;
 const MAX_ADMIN_TOKEN = 512;
 /** The admin token file holds one token and a line end; more is not a token file. */
 const ADMIN_TOKEN_FILE_MAX_BYTES = 4096;

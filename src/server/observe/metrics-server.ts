@@ -21,7 +21,7 @@ export type RenderMetrics = () => Promise<{ contentType: string; body: string }>
 export const METRICS_PATH = '/metrics';
 
 /** Connections open at once on the metrics listener. */
-export const MAX_METRICS_CONNECTIONS = 16;
+const MAX_METRICS_CONNECTIONS = 16;
 
 /** The HTTP port's limits (ms): the request's head, and the whole request. */
 export interface MetricsTimeouts {
