@@ -103,6 +103,14 @@ export async function createOperations({ config, store, log, clock, probesCheapl
       return 0;
     });
 
+  /** A connection refused for its client's share: one line a minute per client, with the count since. */
+  const perClientRefused = (limit: ConnectionLimit, front: 'smtp' | 'http', client: string, said: string) => {
+    const before = limit.shouldLog(client);
+    if (before === undefined) return;
+    const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
+    log.event({ level: 'warn', event: `${front}.connection_refused`, text: `${front} refused a connection from ${client}: ${said}${more}`, fields: { client, reason: 'per-client' }, fold: false });
+  };
+
   const smtpHooks: SmtpHooks = {
     connect(peer) {
       const verdict = connections.admit(peer.id, peer.client);
@@ -117,11 +125,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
         return refusal(421, text, 'total');
       }
       const text = `4.7.0 Too many connections from your address (at most ${verdict.limit} at once), try again later`;
-      const before = connections.shouldLog(peer.client);
-      if (before !== undefined) {
-        const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
-        log.event({ level: 'warn', event: 'smtp.connection_refused', text: `smtp refused a connection from ${peer.client}: 421 ${text}${more}`, fields: { client: peer.client, reason: 'per-client' }, fold: false });
-      }
+      perClientRefused(connections, 'smtp', peer.client, `421 ${text}`);
       return refusal(421, text, 'per-client');
     },
     closed: (peer) => connections.closed(peer.id),
@@ -164,11 +168,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
         log.event({ level: 'warn', event: 'http.connection_refused', text: `http refused a connection from ${peer}: 503 (${verdict.limit} connections open in all)`, fields: { client: peer, reason: 'total' } });
         return { status: 503, message: 'The service holds as many connections as it can; try again in a moment' };
       }
-      const before = httpConnections.shouldLog(peer);
-      if (before !== undefined) {
-        const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
-        log.event({ level: 'warn', event: 'http.connection_refused', text: `http refused a connection from ${peer}: 429 (at most ${verdict.limit} at once from one client)${more}`, fields: { client: peer, reason: 'per-client' }, fold: false });
-      }
+      perClientRefused(httpConnections, 'http', peer, `429 (at most ${verdict.limit} at once from one client)`);
       return { status: 429, message: `Too many connections from your address (at most ${verdict.limit} at once)` };
     },
     closed: (id) => httpConnections.closed(id),
