@@ -71,6 +71,6 @@ const ELSEWHERE: ReadonlySet<ApiErrorKind> = new Set(['network', 'timeout', 'rat
  * True when another provider may do where this one failed (`auto` moves on): it is down, limiting,
  * blocking this client, or not this kind of service. A refused name or a bad request is the user's.
  */
-export function canFallBack(error: unknown): boolean {
+export function canFallBack(error: unknown): error is ApiError {
   return isApiError(error) && ELSEWHERE.has(error.kind);
 }

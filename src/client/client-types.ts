@@ -15,11 +15,9 @@ import type {
   ProviderId,
   Session,
 } from '../model/mail-types';
-import type { RateLimitWait } from './http-client';
+import type { HttpStream, RateLimitWait } from './http-client';
 import type { ListingLimits, MessageList } from './listing';
 import type { Pacer } from './pacer';
-
-import type { HttpStream } from './http-client';
 
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
 export type { PostEncoding, ProviderId } from '../model/mail-types';

@@ -204,6 +204,14 @@ const CERT_CODES: Record<string, string> = {
   CERT_REVOKED: 'its certificate was revoked',
 };
 
+/**
+ * A network or certificate error code (ECONNREFUSED, CERT_HAS_EXPIRED, ...) in a person's words; undefined
+ * for a code these tables do not know (say "a network error" then, never the code).
+ */
+export function networkWords(code: string): string | undefined {
+  return Object.hasOwn(NETWORK_CODES, code) ? NETWORK_CODES[code] : Object.hasOwn(CERT_CODES, code) ? CERT_CODES[code] : undefined;
+}
+
 /** The error for a failed got request (network, timeout, HTTP error status). Never a raw error code. */
 export function errorFromRequest(error: RequestError, secrets: readonly string[], timeoutMs: number): ApiError {
   const response = error.response;

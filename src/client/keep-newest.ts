@@ -4,7 +4,7 @@
  */
 
 /** Drops the oldest entries of `kept` until it holds at most `max`. */
-export function dropOldest<K>(kept: Set<K> | Map<K, unknown>, max: number): void {
+function dropOldest<K>(kept: Set<K> | Map<K, unknown>, max: number): void {
   for (const oldest of kept.keys()) {
     if (kept.size <= max) break;
     kept.delete(oldest);

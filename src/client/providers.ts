@@ -5,6 +5,7 @@
 import type { ApiOptions, MailProvider, ProviderId, ProviderInfo } from './client-types';
 import { createGuerrillaProvider, GUERRILLA_INFO } from './guerrilla/guerrilla-provider';
 import { checkBaseUrl } from './base-url';
+import { DEFAULT_PROVIDER_ORDER } from '../model/mail-types';
 import { normalizeBaseUrl } from '../model/service-url';
 import { createMailtmProvider, MAILTM_INFO } from './mailtm/mailtm-provider';
 import type { Pacer } from './pacer';
@@ -71,11 +72,8 @@ export interface ProviderConfig {
   providerOrder?: readonly ProviderId[];
 }
 
-/** Where `auto` looks first, and the way `p` goes, when the settings name no order. */
-export const DEFAULT_ORDER: readonly ProviderId[] = ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'];
-
 /** A provider where the settings put it: the named one's base URL, else its own from `providers`, else its default. */
-export function refFor(config: ProviderConfig, id: ProviderId): ProviderRef {
+function refFor(config: ProviderConfig, id: ProviderId): ProviderRef {
   // The base URL given beside the provider (none named: a tempmail service's).
   const named = (config.provider ?? 'tempmail') === id ? config.baseUrl : undefined;
   return { provider: id, baseUrl: checkBaseUrl(named ?? config.providers?.[id]?.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl) };
@@ -83,7 +81,7 @@ export function refFor(config: ProviderConfig, id: ProviderId): ProviderRef {
 
 /** The providers `auto` tries, in order, each where the settings put it. */
 export function orderedRefs(config: ProviderConfig): ProviderRef[] {
-  return (config.providerOrder ?? DEFAULT_ORDER).map((id) => refFor(config, id));
+  return (config.providerOrder ?? DEFAULT_PROVIDER_ORDER).map((id) => refFor(config, id));
 }
 
 /**

@@ -21,6 +21,9 @@ export interface RateLimitWait {
 /** A one-shot command's and the app's bounds: 10 s a wait, 30 s in all. */
 export const RATE_LIMIT_WAIT: Omit<RateLimitWait, 'onWait'> = { perWaitMs: 10_000, totalMs: 30_000 };
 
+/** The words for a wait, as the commands and the app say it: "mail.tm is limiting requests: waiting 3 s, then asking again". */
+export const rateLimitWords = (who: string, seconds: number): string => `${who} is limiting requests: waiting ${seconds} s, then asking again`;
+
 const DEFAULT_RATE_WAIT_MS = 1_000;
 // Retry-After: 0 is still a pause: asking again at once meets the same limit.
 const MIN_RATE_WAIT_MS = 250;

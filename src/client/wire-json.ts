@@ -68,6 +68,23 @@ export function time(value: unknown, offsetMinutes: number): Date | null {
   return parseWireTime(value, offsetMinutes);
 }
 
+/**
+ * "Name <address>" or "address", as a provider serves a sender, into the two parts, terminal-safe. Read
+ * without a pattern: the address is the `<...>` that ends the text, the name what comes before it, less
+ * its quotes. (A pattern did this for Guerrilla Mail, `^\s*"?(.*?)"?\s*<([^<>]*)>\s*$`, and backtracked
+ * about cubically on spaces without a `<`: 4,000 spaces took 7 s.) The caller cuts `raw` first.
+ */
+export function senderParts(raw: string): { senderName: string; senderEmail: string } {
+  const text = raw.trim();
+  const open = text.endsWith('>') ? text.lastIndexOf('<') : -1;
+  const address = open < 0 ? '' : text.slice(open + 1, -1);
+  if (open < 0 || address.includes('>')) return { senderName: '', senderEmail: safeLine(text, 512).trim() };
+  let name = text.slice(0, open).trim();
+  if (name.startsWith('"')) name = name.slice(1);
+  if (name.endsWith('"')) name = name.slice(0, -1);
+  return { senderName: safeLine(name, 256).trim(), senderEmail: safeLine(address, 512).trim() };
+}
+
 /** Addresses kept of one list (To, Cc): far past any real mail's (SMTP here takes 50 recipients). */
 export const MAX_ADDRESSES = 200;
 /** Attachments kept of one message. */

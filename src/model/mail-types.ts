@@ -115,3 +115,10 @@ export type ProviderId = (typeof PROVIDER_IDS)[number];
 export function isProviderId(value: string): value is ProviderId {
   return (PROVIDER_IDS as readonly string[]).includes(value);
 }
+
+/**
+ * Where `auto` looks first, and the way the picker's `p` goes, when the settings name no
+ * `providerOrder`: public inboxes first, a tempmail service last. The settings (state/) and the client
+ * (client/providers.ts) both read it.
+ */
+export const DEFAULT_PROVIDER_ORDER: readonly ProviderId[] = ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'];

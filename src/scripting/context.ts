@@ -5,9 +5,9 @@
 import { refusedBeforeExpiry } from '../client/api-error';
 import type { ApiOptions, MailProvider } from '../client/client-types';
 import { configuredRef, createProvider, PROVIDER_INFO, type ProviderRef } from '../client/providers';
-import { RATE_LIMIT_WAIT } from '../client/http-client';
 import { loadSettings, type Settings } from '../state/app-config';
-import { createFilePacer, pacingName } from '../state/pacing-file';
+import { rateLimitWords } from '../client/rate-limit-wait';
+import { userProviderOptions } from '../state/provider-options';
 import { appPaths } from '../state/paths';
 import { displayBaseUrl } from '../state/base-url';
 import { openSavedSessions, type SavedSession, type SavedSessionStore } from '../state/saved-sessions';
@@ -72,20 +72,10 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
       const name = whereName(ref);
       return createProvider(ref.provider, {
         // Every process of this user keeps the provider's documented rate together, and a 429 is waited
-        // out (10 s a wait, 30 s in all), saying so, before the command gives up.
-        pacerFor: (provider, baseUrl, perSecond) => createFilePacer(paths.state, pacingName(provider, baseUrl), perSecond),
-        rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => info(`${name} is limiting requests: waiting ${seconds} s, then asking again`) },
-        // A sign-in's new token is kept with the saved address: the next command need not sign in again.
-        onSignedIn: (email, token) => {
-          try {
-            sessions.setToken(email, ref.baseUrl, token, ref.provider);
-          } catch {
-            // Only spares a later sign-in.
-          }
-        },
+        // out, saying so, before the command gives up.
+        ...userProviderOptions(ref, { settings, state: paths.state, sessions, onWait: (seconds) => info(rateLimitWords(name, seconds)) }),
         ...tuning,
         baseUrl: ref.baseUrl,
-        apiKey: settings.providers[ref.provider]?.apiKey,
         postEncoding: settings.postEncoding,
         serverOffsetMinutes: parseZoneOffset(settings.serverTz, now()) ?? 0,
       });

@@ -36,7 +36,7 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
       return await createOn(ctx, ref, parsed, extmail);
     } catch (error) {
       const next = refs.slice(i + 1).find((r) => !extmail || r.provider === 'tempmail');
-      if (!auto || !isApiError(error) || !canFallBack(error)) throw error;
+      if (!auto || !canFallBack(error)) throw error;
       const why = `${PROVIDER_INFO[ref.provider].label}: ${safeLine(error.message, 160)}`;
       tried.push(why);
       if (!next) throw new ScriptError(`no provider made an address (${tried.join('; ')}); see tempmail-tui providers --check`);

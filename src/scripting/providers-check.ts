@@ -25,7 +25,7 @@ export interface CheckResult {
 const PROBE_TIMEOUT_MS = 5_000;
 
 /** The verdict on a failed probe. */
-export function verdictOf(error: unknown): Verdict {
+function verdictOf(error: unknown): Verdict {
   if (!isApiError(error)) return 'down';
   switch (error.kind) {
     case 'rate_limited':

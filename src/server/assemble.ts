@@ -3,12 +3,11 @@
  * Postgres, open-storage.ts) -> MailService -> HTTP, SMTP and IMAP front ends, plus the purge timer.
  * Everything else depends on contracts.
  */
-import { connectionsPerClient, httpConnectionsPerClient, systemClock, type Clock, type ServerConfig } from './server-config';
-import { ratesOf } from './limits/client-limits';
+import { systemClock, type Clock, type ServerConfig } from './server-config';
 import { blockHooks } from './admin/block-hooks';
 import { joinSmtpHooks } from './smtp/smtp-hooks';
-import { createLogger, type Logger } from './observe/log';
-import { createOperations, type Operations } from './operations';
+import { asLogger, type Logger } from './observe/log';
+import { createOperations, limitsOf, type Operations } from './operations';
 import { openStorage } from './open-storage';
 import { scrubSecrets } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
@@ -19,7 +18,7 @@ import { loadTls, type TlsFiles } from './smtp/tls-files';
 import type { ImapIntake } from './imap/imap-intake';
 import { createAdminApi, readAdminToken, type AdminApi } from './admin/admin-api';
 import { createAdminService } from './admin/admin-service';
-import { EventHub } from './http/events';
+import { EventHub, eventHubBounds } from './http/events';
 import type { RouteExtras } from './http/routes';
 import { applyConfig, type LiveParts, type ReloadReport } from './reload/apply-config';
 
@@ -87,11 +86,7 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
   // Whatever a line says (a driver's error included), the database password never reaches the log.
-  const given = deps.log;
-  const log: Logger =
-    given && typeof (given as Logger).event === 'function'
-      ? (given as Logger)
-      : createLogger({ format: 'text', write: given ?? (() => {}), scrub: (line) => scrubSecrets(line, config.databaseUrl) });
+  const log = asLogger(deps.log, (line) => scrubSecrets(line, config.databaseUrl));
   const tlsFiles: TlsFiles | undefined =
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
@@ -141,13 +136,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   if (storage.purgeInBackground) void purge();
   else await purge();
 
-  const events = new EventHub(service, {
-    perSession: config.eventStreamsPerSession,
-    total: config.eventStreamsTotal,
-    perClient: config.eventStreamsPerClient,
-    heartbeatMs: config.eventsHeartbeatMs,
-    now: clock,
-  });
+  const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
   const adminApi: AdminApi | undefined = adminToken !== undefined ? createAdminApi(adminToken, admin, events) : undefined;
   // The routes read it at each request: a reload may turn the admin API on or off.
   const extras: RouteExtras = { events, admin: adminApi };
@@ -232,20 +221,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       else extras.admin = createAdminApi(token, admin, events);
     },
     takeLimits() {
-      ops.updateLimits({
-        rates: ratesOf(config),
-        connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
-        httpConnections: { total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) },
-        storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
-      });
+      ops.updateLimits(limitsOf(config));
       smtp.applyConfig(config);
       http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
-      events.configure({
-        perSession: config.eventStreamsPerSession,
-        total: config.eventStreamsTotal,
-        perClient: config.eventStreamsPerClient,
-        heartbeatMs: config.eventsHeartbeatMs,
-      });
+      events.configure(eventHubBounds(config));
       clearInterval(timer);
       timer = purgeEvery();
     },

@@ -1,7 +1,8 @@
 /**
  * Watchers of inboxes: the app's own local service tells the app of new mail at once instead of the
- * app waiting for its next poll, and GET /events tells a remote client (src/server/http/events.ts). Keyed by the token's hash (what a stored session
- * carries); a watcher's failure is its own, never the delivery's.
+ * app waiting for its next poll, and GET /events tells a remote client (src/server/http/events.ts).
+ * Keyed by the token's hash (what a stored session carries); a watcher's failure is its own, never the
+ * delivery's.
  */
 export interface InboxWatch {
   /** Calls `onMail` each time mail is stored for the session of `tokenHash`; returns the stop. */

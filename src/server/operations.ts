@@ -65,16 +65,27 @@ export interface OperationsDeps {
 
 const refusal = (code: number, text: string, reason: string): SmtpRefusal => ({ code, text, reason });
 
+/** Every limit a configuration sets: at start, and again at each reload (Operations.updateLimits). */
+export function limitsOf(config: ServerConfig): OperationalLimits {
+  return {
+    rates: ratesOf(config),
+    connections: { total: config.smtpMaxConnections, perClient: connectionsPerClient(config) },
+    httpConnections: { total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) },
+    storage: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
+  };
+}
+
 /** Builds the operations of a service on `store`; loads prom-client only with metrics on. */
 export async function createOperations({ config, store, log, clock, probesCheaply }: OperationsDeps): Promise<Operations> {
   const observer = new Observer(log);
   const health = new StorageHealth({ probe: () => store.probe(), log, onError: () => observer.storageError(), intervalMs: probesCheaply ? 5000 : 0 });
-  const clientLimits = new ClientLimits(store, ratesOf(config), clock);
-  const connections = new ConnectionLimit({ total: config.smtpMaxConnections, perClient: connectionsPerClient(config) }, clock);
-  const httpConnections = new ConnectionLimit({ total: config.httpMaxConnections, perClient: httpConnectionsPerClient(config) }, clock);
+  const limits = limitsOf(config);
+  const clientLimits = new ClientLimits(store, limits.rates, clock);
+  const connections = new ConnectionLimit(limits.connections, clock);
+  const httpConnections = new ConnectionLimit(limits.httpConnections, clock);
   const cap = new StorageCap({
     measure: () => store.usage(),
-    caps: { maxMessages: config.maxStoredMessages, maxBytes: config.maxStoredBytes },
+    caps: limits.storage,
     alwaysMeasure: config.metrics,
     intervalMs: config.storageUsageIntervalMs,
     log,
@@ -92,6 +103,14 @@ export async function createOperations({ config, store, log, clock, probesCheapl
       return 0;
     });
 
+  /** A connection refused for its client's share: one line a minute per client, with the count since. */
+  const perClientRefused = (limit: ConnectionLimit, front: 'smtp' | 'http', client: string, said: string) => {
+    const before = limit.shouldLog(client);
+    if (before === undefined) return;
+    const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
+    log.event({ level: 'warn', event: `${front}.connection_refused`, text: `${front} refused a connection from ${client}: ${said}${more}`, fields: { client, reason: 'per-client' }, fold: false });
+  };
+
   const smtpHooks: SmtpHooks = {
     connect(peer) {
       const verdict = connections.admit(peer.id, peer.client);
@@ -106,11 +125,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
         return refusal(421, text, 'total');
       }
       const text = `4.7.0 Too many connections from your address (at most ${verdict.limit} at once), try again later`;
-      const before = connections.shouldLog(peer.client);
-      if (before !== undefined) {
-        const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
-        log.event({ level: 'warn', event: 'smtp.connection_refused', text: `smtp refused a connection from ${peer.client}: 421 ${text}${more}`, fields: { client: peer.client, reason: 'per-client' }, fold: false });
-      }
+      perClientRefused(connections, 'smtp', peer.client, `421 ${text}`);
       return refusal(421, text, 'per-client');
     },
     closed: (peer) => connections.closed(peer.id),
@@ -153,11 +168,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
         log.event({ level: 'warn', event: 'http.connection_refused', text: `http refused a connection from ${peer}: 503 (${verdict.limit} connections open in all)`, fields: { client: peer, reason: 'total' } });
         return { status: 503, message: 'The service holds as many connections as it can; try again in a moment' };
       }
-      const before = httpConnections.shouldLog(peer);
-      if (before !== undefined) {
-        const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
-        log.event({ level: 'warn', event: 'http.connection_refused', text: `http refused a connection from ${peer}: 429 (at most ${verdict.limit} at once from one client)${more}`, fields: { client: peer, reason: 'per-client' }, fold: false });
-      }
+      perClientRefused(httpConnections, 'http', peer, `429 (at most ${verdict.limit} at once from one client)`);
       return { status: 429, message: `Too many connections from your address (at most ${verdict.limit} at once)` };
     },
     closed: (id) => httpConnections.closed(id),

@@ -1,6 +1,6 @@
 /**
  * Reading a file whose path an operator names (the --config file, TLS certificate and key, IMAP password
- * files, the data dir's own files): only a regular file (after following a symlink), of at most
+ * files, the admin token file, the data dir's own files): only a regular file (after following a symlink), of at most
  * `maxBytes`, within `timeoutMs`.
  *
  * Why each rule: a plain readFile of /dev/zero (or a symlink to it) grows memory until the process dies;
@@ -117,6 +117,14 @@ export function readOperatorFile(path: string, limits: OperatorFileLimits): Prom
       },
     );
   });
+}
+
+/**
+ * A secret an operator keeps in a file (an admin token, an IMAP password): the file's text, without the
+ * one line end an editor leaves at its end. readOperatorFile's rules and errors.
+ */
+export async function readSecretFile(path: string, limits: OperatorFileLimits): Promise<string> {
+  return (await readOperatorFile(path, limits)).toString('utf8').replace(/\r?\n$/, '');
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `tempmail-tui serve`: runs the reference service until SIGINT/SIGTERM (SIGHUP reloads the config file,
- * certificate and admin token where there is one; without, it stops serve too). Prints `HTTP <url>` and `SMTP <host>:<port>` on stdout once both
- * listen (scripts and tests parse them); logs go to stderr.
+ * certificate and admin token where there is one; without, it stops serve too). Prints `HTTP <url>` and
+ * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';

@@ -130,14 +130,22 @@ export interface ServerConfig {
   adminTokenFile?: string;
 }
 
+/** A client's share where the configuration names none: a tenth of the total, at least 1. */
+const tenthOf = (total: number): number => Math.max(1, Math.floor(total / 10));
+
 /** The per-client HTTP connection limit in force: the configured one, or a tenth of the total. */
 export function httpConnectionsPerClient(config: Pick<ServerConfig, 'httpMaxConnections' | 'httpConnectionsPerClient'>): number {
-  return config.httpConnectionsPerClient ?? Math.max(1, Math.floor(config.httpMaxConnections / 10));
+  return config.httpConnectionsPerClient ?? tenthOf(config.httpMaxConnections);
 }
 
 /** The per-client SMTP connection limit in force: the configured one, or a tenth of the total. */
 export function connectionsPerClient(config: Pick<ServerConfig, 'smtpMaxConnections' | 'smtpConnectionsPerClient'>): number {
-  return config.smtpConnectionsPerClient ?? Math.max(1, Math.floor(config.smtpMaxConnections / 10));
+  return config.smtpConnectionsPerClient ?? tenthOf(config.smtpMaxConnections);
+}
+
+/** The per-client bound on GET /events streams in force: the configured one, or a tenth of the total. */
+export function eventStreamsPerClient(config: Pick<ServerConfig, 'eventStreamsTotal' | 'eventStreamsPerClient'>): number {
+  return config.eventStreamsPerClient ?? tenthOf(config.eventStreamsTotal);
 }
 
 export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {

@@ -6,12 +6,11 @@
 import { chmodSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
+import { DEFAULT_PROVIDER_ORDER, isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
 import type { AppPaths } from './paths';
 import { safeLine } from '../text/safe-text';
-import { displayBaseUrl } from './base-url';
-import { ConfigError, expectString, parseBool, parseDir, parseZone, show } from './setting-values';
-import { checkKey, DEFAULT_PROVIDER_ORDER, parseOrder, parseProvidersKey, TEMPMAILLOL_KEY_ENV, type ProvidersSettings } from './provider-settings';
+import { ConfigError, expectString, parseBaseUrl, parseBool, parseDir, parseZone, show } from './setting-values';
+import { checkKey, parseOrder, parseProvidersKey, TEMPMAILLOL_KEY_ENV, type ProvidersSettings } from './provider-settings';
 
 /** A provider named in the settings, or `auto`: the first in `providerOrder` that answers. */
 export type ProviderChoice = ProviderId | 'auto';
@@ -84,8 +83,6 @@ const FLAG_NAMES: Record<Key, string> = {
 /** One layer of settings (file, environment or flags): only what it sets. */
 export type SettingsLayer = Partial<Settings>;
 
-const configError = (message: string) => new ConfigError(message);
-
 export interface LoadSettingsInput {
   flags?: SettingsFlags;
   env?: NodeJS.ProcessEnv;
@@ -113,7 +110,7 @@ export function loadSettings({ flags = {}, env = process.env, paths }: LoadSetti
   // TempMail.lol's key: the variable beats the file.
   const providers: ProvidersSettings = { ...fromFile.providers };
   const key = env[TEMPMAILLOL_KEY_ENV]?.trim();
-  if (key) providers.tempmaillol = { ...providers.tempmaillol, apiKey: checkKey(TEMPMAILLOL_KEY_ENV, key, configError) };
+  if (key) providers.tempmaillol = { ...providers.tempmaillol, apiKey: checkKey(TEMPMAILLOL_KEY_ENV, key) };
   return {
     providers,
     providerOrder: fromFile.providerOrder ?? [...DEFAULT_PROVIDER_ORDER],
@@ -158,11 +155,11 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
     }
     const where = `${file}: ${key}`;
     if (key === 'providers') {
-      out.providers = parseProvidersKey(where, value, parseBaseUrl, configError);
+      out.providers = parseProvidersKey(where, value);
       continue;
     }
     if (key === 'providerOrder') {
-      out.providerOrder = parseOrder(where, value, configError);
+      out.providerOrder = parseOrder(where, value);
       continue;
     }
     switch (key as Key) {
@@ -256,22 +253,6 @@ function readFlags(flags: SettingsFlags, home: string): SettingsLayer {
   if (flags.postEncoding !== undefined) out.postEncoding = parseEncoding(where('postEncoding'), flags.postEncoding);
   if (flags.downloadDir !== undefined) out.downloadDir = parseDir(where('downloadDir'), flags.downloadDir, home);
   return out;
-}
-
-/** Validates a service base URL: absolute http(s), nothing else (no file:, no javascript:). */
-export function parseBaseUrl(where: string, value: string): string {
-  const text = value.trim();
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    // Said without user:password@: a mistyped URL can still carry a real password.
-    throw new ConfigError(`${where} must be an http(s) URL such as https://mail.example/api/, got ${show(displayBaseUrl(value))}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${where} must be an http(s) URL, got ${show(displayBaseUrl(value))}`);
-  }
-  return text;
 }
 
 function parseProvider(where: string, value: string): ProviderChoice {

@@ -11,7 +11,6 @@ import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPacer, intervalOf, nextStart, type Pacer } from '../client/pacer';
 import { withFileLock } from './file-lock';
-import { ensurePrivateDir } from './secure-file';
 
 /**
  * Starts are spaced twice as wide as the documented rate (mail.tm's 8 a second: one every 250 ms): a
@@ -46,14 +45,15 @@ export function createFilePacer(dir: string, name: string, perSecond: number, no
   // Once the file fails, this process paces itself (and stops trying the file).
   let alone: Pacer | undefined;
 
-  /** Under the lock: the next turn as stored, changed by `change`, written back; what `change` returned. */
+  /**
+   * Under the lock (withFileLock makes the folder private first): the next turn as stored, changed by
+   * `change`, written back; what `change` returned.
+   */
   function turn<T>(change: (next: number, at: number) => { next: number; result: T }): T {
-    ensurePrivateDir(folder);
     return withFileLock(folder, name, () => {
       const at = now();
       const stored = readNext(file);
-      const next = stored > at + MAX_AHEAD_MS ? at : stored;
-      const changed = change(next, at);
+      const changed = change(due(stored, at), at);
       if (changed.next !== stored) writeNext(file, changed.next);
       return changed.result;
     });
@@ -66,7 +66,8 @@ export function createFilePacer(dir: string, name: string, perSecond: number, no
       if (alone) return alone.run(fn);
       // No documented rate: only a 429's hold counts, read without the lock (and no file is made).
       if (intervalMs === 0) {
-        const wait = Math.min(readNext(file), now() + MAX_AHEAD_MS) - now();
+        const at = now();
+        const wait = due(readNext(file), at) - at;
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         return fn();
       }
@@ -92,6 +93,11 @@ export function createFilePacer(dir: string, name: string, perSecond: number, no
       }
     },
   };
+}
+
+/** The stored next turn as it counts at `at`: one further ahead than MAX_AHEAD_MS is ignored (now). */
+function due(stored: number, at: number): number {
+  return stored > at + MAX_AHEAD_MS ? at : stored;
 }
 
 function readNext(file: string): number {

@@ -4,8 +4,8 @@
  *   "providerOrder": ["mailtm", "tempmaillol", "guerrilla", "tempmail"]
  * plus TEMPMAIL_TEMPMAILLOL_KEY for TempMail.lol's key. A bad value is a ConfigError naming the key.
  */
-import { isProviderId, PROVIDER_IDS, type ProviderId } from '../model/mail-types';
-import { safeLine } from '../text/safe-text';
+import { DEFAULT_PROVIDER_ORDER, isProviderId, PROVIDER_IDS, type ProviderId } from '../model/mail-types';
+import { ConfigError, parseBaseUrl, show } from './setting-values';
 
 /** One provider's settings: its base URL, and TempMail.lol's API key (secret: never shown). */
 export interface ProviderSettings {
@@ -14,9 +14,6 @@ export interface ProviderSettings {
 }
 
 export type ProvidersSettings = Partial<Record<ProviderId, ProviderSettings>>;
-
-/** Where `auto` looks first, and the way `p` goes: public inboxes first, a tempmail service last. */
-export const DEFAULT_PROVIDER_ORDER: readonly ProviderId[] = ['mailtm', 'tempmaillol', 'guerrilla', 'tempmail'];
 
 /** The variable TempMail.lol's API key may come from (beats the config file). */
 export const TEMPMAILLOL_KEY_ENV = 'TEMPMAIL_TEMPMAILLOL_KEY';
@@ -29,24 +26,22 @@ const KEYS: Record<ProviderId, readonly (keyof ProviderSettings)[]> = {
   tempmaillol: ['baseUrl', 'apiKey'],
 };
 
-type Fail = (message: string) => Error;
-
-/** `providers` from the config file; `checkUrl` validates a base URL as the top-level one is. */
-export function parseProvidersKey(where: string, value: unknown, checkUrl: (where: string, url: string) => string, fail: Fail): ProvidersSettings {
+/** `providers` from the config file; a base URL is checked as the top-level one is. */
+export function parseProvidersKey(where: string, value: unknown): ProvidersSettings {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw fail(`${where} must be an object such as {"mailtm": {"baseUrl": "https://api.mail.tm/"}}`);
+    throw new ConfigError(`${where} must be an object such as {"mailtm": {"baseUrl": "https://api.mail.tm/"}}`);
   }
   const out: ProvidersSettings = {};
   for (const [id, entry] of Object.entries(value)) {
-    if (!isProviderId(id)) throw fail(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
+    if (!isProviderId(id)) throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
     const at = `${where}.${id}`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw fail(`${at} must be an object such as {"baseUrl": "https://..."}`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(`${at} must be an object such as {"baseUrl": "https://..."}`);
     const settings: ProviderSettings = {};
     for (const [key, v] of Object.entries(entry)) {
-      if (!(KEYS[id] as readonly string[]).includes(key)) throw fail(`${at}: unknown key ${show(key)} (known keys: ${KEYS[id].join(', ')})`);
-      if (typeof v !== 'string' || !v.trim()) throw fail(`${at}.${key} must be a non-empty string`);
-      if (key === 'baseUrl') settings.baseUrl = checkUrl(`${at}.baseUrl`, v);
-      else settings.apiKey = checkKey(`${at}.apiKey`, v, fail);
+      if (!(KEYS[id] as readonly string[]).includes(key)) throw new ConfigError(`${at}: unknown key ${show(key)} (known keys: ${KEYS[id].join(', ')})`);
+      if (typeof v !== 'string' || !v.trim()) throw new ConfigError(`${at}.${key} must be a non-empty string`);
+      if (key === 'baseUrl') settings.baseUrl = parseBaseUrl(`${at}.baseUrl`, v);
+      else settings.apiKey = checkKey(`${at}.apiKey`, v);
     }
     out[id] = settings;
   }
@@ -54,26 +49,22 @@ export function parseProvidersKey(where: string, value: unknown, checkUrl: (wher
 }
 
 /** `providerOrder`: known providers, each once, at least one. */
-export function parseOrder(where: string, value: unknown, fail: Fail): ProviderId[] {
-  if (!Array.isArray(value) || value.length === 0) throw fail(`${where} must be a list of providers such as ${JSON.stringify(DEFAULT_PROVIDER_ORDER)}`);
+export function parseOrder(where: string, value: unknown): ProviderId[] {
+  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(`${where} must be a list of providers such as ${JSON.stringify(DEFAULT_PROVIDER_ORDER)}`);
   const out: ProviderId[] = [];
   for (const id of value) {
-    if (typeof id !== 'string' || !isProviderId(id.trim().toLowerCase())) throw fail(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
+    if (typeof id !== 'string' || !isProviderId(id.trim().toLowerCase())) throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
     const known = id.trim().toLowerCase() as ProviderId;
-    if (out.includes(known)) throw fail(`${where} names ${known} twice`);
+    if (out.includes(known)) throw new ConfigError(`${where} names ${known} twice`);
     out.push(known);
   }
   return out;
 }
 
 /** An API key from the environment or the file: one line of printable ASCII (it travels in a header). */
-export function checkKey(where: string, value: string, fail: Fail): string {
+export function checkKey(where: string, value: string): string {
   const key = value.trim();
   // Said without the key itself: it is a secret.
-  if (!/^[\x21-\x7e]{1,512}$/.test(key)) throw fail(`${where} must be an API key (one line of printable characters, no spaces)`);
+  if (!/^[\x21-\x7e]{1,512}$/.test(key)) throw new ConfigError(`${where} must be an API key (one line of printable characters, no spaces)`);
   return key;
-}
-
-function show(value: unknown): string {
-  return safeLine(JSON.stringify(value) ?? String(value), 80);
 }

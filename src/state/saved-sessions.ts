@@ -155,16 +155,7 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
       return found;
     },
     setToken(email, baseUrl, token, provider = 'tempmail') {
-      let found = false;
-      const key = normalizeBaseUrl(baseUrl);
-      mutate(clock(), (list) =>
-        list.map((s) => {
-          if (!sameAddress(s, email, key, provider) || s.token === token) return s;
-          found = true;
-          return { ...s, token };
-        }),
-      );
-      return found;
+      return change(email, baseUrl, provider, (s) => (s.token === token ? s : { ...s, token }));
     },
     markRefused(email, baseUrl, at, provider = 'tempmail') {
       return change(email, baseUrl, provider, (s) => {

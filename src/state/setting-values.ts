@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { parseZoneOffset } from '../platform/time';
+import { displayBaseUrl } from './base-url';
 import { safeLine } from '../text/safe-text';
 
 /** A bad setting: the message names the source (file, variable or flag) and the key. */
@@ -26,7 +27,6 @@ export function parseZone(where: string, value: string): string {
   return zone;
 }
 
-
 export function parseDir(where: string, value: string, home: string): string {
   const v = value.trim();
   if (v === '' || v.includes('\0')) throw new ConfigError(`${where} must be a directory path, got ${show(value)}`);
@@ -38,6 +38,22 @@ export function parseDir(where: string, value: string, home: string): string {
 export function expectString(where: string, value: unknown, what: string): string {
   if (typeof value !== 'string') throw new ConfigError(`${where} must be a string (${what}), got ${show(value)}`);
   return value;
+}
+
+/** Validates a service base URL: absolute http(s), nothing else (no file:, no javascript:). */
+export function parseBaseUrl(where: string, value: string): string {
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    // Said without user:password@: a mistyped URL can still carry a real password.
+    throw new ConfigError(`${where} must be an http(s) URL such as https://mail.example/api/, got ${show(displayBaseUrl(value))}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${where} must be an http(s) URL, got ${show(displayBaseUrl(value))}`);
+  }
+  return text;
 }
 
 // Values are the user's own, but they end up on a terminal: quoted, escaped, made safe, kept short.

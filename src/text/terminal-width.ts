@@ -60,11 +60,6 @@ export function setGraphemeClustering(on: boolean): void {
   clustering = on;
 }
 
-/** Whether emoji clusters are measured as a clustering terminal draws them. */
-export function graphemeClustering(): boolean {
-  return clustering;
-}
-
 /** Columns of one code point standing alone as a cluster (C0 and C1 controls: none). */
 export function codePointWidth(cp: number, ambiguousIsNarrow = true): number {
   if (cp < 0xa0 && (cp < 0x20 || cp >= 0x7f)) return 0;

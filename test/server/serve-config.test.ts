@@ -3,39 +3,16 @@
  * and `\u009b` are real control characters once parsed, and JSON quoting leaves C1 and bidi controls
  * as they are: every such message must still be safe to print on a terminal.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../src/text/safe-text';
-import { applyConfigFile, buildServerConfig, UsageError } from '../../src/server/serve-config';
+import { applyConfigFile, buildServerConfig } from '../../src/server/serve-config';
 import { defaultServerConfig } from '../../src/server/server-config';
+import { configFiles, usageRefusal } from '../harness/serve-config-files';
 import { spawnCli } from '../harness/serve-process';
 
 const HOSTILE = ['\u001b]0;owned\u0007', '\u009b2J', '\u202egnp.exe', 'a\u001b[31mred'];
 
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
-
-async function configFile(content: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tempmail-serve-config-'));
-  dirs.push(dir);
-  const file = join(dir, 'serve.json');
-  await writeFile(file, content);
-  return file;
-}
-
-function usageMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as UsageError).message;
-  }
-  throw new Error('expected a UsageError');
-}
+const configFile = configFiles('tempmail-serve-config-');
 
 describe('refused values are echoed terminal-safe', () => {
   it.each(HOSTILE)('flags: %j', (value) => {
@@ -47,7 +24,7 @@ describe('refused values are echoed terminal-safe', () => {
       { 'lifetime-minutes': value },
     ];
     for (const flags of flagCases) {
-      const message = usageMessage(() => buildServerConfig(flags, {}));
+      const message = usageRefusal(() => buildServerConfig(flags, {}));
       expect(isTerminalSafe(message), JSON.stringify(message)).toBe(true);
       expect(message).not.toMatch(/[\u001b\u009b\u202e]/);
     }
@@ -63,7 +40,7 @@ describe('refused values are echoed terminal-safe', () => {
     ];
     for (const content of files) {
       const file = await configFile(content);
-      const message = usageMessage(() => applyConfigFile(defaultServerConfig({}), file));
+      const message = usageRefusal(() => applyConfigFile(defaultServerConfig({}), file));
       expect(isTerminalSafe(message), JSON.stringify(message)).toBe(true);
     }
   });
@@ -71,8 +48,8 @@ describe('refused values are echoed terminal-safe', () => {
   it('keeps the readable part of the message', async () => {
     const file = await configFile(JSON.stringify({ '\u001b[2Jdomians': ['x.test'] }));
     // JSON quoting shows a C0 control as a visible escape; nothing of it reaches the terminal as ESC.
-    expect(usageMessage(() => applyConfigFile(defaultServerConfig({}), file))).toContain('unknown key "\\u001b[2Jdomians"');
-    expect(usageMessage(() => buildServerConfig({ domain: ['not a domain'] }, {}))).toBe('--domain: "not a domain" is not a domain name');
+    expect(usageRefusal(() => applyConfigFile(defaultServerConfig({}), file))).toContain('unknown key "\\u001b[2Jdomians"');
+    expect(usageRefusal(() => buildServerConfig({ domain: ['not a domain'] }, {}))).toBe('--domain: "not a domain" is not a domain name');
   });
 });
 

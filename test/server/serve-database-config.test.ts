@@ -3,35 +3,12 @@
  * environment, which beats the file); a refused URL is never echoed (it may hold a password); a data dir
  * and a database together are refused; the pool size and the trusted proxies are checked.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildServerConfig, UsageError } from '../../src/server/serve-config';
+import { describe, expect, it } from 'vitest';
+import { buildServerConfig } from '../../src/server/serve-config';
 import { redactDatabaseUrl, scrubSecrets, urlHasPassword } from '../../src/server/store/postgres/database-url';
+import { configFiles, usageRefusal } from '../harness/serve-config-files';
 
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
-
-async function configFile(content: unknown): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tempmail-db-config-'));
-  dirs.push(dir);
-  const file = join(dir, 'serve.json');
-  await writeFile(file, JSON.stringify(content));
-  return file;
-}
-
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as UsageError).message;
-  }
-  throw new Error('expected a UsageError');
-}
+const configFile = configFiles('tempmail-db-config-');
 
 describe('the database URL setting', () => {
   it('comes from the flag, else the environment, else the config file', async () => {
@@ -47,21 +24,21 @@ describe('the database URL setting', () => {
   it('refuses what is not a postgres URL without echoing it', async () => {
     const secret = 'mysql://root:Hunter2-secret@db/x';
     for (const message of [
-      refusal(() => buildServerConfig({ 'database-url': secret }, {})),
-      refusal(() => buildServerConfig({}, { TEMPMAIL_DATABASE_URL: secret })),
+      usageRefusal(() => buildServerConfig({ 'database-url': secret }, {})),
+      usageRefusal(() => buildServerConfig({}, { TEMPMAIL_DATABASE_URL: secret })),
     ]) {
       expect(message).toMatch(/expected a postgres:\/\/ or postgresql:\/\/ URL/);
       expect(message).not.toContain('Hunter2');
     }
     const file = await configFile({ databaseUrl: `${secret} \u001b[2J` });
-    expect(refusal(() => buildServerConfig({ config: file }, {}))).not.toContain('Hunter2');
+    expect(usageRefusal(() => buildServerConfig({ config: file }, {}))).not.toContain('Hunter2');
   });
 
   it('refuses a data dir and a database given by one source; between sources the higher one wins, and says so', async () => {
     const url = 'postgres://u@db/x';
-    expect(refusal(() => buildServerConfig({ 'data-dir': '/tmp/x', 'database-url': url }, {}))).toMatch(/^give --data-dir or --database-url, not both$/);
+    expect(usageRefusal(() => buildServerConfig({ 'data-dir': '/tmp/x', 'database-url': url }, {}))).toMatch(/^give --data-dir or --database-url, not both$/);
     const both = await configFile({ dataDir: '/tmp/x', databaseUrl: url });
-    expect(refusal(() => buildServerConfig({ config: both }, {}))).toMatch(/^give dataDir or databaseUrl in the config file, not both$/);
+    expect(usageRefusal(() => buildServerConfig({ config: both }, {}))).toMatch(/^give dataDir or databaseUrl in the config file, not both$/);
     const env = { TEMPMAIL_DATABASE_URL: url };
     // Flags beat the environment: --data-dir with TEMPMAIL_DATABASE_URL set keeps the data in the dir.
     let notes: string[] = [];
@@ -88,11 +65,11 @@ describe('the database URL setting', () => {
   it('checks the pool size and the trusted proxies', async () => {
     expect(buildServerConfig({ config: await configFile({ databasePoolSize: 25 }) }, {}).databasePoolSize).toBe(25);
     const zero = await configFile({ databasePoolSize: 0 });
-    expect(refusal(() => buildServerConfig({ config: zero }, {}))).toMatch(/databasePoolSize: expected a whole number from 1 to 1000/);
+    expect(usageRefusal(() => buildServerConfig({ config: zero }, {}))).toMatch(/databasePoolSize: expected a whole number from 1 to 1000/);
     const proxies = await configFile({ trustedProxies: ['10.0.0.2', '::1'] });
     expect(buildServerConfig({ config: proxies }, {}).trustedProxies).toEqual(['10.0.0.2', '::1']);
     const bad = await configFile({ trustedProxies: ['lb.example'] });
-    expect(refusal(() => buildServerConfig({ config: bad }, {}))).toMatch(/"lb.example" is not an IP address/);
+    expect(usageRefusal(() => buildServerConfig({ config: bad }, {}))).toMatch(/"lb.example" is not an IP address/);
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import type { AttachmentInfo, Message, MessageSummary } from '../../model/mail-types';
 import { clipRaw, safeLine } from '../../text/safe-text';
-import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, time, toId, type Obj } from '../wire-json';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, senderParts, time, toId, type Obj } from '../wire-json';
 
 /** The sid_token travels back in query strings: validated, never rewritten. */
 const SID_SHAPE = /^[A-Za-z0-9_-]{1,256}$/;
@@ -44,27 +44,13 @@ export function decodeEntities(text: string): string {
 // One-line text: cut to what can show, entities decoded, then made terminal-safe.
 const text = (value: unknown, max = 1000): string => (typeof value === 'string' ? safeLine(decodeEntities(clipRaw(value, max)), max) : line(value, max));
 
-const NAME_MAX = 256;
-const ADDRESS_MAX = 512;
 // The sender as served is cut here before anything reads it: generous, because the address comes last
 // and a long name must not push it out (each part is cut to its own field's length after).
 const SENDER_RAW_MAX = 64 * 1024;
 
-/**
- * "Name <address>" or "address" -> name and address. Cut to SENDER_RAW_MAX before anything runs on it,
- * and read without a pattern: the address is the `<...>` that ends the text, the name what comes before
- * it, less its quotes. (A pattern did this: `^\s*"?(.*?)"?\s*<([^<>]*)>\s*$` backtracked about cubically
- * on spaces without a `<`; 4,000 spaces took 7 s and froze the inbox.)
- */
+/** "Name <address>" or "address" -> name and address (wire-json.ts senderParts), entities decoded first. */
 export function sender(value: unknown): { senderName: string; senderEmail: string } {
-  const raw = typeof value === 'string' ? decodeEntities(value.slice(0, SENDER_RAW_MAX)).trim() : '';
-  const open = raw.endsWith('>') ? raw.lastIndexOf('<') : -1;
-  const address = open < 0 ? '' : raw.slice(open + 1, -1);
-  if (open < 0 || address.includes('>')) return { senderName: '', senderEmail: safeLine(raw, ADDRESS_MAX).trim() };
-  let name = raw.slice(0, open).trim();
-  if (name.startsWith('"')) name = name.slice(1);
-  if (name.endsWith('"')) name = name.slice(0, -1);
-  return { senderName: safeLine(name, NAME_MAX).trim(), senderEmail: safeLine(address, ADDRESS_MAX).trim() };
+  return senderParts(typeof value === 'string' ? decodeEntities(value.slice(0, SENDER_RAW_MAX)) : '');
 }
 
 function summary(record: Obj): MessageSummary {

@@ -15,10 +15,10 @@ import { createPacer } from '../pacer';
 import { badResponse, parseJson } from '../wire-json';
 import { watchMailtm } from './mailtm-events';
 import { MAILTM_INFO, mercureUrl } from './mailtm-info';
-
-export { MAILTM_INFO, mercureUrl };
 import { randomLocalPart, randomPassword } from './mailtm-names';
 import { isResourceId, members, parseAccount, parseDomain, parseMessage, parseSummary, parseToken, totalItems } from './mailtm-parse';
+
+export { MAILTM_INFO, mercureUrl };
 
 /** mail.tm lists 30 messages a page. */
 const PAGE_SIZE = 30;

@@ -17,7 +17,7 @@ import type { HttpAnswer } from '../http-client';
 export const CAPABILITIES_HEADER = 'tempmail-capabilities';
 
 /** The capabilities an answer names: a comma-separated list; none when the header is absent. */
-export function capabilitiesOf(headers: HttpAnswer<unknown>['headers']): Set<string> {
+function capabilitiesOf(headers: HttpAnswer<unknown>['headers']): Set<string> {
   const value = headers[CAPABILITIES_HEADER];
   const text = Array.isArray(value) ? value.join(',') : (value ?? '');
   // A bounded header of short names: anything else is not ours to read.

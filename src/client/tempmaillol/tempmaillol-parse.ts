@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Message, MessageSummary } from '../../model/mail-types';
 import { clipRaw } from '../../text/safe-text';
-import { addressList, badResponse, body, isObject, line, requireLine, time, type Obj } from '../wire-json';
+import { addressList, badResponse, body, isObject, line, requireLine, senderParts, time, type Obj } from '../wire-json';
 
 // node:crypto is loaded at the first email, not with the app (its start-up draws without it).
 const load = createRequire(import.meta.url);
@@ -35,15 +35,9 @@ export function parseCheck(data: unknown): { expired: boolean; emails: unknown[]
   return { expired: data.expired === true, emails: Array.isArray(data.emails) ? data.emails : [] };
 }
 
-/** "Name <address>" or "address" -> name and address, read without a pattern. */
+/** "Name <address>" or "address" -> name and address (wire-json.ts senderParts). */
 function sender(value: unknown): { senderName: string; senderEmail: string } {
-  const raw = typeof value === 'string' ? clipRaw(value, SENDER_RAW_MAX).trim() : '';
-  const open = raw.lastIndexOf('<');
-  if (raw.endsWith('>') && open >= 0) {
-    const name = raw.slice(0, open).trim().replace(/^"(.*)"$/s, '$1');
-    return { senderName: line(name, 256).trim(), senderEmail: line(raw.slice(open + 1, -1), 512).trim() };
-  }
-  return { senderName: '', senderEmail: line(raw, 512).trim() };
+  return senderParts(typeof value === 'string' ? clipRaw(value, SENDER_RAW_MAX) : '');
 }
 
 /** The id of an email: hex of a digest of what identifies it (the API gives none). */

@@ -76,7 +76,7 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
     return { data, bytes: Buffer.byteLength(answer.body) };
   }
 
-  /** The inbox's emails as served; an expired inbox is said as such. */
+  /** The inbox's emails as served (all of them: a caller bounds what it reads); an expired inbox is said as such. */
   async function check(session: Session): Promise<{ emails: unknown[]; bytes: number }> {
     http.addSecret(session.token);
     const { data, bytes } = await call('GET', 'v2/inbox', { searchParams: { token: session.token }, secrets: [session.token] });
@@ -85,7 +85,7 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
       const early = session.expiresAt !== null && session.expiresAt.getTime() > now();
       throw new ApiError(early ? 'invalid_token' : 'session_expired', early ? 'TempMail.lol no longer knows this inbox' : 'This TempMail.lol inbox has expired (one hour)');
     }
-    return { emails: emails.slice(0, MAX_EMAILS), bytes };
+    return { emails, bytes };
   }
 
   return {
@@ -108,14 +108,15 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
     },
     async listMessages(session) {
       const { emails, bytes } = await check(session);
-      const listing = startMessageListing({ maxPages: 1, ...options.listingLimits });
+      // The listing's item bound is this provider's: what it leaves out is said (MessageList.cut).
+      const listing = startMessageListing({ maxPages: 1, maxItems: MAX_EMAILS, ...options.listingLimits });
       listing.page(bytes, emails, parseSummary);
       const { items, cut } = listing.finish();
       return withCut(items.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0)), cut);
     },
     async readMessage(session, id): Promise<Message> {
       const { emails } = await check(session);
-      const found = emails.find((e) => typeof e === 'object' && e !== null && emailId(e as Record<string, unknown>) === id);
+      const found = emails.slice(0, MAX_EMAILS).find((e) => typeof e === 'object' && e !== null && emailId(e as Record<string, unknown>) === id);
       if (!found) throw new ApiError('not_found', 'TempMail.lol no longer has that message');
       return parseEmail(found);
     },

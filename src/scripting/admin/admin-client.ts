@@ -4,6 +4,7 @@
  * a timeout, no redirect followed (it would carry the token elsewhere), a size cap, and errors in words
  * that name neither the token nor a URL's credentials.
  */
+import { networkWords } from '../../client/error-map';
 import { ScriptError } from '../io';
 
 const TIMEOUT_MS = 15_000;
@@ -81,10 +82,12 @@ async function readCapped(response: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A failed fetch in words: its cause's error code, never its message (which may quote the URL). */
+/**
+ * A failed fetch in words: its cause's error code as the app's client words it (client/error-map.ts),
+ * never the code itself, nor the message (which may quote the URL).
+ */
 function reason(error: unknown): string {
   if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${TIMEOUT_MS / 1000} s`;
   const code = (error as { cause?: { code?: unknown } }).cause?.code;
-  const words: Record<string, string> = { ECONNREFUSED: 'connection refused', ENOTFOUND: 'host not found', ECONNRESET: 'connection reset', EHOSTUNREACH: 'host unreachable' };
-  return typeof code === 'string' ? (words[code] ?? code.replace(/[^A-Z0-9_]/g, '').slice(0, 40)) : 'network error';
+  return (typeof code === 'string' && networkWords(code)) || 'a network error';
 }

@@ -5,15 +5,15 @@
  * (tab-separated, terminal-safe), or the service's answer as JSON with --json; messages on stderr.
  * Exit codes as the other scripting commands: 0 ok, 1 refused / not found / service error, 2 usage.
  */
-import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { OperatorFileError, readSecretFile } from '../../server/operator-file';
 import { describeArgsError } from '../../state/args-error';
 import { safeLine } from '../../text/safe-text';
 import { EXIT, processIo, ScriptError, UsageError, type ScriptIo } from '../io';
 import { adminCall, type AdminTarget } from './admin-client';
 import { formatAnswer, safeJson } from './admin-format';
 
-export const ADMIN_HELP = `Usage: tempmail-tui admin COMMAND [options]
+const ADMIN_HELP = `Usage: tempmail-tui admin COMMAND [options]
 
 Drives the admin API of a tempmail-tui serve started with --admin-token-file.
 
@@ -55,6 +55,8 @@ const OPTIONS = {
 } as const;
 
 const DEFAULT_URL = 'http://127.0.0.1:8025/';
+const TOKEN_FILE_MAX_BYTES = 4096;
+const TOKEN_READ_TIMEOUT_MS = 5000;
 
 /** What each command takes: its positionals, and whether the filter options apply. */
 const COMMANDS: Record<string, { args: string[]; filter?: boolean }> = {
@@ -143,19 +145,17 @@ function baseUrl(value: string): string {
 /** The admin token: from --token-file, TEMPMAIL_ADMIN_TOKEN_FILE, or TEMPMAIL_ADMIN_TOKEN. */
 async function token(file: string | undefined, env: NodeJS.ProcessEnv): Promise<string> {
   const path = file ?? env.TEMPMAIL_ADMIN_TOKEN_FILE;
-  let text: string;
+  let value: string;
   if (path !== undefined && path !== '') {
     try {
-      const info = await stat(path);
-      if (!info.isFile() || info.size > 4096) throw new Error('not a small regular file');
-      text = await readFile(path, 'utf8');
+      // Read as serve reads its own (a regular file of a few KB, within 5 s): a FIFO named here must not hang the command.
+      value = await readSecretFile(path, { maxBytes: TOKEN_FILE_MAX_BYTES, timeoutMs: TOKEN_READ_TIMEOUT_MS });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'not a small regular file';
-      throw new UsageError(`cannot read the admin token file ${safeLine(path, 200)} (${safeLine(code, 40)})`);
+      const why = error instanceof OperatorFileError ? error.reason : 'error';
+      throw new UsageError(`cannot read the admin token file ${safeLine(path, 200)} (${safeLine(why, 60)})`);
     }
-  } else if (env.TEMPMAIL_ADMIN_TOKEN) text = env.TEMPMAIL_ADMIN_TOKEN;
+  } else if (env.TEMPMAIL_ADMIN_TOKEN) value = env.TEMPMAIL_ADMIN_TOKEN.replace(/\r?\n$/, '');
   else throw new UsageError('no admin token: give --token-file FILE, or set TEMPMAIL_ADMIN_TOKEN_FILE or TEMPMAIL_ADMIN_TOKEN');
-  const value = text.replace(/\r?\n$/, '');
   if (!/^[\x21-\x7e]{1,512}$/.test(value)) throw new UsageError('the admin token must be one line of printable characters, no spaces');
   return value;
 }

@@ -5,14 +5,19 @@
  * timing), and is never logged or echoed. SIGHUP reads the file again (a rotated token).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { OperatorFileError, readSecretFile } from '../operator-file';
 import { HttpError } from '../http/params';
 import type { EventHub } from '../http/events';
 import type { AdminService } from './admin-service';
 
 /** Shortest token accepted: a guessable admin token would open every inbox. */
-export const MIN_ADMIN_TOKEN = 16;
+const MIN_ADMIN_TOKEN = 16;
 const MAX_ADMIN_TOKEN = 512;
+/** The admin token file holds one token and a line end; more is not a token file. */
+const ADMIN_TOKEN_FILE_MAX_BYTES = 4096;
+/** A token file on a stuck network file system must not leave the start (or a reload) waiting forever. */
+const ADMIN_TOKEN_READ_TIMEOUT_MS = 5000;
 
 export interface AdminApi {
   service: AdminService;
@@ -31,18 +36,16 @@ const digest = (text: string) => createHash('sha256').update(text, 'utf8').diges
  * characters. Throws a sentence naming the file (never quoting it). `warn` hears of a file others may read.
  */
 export async function readAdminToken(file: string, warn: (line: string) => void = () => undefined): Promise<string> {
-  let text: string;
+  let token: string;
   try {
-    const info = await stat(file);
-    if (!info.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'not a regular file' });
-    if (info.size > 4096) throw Object.assign(new Error('too large'), { code: 'larger than 4096 bytes' });
-    text = await readFile(file, 'utf8');
-    if ((info.mode & 0o077) !== 0) warn(`warning: the admin token file ${file} can be read by other users (chmod 600 it)`);
+    // As every file an operator names: a regular file of a few KB, read within 5 s (operator-file.ts).
+    token = await readSecretFile(file, { maxBytes: ADMIN_TOKEN_FILE_MAX_BYTES, timeoutMs: ADMIN_TOKEN_READ_TIMEOUT_MS });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new Error(`cannot read the admin token file ${file} (${code})`);
+    const why = error instanceof OperatorFileError ? error.reason : 'error';
+    throw new Error(`cannot read the admin token file ${file} (${why})`);
   }
-  const token = text.replace(/\r?\n$/, '');
+  const mode = await stat(file).then((info) => info.mode, () => 0);
+  if ((mode & 0o077) !== 0) warn(`warning: the admin token file ${file} can be read by other users (chmod 600 it)`);
   if (!/^[\x21-\x7e]+$/.test(token) || token.length < MIN_ADMIN_TOKEN || token.length > MAX_ADMIN_TOKEN) {
     throw new Error(`the admin token file ${file} must hold one token of ${MIN_ADMIN_TOKEN} to ${MAX_ADMIN_TOKEN} printable characters (no spaces)`);
   }

@@ -17,20 +17,20 @@ import { domainToASCII } from 'node:url';
 import { domainOf, ipRange, plainIp } from '../store/match';
 import type { Block, BlockKind } from '../store/store';
 
-export const BLOCK_KINDS: readonly BlockKind[] = ['sender', 'domain', 'ip'];
+const BLOCK_KINDS: readonly BlockKind[] = ['sender', 'domain', 'ip'];
 
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const LOCAL = /^[^\s@<>()[\]\\,;:"]{1,64}$/;
 
 /** A domain in the form blocks are kept and compared in: IDNA's ASCII form, lower case; '' when it is none. */
-export function asciiDomain(domain: string): string {
+function asciiDomain(domain: string): string {
   // An address literal ([192.0.2.1]) is no name: kept as it is (no domain block can match it).
   if (domain.startsWith('[')) return domain.toLowerCase();
   return domainToASCII(domain).toLowerCase();
 }
 
 /** A sender as blocks compare it: the local part without needless quotes, lower case; the domain in ASCII. */
-export function blockForm(address: string): string {
+function blockForm(address: string): string {
   const at = address.lastIndexOf('@');
   if (at < 0) return address.toLowerCase();
   let local = address.slice(0, at);

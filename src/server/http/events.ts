@@ -21,18 +21,33 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { MailService } from '../service-types';
-import { rateLimitKey } from '../limits/rate-limit';
+import { ConnectionLimit } from '../limits/connection-limit';
+import { eventStreamsPerClient, type ServerConfig } from '../server-config';
 import { HttpError } from './params';
 
-export interface EventHubOptions {
-  /** Streams one session may hold open at once (default 4: an app and a few `wait`s). */
-  perSession?: number;
-  /** Streams open at once in all (default 500: each holds a socket, a file descriptor). */
-  total?: number;
-  /** Streams one client may hold open at once (default a tenth of `total`; 0: only the total counts). */
-  perClient?: number;
-  /** A keep-alive comment this often, ms (default 25 s: under the 60 s proxies commonly allow idle). */
-  heartbeatMs?: number;
+/** The bounds and pace of the streams (the configuration's; defaults and reasons in server-config.ts). */
+export interface EventHubBounds {
+  /** Streams one session may hold open at once. */
+  perSession: number;
+  /** Streams open at once in all. */
+  total: number;
+  /** Streams one client may hold open at once (0: only the total counts). */
+  perClient: number;
+  /** A keep-alive comment this often, ms. */
+  heartbeatMs: number;
+}
+
+/** The bounds a configuration sets: at start, and again at each reload. */
+export function eventHubBounds(config: ServerConfig): EventHubBounds {
+  return {
+    perSession: config.eventStreamsPerSession,
+    total: config.eventStreamsTotal,
+    perClient: eventStreamsPerClient(config),
+    heartbeatMs: config.eventsHeartbeatMs,
+  };
+}
+
+export interface EventHubOptions extends EventHubBounds {
   /** What a client is told to wait before it connects again, ms (default 2 s). */
   retryMs?: number;
   /** Clock for session expiry (default Date.now). */
@@ -51,7 +66,6 @@ export interface StreamSession {
 }
 
 interface Stream {
-  sessionId: string;
   end(): void;
 }
 
@@ -64,45 +78,36 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** The open event streams of one HTTP front end. */
 export class EventHub {
   private readonly bySession = new Map<string, Set<Stream>>();
-  /** Streams open per client (rateLimitKey); a client with none has no entry. */
-  private readonly byClient = new Map<string, number>();
-  private count = 0;
+  /** The streams in all and per client (rateLimitKey), counted as connections are. */
+  private readonly counted: ConnectionLimit;
+  private nextId = 0;
   private closed = false;
-  perSession: number;
-  total: number;
-  private perClientSet: number | undefined;
+  private perSession: number;
   private heartbeatMs: number;
   private readonly retryMs: number;
   private readonly now: () => number;
 
   constructor(
     private readonly service: MailService,
-    options: EventHubOptions = {},
+    options: EventHubOptions,
   ) {
-    this.perSession = options.perSession ?? 4;
-    this.total = options.total ?? 500;
-    this.perClientSet = options.perClient;
-    this.heartbeatMs = options.heartbeatMs ?? 25_000;
+    this.perSession = options.perSession;
+    this.counted = new ConnectionLimit({ total: options.total, perClient: options.perClient });
+    this.heartbeatMs = options.heartbeatMs;
     this.retryMs = options.retryMs ?? 2_000;
     this.now = options.now ?? Date.now;
   }
 
   /** New bounds and heartbeat (a reload): streams open now keep theirs, new ones meet these. */
-  configure(options: Pick<EventHubOptions, 'perSession' | 'total' | 'perClient' | 'heartbeatMs'>): void {
-    this.perSession = options.perSession ?? this.perSession;
-    this.total = options.total ?? this.total;
-    this.perClientSet = options.perClient;
-    this.heartbeatMs = options.heartbeatMs ?? this.heartbeatMs;
+  configure(bounds: EventHubBounds): void {
+    this.perSession = bounds.perSession;
+    this.counted.update({ total: bounds.total, perClient: bounds.perClient });
+    this.heartbeatMs = bounds.heartbeatMs;
   }
 
   /** Streams open now. */
   get size(): number {
-    return this.count;
-  }
-
-  /** The bound per client in force: the one set, or a tenth of the total (at least 1). */
-  get perClient(): number {
-    return this.perClientSet ?? Math.max(1, Math.floor(this.total / 10));
+    return this.counted.size;
   }
 
   /**
@@ -115,19 +120,23 @@ export class EventHub {
     if (mine.size >= this.perSession) {
       throw new HttpError(429, 'too_many_streams', `This address already has ${this.perSession} event streams open`, { 'retry-after': '60' });
     }
-    if (this.count >= this.total) {
+    const id = String(++this.nextId);
+    const verdict = this.counted.admit(id, session.client);
+    if (!verdict.ok && verdict.reason === 'total') {
       throw new HttpError(503, 'too_many_streams', 'The service holds as many event streams as it can; keep polling', { 'retry-after': '60' });
     }
-    const client = rateLimitKey(session.client);
-    const theirs = this.byClient.get(client) ?? 0;
-    if (this.perClient > 0 && theirs >= this.perClient) {
-      throw new HttpError(429, 'too_many_streams', `Too many event streams from your network address (at most ${this.perClient} at once)`, { 'retry-after': '60' });
+    if (!verdict.ok) {
+      throw new HttpError(429, 'too_many_streams', `Too many event streams from your network address (at most ${verdict.limit} at once)`, { 'retry-after': '60' });
     }
-    const stream = this.start(res, session, client);
+    let stream: Stream;
+    try {
+      stream = this.start(res, session, id);
+    } catch (error) {
+      this.counted.closed(id);
+      throw error;
+    }
     mine.add(stream);
     this.bySession.set(session.id, mine);
-    this.byClient.set(client, theirs + 1);
-    this.count++;
   }
 
   /** Ends every stream of session `id` (it was deleted). */
@@ -141,7 +150,7 @@ export class EventHub {
     for (const streams of [...this.bySession.values()]) for (const stream of [...streams]) stream.end();
   }
 
-  private start(res: ServerResponse, session: StreamSession, client: string): Stream {
+  private start(res: ServerResponse, session: StreamSession, id: string): Stream {
     let ended = false;
     // News the client has not taken yet (its socket is full): one `mail` event, written when it drains.
     let owed = false;
@@ -156,21 +165,15 @@ export class EventHub {
     };
     const mail = () => write('event: mail\ndata: {}\n\n');
     const stream: Stream = {
-      sessionId: session.id,
       end: () => {
         if (ended) return;
         ended = true;
         clearInterval(heartbeat);
         clearTimeout(expiry);
         unwatch();
+        this.counted.closed(id);
         const mine = this.bySession.get(session.id);
-        if (mine?.delete(stream)) {
-          this.count--;
-          if (mine.size === 0) this.bySession.delete(session.id);
-          const left = (this.byClient.get(client) ?? 1) - 1;
-          if (left > 0) this.byClient.set(client, left);
-          else this.byClient.delete(client);
-        }
+        if (mine?.delete(stream) && mine.size === 0) this.bySession.delete(session.id);
         if (!res.writableEnded) res.end();
       },
     };

@@ -14,6 +14,7 @@ import { ServiceError, type MailService } from '../service-types';
 import { hashToken } from '../mail-service';
 import { asLogger, sessionField, type Logger } from '../observe/log';
 import { clientAddressOf, isLoopback, loggablePath, redact, unmapped } from './request-names';
+import { serverTimeouts } from './server-timeouts';
 
 /** What the HTTP front end asks and tells the rest of the service (limits, metrics). All optional. */
 export interface HttpHooks {
@@ -261,16 +262,10 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     }
   }
 
-  const headersTimeout = options.headersTimeoutMs ?? 15_000;
-  const requestTimeout = options.requestTimeoutMs ?? 30_000;
   const server = nodeHttp().createServer(
     {
-      // A slow client may not hold a request open forever. (0 is Node's "no limit".)
-      requestTimeout: requestTimeout > 0 ? Math.max(headersTimeout, requestTimeout) : 0,
-      headersTimeout,
-      // Node looks for overdue requests only this often (default 30 s, which let a 15 s header limit run
-      // to 45 s); once a second keeps the limits what they say.
-      connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeout || 1000)),
+      // A slow client may not hold a request open forever.
+      ...serverTimeouts(options.headersTimeoutMs ?? 15_000, options.requestTimeoutMs ?? 30_000),
       maxHeaderSize: 16 * 1024,
     },
     (req, res) => {
@@ -310,8 +305,9 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       });
     },
     setTimeouts(headersMs, requestMs) {
-      server.headersTimeout = headersMs;
-      server.requestTimeout = Math.max(headersMs, requestMs);
+      const limits = serverTimeouts(headersMs, requestMs);
+      server.headersTimeout = limits.headersTimeout;
+      server.requestTimeout = limits.requestTimeout;
     },
     close() {
       draining = true;

@@ -55,4 +55,3 @@ export function loggablePath(path: string): string {
   const shown = ROUTE_NAMES.has(first) || /^[a-z][a-z.-]{0,23}$/.test(first) ? first : '[redacted]';
   return `/${shown}${rest.length > 0 && shown !== '[redacted]' ? '/[redacted]' : ''}`;
 }
-

@@ -3,7 +3,7 @@
  * so a password changed in the file or environment is used at the next reconnect without a restart.
  * Errors name the variable or the file, never any of its content.
  */
-import { OperatorFileError, readOperatorFile } from '../operator-file';
+import { OperatorFileError, readSecretFile } from '../operator-file';
 import type { PasswordSource } from '../server-config';
 
 /** A password is a line; a file of more than this is not a password file. */
@@ -23,14 +23,13 @@ export async function readPassword(source: PasswordSource, env: NodeJS.ProcessEn
     if (!value) throw new PasswordUnavailableError(`the environment variable ${source.env} is not set (or empty)`);
     return value;
   }
-  let text: string;
+  let password: string;
   try {
-    text = (await readOperatorFile(source.file, { maxBytes: PASSWORD_FILE_MAX_BYTES, timeoutMs: PASSWORD_READ_TIMEOUT_MS })).toString('utf8');
+    password = await readSecretFile(source.file, { maxBytes: PASSWORD_FILE_MAX_BYTES, timeoutMs: PASSWORD_READ_TIMEOUT_MS });
   } catch (error) {
     const why = error instanceof OperatorFileError ? error.reason : 'error';
     throw new PasswordUnavailableError(`cannot read the password file ${source.file} (${why})`);
   }
-  const password = text.replace(/\r?\n$/, '');
   if (password === '') throw new PasswordUnavailableError(`the password file ${source.file} is empty`);
   return password;
 }

@@ -100,8 +100,13 @@ function fieldValues<T extends string>(head: string, names: readonly T[]): Map<T
       continue;
     }
     const name = fieldName(line, names);
-    current = name === undefined ? undefined : [line.slice(line.indexOf(':') + 1)];
-    if (name !== undefined) fields.set(name, [...(fields.get(name) ?? []), current!]);
+    current = undefined;
+    if (name === undefined) continue;
+    current = [line.slice(line.indexOf(':') + 1)];
+    // Pushed, not copied: a block of thousands of short Cc lines would copy the list at each one.
+    const list = fields.get(name);
+    if (list) list.push(current);
+    else fields.set(name, [current]);
   }
   return new Map([...fields].map(([name, list]) => [name, list.map((lines) => lines.join(' '))]));
 }

@@ -180,10 +180,13 @@ function textValue(value: string | number): string | number {
   return typeof value === 'string' && /[\s|="\\]/.test(value) ? JSON.stringify(value) : value;
 }
 
-/** `log` as a Logger: itself when it is one, else a text Logger writing its lines to it. */
-export function asLogger(log: ((line: string) => void) | Logger | undefined): Logger {
+/**
+ * `log` as a Logger: itself when it is one (it scrubs what it must itself), else a text Logger writing
+ * its lines to it, each through `scrub` first.
+ */
+export function asLogger(log: ((line: string) => void) | Logger | undefined, scrub?: (text: string) => string): Logger {
   if (log && typeof (log as Logger).event === 'function') return log as Logger;
-  return createLogger({ format: 'text', write: log ?? (() => undefined) });
+  return createLogger({ format: 'text', write: log ?? (() => undefined), scrub });
 }
 
 /** The session field of a token: the first 16 hex digits of its sha256 (never the token itself). */

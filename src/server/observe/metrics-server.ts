@@ -8,6 +8,7 @@
  * SMTP and the data dir need too.
  */
 import { nodeHttp } from '../../platform/node-http';
+import { serverTimeouts } from '../http/server-timeouts';
 
 export interface MetricsServer {
   url: string;
@@ -20,7 +21,7 @@ export type RenderMetrics = () => Promise<{ contentType: string; body: string }>
 export const METRICS_PATH = '/metrics';
 
 /** Connections open at once on the metrics listener. */
-export const MAX_METRICS_CONNECTIONS = 16;
+const MAX_METRICS_CONNECTIONS = 16;
 
 /** The HTTP port's limits (ms): the request's head, and the whole request. */
 export interface MetricsTimeouts {
@@ -30,14 +31,7 @@ export interface MetricsTimeouts {
 
 /** Listens on `where` (port 0 = any free one) and answers GET /metrics with `render`. */
 export function startMetricsServer(where: { host: string; port: number }, render: RenderMetrics, timeouts: MetricsTimeouts): Promise<MetricsServer> {
-  const headersTimeout = timeouts.headersTimeoutMs;
-  const options = {
-    headersTimeout,
-    requestTimeout: Math.max(headersTimeout, timeouts.requestTimeoutMs),
-    // Node looks for late requests only this often (default 30 s).
-    connectionsCheckingInterval: Math.max(100, Math.min(1000, headersTimeout)),
-  };
-  const server = nodeHttp().createServer(options, (req, res) => {
+  const server = nodeHttp().createServer(serverTimeouts(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs), (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });

@@ -48,7 +48,7 @@ const LIVE_KEYS = [
 ] as const satisfies readonly (keyof ServerConfig)[];
 
 /** What only a restart changes: the running value stays. */
-export const RESTART_KEYS = [
+const RESTART_KEYS = [
   'host',
   'httpHost',
   'smtpHost',

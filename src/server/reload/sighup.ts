@@ -17,7 +17,10 @@ export function hangupReloads(flags: ServeFlags, config: ServerConfig): boolean 
 
 const text = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** Reads the configuration again and puts it in effect on `running`; never throws (it logs). */
+/**
+ * Reads the configuration again and puts it in effect on `running`. What is refused (a file that does not
+ * check out, a certificate or token) is logged here; anything else rejects (serve-cli.ts logs it).
+ */
 export async function reloadConfig(running: RunningServer, flags: ServeFlags, log: (line: string) => void): Promise<void> {
   let next: ServerConfig;
   try {

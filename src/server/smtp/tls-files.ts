@@ -27,7 +27,7 @@ export interface LoadedTls {
  */
 export const TLS_FILE_MAX_BYTES = 1024 * 1024;
 /** A certificate on a stuck network file system must not leave a reload (or the start) waiting forever. */
-export const TLS_READ_TIMEOUT_MS = 5000;
+const TLS_READ_TIMEOUT_MS = 5000;
 
 async function read(file: string, what: string): Promise<Buffer> {
   try {

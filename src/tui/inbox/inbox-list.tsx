@@ -78,7 +78,7 @@ const Row = memo(function Row(props: RowProps) {
 });
 
 /** What the listing left out, in a few words for the summary line (the status line said it whole). */
-export function cutText({ cut }: Pick<InboxState, 'cut'>): string {
+function cutText({ cut }: Pick<InboxState, 'cut'>): string {
   if (!cut) return '';
   return (cut.stoppedAt ? ' · more not listed' : '') + (cut.unreadable > 0 ? ` · ${cut.unreadable} unreadable left out` : '');
 }

@@ -42,7 +42,7 @@ export function savedItems(saved: readonly SavedSession[], now: number, here?: s
 export const savedKey = (s: Pick<SavedSession, 'email' | 'provider' | 'baseUrl'>): string => `s${s.provider} ${s.baseUrl} ${s.email}`;
 
 /** The domain of a provider that picks it itself (TempMail.lol): asked for with no domain. */
-export const ANY_DOMAIN: Domain = Object.freeze({ id: 0, domain: '' });
+const ANY_DOMAIN: Domain = Object.freeze({ id: 0, domain: '' });
 
 /** True for ANY_DOMAIN. */
 export const isAnyDomain = (domain: Domain): boolean => domain.domain === '';

@@ -18,8 +18,8 @@ export interface SampleMessage {
   link: string;
 }
 
-export const SAMPLE_FROM = 'tempmail-tui sample <sample@example.com>';
-export const SAMPLE_SUBJECT = 'Your tempmail-tui sample: confirm this address';
+const SAMPLE_FROM = 'tempmail-tui sample <sample@example.com>';
+const SAMPLE_SUBJECT = 'Your tempmail-tui sample: confirm this address';
 
 /** A sample message to `to`; `code` and `token` are drawn at random unless given. */
 export function sampleMessage(to: string, code = String(randomInt(100_000, 1_000_000)), token = randomBytes(9).toString('hex')): SampleMessage {

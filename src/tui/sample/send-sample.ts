@@ -46,7 +46,7 @@ export async function sendSample(target: SmtpTarget, message: SampleMessage): Pr
 export class SampleError extends Error {}
 
 /** Why a send failed, in a few words: what the service answered, or what became of the connection. */
-export function sampleFailure(error: unknown, target: SmtpTarget): string {
+function sampleFailure(error: unknown, target: SmtpTarget): string {
   const where = `${safeLine(target.smtpHost, 100)}:${target.smtpPort}`;
   const e = (typeof error === 'object' && error !== null ? error : {}) as { responseCode?: unknown; response?: unknown; code?: unknown; message?: unknown };
   if (typeof e.responseCode === 'number' && typeof e.response === 'string') {

@@ -6,14 +6,13 @@
  * code yet (the first request of a tempmail service goes without it: quick-domains.ts).
  */
 import type { MailProvider, TempMailApi } from '../../client/client-types';
-import { RATE_LIMIT_WAIT } from '../../client/http-client';
 import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderOptions, type ProviderRef, type ProviderSet } from '../../client/providers';
 import { quickDomains } from '../../client/tempmail/quick-domains';
 import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
-import { createFilePacer, pacingName } from '../../state/pacing-file';
 import { appPaths } from '../../state/paths';
+import { userProviderOptions } from '../../state/provider-options';
 import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
@@ -52,22 +51,13 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
   const start = startRef(settings, env);
   const rateWaits = createRateWaits();
   const state = appPaths(env).state;
+  const sessions = openSavedSessions({ dir: state });
   // Each provider keeps its documented rate together with the user's other processes (the scripts), and
-  // a 429 is waited out (10 s a wait, 30 s a call) with a word on the status line.
+  // a 429 is waited out with a word on the status line.
   const options = (ref: ProviderRef): ProviderOptions => ({
     postEncoding: settings.postEncoding,
     serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
-    pacerFor: (provider, baseUrl, perSecond) => createFilePacer(state, pacingName(provider, baseUrl), perSecond),
-    apiKey: settings.providers[ref.provider]?.apiKey,
-    rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }) },
-    // A sign-in's token is kept with the saved address (an account saved before its first sign-in has none).
-    onSignedIn: (email, token) => {
-      try {
-        openSavedSessions({ dir: state }).setToken(email, ref.baseUrl, token, ref.provider);
-      } catch {
-        // Only spares a later sign-in.
-      }
-    },
+    ...userProviderOptions(ref, { settings, state, sessions, onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }) }),
   });
   let local: LocalService | undefined;
   let first: MailProvider;

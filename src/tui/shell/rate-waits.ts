@@ -2,6 +2,7 @@
  * The app's word that a provider is limiting requests and a call is waiting out its Retry-After (the
  * HTTP client waits; http-client.ts): told by the providers, said on the status line by the app.
  */
+import { rateLimitWords } from '../../client/rate-limit-wait';
 
 export interface RateWait {
   /** The provider's name for people ("mail.tm"). */
@@ -29,4 +30,4 @@ export function createRateWaits(): RateWaits {
 }
 
 /** The status line's words for a wait. */
-export const rateWaitText = (wait: RateWait): string => `${wait.label} is limiting requests: waiting ${wait.seconds} s, then asking again`;
+export const rateWaitText = (wait: RateWait): string => rateLimitWords(wait.label, wait.seconds);

@@ -25,7 +25,7 @@ export const TERMINAL_REPORT = /^\x1b\[\?[\d;]*(?:\$y|c)$/;
  * under a millisecond, one over SSH in a round trip, and the UI's code loads meanwhile; past this, the
  * app starts with the widths that are safe everywhere.
  */
-export const QUERY_DEADLINE_MS = 250;
+const QUERY_DEADLINE_MS = 250;
 
 /**
  * The deadline from TEMPMAIL_TERMINAL_ANSWER_MS (milliseconds, up to 10 s; 0 does not ask at all), or
@@ -38,7 +38,7 @@ export function answerDeadline(env: NodeJS.ProcessEnv): number {
 }
 
 /** Whether a DECRPM answer `state` says the terminal clusters graphemes now. */
-export const clustersGraphemes = (state: number): boolean => state === 1 || state === 3;
+const clustersGraphemes = (state: number): boolean => state === 1 || state === 3;
 
 /** What the terminal said: the mode's state when it answered, and whether it answered in time. */
 export interface GraphemeAnswer {

@@ -43,7 +43,7 @@ export interface CacheLimits {
 
 // A session of reading keeps far fewer; a provider sending new mail at every check (each prefetched) or
 // bodies of 64 MiB each must not grow it without end.
-export const CACHE_LIMITS: Readonly<CacheLimits> = Object.freeze({ maxKept: 200, maxChars: 64 * 1024 * 1024 });
+const CACHE_LIMITS: Readonly<CacheLimits> = Object.freeze({ maxKept: 200, maxChars: 64 * 1024 * 1024 });
 
 const bodyChars = (m: Message): number => (m.bodyText?.length ?? 0) + (m.bodyHtml?.length ?? 0);
 

@@ -18,7 +18,7 @@ const ESC = '\x1b';
 // reads as the Escape key whatever mode the terminal is in. A bare ESC is ambiguous to Ink 8's parser
 // (the start of a sequence?): it would wait 20 ms for more and join the next key we hand it to the Esc
 // (Esc then Enter read as Alt+Enter). This splitter has already decided it is the Esc key.
-export const ESC_KEY = '\x1b[27u';
+const ESC_KEY = '\x1b[27u';
 // A CSI sequence (ESC [ params final) or SS3 (ESC O x), optionally after a second ESC (Alt+arrow).
 const SEQUENCE = /^\x1b\x1b?(?:\[\[?[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|O[\x40-\x7e])/;
 // The start of one that the read cut off: wait for the rest.

@@ -49,6 +49,16 @@ describe('tempmaillol provider', () => {
     expect(await failure(lol.deleteMessage(s, list[0]!.id))).toMatchObject({ kind: 'bad_request', message: expect.stringContaining('cannot delete') });
   });
 
+  it('lists at most 1,000 emails of an inbox and says that it left the rest out', async () => {
+    const f = await fake();
+    const lol = createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0 });
+    const s = await lol.createSession();
+    for (let i = 0; i < 1_005; i++) f.deliver(s.email, { from: 'flood@example.test', subject: `#${i}`, body: `mail ${i}`, at: new Date(1_767_225_600_000 + i * 1000) });
+    const list = await lol.listMessages(s);
+    expect(list).toHaveLength(1_000);
+    expect(list.cut).toEqual({ unreadable: 0, stoppedAt: { bound: 'items', limit: 1_000 } });
+  });
+
   it('an expired inbox is said as expired', async () => {
     const f = await fake();
     const lol = createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0 });

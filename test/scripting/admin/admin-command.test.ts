@@ -3,7 +3,9 @@
  * In-process for the commands and their output; the built binary once, to show the token stays out of
  * its arguments and output. The token comes from a file or the environment, never from argv.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '../../../src/scripting/admin/admin-command';
@@ -12,6 +14,7 @@ import { newSession } from '../../harness/http';
 import { spawnCli } from '../../harness/serve-process';
 import { closedPort } from '../../client/fixture-server';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { makeCa, makeServerCert } from '../../harness/tls-certs';
 
 const cleanup = cleanupAfterEach();
 const TOKEN = 'cli-admin-token-0123456789abcdef';
@@ -87,6 +90,18 @@ describe('tempmail-tui admin', () => {
     const plain = cleanup.defer(await startTestService(), (s) => s.close());
     const none = await admin(['stats', '--url', plain.baseUrl], { TEMPMAIL_ADMIN_TOKEN: TOKEN });
     expect(none).toMatchObject({ code: 1, stderr: `tempmail-tui admin: ${new URL(plain.baseUrl).origin} has no admin API (start serve with --admin-token-file), or this is not tempmail-tui serve\n` });
+  });
+
+  it('says a certificate it cannot trust in words, as the app does, never its error code', async () => {
+    // A server whose certificate comes from a CA nobody told the command about.
+    const ca = makeCa(await cleanup.tempDir('tempmail-admin-ca-'));
+    const pair = makeServerCert(ca, 'server', 'localhost');
+    const server = createServer({ cert: await readFile(pair.cert), key: await readFile(pair.key) }, (_req, res) => res.end('{}'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.defer(server, (s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
+    const res = await admin(['stats', '--url', `${origin}/`], { TEMPMAIL_ADMIN_TOKEN: TOKEN });
+    expect(res).toMatchObject({ code: 1, stderr: `tempmail-tui admin: cannot reach ${origin} (its certificate cannot be checked)\n` });
   });
 
   it('the built binary takes the token from the environment and never prints it', async () => {

@@ -2,35 +2,12 @@
  * The settings of the limits, the metrics and the log format: flags and config keys, their defaults, and
  * the values refused (exit 2 in `serve`, a UsageError here).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { buildServerConfig, UsageError } from '../../../src/server/serve-config';
+import { describe, expect, it } from 'vitest';
+import { buildServerConfig } from '../../../src/server/serve-config';
 import { connectionsPerClient } from '../../../src/server/server-config';
+import { configFiles, usageRefusal } from '../../harness/serve-config-files';
 
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-});
-
-async function configFile(content: unknown): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tempmail-limit-config-'));
-  dirs.push(dir);
-  const file = join(dir, 'serve.json');
-  await writeFile(file, JSON.stringify(content));
-  return file;
-}
-
-function refusal(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return (error as UsageError).message;
-  }
-  throw new Error('expected a UsageError');
-}
+const configFile = configFiles('tempmail-limit-config-');
 
 describe('limit settings', () => {
   it('default to a tenth of the connections per client, 300 messages, 1000 recipients, 1200 requests a minute, no cap, text logs, no metrics', () => {
@@ -51,10 +28,10 @@ describe('limit settings', () => {
   });
 
   it('refuses what does not read: a negative rate, a bad listen address, an unknown log format, a byte cap on a database', () => {
-    expect(refusal(() => buildServerConfig({ 'smtp-messages-per-minute': '-1' }, {}))).toMatch(/^--smtp-messages-per-minute: expected a whole number from 0/);
-    expect(refusal(() => buildServerConfig({ 'metrics-listen': '9025' }, {}))).toMatch(/^--metrics-listen: expected HOST:PORT/);
-    expect(refusal(() => buildServerConfig({ 'metrics-listen': 'localhost:99999' }, {}))).toMatch(/^--metrics-listen: expected a whole number from 0 to 65535/);
-    expect(refusal(() => buildServerConfig({ 'log-format': 'xml' }, {}))).toBe('--log-format: expected "text" or "json", got "xml"');
-    expect(refusal(() => buildServerConfig({ 'database-url': 'postgres://u@db/x', 'max-stored-bytes': '1000' }, {}))).toMatch(/^--max-stored-bytes \(maxStoredBytes\) caps a data dir/);
+    expect(usageRefusal(() => buildServerConfig({ 'smtp-messages-per-minute': '-1' }, {}))).toMatch(/^--smtp-messages-per-minute: expected a whole number from 0/);
+    expect(usageRefusal(() => buildServerConfig({ 'metrics-listen': '9025' }, {}))).toMatch(/^--metrics-listen: expected HOST:PORT/);
+    expect(usageRefusal(() => buildServerConfig({ 'metrics-listen': 'localhost:99999' }, {}))).toMatch(/^--metrics-listen: expected a whole number from 0 to 65535/);
+    expect(usageRefusal(() => buildServerConfig({ 'log-format': 'xml' }, {}))).toBe('--log-format: expected "text" or "json", got "xml"');
+    expect(usageRefusal(() => buildServerConfig({ 'database-url': 'postgres://u@db/x', 'max-stored-bytes': '1000' }, {}))).toMatch(/^--max-stored-bytes \(maxStoredBytes\) caps a data dir/);
   });
 });
