@@ -1,6 +1,6 @@
 /**
  * Every file `serve` reads from a path the operator named (the --config file, an IMAP account's
- * passwordFile, the data dir's service.lock and fetch-cursors.json) is read only if it is a regular file
+ * passwordFile, the data dir's service.lock, fetch-cursors.json and blocks.json) is read only if it is a regular file
  * of sane size: a FIFO in its place used to hang the start for good (and the process could not even
  * exit: a libuv pool thread stuck in open() keeps it up), /dev/zero to fill the memory. Each is now
  * refused in words (or, for the data dir's own cursor file, set aside). The built program in a child
@@ -117,6 +117,17 @@ describe('files serve reads from paths the operator named', () => {
     const proc = cleanup.defer(await startServeProcess(['--data-dir', data], {}, 10_000), (p) => stopServe(p, 'SIGKILL'));
     expect(proc.stderr()).toContain(`store: set aside ${data}/fetch-cursors.json: not a cursor file`);
     expect(existsSync(join(data, 'fetch-cursors.json.corrupt'))).toBe(true);
+    expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
+  });
+
+  it('sets aside a blocks.json that is a FIFO and starts with no blocks', async () => {
+    const dir = await cleanup.tempDir('tempmail-opfiles-');
+    const data = join(dir, 'data');
+    mkdirSync(data, { mode: 0o700 });
+    execFileSync('mkfifo', [join(data, 'blocks.json')]);
+    const proc = cleanup.defer(await startServeProcess(['--data-dir', data], {}, 10_000), (p) => stopServe(p, 'SIGKILL'));
+    await waitFor(() => proc.stderr().includes(`store: set aside ${data}/blocks.json: not a block list`));
+    expect(existsSync(join(data, 'blocks.json.corrupt'))).toBe(true);
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
   });
 });

@@ -16,8 +16,7 @@ import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { domainOf, ipRange, plainIp } from '../store/match';
 import type { Block, BlockKind } from '../store/store';
-
-const BLOCK_KINDS: readonly BlockKind[] = ['sender', 'domain', 'ip'];
+import { BLOCK_KINDS } from '../store/store-admin';
 
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 const LOCAL = /^[^\s@<>()[\]\\,;:"]{1,64}$/;

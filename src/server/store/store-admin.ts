@@ -20,6 +20,8 @@ export interface FoundMessage {
 
 /** What the service refuses mail from (applied at SMTP connect, MAIL FROM and RCPT TO). */
 export type BlockKind = 'sender' | 'domain' | 'ip';
+/** Every kind of block, as the API and the stores spell them. */
+export const BLOCK_KINDS: readonly BlockKind[] = ['sender', 'domain', 'ip'];
 
 export interface Block {
   kind: BlockKind;

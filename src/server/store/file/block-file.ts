@@ -5,13 +5,17 @@
  * blocks as they were, and the caller hears why. A file that does not check out is set aside as
  * `*.corrupt`, named in the log, and the service starts with no blocks.
  */
-import { readFile, rename } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { OperatorFileError, readOperatorFile } from '../../operator-file';
 import { writeFileDurable } from './durable-fs';
 import { storageErrorText, type Block, type BlockKind } from '../store';
+import { BLOCK_KINDS } from '../store-admin';
 
 const NAME = 'blocks.json';
-const KINDS: readonly string[] = ['sender', 'domain', 'ip'] satisfies BlockKind[];
+const KINDS: readonly string[] = BLOCK_KINDS;
+// A block is ~60 bytes as JSON: room for a million, and a bound on what a start reads.
+const MAX_BYTES = 64 * 1024 * 1024;
 
 function isBlock(v: unknown): v is Block {
   const b = v as Record<string, unknown> | null;
@@ -33,16 +37,18 @@ export class BlockFile {
   /** Reads the file (none yet is fine). */
   async load(): Promise<void> {
     const path = join(this.dataDir, NAME);
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(path, 'utf8');
+      text = (await readOperatorFile(path, { maxBytes: MAX_BYTES })).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
+      // Not a regular file (a FIFO would hang the start, /dev/zero fill memory), or far too large: set
+      // aside like bad JSON, as the cursor file is.
+      if (!(error instanceof OperatorFileError && (error.code === 'not-regular' || error.code === 'too-large'))) throw error;
     }
     let list: unknown;
     try {
-      list = (JSON.parse(text) as { blocks?: unknown }).blocks;
+      list = (JSON.parse(text ?? '') as { blocks?: unknown }).blocks;
     } catch {
       list = undefined;
     }
