@@ -214,7 +214,6 @@ export function createMailService(deps: MailServiceDeps): MailService {
     },
 
     storageServes: () => storage.check(),
-    storageServing: () => storage.ok(),
 
     async purgeExpired() {
       const removed = await guarded(() => store.purgeExpired(clock()), true);

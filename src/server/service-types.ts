@@ -207,8 +207,6 @@ export interface MailService extends ExternalIntake {
   health(): Promise<ServiceHealth>;
   /** Whether the storage serves, asked at most once a second (GET /health, GET /ready). */
   storageServes(): Promise<boolean>;
-  /** The same without asking: what the last operation or probe found (SMTP's EHLO). */
-  storageServing(): boolean;
   /** Removes expired sessions and their messages; returns how many sessions went. */
   purgeExpired(): Promise<number>;
   close(): Promise<void>;
