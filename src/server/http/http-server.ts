@@ -9,12 +9,13 @@ import type { Socket } from 'node:net';
 import { addBearerToken, bearerToken, CAPABILITIES, CAPABILITIES_HEADER } from './bearer';
 import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
-import { ROUTES, type RouteExtras, type RouteResult } from './routes';
+import { ROUTES, type RouteExtras } from './routes';
 import { ServiceError, type MailService } from '../service-types';
 import { hashToken } from '../mail-service';
 import { asLogger, sessionField, type Logger } from '../observe/log';
 import { clientAddressOf, isLoopback, loggablePath, redact, unmapped } from './request-names';
 import { serverTimeouts } from './server-timeouts';
+import { errorAnswer, rawErrorAnswer, send, sendJson, withoutTrailingSlashes } from './answers';
 
 /** What the HTTP front end asks and tells the rest of the service (limits, metrics). All optional. */
 export interface HttpHooks {
@@ -74,92 +75,6 @@ export interface HttpFront {
   close(): Promise<void>;
   /** New request time limits (a reload), for the requests that start from now on. */
   setTimeouts(headersTimeoutMs: number, requestTimeoutMs: number): void;
-}
-
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  sendPayload(res, status, Buffer.from(JSON.stringify(body), 'utf8'), headers);
-}
-
-function sendPayload(res: ServerResponse, status: number, payload: Buffer, headers: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    ...headers,
-    'content-type': JSON_TYPE,
-    'content-length': String(payload.length),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  });
-  res.end(payload);
-}
-
-/** Writes a handler's answer. */
-function send(res: ServerResponse, result: RouteResult): void {
-  switch (result.kind) {
-    case 'json':
-      return sendJson(res, result.status ?? 200, result.body, result.headers);
-    case 'serialized':
-      return sendPayload(res, 200, result.body, { etag: result.etag });
-    case 'not-modified':
-      // No body: the client keeps what it got with this ETag.
-      res.writeHead(304, { etag: result.etag, 'cache-control': 'no-store' });
-      return void res.end();
-    case 'bytes':
-      res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
-      return void res.end(result.body);
-    case 'stream':
-      return result.open(res);
-  }
-}
-
-interface ErrorAnswer {
-  status: number;
-  code: string;
-  message: string;
-  headers: Record<string, string>;
-}
-
-function errorAnswer(error: unknown): ErrorAnswer {
-  if (error instanceof ServiceError) {
-    const headers: Record<string, string> = {};
-    const retry = error.retryAfterSeconds ?? (error.status === 503 ? 30 : undefined);
-    if (retry !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retry)));
-    return { status: error.status, code: error.code, message: error.message, headers };
-  }
-  if (error instanceof HttpError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
-  return { status: 500, code: 'internal', message: 'Internal error', headers: {} };
-}
-
-/**
- * `path` without its trailing slashes ("/" stays "/"), by a loop: /\/+$/ tried again from every slash
- * of a run that does not end the path, so a 16 KB path of "/a////...x" took about a second of the
- * event loop per request (50 such requests froze the service for 40 s).
- */
-function withoutTrailingSlashes(path: string): string {
-  if (path.length <= 1) return path;
-  let end = path.length;
-  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
-  return path.slice(0, end);
-}
-
-/**
- * An error answer written on the socket itself, for a connection Node or the connection limits refuse
- * before any request handler runs: the headers of every other JSON answer (sendPayload's, and what the
- * service offers), then the close.
- */
-function rawErrorAnswer(status: number, reason: string, code: string, message: string, extra: string[] = []): string {
-  const body = JSON.stringify({ status: 'error', error: code, message });
-  const head = [
-    `HTTP/1.1 ${status} ${reason}`,
-    `content-type: ${JSON_TYPE}`,
-    `content-length: ${Buffer.byteLength(body)}`,
-    'cache-control: no-store',
-    'x-content-type-options: nosniff',
-    `${CAPABILITIES_HEADER}: ${CAPABILITIES}`,
-    ...extra,
-    'connection: close',
-  ];
-  return `${head.join('\r\n')}\r\n\r\n${body}`;
 }
 
 /** Builds the HTTP front end over a MailService. */
