@@ -9,39 +9,18 @@
  * module: the app draws its first frame without it (preloadHttp() loads it ahead of need).
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
-import { ApiError } from './api-error';
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
+import { loadGot, OVERSIZE, toApiError } from './got-load';
+import { openStream } from './http-stream';
 import { keepNewest } from './keep-newest';
 import type { Pacer } from './pacer';
 import { pacedCall, type RateLimitWait } from './rate-limit-wait';
 import { USER_AGENT } from './user-agent';
-import { badResponse } from './wire-json';
 
 export { checkBaseUrl };
+export { preloadHttp } from './got-load';
 export { RATE_LIMIT_WAIT, type RateLimitWait } from './rate-limit-wait';
-
-type GotModule = typeof import('got');
-let gotLoading: Promise<GotModule> | undefined;
-// Set once loaded: what the synchronous error mapping below needs to know got's errors by.
-let gotLoaded: GotModule | undefined;
-
-/** got, loaded once (a failed load is tried again at the next request). */
-function loadGot(): Promise<GotModule> {
-  if (!gotLoading) {
-    const attempt = import('got').then((module) => (gotLoaded = module));
-    gotLoading = attempt;
-    attempt.catch(() => {
-      if (gotLoading === attempt) gotLoading = undefined;
-    });
-  }
-  return gotLoading;
-}
-
-/** Loads the HTTP client's code ahead of the first request that needs it (a failure waits for that request). */
-export function preloadHttp(): void {
-  loadGot().catch(() => undefined);
-}
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRIES = 2;
@@ -266,56 +245,4 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
     return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };
   }
-}
-
-// got's stream interface: the headers within `timeoutMs` (like any request), then the body for as long
-// as the server keeps it open. Errors become ApiErrors built from scratch, as for every other request.
-function openStream(http: Got, path: string, request: HttpRequest, secrets: readonly string[], timeoutMs: number): Promise<HttpStream> {
-  const pending = http.stream(path, {
-    searchParams: request.searchParams,
-    headers: request.headers,
-    retry: { limit: 0 },
-    // No `request` limit: the stream is meant to stay open. The answer must still start in time.
-    timeout: { request: undefined, response: timeoutMs },
-  });
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    pending.destroy();
-  };
-  return new Promise<HttpStream>((resolve, reject) => {
-    const fail = (error: unknown) => reject(toApiError(error, secrets, timeoutMs, Infinity));
-    pending.once('error', fail);
-    pending.once('response', (response: Response) => {
-      pending.off('error', fail);
-      if (response.statusCode >= 300) {
-        close();
-        reject(new ApiError('bad_response', `The service redirected (HTTP ${response.statusCode}); check the base URL`, { status: response.statusCode }));
-        return;
-      }
-      const chunks = (async function* (): AsyncGenerator<Buffer> {
-        try {
-          for await (const chunk of pending) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-        } catch (error) {
-          // Closing on purpose ends the iteration; anything else is the connection failing.
-          if (!closed) throw toApiError(error, secrets, timeoutMs, Infinity);
-        }
-      })();
-      resolve({ status: response.statusCode, headers: response.headers, chunks, close });
-    });
-  });
-}
-
-// The reason a request is aborted with when its answer outgrows the cap.
-const OVERSIZE = Symbol('oversize');
-
-// Errors that did not go through beforeError: an aborted oversized download, or a bug of ours.
-function toApiError(error: unknown, secrets: readonly string[], timeoutMs: number, maxBytes: number): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error === OVERSIZE) {
-    return badResponse(`answer larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
-  }
-  if (gotLoaded && error instanceof gotLoaded.RequestError) return errorFromRequest(error, secrets, timeoutMs);
-  return new ApiError('network', 'The request failed');
 }

@@ -1,0 +1,44 @@
+/** A request whose answer is read as it comes (server-sent events), through the client's got instance. */
+import type { Got, Response } from 'got';
+import { ApiError } from './api-error';
+import { toApiError } from './got-load';
+import type { HttpRequest, HttpStream } from './http-client';
+
+// got's stream interface: the headers within `timeoutMs` (like any request), then the body for as long
+// as the server keeps it open. Errors become ApiErrors built from scratch, as for every other request.
+export function openStream(http: Got, path: string, request: HttpRequest, secrets: readonly string[], timeoutMs: number): Promise<HttpStream> {
+  const pending = http.stream(path, {
+    searchParams: request.searchParams,
+    headers: request.headers,
+    retry: { limit: 0 },
+    // No `request` limit: the stream is meant to stay open. The answer must still start in time.
+    timeout: { request: undefined, response: timeoutMs },
+  });
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    pending.destroy();
+  };
+  return new Promise<HttpStream>((resolve, reject) => {
+    const fail = (error: unknown) => reject(toApiError(error, secrets, timeoutMs, Infinity));
+    pending.once('error', fail);
+    pending.once('response', (response: Response) => {
+      pending.off('error', fail);
+      if (response.statusCode >= 300) {
+        close();
+        reject(new ApiError('bad_response', `The service redirected (HTTP ${response.statusCode}); check the base URL`, { status: response.statusCode }));
+        return;
+      }
+      const chunks = (async function* (): AsyncGenerator<Buffer> {
+        try {
+          for await (const chunk of pending) yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+        } catch (error) {
+          // Closing on purpose ends the iteration; anything else is the connection failing.
+          if (!closed) throw toApiError(error, secrets, timeoutMs, Infinity);
+        }
+      })();
+      resolve({ status: response.statusCode, headers: response.headers, chunks, close });
+    });
+  });
+}
