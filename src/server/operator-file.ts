@@ -10,7 +10,7 @@
  * type), its type and size come from fstat on that same descriptor (no swap between a check and the
  * open), and the read stops one byte past the cap (a file that grew, or a /proc file that says size 0).
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, type Dirent, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 export interface OperatorFileLimits {
@@ -38,12 +38,15 @@ export class OperatorFileError extends Error {
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
 const CHUNK = 64 * 1024;
 
-function kindOf(st: Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSocket()) return 'a socket';
+/** What a file-system entry is, in words ("a FIFO"), from fstat/lstat or a directory listing alike. */
+export function kindOf(entry: Stats | Dirent): string {
+  if (entry.isFile()) return 'a file';
+  if (entry.isDirectory()) return 'a directory';
+  if (entry.isSymbolicLink()) return 'a symbolic link';
+  if (entry.isFIFO()) return 'a FIFO';
+  if (entry.isCharacterDevice()) return 'a character device';
+  if (entry.isBlockDevice()) return 'a block device';
+  if (entry.isSocket()) return 'a socket';
   return 'not a file';
 }
 

@@ -17,6 +17,10 @@ import { listed, ourAddresses, reply, rewordSizeRefusals } from './smtp-replies'
 import { SmtpTimeLimits } from './time-limits';
 import type { LoadedTls } from './tls-files';
 
+/** What a client hears while serve stops: a connection closed (421), a command refused for now (421, try again). */
+const SHUTTING_DOWN = '4.3.2 Service shutting down';
+const SHUTTING_DOWN_RETRY = `${SHUTTING_DOWN}, try again later`;
+
 export interface SmtpFrontOptions {
   /** A Logger gets events with the client, TLS and message id as fields; a plain function gets lines. */
   log?: Logger | ((line: string) => void);
@@ -83,7 +87,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     if (!closing) return;
     for (const connection of server.connections) {
       // A 421 reply makes smtp-server close the connection itself (after the 250 already written).
-      if (connection.session === session) connection.send(421, '4.3.2 Service shutting down');
+      if (connection.session === session) connection.send(421, SHUTTING_DOWN);
     }
   }
 
@@ -99,7 +103,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   /** Why `rcpt` is refused (an SMTP reply), or undefined when it is accepted. */
   async function rcptRefusal(address: SMTPServerAddress, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
     const rcpt = address.address;
-    if (closing) return reply(421, '4.3.2 Service shutting down, try again later', 'shutting_down');
+    if (closing) return reply(421, SHUTTING_DOWN_RETRY, 'shutting_down');
     const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
       return reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`, 'too_many_recipients');
@@ -190,8 +194,8 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     onMailFrom(address, session, callback) {
       const sender = address.address || '<>';
       if (closing) {
-        refused(session, `smtp refused MAIL FROM ${sender}: 421 4.3.2 Service shutting down, try again later`, 'shutting_down', 'warn');
-        return callback(reply(421, '4.3.2 Service shutting down, try again later', 'shutting_down'));
+        refused(session, `smtp refused MAIL FROM ${sender}: 421 ${SHUTTING_DOWN_RETRY}`, 'shutting_down', 'warn');
+        return callback(reply(421, SHUTTING_DOWN_RETRY, 'shutting_down'));
       }
       if (!hooks.mailFrom) return callback();
       hooks.mailFrom(peerOf(session), address.address).then(
@@ -244,7 +248,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
         // Idle connections would otherwise hold the close for the whole grace time.
         for (const connection of [...server.connections]) {
           // A 421 reply makes smtp-server close the connection itself.
-          if (!inData.has(connection.session?.id)) connection.send(421, '4.3.2 Service shutting down');
+          if (!inData.has(connection.session?.id)) connection.send(421, SHUTTING_DOWN);
         }
         await Promise.allSettled([...pending]);
         await done;

@@ -9,10 +9,9 @@
  * session); an inbox's message headers are read the first time the inbox is used (loadMessageDir), so
  * opening a store does not grow with the messages it holds.
  */
-import type { Dirent } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readOperatorFile } from '../../operator-file';
+import { kindOf, readOperatorFile } from '../../operator-file';
 import { TEMP_PREFIX } from './durable-fs';
 import { CorruptFileError, readMessageLayout, type MessageLayout } from './message-file';
 import { storageErrorText, type StoredMessageMeta, type StoredSession } from '../store';
@@ -53,16 +52,6 @@ export function isStoredSession(v: unknown): v is StoredSession {
 /** A deep copy of a message summary, so callers never alias the index. */
 export function metaCopy(m: StoredMessageMeta): StoredMessageMeta {
   return { ...m, attachments: m.attachments.map((a) => ({ ...a })) };
-}
-
-/** What an entry that is not a regular file is, for the log. */
-function kindOf(entry: Dirent): string {
-  if (entry.isFile()) return 'a file';
-  if (entry.isDirectory()) return 'a directory';
-  if (entry.isSymbolicLink()) return 'a symbolic link';
-  if (entry.isFIFO()) return 'a FIFO';
-  if (entry.isSocket()) return 'a socket';
-  return 'a device';
 }
 
 /**
