@@ -84,10 +84,11 @@ export class ConnectionLimit {
       seen.since++;
       return undefined;
     }
-    if (!seen && this.quiet.size >= MAX_QUIET) {
-      for (const [key, value] of this.quiet) if (now - value.at >= LOG_EVERY_MS) this.quiet.delete(key);
-      if (this.quiet.size >= MAX_QUIET) this.quiet.delete(this.quiet.keys().next().value!);
-    }
+    // The map is kept in the order of `at` (a client named again moves to the end), so when it is full
+    // the client named longest ago is the first: one deletion, however many addresses a flood brings.
+    // Below the cap a record stays, so a client refused again after a quiet spell is named with its count.
+    this.quiet.delete(client);
+    if (this.quiet.size >= MAX_QUIET) this.quiet.delete(this.quiet.keys().next().value!);
     this.quiet.set(client, { at: now, since: 0 });
     return seen?.since ?? 0;
   }
