@@ -5,12 +5,17 @@
  * delivery's.
  */
 export interface InboxWatch {
-  /** Calls `onMail` each time mail is stored for the session of `tokenHash`; returns the stop. */
-  watch(tokenHash: string, onMail: () => void): () => void;
+  /**
+   * Calls `onMail` each time mail is stored for the session of `tokenHash`, and `onGone` if the session
+   * is deleted (by any service on the store); returns the stop.
+   */
+  watch(tokenHash: string, onMail: () => void, onGone?: () => void): () => void;
   /** Tells the watchers of these sessions (by token hash) that mail was stored for them. */
   announce(tokenHashes: Iterable<string>): void;
   /** Tells every watcher that mail may have come (news of it may have been missed). */
   announceAll(): void;
+  /** Tells the watchers of these sessions (by token hash) that their session was deleted. */
+  gone(tokenHashes: Iterable<string>): void;
 }
 
 function tell(listener: () => void): void {
@@ -23,12 +28,14 @@ function tell(listener: () => void): void {
 
 export function createInboxWatch(): InboxWatch {
   const watchers = new Map<string, Set<() => void>>();
+  const goneListeners = new WeakMap<() => void, () => void>();
   return {
-    watch(tokenHash, onMail) {
+    watch(tokenHash, onMail, onGone) {
       const listeners = watchers.get(tokenHash) ?? new Set();
       watchers.set(tokenHash, listeners);
       // A function of its own, so the same listener given twice is two watches.
       const listener = () => onMail();
+      if (onGone) goneListeners.set(listener, onGone);
       listeners.add(listener);
       return () => {
         listeners.delete(listener);
@@ -41,6 +48,14 @@ export function createInboxWatch(): InboxWatch {
     },
     announceAll() {
       for (const listeners of [...watchers.values()]) for (const listener of [...listeners]) tell(listener);
+    },
+    gone(tokenHashes) {
+      for (const hash of tokenHashes) {
+        for (const listener of [...(watchers.get(hash) ?? [])]) {
+          const onGone = goneListeners.get(listener);
+          if (onGone) tell(onGone);
+        }
+      }
     },
   };
 }

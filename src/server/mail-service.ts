@@ -82,6 +82,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
   const notices = store.listenForMail?.({
     onMail: (hashes) => inboxWatch.announce(hashes),
     onGap: () => inboxWatch.announceAll(),
+    onGone: (hashes) => inboxWatch.gone(hashes),
     onBlocks: () => deps.onBlocksChanged?.(),
   });
 
@@ -197,8 +198,8 @@ export function createMailService(deps: MailServiceDeps): MailService {
     ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains }),
     ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
 
-    watchInbox(token, onMail) {
-      return inboxWatch.watch(hashToken(token), onMail);
+    watchInbox(token, onMail, onGone) {
+      return inboxWatch.watch(hashToken(token), onMail, onGone);
     },
 
     async health(): Promise<ServiceHealth> {

@@ -196,9 +196,10 @@ export interface MailService extends ExternalIntake {
    * is called: at once when this process stored it (after it is durable, before the SMTP side answers
    * 250), and, on a store shared by several services (Postgres), when another one did (the store's mail
    * notices). After the notices were interrupted (a lost database connection), every watcher is called
-   * once, as mail may have come meanwhile. No lookup: an unknown token is never called.
+   * once, as mail may have come meanwhile. No lookup: an unknown token is never called. `onGone` is
+   * called when the session is deleted through the admin API of any service on a shared store.
    */
-  watchInbox(token: string, onMail: () => void): () => void;
+  watchInbox(token: string, onMail: () => void, onGone?: () => void): () => void;
 
   /**
    * Storage state (with the reason, for the log and tests: never for a client) and session count; asks

@@ -96,7 +96,8 @@ export const ADMIN_ROUTES: Record<string, Route> = {
       const admin = admitted(ctx);
       const id = requiredString(ctx.params, 'session_id');
       if (!(await admin.service.deleteSession(id))) throw new HttpError(404, 'not_found', 'No session with that id');
-      // Its event streams end here; on other instances at its expiry, or when they next look.
+      // Its event streams end here; on other instances on the same database, when they hear of it
+      // (the deletion's notice, postgres/sessions.ts).
       admin.events?.closeSession(id);
       return ok({ message: 'Session deleted' });
     },

@@ -16,7 +16,8 @@
  * session or client, 503 in all) and the client keeps polling. Without the bound per client one client
  * held every stream there was (30 sessions a minute, 4 streams each: the 500 in four minutes), and
  * everyone else was refused push.
- * A stream ends when its session expires, is deleted (admin), or the service closes. A client that
+ * A stream ends when its session expires, is deleted (the admin API, of this instance or, on Postgres,
+ * of any instance on the database), or the service closes. A client that
  * stops reading is not buffered for: news it has not taken is one owed `mail` event, written on drain.
  */
 import type { ServerResponse } from 'node:http';
@@ -188,7 +189,7 @@ export class EventHub {
       [HEARTBEAT_HEADER]: String(this.heartbeatMs),
     });
     // Watching starts before the client sees the answer's headers: from then on no mail goes unsaid.
-    const unwatch = this.service.watchInbox(session.token, mail);
+    const unwatch = this.service.watchInbox(session.token, mail, () => stream.end());
     res.write(`retry: ${this.retryMs}\n: tempmail-tui events\n\n`);
     const heartbeat = setInterval(() => write(': keep-alive\n\n'), this.heartbeatMs);
     heartbeat.unref();

@@ -37,6 +37,8 @@ export interface MailNoticeEvents {
   onMail(tokenHashes: string[]): void;
   /** Notices may have been missed (the listening connection broke and is back): any session may have mail. */
   onGap(): void;
+  /** A service deleted the sessions with these token hashes (the admin API): their watchers are told. */
+  onGone?(tokenHashes: string[]): void;
   /** Another service changed the blocks (putBlock, deleteBlock), or notices may have been missed: read them again. */
   onBlocks?(): void;
 }

@@ -1,12 +1,15 @@
 /**
  * GET /events across instances: two built `serve` processes on one database, a stream held on A, mail
  * delivered through B's SMTP port. B's delivery reaches A's stream by Postgres LISTEN/NOTIFY; when A's
- * listening connection is cut, A listens again and tells every stream that mail may have come.
+ * listening connection is cut, A listens again and tells every stream that mail may have come; a session
+ * deleted through A's admin API ends its stream on B.
  */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { openEvents } from '../../harness/event-stream';
-import { newSession } from '../../harness/http';
+import { call, newSession } from '../../harness/http';
 import { freshDatabase, inspect, startInstance } from '../../harness/postgres/database';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
@@ -65,4 +68,35 @@ describe('GET /events with two instances on one database', () => {
     await stream.waitForEvent('mail', 2);
     expect(a.stderr()).toContain('database connection of the mail notices lost');
   });
+
+  it("ends a session's stream on B when A's admin API deletes the session, and no other stream", async () => {
+    const { url } = await freshDatabase(cleanup);
+    const tokenFile = join(await cleanup.tempDir('tempmail-pg-events-admin-'), 'token');
+    const adminToken = 'pg-events-admin-token-0123456789';
+    await writeFile(tokenFile, adminToken, { mode: 0o600 });
+    const [a, b] = await Promise.all([startInstance(cleanup, url, ['--admin-token-file', tokenFile]), startInstance(cleanup, url)]);
+    const [box, other] = [await newSession(b!.baseUrl), await newSession(b!.baseUrl)];
+    const stream = cleanup.defer(await openEvents(b!.baseUrl, bearer(box.token)), (s) => s.close());
+    const kept = cleanup.defer(await openEvents(b!.baseUrl, bearer(other.token)), (s) => s.close());
+    expect([stream.status, kept.status]).toEqual([200, 200]);
+    const admin = (path: string, form: Record<string, string>) =>
+      call(a!.baseUrl, path, { form, headers: { authorization: `Bearer ${adminToken}` } });
+    const [found] = (await call(a!.baseUrl, '/admin/sessions', { query: { recipient: box.email }, headers: { authorization: `Bearer ${adminToken}` } })).json!.sessions;
+    expect(found).toMatchObject({ email: box.email });
+    expect((await admin('/admin/delete-session', { session_id: found.id })).status).toBe(200);
+    // B hears of the deletion by its notice and ends the stream cleanly; the client is told nothing more.
+    expect(await withTimeout(stream.ended, 5000)).toBe('end');
+    expect(stream.events()).toEqual([]);
+    // The other session's stream on B is still open and still told of its mail.
+    await sendMail(b!, { to: other.email, subject: 'still here' });
+    await kept.waitForEvent('mail', 1);
+  });
 });
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timed out'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<'timed out'>((done) => {
+    timer = setTimeout(() => done('timed out'), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

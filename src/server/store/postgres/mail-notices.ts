@@ -6,7 +6,8 @@
  * tells its watchers (GET /events streams, the app's in-process push) of mail any other instance stored.
  *
  * A notice is `{"from": <instance id>, "t": [<token hash>, ...]}`: an instance skips its own (it heard
- * of them from deliver() already). Anyone who may write to the database may NOTIFY on the channel too,
+ * of them from deliver() already). A deleted session's is `{"gone": [<token hash>]}` (sessions.ts),
+ * heard by every instance, its own included: its watchers' streams end. Anyone who may write to the database may NOTIFY on the channel too,
  * so a payload is read as the untrusted text it is: what is not that shape is dropped.
  *
  * While the connection is down notices are lost (Postgres keeps none for a listener that is not there):
@@ -53,6 +54,20 @@ export function readNotice(payload: string | undefined, self: string): string[] 
   const { from, t } = data as { from?: unknown; t?: unknown };
   if (typeof from !== 'string' || from === self || !Array.isArray(t)) return [];
   return t.filter((h): h is string => typeof h === 'string' && TOKEN_HASH.test(h));
+}
+
+/** The token hashes of a deletion's notice (`{"gone": [...]}`); [] for anything else. */
+export function readGone(payload: string | undefined): string[] {
+  if (payload === undefined || payload.length > 8000 || !payload.startsWith('{"gone"')) return [];
+  let data: unknown;
+  try {
+    data = JSON.parse(payload);
+  } catch {
+    return [];
+  }
+  const gone = data && typeof data === 'object' ? (data as { gone?: unknown }).gone : undefined;
+  if (!Array.isArray(gone)) return [];
+  return gone.filter((h): h is string => typeof h === 'string' && TOKEN_HASH.test(h));
 }
 
 /** Listens for the mail notices of other instances until close(). */
@@ -107,6 +122,8 @@ export class PgMailNotices implements MailNotices {
     client.on('notification', (message: pg.Notification) => {
       if (message.channel === BLOCKS_CHANNEL) return this.events.onBlocks?.();
       if (message.channel !== MAIL_CHANNEL) return;
+      const gone = readGone(message.payload);
+      if (gone.length > 0) return this.events.onGone?.(gone);
       const hashes = readNotice(message.payload, this.self);
       if (hashes.length > 0) this.events.onMail(hashes);
     });

@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import { RATE_HITS_KEEP_MS, type StoredSession } from '../store';
+import { MAIL_CHANNEL } from './mail-notices';
 import { SWEEP_LOCK } from './migrations';
 import { prepared, query, transaction, withClient } from './pool';
 import { SESSION_COLUMNS, sessionOf, sessionValues, type SessionRow } from './rows';
@@ -52,8 +53,14 @@ export async function countSessions(pool: pg.Pool): Promise<number> {
   return (await query<{ n: number }>(pool, 'SELECT count(*)::int AS n FROM tempmail_sessions'))[0]?.n ?? 0;
 }
 
+/**
+ * Deletes session `id` and, in the same statement, tells every instance on the database (mail-notices.ts:
+ * Postgres hands the notice out at COMMIT), so the event streams of the session end wherever they are.
+ */
 export async function deleteSession(pool: pg.Pool, id: string): Promise<boolean> {
-  return (await pool.query(prepared('DELETE FROM tempmail_sessions WHERE id = $1', [id]))).rowCount! > 0;
+  const sql = `WITH gone AS (DELETE FROM tempmail_sessions WHERE id = $1 RETURNING token_hash)
+    SELECT pg_notify('${MAIL_CHANNEL}', json_build_object('gone', json_build_array(token_hash))::text) FROM gone`;
+  return (await pool.query(prepared(sql, [id]))).rowCount! > 0;
 }
 
 /**
