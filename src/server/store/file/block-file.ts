@@ -5,11 +5,10 @@
  * blocks as they were, and the caller hears why. A file that does not check out is set aside as
  * `*.corrupt`, named in the log, and the service starts with no blocks.
  */
-import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OperatorFileError, readOperatorFile } from '../../operator-file';
 import { writeFileDurable } from './durable-fs';
-import { storageErrorText, type Block, type BlockKind } from '../store';
+import { readStateFile } from './state-file';
+import type { Block, BlockKind } from '../store';
 import { BLOCK_KINDS } from '../store-admin';
 
 const NAME = 'blocks.json';
@@ -36,27 +35,16 @@ export class BlockFile {
 
   /** Reads the file (none yet is fine). */
   async load(): Promise<void> {
-    const path = join(this.dataDir, NAME);
-    let text: string | undefined;
-    try {
-      text = (await readOperatorFile(path, { maxBytes: MAX_BYTES })).toString('utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      // Not a regular file (a FIFO would hang the start, /dev/zero fill memory), or far too large: set
-      // aside like bad JSON, as the cursor file is.
-      if (!(error instanceof OperatorFileError && (error.code === 'not-regular' || error.code === 'too-large'))) throw error;
-    }
-    let list: unknown;
-    try {
-      list = (JSON.parse(text ?? '') as { blocks?: unknown }).blocks;
-    } catch {
-      list = undefined;
-    }
-    if (!Array.isArray(list) || !list.every(isBlock)) {
-      this.log(`store: set aside ${path}: not a block list; no sender or client is blocked until blocks are added again`);
-      await rename(path, `${path}.corrupt`).catch((err: unknown) => this.log(`store: could not set aside ${path}: ${storageErrorText(err)}`));
-      return;
-    }
+    const list = await readStateFile(join(this.dataDir, NAME), {
+      maxBytes: MAX_BYTES,
+      shape: (json) => {
+        const blocks = (json as { blocks?: unknown } | null)?.blocks;
+        return Array.isArray(blocks) && blocks.every(isBlock) ? blocks : undefined;
+      },
+      setAside: 'not a block list; no sender or client is blocked until blocks are added again',
+      log: this.log,
+    });
+    if (!list) return;
     for (const b of list) this.blocks.set(keyOf(b.kind, b.value), { kind: b.kind, value: b.value, createdAt: b.createdAt });
   }
 

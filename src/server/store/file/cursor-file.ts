@@ -5,11 +5,10 @@
  * file that does not check out is set aside as `*.corrupt` and fetching starts over from no cursor
  * (the fetcher then checks each message against the inboxes, so nothing is delivered twice).
  */
-import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OperatorFileError, readOperatorFile } from '../../operator-file';
 import { writeFileDurable } from './durable-fs';
-import { storageErrorText, type FetchCursor, type FetchStatus } from '../store';
+import { readStateFile } from './state-file';
+import type { FetchCursor, FetchStatus } from '../store';
 
 const NAME = 'fetch-cursors.json';
 /** A record per account and folder and a status per account: far below this for any configuration. */
@@ -61,27 +60,18 @@ export class CursorFile {
 
   /** Reads the file (none yet is fine). */
   async load(): Promise<void> {
-    const path = join(this.dataDir, NAME);
-    let text: string | undefined;
-    try {
-      text = (await readOperatorFile(path, { maxBytes: MAX_BYTES })).toString('utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      // Not a regular file (a FIFO would hang the start), or far too large: set aside like bad JSON.
-      if (!(error instanceof OperatorFileError && (error.code === 'not-regular' || error.code === 'too-large'))) throw error;
-    }
-    let records: unknown;
-    let statuses: unknown;
-    try {
-      ({ cursors: records, statuses = [] } = JSON.parse(text ?? '') as { cursors?: unknown; statuses?: unknown });
-    } catch {
-      records = undefined;
-    }
-    if (!Array.isArray(records) || !records.every(isRecord) || !Array.isArray(statuses) || !statuses.every(isStatus)) {
-      this.log(`store: set aside ${path}: not a cursor file; external accounts are fetched from the start of the session lifetime`);
-      await rename(path, `${path}.corrupt`).catch((err: unknown) => this.log(`store: could not set aside ${path}: ${storageErrorText(err)}`));
-      return;
-    }
+    const file = await readStateFile(join(this.dataDir, NAME), {
+      maxBytes: MAX_BYTES,
+      shape: (json) => {
+        const { cursors: records, statuses = [] } = json as { cursors?: unknown; statuses?: unknown };
+        const whole = Array.isArray(records) && records.every(isRecord) && Array.isArray(statuses) && statuses.every(isStatus);
+        return whole ? { records, statuses } : undefined;
+      },
+      setAside: 'not a cursor file; external accounts are fetched from the start of the session lifetime',
+      log: this.log,
+    });
+    if (!file) return;
+    const { records, statuses } = file;
     for (const r of records) this.cursors.set(keyOf(r.account, r.folder), { ...r });
     for (const r of statuses) this.statuses.set(r.account, { ...r });
   }
