@@ -17,6 +17,7 @@ import {
   type FetchClaim,
   type FetchCursor,
   type FetchStatus,
+  joinedReads,
   UnknownSessionError,
   type Delivery,
   type NewMessage,
@@ -171,15 +172,12 @@ export class MemoryStore implements Store {
     return e && String(e.version);
   }
 
-  async recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
-    const session = await this.findSessionByAddress(addressKey);
-    return session && { session, messages: await this.countMessages(session.id) };
+  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    return joinedReads.recipientInbox(this, addressKey);
   }
 
-  async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
-    const session = await this.getSessionByTokenHash(tokenHash);
-    const version = session && (await this.inboxVersion(session.id));
-    return session && version !== undefined ? { session, version } : undefined;
+  inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    return joinedReads.inboxByTokenHash(this, tokenHash);
   }
 
   async rawMessage(sessionId: string, id: number): Promise<Buffer | undefined> {

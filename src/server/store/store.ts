@@ -115,6 +115,22 @@ export interface SessionInbox {
   version: string;
 }
 
+/**
+ * Store.recipientInbox and Store.inboxByTokenHash from the reads they join, for a store where one read
+ * costs no round trip (the file and memory stores; Postgres asks the database once).
+ */
+export const joinedReads = {
+  async recipientInbox(store: Pick<Store, 'findSessionByAddress' | 'countMessages'>, addressKey: string): Promise<RecipientInbox | undefined> {
+    const session = await store.findSessionByAddress(addressKey);
+    return session && { session, messages: await store.countMessages(session.id) };
+  },
+  async inboxByTokenHash(store: Pick<Store, 'getSessionByTokenHash' | 'inboxVersion'>, tokenHash: string): Promise<SessionInbox | undefined> {
+    const session = await store.getSessionByTokenHash(tokenHash);
+    const version = session && (await store.inboxVersion(session.id));
+    return session && version !== undefined ? { session, version } : undefined;
+  },
+};
+
 /** What Store.usage() measures. */
 export interface StorageUsage {
   messages: number;

@@ -26,7 +26,7 @@ import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
 import { messageFilter } from '../match';
-import { UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type RecipientInbox, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
+import { joinedReads, UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type RecipientInbox, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -89,15 +89,12 @@ export class FileStore extends FileSessions implements Store {
     return entry && `${this.epoch}.${entry.version}`;
   }
 
-  async recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
-    const session = await this.findSessionByAddress(addressKey);
-    return session && { session, messages: await this.countMessages(session.id) };
+  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
+    return joinedReads.recipientInbox(this, addressKey);
   }
 
-  async inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
-    const session = await this.getSessionByTokenHash(tokenHash);
-    const version = session && (await this.inboxVersion(session.id));
-    return session && version !== undefined ? { session, version } : undefined;
+  inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
+    return joinedReads.inboxByTokenHash(this, tokenHash);
   }
 
   private async section(sessionId: string, id: number, index: number): Promise<Buffer | undefined> {
