@@ -16,6 +16,8 @@ export interface InboxWatch {
   announceAll(): void;
   /** Tells the watchers of these sessions (by token hash) that their session was deleted. */
   gone(tokenHashes: Iterable<string>): void;
+  /** The token hashes watched now. */
+  watched(): string[];
 }
 
 function tell(listener: () => void): void {
@@ -48,6 +50,9 @@ export function createInboxWatch(): InboxWatch {
     },
     announceAll() {
       for (const listeners of [...watchers.values()]) for (const listener of [...listeners]) tell(listener);
+    },
+    watched() {
+      return [...watchers.keys()];
     },
     gone(tokenHashes) {
       for (const hash of tokenHashes) {

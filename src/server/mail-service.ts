@@ -81,10 +81,25 @@ export function createMailService(deps: MailServiceDeps): MailService {
   // Mail other services on the same store deliver (Postgres) reaches this one's watchers too.
   const notices = store.listenForMail?.({
     onMail: (hashes) => inboxWatch.announce(hashes),
-    onGap: () => inboxWatch.announceAll(),
+    onGap: () => {
+      inboxWatch.announceAll();
+      void endDeletedWatches();
+    },
     onGone: (hashes) => inboxWatch.gone(hashes),
     onBlocks: () => deps.onBlocksChanged?.(),
   });
+
+  /**
+   * After a gap in the notices a deletion's may have been missed too: each watched session is looked up
+   * once, and the watchers of one that is gone are told (their event streams end). One read per watched
+   * session, only after the listening connection came back; a failed read leaves that watch as it is.
+   */
+  async function endDeletedWatches(): Promise<void> {
+    for (const hash of inboxWatch.watched()) {
+      const session = await store.getSessionByTokenHash(hash).catch(() => null);
+      if (session === undefined) inboxWatch.gone([hash]);
+    }
+  }
 
   const refreshCount = () =>
     store.countSessions().then(

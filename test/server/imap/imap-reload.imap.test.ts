@@ -47,9 +47,11 @@ const waitSubjects = (proc: ServeReady, token: string, expected: string[], what:
 
 const offered = async (proc: ServeReady) => ((await call(proc.baseUrl, '/domains')).json!.extmail_accounts as { email: string }[]).map((a) => a.email);
 
-async function hangup(proc: ServeReady, until: RegExp): Promise<string> {
+/** SIGHUP, then `meanwhile` at once (while the reload runs), then the reload's lines once `until` is among them. */
+async function hangup(proc: ServeReady, until: RegExp, meanwhile?: () => Promise<unknown>): Promise<string> {
   const before = proc.stderr().length;
   proc.child.kill('SIGHUP');
+  await meanwhile?.();
   return waitFor(() => {
     const said = proc.stderr().slice(before);
     return until.test(said) ? said : undefined;
@@ -70,8 +72,9 @@ describe('serve reloads its IMAP accounts on SIGHUP', () => {
 
     await writeFile(file, JSON.stringify({ domains: ['tempmail.test'], extmailAccounts: [kept, added] }));
     // Mail that lands while the fetchers are handed over is not lost.
-    await appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'during the reload' }));
-    const said = await hangup(proc, /SIGHUP: config reloaded: /);
+    const said = await hangup(proc, /SIGHUP: config reloaded: /, () =>
+      appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'during the reload' })),
+    );
     expect(said).toMatch(/extmailAccounts kept@ext\.test \(imap\) -> kept@ext\.test \(imap\), added@ext\.test \(imap\)/);
     await waitFor(() => /imap added@ext\.test: active/.test(proc.stderr()), { timeoutMs: 20_000, message: 'the added account to be active' });
     expect(await offered(proc)).toEqual(['kept@ext.test', 'added@ext.test']);
@@ -81,6 +84,9 @@ describe('serve reloads its IMAP accounts on SIGHUP', () => {
     await appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'after the reload' }));
     await waitSubjects(proc, two.token, ['to the added account'], 'mail through the added account');
     await waitSubjects(proc, one.token, ['after the reload', 'before the reload', 'during the reload'], 'the kept account, each message once');
+    // A last one, once it is in: nothing came twice meanwhile either.
+    await appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'last' }));
+    await waitSubjects(proc, one.token, ['after the reload', 'before the reload', 'during the reload', 'last'], 'the last message, and still each once');
 
     await writeFile(file, JSON.stringify({ domains: ['tempmail.test'], extmailAccounts: [added] }));
     await hangup(proc, /SIGHUP: config reloaded: .*extmailAccounts /);
