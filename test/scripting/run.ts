@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSavedSessions } from '../../src/state/saved-sessions';
 import { runScript } from '../../src/scripting/index';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startTestService, type TestService } from '../harness/service';
 
 export interface RunResult {
   code: number;
@@ -69,4 +71,22 @@ export function bigHtml(): string {
   const html = `<html><body>${paragraphs.join('\n')}<p>${BIG_HTML_END}</p></body></html>`;
   if (html.length < 600_000) throw new Error(`bigHtml is only ${html.length} bytes`);
   return html;
+}
+
+/**
+ * The usual setting of a scripting test file: one reference service on loopback and one runner for the
+ * whole file; at its end, no token may appear in anything a command wrote.
+ */
+export function scriptFixture(): { readonly svc: TestService; readonly r: Runner } {
+  const fixture = {} as { svc: TestService; r: Runner };
+  beforeAll(async () => {
+    fixture.svc = await startTestService({ createPerMinute: 1000 });
+    fixture.r = makeRunner();
+  });
+  afterAll(async () => {
+    expect(fixture.r.leakedTokens()).toEqual([]);
+    fixture.r.cleanup();
+    await fixture.svc.close();
+  });
+  return fixture;
 }

@@ -67,12 +67,7 @@ describe('PostgresStore on the database', () => {
     await first.close();
     // Back to the schema before migrations 3 to 6, as an earlier tempmail-tui left it.
     const pool = inspect(cleanup, url);
-    await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
-    await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
-    await pool.query('DROP FUNCTION tempmail_count_messages');
-    await pool.query('DROP FUNCTION tempmail_deliver_batch');
-    await pool.query('ALTER TABLE tempmail_deliveries DROP COLUMN decided');
-    await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
+    await undoMigration6(pool);
     await pool.query('DROP FUNCTION tempmail_rate_hit');
     await pool.query('ALTER TABLE tempmail_create_hits SET LOGGED');
     await pool.query('ALTER TABLE tempmail_fetch_cursors DROP COLUMN renumbered_at');
@@ -115,12 +110,7 @@ describe('PostgresStore on the database', () => {
     await first.close();
     // Back to version 5 as a tempmail-tui with the admin API but without group commit left it.
     const pool = inspect(cleanup, url);
-    await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
-    await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
-    await pool.query('DROP FUNCTION tempmail_count_messages');
-    await pool.query('DROP FUNCTION tempmail_deliver_batch');
-    await pool.query('ALTER TABLE tempmail_deliveries DROP COLUMN decided');
-    await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
+    await undoMigration6(pool);
     await pool.query('DELETE FROM tempmail_migrations WHERE version >= 6');
     const lines: string[] = [];
     const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
@@ -178,3 +168,13 @@ describe('PostgresStore on the database', () => {
     expect((await store.getMessage(s.id, 1))!.headers).toEqual({ 'X-A': '\u0000\ud83d' });
   });
 });
+
+/** Takes migration 6 (message counts, group commit) out of a database's schema, as before it existed. */
+async function undoMigration6(pool: ReturnType<typeof inspect>): Promise<void> {
+  await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
+  await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
+  await pool.query('DROP FUNCTION tempmail_count_messages');
+  await pool.query('DROP FUNCTION tempmail_deliver_batch');
+  await pool.query('ALTER TABLE tempmail_deliveries DROP COLUMN decided');
+  await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
+}

@@ -3,19 +3,12 @@
  * message came from, finding messages by sender and client address, and the blocks.
  */
 import { describe, expect, it } from 'vitest';
-import { newMessage, sessionRecord, type StoreHarness } from './store-suite';
+import { newMessage, sessionRecord, storeTest, type StoreHarness } from './store-suite';
 
 /** `shared`: the store can be open in two services at once (its harness has twin()), as in runStoreSuite. */
 export function runStoreAdminSuite(name: string, make: () => Promise<StoreHarness>, options: { shared?: boolean } = {}): void {
   describe(`Store admin suite: ${name}`, () => {
-    const withStore = (fn: (h: StoreHarness) => Promise<void>) => async () => {
-      const h = await make();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    };
+    const withStore = storeTest(make);
 
     it('keeps the client address and envelope sender of each message, across a reopen; mail without them has neither', withStore(async (h) => {
       const s = sessionRecord();

@@ -62,20 +62,25 @@ export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
   };
 }
 
+/** A test body run on a fresh store from `make`, cleaned up however the body ends. */
+export function storeTest(make: () => Promise<StoreHarness>) {
+  return (fn: (h: StoreHarness) => Promise<void>) => async () => {
+    const h = await make();
+    try {
+      await fn(h);
+    } finally {
+      await h.cleanup();
+    }
+  };
+}
+
 /**
  * Runs the shared suite against the stores `make` builds. `shared`: the store can be open in two services
  * at once (its harness has twin()); the file store cannot (one service per data dir, service.lock).
  */
 export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, options: { shared?: boolean } = {}): void {
   describe(`Store suite: ${name}`, () => {
-    const withStore = (fn: (h: StoreHarness) => Promise<void>) => async () => {
-      const h = await make();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    };
+    const withStore = storeTest(make);
 
     it('puts, gets and finds sessions by id, token hash and address', withStore(async ({ store }) => {
       const s = sessionRecord();
