@@ -4,6 +4,7 @@
  * leaves either the old state or the new one (plus, at worst, a temp file that open() removes).
  */
 import { randomBytes } from 'node:crypto';
+import { closeSync, fsync, openSync } from 'node:fs';
 import { link, open, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { makeDir } from '../../../state/make-dir';
@@ -11,13 +12,16 @@ import { makeDir } from '../../../state/make-dir';
 /** Temp files start with this; anything so named is a crash leftover. */
 export const TEMP_PREFIX = '.tmp-';
 
-/** Makes a directory's entries (creates, renames, unlinks) durable. */
+/**
+ * Makes a directory's entries (creates, renames, unlinks) durable. Opening and closing a directory are
+ * quick and done on the loop; the fsync, which waits on the disk, goes through the thread pool.
+ */
 export async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
+  const fd = openSync(dir, 'r');
   try {
-    await fh.sync();
+    await new Promise<void>((resolve, reject) => fsync(fd, (err) => (err ? reject(err) : resolve())));
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
