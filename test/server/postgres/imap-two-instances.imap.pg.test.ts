@@ -62,7 +62,9 @@ describe('an external account fetched by one of two instances on one database', 
     const { email, token } = created.json as { email: string; token: string };
     await appendMail(dovecot, user, message({ To: email, Subject: 'before the kill' }));
     await waitFor(async () => (await subjects(other, token)).length === 1, { timeoutMs: 15_000, message: 'the first message' });
-    expect(holder.stderr()).toMatch(/imap stored \d+ bytes from sender@example\.org for shared\+handover@ext\.test/);
+    // The holder logs the fetch once its store call returns, which can be after the other lists the message.
+    const stored = /imap stored \d+ bytes from sender@example\.org for shared\+handover@ext\.test/;
+    await waitFor(() => stored.test(holder.stderr()), { timeoutMs: 15_000, message: "the holder's log of the fetch" });
     expect(other.stderr()).not.toContain('imap stored');
 
     holder.child.kill('SIGKILL');
