@@ -44,8 +44,8 @@ describe('FileStore group commit', () => {
     const s = sessionRecord();
     await store.putSession(s);
     const first = store.addMessage(s.id, newMessage({ subject: 'first' }));
-    // The first batch starts on the next turn of the loop, and takes several turns (open, write, sync,
-    // close: each a round trip to the thread pool); these arrive while it is being made durable.
+    // The first batch starts on the next turn of the loop, and takes several turns (its fdatasync and the
+    // directory's fsync are round trips to the thread pool); these arrive while it is being made durable.
     for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     const later = Array.from({ length: 6 }, (_, i) => store.addMessage(s.id, newMessage({ subject: `later ${i}` })));
     await Promise.all([first, ...later]);
@@ -54,6 +54,20 @@ describe('FileStore group commit', () => {
       { files: 6, dirSyncs: 1 },
     ]);
     expect(await store.countMessages(s.id)).toBe(7);
+  });
+
+  it('writes a small file on the loop and a large one through the thread pool, each whole, in one batch', async () => {
+    const { store, batches } = await opened();
+    const s = sessionRecord();
+    await store.putSession(s);
+    const large = Buffer.alloc(3 * 1024 * 1024, 0x61);
+    const [small, big] = await Promise.all([
+      store.addMessage(s.id, newMessage({ subject: 'small' })),
+      store.addMessage(s.id, newMessage({ subject: 'large', raw: large })),
+    ]);
+    expect(batches).toEqual([{ files: 2, dirSyncs: 1 }]);
+    expect((await store.rawMessage(s.id, big.id))!.equals(large)).toBe(true);
+    expect((await store.rawMessage(s.id, small.id))!.equals(newMessage().raw)).toBe(true);
   });
 
   it('fails only the write that fails: the rest of its batch is stored and acknowledged', async () => {
