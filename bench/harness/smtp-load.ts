@@ -13,6 +13,8 @@ export interface LoadOptions {
   to: string | readonly string[];
   connections: number;
   messages: number;
+  /** The message sent to `to` (default: the ~3 KB notification). */
+  message?: (to: string) => string;
 }
 
 export interface LoadResult {
@@ -24,7 +26,8 @@ export interface LoadResult {
 
 export async function smtpLoad(options: LoadOptions): Promise<LoadResult> {
   const recipients = typeof options.to === 'string' ? [options.to] : options.to;
-  const payloads = recipients.map((to) => dataPayload(notification(to, 'Your order has shipped', 1)));
+  const message = options.message ?? ((to: string) => notification(to, 'Your order has shipped', 1));
+  const payloads = recipients.map((to) => dataPayload(message(to)));
   const conns = await Promise.all(Array.from({ length: options.connections }, () => SmtpConnection.open(options.host, options.port)));
   const latencies: number[] = [];
   let next = 0;

@@ -19,6 +19,14 @@ function notificationBody(i: number): string {
   return lines.join('\r\n');
 }
 
+/**
+ * The same notification with its subject as an encoded word (RFC 2047, as mailers write a subject that is
+ * not ASCII): a message the service parses before its 250, where the plain one is parsed when read.
+ */
+export function encodedNotification(to: string, subject: string, i = 0): string {
+  return notification(to, `=?UTF-8?Q?${encodeURIComponent(`${subject} ✓`).replace(/%/g, '=')}?=`, i);
+}
+
 /** A ~3 KB plain-text notification to `to` with `subject`. */
 export function notification(to: string, subject: string, i = 0): string {
   const sender = SENDERS[i % SENDERS.length]!;

@@ -2,12 +2,14 @@
  * The operations on one token's inbox: its listing (and the version a cached answer is keyed by), a
  * message, its source and attachments, and deleting one. Each finds the token's live session first
  * (a token is looked up by its hash alone, token-hash.ts); an unknown or expired one answers the error
- * the front ends give.
+ * the front ends give. A message stored without its MIME parse (StoredMessageBody.parseOnRead) is
+ * parsed from its raw bytes when it is read, exactly as a delivery parses the others.
  */
 import { formatWireTime } from '../platform/time';
+import { parseMessage, type ParsedFields } from './mail/mime';
 import type { Clock } from './server-config';
 import { ServiceError, type AttachmentMeta, type InboxView, type MailService, type MessageFull, type MessageMeta } from './service-types';
-import type { Store, StoredMessageMeta, StoredSession } from './store/store';
+import type { Store, StoredAttachmentMeta, StoredMessage, StoredMessageMeta, StoredSession } from './store/store';
 import { hashToken } from './token-hash';
 
 export interface InboxReadsDeps {
@@ -60,6 +62,21 @@ export function inboxReads(deps: InboxReadsDeps): InboxReads {
     };
   }
 
+  /** The body and attachments of a stored message: as stored, or parsed now from its raw bytes. */
+  async function bodyOf(
+    session: StoredSession,
+    m: StoredMessage,
+  ): Promise<Pick<StoredMessage, 'to' | 'cc' | 'text' | 'html' | 'headers' | 'attachments'> & { parsed?: ParsedFields }> {
+    if (!m.parseOnRead) return m;
+    const raw = await guarded(() => store.rawMessage(session.id, m.id));
+    if (!raw) throw notFound(m.id);
+    const parsed = await parseMessage(raw, m.envelopeFrom ?? '');
+    const attachments = parsed.attachments.map(
+      (a, i): StoredAttachmentMeta => ({ id: i + 1, filename: a.filename, contentType: a.contentType, size: a.bytes.length }),
+    );
+    return { to: parsed.to, cc: parsed.cc, text: parsed.text, html: parsed.html, headers: parsed.headers, attachments, parsed };
+  }
+
   return {
     async checkMail(token) {
       const session = await sessionOf(token);
@@ -90,14 +107,16 @@ export function inboxReads(deps: InboxReadsDeps): InboxReads {
       const session = await sessionOf(token);
       const m = await guarded(() => store.getMessage(session.id, id));
       if (!m) throw notFound(id);
+      const body = await bodyOf(session, m);
       return {
         ...toMeta(m),
-        to: m.to,
-        cc: m.cc,
-        text: m.text,
-        html: m.html,
-        headers: m.headers,
-        attachments: m.attachments.map((a): AttachmentMeta => ({ ...a })),
+        hasAttachments: body.attachments.length > 0,
+        to: body.to,
+        cc: body.cc,
+        text: body.text,
+        html: body.html,
+        headers: body.headers,
+        attachments: body.attachments.map((a): AttachmentMeta => ({ ...a })),
       } satisfies MessageFull;
     },
 
@@ -118,8 +137,10 @@ export function inboxReads(deps: InboxReadsDeps): InboxReads {
       const session = await sessionOf(token);
       const m = await guarded(() => store.getMessage(session.id, id));
       if (!m) throw notFound(id);
-      const meta = m.attachments.find((a) => a.id === attachmentId);
-      const bytes = meta && (await guarded(() => store.attachmentBytes(session.id, id, attachmentId)));
+      const body = await bodyOf(session, m);
+      const meta = body.attachments.find((a) => a.id === attachmentId);
+      const bytes =
+        meta && (body.parsed ? body.parsed.attachments[attachmentId - 1]?.bytes : await guarded(() => store.attachmentBytes(session.id, id, attachmentId)));
       if (!meta || !bytes) {
         throw new ServiceError('not_found', `Message ${id} has no attachment ${Number.isFinite(attachmentId) ? attachmentId : '?'}`);
       }

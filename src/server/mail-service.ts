@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkPrefix, randomLocalPart } from './mail/addresses';
 import { systemClock, type Clock, type ServerConfig } from './server-config';
-import { parseMessage } from './mail/mime';
+import { fieldsToStore } from './mail/mime';
 import { externalIntake } from './external-intake';
 import { smtpRecipients } from './smtp-recipients';
 import { inboxReads } from './inbox-reads';
@@ -148,7 +148,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
     clientIp?: string,
   ): Promise<DeliverOutcome> {
     if (targets.size === 0) return { delivered: 0 };
-    const fields = await parseMessage(raw, envelopeFrom);
+    const fields = await fieldsToStore(raw, envelopeFrom);
     // Where it came from (SMTP only; not for mail fetched over IMAP), for the admin API.
     const origin = clientIp === undefined ? {} : { clientIp, envelopeFrom };
     // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel

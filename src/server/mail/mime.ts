@@ -5,6 +5,7 @@
  */
 import { simpleParser, type AddressObject, type EmailAddress, type HeaderLines, type ParsedMail } from 'mailparser';
 import { headerDigest, headerEnd } from './mime-fallback';
+import { quickSummary } from './quick-summary';
 
 /** What the service keeps from a parsed message (the raw bytes are kept separately, untouched). */
 export interface ParsedFields {
@@ -55,6 +56,17 @@ export async function parseMessage(raw: Buffer, envelopeFrom = ''): Promise<Pars
   } catch {
     return fallbackFields(raw, envelopeFrom);
   }
+}
+
+/**
+ * What a delivery stores of `raw`: for a plain message whose listing fields its header tells with
+ * certainty (quick-summary.ts), those alone and `parseOnRead`, the reader parsing it when it is read;
+ * for any other, the whole parse. Never rejects.
+ */
+export async function fieldsToStore(raw: Buffer, envelopeFrom = ''): Promise<ParsedFields & { parseOnRead?: true }> {
+  const quick = quickSummary(raw, envelopeFrom);
+  if (quick) return { ...quick, to: [], cc: [], text: null, html: null, headers: {}, attachments: [], parseOnRead: true };
+  return parseMessage(raw, envelopeFrom);
 }
 
 function fieldsOf(p: ParsedMail, envelopeFrom: string): ParsedFields {

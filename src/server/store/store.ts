@@ -74,6 +74,12 @@ export interface StoredMessageBody {
   text: string | null;
   html: string | null;
   headers: Record<string, string>;
+  /**
+   * Set when the message was stored without its MIME parse (mail/quick-summary.ts: a plain message with
+   * no attachment, whose listing fields were read from its header): to, cc, text, html and headers are
+   * then empty, and the reader parses the raw message (inbox-reads.ts). A store keeps it as given.
+   */
+  parseOnRead?: true;
 }
 
 export type StoredMessage = StoredMessageMeta & StoredMessageBody;

@@ -250,6 +250,19 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect((await store.attachmentBytes(s.id, 1, 1))!.equals(ALL_BYTES)).toBe(true);
     }));
 
+    it('keeps whether a message is to be parsed when read, across a reopen', withStore(async (h) => {
+      const s = sessionRecord();
+      await h.store.putSession(s);
+      const unparsed = { to: [], cc: [], text: null, html: null, headers: {}, attachments: [], parseOnRead: true as const };
+      await h.store.addMessage(s.id, newMessage(unparsed));
+      await h.store.deliver([s.id], newMessage({ subject: 'delivered', ...unparsed }), 10);
+      await h.store.addMessage(s.id, newMessage());
+      const flags = async (store: Store) => Promise.all([1, 2, 3].map(async (id) => (await store.getMessage(s.id, id))?.parseOnRead));
+      expect(await flags(h.store)).toEqual([true, true, undefined]);
+      expect((await h.store.getMessage(s.id, 2))!.subject).toBe('delivered');
+      expect(await flags(await h.reopen())).toEqual([true, true, undefined]);
+    }));
+
     it('does not reuse the id of a deleted newest message after a reopen', withStore(async (h) => {
       const s = sessionRecord();
       await h.store.putSession(s);

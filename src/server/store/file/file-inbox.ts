@@ -110,7 +110,7 @@ export async function writeMessage(entry: InboxEntry, input: NewMessage, message
     await mkdirDurable(entry.dir, messagesDir);
     entry.dirReady = true;
   }
-  const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers, clientIp, envelopeFrom } = input;
+  const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers, parseOnRead, clientIp, envelopeFrom } = input;
   const base = {
     senderName,
     senderEmail,
@@ -124,7 +124,7 @@ export async function writeMessage(entry: InboxEntry, input: NewMessage, message
   for (let attempt = 0; ; attempt++) {
     // Taken before the write's first await, so concurrent adds never share an id.
     const meta: StoredMessageMeta = { id: ++entry.lastId, ...base };
-    const chunks = encodeMessageFile(meta, { to, cc, text, html, headers }, raw, attachments.map((a) => a.bytes));
+    const chunks = encodeMessageFile(meta, { to, cc, text, html, headers, ...(parseOnRead ? { parseOnRead } : {}) }, raw, attachments.map((a) => a.bytes));
     try {
       // Never over an existing file: another process on this data dir may have taken the id.
       await commit.write(entry.dir, `${meta.id}.msg`, chunks);

@@ -144,5 +144,12 @@ export function parseBody(bytes: Buffer): StoredMessageBody {
   if (b.headers && typeof b.headers === 'object') {
     for (const [k, v] of Object.entries(b.headers)) if (typeof v === 'string') headers[k] = v;
   }
-  return { to: strings(b.to), cc: strings(b.cc), text: strOrNull(b.text), html: strOrNull(b.html), headers };
+  return {
+    to: strings(b.to),
+    cc: strings(b.cc),
+    text: strOrNull(b.text),
+    html: strOrNull(b.html),
+    headers,
+    ...(b.parseOnRead === true ? { parseOnRead: true as const } : {}),
+  };
 }

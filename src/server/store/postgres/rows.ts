@@ -72,8 +72,8 @@ export function metaOf(row: MetaRow): StoredMessageMeta {
 }
 
 export function messageOf(row: MetaRow & { body: Omit<StoredMessage, keyof StoredMessageMeta> }): StoredMessage {
-  const { to, cc, text, html, headers } = row.body;
-  return { ...metaOf(row), to, cc, text, html, headers };
+  const { to, cc, text, html, headers, parseOnRead } = row.body;
+  return { ...metaOf(row), to, cc, text, html, headers, ...(parseOnRead === true ? { parseOnRead } : {}) };
 }
 
 /**
@@ -88,7 +88,7 @@ export function messageValues(m: NewMessage): unknown[] {
     contentType: a.contentType,
     size: a.bytes.length,
   }));
-  const body = { to: m.to, cc: m.cc, text: m.text, html: m.html, headers: m.headers };
+  const body = { to: m.to, cc: m.cc, text: m.text, html: m.html, headers: m.headers, ...(m.parseOnRead ? { parseOnRead: true } : {}) };
   return [
     new Date(m.receivedAt),
     m.raw.length,
