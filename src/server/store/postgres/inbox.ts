@@ -4,7 +4,7 @@
  * these while it counts them in flight.
  */
 import type pg from 'pg';
-import type { RecipientInbox, SessionInbox, StoredMessage, StoredMessageMeta } from '../store';
+import type { SessionInbox, StoredMessage, StoredMessageMeta } from '../store';
 import { prepared, query, transaction } from './pool';
 import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, type MetaRow, type SessionRow } from './rows';
 
@@ -35,16 +35,6 @@ export async function inboxByTokenHash(pool: pg.Pool, tokenHash: string): Promis
     [tokenHash],
   );
   return row && { session: sessionOf(row), version: versionOf(row) };
-}
-
-/** RCPT TO's one read: the newest session holding an address, and its message count. */
-export async function recipientInbox(pool: pg.Pool, addressKey: string): Promise<RecipientInbox | undefined> {
-  const [row] = await query<SessionRow & { n: number }>(
-    pool,
-    `SELECT ${SESSION_COLUMNS}, message_count AS n FROM tempmail_sessions WHERE address_key = $1 ORDER BY created_at DESC LIMIT 1`,
-    [addressKey],
-  );
-  return row && { session: sessionOf(row), messages: row.n };
 }
 
 export async function getMessage(pool: pg.Pool, sessionId: string, id: number): Promise<StoredMessage | undefined> {

@@ -25,6 +25,7 @@ import * as inbox from './inbox';
 import { PgMailNotices } from './mail-notices';
 import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
 import { createPool, prepared, query, withClient } from './pool';
+import { RecipientReads } from './recipient-reads';
 import * as sessions from './sessions';
 
 export interface PostgresStoreOptions {
@@ -39,6 +40,8 @@ export interface PostgresStoreOptions {
   batch?: QueueLimits;
   /** Called after each batch of deliveries (the bench measures the lock hold with it). */
   onBatch?: (report: BatchReport) => void;
+  /** Called with the addresses of each grouped RCPT read (tests count the queries with it). */
+  onRecipientRead?: (addresses: number) => void;
 }
 
 /** The Postgres-backed Store. */
@@ -49,6 +52,8 @@ export class PostgresStore implements Store {
   private readonly log: (line: string) => void;
   private readonly fetchClaims: PgFetchClaims;
   private readonly deliveries: DeliveryQueue;
+  /** RCPT TO's reads, several addresses a query (recipient-reads.ts). */
+  private readonly recipients = new RecipientReads((work) => this.run(work), (n) => this.options.onRecipientRead?.(n));
   /** This instance's name in the mail notices it sends (mail-notices.ts), so it can skip its own. */
   private readonly instance = randomUUID();
 
@@ -120,7 +125,7 @@ export class PostgresStore implements Store {
   }
 
   recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
-    return this.run((pool) => inbox.recipientInbox(pool, addressKey));
+    return this.recipients.read(addressKey);
   }
 
   listSessions(): Promise<StoredSession[]> {

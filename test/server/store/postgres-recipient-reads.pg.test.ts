@@ -1,0 +1,76 @@
+/**
+ * RCPT TO's reads on Postgres, grouped (src/server/store/postgres/recipient-reads.ts): addresses asked
+ * for together are read in one query, and each caller gets what a read of its own would have given: the
+ * newest holder of its address, its count, nothing for an unknown address, and never an answer older
+ * than its question.
+ */
+import { describe, expect, it } from 'vitest';
+import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { freshDatabase } from '../../harness/postgres/database';
+import { newMessage, sessionRecord } from './store-suite';
+
+const cleanup = cleanupAfterEach();
+
+async function openStore() {
+  const { url } = await freshDatabase(cleanup);
+  const reads: number[] = [];
+  const store = cleanup.defer(new PostgresStore({ url, poolSize: 4, onRecipientRead: (n) => reads.push(n) }), (s) => s.close());
+  await store.open();
+  return { store, reads };
+}
+
+describe('RCPT reads on Postgres', () => {
+  it('reads the addresses asked for together in one query, each answered as if alone', async () => {
+    const { store, reads } = await openStore();
+    const sessions = Array.from({ length: 12 }, () => sessionRecord());
+    for (const s of sessions) await store.putSession(s);
+    // A newer session on the first one's address (a takeover): the newest holder answers.
+    const newer = { ...sessionRecord(), addressKey: sessions[0]!.addressKey, createdAt: sessions[0]!.createdAt + 1000 };
+    await store.putSession(newer);
+    await store.addMessage(sessions[3]!.id, newMessage());
+    await store.addMessage(sessions[3]!.id, newMessage());
+    const keys = [...sessions.map((s) => s.addressKey), 'nobody@tempmail.test', sessions[3]!.addressKey, sessions[5]!.addressKey];
+    const answers = await Promise.all(keys.map((k) => store.recipientInbox(k)));
+    expect(reads).toEqual([13]);
+    expect(answers[0]).toEqual({ session: newer, messages: 0 });
+    for (let i = 1; i < 12; i++) expect(answers[i]).toEqual({ session: sessions[i], messages: i === 3 ? 2 : 0 });
+    expect(answers[12]).toBeUndefined();
+    expect(answers[13]).toEqual(answers[3]);
+    // Two callers of one address get equal answers, not one object to share.
+    expect(answers[13]!.session).not.toBe(answers[3]!.session);
+    expect(answers[14]).toEqual(answers[5]);
+  });
+
+  it('never answers older than the question: a read asked after a change sees it', async () => {
+    const { store } = await openStore();
+    const s = sessionRecord();
+    await store.putSession(s);
+    const before = store.recipientInbox(s.addressKey);
+    const stored = store.addMessage(s.id, newMessage());
+    await stored;
+    const after = await store.recipientInbox(s.addressKey);
+    await before;
+    expect(after?.messages).toBe(1);
+    await store.deleteSession(s.id);
+    expect(await store.recipientInbox(s.addressKey)).toBeUndefined();
+  });
+
+  it('answers a read asked at low load on its own, at once', async () => {
+    const { store, reads } = await openStore();
+    const s = sessionRecord();
+    await store.putSession(s);
+    for (let i = 0; i < 3; i++) expect((await store.recipientInbox(s.addressKey))?.session).toEqual(s);
+    expect(reads).toEqual([1, 1, 1]);
+  });
+
+  it('rejects every caller of a read once the store is closed', async () => {
+    const { store } = await openStore();
+    const s = sessionRecord();
+    await store.putSession(s);
+    await store.close();
+    const outcomes = await Promise.allSettled([store.recipientInbox(s.addressKey), store.recipientInbox('x@tempmail.test')]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ name: 'StoreClosedError' });
+  });
+});
