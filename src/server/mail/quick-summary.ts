@@ -31,7 +31,8 @@ type Fields = Map<string, string>;
 
 /** Printable ASCII, tab, CR, LF: header text with nothing to decode. */
 const PLAIN_HEADER = /^[\t\r\n\x20-\x7e]*$/;
-const FIELD_LINE = /^([\x21-\x39\x3b-\x7e]+)[ \t]*:(.*)$/;
+// No blank before the colon: mailsplit takes a first line "From ..." for an mbox separator and drops it.
+const FIELD_LINE = /^([\x21-\x39\x3b-\x7e]+):(.*)$/;
 /** The fields the answer depends on: each may appear once at most. */
 const KEPT = new Set(['from', 'subject', 'content-type', 'content-disposition']);
 
@@ -96,15 +97,21 @@ function contentType(value: string | undefined): { type: string; boundary?: stri
     return m ? [m[1] ?? m[2]!] : /^\s*boundary\s*=/i.test(p) ? [''] : [];
   });
   if (boundaries.length > 1 || boundaries[0] === '') return undefined;
+  // RFC 2046's characters, no blank (mailsplit trims a quoted boundary's trailing blanks), at most 70.
+  if (boundaries[0] !== undefined && !/^[A-Za-z0-9'+_,\-./:=?]{1,70}$/.test(boundaries[0])) return undefined;
   return { type: type!.trim().toLowerCase(), ...(boundaries[0] ? { boundary: boundaries[0] } : {}) };
 }
 
-/** True when a part with these fields is text mailparser shows rather than an attachment. */
+/**
+ * True when a part with these fields is text mailparser shows rather than an attachment. Not with a
+ * boundary (mailsplit splits any part that names one), nor with a disposition other than a bare inline
+ * (a filename there makes mailsplit guess the type of a part that names none).
+ */
 function isTextLeaf(fields: Fields): boolean {
   const type = contentType(fields.get('content-type'));
   const disposition = fields.get('content-disposition');
-  const inline = disposition === undefined || /^inline\s*(;|$)/i.test(disposition);
-  return (type?.type === 'text/plain' || type?.type === 'text/html') && inline;
+  const inline = disposition === undefined || /^inline$/i.test(disposition);
+  return (type?.type === 'text/plain' || type?.type === 'text/html') && type.boundary === undefined && inline;
 }
 
 /** Where each line of `body` starts and ends (without its line break). */
@@ -121,6 +128,8 @@ function* linesOf(body: string): Generator<string> {
 
 /** True when `body` is a multipart of at most MAX_PARTS text leaves, closed by its final delimiter. */
 function textAlternatives(body: string, boundary: string): boolean {
+  // mailsplit also takes "\r--boundary" for a delimiter: no lone CR here at all.
+  if (/\r(?!\n)/.test(body)) return false;
   const open = `--${boundary}`;
   const parts: string[][] = [];
   let part: string[] | undefined;
@@ -128,8 +137,8 @@ function textAlternatives(body: string, boundary: string): boolean {
     if (line.startsWith(open)) {
       const rest = line.slice(open.length);
       const closing = rest.startsWith('--');
-      // mailsplit: the delimiter, "--" when it closes, then blanks only.
-      if (!/^[ \t]*$/.test(closing ? rest.slice(2) : rest)) return false;
+      // mailsplit: the delimiter, "--" when it closes, then blanks only (up to ~1,000 of them: here 64).
+      if (!/^[ \t]{0,64}$/.test(closing ? rest.slice(2) : rest)) return false;
       if (part) parts.push(part);
       if (closing) return parts.length > 0 && parts.every(textPart);
       if (parts.length >= MAX_PARTS) return false;

@@ -31,6 +31,8 @@ const FROMS = [
   'From: ACME <MixedCase@Example.ORG>',
   'From: "x" <>',
   'From: "" <a@example.org>',
+  // mailsplit drops a first line "From ..." as an mbox separator: no sender at all then.
+  'From : x@evil.example',
 ];
 
 const SUBJECTS = [
@@ -95,6 +97,30 @@ const STRUCTURES: { header: string[]; body: string }[] = [
   { header: ['Content-Type: text/plain (comment)'], body: BODY },
   { header: ['Content-Type: text/plain', 'Content-Type: application/octet-stream'], body: BODY },
   { header: ['Content-Type: TEXT/PLAIN', 'Content-Disposition: INLINE'], body: BODY },
+  // mailsplit splits any part that names a boundary, text or not.
+  { header: ['Content-Type: text/plain; boundary=x'], body: 'hi\r\n--x\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--x--\r\n' },
+  {
+    header: ['Content-Type: multipart/alternative; boundary=b1'],
+    body: ALT(['Content-Type: text/plain; boundary=y\r\n\r\nhi\r\n--y\r\nContent-Type: application/pdf\r\n\r\nJVBE\r\n--y--']),
+  },
+  // With no Content-Type, a filename makes mailsplit guess the type (application/pdf here).
+  { header: ['Content-Disposition: inline; filename=x.pdf'], body: 'JVBER\r\n' },
+  { header: ['Content-Type: multipart/alternative; boundary=b1'], body: ALT(['Content-Disposition: inline; filename=x.pdf\r\n\r\nJVBE']) },
+  // A quoted boundary's trailing blank is trimmed by mailsplit.
+  {
+    header: ['Content-Type: multipart/alternative; boundary="b "'],
+    body: '\r\n--b \r\nContent-Type: text/plain\r\n\r\nhi\r\n--b\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--b --\r\n',
+  },
+  // mailsplit takes "\r--b" for a delimiter too.
+  {
+    header: ['Content-Type: multipart/alternative; boundary=b'],
+    body: '--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n\r--b\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--b--\r\n',
+  },
+  // Past ~1,000 blanks a "delimiter" is content to mailsplit.
+  {
+    header: ['Content-Type: multipart/alternative; boundary=b'],
+    body: `--b\r\nContent-Type: text/plain\r\n\r\nhi\r\n--b--${' '.repeat(1000)}\r\n--b\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--b--\r\n`,
+  },
 ];
 
 function message(parts: (string | undefined)[], body: string): Buffer {
@@ -120,8 +146,8 @@ describe('quickSummary', () => {
         }
       }
     }
-    // Most of the corpus is beyond it on purpose; a fifth or so is plain enough.
-    expect(answered).toBeGreaterThan(total / 8);
+    // Most of the corpus is beyond it on purpose (~8% of it is plain enough): answers there must be.
+    expect(answered).toBeGreaterThan(total / 20);
   });
 
   it('answers for the plain shapes mail mostly comes in', () => {

@@ -56,6 +56,17 @@ describe('RCPT reads on Postgres', () => {
     expect(await store.recipientInbox(s.addressKey)).toBeUndefined();
   });
 
+  it('reads more than 500 addresses asked together in two queries, at once', async () => {
+    const { store, reads } = await openStore();
+    const s = sessionRecord();
+    await store.putSession(s);
+    const keys = [s.addressKey, ...Array.from({ length: 520 }, (_, i) => `nobody-${i}@tempmail.test`)];
+    const answers = await Promise.all(keys.map((k) => store.recipientInbox(k)));
+    expect(reads).toEqual([500, 21]);
+    expect(answers[0]?.session).toEqual(s);
+    expect(answers.slice(1).every((a) => a === undefined)).toBe(true);
+  });
+
   it('answers a read asked at low load on its own, at once', async () => {
     const { store, reads } = await openStore();
     const s = sessionRecord();

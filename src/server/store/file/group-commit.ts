@@ -36,7 +36,13 @@ const FILES_AT_ONCE = 64;
  * open, writev and close through the pool took ~0.17 ms of the loop's time a message, a fifth of it.
  * The fdatasync, which waits on the disk, always goes through the pool.
  */
-const WRITE_ON_LOOP_MAX = 256 * 1024;
+const WRITE_ON_LOOP_MAX = 64 * 1024;
+
+/**
+ * Bytes one slice writes on the loop at most: past them its files go through the pool, so a burst holds
+ * the loop for a few writes into the page cache, never for FILES_AT_ONCE large ones.
+ */
+const LOOP_BYTES_PER_SLICE = 512 * 1024;
 
 interface Queued {
   dir: string;
@@ -67,7 +73,13 @@ function writeAllNow(fd: number, chunks: readonly Uint8Array[]): void {
   let done = writevSync(fd, chunks as Uint8Array[]);
   if (done >= total) return;
   const all = Buffer.concat(chunks as Uint8Array[]);
-  while (done < total) done += writevSync(fd, [all.subarray(done)], done);
+  while (done < total) done += wrote(writevSync(fd, [all.subarray(done)], done));
+}
+
+/** `n`, or the error of a write that made no progress (a regular file never does that; never loop on it). */
+function wrote(n: number): number {
+  if (n > 0) return n;
+  throw Object.assign(new Error('write made no progress'), { code: 'EIO' });
 }
 
 /** Creates one small file under its final name and writes it whole, on the loop. */
@@ -104,7 +116,7 @@ async function createInPool(write: Queued): Promise<Created> {
     const total = totalBytes(write.chunks);
     let done = (await fh.writev(write.chunks as Uint8Array[])).bytesWritten;
     const all = done < total ? Buffer.concat(write.chunks as Uint8Array[]) : undefined;
-    while (all && done < total) done += (await fh.write(all, done, total - done, done)).bytesWritten;
+    while (all && done < total) done += wrote((await fh.write(all, done, total - done, done)).bytesWritten);
   } catch (err) {
     await fh.close().catch(() => undefined);
     await unlink(path).catch(() => undefined);
@@ -113,9 +125,20 @@ async function createInPool(write: Queued): Promise<Created> {
   return { datasync: () => fh.datasync(), close: () => fh.close().catch(() => undefined) };
 }
 
-/** Creates one file under its final name and writes it whole; resolves with it, not yet synced. */
-async function create(write: Queued): Promise<Created> {
-  return totalBytes(write.chunks) <= WRITE_ON_LOOP_MAX ? createNow(write) : createInPool(write);
+/** Creates one file under its final name and writes it whole (on the loop or not); resolves with it, not yet synced. */
+async function create(write: Queued, onLoop: boolean): Promise<Created> {
+  return onLoop ? createNow(write) : createInPool(write);
+}
+
+/** Which writes of a slice go on the loop: small ones, up to LOOP_BYTES_PER_SLICE in all. */
+function onLoop(slice: readonly Queued[]): boolean[] {
+  let budget = LOOP_BYTES_PER_SLICE;
+  return slice.map((w) => {
+    const n = totalBytes(w.chunks);
+    if (n > WRITE_ON_LOOP_MAX || n > budget) return false;
+    budget -= n;
+    return true;
+  });
 }
 
 /** undefined when `p` resolves, else what it rejected with. */
@@ -130,7 +153,8 @@ const failureOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefi
  * two. The handles stay open until then, hence the bound.
  */
 async function commitSlice(slice: readonly Queued[]): Promise<number> {
-  const created = await Promise.allSettled(slice.map(create));
+  const loop = onLoop(slice);
+  const created = await Promise.allSettled(slice.map((w, i) => create(w, loop[i]!)));
   const dirs = new Map<string, Promise<unknown>>();
   slice.forEach((w, i) => {
     if (created[i]!.status === 'fulfilled' && !dirs.has(w.dir)) dirs.set(w.dir, failureOf(fsyncDir(w.dir)));

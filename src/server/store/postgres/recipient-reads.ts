@@ -6,7 +6,8 @@
  *
  * At low load a read holds one address and is sent on the next turn of the loop: grouping never adds a
  * wait of its own. The reads in the database at once are bounded (IN_FLIGHT); what comes meanwhile waits
- * for one of them to end.
+ * for one of them to end. A read the database fails fails each address it held (as it would have each
+ * alone, on the same connection); a read asked once the store is closing is refused (StoreClosedError).
  */
 import type pg from 'pg';
 import type { RecipientInbox } from '../store';
@@ -91,6 +92,8 @@ export class RecipientReads {
           this.inFlight--;
           this.schedule();
         });
+      // Past MAX_KEYS, the rest goes in the other read the database may take meanwhile.
+      this.schedule();
     });
   }
 }

@@ -56,18 +56,22 @@ describe('FileStore group commit', () => {
     expect(await store.countMessages(s.id)).toBe(7);
   });
 
-  it('writes a small file on the loop and a large one through the thread pool, each whole, in one batch', async () => {
+  it('writes small files on the loop (up to a budget) and large ones through the thread pool, each whole, in one batch', async () => {
     const { store, batches } = await opened();
     const s = sessionRecord();
     await store.putSession(s);
     const large = Buffer.alloc(3 * 1024 * 1024, 0x61);
-    const [small, big] = await Promise.all([
+    // Twelve of 60 KB: past the slice's budget for the loop, the rest go through the pool.
+    const middling = Array.from({ length: 12 }, (_, i) => Buffer.alloc(60 * 1024, 0x30 + i));
+    const [small, big, ...others] = await Promise.all([
       store.addMessage(s.id, newMessage({ subject: 'small' })),
       store.addMessage(s.id, newMessage({ subject: 'large', raw: large })),
+      ...middling.map((raw) => store.addMessage(s.id, newMessage({ raw, attachments: [] }))),
     ]);
-    expect(batches).toEqual([{ files: 2, dirSyncs: 1 }]);
+    expect(batches).toEqual([{ files: 14, dirSyncs: 1 }]);
     expect((await store.rawMessage(s.id, big.id))!.equals(large)).toBe(true);
     expect((await store.rawMessage(s.id, small.id))!.equals(newMessage().raw)).toBe(true);
+    for (const [i, m] of others.entries()) expect((await store.rawMessage(s.id, m.id))!.equals(middling[i]!)).toBe(true);
   });
 
   it('fails only the write that fails: the rest of its batch is stored and acknowledged', async () => {
