@@ -9,7 +9,7 @@ import { joinSmtpHooks } from './smtp/smtp-hooks';
 import { asLogger, type Logger } from './observe/log';
 import { createOperations, limitsOf, type Operations } from './operations';
 import { openStorage } from './open-storage';
-import { scrubSecrets } from './store/postgres/database-url';
+import { secretScrubber } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
 import type { MailService } from './service-types';
@@ -86,7 +86,7 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
 export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
   const clock = deps.clock ?? systemClock;
   // Whatever a line says (a driver's error included), the database password never reaches the log.
-  const log = asLogger(deps.log, (line) => scrubSecrets(line, config.databaseUrl));
+  const log = asLogger(deps.log, secretScrubber(config.databaseUrl));
   const tlsFiles: TlsFiles | undefined =
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.

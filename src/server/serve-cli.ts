@@ -8,7 +8,7 @@ import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
 import { startServer, type RunningServer } from './assemble';
 import { createLogger, type Logger } from './observe/log';
-import { scrubSecrets, urlHasPassword } from './store/postgres/database-url';
+import { secretScrubber, urlHasPassword } from './store/postgres/database-url';
 import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from './serve-config';
 import { hangupReloads, reloadConfig } from './reload/sighup';
 import type { ServerConfig } from './server-config';
@@ -177,7 +177,7 @@ export async function runServe(args: string[]): Promise<number> {
     throw error;
   }
 
-  const scrub = (line: string) => scrubSecrets(line, config.databaseUrl);
+  const scrub = secretScrubber(config.databaseUrl);
   // Every line from here on is in the --log-format (text by default).
   const logLine: Logger = createLogger({
     format: config.logFormat,
