@@ -43,7 +43,7 @@ const apps: PtyApp[] = [];
 let tmux: TmuxApp | undefined;
 afterEach(async () => {
   for (const app of apps.splice(0)) app.kill();
-  tmux?.close();
+  await tmux?.close();
   tmux = undefined;
   await e2e?.close();
   e2e = undefined;

@@ -51,8 +51,10 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
     (closing ??= (async () => {
       app?.kill();
       if (serve) await stopServe(serve);
-      await rm(dataDir, { recursive: true, force: true });
-      await rm(home, { recursive: true, force: true });
+      // An app stopped by a signal it handles writes Node's compile cache into its home as it exits:
+      // removing the home meanwhile fails with ENOTEMPTY, so the removal is tried again for a while.
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+      await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     })());
   try {
     serve = await startServeProcess(['--host', '127.0.0.1', '--data-dir', dataDir, ...(options.serveArgs ?? [])], neutralEnv());

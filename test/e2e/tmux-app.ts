@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from '../harness/wait';
 import { CLI, SCREEN_TIMEOUT_MS, type ScreenMatch } from './pty-harness';
 
 const TMUX_BIN = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
@@ -24,8 +25,11 @@ export interface TmuxApp {
   keys(...keys: string[]): void;
   /** Waits until the screen matches and has not changed for a moment; returns its text. */
   waitForScreen(match: ScreenMatch, timeoutMs?: number): Promise<string>;
-  /** Stops the program and the tmux server, removes the socket. */
-  close(): void;
+  /**
+   * Stops the program and the tmux server, waits until the program has exited (it writes Node's compile
+   * cache into its home as it exits: a home removed meanwhile fails with ENOTEMPTY), removes the socket.
+   */
+  close(): Promise<void>;
 }
 
 /** Starts `node dist/cli.js ...args` in a tmux window of `cols` x `rows`, with `env` added to ours. */
@@ -67,12 +71,23 @@ export function tmuxApp(args: string[], env: NodeJS.ProcessEnv, cols = 80, rows 
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    close: () => {
+    close: async () => {
+      let pid: number | undefined;
       try {
+        pid = Number(tmux('display-message', '-p', '-t', 'app', '#{pane_pid}').trim()) || undefined;
         tmux('kill-server');
       } catch {
         // Already gone.
       }
+      const running = () => {
+        try {
+          process.kill(pid!, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      if (pid !== undefined) await waitFor(() => !running(), { timeoutMs: 10_000, message: 'the program in tmux to exit' });
       rmSync(dir, { recursive: true, force: true });
     },
   };
