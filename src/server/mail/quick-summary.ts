@@ -29,16 +29,16 @@ export interface QuickSummary {
 /** The fields of one header block by lowercase name, or undefined when it is not plain enough. */
 type Fields = Map<string, string>;
 
-/** Printable ASCII, tab, CR, LF: header text with nothing to decode. */
-const PLAIN_HEADER = /^[\t\r\n\x20-\x7e]*$/;
+/** Printable ASCII and tab: a header line with nothing to decode (and no lone CR). */
+const PLAIN_LINE = /^[\t\x20-\x7e]*$/;
 // No blank before the colon: mailsplit takes a first line "From ..." for an mbox separator and drops it.
 const FIELD_LINE = /^([\x21-\x39\x3b-\x7e]+):(.*)$/;
 /** The fields the answer depends on: each may appear once at most. */
 const KEPT = new Set(['from', 'subject', 'content-type', 'content-disposition']);
 
-/** Reads a header block's kept fields, unfolded and trimmed as libmime's decodeHeader does. */
-function readFields(block: string): Fields | undefined {
-  if (!PLAIN_HEADER.test(block) || /\r(?!\n)/.test(block)) return undefined;
+/** Reads the kept fields of a header block's lines, unfolded and trimmed as libmime's decodeHeader does. */
+function readFields(lines: readonly string[]): Fields | undefined {
+  if (!lines.every((line) => PLAIN_LINE.test(line))) return undefined;
   const fields: Fields = new Map();
   let current: { name: string; value: string } | undefined;
   const flush = () => {
@@ -47,7 +47,7 @@ function readFields(block: string): Fields | undefined {
     fields.set(current.name, current.value.trim());
     return true;
   };
-  for (const line of block.split(/\r?\n/)) {
+  for (const line of lines) {
     if (line === '') return undefined;
     if (line[0] === ' ' || line[0] === '\t') {
       if (!current) return undefined;
@@ -92,14 +92,14 @@ function contentType(value: string | undefined): { type: string; boundary?: stri
   // Comments, RFC 2231 parameters, encoded words: mailparser's reading of those is not repeated here.
   if (/[()*\\]|=\?/.test(value)) return undefined;
   const [type, ...params] = value.split(';');
-  const boundaries = params.flatMap((p) => {
-    const m = /^\s*boundary\s*=\s*(?:"([^"]+)"|([^\s";]+))\s*$/i.exec(p);
-    return m ? [m[1] ?? m[2]!] : /^\s*boundary\s*=/i.test(p) ? [''] : [];
-  });
-  if (boundaries.length > 1 || boundaries[0] === '') return undefined;
-  // RFC 2046's characters, no blank (mailsplit trims a quoted boundary's trailing blanks), at most 70.
-  if (boundaries[0] !== undefined && !/^[A-Za-z0-9'+_,\-./:=?]{1,70}$/.test(boundaries[0])) return undefined;
-  return { type: type!.trim().toLowerCase(), ...(boundaries[0] ? { boundary: boundaries[0] } : {}) };
+  const named = params.filter((p) => /^\s*boundary\s*=/i.test(p));
+  if (named.length > 1) return undefined;
+  if (named.length === 0) return { type: type!.trim().toLowerCase() };
+  const m = /^\s*boundary\s*=\s*(?:"([^"]*)"|([^\s";]*))\s*$/i.exec(named[0]!);
+  const boundary = m?.[1] ?? m?.[2];
+  // RFC 2046's characters, no blank (mailsplit trims a quoted boundary's trailing blanks), 1 to 70.
+  if (boundary === undefined || !/^[A-Za-z0-9'+_,\-./:=?]{1,70}$/.test(boundary)) return undefined;
+  return { type: type!.trim().toLowerCase(), boundary };
 }
 
 /**
@@ -114,18 +114,6 @@ function isTextLeaf(fields: Fields): boolean {
   return (type?.type === 'text/plain' || type?.type === 'text/html') && type.boundary === undefined && inline;
 }
 
-/** Where each line of `body` starts and ends (without its line break). */
-function* linesOf(body: string): Generator<string> {
-  let at = 0;
-  while (at <= body.length) {
-    const nl = body.indexOf('\n', at);
-    const end = nl < 0 ? body.length : nl;
-    yield body.slice(at, end > at && body[end - 1] === '\r' ? end - 1 : end);
-    if (nl < 0) return;
-    at = nl + 1;
-  }
-}
-
 /** True when `body` is a multipart of at most MAX_PARTS text leaves, closed by its final delimiter. */
 function textAlternatives(body: string, boundary: string): boolean {
   // mailsplit also takes "\r--boundary" for a delimiter: no lone CR here at all.
@@ -133,7 +121,7 @@ function textAlternatives(body: string, boundary: string): boolean {
   const open = `--${boundary}`;
   const parts: string[][] = [];
   let part: string[] | undefined;
-  for (const line of linesOf(body)) {
+  for (const line of body.split(/\r?\n/)) {
     if (line.startsWith(open)) {
       const rest = line.slice(open.length);
       const closing = rest.startsWith('--');
@@ -155,7 +143,7 @@ function textPart(lines: string[]): boolean {
   // A part with no header at all is text/plain; one whose header never ends is not read here.
   if (blank < 0) return false;
   if (blank === 0) return true;
-  const fields = readFields(lines.slice(0, blank).join('\r\n'));
+  const fields = readFields(lines.slice(0, blank));
   return fields !== undefined && isTextLeaf(fields);
 }
 
@@ -164,7 +152,7 @@ export function quickSummary(raw: Buffer, envelopeFrom = ''): QuickSummary | und
   if (raw.length > PARSE_ON_READ_MAX) return undefined;
   const end = headerEnd(raw);
   if (end >= raw.length) return undefined;
-  const fields = readFields(raw.toString('latin1', 0, end));
+  const fields = readFields(raw.toString('latin1', 0, end).split(/\r?\n/));
   if (!fields) return undefined;
   const subject = fields.get('subject') ?? '';
   if (subject.includes('=?')) return undefined;

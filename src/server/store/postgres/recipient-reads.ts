@@ -38,7 +38,7 @@ async function readAll(pool: pg.Pool, keys: readonly string[]): Promise<Map<stri
 
 /** The grouped RCPT reads of one store. */
 export class RecipientReads {
-  private asked = new Map<string, Asked[]>();
+  private readonly asked = new Map<string, Asked[]>();
   private inFlight = 0;
   private scheduled = false;
 
