@@ -10,7 +10,7 @@
 import { recipientKey } from './mail/addresses';
 import type { Clock, ServerConfig } from './server-config';
 import { ServiceError, type DeliverOutcome, type Mailbox, type MailService, type RecipientCheck } from './service-types';
-import type { Store, StoredSession } from './store/store';
+import type { RecipientInbox, Store, StoredSession } from './store/store';
 
 export interface SmtpRecipientsDeps {
   store: Store;
@@ -42,11 +42,18 @@ export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'rec
 
   async function recipient(address: string): Promise<RecipientCheck> {
     const key = keyOf(address);
-    const found = key ? await guarded(() => store.recipientInbox(key)) : undefined;
+    if (!key) return { verdict: 'unknown' };
+    let found = await guarded(() => store.recipientInbox(key));
+    // A refusal rests on a read made now, never on a recent answer the store kept.
+    if (found?.recent && refusal(found) !== undefined) found = await guarded(() => store.recipientInbox(key, true));
     if (!found) return { verdict: 'unknown' };
+    return refusal(found) ?? { verdict: 'ok', mailbox: found.session as unknown as Mailbox };
+  }
+
+  function refusal(found: RecipientInbox): RecipientCheck | undefined {
     if (found.session.expiresAt <= clock()) return { verdict: 'expired' };
     if (found.messages >= config.inboxLimit) return { verdict: 'full' };
-    return { verdict: 'ok', mailbox: found.session as unknown as Mailbox };
+    return undefined;
   }
 
   /** The session `address` names now, when it is live (DATA without RCPT's mailbox). */

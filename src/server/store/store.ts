@@ -112,6 +112,11 @@ export interface Delivery {
 export interface RecipientInbox {
   session: StoredSession;
   messages: number;
+  /**
+   * A recent answer kept by the store (Postgres, up to a second old), not read now: a refusal must not
+   * rest on it (ask again with `fresh`).
+   */
+  recent?: boolean;
 }
 
 /** A session with its inbox's version (Store.inboxByTokenHash). */
@@ -174,8 +179,11 @@ export interface Store extends FetchStore, AdminStore {
   getSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined>;
   /** The session holding this routing key (the newest one if, after a takeover, two ever did). */
   findSessionByAddress(addressKey: string): Promise<StoredSession | undefined>;
-  /** findSessionByAddress and that session's countMessages in one read (SMTP's RCPT TO asks both). */
-  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined>;
+  /**
+   * findSessionByAddress and that session's countMessages in one read (SMTP's RCPT TO asks both). A store
+   * may answer a found address from what it read a moment ago (marked `recent`); `fresh` reads now.
+   */
+  recipientInbox(addressKey: string, fresh?: boolean): Promise<RecipientInbox | undefined>;
   listSessions(): Promise<StoredSession[]>;
   countSessions(): Promise<number>;
   /** Removes a session and all its messages; false when it was not there. */

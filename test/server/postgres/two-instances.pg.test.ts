@@ -63,6 +63,18 @@ describe('two serve instances on one database', () => {
     expect(await subjects(b.baseUrl, box.token)).toEqual(accepted.sort());
   });
 
+  it('takes mail through A at once for an inbox emptied through B (a refusal is never made on a kept RCPT answer)', async () => {
+    const { a, b } = await pair(['--inbox-limit', '2']);
+    const box = await newSession(a.baseUrl);
+    for (const subject of ['one', 'two']) expect((await sendMail(a, { to: box.email, subject })).response).toMatch(/^250 /);
+    // Full: A refuses at RCPT (from a read made now, not from what it kept).
+    await expect(sendMail(a, { to: box.email, subject: 'three' })).rejects.toMatchObject({ responseCode: 452 });
+    const [first] = (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages as { id: number }[];
+    expect((await call(b.baseUrl, '/delete-mail', { form: { token: box.token, id: first!.id } })).status).toBe(200);
+    // A kept "2 messages" a moment ago: a refusal is never made on that, so the next message goes in.
+    expect((await sendMail(a, { to: box.email, subject: 'three' })).response).toMatch(/^250 /);
+  });
+
   it('hands a custom name out once, and counts the create rate across both', async () => {
     const { a, b } = await pair(['--create-per-minute', '5']);
     const tries = await Promise.all(

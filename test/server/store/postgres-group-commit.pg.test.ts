@@ -18,7 +18,7 @@ import { newMessage, sessionRecord } from './store-suite';
 
 const cleanup = cleanupAfterEach();
 
-async function openStore(options: { batch?: { deliveries?: number } } = {}) {
+async function openStore(options: { batch?: { deliveries?: number; slowMs?: number } } = {}) {
   const { url } = await freshDatabase(cleanup);
   const batches: BatchReport[] = [];
   const store = cleanup.defer(new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), ...options }), (s) => s.close());
@@ -137,6 +137,26 @@ describe('group commit on Postgres', () => {
     expect((await second).stored.get(a.id)!.id).toBe(2);
     expect(done).toEqual(['a first', 'a second']);
     expect(await subjects(store, a.id)).toEqual(['1 a first', '2 a second']);
+  });
+
+  it('holds deliveries to other sessions for the next batch while the one in the database is quick', async () => {
+    // A batch "quick" for a minute: the others wait for it and then go together, in one batch.
+    const { store, batches, db } = await openStore({ batch: { slowMs: 60_000 } });
+    const [a, b, c] = [sessionRecord(), sessionRecord(), sessionRecord()];
+    for (const s of [a, b, c]) await store.putSession(s);
+    const holder = await db.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
+    const first = store.deliver([a.id], newMessage({ subject: 'a' }), 10);
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    const others = [store.deliver([b.id], newMessage({ subject: 'b' }), 10), store.deliver([c.id], newMessage({ subject: 'c' }), 10), store.deliver([b.id, c.id], newMessage({ subject: 'bc' }), 10)];
+    await holder.query('ROLLBACK');
+    holder.release();
+    await first;
+    await Promise.all(others);
+    expect(batches.map((r) => r.deliveries)).toEqual([1, 3]);
+    expect(await subjects(store, b.id)).toEqual(['1 b', '2 bc']);
+    expect(await subjects(store, c.id)).toEqual(['1 c', '2 bc']);
   });
 
   it('one at a time with batches of one (grouping off)', async () => {

@@ -80,12 +80,19 @@ export class PgMailNotices implements MailNotices {
   private failures = 0;
   /** A connection failed or was lost since the last one listened: notices may have been missed. */
   private gap = false;
+  /** Listening now (told to onListening). */
+  private heard = false;
 
+  /**
+   * @param onListening told when notices are heard from now on (true) and when no longer (false): the
+   *   store's recent RCPT answers (recent-recipients.ts) are kept only meanwhile.
+   */
   constructor(
     url: string,
     private readonly self: string,
     private readonly events: MailNoticeEvents,
     private readonly log: (line: string) => void,
+    private readonly onListening: (heard: boolean) => void = () => undefined,
   ) {
     this.pool = createPool({ url, max: 1, log });
     void this.connect();
@@ -113,6 +120,7 @@ export class PgMailNotices implements MailNotices {
     };
     const broke = (error?: Error) => {
       if (!releaseOnce(error)) return;
+      this.hear(false);
       if (this.closed) return;
       this.log(`database connection of the mail notices lost${error ? `: ${error.message}` : ''}; listening again`);
       this.retry();
@@ -135,12 +143,19 @@ export class PgMailNotices implements MailNotices {
     if (broken) return;
     this.releaseClient = releaseOnce;
     this.failures = 0;
+    this.hear(true);
     if (this.gap) {
       this.gap = false;
       this.log('mail notices: listening again');
       this.events.onGap();
       this.events.onBlocks?.();
     }
+  }
+
+  private hear(heard: boolean): void {
+    if (this.heard === heard) return;
+    this.heard = heard;
+    this.onListening(heard);
   }
 
   private retry(): void {
@@ -157,6 +172,7 @@ export class PgMailNotices implements MailNotices {
     this.closed = true;
     clearTimeout(this.timer);
     this.releaseClient?.();
+    this.hear(false);
     await this.pool.end().catch(() => undefined);
   }
 }

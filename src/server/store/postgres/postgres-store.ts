@@ -25,6 +25,7 @@ import * as inbox from './inbox';
 import { PgMailNotices } from './mail-notices';
 import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
 import { createPool, prepared, query, withClient } from './pool';
+import { RecentRecipients } from './recent-recipients';
 import { RecipientReads } from './recipient-reads';
 import * as sessions from './sessions';
 
@@ -52,8 +53,9 @@ export class PostgresStore implements Store {
   private readonly log: (line: string) => void;
   private readonly fetchClaims: PgFetchClaims;
   private readonly deliveries: DeliveryQueue;
-  /** RCPT TO's reads, several addresses a query (recipient-reads.ts). */
-  private readonly recipients = new RecipientReads((work) => this.run(work), (n) => this.options.onRecipientRead?.(n));
+  /** RCPT TO's recent answers (recent-recipients.ts), and its reads, several addresses a query (recipient-reads.ts). */
+  private readonly recent = new RecentRecipients();
+  private readonly recipients = new RecipientReads((work) => this.run(work), this.recent, (n) => this.options.onRecipientRead?.(n));
   /** This instance's name in the mail notices it sends (mail-notices.ts), so it can skip its own. */
   private readonly instance = randomUUID();
 
@@ -105,11 +107,19 @@ export class PostgresStore implements Store {
   }
 
   putSession(session: StoredSession): Promise<void> {
-    return this.run((pool) => sessions.putSession(pool, session));
+    this.forgetSession(session);
+    return this.run((pool) => sessions.putSession(pool, session)).finally(() => this.forgetSession(session));
+  }
+
+  /** A session this instance writes is forgotten by RCPT's recent answers, before and after. */
+  private forgetSession(session: StoredSession): void {
+    this.recent.forget([session.id]);
+    this.recent.forgetAddress(session.addressKey);
   }
 
   insertSession(session: StoredSession, now: number): Promise<'created' | 'taken'> {
-    return this.run((pool) => sessions.insertSession(pool, session, now));
+    this.forgetSession(session);
+    return this.run((pool) => sessions.insertSession(pool, session, now)).finally(() => this.forgetSession(session));
   }
 
   getSession(id: string): Promise<StoredSession | undefined> {
@@ -124,8 +134,8 @@ export class PostgresStore implements Store {
     return this.session('address_key = $1 ORDER BY created_at DESC LIMIT 1', [addressKey]);
   }
 
-  recipientInbox(addressKey: string): Promise<RecipientInbox | undefined> {
-    return this.recipients.read(addressKey);
+  recipientInbox(addressKey: string, fresh?: boolean): Promise<RecipientInbox | undefined> {
+    return this.recipients.read(addressKey, fresh);
   }
 
   listSessions(): Promise<StoredSession[]> {
@@ -137,7 +147,8 @@ export class PostgresStore implements Store {
   }
 
   deleteSession(id: string): Promise<boolean> {
-    return this.run((pool) => sessions.deleteSession(pool, id));
+    this.recent.forget([id]);
+    return this.run((pool) => sessions.deleteSession(pool, id)).finally(() => this.recent.forget([id]));
   }
 
   purgeExpired(now: number): Promise<number> {
@@ -151,8 +162,11 @@ export class PostgresStore implements Store {
     return meta;
   }
 
-  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
-    return this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit));
+  async deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
+    const delivery = await this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit));
+    this.recent.stored(delivery.stored.keys());
+    if (delivery.full.length + delivery.gone.length > 0) this.recent.forget([...delivery.full, ...delivery.gone]);
+    return delivery;
   }
 
   findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
@@ -171,8 +185,21 @@ export class PostgresStore implements Store {
     return this.run((pool) => deleteBlock(pool, kind, value));
   }
 
+  /** Also what keeps RCPT's recent answers true (recent-recipients.ts): a deleted session is forgotten. */
   listenForMail(events: MailNoticeEvents): MailNotices {
-    return new PgMailNotices(this.options.url, this.instance, events, this.log);
+    const recent = this.recent;
+    const heard: MailNoticeEvents = {
+      ...events,
+      onGap: () => {
+        recent.clear();
+        events.onGap();
+      },
+      onGone: (hashes) => {
+        recent.forgetHashes(hashes);
+        events.onGone?.(hashes);
+      },
+    };
+    return new PgMailNotices(this.options.url, this.instance, heard, this.log, (on) => recent.listening(on));
   }
 
   listMessages(sessionId: string): Promise<StoredMessageMeta[]> {

@@ -1,8 +1,9 @@
 /**
  * RCPT TO's reads, grouped: the addresses asked for while a read is in the database go to it together in
  * the next one, one query for all of them. Under SMTP load each RCPT was a round trip of its own, and
- * those were a fifth of the service's and the database's work a message. Nothing is cached: every answer
- * comes from a query sent after it was asked for, so it is never older than one asked for alone.
+ * those were a fifth of the service's and the database's work a message. An address found is then taken
+ * as found for a moment (recent-recipients.ts says for how long and what keeps that true); every other
+ * answer, and each one asked `fresh`, comes from a query sent after it was asked for.
  *
  * At low load a read holds one address and is sent on the next turn of the loop: grouping never adds a
  * wait of its own. The reads in the database at once are bounded (IN_FLIGHT); what comes meanwhile waits
@@ -12,6 +13,7 @@
 import type pg from 'pg';
 import type { RecipientInbox } from '../store';
 import { query } from './pool';
+import type { RecentRecipients } from './recent-recipients';
 import { SESSION_COLUMNS, sessionOf, type SessionRow } from './rows';
 
 /** Reads in the database at once. */
@@ -44,15 +46,22 @@ export class RecipientReads {
 
   /**
    * @param run the store's wrapper of a database call (closed store, pending set).
+   * @param recent the answers kept a moment, asked before the database and given what it finds.
    * @param onRead called with how many addresses each query reads.
    */
   constructor(
     private readonly run: <T>(work: (pool: pg.Pool) => Promise<T>) => Promise<T>,
+    private readonly recent: RecentRecipients,
     private readonly onRead: (addresses: number) => void = () => undefined,
   ) {}
 
-  /** The newest session holding `addressKey` and its message count, read with whatever else is asked meanwhile. */
-  read(addressKey: string): Promise<RecipientInbox | undefined> {
+  /**
+   * The newest session holding `addressKey` and its message count: a recent answer (marked `recent`)
+   * unless `fresh`, else read with whatever else is asked meanwhile.
+   */
+  read(addressKey: string, fresh = false): Promise<RecipientInbox | undefined> {
+    const kept = fresh ? undefined : this.recent.get(addressKey);
+    if (kept) return Promise.resolve(kept);
     return new Promise((resolve, reject) => {
       const waiting = this.asked.get(addressKey);
       if (waiting) waiting.push({ resolve, reject });
@@ -75,11 +84,13 @@ export class RecipientReads {
       for (const key of batch.keys()) this.asked.delete(key);
       this.inFlight++;
       this.onRead(batch.size);
+      const generation = this.recent.generation;
       void this.run((pool) => readAll(pool, [...batch.keys()]))
         .then(
           (found) => {
             for (const [key, waiting] of batch) {
               const inbox = found.get(key);
+              if (inbox) this.recent.keep(key, inbox, generation);
               // Each caller its own copy, as from a read of its own.
               for (const w of waiting) w.resolve(inbox && { session: { ...inbox.session }, messages: inbox.messages });
             }

@@ -1,0 +1,100 @@
+/**
+ * RCPT's recent answers on Postgres (src/server/store/postgres/recent-recipients.ts), on their own with
+ * a clock the test moves: kept only while the mail notices are heard, for RECENT_MS, never across a
+ * forgetting, counted on by this instance's deliveries, and bounded.
+ */
+import { describe, expect, it } from 'vitest';
+import { RECENT_MS, RecentRecipients } from '../../../src/server/store/postgres/recent-recipients';
+import type { RecipientInbox } from '../../../src/server/store/store';
+import { sessionRecord } from './store-suite';
+
+function setup() {
+  let now = 1000;
+  const recent = new RecentRecipients(() => now);
+  recent.listening(true);
+  const inbox = (messages = 0): RecipientInbox => ({ session: sessionRecord(), messages });
+  return { recent, inbox, advance: (ms: number) => (now += ms) };
+}
+
+describe('RCPT recent answers', () => {
+  it('keeps a found address for RECENT_MS, as a copy marked recent', () => {
+    const { recent, inbox, advance } = setup();
+    const found = inbox(2);
+    recent.keep(found.session.addressKey, found, recent.generation);
+    const first = recent.get(found.session.addressKey)!;
+    expect(first).toEqual({ ...found, recent: true });
+    first.session.email = 'changed@tempmail.test';
+    first.messages = 99;
+    expect(recent.get(found.session.addressKey)).toEqual({ ...found, recent: true });
+    advance(RECENT_MS - 1);
+    expect(recent.get(found.session.addressKey)).toBeDefined();
+    advance(1);
+    expect(recent.get(found.session.addressKey)).toBeUndefined();
+  });
+
+  it('keeps nothing unless the notices are heard, and forgets everything when they stop', () => {
+    const { recent, inbox } = setup();
+    const a = inbox();
+    recent.listening(false);
+    recent.keep(a.session.addressKey, a, recent.generation);
+    expect(recent.get(a.session.addressKey)).toBeUndefined();
+    recent.listening(true);
+    recent.keep(a.session.addressKey, a, recent.generation);
+    expect(recent.get(a.session.addressKey)).toBeDefined();
+    recent.listening(false);
+    expect(recent.get(a.session.addressKey)).toBeUndefined();
+    // Two listeners: one stopping forgets all, the other still lets answers be kept.
+    recent.listening(true);
+    recent.listening(true);
+    recent.listening(false);
+    recent.keep(a.session.addressKey, a, recent.generation);
+    expect(recent.get(a.session.addressKey)).toBeDefined();
+  });
+
+  it('does not keep an answer read while something was forgotten', () => {
+    const { recent, inbox } = setup();
+    const a = inbox();
+    const b = inbox();
+    for (const forget of [
+      () => recent.forget(['any id']),
+      () => recent.forgetHashes(['any hash']),
+      () => recent.forgetAddress('any@tempmail.test'),
+      () => recent.clear(),
+    ]) {
+      const sent = recent.generation;
+      forget();
+      recent.keep(a.session.addressKey, a, sent);
+      expect(recent.get(a.session.addressKey)).toBeUndefined();
+    }
+    recent.keep(b.session.addressKey, b, recent.generation);
+    expect(recent.get(b.session.addressKey)).toBeDefined();
+  });
+
+  it('forgets by session id, token hash and address; counts this instance deliveries', () => {
+    const { recent, inbox } = setup();
+    const [a, b, c] = [inbox(1), inbox(), inbox()];
+    for (const x of [a, b, c]) recent.keep(x.session.addressKey, x, recent.generation);
+    recent.stored([a.session.id, a.session.id, 'unknown']);
+    expect(recent.get(a.session.addressKey)?.messages).toBe(3);
+    recent.forget([a.session.id]);
+    recent.forgetHashes([b.session.tokenHash]);
+    recent.forgetAddress(c.session.addressKey);
+    for (const x of [a, b, c]) expect(recent.get(x.session.addressKey)).toBeUndefined();
+    // A newer session kept for the same address: the older one's id no longer counts there.
+    const newer = { session: { ...sessionRecord(), addressKey: a.session.addressKey }, messages: 0 };
+    recent.keep(a.session.addressKey, a, recent.generation);
+    recent.keep(a.session.addressKey, newer, recent.generation);
+    recent.stored([a.session.id]);
+    recent.forget([a.session.id]);
+    expect(recent.get(a.session.addressKey)).toEqual({ ...newer, recent: true });
+  });
+
+  it('keeps 10,000 addresses at most, forgetting the oldest first', () => {
+    const { recent, inbox } = setup();
+    const all = Array.from({ length: 10_005 }, () => inbox());
+    for (const x of all) recent.keep(x.session.addressKey, x, recent.generation);
+    const kept = all.filter((x) => recent.get(x.session.addressKey) !== undefined);
+    expect(kept).toHaveLength(10_000);
+    expect(kept[0]).toBe(all[5]);
+  });
+});
