@@ -122,7 +122,7 @@ describe('group commit on Postgres', () => {
       done.push('a first');
       return r;
     });
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
     // A later delivery to a waits behind the first (it must not take an id before it); b's goes at once.
     const second = store.deliver([a.id], newMessage({ subject: 'a second' }), 10).then((r) => {
       done.push('a second');
@@ -148,7 +148,7 @@ describe('group commit on Postgres', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
     const first = store.deliver([a.id], newMessage({ subject: 'a' }), 10);
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
     const others = [store.deliver([b.id], newMessage({ subject: 'b' }), 10), store.deliver([c.id], newMessage({ subject: 'c' }), 10), store.deliver([b.id, c.id], newMessage({ subject: 'bc' }), 10)];
     await holder.query('ROLLBACK');
     holder.release();
@@ -204,7 +204,7 @@ describe('group commit on Postgres', () => {
       store.deliver([full.id], newMessage(), 1),
       store.deliver(['gone'], newMessage(), 10),
     ]);
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
     expect(await heardSoFar()).toEqual([]);
     await holder.query('ROLLBACK');
     holder.release();

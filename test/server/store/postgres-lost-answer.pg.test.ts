@@ -101,7 +101,7 @@ describe('a batch whose answer is lost', () => {
     await r.batchSent;
     let waiting: number | undefined;
     await waitFor(async () => {
-      const found = await db.query("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'");
+      const found = await db.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'");
       waiting = found.rows[0]?.pid;
       return waiting !== undefined;
     });

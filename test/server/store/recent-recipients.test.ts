@@ -10,7 +10,7 @@ import { sessionRecord } from './store-suite';
 
 function setup() {
   let now = 1000;
-  const recent = new RecentRecipients(() => now);
+  const recent = new RecentRecipients(RECENT_MS, () => now);
   recent.listening(true);
   const inbox = (messages = 0): RecipientInbox => ({ session: sessionRecord(), messages });
   return { recent, inbox, advance: (ms: number) => (now += ms) };
@@ -20,7 +20,7 @@ describe('RCPT recent answers', () => {
   it('keeps a found address for RECENT_MS, as a copy marked recent', () => {
     const { recent, inbox, advance } = setup();
     const found = inbox(2);
-    recent.keep(found.session.addressKey, found, recent.generation);
+    recent.keep(found.session.addressKey, found, recent.mark());
     const first = recent.get(found.session.addressKey)!;
     expect(first).toEqual({ ...found, recent: true });
     first.session.email = 'changed@tempmail.test';
@@ -36,10 +36,10 @@ describe('RCPT recent answers', () => {
     const { recent, inbox } = setup();
     const a = inbox();
     recent.listening(false);
-    recent.keep(a.session.addressKey, a, recent.generation);
+    recent.keep(a.session.addressKey, a, recent.mark());
     expect(recent.get(a.session.addressKey)).toBeUndefined();
     recent.listening(true);
-    recent.keep(a.session.addressKey, a, recent.generation);
+    recent.keep(a.session.addressKey, a, recent.mark());
     expect(recent.get(a.session.addressKey)).toBeDefined();
     recent.listening(false);
     expect(recent.get(a.session.addressKey)).toBeUndefined();
@@ -47,7 +47,7 @@ describe('RCPT recent answers', () => {
     recent.listening(true);
     recent.listening(true);
     recent.listening(false);
-    recent.keep(a.session.addressKey, a, recent.generation);
+    recent.keep(a.session.addressKey, a, recent.mark());
     expect(recent.get(a.session.addressKey)).toBeDefined();
   });
 
@@ -61,19 +61,19 @@ describe('RCPT recent answers', () => {
       () => recent.forgetAddress('any@tempmail.test'),
       () => recent.clear(),
     ]) {
-      const sent = recent.generation;
+      const sent = recent.mark();
       forget();
       recent.keep(a.session.addressKey, a, sent);
       expect(recent.get(a.session.addressKey)).toBeUndefined();
     }
-    recent.keep(b.session.addressKey, b, recent.generation);
+    recent.keep(b.session.addressKey, b, recent.mark());
     expect(recent.get(b.session.addressKey)).toBeDefined();
   });
 
   it('forgets by session id, token hash and address; counts this instance deliveries', () => {
     const { recent, inbox } = setup();
     const [a, b, c] = [inbox(1), inbox(), inbox()];
-    for (const x of [a, b, c]) recent.keep(x.session.addressKey, x, recent.generation);
+    for (const x of [a, b, c]) recent.keep(x.session.addressKey, x, recent.mark());
     recent.stored([a.session.id, a.session.id, 'unknown']);
     expect(recent.get(a.session.addressKey)?.messages).toBe(3);
     recent.forget([a.session.id]);
@@ -82,17 +82,46 @@ describe('RCPT recent answers', () => {
     for (const x of [a, b, c]) expect(recent.get(x.session.addressKey)).toBeUndefined();
     // A newer session kept for the same address: the older one's id no longer counts there.
     const newer = { session: { ...sessionRecord(), addressKey: a.session.addressKey }, messages: 0 };
-    recent.keep(a.session.addressKey, a, recent.generation);
-    recent.keep(a.session.addressKey, newer, recent.generation);
+    recent.keep(a.session.addressKey, a, recent.mark());
+    recent.keep(a.session.addressKey, newer, recent.mark());
     recent.stored([a.session.id]);
     recent.forget([a.session.id]);
     expect(recent.get(a.session.addressKey)).toEqual({ ...newer, recent: true });
   });
 
+  it('does not keep an answer read while mail was stored into its session, here or elsewhere', () => {
+    const { recent, inbox } = setup();
+    const [a, b, c] = [inbox(), inbox(), inbox()];
+    const sent = recent.mark();
+    recent.stored([a.session.id]);
+    recent.storedElsewhere([b.session.tokenHash]);
+    for (const x of [a, b, c]) recent.keep(x.session.addressKey, x, sent);
+    expect(recent.get(a.session.addressKey)).toBeUndefined();
+    expect(recent.get(b.session.addressKey)).toBeUndefined();
+    // Another session's mail does not stop c's answer from being kept.
+    expect(recent.get(c.session.addressKey)).toBeDefined();
+    // Read after the mail: kept. Mail elsewhere then forgets it (its count moved by an unknown number).
+    recent.keep(b.session.addressKey, b, recent.mark());
+    expect(recent.get(b.session.addressKey)).toBeDefined();
+    recent.storedElsewhere([b.session.tokenHash]);
+    expect(recent.get(b.session.addressKey)).toBeUndefined();
+  });
+
+  it('remembers the mail of 10,000 sessions at most for the reads in flight, then refuses all of those', () => {
+    const { recent, inbox } = setup();
+    const a = inbox();
+    const sent = recent.mark();
+    for (let i = 0; i <= 10_000; i++) recent.stored([`other-${i}`]);
+    recent.keep(a.session.addressKey, a, sent);
+    expect(recent.get(a.session.addressKey)).toBeUndefined();
+    recent.keep(a.session.addressKey, a, recent.mark());
+    expect(recent.get(a.session.addressKey)).toBeDefined();
+  });
+
   it('keeps 10,000 addresses at most, forgetting the oldest first', () => {
     const { recent, inbox } = setup();
     const all = Array.from({ length: 10_005 }, () => inbox());
-    for (const x of all) recent.keep(x.session.addressKey, x, recent.generation);
+    for (const x of all) recent.keep(x.session.addressKey, x, recent.mark());
     const kept = all.filter((x) => recent.get(x.session.addressKey) !== undefined);
     expect(kept).toHaveLength(10_000);
     expect(kept[0]).toBe(all[5]);

@@ -57,8 +57,8 @@ export class DeliveryQueue {
   /** Sessions of the batches in the database now, with how many of those batches name each. */
   private readonly busy = new Map<string, number>();
   private running = 0;
-  /** When the newest batch in the database started (performance.now()). */
-  private newestStart = 0;
+  /** When each batch in the database started (performance.now()), in start order. */
+  private readonly starts: number[] = [];
   /** A wait for the newest batch to turn slow. */
   private slowTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly maxDeliveries: number;
@@ -91,10 +91,11 @@ export class DeliveryQueue {
     setImmediate(() => {
       this.scheduled = false;
       while (this.running < this.maxInFlight) {
-        if (this.running > 0 && !this.newestIsSlow()) return;
+        if (this.queue.length === 0 || (this.running > 0 && !this.newestIsSlow())) return;
         const batch = this.take();
         if (batch.length === 0) return;
-        this.newestStart = performance.now();
+        const started = performance.now();
+        this.starts.push(started);
         const sessions = new Set(batch.flatMap((w) => w.sessionIds));
         for (const id of sessions) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
         this.running++;
@@ -105,6 +106,7 @@ export class DeliveryQueue {
             else this.busy.delete(id);
           }
           this.running--;
+          this.starts.splice(this.starts.indexOf(started), 1);
           this.schedule();
         });
       }
@@ -113,7 +115,7 @@ export class DeliveryQueue {
 
   /** Whether the newest batch in the database has been there SLOW_MS; if not, schedule() runs again when it has. */
   private newestIsSlow(): boolean {
-    const left = this.newestStart + this.slowMs - performance.now();
+    const left = (this.starts.at(-1) ?? -Infinity) + this.slowMs - performance.now();
     if (left <= 0) return true;
     if (this.slowTimer === undefined) {
       this.slowTimer = setTimeout(() => {

@@ -41,6 +41,17 @@ export function notifySql(hashes: string, from: string): string {
       GROUP BY h.part`;
 }
 
+/**
+ * The notices of sessions deleted, from inside the statement that deletes them (sessions.ts): a SELECT
+ * of one pg_notify per HASHES_PER_NOTICE sessions, `{"gone": [...]}` (readGone), heard by every
+ * instance at COMMIT. `hashes` is a query of one column, token_hash.
+ */
+export function goneSql(hashes: string): string {
+  return `SELECT pg_notify('${MAIL_CHANNEL}', json_build_object('gone', json_agg(h.token_hash))::text)
+      FROM (SELECT u.token_hash, (row_number() OVER () - 1) / ${HASHES_PER_NOTICE} AS part FROM (${hashes}) u) h
+      GROUP BY h.part`;
+}
+
 /** The token hashes of a payload from another instance than `self`; [] for anything else. */
 export function readNotice(payload: string | undefined, self: string): string[] {
   if (payload === undefined || payload.length > 8000) return [];
@@ -140,6 +151,8 @@ export class PgMailNotices implements MailNotices {
     } catch (error) {
       return broke(error instanceof Error ? error : new Error(String(error)));
     }
+    // Closed while LISTEN was on its way: close() found no connection to release; this one goes now.
+    if (this.closed) releaseOnce();
     if (broken) return;
     this.releaseClient = releaseOnce;
     this.failures = 0;

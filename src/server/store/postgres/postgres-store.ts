@@ -43,6 +43,8 @@ export interface PostgresStoreOptions {
   onBatch?: (report: BatchReport) => void;
   /** Called with the addresses of each grouped RCPT read (tests count the queries with it). */
   onRecipientRead?: (addresses: number) => void;
+  /** How long an RCPT answer is kept (recent-recipients.ts; default RECENT_MS, one second). */
+  recipientsRecentMs?: number;
 }
 
 /** The Postgres-backed Store. */
@@ -54,13 +56,15 @@ export class PostgresStore implements Store {
   private readonly fetchClaims: PgFetchClaims;
   private readonly deliveries: DeliveryQueue;
   /** RCPT TO's recent answers (recent-recipients.ts), and its reads, several addresses a query (recipient-reads.ts). */
-  private readonly recent = new RecentRecipients();
-  private readonly recipients = new RecipientReads((work) => this.run(work), this.recent, (n) => this.options.onRecipientRead?.(n));
+  private readonly recent: RecentRecipients;
+  private readonly recipients: RecipientReads;
   /** This instance's name in the mail notices it sends (mail-notices.ts), so it can skip its own. */
   private readonly instance = randomUUID();
 
   constructor(private readonly options: PostgresStoreOptions) {
     this.log = options.log ?? (() => undefined);
+    this.recent = new RecentRecipients(options.recipientsRecentMs);
+    this.recipients = new RecipientReads((work) => this.run(work), this.recent, (n) => options.onRecipientRead?.(n));
     this.fetchClaims = new PgFetchClaims(options.url, this.log);
     const deliverOptions = { commitCheckMs: options.commitCheckMs, instance: this.instance, log: this.log };
     this.deliveries = new DeliveryQueue(
@@ -185,11 +189,15 @@ export class PostgresStore implements Store {
     return this.run((pool) => deleteBlock(pool, kind, value));
   }
 
-  /** Also what keeps RCPT's recent answers true (recent-recipients.ts): a deleted session is forgotten. */
+  /** Also what keeps RCPT's recent answers true (recent-recipients.ts): a session deleted or given mail elsewhere is forgotten. */
   listenForMail(events: MailNoticeEvents): MailNotices {
     const recent = this.recent;
     const heard: MailNoticeEvents = {
       ...events,
+      onMail: (hashes) => {
+        recent.storedElsewhere(hashes);
+        events.onMail(hashes);
+      },
       onGap: () => {
         recent.clear();
         events.onGap();

@@ -84,13 +84,13 @@ export class RecipientReads {
       for (const key of batch.keys()) this.asked.delete(key);
       this.inFlight++;
       this.onRead(batch.size);
-      const generation = this.recent.generation;
+      const mark = this.recent.mark();
       void this.run((pool) => readAll(pool, [...batch.keys()]))
         .then(
           (found) => {
             for (const [key, waiting] of batch) {
               const inbox = found.get(key);
-              if (inbox) this.recent.keep(key, inbox, generation);
+              if (inbox) this.recent.keep(key, inbox, mark);
               // Each caller its own copy, as from a read of its own.
               for (const w of waiting) w.resolve(inbox && { session: { ...inbox.session }, messages: inbox.messages });
             }

@@ -5,11 +5,13 @@
  *
  * Every removal takes the session's row first (a DELETE of the row; the sweep's FOR UPDATE SKIP
  * LOCKED), as a delivery and a message's delete do: its messages go by cascade after it, and the
- * trigger that counts them (migration 6) then finds no row to update.
+ * trigger that counts them (migration 6) then finds no row to update. Every removal tells every instance
+ * which sessions went, in the same statement (a `gone` notice, sent by Postgres at COMMIT): their event
+ * streams end, and RCPT's recent answers forget them (recent-recipients.ts).
  */
 import type pg from 'pg';
 import { RATE_HITS_KEEP_MS, type StoredSession } from '../store';
-import { MAIL_CHANNEL } from './mail-notices';
+import { goneSql, MAIL_CHANNEL } from './mail-notices';
 import { SWEEP_LOCK } from './migrations';
 import { prepared, query, transaction, withClient } from './pool';
 import { SESSION_COLUMNS, sessionOf, sessionValues, type SessionRow } from './rows';
@@ -39,7 +41,8 @@ export function insertSession(pool: pg.Pool, session: StoredSession, now: number
     await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADDRESS_LOCK, session.addressKey]);
     const holders = await c.query<{ expires_at: Date }>('SELECT expires_at FROM tempmail_sessions WHERE address_key = $1', [session.addressKey]);
     if (holders.rows.some((h) => h.expires_at.getTime() > now)) return { value: 'taken' as const, rollback: true };
-    await c.query('DELETE FROM tempmail_sessions WHERE address_key = $1', [session.addressKey]);
+    // The expired holder's notice tells every instance it is gone (their RCPT answers kept, their watchers).
+    await c.query(prepared(`WITH gone AS (DELETE FROM tempmail_sessions WHERE address_key = $1 RETURNING token_hash) ${goneSql('SELECT token_hash FROM gone')}`, [session.addressKey]));
     await c.query(`INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, sessionValues(session));
     return { value: 'created' as const };
   });
@@ -75,13 +78,17 @@ export function purgeExpired(pool: pg.Pool, now: number): Promise<number> {
     try {
       let removed = 0;
       for (;;) {
-        const r = await c.query(
-          `DELETE FROM tempmail_sessions WHERE id IN (SELECT id FROM tempmail_sessions WHERE expires_at <= $1
-             ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED)`,
+        // Each batch tells every instance which sessions went (gone notices, at its COMMIT).
+        const r = await c.query<{ n: number }>(
+          `WITH gone AS (DELETE FROM tempmail_sessions WHERE id IN (SELECT id FROM tempmail_sessions WHERE expires_at <= $1
+             ORDER BY expires_at LIMIT ${SWEEP_BATCH} FOR UPDATE SKIP LOCKED) RETURNING token_hash),
+           told AS (${goneSql('SELECT token_hash FROM gone')})
+           SELECT (SELECT count(*) FROM gone)::int AS n, (SELECT count(*) FROM told)::int AS notices`,
           [new Date(now)],
         );
-        removed += r.rowCount ?? 0;
-        if ((r.rowCount ?? 0) < SWEEP_BATCH) break;
+        const n = r.rows[0]?.n ?? 0;
+        removed += n;
+        if (n < SWEEP_BATCH) break;
       }
       await c.query('DELETE FROM tempmail_create_hits WHERE at <= $1', [new Date(now - RATE_HITS_KEEP_MS)]);
       await c.query('DELETE FROM tempmail_deliveries WHERE at <= $1', [new Date(now - KEEP_MS)]);
