@@ -30,26 +30,27 @@ const FIRST_RETRY_MS = 500;
 const MAX_RETRY_MS = 30_000;
 
 /**
- * The notices of a delivery, sent from inside its statement (postgres/batch-sql.ts), so Postgres hands
- * them out at its COMMIT and never for one that rolled back: a SELECT of one pg_notify per
- * HASHES_PER_NOTICE sessions. `hashes` is a query of one column, token_hash, each session once; `from`
- * the SQL of this instance's name. The payload is what readNotice reads: {"from": ..., "t": [...]}.
+ * One pg_notify per HASHES_PER_NOTICE sessions of `hashes` (a query of one column, token_hash, each
+ * session once), sent from inside the statement that changed them, so Postgres hands them out at its
+ * COMMIT and never for one that rolled back; `payload` makes each notice's JSON of its hashes' array.
  */
-export function notifySql(hashes: string, from: string): string {
-  return `SELECT pg_notify('${MAIL_CHANNEL}', json_build_object('from', ${from}, 't', json_agg(h.token_hash))::text)
+function noticesSql(hashes: string, payload: (list: string) => string): string {
+  return `SELECT pg_notify('${MAIL_CHANNEL}', ${payload('json_agg(h.token_hash)')}::text)
       FROM (SELECT u.token_hash, (row_number() OVER () - 1) / ${HASHES_PER_NOTICE} AS part FROM (${hashes}) u) h
       GROUP BY h.part`;
 }
 
 /**
- * The notices of sessions deleted, from inside the statement that deletes them (sessions.ts): a SELECT
- * of one pg_notify per HASHES_PER_NOTICE sessions, `{"gone": [...]}` (readGone), heard by every
- * instance at COMMIT. `hashes` is a query of one column, token_hash.
+ * The notices of a delivery (postgres/batch-sql.ts), `from` the SQL of this instance's name: the payload
+ * is what readNotice reads, {"from": ..., "t": [...]}.
  */
+export function notifySql(hashes: string, from: string): string {
+  return noticesSql(hashes, (list) => `json_build_object('from', ${from}, 't', ${list})`);
+}
+
+/** The notices of sessions deleted (sessions.ts), `{"gone": [...]}` (readGone), heard by every instance. */
 export function goneSql(hashes: string): string {
-  return `SELECT pg_notify('${MAIL_CHANNEL}', json_build_object('gone', json_agg(h.token_hash))::text)
-      FROM (SELECT u.token_hash, (row_number() OVER () - 1) / ${HASHES_PER_NOTICE} AS part FROM (${hashes}) u) h
-      GROUP BY h.part`;
+  return noticesSql(hashes, (list) => `json_build_object('gone', ${list})`);
 }
 
 /** The token hashes of a payload from another instance than `self`; [] for anything else. */

@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import { RATE_HITS_KEEP_MS, type StoredSession } from '../store';
-import { goneSql, MAIL_CHANNEL } from './mail-notices';
+import { goneSql } from './mail-notices';
 import { SWEEP_LOCK } from './migrations';
 import { prepared, query, transaction, withClient } from './pool';
 import { SESSION_COLUMNS, sessionOf, sessionValues, type SessionRow } from './rows';
@@ -61,8 +61,7 @@ export async function countSessions(pool: pg.Pool): Promise<number> {
  * Postgres hands the notice out at COMMIT), so the event streams of the session end wherever they are.
  */
 export async function deleteSession(pool: pg.Pool, id: string): Promise<boolean> {
-  const sql = `WITH gone AS (DELETE FROM tempmail_sessions WHERE id = $1 RETURNING token_hash)
-    SELECT pg_notify('${MAIL_CHANNEL}', json_build_object('gone', json_build_array(token_hash))::text) FROM gone`;
+  const sql = `WITH gone AS (DELETE FROM tempmail_sessions WHERE id = $1 RETURNING token_hash) ${goneSql('SELECT token_hash FROM gone')}`;
   return (await pool.query(prepared(sql, [id]))).rowCount! > 0;
 }
 
