@@ -56,8 +56,7 @@ export class DeliveryQueue {
   private scheduled = false;
   /** Sessions of the batches in the database now, with how many of those batches name each. */
   private readonly busy = new Map<string, number>();
-  private running = 0;
-  /** When each batch in the database started (performance.now()), in start order. */
+  /** When each batch in the database started (performance.now()), in start order: one entry a batch. */
   private readonly starts: number[] = [];
   /** A wait for the newest batch to turn slow. */
   private slowTimer: ReturnType<typeof setTimeout> | undefined;
@@ -86,26 +85,24 @@ export class DeliveryQueue {
 
   /** Starts batches on the next turn of the loop (deliveries of the same burst join them), while any may start. */
   private schedule(): void {
-    if (this.scheduled || this.running >= this.maxInFlight || this.queue.length === 0) return;
+    if (this.scheduled || this.starts.length >= this.maxInFlight || this.queue.length === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      while (this.running < this.maxInFlight) {
-        if (this.queue.length === 0 || (this.running > 0 && !this.newestIsSlow())) return;
+      while (this.starts.length < this.maxInFlight) {
+        if (this.queue.length === 0 || (this.starts.length > 0 && !this.newestIsSlow())) return;
         const batch = this.take();
         if (batch.length === 0) return;
         const started = performance.now();
         this.starts.push(started);
         const sessions = new Set(batch.flatMap((w) => w.sessionIds));
         for (const id of sessions) this.busy.set(id, (this.busy.get(id) ?? 0) + 1);
-        this.running++;
         void this.runOne(batch).finally(() => {
           for (const id of sessions) {
             const n = this.busy.get(id)! - 1;
             if (n > 0) this.busy.set(id, n);
             else this.busy.delete(id);
           }
-          this.running--;
           this.starts.splice(this.starts.indexOf(started), 1);
           this.schedule();
         });
