@@ -192,6 +192,13 @@ export interface MailService extends ExternalIntake {
   }): Promise<DeliverOutcome>;
 
   /**
+   * An SMTP client has begun sending a message's body (DATA): deliver() will follow. The store may hold
+   * its next batch a moment for it (Store.deliveryComing). Call the returned function once the body has
+   * arrived, whatever becomes of the message; a second call does nothing.
+   */
+  deliveryComing(): () => void;
+
+  /**
    * Calls `onMail` each time a message is stored for the session of `token`, until the returned function
    * is called: at once when this process stored it (after it is durable, before the SMTP side answers
    * 250), and, on a store shared by several services (Postgres), when another one did (the store's mail

@@ -35,7 +35,7 @@ export interface SmtpRecipientsDeps {
 }
 
 /** The SMTP operations of one mail service. */
-export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'recipient' | 'checkRecipient' | 'deliver'> {
+export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'recipient' | 'checkRecipient' | 'deliver' | 'deliveryComing'> {
   const { store, config, clock, guarded, storeFor, ourDomains } = deps;
   // Read at each use: a reload (SIGHUP) changes the domains and accounts in place.
   const keyOf = (address: string) => recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
@@ -67,6 +67,10 @@ export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'rec
 
     async checkRecipient(address) {
       return (await recipient(address)).verdict;
+    },
+
+    deliveryComing() {
+      return store.deliveryComing?.() ?? (() => undefined);
     },
 
     async deliver({ raw, recipients, envelopeFrom, mailboxes, clientIp }) {

@@ -209,6 +209,12 @@ export interface Store extends FetchStore, AdminStore {
    * on a failure no copy is kept where the store can undo it (Postgres: the transaction rolls back).
    */
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery>;
+  /**
+   * A message for deliver() is on its way (an SMTP client is sending its body): a store that groups
+   * deliveries into one COMMIT (Postgres) holds a batch a moment for it. Call the returned function once
+   * the body has arrived, whatever becomes of the message. A store without grouping leaves it out.
+   */
+  deliveryComing?(): () => void;
   /** Summaries in increasing id order (oldest first). */
   listMessages(sessionId: string): Promise<StoredMessageMeta[]>;
   /**

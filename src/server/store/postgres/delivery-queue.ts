@@ -11,6 +11,14 @@
  * disk) lets another start beside it on other sessions, a few at most, and the database flushes their
  * COMMITs together: one slow inbox never holds up the others for longer than SLOW_MS.
  *
+ * A batch that could start also waits while a delivery is on its way (announce(): an SMTP client of this
+ * instance is sending its message's body), GATHER_MS at most after its oldest delivery was queued: under
+ * load the deliveries of several connections go together (ten addresses through two instances: 2.1 -> ~3.9
+ * deliveries a batch), and with no other message coming nothing waits. A body that ends (arrived) lets
+ * the waiting batch go at once; plain mail reaches deliver() in that same turn of the loop, before the
+ * batch starts, so it goes in it. Mail that must be parsed first (or a body that is refused, or a client
+ * that stalls mid-body) costs the others GATHER_MS at most.
+ *
  * Each delivery still resolves only after its batch's COMMIT, with its own outcome: arrival order is id
  * order within each inbox, and a delivery refused as full (or whose sessions are gone) costs the others
  * nothing. A batch the database refuses for its data (a value it cannot take) is tried again one
@@ -21,6 +29,8 @@ import type { Delivery, NewMessage } from '../store';
 import type { BatchState, QueuedDelivery } from './deliver';
 
 interface Waiting extends QueuedDelivery {
+  /** When it was queued (performance.now()). */
+  queuedAt: number;
   resolve: (outcome: Delivery) => void;
   reject: (error: unknown) => void;
 }
@@ -34,10 +44,15 @@ export interface QueueLimits {
   inFlight?: number;
   /** How long the newest batch in the database must have been there before another starts beside it, ms (default SLOW_MS). */
   slowMs?: number;
+  /** How long a batch may wait for deliveries on their way after its oldest was queued, ms (default GATHER_MS). */
+  gatherMs?: number;
 }
 
 /** A batch in the database this long (ms) is slow: another may start beside it. */
 export const SLOW_MS = 10;
+
+/** A batch waits for deliveries on their way (announce()) this long (ms) at most after its oldest was queued. */
+export const GATHER_MS = 1;
 
 /** Runs one batch: one outcome per delivery, in order (deliverBatch with its pool and options). */
 export type RunBatch = (batch: readonly QueuedDelivery[], state: BatchState) => Promise<Delivery[]>;
@@ -58,12 +73,15 @@ export class DeliveryQueue {
   private readonly busy = new Map<string, number>();
   /** When each batch in the database started (performance.now()), in start order: one entry a batch. */
   private readonly starts: number[] = [];
-  /** A wait for the newest batch to turn slow. */
-  private slowTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Deliveries on their way (announce()) that have not arrived yet. */
+  private coming = 0;
+  /** A wait for the newest batch to turn slow, or for the deliveries on their way: when it ends (performance.now()). */
+  private wake: { timer: ReturnType<typeof setTimeout>; at: number } | undefined;
   private readonly maxDeliveries: number;
   private readonly maxBytes: number;
   private readonly maxInFlight: number;
   private readonly slowMs: number;
+  private readonly gatherMs: number;
 
   constructor(
     private readonly runBatch: RunBatch,
@@ -73,12 +91,29 @@ export class DeliveryQueue {
     this.maxBytes = limits.bytes ?? 16 * 1024 * 1024;
     this.maxInFlight = limits.inFlight ?? 4;
     this.slowMs = limits.slowMs ?? SLOW_MS;
+    this.gatherMs = limits.gatherMs ?? GATHER_MS;
+  }
+
+  /**
+   * A delivery is on its way (an SMTP client is sending the message): a batch that could start waits for
+   * it (GATHER_MS at most). Call the returned function when its body has arrived, whatever becomes of it;
+   * a second call does nothing.
+   */
+  announce(): () => void {
+    this.coming += 1;
+    let arrived = false;
+    return () => {
+      if (arrived) return;
+      arrived = true;
+      this.coming -= 1;
+      this.schedule();
+    };
   }
 
   /** Queues one delivery; resolves after the COMMIT of the batch it went in. */
   deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
     return new Promise<Delivery>((resolve, reject) => {
-      this.queue.push({ sessionIds, message, inboxLimit, resolve, reject });
+      this.queue.push({ sessionIds, message, inboxLimit, resolve, reject, queuedAt: performance.now() });
       this.schedule();
     });
   }
@@ -91,6 +126,7 @@ export class DeliveryQueue {
       this.scheduled = false;
       while (this.starts.length < this.maxInFlight) {
         if (this.queue.length === 0 || (this.starts.length > 0 && !this.newestIsSlow())) return;
+        if (this.coming > 0 && !this.gathered()) return;
         const batch = this.take();
         if (batch.length === 0) return;
         const started = performance.now();
@@ -112,14 +148,25 @@ export class DeliveryQueue {
 
   /** Whether the newest batch in the database has been there SLOW_MS; if not, schedule() runs again when it has. */
   private newestIsSlow(): boolean {
-    const left = (this.starts.at(-1) ?? -Infinity) + this.slowMs - performance.now();
+    return this.waited((this.starts.at(-1) ?? -Infinity) + this.slowMs);
+  }
+
+  /** Whether the oldest delivery queued has waited GATHER_MS for those on their way; if not, as above. */
+  private gathered(): boolean {
+    return this.waited(this.queue[0]!.queuedAt + this.gatherMs);
+  }
+
+  /** Whether `until` (performance.now()) has passed; if not, schedule() runs again then. */
+  private waited(until: number): boolean {
+    const left = until - performance.now();
     if (left <= 0) return true;
-    if (this.slowTimer === undefined) {
-      this.slowTimer = setTimeout(() => {
-        this.slowTimer = undefined;
+    if (this.wake === undefined || this.wake.at > until) {
+      if (this.wake) clearTimeout(this.wake.timer);
+      const timer = setTimeout(() => {
+        this.wake = undefined;
         this.schedule();
       }, Math.ceil(left));
-      this.slowTimer.unref();
+      this.wake = { timer, at: until };
     }
     return false;
   }

@@ -173,6 +173,10 @@ export class PostgresStore implements Store {
     return delivery;
   }
 
+  deliveryComing(): () => void {
+    return this.deliveries.announce();
+  }
+
   findMessages(filter: MessageFilter, limit: number): Promise<FoundMessage[]> {
     return this.run((pool) => findMessages(pool, filter, limit));
   }
