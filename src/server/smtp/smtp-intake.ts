@@ -119,10 +119,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     callback: (err?: Error | null, message?: string) => void,
   ): void {
     inData.add(session.id);
-    // The store may hold its next batch of deliveries a moment for this message (Postgres).
-    const arrived = service.deliveryComing();
     const collector = collectMessage(stream, budget);
     const received = limits.dataStarted(session, () => collector.cut());
+    // The store may hold its next batch of deliveries a moment for this message (Postgres). Every way a
+    // body ends (its dot, an error, a cut) settles `done`.
+    const arrived = service.deliveryComing();
     void collector.done.then((result) => {
       arrived();
       // The client vanished mid-message, or its time ran out: nothing was acknowledged, nothing is stored.

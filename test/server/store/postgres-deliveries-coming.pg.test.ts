@@ -12,7 +12,8 @@ import { createMailService } from '../../../src/server/mail-service';
 import { defaultServerConfig, type ServerConfig } from '../../../src/server/server-config';
 import { createSmtpFront } from '../../../src/server/smtp/smtp-intake';
 import { cleanupAfterEach } from '../../harness/cleanup';
-import { freshDatabase } from '../../harness/postgres/database';
+import { freshDatabase, inspect } from '../../harness/postgres/database';
+import { waitFor } from '../../harness/wait';
 import { openSmtp, type SmtpDialog } from '../../harness/smtp-dialog';
 import { newMessage, sessionRecord } from './store-suite';
 
@@ -60,20 +61,51 @@ describe('deliveries on their way (Postgres)', () => {
   });
 
   it('waits gatherMs at most for a delivery that never comes; a second "arrived" changes nothing', async () => {
-    const { store, batches, a, b } = await openStore(50);
+    const { store, batches, a, b } = await openStore(500);
     const never = store.deliveryComing();
-    await store.deliver([a.id], newMessage({ subject: 'alone' }), 10);
-    expect(sizes(batches)).toEqual([1]);
+    const first = store.deliver([a.id], newMessage({ subject: 'first' }), 10);
+    await turns();
+    // It waited (the second joins it) and went without the one announced.
+    const second = store.deliver([b.id], newMessage({ subject: 'second' }), 10);
+    await Promise.all([first, second]);
+    expect(sizes(batches)).toEqual([2]);
     never();
     never();
     // Counted once: the next delivery on its way still holds a batch.
     const arrived = store.deliveryComing();
-    const first = store.deliver([a.id], newMessage(), 10);
+    const third = store.deliver([a.id], newMessage(), 10);
     await turns();
-    const second = store.deliver([b.id], newMessage(), 10);
+    const fourth = store.deliver([b.id], newMessage(), 10);
     arrived();
-    await Promise.all([first, second]);
-    expect(sizes(batches)).toEqual([1, 2]);
+    await Promise.all([third, fourth]);
+    expect(sizes(batches)).toEqual([2, 2]);
+  });
+
+  it('waits for what comes first: a batch that has ended does not keep the others to its minute', async () => {
+    const { url } = await freshDatabase(cleanup);
+    const batches: BatchReport[] = [];
+    const store = cleanup.defer(new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), batch: { slowMs: MINUTE, gatherMs: 50 } }), (s) => s.close());
+    await store.open();
+    const a = sessionRecord();
+    await store.putSession(a);
+    const db = inspect(cleanup, url);
+    // Another transaction holds a's row: the first batch waits in the database, "quick" for a minute.
+    const holder = await db.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
+    const first = store.deliver([a.id], newMessage({ subject: 'first' }), 10);
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    // The second waits behind it, and for it to turn slow (a wait of a minute)...
+    const second = store.deliver([a.id], newMessage({ subject: 'second' }), 10);
+    const never = store.deliveryComing();
+    await turns();
+    await holder.query('ROLLBACK');
+    holder.release();
+    await first;
+    // ...then, the first done, only for the delivery on its way: 50 ms, not what is left of the minute.
+    await second;
+    never();
+    expect(sizes(batches)).toEqual([1, 1]);
   });
 });
 
