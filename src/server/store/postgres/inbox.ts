@@ -27,14 +27,17 @@ export async function inboxVersion(pool: pg.Pool, sessionId: string): Promise<st
   return row && versionOf(row);
 }
 
-/** check-mail's one read: the session of a token and its inbox's version, from one indexed row. */
-export async function inboxByTokenHash(pool: pg.Pool, tokenHash: string): Promise<SessionInbox | undefined> {
-  const [row] = await query<SessionRow & { last: number; n: number }>(
+/**
+ * check-mail's one read, for every token asked together (postgres-store.ts groups them): the session of
+ * each token found and its inbox's version, one indexed row each.
+ */
+export async function inboxesByTokenHash(pool: pg.Pool, tokenHashes: readonly string[]): Promise<Map<string, SessionInbox>> {
+  const rows = await query<SessionRow & { last: number; n: number }>(
     pool,
-    `SELECT ${SESSION_COLUMNS}, ${VERSION_COLUMNS} FROM tempmail_sessions WHERE token_hash = $1`,
-    [tokenHash],
+    `SELECT ${SESSION_COLUMNS}, ${VERSION_COLUMNS} FROM tempmail_sessions WHERE token_hash = ANY ($1::text[])`,
+    [tokenHashes],
   );
-  return row && { session: sessionOf(row), version: versionOf(row) };
+  return new Map(rows.map((row) => [row.token_hash, { session: sessionOf(row), version: versionOf(row) }]));
 }
 
 export async function getMessage(pool: pg.Pool, sessionId: string, id: number): Promise<StoredMessage | undefined> {

@@ -1,7 +1,8 @@
 /**
  * The Postgres Store: any number of `serve` instances on one database (node-postgres, pooled). Nothing is
  * read at open but the schema version, so start-up does not grow with what is stored, and nothing is
- * cached: another instance may change any row at any time.
+ * cached but RCPT's answers, a second at most (recent-recipients.ts): another instance may change any
+ * row at any time.
  *
  * What must hold across instances is one transaction each: a name is claimed under an advisory lock on
  * its address (insertSession), a batch of deliveries counts and appends under the row locks of its
@@ -23,10 +24,11 @@ import { deliverBatch, type BatchReport } from './deliver';
 import { DeliveryQueue, type QueueLimits } from './delivery-queue';
 import * as inbox from './inbox';
 import { PgMailNotices } from './mail-notices';
-import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
+import { deleteBlock, findMessages, listBlocks, putBlock, storageUsage } from './admin-queries';
 import { createPool, prepared, query, withClient } from './pool';
 import { RecentRecipients } from './recent-recipients';
 import { RecipientReads } from './recipient-reads';
+import { GroupedReads } from './grouped-reads';
 import * as sessions from './sessions';
 
 export interface PostgresStoreOptions {
@@ -41,8 +43,9 @@ export interface PostgresStoreOptions {
   batch?: QueueLimits;
   /** Called after each batch of deliveries (the bench measures the lock hold with it). */
   onBatch?: (report: BatchReport) => void;
-  /** Called with the addresses of each grouped RCPT read (tests count the queries with it). */
+  /** Called with the addresses of each grouped RCPT read, and the tokens of each check-mail read (tests count the queries). */
   onRecipientRead?: (addresses: number) => void;
+  onInboxRead?: (tokens: number) => void;
   /** How long an RCPT answer is kept (recent-recipients.ts; default RECENT_MS, one second). */
   recipientsRecentMs?: number;
 }
@@ -58,6 +61,8 @@ export class PostgresStore implements Store {
   /** RCPT TO's recent answers (recent-recipients.ts), and its reads, several addresses a query (recipient-reads.ts). */
   private readonly recent: RecentRecipients;
   private readonly recipients: RecipientReads;
+  /** check-mail's reads, several tokens a query (grouped-reads.ts). */
+  private readonly inboxes: GroupedReads<SessionInbox>;
   /** This instance's name in the mail notices it sends (mail-notices.ts), so it can skip its own. */
   private readonly instance = randomUUID();
 
@@ -65,6 +70,12 @@ export class PostgresStore implements Store {
     this.log = options.log ?? (() => undefined);
     this.recent = new RecentRecipients(options.recipientsRecentMs);
     this.recipients = new RecipientReads((work) => this.run(work), this.recent, (n) => options.onRecipientRead?.(n));
+    this.inboxes = new GroupedReads({
+      run: (work) => this.run(work),
+      readAll: inbox.inboxesByTokenHash,
+      copy: (found) => ({ session: { ...found.session }, version: found.version }),
+      onRead: options.onInboxRead,
+    });
     this.fetchClaims = new PgFetchClaims(options.url, this.log);
     const deliverOptions = { commitCheckMs: options.commitCheckMs, instance: this.instance, log: this.log };
     this.deliveries = new DeliveryQueue(
@@ -223,7 +234,7 @@ export class PostgresStore implements Store {
   }
 
   inboxByTokenHash(tokenHash: string): Promise<SessionInbox | undefined> {
-    return this.run((pool) => inbox.inboxByTokenHash(pool, tokenHash));
+    return this.inboxes.read(tokenHash);
   }
 
   getMessage(sessionId: string, id: number): Promise<StoredMessage | undefined> {
@@ -275,18 +286,8 @@ export class PostgresStore implements Store {
     return this.run((pool) => writeStatus(pool, account, status));
   }
 
-  /**
-   * The messages held (the sessions' counts, migration 6: no scan of the messages), and the message
-   * table's size on disk with its TOAST and indexes.
-   */
   usage(): Promise<StorageUsage> {
-    return this.run(async (pool) => {
-      const [row] = await query<{ n: string; bytes: string }>(
-        pool,
-        "SELECT (SELECT coalesce(sum(message_count), 0) FROM tempmail_sessions)::bigint AS n, pg_total_relation_size('tempmail_messages')::bigint AS bytes",
-      );
-      return { messages: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
-    });
+    return this.run(storageUsage);
   }
 
   probe(): Promise<boolean> {
