@@ -112,6 +112,27 @@ describe('RCPT recent answers on Postgres', () => {
     expect(await a.store.recipientInbox(swept.addressKey)).toBeUndefined();
   });
 
+  it('does not keep an answer whose read was in the database when the session got mail elsewhere', async () => {
+    const a = await listeningStore();
+    const s = sessionRecord({ tokenHash: hex() });
+    await a.store.putSession(s);
+    const db = inspect(cleanup, a.url);
+    // Another transaction holds the table: the read waits in the database.
+    const holder = await db.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tempmail_sessions IN ACCESS EXCLUSIVE MODE');
+    const reading = a.store.recipientInbox(s.addressKey);
+    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%address_key = ANY%'")).rowCount === 1);
+    // Another instance's mail into it, heard while the read waits: what the read answers is not kept.
+    await db.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL, JSON.stringify({ from: 'another instance', t: [s.tokenHash] })]);
+    await waitFor(() => a.heard.mail.includes(s.tokenHash));
+    await holder.query('ROLLBACK');
+    holder.release();
+    expect((await reading)?.session).toEqual(s);
+    expect(await asked(a, s.addressKey)).toBe(1);
+    expect(await asked(a, s.addressKey)).toBe(0);
+  });
+
   it('counts its own deliveries, and forgets a full inbox and the sessions it writes or deletes', async () => {
     const a = await listeningStore();
     const s = sessionRecord();

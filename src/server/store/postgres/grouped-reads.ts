@@ -6,9 +6,10 @@
  *
  * Every answer comes from a query sent after it was asked for (never one already in the database), so
  * no caller gets an answer older than its question. At low load a read holds one key and is sent on the
- * next turn of the loop: grouping never adds a wait of its own. The reads in the database at once are
- * bounded (inFlight); what comes meanwhile waits for one of them to end. A read the database fails fails
- * each key it held (as it would have each alone, on the same connection).
+ * next turn of the loop: grouping adds that turn at most. The reads in the database at once are bounded
+ * (inFlight); what comes meanwhile waits for one of them to end (with the database unreachable, a
+ * connection attempt's timeout each: a caller may hear of it only after the reads before it failed). A
+ * read the database fails fails each key it held (as it would have each alone, on the same connection).
  */
 import type pg from 'pg';
 

@@ -43,8 +43,9 @@ export interface PostgresStoreOptions {
   batch?: QueueLimits;
   /** Called after each batch of deliveries (the bench measures the lock hold with it). */
   onBatch?: (report: BatchReport) => void;
-  /** Called with the addresses of each grouped RCPT read, and the tokens of each check-mail read (tests count the queries). */
+  /** Called with the addresses of each grouped RCPT read (tests count the queries with it). */
   onRecipientRead?: (addresses: number) => void;
+  /** Called with the tokens of each grouped check-mail read (tests count the queries with it). */
   onInboxRead?: (tokens: number) => void;
   /** How long an RCPT answer is kept (recent-recipients.ts; default RECENT_MS, one second). */
   recipientsRecentMs?: number;
