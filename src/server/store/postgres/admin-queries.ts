@@ -1,7 +1,8 @@
 /**
  * The Postgres store's answer to the admin API's searches (Store.findMessages), its blocks (listBlocks,
- * putBlock, deleteBlock) and what is stored (Store.usage, for the storage cap and the metrics). A change of the blocks is announced on BLOCKS_CHANNEL in the same statement,
- * so every instance on the database reads them again at once (mail-notices.ts listens).
+ * putBlock, deleteBlock) and what is stored (Store.usage, for the storage cap and the metrics). A change
+ * of the blocks is announced on BLOCKS_CHANNEL in the same statement, so every instance on the database
+ * reads them again at once (mail-notices.ts listens).
  */
 import type pg from 'pg';
 import type { Block, BlockKind, FoundMessage, MessageFilter, StorageUsage } from '../store';
