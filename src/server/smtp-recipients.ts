@@ -34,6 +34,9 @@ export interface SmtpRecipientsDeps {
   ourDomains(): string[];
 }
 
+/** What a store that does not group deliveries is told when a message's body has arrived. */
+const nothingToSay = () => undefined;
+
 /** The SMTP operations of one mail service. */
 export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'recipient' | 'checkRecipient' | 'deliver' | 'deliveryComing'> {
   const { store, config, clock, guarded, storeFor, ourDomains } = deps;
@@ -70,7 +73,7 @@ export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'rec
     },
 
     deliveryComing() {
-      return store.deliveryComing?.() ?? (() => undefined);
+      return store.deliveryComing?.() ?? nothingToSay;
     },
 
     async deliver({ raw, recipients, envelopeFrom, mailboxes, clientIp }) {

@@ -3,7 +3,7 @@
  * the test decides when each query answers and what the data is meanwhile: a key asked again while its
  * read is in the database goes in the next read (never an answer older than its question), and no more
  * than inFlight reads are in the database at once. The real queries are tested on Postgres
- * (postgres-recipient-reads.pg.test.ts, postgres-inbox-reads.pg.test.ts).
+ * (postgres-grouped-reads.pg.test.ts).
  */
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';

@@ -7,9 +7,10 @@
  * sessions wait for the batch in the database too, while it is quick (SLOW_MS): a batch costs the
  * database about the same work whether it holds one delivery or five (~0.9 ms of its CPU measured under
  * SMTP load to ten addresses), so mail to many addresses goes in fewer, fuller batches (1.6 -> 2.1
- * deliveries a batch, ~25% less database work a message). A batch slower than that (waiting for a lock another instance holds, a big message, a slow
- * disk) lets another start beside it on other sessions, a few at most, and the database flushes their
- * COMMITs together: one slow inbox never holds up the others for longer than SLOW_MS (and GATHER_MS).
+ * deliveries a batch, ~25% less database work a message). A batch slower than that (waiting for a lock
+ * another instance holds, a big message, a slow disk) lets another start beside it on other sessions, a
+ * few at most, and the database flushes their COMMITs together: one slow inbox never holds up the others
+ * for longer than SLOW_MS (and GATHER_MS).
  *
  * A batch that could start also waits while a delivery is on its way (announce(): an SMTP client of this
  * instance is sending its message's body), GATHER_MS at most after its oldest delivery was queued: under
