@@ -26,8 +26,11 @@ export function sendPayload(res: ServerResponse, status: number, payload: Buffer
   res.end(payload);
 }
 
-/** Writes a handler's answer. */
-export function send(res: ServerResponse, result: RouteResult): void {
+/**
+ * Writes a handler's answer. To HEAD, a stream's headers alone, and the answer ends: Node drops what is
+ * written to a HEAD answer, so a stream opened for one never ended (and held a stream's place).
+ */
+export function send(res: ServerResponse, result: RouteResult, head = false): void {
   switch (result.kind) {
     case 'json':
       return sendJson(res, result.status ?? 200, result.body, result.headers);
@@ -41,7 +44,9 @@ export function send(res: ServerResponse, result: RouteResult): void {
       res.writeHead(200, { ...result.headers, 'content-length': String(result.body.length) });
       return void res.end(result.body);
     case 'stream':
-      return result.open(res);
+      if (!head) return result.open(res);
+      res.writeHead(200, result.headers);
+      return void res.end();
   }
 }
 

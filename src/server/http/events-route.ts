@@ -13,6 +13,7 @@ export const eventsRoute: Route = {
     if (!hub) throw new HttpError(404, 'not_found', 'No such route');
     const token = requireToken(params);
     const session = await service.describeSession(token);
-    return { kind: 'stream', open: (res) => hub.open(res, { token, id: session.id, expiresAt: session.expiresAt.getTime(), client: clientAddress }) };
+    const stream = { token, id: session.id, expiresAt: session.expiresAt.getTime(), client: clientAddress };
+    return { kind: 'stream', open: (res) => hub.open(res, stream), headers: hub.headers() };
   },
 };

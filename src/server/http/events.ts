@@ -140,6 +140,18 @@ export class EventHub {
     this.bySession.set(session.id, mine);
   }
 
+  /** The headers of a stream's answer (a HEAD request gets these alone). */
+  headers(): Record<string, string> {
+    return {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      // nginx buffers answers by default: this one must pass at once.
+      'x-accel-buffering': 'no',
+      [HEARTBEAT_HEADER]: String(this.heartbeatMs),
+    };
+  }
+
   /** Ends every stream of session `id` (it was deleted). */
   closeSession(id: string): void {
     for (const stream of [...(this.bySession.get(id) ?? [])]) stream.end();
@@ -180,14 +192,7 @@ export class EventHub {
     };
     // The connection closes with the stream: a stream ended at shutdown leaves no idle socket behind.
     res.shouldKeepAlive = false;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      // nginx buffers answers by default: this one must pass at once.
-      'x-accel-buffering': 'no',
-      [HEARTBEAT_HEADER]: String(this.heartbeatMs),
-    });
+    res.writeHead(200, this.headers());
     // Watching starts before the client sees the answer's headers: from then on no mail goes unsaid.
     const unwatch = this.service.watchInbox(session.token, mail, () => stream.end());
     res.write(`retry: ${this.retryMs}\n: tempmail-tui events\n\n`);

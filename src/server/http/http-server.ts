@@ -77,6 +77,9 @@ export interface HttpFront {
   setTimeouts(headersTimeoutMs: number, requestTimeoutMs: number): void;
 }
 
+/** The client closed its connection while its request waited: it is logged, not answered. */
+class ClientLeft extends Error {}
+
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
   const log = asLogger(options.log);
@@ -97,6 +100,11 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
+    // After each wait (the rate, the body, the store), a client that left is not served: nothing more is
+    // taken for it (an event stream's place was kept for ever), and its request still ends in the log.
+    const stillThere = () => {
+      if (req.socket.destroyed) throw new ClientLeft();
+    };
     let path = '?';
     // What the log says: the path with anything that may be a token in it redacted.
     let logPath = '?';
@@ -120,9 +128,11 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       if (plain || found) route = path.slice(1);
       // Counted first: a flood of anything, unknown routes included, meets the per-client limit.
       const wait = hooks.admit ? await hooks.admit(client).catch(() => 0) : 0;
+      stillThere();
       if (wait > 0) throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
       if (plain && (req.method === 'GET' || req.method === 'HEAD')) {
         const { contentType, body } = await plain();
+        stillThere();
         res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : body);
         return done(200);
@@ -136,6 +146,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         });
       }
       const body = await readBody(req, bodyLimit);
+      stillThere();
       const params = parseParams(req, url, body);
       const bearer = bearerToken(req);
       // On /admin/ routes the header carries the admin token, which is no session's.
@@ -152,10 +163,18 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
         bearer,
         extras,
       });
-      send(res, result);
+      stillThere();
+      send(res, result, req.method === 'HEAD');
       access(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token), res.statusCode, client, token, route);
       done(res.statusCode);
     } catch (error) {
+      if (error instanceof ClientLeft || req.socket.destroyed) {
+        // nginx's 499: the client closed the connection before its answer.
+        access(redact(`http ${req.method} ${logPath} 499 client_left`, token), 499, client, token, route, 'client_left');
+        done(499);
+        res.destroy();
+        return;
+      }
       const answer = errorAnswer(error);
       if (answer.status >= 500 && !(error instanceof ServiceError)) {
         const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

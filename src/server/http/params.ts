@@ -44,6 +44,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       reject(tooLarge());
       return;
     }
+    // A client that left before its body was read: its request's 'close' is past, nothing more will come.
+    const left = () => reject(new HttpError(400, 'bad_request', 'The client closed the connection'));
+    if (req.destroyed) return left();
+    req.on('close', left); // after 'end' a no-op
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;

@@ -24,7 +24,7 @@ export type RouteResult =
   | { kind: 'serialized'; body: Buffer; etag: string }
   | { kind: 'not-modified'; etag: string }
   | { kind: 'bytes'; body: Buffer; headers: Record<string, string> }
-  | { kind: 'stream'; open(res: ServerResponse): void };
+  | { kind: 'stream'; open(res: ServerResponse): void; headers: Record<string, string> };
 
 /** What the front end holds beside the service, for the routes that need it. */
 export interface RouteExtras {

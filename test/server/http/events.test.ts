@@ -3,6 +3,7 @@
  * of no one else's), takes the token as a parameter or as a Bearer header, keeps the line alive, is
  * bounded per session and in all, and ends when the session expires or the service closes.
  */
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { openEvents } from '../../harness/event-stream';
@@ -129,6 +130,27 @@ describe('GET /events', () => {
     expect((await openFor(box.token, '2001:db8:1:2::3')).status).toBe(429);
     // Another client behind the same proxy has its own.
     expect((await openFor(box.token, '198.51.100.7')).status).toBe(200);
+  });
+
+  it('answers HEAD with the headers alone, holds no stream place, and a GET pipelined after it is answered', async () => {
+    const svc = await service({ eventStreamsPerSession: 1 });
+    const box = await newSession(svc.baseUrl);
+    const url = new URL(svc.baseUrl);
+    const socket = cleanup.defer(net.connect(Number(url.port), url.hostname), (s) => s.destroy());
+    socket.on('error', () => undefined);
+    let got = '';
+    socket.on('data', (chunk: Buffer) => (got += chunk.toString('latin1')));
+    const ask = (method: string, path: string) => `${method} ${path}?token=${box.token} HTTP/1.1\r\nHost: x\r\n\r\n`;
+    socket.write(ask('HEAD', '/events') + ask('GET', '/check-mail'));
+    await waitFor(() => got.includes('"messages"'), { message: 'the pipelined GET answered' });
+    const [head] = got.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toContain('content-type: text/event-stream');
+    // No body: the next thing on the line is the GET's answer.
+    expect(got.split('\r\n\r\n')[1]).toMatch(/^HTTP\/1\.1 200 /);
+    // The HEAD took no place: the session's one stream opens.
+    const stream = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(box.token) }), (s) => s.close());
+    expect(stream.status).toBe(200);
   });
 
   it('ends every stream cleanly when the service closes', async () => {
