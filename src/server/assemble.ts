@@ -103,7 +103,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     await storage.release().catch(() => undefined);
     throw error;
   }
-  const admin = createAdminService({ store, config, clock, log });
+  const admin = createAdminService({ store, config, clock, log, onFreed: () => ops.freed() });
   const service = createMailService({
     store,
     config,
@@ -113,6 +113,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     limits: ops.clientLimits,
     health: ops.health,
     onStored: (copies, bytes) => ops.stored(copies, bytes),
+    onFreed: () => ops.freed(),
     storageFull: () => ops.storageFull(),
     onBlocksChanged: () => void admin.refreshBlocks(),
   });

@@ -17,6 +17,8 @@ export interface InboxReadsDeps {
   clock: Clock;
   /** The service's wrapper of a store call (a failure becomes storage_unavailable). */
   guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
+  /** Mail was deleted: the storage cap measures again before it next refuses (room is seen at once). */
+  onFreed?: () => void;
 }
 
 type InboxReads = Pick<MailService, 'checkMail' | 'describeSession' | 'inbox' | 'readMail' | 'deleteMail' | 'rawMessage' | 'attachment'>;
@@ -124,6 +126,7 @@ export function inboxReads(deps: InboxReadsDeps): InboxReads {
       const session = await sessionOf(token);
       const removed = await guarded(() => store.deleteMessage(session.id, id), true);
       if (!removed) throw notFound(id);
+      deps.onFreed?.();
     },
 
     async rawMessage(token, id) {

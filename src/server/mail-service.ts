@@ -39,6 +39,8 @@ export interface MailServiceDeps {
   health?: StorageHealth;
   /** A message (of `bytes` bytes) was stored for `copies` sessions, by SMTP or IMAP (metrics, storage cap). */
   onStored?: (copies: number, bytes: number) => void;
+  /** Mail was deleted: the storage cap measures again before it next refuses (room is seen at once). */
+  onFreed?: () => void;
   /**
    * Whether the storage cap is reached (src/server/limits/storage-cap.ts). SMTP hears it at MAIL FROM;
    * here it keeps fetched mail in its external account until there is room. Default: never.
@@ -208,7 +210,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
       throw new ServiceError('internal', 'Could not find a free random address; try again');
     },
 
-    ...inboxReads({ store, clock, guarded }),
+    ...inboxReads({ store, clock, guarded, onFreed: deps.onFreed }),
 
     ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains }),
     ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
@@ -233,6 +235,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
     async purgeExpired() {
       const removed = await guarded(() => store.purgeExpired(clock()), true);
+      if (removed > 0) deps.onFreed?.();
       await refreshCount();
       return removed;
     },

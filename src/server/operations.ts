@@ -45,6 +45,8 @@ export interface Operations {
   }): void;
   /** Whether the storage cap is reached (new mail is refused). */
   storageFull(): boolean;
+  /** Mail was deleted (room may be there before the next measure). */
+  freed(): void;
   /** A message was stored for `copies` sessions (the mail service's onStored): counted, and added to the cap's measure. */
   stored(copies: number, bytes: number): void;
   /** The address of the separate metrics listener, when there is one. */
@@ -137,17 +139,23 @@ export async function createOperations({ config, store, log, clock, probesCheapl
       return refusal(421, text, 'storage_unavailable');
     },
     async mailFrom(peer) {
-      if (cap.full()) return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
+      if (!(await cap.roomFor(1, 0))) return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
       const wait = await rate('smtp-message', peer.client);
       if (wait === 0) return undefined;
       const limit = clientLimits.limits()['smtp-message'];
       return refusal(451, `4.7.1 Too many messages from your address (at most ${limit} a minute), try again in ${wait} s`, 'rate_limit_messages');
     },
-    async rcpt(peer) {
+    async rcpt(peer, _recipient, earlier, size) {
+      // Past the cap with this recipient's copy (the transaction's earlier ones counted): 452 for it.
+      if (!(await cap.roomFor(earlier + 1, size))) return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
       const wait = await rate('smtp-recipient', peer.client);
       if (wait === 0) return undefined;
       const limit = clientLimits.limits()['smtp-recipient'];
       return refusal(451, `4.7.1 Too many recipients from your address (at most ${limit} a minute), try again in ${wait} s`, 'rate_limit_recipients');
+    },
+    async hold(_peer, copies, bytes) {
+      const release = await cap.hold(copies, bytes);
+      return release ?? refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
     },
     tls(peer, ok, reason) {
       observer.tlsHandshake(ok ? 'ok' : 'failed');
@@ -199,6 +207,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     metricsUrl: metricsServer?.url,
     stats: () => observer.stats(),
     storageFull: () => cap.full(),
+    freed: () => cap.freed(),
     stored(copies, bytes) {
       observer.messageStored();
       cap.stored(copies, bytes);

@@ -49,6 +49,8 @@ export interface AdminServiceDeps {
   config: ServerConfig;
   clock: Clock;
   log: (line: string) => void;
+  /** Mail was deleted: the storage cap measures again before it next refuses (room is seen at once). */
+  onFreed?: () => void;
 }
 
 const bad = (message: string) => new ServiceError('bad_request', message);
@@ -135,12 +137,14 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     async deleteSession(id) {
       const removed = await guarded(() => store.deleteSession(id));
       if (removed) log(`admin: deleted session ${id}`);
+      if (removed) deps.onFreed?.();
       return removed;
     },
 
     async deleteMessage(sessionId, id) {
       const removed = await guarded(() => store.deleteMessage(sessionId, id));
       if (removed) log(`admin: deleted message ${id} of session ${sessionId}`);
+      if (removed) deps.onFreed?.();
       return removed;
     },
 

@@ -5,8 +5,12 @@
  *
  * Counting every message at each delivery would cost a walk of the data dir or a count over the table,
  * so the usage is measured now and then (`intervalMs`, and at start in the background: start-up does not
- * wait for it) and what this instance stores in between is added to the last measure. Other instances'
- * mail shows at the next measure: the cap can be passed by what they store in one interval, never more.
+ * wait for it) and what this instance stores in between is added to the last measure; before a refusal a
+ * measure older than a second (or taken before a delete) is taken again. What a transaction will add is
+ * counted before its 250 (roomFor at RCPT, hold at the end of DATA), beside what the others hold: ten
+ * connections at DATA together once stored 2,000x the cap, each checked only against "already full".
+ * Other instances' mail shows at the next measure: the cap can be passed by what they store in one
+ * interval, never more.
  *
  * The metrics read the same measures (stored messages and bytes); with neither a cap nor metrics nothing
  * is measured.
@@ -38,6 +42,10 @@ export class StorageCap {
   private timer: NodeJS.Timeout | undefined;
   private measuring: Promise<void> | undefined;
   private stopped = false;
+  /** What transactions past their last check are about to store (counted as stored until they end). */
+  private reserved: StorageUsage = { messages: 0, bytes: 0 };
+  private measuredAt = 0;
+  private readonly now: () => number = Date.now;
 
   constructor(private readonly options: StorageCapOptions) {
     this.caps = { ...options.caps };
@@ -86,6 +94,50 @@ export class StorageCap {
     this.judge();
   }
 
+  /**
+   * Room for `copies` more messages of `bytes` each, beside what is stored and what other transactions
+   * hold: checked, not held (RCPT asks it for the recipients so far). Before a no, a measure older than a
+   * second is taken again: room that deletes (any instance's) or the purge made is seen at once.
+   */
+  async roomFor(copies: number, bytes: number): Promise<boolean> {
+    if (this.fits(copies, bytes)) return true;
+    if (this.now() - this.measuredAt < 1000) return false;
+    await this.measure();
+    return this.fits(copies, bytes);
+  }
+
+  /**
+   * Holds room for `copies` copies of a message of `bytes` bytes until the release it returns is called
+   * (the delivery ended, stored or not); undefined when they would pass a cap. The check and the hold are
+   * one step: transactions ending together cannot all take the last room.
+   */
+  async hold(copies: number, bytes: number): Promise<(() => void) | undefined> {
+    // Checked again after the wait: another hold may have taken the room meanwhile.
+    if (!(await this.roomFor(copies, bytes)) || !this.fits(copies, bytes)) return undefined;
+    const held = { messages: copies, bytes: copies * bytes };
+    this.reserved = { messages: this.reserved.messages + held.messages, bytes: this.reserved.bytes + held.bytes };
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved = { messages: this.reserved.messages - held.messages, bytes: this.reserved.bytes - held.bytes };
+    };
+  }
+
+  /** Whether `copies` x `bytes` more stay within both caps (true before the first measure: nothing known). */
+  private fits(copies: number, bytes: number): boolean {
+    const u = this.usage;
+    if (!u) return true;
+    const messages = u.messages + this.reserved.messages + copies;
+    const total = u.bytes + this.reserved.bytes + copies * bytes;
+    return (this.caps.maxMessages <= 0 || messages <= this.caps.maxMessages) && (this.caps.maxBytes <= 0 || total <= this.caps.maxBytes);
+  }
+
+  /** Mail was deleted: the next refusal measures again first. */
+  freed(): void {
+    this.measuredAt = 0;
+  }
+
   /** Measures now; resolves once measured (a failed measure keeps the last one). */
   measure(): Promise<void> {
     if (!this.wanted) return Promise.resolve();
@@ -94,6 +146,7 @@ export class StorageCap {
       .then(
         (usage) => {
           this.usage = usage;
+          this.measuredAt = this.now();
           this.judge();
         },
         (error: unknown) => {

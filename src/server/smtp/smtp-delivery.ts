@@ -27,6 +27,16 @@ export function senderOf(session: SMTPServerSession): string {
   return from.address === '' ? '<>' : from.address;
 }
 
+/** A message past DATA, as store() read it. */
+interface HeldMessage {
+  recipients: string[];
+  accepted: (Mailbox | undefined)[];
+  envelopeFrom: string | undefined;
+  who: string;
+  messageId: string | undefined;
+  refuse: (code: number, text: string, reason: string, level?: LogLevel) => ReturnType<typeof reply>;
+}
+
 /** The service's side of one SMTP front end's RCPT TO and DATA. */
 export function smtpDelivery(deps: SmtpDeliveryDeps) {
   const { service, hooks, note } = deps;
@@ -69,6 +79,18 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
       hooks.refused?.(peerOf(session), reason);
       return reply(code, text, reason);
     };
+    // Room for every copy, beside what other transactions hold, before anything is stored (the cap).
+    const held = await hooks.hold?.(peerOf(session), recipients.length, raw.length);
+    if (typeof held === 'object') throw refuse(held.code, held.text, held.reason, 'warn');
+    try {
+      return await deliverHeld(raw, session, { recipients, accepted, envelopeFrom, who, messageId, refuse });
+    } finally {
+      held?.();
+    }
+  }
+
+  async function deliverHeld(raw: Buffer, session: SMTPServerSession, m: HeldMessage): Promise<string> {
+    const { recipients, accepted, envelopeFrom, who, messageId, refuse } = m;
     let delivered: number;
     let full: string[] | undefined;
     try {

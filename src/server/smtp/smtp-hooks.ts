@@ -28,8 +28,16 @@ export interface SmtpHooks {
   greet?(peer: SmtpPeer): SmtpRefusal | undefined;
   /** MAIL FROM `sender` ('' for a bounce). */
   mailFrom?(peer: SmtpPeer, sender: string): Promise<SmtpRefusal | undefined>;
-  /** RCPT TO `recipient`, before the mail service is asked about it. */
-  rcpt?(peer: SmtpPeer, recipient: string): Promise<SmtpRefusal | undefined>;
+  /**
+   * RCPT TO `recipient`, before the mail service is asked about it; `earlier` recipients of this
+   * transaction were accepted, and `size` is the size its MAIL FROM declared (0 when none).
+   */
+  rcpt?(peer: SmtpPeer, recipient: string, earlier: number, size: number): Promise<SmtpRefusal | undefined>;
+  /**
+   * DATA ended with a message of `bytes` for `copies` recipients, before it is stored: a refusal, or the
+   * release to call when the delivery is over (the room it holds meanwhile).
+   */
+  hold?(peer: SmtpPeer, copies: number, bytes: number): Promise<SmtpRefusal | (() => void)>;
   /** A STARTTLS handshake ended (`reason` of a failure, for the log). */
   tls?(peer: SmtpPeer, ok: boolean, reason?: string): void;
   /** A message or a recipient was refused, for `reason` (every refusal, whoever decided it). */
@@ -63,6 +71,7 @@ export function joinSmtpHooks(...sets: SmtpHooks[]): SmtpHooks {
     greet: first((h) => h.greet),
     mailFrom: firstAsync((h) => h.mailFrom),
     rcpt: firstAsync((h) => h.rcpt),
+    hold: sets.find((h) => h.hold)?.hold,
     tls: (peer, ok, reason) => {
       for (const h of sets) h.tls?.(peer, ok, reason);
     },

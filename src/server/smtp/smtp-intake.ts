@@ -108,7 +108,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
       return reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`, 'too_many_recipients');
     }
-    const hooked = await hooks.rcpt?.(peerOf(session), rcpt);
+    const args = session.envelope.mailFrom ? (session.envelope.mailFrom.args as Record<string, string> | false) : false;
+    const size = Number(args ? args.SIZE : 0) || 0;
+    const hooked = await hooks.rcpt?.(peerOf(session), rcpt, session.envelope.rcptTo.length, size);
     if (hooked) return reply(hooked.code, hooked.text, hooked.reason);
     return delivery.recipientRefusal(address, session, isOurs);
   }
