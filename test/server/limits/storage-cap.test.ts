@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call, newSession } from '../../harness/http';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
+import { capBurst } from '../../harness/cap-burst';
 import { openSmtp } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
 
@@ -38,34 +39,13 @@ describe('the storage cap on a data dir', () => {
 
   it('keeps a burst of transactions within the cap: what each will add and what others hold are counted before 250', async () => {
     for (const caps of [{ maxStoredMessages: 12 }, { maxStoredBytes: 520_000 }]) {
-      const svc = cleanup.defer(await startTestService({ ...caps, storageUsageIntervalMs: 60_000 }), (s) => s.close());
-      const boxes: { email: string; token: string }[] = [];
-      for (let i = 0; i < 5; i++) boxes.push(await newSession(svc.baseUrl));
-      await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
-      // Ten connections, each at DATA with five recipients before any stores: ten times the cap, sent at once.
-      const dialogs = await Promise.all(Array.from({ length: 10 }, () => openSmtp(svc)));
-      for (const smtp of dialogs) cleanup.defer(smtp, (d) => d.destroy());
-      for (const smtp of dialogs) {
-        await smtp.command('EHLO burst.test');
-        expect(await smtp.command('MAIL FROM:<a@example.org>')).toMatch(/^250/);
-        for (const box of boxes) expect(await smtp.command(`RCPT TO:<${box.email}>`)).toMatch(/^250/);
-        expect(await smtp.command('DATA')).toMatch(/^354/);
+      const svc = await startTestService({ ...caps, storageUsageIntervalMs: 60_000 });
+      try {
+        // Two transactions of five copies fit either cap (12 messages; 2 x 5 x ~50 KB of 520 KB); a third does not.
+        expect(await capBurst(svc)).toEqual({ stored: 2, listed: 10 });
+      } finally {
+        await svc.close();
       }
-      const body = `Subject: burst\r\n\r\n${'z'.repeat(50_000)}\r\n.\r\n`;
-      const replies = await Promise.all(
-        dialogs.map((smtp) => {
-          smtp.write(body);
-          return smtp.reply();
-        }),
-      );
-      const stored = replies.filter((r) => r.startsWith('250 ')).length;
-      expect(replies.filter((r) => !r.startsWith('250 ')).every((r) => r.startsWith('452 4.3.1 '))).toBe(true);
-      // Two transactions of five copies fit either cap (12 messages; 2 x 5 x ~50 KB of 520 KB); a third does not.
-      expect(stored).toBe(2);
-      let listed = 0;
-      for (const box of boxes) listed += (await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages.length;
-      expect(listed).toBe(10);
-      await svc.close();
     }
   });
 
