@@ -19,6 +19,7 @@ import { useTerminalSize } from './widgets/use-terminal-size';
 import { PickerScreen } from './picker/picker-screen';
 import { SwitchScreen } from './saved/switch-screen';
 import { useSaved, type SavedConfig } from './saved/use-saved';
+import { MarkBook } from './session/mark-book';
 import { SessionView } from './session/session-view';
 import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
@@ -111,6 +112,8 @@ export function App(props: AppProps) {
     [providers, start],
   );
   const saved = useSaved(props.saved, clock, reachable);
+  // The codes and links read so far, by address: they stay on their rows across n, s and back.
+  const [markBook] = useState(() => new MarkBook());
   const [current, setCurrent] = useState<Current | null>(props.initialSession ? { session: props.initialSession, ref: start } : null);
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
@@ -230,6 +233,7 @@ export function App(props: AppProps) {
             bell={props.settings.bell}
             downloadDir={props.settings.downloadDir}
             readMarks={props.readMarks ? { store: props.readMarks, serviceKey: refKey(current.ref) } : undefined}
+            marks={markBook.of(`${refKey(current.ref)} ${current.session.email.toLowerCase()}`)}
             clock={clock}
             local={isLocal(current.ref) ? local : undefined}
             columns={columns}
