@@ -194,11 +194,24 @@ class LocalHandle implements LocalService {
   }
 }
 
+/** Every per-client rate and connection share switched off (0 = no limit); the totals stay. */
+const NO_CLIENT_LIMITS = {
+  createPerMinute: 0,
+  httpRequestsPerMinute: 0,
+  smtpMessagesPerMinute: 0,
+  smtpRecipientsPerMinute: 0,
+  smtpConnectionsPerClient: 0,
+  httpConnectionsPerClient: 0,
+  eventStreamsPerClient: 0,
+} as const;
+
 async function startOwn(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[] = [0]): Promise<Where> {
   // Imported here, not at the top: a run against a remote service never loads the server code.
   const { startServer } = await import('../../server/assemble');
   const { defaultServerConfig } = await import('../../server/server-config');
-  const base = { ...defaultServerConfig(env), host: HOST };
+  // The app's own service serves this machine alone: a public instance's per-client limits (30 addresses,
+  // 300 messages a minute from one client) would only stop an app under test here. A `serve` keeps them.
+  const base = { ...defaultServerConfig(env), ...NO_CLIENT_LIMITS, host: HOST };
   let lastError: unknown;
   for (const httpPort of httpPorts) {
     for (const smtpPort of smtpPorts) {
