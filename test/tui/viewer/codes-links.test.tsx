@@ -171,6 +171,23 @@ describe('codes and links', () => {
     expect(h.copied).toHaveLength(2);
   });
 
+  it('once o picked the link, the code says c copies it, since y copies the link', async () => {
+    h = await startApp();
+    const address = await pickFirstDomain(h);
+    await sendMail(h.svc, { to: address, subject: 'Code and link', html: `<p>Your verification code is 482913.</p>${LINK_HTML}` });
+    await h.screen.press('r');
+    await h.screen.waitFor('Code and link');
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor(/^Code: +482913 {3}y copies/m);
+    await h.screen.press('o');
+    const frame = await h.screen.waitFor('Link 1 not opened (no display)');
+    expect(frame).toMatch(/^Code: +482913 {3}c copies$/m);
+    await h.screen.press('y');
+    await h.screen.waitFor('Copied link 1 (test clipboard)');
+    await h.screen.press('c');
+    await h.screen.waitFor('Copied code 482913 (test clipboard)');
+  });
+
   it('a long picked link is shown whole, wrapped under its label', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);
