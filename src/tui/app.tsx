@@ -24,10 +24,10 @@ import { SessionView } from './session/session-view';
 import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
 import type { JobControl } from './shell/suspend';
+import { useCatchAll } from './shell/use-catch-all';
 import { useJobControl } from './shell/use-job-control';
 import { describeError } from './wording/error-text';
 import { providerName } from './wording/provider-text';
-import { catchAllText } from './wording/status-text';
 import { rateWaitText, type RateWaits } from './shell/rate-waits';
 import { useCreateOn } from './use-create-on';
 import type { StatusMessage } from './wording/status-text';
@@ -192,19 +192,8 @@ export function App(props: AppProps) {
       (error: unknown) => setNotice({ text: `Not deleted at ${provider.info.label} (still saved): ${describeError(error)}`, kind: 'error' }),
     );
   };
-  // Local mode's catch-all: an inbox made by mail to a name nobody had made is saved like a created
-  // address, so `s` lists it and opens it (docs/app.md#local-mode).
-  const onCatchAll = props.local?.onCatchAll;
-  const reloadSaved = saved.reload;
-  useEffect(
-    () =>
-      onCatchAll?.((made) => {
-        save(made, start);
-        reloadSaved();
-        setNotice({ text: catchAllText(made.email), kind: 'info' });
-      }),
-    [onCatchAll, save, reloadSaved, start],
-  );
+  // Local mode's catch-all: an inbox made by mail to a new name is saved, listed by s (use-catch-all.ts).
+  useCatchAll({ local: props.local, ref: start, save, reload: saved.reload, say: setNotice });
   const openSwitcher = () => {
     saved.reload();
     setNotice(null);

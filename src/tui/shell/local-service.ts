@@ -14,6 +14,7 @@
 import { createServer } from 'node:net';
 import { safeLine } from '../../text/safe-text';
 import type { LockHolder } from '../../server/store/data-lock';
+import { LOCAL_SETTINGS } from './local-settings';
 import { watchHolder, type HolderWatch } from './local-takeover';
 import type { LocalServiceInfo } from './shell-types';
 
@@ -213,25 +214,12 @@ class LocalHandle implements LocalService {
   }
 }
 
-/** Every per-client rate and connection share switched off (0 = no limit); the totals stay. */
-const NO_CLIENT_LIMITS = {
-  createPerMinute: 0,
-  httpRequestsPerMinute: 0,
-  smtpMessagesPerMinute: 0,
-  smtpRecipientsPerMinute: 0,
-  smtpConnectionsPerClient: 0,
-  httpConnectionsPerClient: 0,
-  eventStreamsPerClient: 0,
-} as const;
-
 async function startOwn(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[], tell: CatchAllListener): Promise<Where> {
   // Imported here, not at the top: a run against a remote service never loads the server code.
   const { startServer } = await import('../../server/assemble');
   const { defaultServerConfig } = await import('../../server/server-config');
-  // The app's own service serves this machine alone: a public instance's per-client limits (30 addresses,
-  // 300 messages a minute from one client) would only stop an app under test here. A `serve` keeps them.
-  // Catch-all: any name at the local domains gets its inbox on its first message (as mailpit does).
-  const base = { ...defaultServerConfig(env), ...NO_CLIENT_LIMITS, catchAll: true, host: HOST };
+  // No per-client limits, and a catch-all: what local mode is for (local-settings.ts).
+  const base = { ...defaultServerConfig(env), ...LOCAL_SETTINGS, host: HOST };
   let lastError: unknown;
   for (const httpPort of httpPorts) {
     for (const smtpPort of smtpPorts) {
