@@ -81,10 +81,11 @@ const YES_NO = [' y = yes, any other key = no', ' (y/n)'];
 
 /**
  * The question wrapped, then the answer whole: after its last line where it fits there, else on a line of
- * its own (a colon that leads it stays with the question). The answer is never split: "any other / key".
+ * its own (a colon or question mark that leads it stays with the question). The answer is never split: "any other / key".
  */
 function withAnswer(question: string, answer: string, cols: number): string[] {
-  const lead = answer.startsWith(':') ? ':' : '';
+  // What the answer starts with before its first space (":", "?") ends the question's own line.
+  const lead = /^\S*/.exec(answer)?.[0] ?? '';
   const rest = answer.slice(lead.length);
   const lines = wrapText(question + lead, cols).split('\n');
   const end = lines.length - 1;

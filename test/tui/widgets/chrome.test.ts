@@ -27,6 +27,9 @@ describe('confirmLines', () => {
         expect(widest(lines)).toBeLessThanOrEqual(columns);
         expect(lines.some((line) => line.includes('y = yes, any other key = no') || line.endsWith('(y/n)')), lines.join('|')).toBe(true);
       }
+      // An answer led by the question's own "?" keeps it on the question's line.
+      const forget = confirmLines('Forget quiet-otter-4821@tempmail.test', columns, ['? y: here only · D: delete it there too · other key: no', '? y here · D there too']);
+      expect(forget[0]).toMatch(/^Forget quiet-otter-4821@tempmail\.test\?/);
     }
   });
 
