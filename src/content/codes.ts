@@ -15,11 +15,13 @@ import {
   CODE_LABEL,
   DECOY_LABEL,
   DECOY_PREFIX,
+  DECOY_SUFFIX,
   isDecoyContext,
   MESSAGE_KEYWORD,
   prepareText,
   PURPOSE_AFTER,
   USE_BEFORE,
+  VERIFY_WORD,
 } from './codes-vocabulary';
 
 export { detectLink } from './codes-links';
@@ -44,8 +46,11 @@ const MAX_CANDIDATES = 300;
 const THRESHOLD = 0.6;
 
 // Shapes. Lookarounds keep a candidate from being part of a longer token, a decimal or a grouped number.
-const NOT_BEFORE = String.raw`(?<![\p{L}\p{N}_\-#$€£¥₹/.,:+@=&]|\d[.,]|[.,]\d)`;
-const NOT_AFTER = String.raw`(?![\p{L}\p{N}_\-/@%‰°]|[.,:]\d)`;
+// A letter of a script written without spaces (Chinese, Japanese, Thai) or with particles joined to
+// the word (Korean) is no part of a code beside it: "验证码是638204", "730615です".
+const SPACELESS = String.raw`\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\p{sc=Thai}`;
+const NOT_BEFORE = String.raw`(?<!(?![${SPACELESS}])[\p{L}\p{N}_\-#$€£¥₹/.,:+@=&]|\d[.,]|[.,]\d)`;
+const NOT_AFTER = String.raw`(?!(?![${SPACELESS}])[\p{L}\p{N}_\-/@%‰°]|[.,:]\d)`;
 const CANDIDATE = new RegExp(
   NOT_BEFORE +
     '(?:' +
@@ -131,7 +136,9 @@ function contextScore(text: string, start: number, end: number, alone: boolean):
   if (decoy > label) return -1; // the nearest label says order/invoice/phone/...
   if (label >= 0) {
     if (DECOY_PREFIX.test(before.slice(Math.max(0, label - 24), label))) return -1; // "promo code"
-    score += 0.5;
+    if (DECOY_SUFFIX.test(before.slice(label, label + 24))) return -1; // "codice sconto"
+    // A verification code wins over a coupon's "Use code SAVE20" beside it.
+    score += VERIFY_WORD.test(before) ? 0.65 : 0.5;
   } else if (CODE_LABEL.test(after) && !DECOY_LABEL.test(after)) {
     score += 0.45; // "482913 is your verification code"
   } else if (USE_BEFORE.test(before) && PURPOSE_AFTER.test(after)) {
@@ -179,7 +186,7 @@ function candidates(text: string, base: number, order: number, out: Candidate[])
     const token = t[1];
     if (!/\d/.test(token) && !/^[A-Z]{4,8}$/.test(token)) continue; // a plain word follows the label
     if (/^(?:19|20)\d\d$/.test(token)) continue;
-    if (DECOY_PREFIX.test(text.slice(Math.max(0, at - 24), at))) continue;
+    if (DECOY_PREFIX.test(text.slice(Math.max(0, at - 24), at)) || DECOY_SUFFIX.test(text.slice(at, at + 24))) continue;
     if (isDecoyContext(text.slice(Math.max(0, at - 60), at), text.slice(at, at + 60).split('\n')[0] ?? '')) continue;
     if (seen.has(token)) continue;
     seen.add(token);

@@ -12,7 +12,7 @@ import { openStorage } from './open-storage';
 import { secretScrubber } from './store/postgres/database-url';
 import { createHttpFront } from './http/http-server';
 import { createMailService } from './mail-service';
-import type { MailService } from './service-types';
+import type { CreatedSession, MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
 import { loadTls, type TlsFiles } from './smtp/tls-files';
 import type { ImapIntake } from './imap/imap-intake';
@@ -54,6 +54,8 @@ export interface ServerDeps {
    * for its --log-format) gets events, and scrubs the database password itself.
    */
   log?: Logger | ((line: string) => void);
+  /** With config.catchAll: told of each inbox the first mail to its address made (the app's local mode). */
+  onCatchAll?: (session: CreatedSession) => void;
 }
 
 /** `host` as it goes into a URL: IPv6 literals need brackets. */
@@ -114,6 +116,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     health: ops.health,
     onStored: (copies, bytes) => ops.stored(copies, bytes),
     onFreed: () => ops.freed(),
+    onCatchAll: deps.onCatchAll,
     storageFull: () => ops.storageFull(),
     onBlocksChanged: () => void admin.refreshBlocks(),
   });

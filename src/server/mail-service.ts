@@ -41,6 +41,8 @@ export interface MailServiceDeps {
   onStored?: (copies: number, bytes: number) => void;
   /** Mail was deleted: the storage cap measures again before it next refuses (room is seen at once). */
   onFreed?: () => void;
+  /** With config.catchAll: an inbox made by the first mail to its address (its token, for the app only). */
+  onCatchAll?: (session: CreatedSession) => void;
   /**
    * Whether the storage cap is reached (src/server/limits/storage-cap.ts). SMTP hears it at MAIL FROM;
    * here it keeps fetched mail in its external account until there is room. Default: never.
@@ -165,7 +167,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
   const accountActive = deps.accountActive ?? (() => true);
 
-  return {
+  const service: MailService = {
     listDomains() {
       return {
         domains: ourDomains().map((domain, i) => ({ id: i + 1, domain })),
@@ -212,7 +214,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
     ...inboxReads({ store, clock, guarded, onFreed: deps.onFreed }),
 
-    ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains }),
+    ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains, makeInbox: config.catchAll ? (key) => makeInbox(key) : undefined }),
     ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
 
     watchInbox(token, onMail, onGone) {
@@ -245,4 +247,21 @@ export function createMailService(deps: MailServiceDeps): MailService {
       await store.close();
     },
   };
+
+  /** Catch-all: the inbox of `key` (a name at one of our domains), made now; false when it cannot be. */
+  async function makeInbox(key: string): Promise<boolean> {
+    const at = key.lastIndexOf('@');
+    const domainId = ourDomains().indexOf(key.slice(at + 1)) + 1;
+    if (domainId === 0 || !checkPrefix(key.slice(0, at)).ok) return false;
+    try {
+      const created = await service.createSession({ prefix: key.slice(0, at), domainId, clientAddress: 'catch-all' });
+      deps.onCatchAll?.(created);
+      return true;
+    } catch (error) {
+      // Made meanwhile by another message's RCPT: it is there all the same.
+      return error instanceof ServiceError && error.code === 'prefix_taken';
+    }
+  }
+
+  return service;
 }

@@ -58,6 +58,11 @@ export interface ServerConfig {
   maxMessageBytes: number;
   maxRecipients: number;
   inboxLimit: number;
+  /**
+   * Accept mail for any address at our domains, making its inbox on its first message (as mailpit and
+   * MailHog do): the app's local mode sets it; `serve` has no flag for it.
+   */
+  catchAll?: boolean;
   /** create-session calls allowed per client address per minute. */
   createPerMinute: number;
   /** Load balancers whose X-Forwarded-For names the client (for the create-session rate). */

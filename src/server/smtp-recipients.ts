@@ -32,6 +32,8 @@ export interface SmtpRecipientsDeps {
   ): Promise<DeliverOutcome>;
   /** Our domains, lower case, as the config says now (a reload changes it in place). */
   ourDomains(): string[];
+  /** Catch-all (config.catchAll): makes the inbox of an unknown name at our domains; false when it cannot. */
+  makeInbox?: (key: string) => Promise<boolean>;
 }
 
 /** What a store that does not group deliveries is told when a message's body has arrived. */
@@ -39,7 +41,7 @@ const nothingToSay = () => undefined;
 
 /** The SMTP operations of one mail service. */
 export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'recipient' | 'checkRecipient' | 'deliver' | 'deliveryComing'> {
-  const { store, config, clock, guarded, storeFor, ourDomains } = deps;
+  const { store, config, clock, guarded, storeFor, ourDomains, makeInbox } = deps;
   // Read at each use: a reload (SIGHUP) changes the domains and accounts in place.
   const keyOf = (address: string) => recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
 
@@ -49,6 +51,10 @@ export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'rec
     let found = await guarded(() => store.recipientInbox(key));
     // A refusal rests on a read made now, never on a recent answer the store kept.
     if (found?.recent && refusal(found) !== undefined) found = await guarded(() => store.recipientInbox(key, true));
+    // Catch-all: an unknown name at our domains gets its inbox now (an alias of an IMAP account does not).
+    if (!found && makeInbox && ourDomains().includes(key.slice(key.lastIndexOf('@') + 1)) && (await makeInbox(key))) {
+      found = await guarded(() => store.recipientInbox(key, true));
+    }
     if (!found) return { verdict: 'unknown' };
     return refusal(found) ?? { verdict: 'ok', mailbox: found.session as unknown as Mailbox };
   }

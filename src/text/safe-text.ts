@@ -33,6 +33,11 @@ const OTHER_ESCAPE = /\x1b(?:[\x21-\x2f][\x20-\x2f]*)?[\x30-\x7e]?/g;
 const SEQUENCE = new RegExp(`${STRING_SEQUENCE.source}|${CSI_SEQUENCE.source}|${OTHER_ESCAPE.source}`, 'g');
 // What is left of controls after the sequences are gone: C0 but \n and \t, DEL, C1, lone ESC.
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+// What a colour sequence leaves when something before us dropped its ESC (a sender's address parser
+// does: "Evil ESC[31mRED" arrives as "Evil [31mRED"): "[31m", "[1;31m", "[m". Dropped from one-line
+// fields (names, subjects, file names), where such text is never meant; a body keeps it (a mail about
+// shell colours quotes "\e[31m"). Not "[2m]" (a measure) or "[mailto".
+const SGR_LEFTOVER = /\[(?:\d{1,3}(?:;\d{1,3}){0,15}m(?!\])|m(?![\p{L}\]]))/gu;
 // Bidi embeddings, overrides, isolates and marks: removed, so text can never be shown reordered.
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
 // Invisible characters that terminals still give a column (or two) while Ink measures them as zero: a
@@ -83,6 +88,7 @@ export function safeText(input: unknown, options: SafeTextOptions = {}): string 
     text = expandTabs(text);
   } else {
     text = text.replace(/[\t\n]+/g, ' ');
+    if (text.includes('[')) text = text.replace(SGR_LEFTOVER, '');
   }
   // Clipped raw text is cut text, and says so, even when what was kept of it is short (all controls).
   if (options.maxLength !== undefined && (text.length > options.maxLength || raw !== input)) {

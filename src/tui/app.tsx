@@ -19,10 +19,12 @@ import { useTerminalSize } from './widgets/use-terminal-size';
 import { PickerScreen } from './picker/picker-screen';
 import { SwitchScreen } from './saved/switch-screen';
 import { useSaved, type SavedConfig } from './saved/use-saved';
+import { MarkBook } from './session/mark-book';
 import { SessionView } from './session/session-view';
 import { useKeys } from './widgets/use-keys';
 import type { LocalServiceInfo } from './shell/shell-types';
 import type { JobControl } from './shell/suspend';
+import { useCatchAll } from './shell/use-catch-all';
 import { useJobControl } from './shell/use-job-control';
 import { describeError } from './wording/error-text';
 import { providerName } from './wording/provider-text';
@@ -111,6 +113,8 @@ export function App(props: AppProps) {
     [providers, start],
   );
   const saved = useSaved(props.saved, clock, reachable);
+  // The codes and links read so far, by address: they stay on their rows across n, s and back.
+  const [markBook] = useState(() => new MarkBook());
   const [current, setCurrent] = useState<Current | null>(props.initialSession ? { session: props.initialSession, ref: start } : null);
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
@@ -188,6 +192,8 @@ export function App(props: AppProps) {
       (error: unknown) => setNotice({ text: `Not deleted at ${provider.info.label} (still saved): ${describeError(error)}`, kind: 'error' }),
     );
   };
+  // Local mode's catch-all: an inbox made by mail to a new name is saved, listed by s (use-catch-all.ts).
+  useCatchAll({ local: props.local, ref: start, save, reload: saved.reload, say: setNotice });
   const openSwitcher = () => {
     saved.reload();
     setNotice(null);
@@ -230,6 +236,7 @@ export function App(props: AppProps) {
             bell={props.settings.bell}
             downloadDir={props.settings.downloadDir}
             readMarks={props.readMarks ? { store: props.readMarks, serviceKey: refKey(current.ref) } : undefined}
+            marks={markBook.of(`${refKey(current.ref)} ${current.session.email.toLowerCase()}`)}
             clock={clock}
             local={isLocal(current.ref) ? local : undefined}
             columns={columns}

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { startServer, type RunningServer } from '../../src/server/assemble';
+import { startServer, type RunningServer, type ServerDeps } from '../../src/server/assemble';
 import { defaultServerConfig, type Clock, type ServerConfig } from '../../src/server/server-config';
 import type { MailService } from '../../src/server/service-types';
 
@@ -31,7 +31,7 @@ export interface TestService {
 /** Starts the reference service on 127.0.0.1, ports 0, in a fresh temp data dir. */
 export async function startTestService(
   overrides: Partial<ServerConfig> = {},
-  deps: { clock?: Clock } = {},
+  deps: { clock?: Clock; onCatchAll?: ServerDeps['onCatchAll'] } = {},
 ): Promise<TestService> {
   const ownDir = overrides.dataDir === undefined;
   const dataDir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'tempmail-svc-')));
@@ -48,7 +48,7 @@ export async function startTestService(
   const logs: string[] = [];
   let running: RunningServer;
   try {
-    running = await startServer(config, { clock: deps.clock, log: (line) => logs.push(line) });
+    running = await startServer(config, { clock: deps.clock, log: (line) => logs.push(line), onCatchAll: deps.onCatchAll });
   } catch (error) {
     if (ownDir) await rm(dataDir, { recursive: true, force: true });
     throw error;

@@ -101,6 +101,22 @@ describe('safeText: single characters', () => {
   });
 });
 
+describe('safeText: what is left of a colour sequence whose ESC went before it came', () => {
+  // A sender's address parser (ours among them) drops the ESC of "Evil ESC[31mRED ESC[0m" and passes
+  // "[31m" on as text: in a one-line field, the colour's leftover goes too.
+  it('drops SGR leftovers from a one-line field (a From, a subject, a file name)', () => {
+    expect(safeLine('Evil [31mRED[0m')).toBe('Evil RED');
+    expect(safeLine('[1;31mAlert[m now')).toBe('Alert now');
+    expect(safeLine('x[38;5;196mred[0m')).toBe('xred');
+  });
+  it('keeps brackets that are text: [1] references, [2m] measures, [mailto, a body\'s [0m', () => {
+    expect(safeLine('See [1] and [x]')).toBe('See [1] and [x]');
+    expect(safeLine('Invoice [2026]')).toBe('Invoice [2026]');
+    expect(safeLine('Room [2m] [mailto:x]')).toBe('Room [2m] [mailto:x]');
+    expect(safeText('printf "\\e[31mred"', { multiline: true })).toBe('printf "\\e[31mred"');
+  });
+});
+
 describe('safeText: line handling and length', () => {
   it('multiline keeps \\n and expands tabs to 8-column stops', () => {
     expect(safeBlock('a\tb\nabcdefgh\tc\n\td')).toBe('a       b\nabcdefgh        c\n        d');

@@ -83,18 +83,27 @@ function cutText({ cut }: Pick<InboxState, 'cut'>): string {
   return (cut.stoppedAt ? ' · more not listed' : '') + (cut.unreadable > 0 ? ` · ${cut.unreadable} unreadable left out` : '');
 }
 
+/** How many of `ids` are in `set`: with a filter, the counts are of what matches (one pass, only then). */
+function countIn(set: ReadonlySet<MessageId>, state: InboxState): number {
+  if (!state.filter) return set.size;
+  let n = 0;
+  for (const m of state.visible) if (set.has(m.id)) n += 1;
+  return n;
+}
+
 /** The visible window of the list, plus how much is above and below it. */
 export function InboxList({ state, columns, now, badge, attached }: InboxListProps) {
   const theme = useTheme();
   const selected = selectedIndex(state);
   const rows = state.visible.slice(state.offset, state.offset + state.rows);
   const below = Math.max(0, state.visible.length - state.offset - rows.length);
-  const unread = state.unread.size;
+  const unread = countIn(state.unread, state);
+  const fresh = countIn(state.fresh, state);
   const summary =
     `${state.visible.length} message${state.visible.length === 1 ? '' : 's'}` +
     (state.filter ? ` matching "${state.filter}" (of ${state.all.length})` : '') +
     ` · ${unread} unread` +
-    (state.fresh.size > 0 ? ` · ${state.fresh.size} new` : '') +
+    (fresh > 0 ? ` · ${fresh} new` : '') +
     (state.offset > 0 ? ` · ${state.offset} above` : '') +
     (below > 0 ? ` · ${below} below` : '') +
     cutText(state);

@@ -301,7 +301,8 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'suspend',
     keys: [{ ctrl: 'z' }],
-    description: 'suspend to the shell (its fg brings the app back, still checking for mail)',
+    // Stopped, the app checks nothing, and in local mode its in-process service takes no mail either.
+    description: 'suspend to the shell: no mail is checked (in local mode none received) until fg',
     screens: ['global'],
   },
   // Only changed cells are drawn: what another program wrote over the screen stays until this.

@@ -7,6 +7,7 @@ import type { MessageSummary } from '../../model/mail-types';
 import { loadedReader } from '../viewer/lazy-reader';
 import { badgeOf } from '../viewer/mark';
 import type { MessageCache } from '../viewer/use-message-cache';
+import type { AddressMarks } from './mark-book';
 
 export interface RowMarks {
   badge: (m: MessageSummary) => string;
@@ -30,13 +31,17 @@ function subjectBadge(m: MessageSummary): string {
   return badge;
 }
 
-/** The row marks from the session's body cache. */
-export function rowMarks(cache: MessageCache): RowMarks {
+/**
+ * The row marks from the session's body cache, and the address's marks kept past it (a body that left
+ * the cache, or was read before the user went to another address and came back).
+ */
+export function rowMarks(cache: MessageCache, kept: AddressMarks): RowMarks {
   return {
     badge: (m) => {
       const entry = cache.get(m.id);
-      if (entry?.status === 'ready') return badgeOf(entry.mark);
-      // Not fetched (only the newest unread few are): a code in the subject needs no body.
+      const mark = (entry?.status === 'ready' ? entry.mark : undefined) ?? kept.get(m.id);
+      if (mark) return badgeOf(mark);
+      // Not read yet (the rows on screen are, once it rests): a code in the subject needs no body.
       return subjectBadge(m);
     },
     attached: (m) => {

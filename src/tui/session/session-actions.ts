@@ -58,6 +58,15 @@ export interface SaveConflict {
 /** What `S` says where the service gives no raw message. */
 export const NO_RAW_MESSAGE = 'No .eml to save: this service gives no raw message (R shows what it gives)';
 
+/**
+ * A saved message's name: its subject as a name a shell takes as it is (letters, digits, dots, dashes and
+ * underscores; every other run a dash), "message-<id>" when nothing is left.
+ */
+export function emlStem(message: Pick<MessageSummary, 'subject' | 'id'>): string {
+  const name = (s: string) => s.replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '-').replace(/^[-.]+|[-.]+$/g, '');
+  return name(message.subject) || name(`message-${message.id}`) || 'message';
+}
+
 /** The answers: o replaces the file, k saves beside it, any other key leaves it. */
 export type ConflictChoice = 'overwrite' | 'keep' | 'cancel';
 
@@ -178,7 +187,7 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
   };
 
   const saveMessage = (message: MessageSummary, source: () => Promise<MessageSource>) => {
-    const filename = `${message.subject.trim() || `message ${message.id}`}.eml`;
+    const filename = `${emlStem(message)}.eml`;
     const name = safeLine(safeFileName(filename), 120);
     progress(`Saving ${name}…`);
     source().then(

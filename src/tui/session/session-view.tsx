@@ -35,6 +35,7 @@ import { useSessionEffects } from './use-session-effects';
 import { useSample } from '../sample/use-sample';
 import { useForgetAnswer } from '../saved/forget-question';
 import { preloadReader } from '../viewer/lazy-reader';
+import type { AddressMarks } from './mark-book';
 import { rowMarks } from './row-marks';
 import { useMessageCache } from '../viewer/use-message-cache';
 import { useMessageSources } from '../source/use-message-source';
@@ -53,6 +54,8 @@ export interface SessionViewProps {
   downloadDir?: string;
   /** Where the opened messages of each address are remembered; without it, only for this run. */
   readMarks?: ReadMarksConfig;
+  /** The marks (code, link) of this address's messages read so far in this run (mark-book.ts). */
+  marks: AddressMarks;
   clock: () => number;
   local?: LocalServiceInfo;
   columns: number;
@@ -83,7 +86,8 @@ export function SessionView(props: SessionViewProps) {
   const { provider: api, session, columns, rows, active } = props;
   const marks = useReadMarks(props.readMarks, session);
   const inbox = useInbox({ api, session, intervalMs: props.intervalMs, clock: props.clock, onTokenAnswer: props.onTokenAnswer, read: marks.initial });
-  const cache = useMessageCache(api, session);
+  const kept = props.marks;
+  const cache = useMessageCache(api, session, undefined, kept.set);
   const sources = useMessageSources(api, session);
   const [help, setHelp] = useState(false);
   const [question, setQuestion] = useState<Question | null>(null);
@@ -119,7 +123,7 @@ export function SessionView(props: SessionViewProps) {
   const { view } = reading;
 
   const { unread } = inbox.state;
-  useSessionEffects({ inbox, cache, marks, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
+  useSessionEffects({ inbox, cache, marks, kept, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
   const sendSample = useSample({ email: session.email, local: props.local, where: props.where ?? api.info.label, status: { info, note, fail }, mounted });
 
   // Above the footer: a question, the filter or search input, or the status (fading; a long one wraps).
@@ -239,7 +243,7 @@ export function SessionView(props: SessionViewProps) {
         local={props.local}
         nearHost={props.local ? undefined : thisMachineHost(api)}
         isActive={screen === 'inbox'}
-        {...rowMarks(cache)}
+        {...rowMarks(cache, kept)}
         onOpen={reading.open}
         onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
         onRefresh={() => {

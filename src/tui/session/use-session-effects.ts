@@ -1,7 +1,8 @@
 /**
  * What a session does by itself as the inbox changes: new mail says so (and rings the bell), a zone
  * learned from arriving mail is explained, the opened messages are saved as read for this address, a
- * read-state file that fails is said, and the newest unread bodies are fetched in the background.
+ * read-state file that fails is said, and the bodies of the rows on screen and of the newest unread are
+ * fetched in the background (use-visible-marks.ts).
  */
 import { useEffect } from 'react';
 import { listingNote } from '../../client/listing';
@@ -11,26 +12,27 @@ import type { ReadMarks } from '../inbox/use-read-marks';
 import type { MessageCache } from '../viewer/use-message-cache';
 import type { PollStatus } from '../../client/poller';
 import { useStoreValue } from '../widgets/value-store';
+import type { AddressMarks } from './mark-book';
 import type { StatusHandle } from './session-status';
+import { useVisibleMarks } from './use-visible-marks';
 
 // The poll's error while checks are held (the service answered with something that is not its API).
 const heldError = (poll: PollStatus): string | null => (poll.phase === 'held' ? poll.error : null);
-
-// Bodies fetched ahead of time, so the list can show their codes: the newest unread few.
-const PREFETCH_COUNT = 5;
 
 export interface SessionEffectsInput {
   inbox: InboxHandle;
   cache: MessageCache;
   marks: ReadMarks;
+  /** The address's marks kept past the body cache. */
+  kept: AddressMarks;
   status: Pick<StatusHandle, 'info' | 'note' | 'fail'>;
   /** Rings the bell on new mail (null: the bell is off). */
   ring: (() => void) | null;
 }
 
 /** Runs the session's own effects. */
-export function useSessionEffects({ inbox, cache, marks, status, ring }: SessionEffectsInput): void {
-  const { arrivals, lastArrived, all, unread, read, loaded, cut } = inbox.state;
+export function useSessionEffects({ inbox, cache, marks, kept, status, ring }: SessionEffectsInput): void {
+  const { arrivals, lastArrived, all, read, loaded, cut } = inbox.state;
   // New mail: a line, and the bell unless it is switched off.
   // biome-ignore lint/correctness/useExhaustiveDependencies: once per arrival (arrivals counts them; lastArrived changes with it): a new ring or clock function must not ring or say it again
   useEffect(() => {
@@ -69,8 +71,6 @@ export function useSessionEffects({ inbox, cache, marks, status, ring }: Session
     if (marks.error) status.fail(marks.error);
   }, [marks.error, status.fail]);
 
-  // The newest unread bodies, fetched one at a time in the background (the cache never asks twice).
-  useEffect(() => {
-    cache.prefetch(all.filter((m) => unread.has(m.id)).slice(0, PREFETCH_COUNT).map((m) => m.id));
-  }, [all, unread, cache.prefetch]);
+  // The bodies of the rows on screen and the newest unread, fetched one at a time in the background.
+  useVisibleMarks(inbox.state, cache, kept);
 }

@@ -14,6 +14,7 @@
 import { createServer } from 'node:net';
 import { safeLine } from '../../text/safe-text';
 import type { LockHolder } from '../../server/store/data-lock';
+import { LOCAL_SETTINGS } from './local-settings';
 import { watchHolder, type HolderWatch } from './local-takeover';
 import type { LocalServiceInfo } from './shell-types';
 
@@ -25,6 +26,11 @@ export interface LocalService extends LocalServiceInfo {
   readonly sharedPid?: number;
   /** Stops the service the app runs (its own, or one it took over); leaves a borrowed one running. */
   close(): Promise<void>;
+  /**
+   * Calls `listener` with each inbox the catch-all made (mail to a name nobody had made), while the service
+   * is the app's own; a borrowed one tells its own app.
+   */
+  onCatchAll(listener: CatchAllListener): () => void;
   /** Calls `listener` after the service changed hands (taken over, or borrowed from a new holder). */
   onChange(listener: () => void): () => void;
   /**
@@ -34,6 +40,9 @@ export interface LocalService extends LocalServiceInfo {
    */
   watchInbox(token: string, events: { onMail(): void; onState(live: boolean): void }): { stop(): void };
 }
+
+/** Told of an inbox the catch-all made: its address, token and expiry (the app saves it). */
+export type CatchAllListener = (made: { email: string; token: string; expiresAt: Date }) => void;
 
 /** Where the service is, and what the app does about it. */
 interface Where {
@@ -75,15 +84,19 @@ export function portFree(port: number, host = HOST): Promise<boolean> {
  */
 export async function startLocalService(env: NodeJS.ProcessEnv = process.env, ports = SMTP_PORTS): Promise<LocalService> {
   const { appPaths } = await import('../../state/paths');
-  return new LocalHandle(env, ports, appPaths(env).data, await startOrBorrow(env, ports));
+  const catchAll = new Set<CatchAllListener>();
+  const tell: CatchAllListener = (made) => {
+    for (const listener of catchAll) listener(made);
+  };
+  return new LocalHandle(env, ports, appPaths(env).data, await startOrBorrow(env, ports, [0], tell), catchAll, tell);
 }
 
 /** The app's own service, or the running one it borrows. */
-async function startOrBorrow(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts = [0]): Promise<Where> {
+async function startOrBorrow(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[], tell: CatchAllListener): Promise<Where> {
   const { DataDirInUseError } = await import('../../server/store/data-lock');
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startOwn(env, smtpPorts, httpPorts);
+      return await startOwn(env, smtpPorts, httpPorts, tell);
     } catch (error) {
       if (!(error instanceof DataDirInUseError)) throw error;
       const holder = await whenListening(error.dataDir, error.holder);
@@ -106,6 +119,8 @@ class LocalHandle implements LocalService {
     private readonly ports: number[],
     private readonly dataDir: string,
     private where: Where,
+    private readonly catchAll: Set<CatchAllListener>,
+    private readonly tell: CatchAllListener,
   ) {
     this.follow();
   }
@@ -121,6 +136,11 @@ class LocalHandle implements LocalService {
   }
   get sharedPid() {
     return this.where.holder?.pid;
+  }
+
+  onCatchAll(listener: CatchAllListener): () => void {
+    this.catchAll.add(listener);
+    return () => this.catchAll.delete(listener);
   }
 
   onChange(listener: () => void): () => void {
@@ -173,7 +193,7 @@ class LocalHandle implements LocalService {
     const smtpPorts = [before.smtpPort, ...this.ports.filter((p) => p !== before.smtpPort)];
     let next: Where;
     try {
-      next = await startOrBorrow(this.env, smtpPorts, [httpPort, 0]);
+      next = await startOrBorrow(this.env, smtpPorts, [httpPort, 0], this.tell);
     } catch {
       return false; // a holder that does not answer yet, a port in a strange state: ask again
     }
@@ -194,18 +214,19 @@ class LocalHandle implements LocalService {
   }
 }
 
-async function startOwn(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[] = [0]): Promise<Where> {
+async function startOwn(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[], tell: CatchAllListener): Promise<Where> {
   // Imported here, not at the top: a run against a remote service never loads the server code.
   const { startServer } = await import('../../server/assemble');
   const { defaultServerConfig } = await import('../../server/server-config');
-  const base = { ...defaultServerConfig(env), host: HOST };
+  // No per-client limits, and a catch-all: what local mode is for (local-settings.ts).
+  const base = { ...defaultServerConfig(env), ...LOCAL_SETTINGS, host: HOST };
   let lastError: unknown;
   for (const httpPort of httpPorts) {
     for (const smtpPort of smtpPorts) {
       if (!(await portFree(smtpPort))) continue;
       try {
         // Silent: a log line written while Ink draws would tear the screen.
-        const server = await startServer({ ...base, httpPort, smtpPort }, { log: () => undefined });
+        const server = await startServer({ ...base, httpPort, smtpPort }, { log: () => undefined, onCatchAll: tell });
         return {
           httpUrl: server.httpUrl,
           smtpHost: server.smtpHost,

@@ -72,7 +72,7 @@ export async function runApp({
     <App
       providers={providers}
       settings={settings}
-      local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid } : undefined}
+      local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid, onCatchAll: (l) => local.onCatchAll(l) } : undefined}
       serviceLabel={start.provider === 'tempmail' ? serviceLabel(local?.httpUrl ?? baseUrl) : undefined}
       saved={saved}
       readMarks={readMarks}

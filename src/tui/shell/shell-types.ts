@@ -9,6 +9,11 @@ export interface LocalServiceInfo {
   smtpPort: number;
   /** The pid of the service when it is not the app's own but one already running on the data dir. */
   sharedPid?: number;
+  /**
+   * Tells `listener` of each inbox the catch-all made (mail to a name nobody had made); returns how to
+   * stop. Only while the service is the app's own.
+   */
+  onCatchAll?: (listener: (made: { email: string; token: string; expiresAt: Date }) => void) => () => void;
 }
 
 /** Where the CLI reads and writes; the process's own streams unless a test passes others. */

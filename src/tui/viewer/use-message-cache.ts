@@ -28,7 +28,10 @@ export interface MessageCache {
   get(id: MessageId): BodyEntry | undefined;
   /** Fetches a message unless it is cached or pending; `force` retries a failed one. */
   load(id: MessageId, force?: boolean): void;
-  /** Fetches these bodies in the background, in this order, one at a time (replaces the previous list). */
+  /**
+   * Fetches these bodies in the background, in this order, one at a time (replaces the previous list:
+   * what was queued and not started is dropped; a body on its way is never asked for twice).
+   */
   prefetch(ids: readonly MessageId[]): void;
   /** Forgets a message (after delete). */
   evict(id: MessageId): void;
@@ -66,7 +69,13 @@ function trim(map: Map<MessageId, BodyEntry>, limits: CacheLimits, keep: Readonl
 }
 
 /** A per-session cache of full messages. */
-export function useMessageCache(api: MailProvider, session: Session, limits: CacheLimits = CACHE_LIMITS): MessageCache {
+export function useMessageCache(
+  api: MailProvider,
+  session: Session,
+  limits: CacheLimits = CACHE_LIMITS,
+  /** Told each mark read, to keep it past this cache (the body may go; the row's badge stays). */
+  onMark?: (id: MessageId, mark: Mark) => void,
+): MessageCache {
   const token = session.token;
   const entries = useRef(new Map<MessageId, BodyEntry>());
   // The map lives in a ref; this counter makes a settled fetch re-render the viewer and the list.
@@ -78,6 +87,8 @@ export function useMessageCache(api: MailProvider, session: Session, limits: Cac
   const opened = useRef(new Set<MessageId>());
   // The message opened last (the viewer may be showing it): its body is never the one dropped.
   const lastOpened = useRef<MessageId | null>(null);
+  const onMarkRef = useRef(onMark);
+  onMarkRef.current = onMark;
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: token is the trigger, read nowhere inside: another session's token starts an empty cache and queue
   useEffect(() => {
@@ -119,7 +130,9 @@ export function useMessageCache(api: MailProvider, session: Session, limits: Cac
             loadReader().then(
               ({ markOf }) => {
                 if (current() && map.get(id) === entry) {
-                  map.set(id, { ...entry, mark: markOf(message) });
+                  const mark = markOf(message);
+                  map.set(id, { ...entry, mark });
+                  onMarkRef.current?.(id, mark);
                   setVersion((v) => v + 1);
                 }
                 if (background) pumpRef.current();

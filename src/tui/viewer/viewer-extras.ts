@@ -30,7 +30,8 @@ export interface ExtrasInput {
 export function extraLines({ mark, picked, attachments, columns }: ExtrasInput): [string, string][] {
   const rows: [string, string][] = [];
   const width = Math.max(10, columns - LABEL_COLS);
-  if (mark?.code) rows.push(['Code', `${mark.code}   y copies`]);
+  // y copies the picked link once there is one; the code is then c's.
+  if (mark?.code) rows.push(['Code', `${mark.code}   ${picked ? 'c' : 'y'} copies`]);
   if (picked) {
     const wrapped = wrapText(`[${picked.n}] ${picked.url}`, width, { breakAtSpaces: false }).split('\n');
     const shown = wrapped.slice(0, MAX_LINK_LINES);

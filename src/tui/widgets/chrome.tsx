@@ -80,19 +80,32 @@ export function ConfirmLine({ question, columns, answers }: { question: string; 
 const YES_NO = [' y = yes, any other key = no', ' (y/n)'];
 
 /**
+ * The question wrapped, then the answer whole: after its last line where it fits there, else on a line of
+ * its own (a colon or question mark that leads it stays with the question). The answer is never split: "any other / key".
+ */
+function withAnswer(question: string, answer: string, cols: number): string[] {
+  // What the answer starts with before its first space (":", "?") ends the question's own line.
+  const lead = /^\S*/.exec(answer)?.[0] ?? '';
+  const rest = answer.slice(lead.length);
+  const lines = wrapText(question + lead, cols).split('\n');
+  const end = lines.length - 1;
+  if (textWidth(lines[end] + rest) <= cols) lines[end] += rest;
+  else lines.push(rest.trim());
+  return lines;
+}
+
+/**
  * The question and how to answer it, wrapped at `columns`: with the first wording of `answers` that
  * fits within MAX_STATUS_LINES, else the last (shortest) one after the question cut to fit. The
  * question is cut, never the answer keys.
  */
 export function confirmLines(question: string, columns: number, answers: readonly string[] = YES_NO): string[] {
   const cols = Math.max(1, columns);
-  for (const answer of answers.slice(0, -1)) {
-    const lines = wrapText(question + answer, cols).split('\n');
+  for (const answer of answers) {
+    const lines = withAnswer(question, answer, cols);
     if (lines.length <= MAX_STATUS_LINES) return lines;
   }
   const last = answers.at(-1) ?? '';
-  const whole = wrapText(question + last, cols).split('\n');
-  if (whole.length <= MAX_STATUS_LINES) return whole;
   // The question over the lines there are, its last line cut to leave room for the answer keys.
   const lines = wrapText(question, cols).split('\n').slice(0, MAX_STATUS_LINES + 1);
   const kept = lines.slice(0, MAX_STATUS_LINES);

@@ -54,3 +54,8 @@ export function refreshRefusal(phase: string, rateLimited: boolean, reason: stri
   if (rateLimited) return `${safeLine(reason ?? 'The service asked to wait', 120)}: waiting as it asked.`;
   return 'Already checking…';
 }
+
+/** Local mode's catch-all made an inbox: where it is now. */
+export function catchAllText(email: string): string {
+  return `Mail came for ${email}, so its inbox was made: s lists it`;
+}

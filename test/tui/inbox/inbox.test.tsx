@@ -196,6 +196,29 @@ describe('inbox', () => {
     expect(frame).toContain('2 messages · ');
   });
 
+  it('with a filter, the summary counts the unread and new messages that match, not the whole inbox', async () => {
+    h = await startApp();
+    const address = await pickFirstDomain(h);
+    await mail(h, address, 'Alpha news');
+    await mail(h, address, 'Beta news');
+    await mail(h, address, 'Shop receipt');
+    await h.screen.press('r');
+    await h.screen.waitFor('3 messages · 3 unread');
+    // The newest (the receipt) is opened, so read; the other two stay unread.
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor(/^Subject: +Shop receipt/m);
+    await h.screen.press(KEY.ESC);
+    await h.screen.waitFor('3 messages · 2 unread');
+    await h.screen.press('/');
+    await h.screen.waitFor('/filter by sender or subject');
+    for (const key of 'shop') h.screen.write(key);
+    const frame = await h.screen.waitFor('matching "shop" (of 3)');
+    expect(frame).toContain('1 message matching "shop" (of 3) · 0 unread');
+    expect(frame).not.toMatch(/matching "shop" \(of 3\)[^\n]* new/);
+    for (const key of [KEY.BACKSPACE, KEY.BACKSPACE, KEY.BACKSPACE, KEY.BACKSPACE, ...'news']) h.screen.write(key);
+    await h.screen.waitFor('2 messages matching "news" (of 3) · 2 unread');
+  });
+
   it('/ and the filter typed at once, before any frame, lose no key (each key waits for the screen the last opened)', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);

@@ -204,3 +204,13 @@ describe('keys of issue 26 (the first ten minutes)', () => {
     expect(keymapMarkdown(MAIN_SCREENS)).toContain('| `T` | send this address a sample message');
   });
 });
+
+describe('the suspend key', () => {
+  it('says the truth: nothing is checked while the app is stopped, and says how to come back', () => {
+    const suspend = KEYMAP.find((b) => b.command === 'suspend');
+    const text = String(suspend?.description);
+    expect(text).not.toMatch(/still checking/);
+    expect(text).toMatch(/no mail is checked/);
+    expect(text).toMatch(/\bfg\b/);
+  });
+});

@@ -41,4 +41,40 @@ describe('local service', () => {
     const list = await api.checkMail(session.token);
     expect(list.map((m) => m.subject)).toEqual(['Local hello']);
   });
+
+  it('has no per-client limits: an app under test on this machine may create and mail past a public instance\'s limits', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'tui-local-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const local: LocalService = await startLocalService({ TEMPMAIL_TUI_HOME: home }, [0]);
+    cleanups.push(() => local.close());
+    const api = createApi({ baseUrl: local.httpUrl, retries: 0 });
+    // serve's defaults: 30 addresses and 300 messages a minute from one client.
+    const sessions = [];
+    for (let i = 0; i < 35; i += 1) sessions.push(await api.createSession({}));
+    const to = sessions[0]!.email;
+    for (let i = 0; i < 320; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, (_, k) => sendMail(local, { to, subject: `Load ${i + k}`, text: 'hi' })));
+    }
+    expect(await api.checkMail(sessions[0]!.token)).toHaveLength(320);
+  }, 60_000);
+
+  it('catch-all: mail to any name at the local domains makes its inbox, and the app is told its token', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'tui-local-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const local: LocalService = await startLocalService({ TEMPMAIL_TUI_HOME: home }, [0]);
+    cleanups.push(() => local.close());
+    const made: { email: string; token: string }[] = [];
+    cleanups.push(local.onCatchAll((m) => made.push(m)));
+    const api = createApi({ baseUrl: local.httpUrl });
+    const { domains } = await api.listDomains();
+    const to = `app-under-test@${domains[0]!.domain}`;
+    await sendMail(local, { to, subject: 'First', text: 'one' });
+    // A plus tag and another case reach the same inbox, made once.
+    await sendMail(local, { to: `App-Under-Test+signup@${domains[0]!.domain}`, subject: 'Second', text: 'two' });
+    expect(made.map((m) => m.email)).toEqual([to]);
+    const list = await api.checkMail(made[0]!.token);
+    expect(list.map((m) => m.subject).sort()).toEqual(['First', 'Second']);
+    // Another domain is still refused.
+    await expect(sendMail(local, { to: 'someone@elsewhere.example', subject: 'x', text: 'x' })).rejects.toThrow(/550|recipient/i);
+  });
 });

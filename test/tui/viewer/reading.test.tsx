@@ -160,7 +160,7 @@ describe('R', () => {
 });
 
 describe('S', () => {
-  it('saves the message byte for byte as "<subject>.eml", 0600; a taken name asks like an attachment', async () => {
+  it('saves the message byte for byte as "<subject>.eml" (a name without spaces), 0600; a taken name asks like an attachment', async () => {
     const dir = downloads();
     h = await startApp({ props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } } });
     const address = await pickFirstDomain(h);
@@ -171,28 +171,28 @@ describe('S', () => {
     await h.screen.press(KEY.ENTER);
     await h.screen.waitFor('A body to keep.');
     await h.screen.press('S');
-    await h.screen.waitFor(/Saved to .*Keep me\.eml/);
-    const file = join(dir, 'Keep me.eml');
+    await h.screen.waitFor(/Saved to .*Keep-me\.eml/);
+    const file = join(dir, 'Keep-me.eml');
     expect(readFileSync(file).equals(raw)).toBe(true);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     // Again: the name is taken. k keeps both; another key leaves it; o replaces it.
     writeFileSync(file, 'older');
     await h.screen.press('S');
-    await h.screen.waitFor('Keep me.eml exists in');
+    await h.screen.waitFor('Keep-me.eml exists in');
     await h.screen.press('k');
-    await h.screen.waitFor(/Saved to .*Keep me \(1\)\.eml/);
-    expect(readFileSync(join(dir, 'Keep me (1).eml')).equals(raw)).toBe(true);
+    await h.screen.waitFor(/Saved to .*Keep-me \(1\)\.eml/);
+    expect(readFileSync(join(dir, 'Keep-me (1).eml')).equals(raw)).toBe(true);
     await h.screen.press('S');
-    await h.screen.waitFor('Keep me.eml exists in');
+    await h.screen.waitFor('Keep-me.eml exists in');
     await h.screen.press('x');
     await h.screen.waitFor('left as it was');
     expect(readFileSync(file, 'utf8')).toBe('older');
     await h.screen.press('S');
-    await h.screen.waitFor('Keep me.eml exists in');
+    await h.screen.waitFor('Keep-me.eml exists in');
     await h.screen.press('o');
-    await h.screen.waitFor(/Replaced .*Keep me\.eml/);
+    await h.screen.waitFor(/Replaced .*Keep-me\.eml/);
     expect(readFileSync(file).equals(raw)).toBe(true);
-    expect(readdirSync(dir).sort()).toEqual(['Keep me (1).eml', 'Keep me.eml']);
+    expect(readdirSync(dir).sort()).toEqual(['Keep-me (1).eml', 'Keep-me.eml']);
   });
 });
 

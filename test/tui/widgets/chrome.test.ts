@@ -20,6 +20,19 @@ describe('confirmLines', () => {
     expect(confirmLines('Delete "x"?', 80)).toEqual(['Delete "x"? y = yes, any other key = no']);
   });
 
+  it('never splits the answer over two lines ("any other / key = no"), whatever the question\'s length', () => {
+    for (const columns of [80, 40]) {
+      for (let n = 1; n <= 40; n += 1) {
+        const lines = confirmLines(`Delete "${'Weekly digest '.repeat(n).trim()}"?`, columns);
+        expect(widest(lines)).toBeLessThanOrEqual(columns);
+        expect(lines.some((line) => line.includes('y = yes, any other key = no') || line.endsWith('(y/n)')), lines.join('|')).toBe(true);
+      }
+      // An answer led by the question's own "?" keeps it on the question's line.
+      const forget = confirmLines('Forget quiet-otter-4821@tempmail.test', columns, ['? y: here only · D: delete it there too · other key: no', '? y here · D there too']);
+      expect(forget[0]).toMatch(/^Forget quiet-otter-4821@tempmail\.test\?/);
+    }
+  });
+
   it('past MAX_STATUS_LINES cuts the question, never the answer keys', () => {
     const question = `Forget ${'a-very-long-local-part'.repeat(12)}@tempmail.test? It cannot be reopened.`;
     for (const columns of [80, 40]) {
