@@ -1,0 +1,121 @@
+/**
+ * The SSH front door (docs/server/ssh.md): `ssh host` opens the app, `ssh host COMMAND` runs a scripting
+ * command, on this service. Its own TCP listener counts connections and asks the admin blocks before
+ * ssh2 sees a byte: a refused client reads one line and is closed, before any key exchange. Deadlines:
+ * the handshake and authentication must be done within `authTimeoutMs`.
+ */
+import { createServer, type Socket } from 'node:net';
+import { Server, type Connection } from 'ssh2';
+import type { Logger } from '../observe/log';
+import { plainIp } from '../store/match';
+import { authenticate, type Identity } from './ssh-auth';
+import { SshCounts, type SshLimits, type SshStats } from './ssh-limits';
+import { handleSession } from './ssh-session';
+import type { SshKv } from './ssh-kv';
+import type { HostKey } from './host-key';
+import { openUserData, type UserData } from './user-data';
+
+export interface SshFrontOptions {
+  hostKey: HostKey;
+  kv: SshKv;
+  /** This service's HTTP API, on loopback. */
+  apiUrl: string;
+  log: Logger;
+  limits: SshLimits;
+  idleTimeoutMs: number;
+  authTimeoutMs?: number;
+  /** Why a client address is blocked (the admin API's blocks), or undefined. */
+  blocked(ip: string): string | undefined;
+}
+
+export interface SshFront {
+  listen(port: number, host: string): Promise<number>;
+  stats(): SshStats;
+  close(): Promise<void>;
+}
+
+const REFUSALS: Record<string, string> = {
+  'too-many-connections': 'too many SSH connections to this service; try again later',
+  'too-many-from-client': 'too many SSH connections from your address; close one and try again',
+  blocked: 'connections from your address are refused',
+};
+
+export function createSshFront(options: SshFrontOptions): SshFront {
+  const counts = new SshCounts(options.limits);
+  const { log } = options;
+  const sockets = new Set<Socket>();
+  const ssh = new Server({ hostKeys: [options.hostKey.pem], ident: 'tempmail-tui' }, (client, info) => onClient(client, info.ip));
+  const onClient = (client: Connection, ip: string) => {
+    let who: Identity | undefined;
+    const deadline = setTimeout(() => client.end(), options.authTimeoutMs ?? 20_000);
+    client.on('error', () => undefined);
+    client.on('authentication', (ctx) => authenticate(ctx, (identity) => (who = identity)));
+    client.on('close', () => clearTimeout(deadline));
+    client.on('ready', () => {
+      clearTimeout(deadline);
+      void ready(client, ip, who ?? { kind: 'anonymous' });
+    });
+  };
+  const ready = async (client: Connection, ip: string, who: Identity) => {
+    counts.stats.logins[who.kind]++;
+    const name = who.kind === 'key' ? `key ${who.fingerprint}` : undefined;
+    log.event({ level: 'info', event: 'ssh.login', text: `ssh login from ${ip}: ${who.kind === 'key' ? who.fingerprint : 'anonymous'}`, fields: { client: ip, login: who.kind } });
+    let user: UserData;
+    try {
+      user = await openUserData(options.kv, name, log);
+    } catch (error) {
+      log(`ssh: reading a user's addresses failed: ${error instanceof Error ? error.message : String(error)}`);
+      client.end();
+      return;
+    }
+    client.on('request', (_accept, reject) => reject?.());
+    client.on('tcpip', (_accept, reject) => reject());
+    client.on('openssh.streamlocal', (_accept, reject) => reject());
+    client.on('session', (accept) => {
+      handleSession(accept(), {
+        apiUrl: options.apiUrl,
+        user,
+        idleTimeoutMs: options.idleTimeoutMs,
+        log,
+        openApp: () => counts.openSession(name),
+        closedApp: () => counts.closeSession(name),
+      });
+    });
+  };
+  const tcp = createServer({ pauseOnConnect: false }, (socket) => admit(socket));
+  const admit = (socket: Socket) => {
+    const ip = plainIp(socket.remoteAddress ?? '');
+    socket.on('error', () => undefined);
+    const why = options.blocked(ip) !== undefined ? counts.refuse('blocked') : counts.connect(ip);
+    if (why !== undefined) {
+      log.event({ level: 'info', event: 'ssh.refused', text: `ssh refused ${ip}: ${why}`, fields: { client: ip, reason: why } });
+      socket.end(`tempmail-tui: ${REFUSALS[why]}\r\n`);
+      socket.setTimeout(5000, () => socket.destroy());
+      return;
+    }
+    sockets.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      counts.disconnect(ip);
+    });
+    ssh.injectSocket(socket);
+  };
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, host, () => {
+          tcp.off('error', reject);
+          const address = tcp.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      }),
+    stats: () => counts.stats,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await options.kv.close();
+    },
+  };
+}
