@@ -14,6 +14,7 @@ import { handleSession } from './ssh-session';
 import type { SshKv } from './ssh-kv';
 import type { HostKey } from './host-key';
 import { openUserData, type UserData } from './user-data';
+import { refusalBytes } from './refusal';
 
 export interface SshFrontOptions {
   hostKey: HostKey;
@@ -89,7 +90,7 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     const why = options.blocked(ip) !== undefined ? counts.refuse('blocked') : counts.connect(ip);
     if (why !== undefined) {
       log.event({ level: 'info', event: 'ssh.refused', text: `ssh refused ${ip}: ${why}`, fields: { client: ip, reason: why } });
-      socket.end(`tempmail-tui: ${REFUSALS[why]}\r\n`);
+      socket.end(refusalBytes(REFUSALS[why]!));
       socket.setTimeout(5000, () => socket.destroy());
       return;
     }

@@ -1,0 +1,74 @@
+/**
+ * `ssh -p N host` with the real OpenSSH client in tmux: the app's first frame, keys, a resize, quitting;
+ * a key's addresses are its own (another key does not see them) and come back when it connects again;
+ * without a key, a fresh address and nothing listed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newKey, startSshServe, tmuxSsh, type SshServe, type TmuxSsh } from './ssh-harness';
+
+let serve: SshServe;
+let alice: string;
+let bob: string;
+const open: TmuxSsh[] = [];
+
+beforeAll(async () => {
+  serve = await startSshServe();
+  alice = newKey(serve.dir, 'alice');
+  bob = newKey(serve.dir, 'bob');
+}, 30_000);
+
+afterAll(async () => {
+  for (const t of open) t.close();
+  await serve?.stop();
+});
+
+function connect(key: string | undefined, options: Parameters<typeof tmuxSsh>[2] = {}): TmuxSsh {
+  const t = tmuxSsh(serve.sshPort, key, options);
+  open.push(t);
+  return t;
+}
+
+/** Creates a random address in the picker; returns it. */
+async function createAddress(t: TmuxSsh): Promise<string> {
+  const picker = await t.waitForScreen('Random address on tempmail.test');
+  const line = picker.split('\n').find((l) => l.includes('Random address on tempmail.test'))!;
+  t.keys(/(\d) Random/.exec(line)![1]!);
+  const inbox = await t.waitForScreen(/^(\S+@tempmail\.test)\s+expires in/m);
+  return /^(\S+@tempmail\.test)\s+expires in/m.exec(inbox)![1]!;
+}
+
+describe('ssh opens the app', () => {
+  it('draws the first frame in the client terminal, takes keys, follows a resize and quits on q', async () => {
+    const t = connect(alice, { cols: 100, rows: 30 });
+    const first = await t.waitForScreen('choose an address');
+    // The frame starts on the first row: each row of Ink's frame began at column 1 (CR LF, not LF alone).
+    expect(first.split('\n')[0]).toContain('tempmail-tui');
+    expect(first).toContain('Service: this SSH host');
+    const address = await createAddress(t);
+    const wide = t.screen().split('\n')[0]!;
+    expect(wide.trimEnd().length).toBeGreaterThan(80);
+    t.resize(60, 20);
+    const narrow = await t.waitForScreen(/^\S+@tempmail\.test\s+expires in/m);
+    expect(narrow.split('\n')[0]!.trimEnd().length).toBeLessThanOrEqual(60);
+    expect(narrow.split('\n')[0]).toContain(address);
+    t.keys('q');
+    await t.waitForScreen(/^\s*$/);
+  });
+
+  it("gives each key its own addresses, and the same key's again when it reconnects", async () => {
+    const first = connect(alice);
+    const mine = await createAddress(first);
+    first.keys('q');
+    const other = connect(bob);
+    const seen = await other.waitForScreen('Random address on tempmail.test');
+    expect(seen).not.toContain(mine);
+    const again = connect(alice);
+    await again.waitForScreen(`Resume ${mine}`);
+  });
+
+  it('gives a client without a key a fresh address, listed to nobody', async () => {
+    const anonymous = connect(undefined);
+    const picker = await anonymous.waitForScreen('Random address on tempmail.test');
+    expect(picker).not.toContain('Resume');
+  });
+});
