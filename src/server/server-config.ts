@@ -141,6 +141,8 @@ export interface ServerConfig {
   sshSessionsPerKey?: number;
   /** A session with no key pressed this long is closed (ms; default 30 minutes). */
   sshIdleTimeoutMs?: number;
+  /** The handshake and authentication must be done this soon after connecting (ms; default 20 s). */
+  sshAuthTimeoutMs?: number;
 }
 
 /** A client's share where the configuration names none: a tenth of the total, at least 1. */

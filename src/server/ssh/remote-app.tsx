@@ -5,6 +5,7 @@
  * on a remote terminal is not wired: no job control (Ctrl-Z), no browser (`o` shows the link), and the
  * clipboard is the client's, through OSC 52. Loaded only when a client asks for a shell.
  */
+import chalk from 'chalk';
 import { render } from 'ink';
 import { createProviderSet, type ProviderRef } from '../../client/providers';
 import { createApi } from '../../client/tempmail/tempmail-client';
@@ -26,9 +27,19 @@ export interface RemoteAppOptions {
   noColor: boolean;
 }
 
+/**
+ * Chalk (under Ink) picks its colour level once per process, from the service's own stdout: a pipe or a
+ * log file, no colour. The app only names the 16 basic colours, which every terminal a client brings
+ * draws; a session that asks for none (NO_COLOR sent, TERM=dumb) gets none through the theme, its own.
+ */
+function colorsForClients(): void {
+  if (chalk.level === 0) chalk.level = 1;
+}
+
 /** Runs the app until the user quits (or `stop` is called); resolves with its exit status. */
 export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>; stop: () => void } {
   const { terminal, apiUrl, user } = options;
+  colorsForClients();
   const start: ProviderRef = { provider: 'tempmail', baseUrl: SSH_SERVICE_KEY };
   const provider = tempmailProvider(createApi({ baseUrl: apiUrl }), apiUrl);
   const providers = createProviderSet({ choices: [start], known: [[start, provider]] });

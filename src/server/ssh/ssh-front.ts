@@ -45,16 +45,18 @@ export function createSshFront(options: SshFrontOptions): SshFront {
   const counts = new SshCounts(options.limits);
   const { log } = options;
   const sockets = new Set<Socket>();
-  const ssh = new Server({ hostKeys: [options.hostKey.pem], ident: 'tempmail-tui' }, (client, info) => onClient(client, info.ip));
-  const onClient = (client: Connection, ip: string) => {
+  // Each socket's handshake and authentication deadline, by "address port", until the client is in.
+  const deadlines = new Map<string, NodeJS.Timeout>();
+  const peerKey = (ip: string | undefined, port: number | undefined) => `${ip} ${port}`;
+  const ssh = new Server({ hostKeys: [options.hostKey.pem], ident: 'tempmail-tui' }, (client, info) => onClient(client, info.ip, peerKey(info.ip, info.port)));
+  const onClient = (client: Connection, ip: string, peer: string) => {
     let who: Identity | undefined;
-    const deadline = setTimeout(() => client.end(), options.authTimeoutMs ?? 20_000);
     client.on('error', () => undefined);
     client.on('authentication', (ctx) => authenticate(ctx, (identity) => (who = identity)));
-    client.on('close', () => clearTimeout(deadline));
     client.on('ready', () => {
-      clearTimeout(deadline);
-      void ready(client, ip, who ?? { kind: 'anonymous' });
+      clearTimeout(deadlines.get(peer));
+      deadlines.delete(peer);
+      void ready(client, plainIp(ip), who ?? { kind: 'anonymous' });
     });
   };
   const ready = async (client: Connection, ip: string, who: Identity) => {
@@ -95,7 +97,15 @@ export function createSshFront(options: SshFrontOptions): SshFront {
       return;
     }
     sockets.add(socket);
+    const peer = peerKey(socket.remoteAddress, socket.remotePort);
+    const deadline = setTimeout(() => {
+      counts.refuse('handshake-timeout');
+      socket.destroy();
+    }, options.authTimeoutMs ?? 20_000);
+    deadlines.set(peer, deadline);
     socket.on('close', () => {
+      clearTimeout(deadline);
+      deadlines.delete(peer);
       sockets.delete(socket);
       counts.disconnect(ip);
     });

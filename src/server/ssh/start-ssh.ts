@@ -39,6 +39,7 @@ export async function startSsh(config: ServerConfig, http: { host: string; port:
       log,
       blocked,
       idleTimeoutMs: config.sshIdleTimeoutMs ?? 30 * 60_000,
+      authTimeoutMs: config.sshAuthTimeoutMs,
       limits: {
         maxConnections: config.sshMaxConnections ?? 100,
         connectionsPerClient: config.sshConnectionsPerClient ?? 10,

@@ -66,6 +66,19 @@ describe('ssh opens the app', () => {
     await again.waitForScreen(`Resume ${mine}`);
   });
 
+  it('draws in colour, and without when the client sends NO_COLOR or TERM is dumb', async () => {
+    const colored = connect(alice);
+    await colored.waitForScreen('choose an address');
+    // tmux writes a colour as SGR 3x (or 9x for bright ones).
+    expect(colored.styled()).toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
+    const plain = connect(alice, { env: { NO_COLOR: '1' } });
+    await plain.waitForScreen('choose an address');
+    expect(plain.styled()).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
+    const dumb = connect(alice, { term: 'dumb' });
+    await dumb.waitForScreen('choose an address');
+    expect(dumb.styled()).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
+  });
+
   it('gives a client without a key a fresh address, listed to nobody', async () => {
     const anonymous = connect(undefined);
     const picker = await anonymous.waitForScreen('Random address on tempmail.test');

@@ -58,6 +58,8 @@ export function sshExec(port: number, key: string | undefined, command: string[]
 
 export interface TmuxSsh {
   screen(): string;
+  /** The screen with its colours (SGR sequences as tmux writes them). */
+  styled(): string;
   keys(...keys: string[]): void;
   resize(cols: number, rows: number): void;
   waitForScreen(match: RegExp | string, timeoutMs?: number): Promise<string>;
@@ -80,6 +82,7 @@ export function tmuxSsh(port: number, key: string | undefined, options: { cols?:
   const screen = () => tmux('capture-pane', '-p', '-t', 'app');
   return {
     screen,
+    styled: () => tmux('capture-pane', '-p', '-e', '-t', 'app'),
     keys: (...keys) => void tmux('send-keys', '-t', 'app', ...keys),
     resize: (cols, rows) => void tmux('resize-window', '-t', 'app', '-x', String(cols), '-y', String(rows)),
     waitForScreen: (match, timeoutMs = 15_000) =>
