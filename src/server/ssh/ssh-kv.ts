@@ -68,11 +68,25 @@ export function memoryKv(): SshKv {
   };
 }
 
+/**
+ * The table, made by the first instance to start. Two starting at once both run CREATE TABLE IF NOT
+ * EXISTS, and the loser of that race is told of a duplicate type or table (23505, 42P07): the table is
+ * there then, which is all that was asked.
+ */
+async function createTable(pool: { query(sql: string): Promise<unknown> }): Promise<void> {
+  try {
+    await pool.query('CREATE TABLE IF NOT EXISTS tempmail_ssh (name text PRIMARY KEY, value text NOT NULL)');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== '23505' && code !== '42P07') throw error;
+  }
+}
+
 export async function databaseKv(url: string, log: (line: string) => void): Promise<SshKv> {
   const { createPool } = await import('../store/postgres/pool');
   const pool = createPool({ url, max: 2, log });
   try {
-    await pool.query('CREATE TABLE IF NOT EXISTS tempmail_ssh (name text PRIMARY KEY, value text NOT NULL)');
+    await createTable(pool);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
