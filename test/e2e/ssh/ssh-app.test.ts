@@ -79,6 +79,22 @@ describe('ssh opens the app', () => {
     expect(dumb.styled()).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
   });
 
+  it('draws two sessions open at once each for its own terminal (size, colour)', async () => {
+    const wide = connect(alice, { cols: 120, rows: 40 });
+    const narrow = connect(bob, { cols: 50, rows: 15, env: { NO_COLOR: '1' } });
+    await Promise.all([wide.waitForScreen('choose an address'), narrow.waitForScreen('choose an address')]);
+    await Promise.all([createAddress(wide), createAddress(narrow)]);
+    const w = wide.screen().split('\n');
+    const n = narrow.screen().split('\n');
+    // Each header spans its own width; the footer sits on its own last rows.
+    expect(w[0]!.trimEnd().length).toBeGreaterThan(100);
+    expect(n[0]!.trimEnd().length).toBeLessThanOrEqual(50);
+    expect(w.slice(30).join('\n')).toContain('q quit');
+    expect(n.slice(10, 15).join('\n')).toContain('quit');
+    expect(wide.styled()).toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
+    expect(narrow.styled()).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
+  });
+
   it('gives a client without a key a fresh address, listed to nobody', async () => {
     const anonymous = connect(undefined);
     const picker = await anonymous.waitForScreen('Random address on tempmail.test');
