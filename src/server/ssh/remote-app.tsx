@@ -36,6 +36,9 @@ function colorsForClients(): void {
   if (chalk.level === 0) chalk.level = 1;
 }
 
+/** What `a` says over SSH: files are not written on the server, nor can they reach the client's disk. */
+export const NO_DOWNLOAD = 'Attachments are not saved over SSH: run tempmail-tui on your machine with --base-url of this service, and press a there.';
+
 /** Runs the app until the user quits (or `stop` is called); resolves with its exit status. */
 export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>; stop: () => void } {
   const { terminal, apiUrl, user } = options;
@@ -46,12 +49,12 @@ export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>
   const screen = diffingStdout(terminal.stdout);
   const copy = async (text: string, write: (data: string) => void) => {
     write(osc52(text));
-    return 'Copied to your terminal\u2019s clipboard (OSC 52)';
+    return 'Sent to your terminal via OSC 52';
   };
   const instance = render(
     <App
       providers={providers}
-      settings={{ pollIntervalMs: 5000, bell: true }}
+      settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
       serviceLabel="Service: this SSH host"
       saved={{ store: user.sessions, serviceKey: SSH_SERVICE_KEY }}
       readMarks={user.readMarks}

@@ -4,6 +4,7 @@
  * without a key, a fresh address and nothing listed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendMail } from '../../harness/service';
 import { newKey, startSshServe, tmuxSsh, type SshServe, type TmuxSsh } from './ssh-harness';
 
 let serve: SshServe;
@@ -93,6 +94,27 @@ describe('ssh opens the app', () => {
     expect(n.slice(10, 15).join('\n')).toContain('quit');
     expect(wide.styled()).toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
     expect(narrow.styled()).not.toMatch(/\x1b\[(?:[0-9;]*;)?(?:3[1-7]|9[0-7])m/);
+  });
+
+  it('says what to do instead of saving an attachment, shows a link it cannot open, and ignores Ctrl-Z', async () => {
+    const t = connect(alice, { cols: 200, rows: 30 });
+    const address = await createAddress(t);
+    await sendMail(serve, {
+      to: address,
+      subject: 'With a file',
+      text: 'See https://example.org/confirm?x=1',
+      attachments: [{ filename: 'notes.txt', content: 'hello' }],
+    });
+    await t.waitForScreen('With a file');
+    t.keys('Enter');
+    await t.waitForScreen('notes.txt');
+    t.keys('a');
+    await t.waitForScreen('Attachments are not saved over SSH');
+    t.keys('1', 'o');
+    await t.waitForScreen(/not opened \(no display\), shown above and sent to your terminal via OSC 52/);
+    t.keys('C-z');
+    t.keys('Escape');
+    await t.waitForScreen(/q quit/);
   });
 
   it('gives a client without a key a fresh address, listed to nobody', async () => {
