@@ -193,6 +193,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       // ssh2 and the app's code are loaded only when SSH is on.
       const { startSsh } = await import('./ssh/start-ssh');
       ssh = await startSsh(config, { host: httpHost, port: httpPort }, log, (ip) => admin.rules.refusal(ip));
+      const front = ssh.front;
+      ops.observer.provide('ssh', () => front.stats());
     } catch (error) {
       await shutdown();
       throw error;

@@ -19,7 +19,7 @@ let key: string;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'));
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ sshConnectionsPerClient: 4, sshAuthTimeoutMs: 2000 }));
-  serve = await startSshServe(['--config', join(dir, 'config.json')], dir);
+  serve = await startSshServe(['--config', join(dir, 'config.json'), '--metrics'], dir);
   key = newKey(serve.dir, 'key');
 }, 30_000);
 
@@ -62,6 +62,19 @@ describe('ssh limits and hostile clients', () => {
       for (const t of held) t.close();
     }
     await waitFor(async () => (await sshExec(serve.sshPort, key, ['new'])).code === 0 || undefined, { timeoutMs: 10_000, message: 'a connection to be taken again' });
+  });
+
+  it('counts refusals by reason, key logins and open sessions in /metrics', async () => {
+    const held = tmuxSsh(serve.sshPort, key);
+    try {
+      await held.waitForScreen('choose an address');
+      const text = await (await fetch(`${serve.baseUrl}metrics`)).text();
+      expect(text).toMatch(/^tempmail_ssh_refused_total\{reason="too-many-from-client"\} [1-9]/m);
+      expect(text).toMatch(/^tempmail_ssh_logins_total\{kind="key"\} [1-9]/m);
+      expect(text).toMatch(/^tempmail_ssh_sessions_open 1$/m);
+    } finally {
+      held.close();
+    }
   });
 
   it('survives garbage instead of SSH', async () => {
