@@ -56,21 +56,19 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     client.on('ready', () => {
       clearTimeout(deadlines.get(peer));
       deadlines.delete(peer);
-      void ready(client, plainIp(ip), who ?? { kind: 'anonymous' });
+      ready(client, plainIp(ip), who ?? { kind: 'anonymous' });
     });
   };
-  const ready = async (client: Connection, ip: string, who: Identity) => {
+  const ready = (client: Connection, ip: string, who: Identity) => {
     counts.stats.logins[who.kind]++;
     const name = who.kind === 'key' ? `key ${who.fingerprint}` : undefined;
     log.event({ level: 'info', event: 'ssh.login', text: `ssh login from ${ip}: ${who.kind === 'key' ? who.fingerprint : 'anonymous'}`, fields: { client: ip, login: who.kind } });
-    let user: UserData;
-    try {
-      user = await openUserData(options.kv, name, log);
-    } catch (error) {
+    // Read while the client opens its session: the handlers below must be there before its first request.
+    const user: Promise<UserData> = openUserData(options.kv, name, log);
+    user.catch((error: unknown) => {
       log(`ssh: reading a user's addresses failed: ${error instanceof Error ? error.message : String(error)}`);
       client.end();
-      return;
-    }
+    });
     client.on('request', (_accept, reject) => reject?.());
     client.on('tcpip', (_accept, reject) => reject());
     client.on('openssh.streamlocal', (_accept, reject) => reject());

@@ -11,7 +11,8 @@ import type { UserData } from './user-data';
 
 export interface SessionContext {
   apiUrl: string;
-  user: UserData;
+  /** The user's stores, being read when the session opens. */
+  user: Promise<UserData>;
   idleTimeoutMs: number;
   log: (line: string) => void;
   /** Counts an app session open; false (and nothing counted) past the key's limit. */
@@ -86,10 +87,10 @@ function startApp(channel: ServerChannel, size: { columns: number; rows: number 
   channel.on('close', () => end());
   channel.on('error', () => end());
   let running: { stop: () => void } | undefined;
-  import('./remote-app')
-    .then(({ runRemoteApp }) => {
+  Promise.all([import('./remote-app'), ctx.user])
+    .then(([{ runRemoteApp }, user]) => {
       if (ended) return;
-      const app = runRemoteApp({ terminal, apiUrl: ctx.apiUrl, user: ctx.user, noColor });
+      const app = runRemoteApp({ terminal, apiUrl: ctx.apiUrl, user, noColor });
       running = app;
       return app.done.then((code) => end(undefined, code));
     })
@@ -108,10 +109,14 @@ function startExec(channel: ServerChannel, command: string, ctx: SessionContext)
   // The command's input is not read: a client that sends some gets it thrown away.
   channel.on('data', () => undefined);
   const out = { write: (text: string) => void channel.write(text), writeError: (text: string) => void channel.stderr.write(text) };
-  runExec(command, { apiUrl: ctx.apiUrl, sessions: ctx.user.sessions, out, signal: abort.signal })
+  ctx.user
+    .then(async (user) => {
+      const code = await runExec(command, { apiUrl: ctx.apiUrl, sessions: user.sessions, out, signal: abort.signal }).catch(() => 1);
+      await user.flushed();
+      return code;
+    })
     .catch(() => 1)
-    .then(async (code) => {
-      await ctx.user.flushed();
+    .then((code) => {
       if (abort.signal.aborted) return;
       channel.exit(code);
       channel.end();
