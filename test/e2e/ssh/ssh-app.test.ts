@@ -3,7 +3,7 @@
  * a key's addresses are its own (another key does not see them) and come back when it connects again;
  * without a key, a fresh address and nothing listed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
 import { newKey, startSshServe, tmuxSsh, type SshServe, type TmuxSsh } from './ssh-harness';
 
@@ -18,8 +18,12 @@ beforeAll(async () => {
   bob = newKey(serve.dir, 'bob');
 }, 30_000);
 
+// A key holds at most 5 app sessions at once (sshSessionsPerKey): each test's go when it ends.
+afterEach(() => {
+  for (const t of open.splice(0)) t.close();
+});
+
 afterAll(async () => {
-  for (const t of open) t.close();
   await serve?.stop();
 });
 
@@ -115,6 +119,15 @@ describe('ssh opens the app', () => {
     t.keys('C-z');
     t.keys('Escape');
     await t.waitForScreen(/q quit/);
+  });
+
+  it('refuses a sixth app session of one key with a line, and takes it once one closes', async () => {
+    const five = [1, 2, 3, 4, 5].map(() => connect(bob));
+    for (const t of five) await t.waitForScreen('choose an address');
+    const sixth = connect(bob);
+    await sixth.waitForScreen('too many sessions open with this key');
+    five[0]!.close();
+    await connect(bob).waitForScreen('choose an address');
   });
 
   it('gives a client without a key a fresh address, listed to nobody', async () => {
