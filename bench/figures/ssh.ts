@@ -117,6 +117,9 @@ export const ssh: Figure = {
       return round(percentile(samples, 95));
     };
     let alone = 0;
+    ctx.defer(() => {
+      for (const s of sessions) s.client.end();
+    });
     for (let i = 0; i < 50; i++) {
       const file = join(dir, `k${i}`);
       execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
@@ -126,7 +129,6 @@ export const ssh: Figure = {
         alone = await keyP95();
       }
     }
-    ctx.defer(() => sessions.forEach((s) => s.client.end()));
     // Every session has drawn its picker (with the domains) before RSS is read.
     for (const s of sessions) while (!/Random address/.test(s.output.text)) await new Promise((r) => setTimeout(r, 20));
     const after = rssMb(serve.pid);
