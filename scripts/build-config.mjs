@@ -28,13 +28,17 @@ export function buildOptions(outdir = 'dist') {
     target: 'node22',
     sourcemap: false,
     legalComments: 'none',
-    define: { __VERSION__: JSON.stringify(pkg.version), 'process.env.NODE_ENV': '"production"' },
+    // ssh2's poly1305 loader (Emscripten) reads __dirname, which ESM has not: the chunk's own folder.
+    define: { __VERSION__: JSON.stringify(pkg.version), 'process.env.NODE_ENV': '"production"', __dirname: 'import.meta.dirname' },
     // Ink imports react-devtools-core only when DEV is set; a stub keeps it out of the bundle. Ink and
     // its helpers (wrap-ansi, slice-ansi, cli-truncate, widest-line) measure text with string-width:
     // they get our measure instead (src/text/terminal-width.ts, same signature), so Ink lays out with
     // the widths the app cuts by, the widths no terminal draws wider (docs/architecture.md, "Cell
     // widths"). vitest.config.ts aliases it the same way.
     alias: { 'react-devtools-core': './scripts/devtools-stub.mjs', 'string-width': STRING_WIDTH },
+    // ssh2's native speed-ups (sshcrypto.node, cpu-features) are optional: each require() is in a
+    // try, and ssh2 uses its JavaScript code when it fails, as it does from the bundle.
+    external: ['*.node'],
     // Some bundled CommonJS packages call require(); give the ESM bundle one.
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",

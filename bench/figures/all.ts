@@ -10,6 +10,7 @@ import { newMail } from './new-mail';
 import { postgres } from './postgres';
 import { serveStart } from './serve-start';
 import { smtpIngest } from './smtp-ingest';
+import { ssh } from './ssh';
 import { startup } from './startup';
 
-export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest, postgres, flood];
+export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest, postgres, flood, ssh];

@@ -38,6 +38,10 @@ export const KEY_TABLE: readonly KeyInfo[] = [
   { key: 'smtp_pg_10_addresses_over_file', what: 'SMTP ingest, two instances on Postgres, ten addresses / one instance on a data dir', goal: '>= 0.8' },
   { key: 'smtp_pg_two_instances_over_file', what: 'the same, one address / one instance on a data dir', goal: '>= 0.5' },
   // Issue 27 (a public instance): one client's flood must leave another's mail flowing.
+  // Issue 39 (ssh to the service).
+  { key: 'ssh_first_frame_over_app', what: '`ssh -t` to the app\'s first frame / the installed app\'s start to its first frame (medians)', goal: '<= 1.5' },
+  { key: 'ssh_rss_mb_per_session', what: 'serve RSS with 50 idle ssh app sessions minus with none, over 50 (MB)', goal: '<= 8' },
+  { key: 'ssh_key_p95_ms_50', what: '`j` to its frame over ssh, 50 sessions open (p95)', goal: '<= 16' },
   { key: 'flood_p95_ratio', what: 'quiet client delivery p95 while another floods two instances on one Postgres / without the flood', goal: '<= 2' },
 ];
 

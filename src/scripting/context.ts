@@ -61,7 +61,7 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
     if (!ref) throw new UsageError(NO_SERVICE);
     return ref;
   };
-  const sessions = openSavedSessions({ dir: paths.state, clock: now });
+  const sessions = io.sessions ?? openSavedSessions({ dir: paths.state, clock: now });
   return {
     io,
     settings,

@@ -2,6 +2,7 @@
  * What a scripting command talks to: stdout for data, stderr for messages, the environment. Passed in
  * (not taken from `process`) so tests run commands in-process with captured output.
  */
+import type { SavedSessionStore } from '../state/saved-sessions';
 
 /** Exit codes of the scripting commands (documented in docs/scripting.md). */
 export const EXIT = {
@@ -26,6 +27,8 @@ export interface ScriptIo {
   signal?: AbortSignal;
   /** Clock for pruning saved sessions and for remaining-time messages. */
   now?: () => Date;
+  /** The saved addresses to use instead of the user's file (a caller over SSH: theirs, kept by the service). */
+  sessions?: SavedSessionStore;
 }
 
 /** The real process's streams and environment. */

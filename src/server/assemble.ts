@@ -21,6 +21,7 @@ import { createAdminService } from './admin/admin-service';
 import { EventHub, eventHubBounds } from './http/events';
 import type { RouteExtras } from './http/routes';
 import { applyConfig, type LiveParts, type ReloadReport } from './reload/apply-config';
+import type { RunningSsh } from './ssh/start-ssh';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -34,6 +35,8 @@ export interface RunningServer {
   storage: string;
   /** Limits, health, counters (stats for an admin API; limits for a reload). */
   ops: Operations;
+  /** The SSH front (docs/server/ssh.md), when `sshPort` is set. */
+  ssh?: RunningSsh;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
   /**
@@ -159,8 +162,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const smtp = createSmtpFront(service, config, { log, tls, hooks, maxClients: config.smtpMaxConnections + 50 });
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
+  let ssh: RunningSsh | undefined;
   const shutdown = async () => {
-    await Promise.allSettled([http.close(), smtp.close(), imap?.close()]);
+    await Promise.allSettled([http.close(), smtp.close(), imap?.close(), ssh?.front.close()]);
     await ops.close();
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
@@ -188,6 +192,18 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     throw new Error(`cannot write ${storage.lockFile}: ${describe(error)}`);
   }
 
+  if (config.sshPort !== undefined) {
+    try {
+      // ssh2 and the app's code are loaded only when SSH is on.
+      const { startSsh } = await import('./ssh/start-ssh');
+      ssh = await startSsh(config, { host: httpHost, port: httpPort }, log, (ip) => admin.rules.refusal(ip));
+      const front = ssh.front;
+      ops.observer.provide('ssh', () => front.stats());
+    } catch (error) {
+      await shutdown();
+      throw error;
+    }
+  }
   if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
   if (ops.metricsUrl) log(`metrics at ${ops.metricsUrl}`);
   else if (config.metrics) log(`metrics at ${httpUrl}metrics`);
@@ -249,6 +265,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpPort,
     service,
     ops,
+    ssh,
     storage: storage.where,
     get config() {
       return { ...config, httpPort, smtpPort };

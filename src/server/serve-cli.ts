@@ -73,6 +73,17 @@ Operations:
   --metrics-listen HOST:PORT  serve /metrics there instead of on the HTTP port
   --log-format text|json      log lines as text (default) or one JSON object a line
 
+SSH (docs/server/ssh.md; off unless --ssh-port is given):
+  --ssh-port N                \`ssh -p N host\` opens the app on this service, \`ssh -p N host new\`
+                              (wait, list, read, domains) runs a command; 0 = any free port.
+                              Users are their keys: a key's addresses are kept by the service;
+                              without a key, a fresh address. The login name is ignored
+  --ssh-host ADDR             listen address for SSH only (default: --host)
+  --ssh-host-key FILE         the host key (OpenSSH format); default: an ed25519 key made on
+                              first start and kept with the data (printed: SSH-FINGERPRINT)
+  Config file only: sshMaxConnections (100), sshConnectionsPerClient (10), sshSessionsPerKey
+  (5), sshIdleTimeoutMs (1800000)
+
 Storage: flags beat TEMPMAIL_DATABASE_URL, which beats the config file.
 
 HTTP routes (JSON; a token as the token parameter or in Authorization: Bearer):
@@ -129,6 +140,9 @@ export const SERVE_OPTIONS = {
   metrics: { type: 'boolean' },
   'metrics-listen': { type: 'string' },
   'log-format': { type: 'string' },
+  'ssh-port': { type: 'string' },
+  'ssh-host': { type: 'string' },
+  'ssh-host-key': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
@@ -257,6 +271,10 @@ export async function runServe(args: string[]): Promise<number> {
   // An IPv6 host is bracketed, as in the URL, so "host:port" stays unambiguous.
   const smtpHost = running.smtpHost.includes(':') ? `[${running.smtpHost}]` : running.smtpHost;
   process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${smtpHost}:${running.smtpPort}\n`);
+  if (running.ssh) {
+    const sshHost = running.ssh.host.includes(':') ? `[${running.ssh.host}]` : running.ssh.host;
+    process.stdout.write(`SSH ${sshHost}:${running.ssh.port}\nSSH-FINGERPRINT ${running.ssh.fingerprint}\n`);
+  }
   logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`);
   return stopped;
 }

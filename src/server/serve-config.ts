@@ -115,6 +115,14 @@ const FILE_KEYS: Record<string, Setter> = {
   eventStreamsPerClient: (c, v, w) => (c.eventStreamsPerClient = parseIntIn(v, 0, 1_000_000, w)),
   eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
   adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
+  sshPort: (c, v, w) => (c.sshPort = parseIntIn(v, 0, 65535, w)),
+  sshHost: (c, v, w) => (c.sshHost = hostName(v, w)),
+  sshHostKey: (c, v, w) => (c.sshHostKeyFile = filePath(v, w)),
+  sshMaxConnections: (c, v, w) => (c.sshMaxConnections = parseIntIn(v, 1, 100_000, w)),
+  sshConnectionsPerClient: (c, v, w) => (c.sshConnectionsPerClient = parseIntIn(v, 1, 100_000, w)),
+  sshSessionsPerKey: (c, v, w) => (c.sshSessionsPerKey = parseIntIn(v, 1, 1000, w)),
+  sshIdleTimeoutMs: (c, v, w) => (c.sshIdleTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  sshAuthTimeoutMs: (c, v, w) => (c.sshAuthTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };
 
 /** "host:port" ("[::1]:9025" for IPv6) of a listener. */
@@ -204,6 +212,9 @@ export interface ServeFlags {
   metrics?: boolean;
   'metrics-listen'?: string;
   'log-format'?: string;
+  'ssh-port'?: string;
+  'ssh-host'?: string;
+  'ssh-host-key'?: string;
 }
 
 /**
@@ -271,6 +282,9 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   if (flags.metrics) config.metrics = true;
   set('metrics-listen', 'metricsListen');
   set('log-format', 'logFormat');
+  set('ssh-port', 'sshPort');
+  set('ssh-host', 'sshHost');
+  set('ssh-host-key', 'sshHostKey');
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
   }

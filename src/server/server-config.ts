@@ -133,6 +133,21 @@ export interface ServerConfig {
   eventsHeartbeatMs: number;
   /** A file holding the admin API's token; undefined: no admin API (src/server/admin/). */
   adminTokenFile?: string;
+  /** SSH front (src/server/ssh/; docs/server/ssh.md): its port; undefined = no SSH (the default). 0 = any free port. */
+  sshPort?: number;
+  /** Listen address of SSH; default `host`. */
+  sshHost?: string;
+  /** The host key's file (OpenSSH format); undefined = made on first start and kept with the data. */
+  sshHostKeyFile?: string;
+  /** SSH connections at once, in all (default 100) and from one client address (default 10). */
+  sshMaxConnections?: number;
+  sshConnectionsPerClient?: number;
+  /** App sessions one key may hold open at once (default 5). */
+  sshSessionsPerKey?: number;
+  /** A session with no key pressed this long is closed (ms; default 30 minutes). */
+  sshIdleTimeoutMs?: number;
+  /** The handshake and authentication must be done this soon after connecting (ms; default 20 s). */
+  sshAuthTimeoutMs?: number;
 }
 
 /** A client's share where the configuration names none: a tenth of the total, at least 1. */

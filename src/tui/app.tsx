@@ -39,7 +39,7 @@ export interface AppProps {
    */
   providers: ProviderSet;
   /** Poll interval, bell and where attachments go, from the settings. */
-  settings: { pollIntervalMs: number; bell: boolean; downloadDir?: string };
+  settings: { pollIntervalMs: number; bell: boolean; downloadDir?: string; noDownload?: string };
   /** Set in local mode (`providers.choices[0]` is then the in-process service): where mail is sent. */
   local?: LocalServiceInfo;
   /** Names the first provider in the picker when it is a configured tempmail service, e.g. "Service: mail.example". */
@@ -235,6 +235,7 @@ export function App(props: AppProps) {
             intervalMs={props.settings.pollIntervalMs}
             bell={props.settings.bell}
             downloadDir={props.settings.downloadDir}
+            noDownload={props.settings.noDownload}
             readMarks={props.readMarks ? { store: props.readMarks, serviceKey: refKey(current.ref) } : undefined}
             marks={markBook.of(`${refKey(current.ref)} ${current.session.email.toLowerCase()}`)}
             clock={clock}

@@ -85,7 +85,7 @@ describe('serve refusing to start', () => {
     expect((await proc.exited).code).toBe(0);
     expect(proc.stdout()).toContain('the HTTP API described in docs/server/http-api.md');
     const named = proc.stdout().match(/[\w./-]+\.md\b/g) ?? [];
-    expect(named).toEqual(['docs/server/http-api.md', 'docs/server/imap.md', 'docs/server/operations.md']);
+    expect(named).toEqual(['docs/server/http-api.md', 'docs/server/imap.md', 'docs/server/operations.md', 'docs/server/ssh.md']);
     for (const path of named) expect(existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))), path).toBe(true);
   });
 });

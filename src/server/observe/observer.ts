@@ -24,6 +24,8 @@ export interface Gauges {
   storageUp(): boolean;
   storage(): StorageGauge;
   imapAccounts(): Record<string, number>;
+  /** The SSH front's counts (src/server/ssh/ssh-limits.ts), when it runs. */
+  ssh(): { connections: number; sessionsOpen: number; logins: Record<string, number>; refused: Record<string, number> };
 }
 
 export interface StorageGauge {

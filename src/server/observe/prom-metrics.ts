@@ -115,6 +115,36 @@ export function createPromMetrics(observer: Observer): PromMetrics {
     },
   });
 
+  new Gauge({
+    name: 'tempmail_ssh_sessions_open',
+    help: 'SSH app sessions open',
+    registers: [registry],
+    collect() {
+      this.set(observer.gauge('ssh')?.().sessionsOpen ?? 0);
+    },
+  });
+  // Counted by the SSH front itself; read when scraped.
+  new Counter({
+    name: 'tempmail_ssh_logins_total',
+    help: 'SSH logins, by kind: key or anonymous',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [kind, n] of Object.entries(observer.gauge('ssh')?.().logins ?? {})) this.inc({ kind }, n);
+    },
+  });
+  new Counter({
+    name: 'tempmail_ssh_refused_total',
+    help: 'SSH connections and sessions refused, by reason',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [reason, n] of Object.entries(observer.gauge('ssh')?.().refused ?? {})) if (n > 0) this.inc({ reason }, n);
+    },
+  });
+
   const sink: MetricsSink = {
     messageStored: () => stored.inc(),
     messageRefused: (reason) => refused.inc({ reason }),

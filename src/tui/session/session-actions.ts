@@ -25,6 +25,8 @@ export interface SessionActionsInput {
   copy: (text: string) => Promise<string>;
   openLink: (url: string) => Promise<OpenResult>;
   downloadDir?: string;
+  /** What saving says instead where nothing is saved (the default names the setting). */
+  noDownload?: string;
   /** A transient line (done). */
   info: (text: string) => void;
   /** A line that stays until the next one (under way: "Deleting…"). */
@@ -150,7 +152,7 @@ export function sessionActions(input: SessionActionsInput): SessionActions {
   // Writes downloaded bytes into the download directory as `filename` (made safe), asking when it is taken.
   const saveBytes = (name: string, filename: string, download: () => Promise<Uint8Array>, what: string) => {
     const dir = input.downloadDir;
-    if (!dir) return fail('No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
+    if (!dir) return fail(input.noDownload ?? 'No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
     if (input.saving.current) return info('Still saving the previous file…');
     input.saving.current = true;
     progress(what);

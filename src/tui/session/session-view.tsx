@@ -52,6 +52,8 @@ export interface SessionViewProps {
   bell: boolean;
   /** Where `a` saves attachments; unset means saving is refused with a message. */
   downloadDir?: string;
+  /** What `a` says instead where nothing is saved (over SSH: what to do instead). */
+  noDownload?: string;
   /** Where the opened messages of each address are remembered; without it, only for this run. */
   readMarks?: ReadMarksConfig;
   /** The marks (code, link) of this address's messages read so far in this run (mark-book.ts). */
@@ -111,6 +113,7 @@ export function SessionView(props: SessionViewProps) {
     copy: props.copy,
     openLink: props.openLink,
     downloadDir: props.downloadDir,
+    noDownload: props.noDownload,
     info,
     progress: note,
     fail,

@@ -1,0 +1,145 @@
+/**
+ * Issue 39, the SSH front, one run:
+ * - ssh_first_frame_over_app: `ssh -t` (OpenSSH, a key, in an 80x24 pty) from its spawn to the end mark
+ *   (ESC[?2026l) of the app's first frame, over the installed app's own start to its first frame against
+ *   the same service (median of 7 each, 3 with --quick, in turns).
+ * - ssh_rss_mb_per_session: serve's RSS with 50 idle app sessions open (ssh2 client, one key each) minus
+ *   its RSS with none, over 50.
+ * - ssh_key_p95_ms_50: with those 50 open, `j` sent on one to the end mark of the frame it causes (p95 of
+ *   60, 20 with --quick).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Client, type ClientChannel } from 'ssh2';
+import type { Figure } from './figure';
+import { PtyApp } from '../harness/pty-app';
+import { rssMb } from '../harness/proc';
+import { startServe } from '../harness/serve-proc';
+import { median, percentile, round } from '../harness/stats';
+import { tempDir } from '../harness/temp';
+
+const require = createRequire(import.meta.url);
+const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
+const FRAME_END = '\x1b[?2026l';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function sshFirstFrame(port: number, key: string): Promise<number> {
+  const args = ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'LogLevel=ERROR', '-F', '/dev/null', '-i', key, '-p', String(port), '-t', '127.0.0.1'];
+  const start = performance.now();
+  const child = pty.spawn('ssh', args, { cols: 80, rows: 24, env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string> });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('no first frame over ssh within 30 s')), 30_000);
+    child.onData((d) => {
+      out += d;
+      if (!out.includes(FRAME_END)) return;
+      clearTimeout(timer);
+      resolve(performance.now() - start);
+      child.kill();
+    });
+  });
+}
+
+async function appFirstFrame(baseUrl: string, home: string): Promise<number> {
+  const app = new PtyApp({ args: ['--base-url', baseUrl], env: { TEMPMAIL_TUI_HOME: home } });
+  try {
+    const first = await app.nextFrame(() => true, 30_000, 'a first frame');
+    return first.at - app.spawnedAt;
+  } finally {
+    await app.stop();
+  }
+}
+
+function openSession(port: number, key: Buffer): Promise<{ client: Client; stream: ClientChannel; output: { text: string } }> {
+  return new Promise((resolve, reject) => {
+    const client = new Client();
+    client.on('error', reject);
+    client.on('ready', () =>
+      client.shell({ term: 'xterm-256color', cols: 80, rows: 24 }, (error, stream) => {
+        if (error) return reject(error);
+        const output = { text: '' };
+        stream.on('data', (d: Buffer) => (output.text = (output.text + d.toString('utf8')).slice(-4096)));
+        resolve({ client, stream, output });
+      }),
+    );
+    client.connect({ host: '127.0.0.1', port, username: 'bench', privateKey: key });
+  });
+}
+
+/** `j` (or `k`, alternating) to the end of the frame it causes, ms. */
+async function keyToFrame(session: { stream: ClientChannel; output: { text: string } }, key: string): Promise<number> {
+  session.output.text = '';
+  const start = performance.now();
+  session.stream.write(key);
+  while (!session.output.text.includes(FRAME_END)) await new Promise((r) => setImmediate(r));
+  return performance.now() - start;
+}
+
+export const ssh: Figure = {
+  name: 'ssh',
+  keys: ['ssh_first_frame_over_app', 'ssh_rss_mb_per_session', 'ssh_key_p95_ms_50'],
+  async run(ctx) {
+    const dir = tempDir('tempmail-bench-ssh-');
+    const port = await freePort();
+    // Room for the 50 sessions: one client address, one key each.
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ sshPort: port, sshConnectionsPerClient: 60 }));
+    const serve = await startServe({ dataDir: join(dir, 'data'), args: ['--config', join(dir, 'config.json')] });
+    ctx.defer(() => serve.stop());
+    const keyFile = join(dir, 'key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', keyFile]);
+    const runs = ctx.quick ? 3 : 7;
+    const home = tempDir('tempmail-bench-ssh-home-');
+    await sshFirstFrame(port, keyFile);
+    await appFirstFrame(serve.baseUrl, home);
+    const viaSsh: number[] = [];
+    const local: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      viaSsh.push(await sshFirstFrame(port, keyFile));
+      local.push(await appFirstFrame(serve.baseUrl, home));
+    }
+    ctx.log(`ssh first frame ${round(median(viaSsh))} ms, the app's own ${round(median(local))} ms`);
+    const before = rssMb(serve.pid);
+    const sessions: Awaited<ReturnType<typeof openSession>>[] = [];
+    const keyP95 = async () => {
+      const samples: number[] = [];
+      for (let i = 0; i < (ctx.quick ? 20 : 60); i++) samples.push(await keyToFrame(sessions[0]!, i % 2 === 0 ? 'j' : 'k'));
+      return round(percentile(samples, 95));
+    };
+    let alone = 0;
+    ctx.defer(() => {
+      for (const s of sessions) s.client.end();
+    });
+    for (let i = 0; i < 50; i++) {
+      const file = join(dir, `k${i}`);
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', file]);
+      sessions.push(await openSession(port, readFileSync(file)));
+      if (i === 0) {
+        while (!/Random address/.test(sessions[0]!.output.text)) await new Promise((r) => setTimeout(r, 20));
+        alone = await keyP95();
+      }
+    }
+    // Every session has drawn its picker (with the domains) before RSS is read.
+    for (const s of sessions) while (!/Random address/.test(s.output.text)) await new Promise((r) => setTimeout(r, 20));
+    const after = rssMb(serve.pid);
+    const with50 = await keyP95();
+    return {
+      ssh_first_frame_over_app: round(median(viaSsh) / median(local)),
+      ssh_first_frame_ms: round(median(viaSsh)),
+      ssh_app_first_frame_ms: round(median(local)),
+      ssh_rss_mb_per_session: round((after - before) / 50),
+      ssh_key_p95_ms_50: with50,
+      ssh_key_p95_ms_1: alone,
+    };
+  },
+};

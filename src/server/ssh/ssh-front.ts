@@ -1,0 +1,130 @@
+/**
+ * The SSH front door (docs/server/ssh.md): `ssh host` opens the app, `ssh host COMMAND` runs a scripting
+ * command, on this service. Its own TCP listener counts connections and asks the admin blocks before
+ * ssh2 sees a byte: a refused client reads one line and is closed, before any key exchange. Deadlines:
+ * the handshake and authentication must be done within `authTimeoutMs`.
+ */
+import { createServer, type Socket } from 'node:net';
+import { Server, type Connection } from 'ssh2';
+import type { Logger } from '../observe/log';
+import { plainIp } from '../store/match';
+import { authenticate, type Identity } from './ssh-auth';
+import { SshCounts, type SshLimits, type SshStats } from './ssh-limits';
+import { handleSession } from './ssh-session';
+import type { SshKv } from './ssh-kv';
+import type { HostKey } from './host-key';
+import { openUserData, type UserData } from './user-data';
+import { refusalBytes } from './refusal';
+
+export interface SshFrontOptions {
+  hostKey: HostKey;
+  kv: SshKv;
+  /** This service's HTTP API, on loopback. */
+  apiUrl: string;
+  log: Logger;
+  limits: SshLimits;
+  idleTimeoutMs: number;
+  authTimeoutMs?: number;
+  /** Why a client address is blocked (the admin API's blocks), or undefined. */
+  blocked(ip: string): string | undefined;
+}
+
+export interface SshFront {
+  listen(port: number, host: string): Promise<number>;
+  stats(): SshStats;
+  close(): Promise<void>;
+}
+
+const REFUSALS: Record<string, string> = {
+  'too-many-connections': 'too many SSH connections to this service; try again later',
+  'too-many-from-client': 'too many SSH connections from your address; close one and try again',
+  blocked: 'connections from your address are refused',
+};
+
+export function createSshFront(options: SshFrontOptions): SshFront {
+  const counts = new SshCounts(options.limits);
+  const { log } = options;
+  const sockets = new Set<Socket>();
+  // Each socket's handshake and authentication deadline, by "address port", until the client is in.
+  const deadlines = new Map<string, NodeJS.Timeout>();
+  const peerKey = (ip: string | undefined, port: number | undefined) => `${ip} ${port}`;
+  const ssh = new Server({ hostKeys: [options.hostKey.pem], ident: 'tempmail-tui' }, (client, info) => onClient(client, info.ip, peerKey(info.ip, info.port)));
+  const onClient = (client: Connection, ip: string, peer: string) => {
+    let who: Identity | undefined;
+    client.on('error', () => undefined);
+    client.on('authentication', (ctx) => authenticate(ctx, (identity) => (who = identity)));
+    client.on('ready', () => {
+      clearTimeout(deadlines.get(peer));
+      deadlines.delete(peer);
+      ready(client, plainIp(ip), who ?? { kind: 'anonymous' });
+    });
+  };
+  const ready = (client: Connection, ip: string, who: Identity) => {
+    counts.stats.logins[who.kind]++;
+    const name = who.kind === 'key' ? `key ${who.fingerprint}` : undefined;
+    log.event({ level: 'info', event: 'ssh.login', text: `ssh login from ${ip}: ${who.kind === 'key' ? who.fingerprint : 'anonymous'}`, fields: { client: ip, login: who.kind } });
+    // Read while the client opens its session: the handlers below must be there before its first request.
+    const user: Promise<UserData> = openUserData(options.kv, name, log);
+    user.catch((error: unknown) => {
+      log(`ssh: reading a user's addresses failed: ${error instanceof Error ? error.message : String(error)}`);
+      client.end();
+    });
+    client.on('request', (_accept, reject) => reject?.());
+    client.on('tcpip', (_accept, reject) => reject());
+    client.on('openssh.streamlocal', (_accept, reject) => reject());
+    client.on('session', (accept) => {
+      handleSession(accept(), {
+        apiUrl: options.apiUrl,
+        user,
+        idleTimeoutMs: options.idleTimeoutMs,
+        log,
+        openApp: () => counts.openSession(name),
+        closedApp: () => counts.closeSession(name),
+      });
+    });
+  };
+  const tcp = createServer({ pauseOnConnect: false }, (socket) => admit(socket));
+  const admit = (socket: Socket) => {
+    const ip = plainIp(socket.remoteAddress ?? '');
+    socket.on('error', () => undefined);
+    const why = options.blocked(ip) !== undefined ? counts.refuse('blocked') : counts.connect(ip);
+    if (why !== undefined) {
+      log.event({ level: 'info', event: 'ssh.refused', text: `ssh refused ${ip}: ${why}`, fields: { client: ip, reason: why } });
+      socket.end(refusalBytes(REFUSALS[why]!));
+      socket.setTimeout(5000, () => socket.destroy());
+      return;
+    }
+    sockets.add(socket);
+    const peer = peerKey(socket.remoteAddress, socket.remotePort);
+    const deadline = setTimeout(() => {
+      counts.refuse('handshake-timeout');
+      socket.destroy();
+    }, options.authTimeoutMs ?? 20_000);
+    deadlines.set(peer, deadline);
+    socket.on('close', () => {
+      clearTimeout(deadline);
+      deadlines.delete(peer);
+      sockets.delete(socket);
+      counts.disconnect(ip);
+    });
+    ssh.injectSocket(socket);
+  };
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, host, () => {
+          tcp.off('error', reject);
+          const address = tcp.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      }),
+    stats: () => counts.stats,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await options.kv.close();
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * The real OpenSSH client against the built `serve --ssh-port 0`: keys made with ssh-keygen in a temp
+ * dir, commands run with `ssh` (exec), and the app driven in a tmux window running `ssh -t`.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServeProcess, stopServe, type ServeReady } from '../../harness/serve-process';
+import { waitFor } from '../../harness/wait';
+
+export interface SshServe extends ServeReady {
+  sshPort: number;
+  fingerprint: string;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/** `serve --ssh-port 0` on a fresh data dir (or `args` naming a database), with `args` added. */
+export async function startSshServe(args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'))): Promise<SshServe> {
+  const storage = args.includes('--database-url') ? [] : ['--data-dir', join(dir, 'data')];
+  const serve = await startServeProcess(['--ssh-port', '0', ...storage, ...args], { TEMPMAIL_TUI_HOME: join(dir, 'home') });
+  const found = await waitFor(
+    () => {
+      const port = /^SSH \S+:(\d+)$/m.exec(serve.stdout());
+      const fp = /^SSH-FINGERPRINT (SHA256:\S+)$/m.exec(serve.stdout());
+      return port && fp ? { sshPort: Number(port[1]), fingerprint: fp[1]! } : undefined;
+    },
+    { timeoutMs: 10_000, message: 'serve to print its SSH port' },
+  );
+  return { ...serve, ...found, dir, stop: async () => void (await stopServe(serve)) };
+}
+
+/** A new ed25519 key pair in `dir`; returns the private key's path. */
+export function newKey(dir: string, name: string): string {
+  const file = join(dir, name);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', file]);
+  return file;
+}
+
+const COMMON = ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-F', '/dev/null'];
+
+/** ssh's options for `key` (BatchMode), or for no key (keyboard-interactive, which BatchMode turns off). */
+export function sshArgs(port: number, key: string | undefined): string[] {
+  const who = key ? ['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-i', key] : ['-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=keyboard-interactive'];
+  return [...COMMON, ...who, '-p', String(port)];
+}
+
+/** Runs `ssh host COMMAND`; resolves with its output and exit status. */
+export function sshExec(port: number, key: string | undefined, command: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  const child = spawn('ssh', [...sshArgs(port, key), '127.0.0.1', ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ stdout, stderr, code })));
+}
+
+export interface TmuxSsh {
+  screen(): string;
+  /** The screen with its colours (SGR sequences as tmux writes them). */
+  styled(): string;
+  keys(...keys: string[]): void;
+  resize(cols: number, rows: number): void;
+  waitForScreen(match: RegExp | string, timeoutMs?: number): Promise<string>;
+  close(): void;
+}
+
+/** `ssh -t` to the app in a tmux window of `cols` x `rows` with `term` as TERM. */
+export function tmuxSsh(port: number, key: string | undefined, options: { cols?: number; rows?: number; term?: string; env?: Record<string, string> } = {}): TmuxSsh {
+  const dir = mkdtempSync(join(tmpdir(), 'tempmail-tmux-ssh-'));
+  const socket = join(dir, 'sock');
+  const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C.UTF-8', ...options.env };
+  delete env.TMUX;
+  const tmux = (...a: string[]) => execFileSync('tmux', ['-S', socket, ...a], { encoding: 'utf8', env });
+  const sendEnv = Object.keys(options.env ?? {}).flatMap((name) => ['-o', `SendEnv=${name}`]);
+  const command = ['env', `TERM=${options.term ?? 'xterm-256color'}`, 'ssh', ...sshArgs(port, key), ...sendEnv, '-t', '127.0.0.1']
+    .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+    .join(' ');
+  tmux('-f', '/dev/null', 'new-session', '-d', '-x', String(options.cols ?? 80), '-y', String(options.rows ?? 24), '-s', 'app', `${command}; sleep 60`);
+  tmux('set-option', '-g', 'window-size', 'manual');
+  const screen = () => tmux('capture-pane', '-p', '-t', 'app');
+  return {
+    screen,
+    styled: () => tmux('capture-pane', '-p', '-e', '-t', 'app'),
+    keys: (...keys) => void tmux('send-keys', '-t', 'app', ...keys),
+    resize: (cols, rows) => void tmux('resize-window', '-t', 'app', '-x', String(cols), '-y', String(rows)),
+    waitForScreen: (match, timeoutMs = 15_000) =>
+      waitFor(
+        () => {
+          const text = screen();
+          return (typeof match === 'string' ? text.includes(match) : match.test(text)) ? text : undefined;
+        },
+        { timeoutMs, message: `the ssh screen to show ${String(match)}` },
+      ).catch((error: unknown) => {
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; it was:\n${screen()}`);
+      }),
+    close() {
+      try {
+        tmux('kill-server');
+      } catch {
+        // Already gone.
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
