@@ -95,6 +95,9 @@ export function createSshFront(options: SshFrontOptions): SshFront {
       return;
     }
     sockets.add(socket);
+    // A key's frame goes out at once: with Nagle's algorithm a small write waits for the client's
+    // delayed ACK of the one before (~40 ms on Linux, more under load), as OpenSSH's own server avoids.
+    socket.setNoDelay(true);
     const peer = peerKey(socket.remoteAddress, socket.remotePort);
     const deadline = setTimeout(() => {
       counts.refuse('handshake-timeout');
