@@ -14,6 +14,7 @@ import { osc52 } from '../../platform/clipboard';
 import { App } from '../../tui/app';
 import { diffingStdout } from '../../tui/terminal/diff-stdout';
 import { keyByKey } from '../../tui/widgets/key-stdin';
+import { RemoteProvider } from '../../tui/widgets/remote';
 import type { ChannelTerminal } from './channel-terminal';
 import type { UserData } from './user-data';
 import { SSH_SERVICE_KEY } from './ssh-service-key';
@@ -52,7 +53,8 @@ export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>
     return 'Sent to your terminal via OSC 52';
   };
   const instance = render(
-    <App
+    <RemoteProvider value>
+      <App
       providers={providers}
       settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
       serviceLabel="Service: this SSH host"
@@ -62,7 +64,8 @@ export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>
       ringBell={() => terminal.stdout.write('\x07')}
       copy={copy}
       noColor={options.noColor}
-    />,
+      />
+    </RemoteProvider>,
     {
       stdout: screen,
       stdin: keyByKey(terminal.stdin),

@@ -170,6 +170,7 @@ export const KEYMAP: readonly Binding[] = [
     command: 'openLink',
     keys: [char('o')],
     description: 'open the picked (or detected) link in a browser; with no display, show and copy it',
+    remote: 'show the picked (or detected) link and copy it to your clipboard (your terminal must allow OSC 52)',
     screens: ['viewer'],
     hint: 'open',
   },
@@ -177,6 +178,7 @@ export const KEYMAP: readonly Binding[] = [
     command: 'save',
     keys: [char('a')],
     description: 'save an attachment to the download directory (then its number, when there are several)',
+    remote: null,
     screens: ['viewer'],
     hint: 'save',
   },
@@ -206,6 +208,7 @@ export const KEYMAP: readonly Binding[] = [
     command: 'saveMessage',
     keys: [char('S')],
     description: 'save the message as an .eml file to the download directory',
+    remote: null,
     screens: ['viewer'],
     hint: 'save .eml',
     footer: [],
@@ -303,6 +306,7 @@ export const KEYMAP: readonly Binding[] = [
     keys: [{ ctrl: 'z' }],
     // Stopped, the app checks nothing, and in local mode its in-process service takes no mail either.
     description: 'suspend to the shell: no mail is checked (in local mode none received) until fg',
+    remote: null,
     screens: ['global'],
   },
   // Only changed cells are drawn: what another program wrote over the screen stays until this.

@@ -93,4 +93,9 @@ export interface Binding {
   hint?: string;
   /** Screens whose footer shows the hint (default: all of `screens`). */
   footer?: readonly Screen[];
+  /**
+   * Over SSH (src/tui/widgets/remote.tsx): what the key does there instead, or null when it does nothing
+   * there (it is left out of the help). Default: the same as locally.
+   */
+  remote?: string | null;
 }

@@ -126,10 +126,14 @@ export function describe(binding: Binding, screen: Screen): string {
 
 /**
  * Rows of the help screen: keys and what they do on one screen. With `inherited` (the `?` screen), the
- * rows it takes from another screen and the global ones follow its own; the docs list each once.
+ * rows it takes from another screen and the global ones follow its own; the docs list each once. With
+ * `remote` (the app over SSH), each row says what the key does there, and keys that do nothing there are
+ * left out.
  */
-export function helpRows(screen: Screen, inherited = true): { keys: string; description: string }[] {
-  return effectiveBindings(screen, inherited).map(({ binding, keys }) => ({ keys: keys.map(keyLabel).join(' / '), description: describe(binding, screen) }));
+export function helpRows(screen: Screen, inherited = true, remote = false): { keys: string; description: string }[] {
+  return effectiveBindings(screen, inherited)
+    .filter(({ binding }) => !remote || binding.remote !== null)
+    .map(({ binding, keys }) => ({ keys: keys.map(keyLabel).join(' / '), description: (remote && binding.remote) || describe(binding, screen) }));
 }
 
 /**

@@ -25,8 +25,8 @@ const MAX_KEY_COLS = 24;
 const MIN_KEY_COLS = 6;
 
 /** The help rows of `screen` wrapped to `columns`: every line at most `columns` wide. */
-export function helpLayout(screen: Screen, columns: number): HelpLayout {
-  const rows = helpRows(screen);
+export function helpLayout(screen: Screen, columns: number, remote = false): HelpLayout {
+  const rows = helpRows(screen, true, remote);
   const widest = Math.max(0, ...rows.map((r) => textWidth(r.keys)));
   const keyCols = Math.min(widest + 2, MAX_KEY_COLS, Math.max(MIN_KEY_COLS, Math.floor(columns / 3)));
   const descCols = Math.max(1, columns - keyCols);

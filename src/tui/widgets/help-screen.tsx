@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { fitToWidth } from '../../text/text-width';
 import type { Screen } from '../keymap/keymap';
 import { helpLayout, helpMaxScroll, helpWindow } from './help-layout';
+import { useRemote } from './remote';
 import { useTheme } from './theme';
 import { useKeys } from './use-keys';
 
@@ -33,7 +34,7 @@ const TITLES: Partial<Record<Screen, string>> = {
 export function HelpScreen({ screen, columns, rows, onClose, isActive }: HelpScreenProps) {
   const theme = useTheme();
   const [scroll, setScroll] = useState(0);
-  const { keyCols, lines } = helpLayout(screen, columns);
+  const { keyCols, lines } = helpLayout(screen, columns, useRemote());
   const max = helpMaxScroll(lines.length, rows);
   const win = helpWindow(lines.length, rows, scroll, columns);
   const page = Math.max(1, win.size - 1);
