@@ -139,6 +139,9 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       }
       // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
       if (!found || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
+      // The admin token before anything else: a caller without it learns nothing of a route, not even
+      // the method or media type it takes (405, 415).
+      if (path.startsWith('/admin/')) extras.admin!.authorize(bearerToken(req));
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       if (method !== found.method) {
         throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {

@@ -51,6 +51,24 @@ describe('the admin API', () => {
     expect(svc.logs.join('\n')).not.toContain(TOKEN);
   });
 
+  it('answers 401 to a request without the admin token before saying anything of its method or body', async () => {
+    // 405 and 415 used to come first: an unauthenticated caller learnt which method and media type a route takes.
+    const svc = await withAdmin();
+    for (const [path, options] of [
+      ['/admin/stats', { method: 'POST', form: { x: '1' } }],
+      ['/admin/block', { method: 'GET' }],
+      ['/admin/block', { method: 'POST', body: 'kind=ip', headers: { 'content-type': 'text/plain' } }],
+      ['/admin/delete-session', { method: 'PUT', body: 'x', headers: { authorization: 'Bearer wrong-token-wrong-token' } }],
+    ] as [string, CallOptions][]) {
+      const res = await call(svc.baseUrl, path, options);
+      expect(res.status, `${options.method} ${path}`).toBe(401);
+      expect(res.json).toMatchObject({ status: 'error', error: 'invalid_token' });
+    }
+    // With the token, the method and the body are judged as before.
+    expect((await admin(svc, '/admin/stats', { method: 'POST', form: { x: '1' } })).status).toBe(405);
+    expect((await admin(svc, '/admin/block', { method: 'POST', body: 'kind=ip', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+  });
+
   it('counts, finds by recipient, sender and client address, and deletes a message and a session', async () => {
     const svc = await withAdmin();
     const [box, other] = [await newSession(svc.baseUrl), await newSession(svc.baseUrl)];
