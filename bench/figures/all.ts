@@ -8,9 +8,10 @@ import { keys } from './keys';
 import { memory } from './memory';
 import { newMail } from './new-mail';
 import { postgres } from './postgres';
+import { serveChurn } from './serve-churn';
 import { serveStart } from './serve-start';
 import { smtpIngest } from './smtp-ingest';
 import { ssh } from './ssh';
 import { startup } from './startup';
 
-export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, smtpIngest, postgres, flood, ssh];
+export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, serveChurn, smtpIngest, postgres, flood, ssh];
