@@ -46,6 +46,13 @@ describe('new', () => {
     expect(res.stderr).toContain('--provider tempmail for mailtemp.us');
   });
 
+  it('a name the service refuses (--prefix \'Bad Name\') is a usage error: exit 2, the rule said', async () => {
+    const res = await r.run('new', [...base, '--prefix', 'Bad Name']);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('prefix may only contain the letters a-z');
+  });
+
   it('creates, saves (0600) and prints the address only', async () => {
     const res = await r.run('new', base);
     expect(res.code).toBe(0);
