@@ -49,6 +49,8 @@ export default defineConfig({
   resolve: { alias: { 'string-width': resolve(root, STRING_WIDTH) } },
   test: {
     server: { deps: { inline: [/node_modules\/(ink|wrap-ansi|slice-ansi|cli-truncate|widest-line|ink-testing-library)\//] } },
+    // Tests never reach the developer's own tmux, display or clipboard: the session's variables go first.
+    setupFiles: ['test/harness/scrub-env.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Server, SMTP and pty tests each bind their own loopback ports; two workers fit the 2-core machine.
