@@ -10,8 +10,8 @@ import { appPaths } from './state/paths';
 import { isScriptCommand } from './scripting/commands-list';
 // The terminal-safe boundary has no imports of its own: the catch-all below needs it for any error.
 import { safeLine } from './text/safe-text';
+import { VERSION } from './version';
 
-declare const __VERSION__: string;
 
 // Node keeps the code it compiled from our bundle on disk and reuses it at the next start, as long as
 // the files are unchanged (docs/performance.md: ~10% of the instructions to the app's first frame).
@@ -33,11 +33,11 @@ async function main(argv: string[]): Promise<number> {
     return runScript(command, rest);
   }
   if (command === '--version' || command === '-V') {
-    process.stdout.write(`${__VERSION__}\n`);
+    process.stdout.write(`${VERSION}\n`);
     return 0;
   }
   const { runAppCli } = await import('./tui/shell/app-cli');
-  return runAppCli(argv, __VERSION__);
+  return runAppCli(argv, VERSION);
 }
 
 main(process.argv.slice(2)).then(

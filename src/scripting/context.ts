@@ -18,7 +18,7 @@ import { ScriptError, UsageError, type ScriptIo } from './io';
 
 // The app can run a service of its own; a script needs one that outlives it: say how to get one.
 export const NO_SERVICE =
-  'no service configured: pass --provider mailtm (or guerrilla) for a public inbox, or --base-url for a service of the interface (`tempmail-tui serve` runs one and prints its URL)';
+  'no service configured: pass --provider mailtm, tempmaillol or guerrilla for a public inbox, --provider tempmail for mailtemp.us, or --base-url for another service of the interface (`tempmail-tui serve` runs one and prints its URL)';
 
 /** Per-call tuning a command may ask of its client. */
 export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries' | 'rateLimitWait'>;

@@ -96,6 +96,11 @@ async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail:
     if (isApiError(error) && error.kind === 'prefix_taken' && prefix !== undefined) {
       throw new ApiError('prefix_taken', `${safeLine(prefix, 64)}${domain !== undefined ? `@${safeLine(domain, 253)}` : ''} is taken; try another name`, error.details);
     }
+    // A malformed request from `new` is one of its flags the service refused (a name against its rules):
+    // the user's to correct, so a usage error (exit 2), in the service's words.
+    if (isApiError(error) && error.kind === 'bad_request' && (prefix !== undefined || domain !== undefined)) {
+      throw new UsageError(`new: ${safeLine(error.message, 300)}`);
+    }
     throw error;
   }
   let saved: SavedSession;

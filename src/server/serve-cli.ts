@@ -13,6 +13,7 @@ import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from 
 import { hangupReloads, reloadConfig } from './reload/sighup';
 import type { ServerConfig } from './server-config';
 import { holdHeapNearLive } from '../platform/young-generation';
+import { VERSION } from '../version';
 
 const HELP = `Usage: tempmail-tui serve [options]
 
@@ -148,7 +149,6 @@ export const SERVE_OPTIONS = {
   version: { type: 'boolean', short: 'V' },
 } as const;
 
-declare const __VERSION__: string;
 
 // Messages can carry what the user typed or a config file held (an option name, a path, a value with a
 // `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
@@ -182,7 +182,7 @@ export async function runServe(args: string[]): Promise<number> {
     return 0;
   }
   if (flags.version) {
-    process.stdout.write(`${__VERSION__}\n`);
+    process.stdout.write(`${VERSION}\n`);
     return 0;
   }
   if (flags['lifetime-minutes'] !== undefined && flags['lifetime-seconds'] !== undefined) {

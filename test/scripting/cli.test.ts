@@ -63,7 +63,7 @@ describe('node dist/cli.js (scripting)', () => {
     expect(usage.stderr).toContain('unknown option --no-such-flag');
     const noService = await cli(['new']);
     expect(noService.code).toBe(2);
-    expect(noService.stderr).toContain('no service configured: pass --provider mailtm (or guerrilla) for a public inbox, or --base-url for a service of the interface');
+    expect(noService.stderr).toContain('no service configured: pass --provider mailtm, tempmaillol or guerrilla for a public inbox, --provider tempmail for mailtemp.us, or --base-url for another service of the interface');
     const help = await cli(['domains', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: tempmail-tui domains');

@@ -36,8 +36,21 @@ describe('new', () => {
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
     expect(res.stderr).toBe(
-      'tempmail-tui new: no service configured: pass --provider mailtm (or guerrilla) for a public inbox, or --base-url for a service of the interface (`tempmail-tui serve` runs one and prints its URL)\n',
+      'tempmail-tui new: no service configured: pass --provider mailtm, tempmaillol or guerrilla for a public inbox, --provider tempmail for mailtemp.us, or --base-url for another service of the interface (`tempmail-tui serve` runs one and prints its URL)\n',
     );
+  });
+
+  it("names all four provider families in the hint of a missing service", async () => {
+    const res = await r.run('new', []);
+    expect(res.stderr).toMatch(/mailtm, tempmaillol or guerrilla/);
+    expect(res.stderr).toContain('--provider tempmail for mailtemp.us');
+  });
+
+  it('a name the service refuses (--prefix \'Bad Name\') is a usage error: exit 2, the rule said', async () => {
+    const res = await r.run('new', [...base, '--prefix', 'Bad Name']);
+    expect(res.code).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('prefix may only contain the letters a-z');
   });
 
   it('creates, saves (0600) and prints the address only', async () => {

@@ -35,7 +35,8 @@ Filter (at least one; all given must match):
   --limit N             at most N rows (default 100, at most 1000)
 
 Options:
-  --url URL             the service (default TEMPMAIL_ADMIN_URL, else http://127.0.0.1:8025/)
+  --base-url URL        the service (default TEMPMAIL_ADMIN_URL, else http://127.0.0.1:8025/);
+                        --url is the same
   --token-file FILE     a file holding the admin token (default TEMPMAIL_ADMIN_TOKEN_FILE); or put the
                         token itself in TEMPMAIL_ADMIN_TOKEN. Never on the command line.
   --json                the service's answer as JSON on stdout
@@ -44,6 +45,8 @@ Options:
 Exit codes: 0 ok, 1 refused, not found or service error, 2 usage.`;
 
 const OPTIONS = {
+  'base-url': { type: 'string' },
+  // The name admin had before every command took --base-url; kept so scripts written for it still work.
   url: { type: 'string' },
   'token-file': { type: 'string' },
   recipient: { type: 'string' },
@@ -98,8 +101,11 @@ async function run(args: string[], io: ScriptIo): Promise<number> {
   if (rest.length !== spec.args.length) throw new UsageError(`${command} takes ${spec.args.length ? spec.args.join(' ') : 'no arguments'}`);
   const filterGiven = values.recipient !== undefined || values.sender !== undefined || values['client-ip'] !== undefined || values.limit !== undefined;
   if (filterGiven && !spec.filter) throw new UsageError(`${command} takes no --recipient, --sender, --client-ip or --limit`);
+  if (spec.filter && values.recipient === undefined && values.sender === undefined && values['client-ip'] === undefined) {
+    throw new UsageError(`${command} needs --recipient, --sender or --client-ip`);
+  }
 
-  const target: AdminTarget = { baseUrl: baseUrl(values.url ?? io.env.TEMPMAIL_ADMIN_URL ?? DEFAULT_URL), token: await token(values['token-file'], io.env) };
+  const target: AdminTarget = { baseUrl: baseUrl(values['base-url'] ?? values.url ?? io.env.TEMPMAIL_ADMIN_URL ?? DEFAULT_URL), token: await token(values['token-file'], io.env) };
   const filter = { recipient: values.recipient, sender: values.sender, client_ip: values['client-ip'], limit: values.limit };
   const [a, b] = rest;
   const answer =
@@ -133,9 +139,13 @@ function baseUrl(value: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new UsageError('--url must be an http:// or https:// URL');
+    throw new UsageError('--base-url (or TEMPMAIL_ADMIN_URL) must be an http:// or https:// URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--url must be an http:// or https:// URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--base-url (or TEMPMAIL_ADMIN_URL) must be an http:// or https:// URL');
+  // Said without the URL: it holds a password. The admin API is reached with its token, never with these.
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('--base-url (or TEMPMAIL_ADMIN_URL) must not contain a user name or password: the admin API takes its token (--token-file or TEMPMAIL_ADMIN_TOKEN)');
+  }
   url.search = '';
   url.hash = '';
   if (!url.pathname.endsWith('/')) url.pathname += '/';

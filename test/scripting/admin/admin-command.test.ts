@@ -65,6 +65,26 @@ describe('tempmail-tui admin', () => {
     expect(svc.logs.join('\n')).not.toContain(TOKEN);
   });
 
+  it('takes --base-url like every command (--url kept as its alias); a missing filter names its flags; a URL with a password is refused without echoing it', async () => {
+    const { svc } = await setup();
+    const env = { TEMPMAIL_ADMIN_TOKEN: TOKEN };
+    expect(await admin(['stats', '--base-url', svc.baseUrl], env)).toMatchObject({ code: 0, stderr: '' });
+    expect(await admin(['stats', '--url', svc.baseUrl], env)).toMatchObject({ code: 0, stderr: '' });
+    for (const command of ['sessions', 'messages']) {
+      const bare = await admin([command, '--base-url', svc.baseUrl], env);
+      expect(bare).toMatchObject({ code: 2, stdout: '' });
+      expect(bare.stderr).toContain(`${command} needs --recipient, --sender or --client-ip`);
+      expect(bare.stderr).not.toContain('client_ip');
+    }
+    const withPassword = svc.baseUrl.replace('http://', 'http://ops:hunter2secret@');
+    for (const res of [await admin(['stats'], { ...env, TEMPMAIL_ADMIN_URL: withPassword }), await admin(['stats', '--base-url', withPassword], env)]) {
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain('must not contain a user name or password');
+      expect(res.stderr).not.toContain('hunter2secret');
+      expect(res.stderr).not.toContain('network');
+    }
+  });
+
   it('says what is wrong in words: no token, a wrong one, a token in argv, no admin API, nothing listening', async () => {
     const { svc, tokenFile } = await setup();
     const url = ['--url', svc.baseUrl];
@@ -78,7 +98,7 @@ describe('tempmail-tui admin', () => {
       [['delete-message', 'abc', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 2, 'tempmail-tui admin: delete-message takes SESSION_ID ID (see tempmail-tui admin --help)'],
       [['stats', '--sender', 'x', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 2, 'tempmail-tui admin: stats takes no --recipient, --sender, --client-ip or --limit (see tempmail-tui admin --help)'],
       [['block', 'host', 'x', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 1, 'tempmail-tui admin: kind must be sender, domain or ip'],
-      [['messages', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 1, 'tempmail-tui admin: Give recipient, sender or client_ip'],
+      [['messages', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 2, 'tempmail-tui admin: messages needs --recipient, --sender or --client-ip (see tempmail-tui admin --help)'],
       [['stats', '--url', `${nobody}/`], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 1, `tempmail-tui admin: cannot reach ${nobody} (connection refused)`],
     ] as [string[], NodeJS.ProcessEnv, number, string][]) {
       const res = await admin(args, env);
