@@ -12,7 +12,11 @@ export const STRING_WIDTH = './src/text/terminal-width.ts';
 export function buildOptions(outdir = 'dist') {
   return {
     absWorkingDir: root,
-    entryPoints: ['src/cli.tsx'],
+    // dist/cli.js (the bin) checks the Node version, then loads dist/app.js, the program.
+    entryPoints: [
+      { in: 'src/node-check.ts', out: 'cli' },
+      { in: 'src/cli.tsx', out: 'app' },
+    ],
     // Split at the dynamic imports: `--help` loads a few KB; the app never parses the service's SMTP
     // and MIME code unless it starts the local service, nor the message reader (html-to-text, code
     // detection) before the first message; `serve` never parses React.

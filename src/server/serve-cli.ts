@@ -45,7 +45,7 @@ Options:
   --max-message-bytes N       SMTP SIZE limit (default 10485760)
   --max-recipients N          recipients per SMTP transaction (default 50)
   --inbox-limit N             messages an inbox holds before SMTP answers 452 (default 500)
-  --create-per-minute N       create-session calls per client address per minute (default 30)
+  --create-per-minute N       create-session calls per client address per minute (default 30, 0: off)
   --tls-cert FILE             PEM certificate (or full chain) to offer through SMTP STARTTLS;
                               with --tls-key. SIGHUP reads both files again
   --tls-key FILE              the certificate's PEM private key

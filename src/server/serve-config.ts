@@ -71,7 +71,7 @@ const FILE_KEYS: Record<string, Setter> = {
   maxMessageBytes: (c, v, w) => (c.maxMessageBytes = parseIntIn(v, 1024, 1024 * 1024 * 1024, w)),
   maxRecipients: (c, v, w) => (c.maxRecipients = parseIntIn(v, 1, 10_000, w)),
   inboxLimit: (c, v, w) => (c.inboxLimit = parseIntIn(v, 1, 1_000_000, w)),
-  createPerMinute: (c, v, w) => (c.createPerMinute = parseIntIn(v, 1, 1_000_000, w)),
+  createPerMinute: (c, v, w) => (c.createPerMinute = parseIntIn(v, 0, 1_000_000, w)),
   trustedProxies: (c, v, w) => {
     const list = stringList(v, w).map((a) => a.trim());
     const bad = list.find((a) => isIP(a) === 0);

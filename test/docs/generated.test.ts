@@ -37,8 +37,9 @@ describe('README.md', () => {
   });
 
   it('says how to install, what tempmail-tui means in a clone, and what npm test takes', () => {
-    expect(readme).toContain('npx tempmail-tui');
-    expect(readme).toContain('npm i -g tempmail-tui');
+    expect(readme).toContain('npm i -g ./tempmail-tui-<version>.tgz');
+    expect(readme).toContain('from a release tarball or a clone (not on the npm registry yet)');
+    expect(readme).toContain('npm run build && npm i -g .');
     expect(readme).toMatch(/In a clone the program is `npx tempmail-tui`/);
     expect(readme).toMatch(/takes 6-8 minutes/);
     expect(readme).toMatch(/PostgreSQL and Dovecot/);

@@ -67,6 +67,14 @@ describe('the installed package', () => {
     expect((await readdir(pkgDir)).sort()).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist', 'package.json']));
   });
 
+  it('carries the deploy files where docs/server/deploy.md takes them from, and no other script', async () => {
+    const pkgDir = join(dir, 'prefix', 'lib', 'node_modules', 'tempmail-tui');
+    expect(await readdir(join(pkgDir, 'scripts'))).toEqual(['deploy']);
+    const deploy = (await readdir(join(pkgDir, 'scripts', 'deploy'))).sort();
+    expect(deploy).toEqual((await readdir(join(root, 'scripts', 'deploy'))).sort());
+    expect(deploy).toEqual(['certbot-deploy-hook.sh', 'nginx-tempmail-tui.conf', 'tempmail-tui.service']);
+  });
+
   it('answers --version and serve --help', async () => {
     const version = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).version as string;
     expect((await run(bin, ['--version'])).stdout.trim()).toBe(version);

@@ -35,8 +35,9 @@ const serveArgs = exec.slice(exec.indexOf('serve') + 1);
 const flag = (name: string) => serveArgs[serveArgs.indexOf(name) + 1]!;
 
 describe('scripts/deploy/tempmail-tui.service', () => {
-  it('runs `tempmail-tui serve` with flags serve takes, on port 25 without root', () => {
-    expect(exec[0]).toMatch(/\/tempmail-tui$/);
+  it('runs `tempmail-tui serve` on the Node it names, with flags serve takes, on port 25 without root', () => {
+    expect(exec[0]).toMatch(/\/node$/); // the Node it runs is named, not found by `env node`
+    expect(exec[1]).toMatch(/\/node_modules\/tempmail-tui\/dist\/cli\.js$/);
     const flags = parseArgs({ args: serveArgs, options: SERVE_OPTIONS, strict: true, allowPositionals: false }).values as ServeFlags;
     const config = buildServerConfig(flags, {});
     expect(config).toMatchObject({

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rateLimitKey, SlidingWindowLimiter } from '../../../src/server/limits/rate-limit';
+import { buildServerConfig } from '../../../src/server/serve-config';
 import { ServiceError } from '../../../src/server/service-types';
 import { serviceMaker } from '../service-fixture';
 
@@ -45,6 +46,13 @@ describe('rateLimitKey', () => {
 });
 
 describe('create-session rate limit by client', () => {
+  it('--create-per-minute 0 is taken and turns the limit off, as the other per-client rates', async () => {
+    const config = buildServerConfig({ 'create-per-minute': '0' }, {});
+    expect(config.createPerMinute).toBe(0);
+    const f = await svc({ createPerMinute: config.createPerMinute });
+    for (let i = 0; i < 40; i++) await f.service.createSession({ clientAddress: '198.51.100.77' });
+  });
+
   it('counts every address of one IPv6 /64 together, another /64 apart, and a mapped IPv4 with its IPv4', async () => {
     const f = await svc({ createPerMinute: 2 });
     const create = (clientAddress: string) => f.service.createSession({ clientAddress });
