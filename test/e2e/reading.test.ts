@@ -83,11 +83,11 @@ describe('reading in the pseudo-terminal', () => {
     screen = await app.press('R', /^MIME-Version: 1\.0$/m);
     expect(screen).toMatch(/── source · lines 1-\d+ of \d+ ─/);
     expect(screen).toMatch(/^Content-Type: multipart\/mixed;/m);
-    await app.press('S', /Saved to .*Has a file\.eml/);
-    const eml = await readFile(join(downloads, 'Has a file.eml'), 'utf8');
+    await app.press('S', /Saved to .*Has-a-file\.eml/);
+    const eml = await readFile(join(downloads, 'Has-a-file.eml'), 'utf8');
     expect(eml).toMatch(/^Subject: Has a file\r?$/m);
     expect(eml).toContain('list.txt');
-    expect(await readdir(downloads)).toEqual(['Has a file.eml']);
+    expect(await readdir(downloads)).toEqual(['Has-a-file.eml']);
     await app.press('R', 'An apple and another apple.');
 
     // Back in the list: what was opened is read. A transient line fades on its own.
