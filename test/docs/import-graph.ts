@@ -87,17 +87,22 @@ export const topFolder = (path: string) => (path.includes('/') ? `${path.split('
 
 /** The row a file belongs to: the longest unit that holds it. */
 function rowOf(rows: Row[], path: string): Row | undefined {
-  return rows.filter((row) => path === row.unit || (row.unit.endsWith('/') && path.startsWith(row.unit))).sort((a, b) => b.unit.length - a.unit.length)[0];
+  return rows
+    .filter((row) => path === row.unit || (row.unit.endsWith('/') && path.startsWith(row.unit)))
+    .sort((a, b) => b.unit.length - a.unit.length)[0];
 }
 
 /** An import is allowed within its top folder, or to a path the rows of its unit and top folder allow. */
 export function allowed(rows: Row[], edge: Edge): boolean {
   if (topFolder(edge.from) === topFolder(edge.to) && edge.from.includes('/')) return true;
   const own = [rowOf(rows, edge.from), rows.find((row) => row.unit === topFolder(edge.from))];
-  return own.some((row) => row?.mayImport.some((path) => edge.to === path || (path === '' || (path.endsWith('/') && edge.to.startsWith(path)))));
+  return own.some((row) =>
+    row?.mayImport.some((path) => edge.to === path || path === '' || (path.endsWith('/') && edge.to.startsWith(path))),
+  );
 }
 
-export const where = (edge: Edge) => `src/${edge.from}:${edge.line} imports src/${edge.to} (${edge.text}${edge.typeOnly ? ', type-only' : ''})`;
+export const where = (edge: Edge) =>
+  `src/${edge.from}:${edge.line} imports src/${edge.to} (${edge.text}${edge.typeOnly ? ', type-only' : ''})`;
 
 /** One circle through each strongly connected group of files, as the imports that make it. */
 export function circles(edges: Edge[]): Edge[][] {

@@ -33,8 +33,16 @@ describe('the layers of src/ (docs/architecture.md, "Layers")', () => {
 });
 
 describe('the checks themselves', () => {
-  const rows = layerRows('### Layers\n\n| folder | may import |\n| --- | --- |\n| `text/` | nothing |\n| `client/` | `text/` |\n| `tui/` | `client/`, `text/` |\n| `tui/shell/` | `server/` |\n| `server/` | `text/`, `scripting/x.ts` |\n| `cli.tsx` | everything |\n\n## Next');
-  const edge = (from: string, to: string): Edge => ({ from, to, line: 3, text: `import { a } from '${to}'`, typeOnly: false });
+  const rows = layerRows(
+    '### Layers\n\n| folder | may import |\n| --- | --- |\n| `text/` | nothing |\n| `client/` | `text/` |\n| `tui/` | `client/`, `text/` |\n| `tui/shell/` | `server/` |\n| `server/` | `text/`, `scripting/x.ts` |\n| `cli.tsx` | everything |\n\n## Next',
+  );
+  const edge = (from: string, to: string): Edge => ({
+    from,
+    to,
+    line: 3,
+    text: `import { a } from '${to}'`,
+    typeOnly: false,
+  });
 
   it('reads the table and applies each row', () => {
     expect(rows.map((row) => row.unit)).toEqual(['text/', 'client/', 'tui/', 'tui/shell/', 'server/', 'cli.tsx']);
@@ -51,9 +59,18 @@ describe('the checks themselves', () => {
   });
 
   it('names each import of a circle', () => {
-    const found = circles([edge('a.ts', 'b.ts'), { ...edge('b.ts', 'c.ts'), typeOnly: true }, edge('c.ts', 'a.ts'), edge('c.ts', 'd.ts')]);
+    const found = circles([
+      edge('a.ts', 'b.ts'),
+      { ...edge('b.ts', 'c.ts'), typeOnly: true },
+      edge('c.ts', 'a.ts'),
+      edge('c.ts', 'd.ts'),
+    ]);
     expect(found.map((circle) => circle.map(where))).toEqual([
-      ["src/a.ts:3 imports src/b.ts (import { a } from 'b.ts')", "src/b.ts:3 imports src/c.ts (import { a } from 'c.ts', type-only)", "src/c.ts:3 imports src/a.ts (import { a } from 'a.ts')"],
+      [
+        "src/a.ts:3 imports src/b.ts (import { a } from 'b.ts')",
+        "src/b.ts:3 imports src/c.ts (import { a } from 'c.ts', type-only)",
+        "src/c.ts:3 imports src/a.ts (import { a } from 'a.ts')",
+      ],
     ]);
   });
 });
