@@ -12,13 +12,14 @@ import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryO
 import { checkBaseUrl } from './base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { loadGot, OVERSIZE, toApiError } from './got-load';
-import { openStream } from './http-stream';
+import { openStream, type HttpRequest, type HttpStream } from './http-stream';
 import { keepNewest } from './keep-newest';
 import type { Pacer } from './pacer';
 import { pacedCall, type RateLimitWait } from './rate-limit-wait';
 import { USER_AGENT } from './user-agent';
 
 export { checkBaseUrl };
+export type { HttpRequest, HttpStream } from './http-stream';
 export { preloadHttp } from './got-load';
 export { RATE_LIMIT_WAIT, type RateLimitWait } from './rate-limit-wait';
 
@@ -58,16 +59,6 @@ export interface HttpClientOptions {
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** What a request sends besides its method and path. */
-export interface HttpRequest {
-  searchParams?: Record<string, string | number>;
-  form?: Record<string, string | number>;
-  json?: unknown;
-  headers?: Record<string, string>;
-  /** Secrets this request carries (a token, a password): kept out of every error from now on. */
-  secrets?: readonly string[];
-}
-
 /**
  * An answer with status < 300 (got throws for 4xx/5xx, and redirects are refused), or 304 to a request
  * that sent If-None-Match.
@@ -76,16 +67,6 @@ export interface HttpAnswer<T> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: T;
-}
-
-/** A long-lived answer read as it arrives (server-sent events). */
-export interface HttpStream {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** The body, chunk by chunk; ends when the server closes, throws an ApiError when the connection fails. */
-  chunks: AsyncIterable<Buffer>;
-  /** Ends the request (the iteration then ends). Safe to call twice. */
-  close(): void;
 }
 
 export interface HttpClient {

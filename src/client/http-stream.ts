@@ -2,7 +2,26 @@
 import type { Got, Response } from 'got';
 import { ApiError } from './api-error';
 import { toApiError } from './got-load';
-import type { HttpRequest, HttpStream } from './http-client';
+
+/** What a request sends besides its method and path. */
+export interface HttpRequest {
+  searchParams?: Record<string, string | number>;
+  form?: Record<string, string | number>;
+  json?: unknown;
+  headers?: Record<string, string>;
+  /** Secrets this request carries (a token, a password): kept out of every error from now on. */
+  secrets?: readonly string[];
+}
+
+/** A long-lived answer read as it arrives (server-sent events). */
+export interface HttpStream {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body, chunk by chunk; ends when the server closes, throws an ApiError when the connection fails. */
+  chunks: AsyncIterable<Buffer>;
+  /** Ends the request (the iteration then ends). Safe to call twice. */
+  close(): void;
+}
 
 // got's stream interface: the headers within `timeoutMs` (like any request), then the body for as long
 // as the server keeps it open. Errors become ApiErrors built from scratch, as for every other request.

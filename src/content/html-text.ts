@@ -8,7 +8,7 @@
  * the work is cut into slices of ~32 KB (a few ms each) at block boundaries. `renderBody` runs the
  * slices synchronously up to `maxBytes` (256 KB, ~20 ms) and says in the text that it stopped there;
  * `renderBodyAsync` runs all of them, yielding to the event loop between slices, so keys are handled
- * while a big message renders (longest block measured: ~6 ms), and hands over the beginning as soon as
+ * while a big message renders (its longest block: docs/performance.md), and hands over the beginning as soon as
  * there is some, so the top of the message shows long before its end is converted.
  */
 

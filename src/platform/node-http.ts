@@ -1,8 +1,8 @@
 /**
  * node:http and node:https by require(), not by an ES import. An ES import of a built-in module builds its
  * namespace, which reads every export, and on Node 24 a few of node:http's (its WebSocket and event
- * classes) load undici, node:http2 and node:tls to answer: measured here, `await import('node:http')`
- * 186 ms against 26 ms for require() on a loaded machine, before a single byte was sent. The app asks
+ * classes) load undici, node:http2 and node:tls to answer, before a single byte was sent (the figures:
+ * docs/performance.md, "Rendering, start-up and the dependencies as published"). The app asks
  * for its first frame's domains with it, and the service starts its HTTP front end with it.
  */
 import { createRequire } from 'node:module';

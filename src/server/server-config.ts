@@ -189,7 +189,7 @@ export function defaultServerConfig(env: NodeJS.ProcessEnv = process.env): Serve
     smtpSessionTimeoutMs: 600_000,
     smtpDataTimeoutMs: 300_000,
     // Three messages of the default size limit at once, or hundreds of ordinary ones. Each costs several
-    // times its size while it is parsed and stored: measured, a burst then peaks ~250 MB over idle.
+    // times its size while it is parsed and stored (a burst's peak: docs/performance.md).
     smtpInflightBytes: 32 * 1024 * 1024,
     httpHeadersTimeoutMs: 15_000,
     httpRequestTimeoutMs: 30_000,

@@ -63,6 +63,3 @@ export function graphemes(s: string): Graphemes {
   segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
   return segmenter.segment(s);
 }
-
-/** A stand-in for a grapheme Intl.Segmenter (its segment() only), built when first needed. */
-export const lazyGraphemeSegmenter = { segment: graphemes };

@@ -4,7 +4,7 @@
  * many more there were, a message keeps 1,000 attachments, the tempmail headers record 200 headers.
  * Before, each was kept whole: a 64 MiB answer of addresses became millions of strings in the viewer.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createGuerrillaProvider } from '../../src/client/guerrilla/guerrilla-provider';
 import { createMailtmProvider } from '../../src/client/mailtm/mailtm-provider';
 import { createTempmailProvider } from '../../src/client/tempmail/tempmail-provider';
@@ -12,18 +12,16 @@ import { MAX_ADDRESSES, MAX_ATTACHMENTS } from '../../src/client/wire-json';
 import { startGuerrillaFake } from '../providers/guerrilla-fake';
 import { startMailtmFake } from '../providers/mailtm-fake';
 import { sendJson, startFixtureServer } from './fixture-server';
+import { cleanupAfterEach } from '../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 const addresses = (n: number) => Array.from({ length: n }, (_, i) => `r${i}@x.example`);
 
 describe('what one message may hold', () => {
   it('mail.tm: Cc keeps 200 addresses and says how many more; 1,000 attachments', async () => {
     const fake = await startMailtmFake();
-    undo.push(() => fake.close());
+    cleanup.after(() => fake.close());
     const mt = createMailtmProvider({ baseUrl: fake.baseUrl, retries: 0, requestsPerSecond: 0 });
     const session = await mt.createSession();
     const attachments = Array.from({ length: 1_500 }, (_, i) => ({ filename: `f${i}.txt`, contentType: 'text/plain', content: Buffer.from('x') }));
@@ -38,7 +36,7 @@ describe('what one message may hold', () => {
 
   it('Guerrilla Mail: a mail_recipient string of 5,000 addresses is not split past 200', async () => {
     const fake = await startGuerrillaFake();
-    undo.push(() => fake.close());
+    cleanup.after(() => fake.close());
     const gm = createGuerrillaProvider({ baseUrl: fake.baseUrl, retries: 0 });
     const session = await gm.createSession({ prefix: 'many' });
     const id = fake.deliver(session.email, { subject: 'many', body: 'x', to: addresses(5_000).join(', ') });
@@ -65,7 +63,7 @@ describe('what one message may hold', () => {
         },
       }),
     );
-    undo.push(() => srv.close());
+    cleanup.after(() => srv.close());
     const m = await createTempmailProvider({ baseUrl: srv.baseUrl }).readMessage({ email: 'a@x.test', token: 'tok-bounds', expiresAt: null }, '1');
     expect(m.to).toHaveLength(MAX_ADDRESSES + 1);
     expect(m.to.at(-1)).toBe('(4,800 more)');

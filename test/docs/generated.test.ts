@@ -1,6 +1,7 @@
 /**
- * The generated parts of the docs are current, and the README stays a landing page. The screens
- * themselves are checked against the built program by test/e2e/doc-screens.test.ts.
+ * The generated parts of the docs are current, and the README stays a landing page (its length, its
+ * screens first); its prose is not pinned here. The screens themselves are checked against the built
+ * program by test/e2e/doc-screens.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,20 +36,10 @@ describe('README.md', () => {
     const top = readme.slice(0, readme.indexOf('\n## '));
     for (const name of ['picker', 'inbox', 'viewer']) expect(top).toContain(`docs/screens/${name}.svg`);
   });
-
-  it('says how to install, what tempmail-tui means in a clone, and what npm test takes', () => {
-    expect(readme).toContain('npm i -g ./tempmail-tui-<version>.tgz');
-    expect(readme).toContain('from a release tarball or a clone (not on the npm registry yet)');
-    expect(readme).toContain('npm run build && npm i -g .');
-    expect(readme).toMatch(/In a clone the program is `npx tempmail-tui`/);
-    expect(readme).toMatch(/takes 6-8 minutes/);
-    expect(readme).toMatch(/PostgreSQL and Dovecot/);
-  });
 });
 
 describe('the examples', () => {
-  it('send mail with what most machines have (python3), never swaks', () => {
+  it('never send mail with swaks, a tool most machines lack', () => {
     for (const file of docFiles()) expect(readFileSync(file, 'utf8'), repoPath(file)).not.toMatch(/\bswaks\b/);
-    expect(read('README.md')).toMatch(/python3 -c 'import smtplib/);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The goal of push (issue 27): the built app, in a real pseudo-terminal, receiving mail from a remote
- * `serve` (a child process, over real HTTP) within a second of the SMTP 250, without polling. Its poll
- * interval is ten minutes, so only the service's event stream can bring the mail in the time allowed;
- * the service's log shows one check per message. The latencies are printed for the record.
+ * `serve` (a child process, over real HTTP) without polling. Its poll interval is ten minutes, so only the
+ * service's event stream can bring each message on screen before the test ends; the service's log shows
+ * one check per message. How soon after the SMTP 250 is the bench's figure (new_mail_*), not a test's.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sendMail } from '../harness/service';
@@ -29,18 +29,14 @@ describe('push from a remote serve', () => {
     // The first check, and the one the open stream asks for (mail may have come before it).
     await waitFor(() => checks(e2e!) === 2, { message: 'the check the open stream asked for' });
     const before = checks(e2e);
-    const latencies: number[] = [];
     for (let i = 1; i <= 5; i++) {
       const subject = `Pushed over the wire ${i}`;
       const info = await sendMail(serve, { to: address, subject, text: 'x' });
-      const acknowledged = performance.now();
       expect(info.response).toMatch(/^250 /);
       await app.waitForScreen(subject, 5000);
-      latencies.push(Math.round(performance.now() - acknowledged));
     }
     // One check per message, all of them asked for by the stream (the poll would come in ten minutes).
     await waitFor(() => checks(e2e!) - before === 5, { message: 'one check per message' });
     expect(serve.stderr()).not.toMatch(/token=[^[]/);
-    console.log(`push to the built app from a serve child: ms from the SMTP 250 to the row on screen: ${latencies.join(', ')}`);
   });
 });

@@ -10,6 +10,8 @@ import { afterEach } from 'vitest';
 export interface Cleanup {
   /** Runs `undo` after the current test (after those registered later); returns `value`, for chaining. */
   defer<T>(value: T, undo: (value: T) => unknown): T;
+  /** Runs `undo` after the current test (after those registered later). */
+  after(undo: () => unknown): void;
   /** A fresh directory under the system temp dir, removed after the current test. */
   tempDir(prefix?: string): Promise<string>;
 }
@@ -26,6 +28,9 @@ export function cleanupAfterEach(): Cleanup {
   };
   return {
     defer,
+    after: (undo) => {
+      pending.push(undo);
+    },
     async tempDir(prefix = 'tempmail-test-') {
       return defer(await mkdtemp(join(tmpdir(), prefix)), (dir) => rm(dir, { recursive: true, force: true }));
     },

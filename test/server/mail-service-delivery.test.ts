@@ -146,18 +146,15 @@ describe('deliver and read', () => {
   });
 });
 
-describe('delivery speed', () => {
-  it('delivers 1,000 composed messages to a file store (npm run bench measures the cost per message)', async () => {
+describe('bulk delivery', () => {
+  it('delivers 1,000 composed messages, ten at a time, to a file store, every one listed (npm run bench measures the cost per message)', async () => {
     const f = await svc({ inboxLimit: 2000 }, true);
     const s = await f.service.createSession(client);
     const raw = await compose({ to: s.email, subject: 'bulk', text: 'x'.repeat(2000), html: '<p>x</p>' });
-    const t0 = performance.now();
     for (let i = 0; i < 100; i++) {
       await Promise.all(Array.from({ length: 10 }, () => f.service.deliver({ raw, recipients: [s.email] })));
     }
-    const ms = performance.now() - t0;
     expect(await f.service.checkMail(s.token)).toHaveLength(1000);
-    console.log(`mail service: 1000 deliveries (parse + durable store) in ${ms.toFixed(0)} ms`);
   }, 120_000);
 });
 

@@ -6,7 +6,7 @@
 import { formatWireTime } from '../../platform/time';
 import type { FoundMessage } from '../store/store';
 import { HttpError, optionalInt, optionalString, requiredInt, type Params } from '../http/params';
-import type { Route, RouteContext, RouteResult } from '../http/routes';
+import type { Route, RouteContext, RouteResult } from '../http/route-types';
 import type { AdminApi } from './admin-api';
 import type { AdminFilter, AdminSession } from './admin-service';
 

@@ -7,7 +7,7 @@
  */
 import type { Logger } from '../observe/log';
 import type { SmtpHooks, SmtpRefusal } from '../smtp/smtp-hooks';
-import { plainIp } from '../store/match';
+import { plainIp } from '../limits/ip-address';
 import type { BlockCheck } from './blocks';
 
 const REFUSED: SmtpRefusal = { code: 550, text: '5.7.1 Mail from this sender is refused', reason: 'blocked' };

@@ -14,7 +14,8 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { domainOf, ipRange, plainIp } from '../store/match';
+import { plainIp } from '../limits/ip-address';
+import { domainOf, ipRange } from '../store/match';
 import type { Block, BlockKind } from '../store/store';
 import { BLOCK_KINDS } from '../store/store-admin';
 

@@ -4,7 +4,7 @@
  * the usual JSON error; then the hub takes the answer over.
  */
 import { HttpError, requireToken } from './params';
-import type { Route } from './routes';
+import type { Route } from './route-types';
 
 export const eventsRoute: Route = {
   method: 'GET',

@@ -1,5 +1,5 @@
 /** A sliding-window rate limit per key (client address), on an injected clock so tests never sleep. */
-import { isIPv4, isIPv6 } from 'node:net';
+import { clientIp, dottedIpv4 } from './ip-address';
 
 /**
  * Clients remembered at most. Entries leave once their last hit is a window old; this bounds what is left
@@ -77,24 +77,6 @@ export class LimitersByRule {
   }
 }
 
-/** The eight 16-bit groups of an IPv6 address (zone dropped, embedded dotted IPv4 folded in). */
-function ipv6Groups(address: string): number[] {
-  let text = address.replace(/%.*$/, '').toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const part = (s: string) => (s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
-  const left = part(head);
-  const right = tail === undefined ? [] : part(tail);
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
-}
-
-/** The dotted IPv4 address of two 16-bit groups. */
-const dotted = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-
 /**
  * The key a client is rate-limited under. IPv4 by its address; an IPv4-mapped IPv6 address
  * (::ffff:a.b.c.d, as a dual-stack socket reports IPv4 clients) as that IPv4; other IPv6 by its /64:
@@ -105,12 +87,11 @@ const dotted = (high: number, low: number) => [high >> 8, high & 0xff, low >> 8,
  * 32 bits, inverted; the /64 holds a port and flags the client picks).
  */
 export function rateLimitKey(address: string): string {
-  if (isIPv4(address)) return address;
-  const bare = address.replace(/%.*$/, '');
-  if (!isIPv6(bare)) return address; // not an IP (a unix socket, "unknown"): as it is
-  const g = ipv6Groups(bare);
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return dotted(g[6]!, g[7]!);
-  if (g[0] === 0x2002) return dotted(g[1]!, g[2]!);
-  if (g[0] === 0x2001 && g[1] === 0) return dotted(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
+  const ip = clientIp(address);
+  if (ip === undefined) return address; // not an IP (a unix socket, "unknown"): as it is
+  if (ip.family === 'ipv4') return ip.address;
+  const g = ip.groups;
+  if (g[0] === 0x2002) return dottedIpv4(g[1]!, g[2]!);
+  if (g[0] === 0x2001 && g[1] === 0) return dottedIpv4(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
   return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
 }

@@ -8,7 +8,7 @@ import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import type { LogLevel } from '../observe/log';
 import { messageIdOf } from '../observe/message-id';
 import { ServiceError, type Mailbox, type MailService, type RecipientVerdict } from '../service-types';
-import { plainIp } from '../store/match';
+import { plainIp } from '../limits/ip-address';
 import { peerOf } from './connection-watch';
 import type { SmtpHooks } from './smtp-hooks';
 import { listed, reply } from './smtp-replies';

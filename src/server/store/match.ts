@@ -4,15 +4,12 @@
  *
  * A sender is an address (the From address or the envelope sender, any letter case) or a domain, which
  * also covers its subdomains (`example.com` covers `mail.example.com`, not `badexample.com`). A client
- * is an IP address or a CIDR range; `::ffff:192.0.2.1` is `192.0.2.1`.
+ * is an IP address or a CIDR range; an IPv4-mapped address (`::ffff:192.0.2.1`, in any spelling) is its
+ * IPv4 address (limits/ip-address.ts, as the per-client limits read it).
  */
 import { BlockList, isIP } from 'node:net';
+import { plainIp } from '../limits/ip-address';
 import type { MessageFilter, StoredMessageMeta } from './store';
-
-/** An IPv4 address as an IPv6 socket reports it ("::ffff:192.0.2.1") is the IPv4 address. */
-export function plainIp(address: string): string {
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
-}
 
 /** A test for an IP address or a CIDR range, or undefined when `value` is neither. */
 export function ipRange(value: string): ((ip: string) => boolean) | undefined {

@@ -2,7 +2,7 @@
  * The part of a Store the admin API and the services sharing it use: searching messages by where they
  * came from, the blocks, and news of mail other services stored.
  */
-import type { StoredMessageMeta, StoredSession } from './store';
+import type { StoredMessageMeta, StoredSession } from './stored-records';
 
 /** What the admin API asks of the messages (every part given must match). */
 export interface MessageFilter {

@@ -87,11 +87,6 @@ export function effectiveBindings(screen: Screen, inherited = true): { binding: 
   return [...own, ...from, ...global];
 }
 
-/** True when the key means `command` on `screen`. */
-export function isCommand(command: Command, screen: Screen, input: string, key: Key): boolean {
-  return commandFor(screen, input, key) === command;
-}
-
 const SPECIAL_LABELS: Record<Special, string> = {
   upArrow: '↑',
   downArrow: '↓',

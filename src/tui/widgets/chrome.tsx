@@ -68,14 +68,6 @@ export function AskLines({ lines, columns }: { lines: readonly string[]; columns
   );
 }
 
-/**
- * A question on the status line, answered by the `confirm` keys, or by those `answers` say (longest
- * wording first; see confirmLines).
- */
-export function ConfirmLine({ question, columns, answers }: { question: string; columns: number; answers?: readonly string[] }) {
-  return <AskLines lines={confirmLines(question, columns, answers)} columns={columns} />;
-}
-
 // The footer spells the answers out too, so a tight line says them briefly.
 const YES_NO = [' y = yes, any other key = no', ' (y/n)'];
 

@@ -9,18 +9,16 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { startGuerrillaFake } from '../../providers/guerrilla-fake';
 import { startMailtmFake } from '../../providers/mailtm-fake';
 import { startTempmaillolFake } from '../../providers/tempmaillol-fake';
 import { addressOnScreen, isInbox, neutralEnv } from '../flow';
 import { KEYS, spawnApp } from '../pty-harness';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 async function refusedUrl(): Promise<string> {
   const probe = createServer();
@@ -36,11 +34,11 @@ const cutLines = (screen: string) => screen.split('\n').filter((line) => line.tr
 
 it('auto at 80x24: falls back past a provider that is down and one that wants a captcha, saying why, and p names where it goes', async () => {
   const guerrilla = await startGuerrillaFake();
-  undo.push(() => guerrilla.close());
+  cleanup.after(() => guerrilla.close());
   const lol = await startTempmaillolFake({ captcha: true });
-  undo.push(() => lol.close());
+  cleanup.after(() => lol.close());
   const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-auto-'));
-  undo.push(() => rm(home, { recursive: true, force: true }));
+  cleanup.after(() => rm(home, { recursive: true, force: true }));
   await mkdir(join(home, 'config'), { mode: 0o700 });
   const config = {
     provider: 'auto',
@@ -48,7 +46,7 @@ it('auto at 80x24: falls back past a provider that is down and one that wants a 
   };
   await writeFile(join(home, 'config', 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const app = spawnApp({ args: [], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 80, rows: 24 });
-  undo.push(() => app.kill());
+  cleanup.after(() => app.kill());
 
   // mail.tm is down: the app moves on to TempMail.lol and says why.
   let screen = await app.waitForScreen(/Random address \(TempMail\.lol picks the domain\)/, 15_000);
@@ -89,12 +87,12 @@ it('auto at 80x24: falls back past a provider that is down and one that wants a 
 
 it('mail.tm at 80x24: the hint offers the next provider, not mail.tm again; n says mail.tm accounts do not expire', async () => {
   const fake = await startMailtmFake();
-  undo.push(() => fake.close());
+  cleanup.after(() => fake.close());
   const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-mailtm80-'));
-  undo.push(() => rm(home, { recursive: true, force: true }));
+  cleanup.after(() => rm(home, { recursive: true, force: true }));
   // Another host of mail.tm's API (as mail.gw is): before, the hint said "p: mail.tm" here.
   const app = spawnApp({ args: ['--provider', 'mailtm', '--base-url', fake.baseUrl], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 80, rows: 24 });
-  undo.push(() => app.kill());
+  cleanup.after(() => app.kill());
   let screen = await app.waitForScreen(/Random address on mailtm\.test/);
   expect(screen).toMatch(/^mail\.tm: .*no expiry · p: TempMail\.lol *$/m);
   expect(cutLines(screen)).toEqual([]);

@@ -7,23 +7,21 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { startGuerrillaFake } from '../../providers/guerrilla-fake';
 import { startMailtmFake } from '../../providers/mailtm-fake';
 import { addressOnScreen, isConfirm, isInbox, isViewer, neutralEnv } from '../flow';
 import { KEYS, spawnApp, type PtyApp } from '../pty-harness';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 async function appOn(provider: string, baseUrl: string, extra: string[] = []): Promise<{ app: PtyApp; home: string }> {
   const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-providers-'));
-  undo.push(() => rm(home, { recursive: true, force: true }));
+  cleanup.after(() => rm(home, { recursive: true, force: true }));
   const app = spawnApp({ args: ['--provider', provider, '--base-url', baseUrl, ...extra], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
-  undo.push(() => app.kill());
+  cleanup.after(() => app.kill());
   return { app, home };
 }
 
@@ -32,7 +30,7 @@ const CODE = { subject: 'Your Acme verification code', text: 'Your verification 
 describe('the app on the public providers, in a pseudo-terminal', () => {
   it('mail.tm: create, mail pushed at once, read, delete, forget with the account deleted', async () => {
     const fake = await startMailtmFake();
-    undo.push(() => fake.close());
+    cleanup.after(() => fake.close());
     // Polling a minute apart: the mail can only show at once by the push.
     const { app, home } = await appOn('mailtm', fake.baseUrl, ['--poll-interval', '60']);
     const picker = await app.waitForScreen(/Random address on mailtm\.test/);
@@ -63,7 +61,7 @@ describe('the app on the public providers, in a pseudo-terminal', () => {
 
   it('Guerrilla Mail: create, mail polled, read, delete', async () => {
     const fake = await startGuerrillaFake();
-    undo.push(() => fake.close());
+    cleanup.after(() => fake.close());
     const { app, home } = await appOn('guerrilla', fake.baseUrl, ['--poll-interval', '1']);
     const picker = await app.waitForScreen(/Random address on guerrillamail\.com/);
     expect(picker).toContain('anyone who types the same name reads the inbox');

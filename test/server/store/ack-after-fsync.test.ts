@@ -23,7 +23,13 @@ import { firstArg, parseStrace, quotedArgs, returnedFd, type Syscall } from './s
 const STRACE = '/usr/bin/strace';
 // strace must exist and be allowed to trace (containers without CAP_SYS_PTRACE refuse it).
 const hasStrace = existsSync(STRACE) && spawnSync(STRACE, ['-f', '-o', '/dev/null', '/bin/true']).status === 0;
-if (!hasStrace) console.warn(`ack-after-fsync: ${STRACE} is missing or may not trace here; the fsync-order test is skipped`);
+// A developer without it is told; CI, which installs it (.ci/run), fails instead: the proof behind "250 means
+// kept" must run there.
+if (!hasStrace) {
+  const why = `ack-after-fsync: ${STRACE} is missing or may not trace here`;
+  if (process.env.CI === 'true') throw new Error(`CI: ${why}; install strace (apt-get install strace): this test must run in CI.`);
+  console.warn(`${why}; the fsync-order test is skipped`);
+}
 // "?" lets strace skip a name the architecture lacks (arm64 has linkat but no link).
 const TRACED = ['openat', '?open', 'write', 'writev', 'pwrite64', 'pwritev', 'sendto', 'sendmsg', 'fsync', 'fdatasync']
   .concat(['?link', 'linkat', '?rename', 'renameat', 'renameat2', '?unlink', 'unlinkat'])

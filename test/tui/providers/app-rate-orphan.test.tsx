@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RATE_LIMIT_WAIT } from '../../../src/client/http-client';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
@@ -14,15 +14,13 @@ import { App } from '../../../src/tui/app';
 import { createRateWaits } from '../../../src/tui/shell/rate-waits';
 import { startMailtmFake, type MailtmFake } from '../../providers/mailtm-fake';
 import { joined, KEY, renderAt } from '../ui';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 async function appOn(fake: MailtmFake) {
   const dir = mkdtempSync(join(tmpdir(), 'tui-rate-orphan-'));
-  undo.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanup.after(() => rmSync(dir, { recursive: true, force: true }));
   const ref: ProviderRef = { provider: 'mailtm', baseUrl: fake.baseUrl };
   const rateWaits = createRateWaits();
   const providers = createProviderSet({
@@ -36,13 +34,13 @@ async function appOn(fake: MailtmFake) {
     80,
     24,
   );
-  undo.push(() => screen.unmount());
+  cleanup.after(() => screen.unmount());
   return { screen, store };
 }
 
 it('a 429 on creating is waited out, said on the status line, and the address is made', async () => {
   const fake = await startMailtmFake();
-  undo.push(() => fake.close());
+  cleanup.after(() => fake.close());
   const { screen } = await appOn(fake);
   await screen.waitFor('Random address on mailtm.test');
   fake.failNext(429, 1, 1, 'accounts');
@@ -55,7 +53,7 @@ it('a 429 on creating is waited out, said on the status line, and the address is
 
 it("a sign-in refused after the account was made: the account is saved, offered, and resuming it signs in", async () => {
   const fake = await startMailtmFake();
-  undo.push(() => fake.close());
+  cleanup.after(() => fake.close());
   const { screen, store } = await appOn(fake);
   await screen.waitFor('Random address on mailtm.test');
   fake.failNext(429, 1, 60, 'token');

@@ -4,25 +4,23 @@
  * status line says it whole while the list's summary line keeps it in a few words; an inbox of nothing
  * but such entries says so instead of "No mail yet".
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { App } from '../../../src/tui/app';
 import { startMailtmFake } from '../../providers/mailtm-fake';
 import { KEY, renderAt } from '../ui';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 describe('what a listing left out', () => {
   it('unreadable entries are left out and said; the rest of the inbox shows', async () => {
     const mailtm = await startMailtmFake();
-    undo.push(() => mailtm.close());
+    cleanup.after(() => mailtm.close());
     const ref: ProviderRef = { provider: 'mailtm', baseUrl: mailtm.baseUrl };
     const providers = createProviderSet({ choices: [ref], make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0, timeoutMs: 3000 }) });
     const screen = renderAt(<App providers={providers} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => undefined} />, 100, 30);
-    undo.push(() => screen.unmount());
+    cleanup.after(() => screen.unmount());
     await screen.waitFor('Random address on mailtm.test');
     await screen.press(KEY.ENTER);
     const frame = await screen.waitFor((f) => /^\S+@mailtm\.test +no expiry/.test(f));

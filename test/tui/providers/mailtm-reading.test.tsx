@@ -6,24 +6,22 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { App } from '../../../src/tui/app';
 import { waitFor } from '../../harness/wait';
 import { startMailtmFake } from '../../providers/mailtm-fake';
 import { KEY, renderAt } from '../ui';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 describe('reading on mail.tm', () => {
   it('seen and attachments in the list, opening marks it seen there, R and S use its raw message', async () => {
     const mailtm = await startMailtmFake();
-    undo.push(() => mailtm.close());
+    cleanup.after(() => mailtm.close());
     const downloads = mkdtempSync(join(tmpdir(), 'tui-mailtm-eml-'));
-    undo.push(() => rmSync(downloads, { recursive: true, force: true }));
+    cleanup.after(() => rmSync(downloads, { recursive: true, force: true }));
     const ref: ProviderRef = { provider: 'mailtm', baseUrl: mailtm.baseUrl };
     const providers = createProviderSet({ choices: [ref], make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0, timeoutMs: 3000 }) });
     const screen = renderAt(
@@ -31,7 +29,7 @@ describe('reading on mail.tm', () => {
       100,
       30,
     );
-    undo.push(() => screen.unmount());
+    cleanup.after(() => screen.unmount());
     await screen.waitFor('Random address on mailtm.test');
     await screen.press(KEY.ENTER);
     const frame = await screen.waitFor((f) => /^\S+@mailtm\.test +no expiry/.test(f));

@@ -6,35 +6,33 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { App } from '../../../src/tui/app';
 import { startGuerrillaFake } from '../../providers/guerrilla-fake';
 import { startMailtmFake } from '../../providers/mailtm-fake';
 import { KEY, renderAt } from '../ui';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 async function appOn(ref: ProviderRef) {
   const dir = mkdtempSync(join(tmpdir(), 'tui-names-'));
-  undo.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanup.after(() => rmSync(dir, { recursive: true, force: true }));
   const providers = createProviderSet({ choices: [ref], make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0 }) });
   const screen = renderAt(
     <App providers={providers} settings={{ pollIntervalMs: 60_000, bell: false }} saved={{ store: openSavedSessions({ dir }), serviceKey: ref.baseUrl }} noColor onQuit={() => undefined} />,
     80,
     24,
   );
-  undo.push(() => screen.unmount());
+  cleanup.after(() => screen.unmount());
   return screen;
 }
 
 it("mail.tm: a two-letter name is refused by mail.tm's rule before any ✓; three letters are fine", async () => {
   const fake = await startMailtmFake();
-  undo.push(() => fake.close());
+  cleanup.after(() => fake.close());
   const screen = await appOn({ provider: 'mailtm', baseUrl: fake.baseUrl });
   await screen.waitFor('Custom name on mailtm.test');
   await screen.press('3');
@@ -51,7 +49,7 @@ it("mail.tm: a two-letter name is refused by mail.tm's rule before any ✓; thre
 
 it("Guerrilla Mail: its characters ('+' is one), not the interface's", async () => {
   const fake = await startGuerrillaFake();
-  undo.push(() => fake.close());
+  cleanup.after(() => fake.close());
   const screen = await appOn({ provider: 'guerrilla', baseUrl: fake.baseUrl });
   await screen.waitFor('Custom name on guerrillamail.com');
   while (!/^>/.test(screen.frame().split('\n').find((l) => l.includes('Custom name on guerrillamail.com')) ?? '')) await screen.press('j');

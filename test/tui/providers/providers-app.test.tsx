@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { createTempmailProvider } from '../../../src/client/tempmail/tempmail-provider';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
@@ -17,11 +17,9 @@ import { startTestService, type TestService } from '../../harness/service';
 import { startGuerrillaFake, type GuerrillaFake } from '../../providers/guerrilla-fake';
 import { startMailtmFake, type MailtmFake, type MailtmFakeOptions } from '../../providers/mailtm-fake';
 import { joined, KEY, renderAt, type Screen } from '../ui';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 interface World {
   screen: Screen;
@@ -34,13 +32,13 @@ interface World {
 /** The app in local mode (the reference service as the in-process one), with both public fakes one `p` away. */
 async function world(options: { mailtm?: MailtmFakeOptions; pollIntervalMs?: number } = {}): Promise<World> {
   const svc = await startTestService();
-  undo.push(() => svc.close());
+  cleanup.after(() => svc.close());
   const mailtm = await startMailtmFake(options.mailtm);
-  undo.push(() => mailtm.close());
+  cleanup.after(() => mailtm.close());
   const guerrilla = await startGuerrillaFake();
-  undo.push(() => guerrilla.close());
+  cleanup.after(() => guerrilla.close());
   const dir = mkdtempSync(join(tmpdir(), 'tui-providers-'));
-  undo.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanup.after(() => rmSync(dir, { recursive: true, force: true }));
   const store = openSavedSessions({ dir });
   const local: ProviderRef = { provider: 'tempmail', baseUrl: `local:${dir}/data` };
   const choices: ProviderRef[] = [local, { provider: 'mailtm', baseUrl: mailtm.baseUrl }, { provider: 'guerrilla', baseUrl: guerrilla.baseUrl }];
@@ -61,7 +59,7 @@ async function world(options: { mailtm?: MailtmFakeOptions; pollIntervalMs?: num
     100,
     30,
   );
-  undo.push(() => screen.unmount());
+  cleanup.after(() => screen.unmount());
   return { screen, svc, mailtm, guerrilla, store };
 }
 

@@ -6,18 +6,16 @@
  */
 import { Text } from 'ink';
 import { render } from 'ink-testing-library';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MailProvider } from '../../../src/client/client-types';
 import { createMailtmProvider } from '../../../src/client/mailtm/mailtm-provider';
 import type { Session } from '../../../src/model/mail-types';
 import { useMessageCache, type CacheLimits, type MessageCache } from '../../../src/tui/viewer/use-message-cache';
 import { waitFor } from '../../harness/wait';
 import { startMailtmFake, type MailtmFake } from '../../providers/mailtm-fake';
+import { cleanupAfterEach } from '../../harness/cleanup';
 
-const undo: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const f of undo.splice(0).reverse()) await f();
-});
+const cleanup = cleanupAfterEach();
 
 function Probe(props: { api: MailProvider; session: Session; limits: CacheLimits; onCache: (cache: MessageCache) => void }) {
   props.onCache(useMessageCache(props.api, props.session, props.limits));
@@ -26,12 +24,12 @@ function Probe(props: { api: MailProvider; session: Session; limits: CacheLimits
 
 async function world(limits: CacheLimits) {
   const fake: MailtmFake = await startMailtmFake();
-  undo.push(() => fake.close());
+  cleanup.after(() => fake.close());
   const api = createMailtmProvider({ baseUrl: fake.baseUrl, retries: 0, requestsPerSecond: 0 });
   const session = await api.createSession();
   let cache: MessageCache | undefined;
   const screen = render(<Probe api={api} session={session} limits={limits} onCache={(c) => (cache = c)} />);
-  undo.push(() => screen.unmount());
+  cleanup.after(() => screen.unmount());
   const open = async (id: string) => {
     cache!.load(id);
     await waitFor(() => (cache!.get(id)?.status === 'ready' ? true : null), { message: `message ${id} fetched` });

@@ -159,26 +159,14 @@ describe('viewer', () => {
 });
 
 describe('a 2 MB HTML message', () => {
-  it('renders in slices: the keyboard is never blocked for long, and all of it is shown', async () => {
+  // How long the keyboard waits while it renders is the bench's figure (html2mb_max_stall_ms), not a test's.
+  it('shows a 2 MB HTML message to its last sentence, and its keys answer', async () => {
     h = await startApp();
     const paragraph = '<p>Lorem ipsum dolor sit amet, <b>consectetur</b> adipiscing elit, <a href="https://example.com/x">link</a>.</p>\n';
     const html = `<html><body>${paragraph.repeat(Math.ceil((2 * 1024 * 1024) / paragraph.length))}<p>The very last sentence.</p></body></html>`;
     await withMessage(h, { subject: 'Huge newsletter', html });
-    // Event-loop lag while the message is fetched and rendered: the keyboard waits at most this long.
-    let maxLag = 0;
-    let last = performance.now();
-    const probe = setInterval(() => {
-      const now = performance.now();
-      maxLag = Math.max(maxLag, now - last - 5);
-      last = now;
-    }, 5);
-    try {
-      await h.screen.press(KEY.ENTER);
-      await h.screen.waitFor(/lines 1-\d+ of \d+/, 20_000);
-    } finally {
-      clearInterval(probe);
-    }
-    console.log(`2 MB HTML: longest event-loop stall while fetching and rendering ${maxLag.toFixed(0)} ms`);
+    await h.screen.press(KEY.ENTER);
+    await h.screen.waitFor(/lines 1-\d+ of \d+/, 20_000);
     await h.screen.press('G');
     await h.screen.waitFor('The very last sentence.');
     await h.screen.press('?');

@@ -5,17 +5,17 @@
  * flush for many messages instead of one each; at low load a batch holds one delivery and starts at once
  * (next turn of the event loop) when no other delivery is on its way (below). Deliveries to other
  * sessions wait for the batch in the database too, while it is quick (SLOW_MS): a batch costs the
- * database about the same work whether it holds one delivery or five (~0.9 ms of its CPU measured under
- * SMTP load to ten addresses), so mail to many addresses goes in fewer, fuller batches (1.6 -> 2.1
- * deliveries a batch, ~25% less database work a message). A batch slower than that (waiting for a lock
+ * database about the same work whether it holds one delivery or five, so mail to many addresses goes in
+ * fewer, fuller batches (the figures: docs/performance.md, issue 28's third round). A batch slower than
+ * that (waiting for a lock
  * another instance holds, a big message, a slow disk) lets another start beside it on other sessions, a
  * few at most, and the database flushes their COMMITs together: one slow inbox never holds up the others
  * for longer than SLOW_MS (and GATHER_MS).
  *
  * A batch that could start also waits while a delivery is on its way (announce(): an SMTP client of this
  * instance is sending its message's body), GATHER_MS at most after its oldest delivery was queued: under
- * load the deliveries of several connections go together (ten addresses through two instances: 2.1 ->
- * ~3.9 deliveries a batch), and with no other message coming nothing waits. A body that ends (arrived) lets
+ * load the deliveries of several connections go together (docs/performance.md, the fourth round), and
+ * with no other message coming nothing waits. A body that ends (arrived) lets
  * the waiting batch go at once; plain mail reaches deliver() in that same turn of the loop, before the
  * batch starts, so it goes in it. Mail that must be parsed first (or a body that is refused, or a client
  * that stalls mid-body) costs the others GATHER_MS at most.

@@ -72,9 +72,9 @@ const names = new Map<string, string>();
 
 /**
  * `text` as a named statement: each connection parses and plans it once, then only binds and runs it.
- * An unnamed statement is parsed and planned at every call, which measured ~125-160 µs of the
- * database's CPU for a one-row lookup, against ~45 µs prepared (and a little less of ours). The name is
- * a hash of the text, so one name never stands for two texts.
+ * An unnamed statement is parsed and planned at every call, several times the database's CPU of a
+ * prepared one for a one-row lookup (docs/performance.md, issue 28). The name is a hash of the text, so
+ * one name never stands for two texts.
  */
 export function prepared(text: string, values: unknown[] = []): pg.QueryConfig {
   let name = names.get(text);
