@@ -10,7 +10,7 @@ import { appPaths } from './state/paths';
 import { isScriptCommand } from './scripting/commands-list';
 // The terminal-safe boundary has no imports of its own: the catch-all below needs it for any error.
 import { safeLine } from './text/safe-text';
-import { VERSION } from './version';
+import { VERSION } from './platform/version';
 
 
 // Node keeps the code it compiled from our bundle on disk and reuses it at the next start, as long as

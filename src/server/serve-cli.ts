@@ -13,7 +13,7 @@ import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from 
 import { hangupReloads, reloadConfig } from './reload/sighup';
 import type { ServerConfig } from './server-config';
 import { holdHeapNearLive } from '../platform/young-generation';
-import { VERSION } from '../version';
+import { VERSION } from '../platform/version';
 
 const HELP = `Usage: tempmail-tui serve [options]
 

@@ -7,7 +7,7 @@
 import { createServer, type Socket } from 'node:net';
 import { Server, type Connection } from 'ssh2';
 import type { Logger } from '../observe/log';
-import { plainIp } from '../store/match';
+import { plainIp } from '../limits/ip-address';
 import { authenticate, type Identity } from './ssh-auth';
 import { SshCounts, type SshLimits, type SshStats } from './ssh-limits';
 import { handleSession } from './ssh-session';

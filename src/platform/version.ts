@@ -8,7 +8,7 @@ declare const __VERSION__: string;
 
 function sourceVersion(): string {
   try {
-    const text = readFileSync(new URL('../package.json', import.meta.url), 'utf8');
+    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
     const version: unknown = JSON.parse(text).version;
     return typeof version === 'string' ? `${version}-dev` : 'dev';
   } catch {
