@@ -16,15 +16,28 @@ export interface Answer {
   body: string;
 }
 
-/** Seconds to wait from a Retry-After header (delta-seconds or HTTP-date), clamped to a day. */
+// RFC 9110 §10.2.3: Retry-After is delay-seconds (digits only) or an HTTP-date in one of its three forms
+// (IMF-fixdate, obsolete RFC 850, asctime). Anything else ("-5", "5, 5", "soon") is no Retry-After at all.
+const DELAY_SECONDS = /^\d{1,10}$/;
+const HTTP_DATES = [
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+  /^(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{2}-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{2} \d{2}:\d{2}:\d{2} GMT$/,
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2} \d{4}$/,
+];
+
+/**
+ * Seconds to wait from a Retry-After header as RFC 9110 reads it, clamped to a day; a date already past
+ * is 0 (the caller keeps its floor). Undefined when absent or not a valid value (then the caller's default).
+ */
 export function parseRetryAfter(value: unknown, now = Date.now()): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
-  if (typeof raw !== 'string' || !raw.trim()) return undefined;
+  if (typeof raw !== 'string') return undefined;
   const text = raw.trim();
   let seconds: number;
-  if (/^\d+(\.\d+)?$/.test(text)) seconds = Math.ceil(Number(text));
+  if (DELAY_SECONDS.test(text)) seconds = Number(text);
   else {
-    const at = Date.parse(text);
+    if (!HTTP_DATES.some((form) => form.test(text))) return undefined;
+    const at = Date.parse(text.endsWith('GMT') ? text : `${text} GMT`);
     if (Number.isNaN(at)) return undefined;
     seconds = Math.ceil((at - now) / 1000);
   }

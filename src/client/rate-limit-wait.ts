@@ -25,8 +25,9 @@ export const RATE_LIMIT_WAIT: Omit<RateLimitWait, 'onWait'> = { perWaitMs: 10_00
 export const rateLimitWords = (who: string, seconds: number): string => `${who} is limiting requests: waiting ${seconds} s, then asking again`;
 
 const DEFAULT_RATE_WAIT_MS = 1_000;
-// Retry-After: 0 is still a pause: asking again at once meets the same limit.
-const MIN_RATE_WAIT_MS = 250;
+// Retry-After: 0 (or a date already past) is still a pause of a whole second: asking again at once
+// meets the same limit, and the wait said is the wait taken.
+const MIN_RATE_WAIT_MS = 1_000;
 
 // Set while a caller that waits out a 429 itself runs (the app's poller: its poll line says so). Made
 // on first use, and node:async_hooks taken by require(): an ES import of it (and the store) loaded
@@ -50,7 +51,7 @@ export async function pacedCall<T>(attempt: () => Promise<T>, pacer: Pacer | und
     } catch (error) {
       if (!limits || !isApiError(error) || error.kind !== 'rate_limited') throw error;
       const asked = error.details.retryAfterSeconds;
-      const ms = Math.max(MIN_RATE_WAIT_MS, asked === undefined ? DEFAULT_RATE_WAIT_MS : asked * 1000);
+      const ms = Math.max(MIN_RATE_WAIT_MS, asked === undefined ? DEFAULT_RATE_WAIT_MS : Math.ceil(asked) * 1000);
       if (ms > limits.perWaitMs || waited + ms > limits.totalMs) throw error;
       waited += ms;
       limits.onWait?.(Math.ceil(ms / 1000));
