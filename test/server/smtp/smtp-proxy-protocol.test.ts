@@ -82,4 +82,25 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
     early.write(Buffer.concat([v2('203.0.113.9', 40_009), Buffer.from('EHLO early.test\r\n')]));
     expect(await earlyHeard).toMatch(/You talk too soon/);
   });
+
+  it('closes a trusted proxy connection that sends nothing once its 5 s for a header are up', async () => {
+    const svc = cleanup.defer(await startTestService({ trustedProxies: [PROXY] }), (s) => s.close());
+    const silent = net.connect({ port: svc.smtpPort, host: svc.smtpHost, localAddress: PROXY });
+    // Nothing is said to it (no greeting before the header), and it is closed.
+    expect(await heardUntilClosed(silent)).toBe('');
+    expect(svc.logs.find((l) => l.includes('closed a connection from proxy'))).toMatch(/^smtp closed a connection from proxy 127\.0\.0\.40: no PROXY header within 5 s \| client=127\.0\.0\.40 reason=bad_proxy_header$/);
+  });
+
+  it('closes the connections still waiting for a header when the service stops', async () => {
+    const svc = cleanup.defer(await startTestService({ trustedProxies: [PROXY] }), (s) => s.close());
+    const waiting = net.connect({ port: svc.smtpPort, host: svc.smtpHost, localAddress: PROXY });
+    const heard = heardUntilClosed(waiting);
+    await new Promise<void>((resolve) => waiting.once('connect', () => resolve()));
+    // Half a header: the service is waiting for the rest.
+    waiting.write(v1('203.0.113.7').subarray(0, 10));
+    await svc.close();
+    expect(await heard).toBe('');
+    // It was closed by the stop, not by its deadline.
+    expect(svc.logs.filter((l) => l.includes('no PROXY header'))).toEqual([]);
+  });
 });
