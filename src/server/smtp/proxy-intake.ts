@@ -65,7 +65,7 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
       }
       // A LOCAL header (the proxy's health check) names no client: the proxy is the client.
       const client = outcome.client ?? { address: peer, port: socket.remotePort ?? 0 };
-      smtp.connect(socket, { id: sessionId(), remoteAddress: unmapped(client.address), remotePort: client.port } as never);
+      smtp.connect(socket, { id: sessionId(), remoteAddress: unmapped(client.address), remotePort: client.port });
     });
   });
   return {
