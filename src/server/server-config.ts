@@ -65,7 +65,7 @@ export interface ServerConfig {
   catchAll?: boolean;
   /** create-session calls allowed per client address per minute. */
   createPerMinute: number;
-  /** Load balancers whose X-Forwarded-For names the client (for the create-session rate). */
+  /** Load balancers whose X-Forwarded-For names the client (for the create-session rate), and whose PROXY protocol header names the SMTP sender. */
   trustedProxies: string[];
   /** How often expired sessions are purged, in ms. */
   purgeIntervalMs: number;

@@ -23,11 +23,13 @@ export interface SmtpDialog {
 
 /**
  * Opens a connection and reads the greeting. `from` binds this end to a loopback address of its own
- * (127.0.0.5 connecting to 127.0.0.1): a distinct client for the per-client limits.
+ * (127.0.0.5 connecting to 127.0.0.1): a distinct client for the per-client limits. `preface` is written
+ * as soon as the connection is open, before the greeting (a load balancer's PROXY header).
  */
-export function openSmtp(target: SmtpTarget, timeoutMs = 10_000, from?: string): Promise<SmtpDialog> {
+export function openSmtp(target: SmtpTarget, timeoutMs = 10_000, from?: string, preface?: Buffer): Promise<SmtpDialog> {
   return new Promise((resolveOpen, rejectOpen) => {
     const socket = net.connect({ port: target.smtpPort, host: target.smtpHost, ...(from ? { localAddress: from } : {}) });
+    if (preface) socket.write(preface);
     let buffer = '';
     const waiters: { resolve: (reply: string) => void; reject: (error: Error) => void }[] = [];
     let failure: Error | undefined;

@@ -13,6 +13,7 @@ import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
 import { senderOf, smtpDelivery } from './smtp-delivery';
 import type { SmtpHooks } from './smtp-hooks';
+import { acceptProxyHeaders } from './proxy-intake';
 import { listed, ourAddresses, reply, rewordSizeRefusals } from './smtp-replies';
 import { SmtpTimeLimits } from './time-limits';
 import type { LoadedTls } from './tls-files';
@@ -223,6 +224,9 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     log.event({ level: 'warn', event: 'smtp.connection_error', text: `smtp connection error: ${error.message}`, fields: { client: error.remoteAddress, reason: error.code } });
   });
 
+  // From a load balancer in trustedProxies, a PROXY header names the client (proxy-intake.ts).
+  const proxies = acceptProxyHeaders(server, { trustedProxies: config.trustedProxies, log, maxWaiting: options.maxClients ?? 200 });
+
   let closed: Promise<void> | undefined;
   return {
     server,
@@ -251,6 +255,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       closed ??= (async () => {
         closing = true;
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        proxies.close();
         // Idle connections would otherwise hold the close for the whole grace time.
         for (const connection of [...server.connections]) {
           // A 421 reply makes smtp-server close the connection itself.

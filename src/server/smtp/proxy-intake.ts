@@ -1,0 +1,116 @@
+/**
+ * The PROXY protocol (v1 and v2) on the SMTP listener, from the load balancers in `trustedProxies` and
+ * only from them. smtp-server's own `useProxy` reads v1 only, so its listener's `connection` handler is
+ * taken over: a trusted peer's header is read (proxy-header.ts) with a byte limit and a deadline, and
+ * the socket is handed to smtp-server with the header's client as its remote address, so limits, blocks,
+ * logs and the stored client address see the real sender. Anyone else goes to smtp-server as before:
+ * a header from them is not believed (smtp-server takes it for a bad command).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { SMTPServer } from 'smtp-server';
+import { unmapped } from '../http/request-names';
+import type { Logger } from '../observe/log';
+import { MAX_V2_BODY, parseProxyHeader } from './proxy-header';
+
+/** How long a trusted proxy has to send its header. */
+export const PROXY_HEADER_DEADLINE_MS = 5000;
+/** The most bytes a header may take (a v2 header with the largest body we accept). */
+const MAX_HEADER_BYTES = 16 + MAX_V2_BODY;
+
+export interface ProxyIntakeOptions {
+  /** Peers whose header is read (IP addresses, as in `trustedProxies`). */
+  trustedProxies: readonly string[];
+  log: Logger;
+  /** Sockets waiting for their header at once; past it a new one is closed. */
+  maxWaiting: number;
+  deadlineMs?: number;
+}
+
+export interface ProxyIntake {
+  /** Destroys the sockets still waiting for a header (serve stops). */
+  close(): void;
+}
+
+/** An id like smtp-server's own (base32 of 80 random bits). */
+const sessionId = () => BigInt(`0x${randomBytes(10).toString('hex')}`).toString(32).padStart(16, '0');
+
+/** Takes over `smtp`'s listener so trusted proxies' connections are read for a PROXY header first. */
+export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions): ProxyIntake {
+  const trusted = new Set(options.trustedProxies.map(unmapped));
+  const waiting = new Set<Socket>();
+  if (trusted.size === 0) return { close() {} };
+  const listener = smtp.server;
+  const handlers = listener.listeners('connection') as ((socket: Socket) => void)[];
+  listener.removeAllListeners('connection');
+  listener.on('connection', (socket: Socket) => {
+    const peer = unmapped(socket.remoteAddress ?? 'unknown');
+    if (!trusted.has(peer)) {
+      for (const handle of handlers) handle.call(listener, socket);
+      return;
+    }
+    if (waiting.size >= options.maxWaiting) {
+      options.log.event({ level: 'warn', event: 'smtp.proxy_refused', text: `smtp closed a connection from proxy ${peer}: ${waiting.size} already wait for their PROXY header`, fields: { client: peer, reason: 'too_many_waiting' } });
+      socket.destroy();
+      return;
+    }
+    waiting.add(socket);
+    readHeader(socket, options.deadlineMs ?? PROXY_HEADER_DEADLINE_MS, (outcome) => {
+      waiting.delete(socket);
+      if (outcome.kind === 'gone') return;
+      if (outcome.kind === 'bad') {
+        options.log.event({ level: 'warn', event: 'smtp.proxy_refused', text: `smtp closed a connection from proxy ${peer}: ${outcome.reason}`, fields: { client: peer, reason: 'bad_proxy_header' }, foldKey: `smtp.proxy_refused ${peer}` });
+        socket.destroy();
+        return;
+      }
+      // A LOCAL header (the proxy's health check) names no client: the proxy is the client.
+      const client = outcome.client ?? { address: peer, port: socket.remotePort ?? 0 };
+      smtp.connect(socket, { id: sessionId(), remoteAddress: unmapped(client.address), remotePort: client.port });
+    });
+  });
+  return {
+    close() {
+      for (const socket of waiting) socket.destroy();
+      waiting.clear();
+    },
+  };
+}
+
+type Outcome = { kind: 'gone' } | { kind: 'bad'; reason: string } | { kind: 'ok'; client?: { address: string; port: number } };
+
+/**
+ * Reads a PROXY header from the start of `socket` (at most MAX_HEADER_BYTES, within `deadlineMs`), then
+ * pauses it with what came after the header put back, for smtp-server to read: a client may pipeline.
+ */
+function readHeader(socket: Socket, deadlineMs: number, done: (outcome: Outcome) => void): void {
+  let received = Buffer.alloc(0);
+  let settled = false;
+  const finish = (outcome: Outcome) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    socket.off('data', onData);
+    socket.off('close', onClose);
+    socket.off('error', onError);
+    done(outcome);
+  };
+  const timer = setTimeout(() => finish({ kind: 'bad', reason: `no PROXY header within ${deadlineMs / 1000} s` }), deadlineMs);
+  const onClose = () => finish({ kind: 'gone' });
+  const onError = () => {
+    socket.destroy();
+    finish({ kind: 'gone' });
+  };
+  const onData = (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    const header = parseProxyHeader(received.subarray(0, MAX_HEADER_BYTES));
+    if (header.kind === 'more') return;
+    if (header.kind === 'bad') return finish(header);
+    socket.pause();
+    const rest = received.subarray(header.length);
+    if (rest.length > 0) socket.unshift(rest);
+    finish({ kind: 'ok', client: header.client });
+  };
+  socket.on('data', onData);
+  socket.on('close', onClose);
+  socket.on('error', onError);
+}

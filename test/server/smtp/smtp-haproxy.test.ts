@@ -1,0 +1,100 @@
+/**
+ * The built `serve` behind a real HAProxy (Debian's haproxy; .ci/run installs it) that sends the PROXY
+ * protocol v2 (`send-proxy-v2`) from its own address (`source 127.0.0.40`, listed in trustedProxies):
+ * senders on distinct loopback addresses are each held to their own per-client share, and named in the
+ * log, though every connection reaches serve from the proxy. Without haproxy a developer's run says
+ * loudly that this test is left out; under CI=true it fails instead.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { startServeProcess, stopServe } from '../../harness/serve-process';
+import { openSmtp } from '../../harness/smtp-dialog';
+import { waitFor } from '../../harness/wait';
+
+const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
+if (!HAPROXY) {
+  const why = 'HAProxy is not installed: install the haproxy package (apt-get install haproxy)';
+  if (process.env.CI === 'true') throw new Error(`CI: ${why}; the HAProxy test must run in CI.`);
+  const bar = '!'.repeat(100);
+  console.warn(`\n${bar}\n!! SKIPPED: test/server/smtp/smtp-haproxy.test.ts. ${why}.\n${bar}\n`);
+}
+
+const cleanup = cleanupAfterEach();
+const PROXY = '127.0.0.40';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** HAProxy in front of `smtpPort`, as docs/server/smtp.md shows it; resolves with its port once it listens. */
+async function startHaproxy(dir: string, smtpPort: number): Promise<number> {
+  const port = await freePort();
+  const file = join(dir, 'haproxy.cfg');
+  await writeFile(
+    file,
+    `defaults
+  mode tcp
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+frontend smtp
+  bind 127.0.0.1:${port}
+  default_backend tempmail
+backend tempmail
+  source ${PROXY}
+  server serve 127.0.0.1:${smtpPort} send-proxy-v2
+`,
+  );
+  const child: ChildProcess = spawn(HAPROXY!, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  cleanup.defer(child, (c) => {
+    c.kill('SIGKILL');
+    return new Promise((resolve) => (c.exitCode !== null ? resolve(undefined) : c.once('exit', resolve)));
+  });
+  // Its port refuses connections until it listens (no connection is made through it before then).
+  await waitFor(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const probe = net.connect(port, '127.0.0.1', () => {
+          probe.destroy();
+          resolve(true);
+        });
+        probe.on('error', () => resolve(false));
+      }),
+    { message: `haproxy to listen (${stderr})` },
+  );
+  return port;
+}
+
+describe.skipIf(!HAPROXY)('serve behind HAProxy with send-proxy-v2', () => {
+  it('holds each sender behind the proxy to its own share of connections and names it in the log', async () => {
+    const dir = await cleanup.tempDir('tempmail-haproxy-');
+    const config = join(dir, 'serve.json');
+    await writeFile(config, JSON.stringify({ trustedProxies: [PROXY], smtpConnectionsPerClient: 2 }));
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--config', config]), (p) => stopServe(p, 'SIGKILL'));
+    const front = { smtpHost: '127.0.0.1', smtpPort: await startHaproxy(dir, serve.smtpPort) };
+    const open = async (from: string) => cleanup.defer(await openSmtp(front, 10_000, from), (c) => c.destroy());
+
+    for (let i = 0; i < 2; i++) expect((await open('127.0.0.5')).greeting).toMatch(/^220 /);
+    expect((await open('127.0.0.5')).greeting).toBe('421 4.7.0 Too many connections from your address (at most 2 at once), try again later');
+    // Another sender through the same proxy still gets in, and the log names it, not the proxy.
+    const other = await open('127.0.0.6');
+    expect(other.greeting).toMatch(/^220 /);
+    expect(await other.command('EHLO other.test')).toMatch(/^250/);
+    expect(await other.command('MAIL FROM:<a@x.org>')).toMatch(/^250/);
+    expect(await other.command('RCPT TO:<nobody@tempmail.test>')).toMatch(/^550/);
+    await waitFor(() => /smtp refused RCPT nobody@tempmail\.test .*client=127\.0\.0\.6/.test(serve.stderr()), { message: 'the refused RCPT of 127.0.0.6 in the log' });
+    expect(serve.stderr()).toMatch(/smtp refused a connection from 127\.0\.0\.5: 421 .*client=127\.0\.0\.5/);
+    expect(serve.stderr()).not.toContain(`client=${PROXY}`);
+  });
+});
