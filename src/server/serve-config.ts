@@ -115,6 +115,7 @@ const FILE_KEYS: Record<string, Setter> = {
   eventStreamsPerClient: (c, v, w) => (c.eventStreamsPerClient = parseIntIn(v, 0, 1_000_000, w)),
   eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
   adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
+  adminListen: (c, v, w) => (c.adminListen = listenAddress(v, w)),
   sshPort: (c, v, w) => (c.sshPort = parseIntIn(v, 0, 65535, w)),
   sshHost: (c, v, w) => (c.sshHost = hostName(v, w)),
   sshHostKey: (c, v, w) => (c.sshHostKeyFile = filePath(v, w)),
@@ -201,6 +202,7 @@ export interface ServeFlags {
   'tls-cert'?: string;
   'tls-key'?: string;
   'admin-token-file'?: string;
+  'admin-listen'?: string;
   config?: string;
   'smtp-max-connections'?: string;
   'smtp-connections-per-client'?: string;
@@ -272,6 +274,7 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('tls-cert', 'tlsCert');
   set('tls-key', 'tlsKey');
   set('admin-token-file', 'adminTokenFile');
+  set('admin-listen', 'adminListen');
   set('smtp-max-connections', 'smtpMaxConnections');
   set('smtp-connections-per-client', 'smtpConnectionsPerClient');
   set('smtp-messages-per-minute', 'smtpMessagesPerMinute');
@@ -287,6 +290,9 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('ssh-host-key', 'sshHostKey');
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
+  }
+  if (config.adminListen !== undefined && config.adminTokenFile === undefined) {
+    throw new UsageError('--admin-listen (adminListen) serves the admin API, which needs --admin-token-file (adminTokenFile)');
   }
   chooseStorage(config, flags, fromFile, fromEnv, notes);
   if (config.databaseUrl !== undefined && config.maxStoredBytes > 0) {

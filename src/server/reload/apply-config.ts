@@ -62,6 +62,7 @@ const RESTART_KEYS = [
   'storageUsageIntervalMs',
   'metrics',
   'metricsListen',
+  'adminListen',
   'logFormat',
 ] as const satisfies readonly (keyof ServerConfig)[];
 
