@@ -16,7 +16,7 @@ import type { CreatedSession, MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
 import { loadTls, type TlsFiles } from './smtp/tls-files';
 import type { ImapIntake } from './imap/imap-intake';
-import { createAdminApi, readAdminToken, type AdminApi } from './admin/admin-api';
+import { adminTokenFiles, createAdminApi, readAdminTokens, type AdminApi } from './admin/admin-api';
 import { createAdminService } from './admin/admin-service';
 import { startAdminListener, type AdminListener } from './admin/admin-listener';
 import { EventHub, eventHubBounds } from './http/events';
@@ -99,7 +99,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
-  const adminToken = config.adminTokenFile !== undefined ? await readAdminToken(config.adminTokenFile, log) : undefined;
+  const adminTokens = await readAdminTokens(adminTokenFiles(config), log);
   const storage = await openStorage(config, log);
   const { store } = storage;
   let imap: ImapIntake | undefined;
@@ -147,7 +147,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   else await purge();
 
   const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
-  const adminApi: AdminApi | undefined = adminToken !== undefined ? createAdminApi(adminToken, admin, events) : undefined;
+  const adminApi: AdminApi | undefined = adminTokens.length > 0 ? createAdminApi(adminTokens, admin, { log, events }) : undefined;
   // The routes read it at each request: a reload may turn the admin API on or off. With adminListen it
   // is on that listener only (adminExtras), and the HTTP port has none.
   const extras: RouteExtras = { events, admin: config.adminListen ? undefined : adminApi };
@@ -245,11 +245,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       const fresh = await loadTls(files);
       return { summary: fresh.summary, put: () => smtp.reloadTls(fresh) };
     },
-    readAdminToken: (file) => readAdminToken(file, log),
-    setAdminToken(token) {
-      if (token === undefined) adminExtras.admin = undefined;
-      else if (adminExtras.admin) adminExtras.admin.setToken(token);
-      else adminExtras.admin = createAdminApi(token, admin, events);
+    readAdminTokens: (files) => readAdminTokens(files, log),
+    setAdminTokens(tokens) {
+      if (tokens.length === 0) adminExtras.admin = undefined;
+      else if (adminExtras.admin) adminExtras.admin.setTokens(tokens);
+      else adminExtras.admin = createAdminApi(tokens, admin, { log, events });
     },
     takeLimits() {
       ops.updateLimits(limitsOf(config));

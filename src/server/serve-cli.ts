@@ -49,6 +49,9 @@ Options:
   --tls-key FILE              the certificate's PEM private key
   --admin-token-file FILE     turn on the admin API (/admin/...) for the token this file holds
                               (16+ characters; mode 600); drive it with \`tempmail-tui admin\`
+                              (the token named "admin"; config adminTokens: [{"name": ...,
+                              "file": ...}] gives each person a token of their own, and the
+                              log names who acted)
   --admin-listen HOST:PORT    serve the admin API there only (a private address); /admin/ is
                               then 404 on the HTTP port
   --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
