@@ -16,8 +16,9 @@ import type { CreatedSession, MailService } from './service-types';
 import { createSmtpFront } from './smtp/smtp-intake';
 import { loadTls, type TlsFiles } from './smtp/tls-files';
 import type { ImapIntake } from './imap/imap-intake';
-import { createAdminApi, readAdminToken, type AdminApi } from './admin/admin-api';
+import { adminTokenFiles, createAdminApi, readAdminTokens, type AdminApi } from './admin/admin-api';
 import { createAdminService } from './admin/admin-service';
+import { startAdminListener, type AdminListener } from './admin/admin-listener';
 import { EventHub, eventHubBounds } from './http/events';
 import type { RouteExtras } from './http/routes';
 import { applyConfig, type LiveParts, type ReloadReport } from './reload/apply-config';
@@ -37,6 +38,8 @@ export interface RunningServer {
   ops: Operations;
   /** The SSH front (docs/server/ssh.md), when `sshPort` is set. */
   ssh?: RunningSsh;
+  /** The admin API's own listener (`adminListen`), e.g. "http://127.0.0.1:9026/". */
+  adminUrl?: string;
   /** Stops accepting, finishes in-flight requests and DATA, closes the store. Idempotent. */
   close(): Promise<void>;
   /**
@@ -96,7 +99,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
-  const adminToken = config.adminTokenFile !== undefined ? await readAdminToken(config.adminTokenFile, log) : undefined;
+  const adminTokens = await readAdminTokens(adminTokenFiles(config), log);
   const storage = await openStorage(config, log);
   const { store } = storage;
   let imap: ImapIntake | undefined;
@@ -144,9 +147,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   else await purge();
 
   const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
-  const adminApi: AdminApi | undefined = adminToken !== undefined ? createAdminApi(adminToken, admin, events) : undefined;
-  // The routes read it at each request: a reload may turn the admin API on or off.
-  const extras: RouteExtras = { events, admin: adminApi };
+  const adminApi: AdminApi | undefined = adminTokens.length > 0 ? createAdminApi(adminTokens, admin, { log, events }) : undefined;
+  // The routes read it at each request: a reload may turn the admin API on or off. With adminListen it
+  // is on that listener only (adminExtras), and the HTTP port has none.
+  const extras: RouteExtras = { events, admin: config.adminListen ? undefined : adminApi };
+  const adminExtras: RouteExtras = config.adminListen ? { admin: adminApi } : extras;
   const http = createHttpFront(service, {
     log,
     extras,
@@ -163,8 +168,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
   let ssh: RunningSsh | undefined;
+  let adminListener: AdminListener | undefined;
   const shutdown = async () => {
-    await Promise.allSettled([http.close(), smtp.close(), imap?.close(), ssh?.front.close()]);
+    await Promise.allSettled([http.close(), smtp.close(), imap?.close(), ssh?.front.close(), adminListener?.close()]);
     await ops.close();
     await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
     await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
@@ -180,6 +186,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpPort = await smtp.listen(config.smtpPort, smtpHost).catch((e: unknown) => {
       throw listenError('SMTP', smtpHost, config.smtpPort, e);
     });
+    if (config.adminListen) {
+      const timeouts = { headersTimeoutMs: config.httpHeadersTimeoutMs, requestTimeoutMs: config.httpRequestTimeoutMs };
+      adminListener = await startAdminListener(service, { where: config.adminListen, extras: adminExtras, log, answered: ops.httpHooks.answered, ...timeouts });
+    }
   } catch (error) {
     await shutdown();
     throw error;
@@ -205,6 +215,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     }
   }
   if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
+  if (adminListener) log(`admin API at ${adminListener.url}`);
   if (ops.metricsUrl) log(`metrics at ${ops.metricsUrl}`);
   else if (config.metrics) log(`metrics at ${httpUrl}metrics`);
   // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
@@ -234,11 +245,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       const fresh = await loadTls(files);
       return { summary: fresh.summary, put: () => smtp.reloadTls(fresh) };
     },
-    readAdminToken: (file) => readAdminToken(file, log),
-    setAdminToken(token) {
-      if (token === undefined) extras.admin = undefined;
-      else if (extras.admin) extras.admin.setToken(token);
-      else extras.admin = createAdminApi(token, admin, events);
+    readAdminTokens: (files) => readAdminTokens(files, log),
+    setAdminTokens(tokens) {
+      if (tokens.length === 0) adminExtras.admin = undefined;
+      else if (adminExtras.admin) adminExtras.admin.setTokens(tokens);
+      else adminExtras.admin = createAdminApi(tokens, admin, { log, events });
     },
     takeLimits() {
       ops.updateLimits(limitsOf(config));
@@ -266,6 +277,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     service,
     ops,
     ssh,
+    adminUrl: adminListener?.url,
     storage: storage.where,
     get config() {
       return { ...config, httpPort, smtpPort };

@@ -51,6 +51,11 @@ Options:
   --tls-key FILE              the certificate's PEM private key
   --admin-token-file FILE     turn on the admin API (/admin/...) for the token this file holds
                               (16+ characters; mode 600); drive it with \`tempmail-tui admin\`
+                              (the token named "admin"; config adminTokens: [{"name": ...,
+                              "file": ...}] gives each person a token of their own, and the
+                              log names who acted)
+  --admin-listen HOST:PORT    serve the admin API there only (a private address); /admin/ is
+                              then 404 on the HTTP port
   --config FILE               JSON file with the same settings in camelCase (httpPort, domains,
                               extmailAccounts, lifetimeSeconds, ...); flags override it
   -V, --version               print the version
@@ -98,7 +103,8 @@ HTTP routes (JSON; a token as the token parameter or in Authorization: Bearer):
   GET  /ready                        the same for load balancers; 503 also while closing
   GET  /metrics                      Prometheus text, with --metrics (or on --metrics-listen)
   /admin/stats, /admin/sessions, /admin/messages, /admin/delete-session, /admin/delete-message,
-  /admin/blocks, /admin/block, /admin/unblock   with --admin-token-file only
+  /admin/blocks, /admin/block, /admin/unblock   with --admin-token-file only (on --admin-listen
+                                                when it is given)
 
 Signals:
   SIGINT, SIGTERM   stop accepting, finish what is in flight, exit 0 (a second one: exit 130 at once)
@@ -131,6 +137,7 @@ export const SERVE_OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'admin-token-file': { type: 'string' },
+  'admin-listen': { type: 'string' },
   config: { type: 'string' },
   'smtp-max-connections': { type: 'string' },
   'smtp-connections-per-client': { type: 'string' },

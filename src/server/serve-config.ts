@@ -115,6 +115,8 @@ const FILE_KEYS: Record<string, Setter> = {
   eventStreamsPerClient: (c, v, w) => (c.eventStreamsPerClient = parseIntIn(v, 0, 1_000_000, w)),
   eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
   adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
+  adminListen: (c, v, w) => (c.adminListen = listenAddress(v, w)),
+  adminTokens: (c, v, w) => (c.adminTokens = namedTokenFiles(v, w)),
   sshPort: (c, v, w) => (c.sshPort = parseIntIn(v, 0, 65535, w)),
   sshHost: (c, v, w) => (c.sshHost = hostName(v, w)),
   sshHostKey: (c, v, w) => (c.sshHostKeyFile = filePath(v, w)),
@@ -124,6 +126,26 @@ const FILE_KEYS: Record<string, Setter> = {
   sshIdleTimeoutMs: (c, v, w) => (c.sshIdleTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   sshAuthTimeoutMs: (c, v, w) => (c.sshAuthTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };
+
+/** `[{"name": "alice", "file": "/etc/tempmail-tui/alice.token"}, ...]`: names unique, as the log shows them. */
+function namedTokenFiles(value: unknown, where: string): { name: string; file: string }[] {
+  if (!Array.isArray(value)) throw new UsageError(`${where}: expected a list of {"name": ..., "file": ...}`);
+  const out = value.map((item: unknown, i) => {
+    const at = `${where}[${i}]`;
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new UsageError(`${at}: expected {"name": ..., "file": ...}`);
+    const { name, file, ...rest } = item as Record<string, unknown>;
+    const extra = Object.keys(rest)[0];
+    if (extra !== undefined) throw new UsageError(`${at}: unknown key ${show(extra)} (known: name, file)`);
+    if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
+      throw new UsageError(`${at}.name: expected 1 to 64 letters, digits, dots, dashes or underscores, got ${show(name)}`);
+    }
+    return { name, file: filePath(file, `${at}.file`) };
+  });
+  const names = out.map((t) => t.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice !== undefined) throw new UsageError(`${where}: the name ${show(twice)} is given twice`);
+  return out;
+}
 
 /** "host:port" ("[::1]:9025" for IPv6) of a listener. */
 function listenAddress(value: unknown, where: string): { host: string; port: number } {
@@ -201,6 +223,7 @@ export interface ServeFlags {
   'tls-cert'?: string;
   'tls-key'?: string;
   'admin-token-file'?: string;
+  'admin-listen'?: string;
   config?: string;
   'smtp-max-connections'?: string;
   'smtp-connections-per-client'?: string;
@@ -272,6 +295,7 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('tls-cert', 'tlsCert');
   set('tls-key', 'tlsKey');
   set('admin-token-file', 'adminTokenFile');
+  set('admin-listen', 'adminListen');
   set('smtp-max-connections', 'smtpMaxConnections');
   set('smtp-connections-per-client', 'smtpConnectionsPerClient');
   set('smtp-messages-per-minute', 'smtpMessagesPerMinute');
@@ -287,6 +311,12 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
   set('ssh-host-key', 'sshHostKey');
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined)) {
     throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
+  }
+  if (config.adminListen !== undefined && config.adminTokenFile === undefined && !config.adminTokens?.length) {
+    throw new UsageError('--admin-listen (adminListen) serves the admin API, which needs --admin-token-file (adminTokenFile)');
+  }
+  if (config.adminTokenFile !== undefined && config.adminTokens?.some((t) => t.name === 'admin')) {
+    throw new UsageError('adminTokens: the name "admin" is the token of --admin-token-file (adminTokenFile); give it another');
   }
   chooseStorage(config, flags, fromFile, fromEnv, notes);
   if (config.databaseUrl !== undefined && config.maxStoredBytes > 0) {

@@ -133,6 +133,10 @@ export interface ServerConfig {
   eventsHeartbeatMs: number;
   /** A file holding the admin API's token; undefined: no admin API (src/server/admin/). */
   adminTokenFile?: string;
+  /** Named admin tokens, each in a file (config `adminTokens`): the log names who acted. */
+  adminTokens?: { name: string; file: string }[];
+  /** Serve the admin API on this address only (then /admin/ is 404 on the HTTP port); undefined: on the HTTP port. */
+  adminListen?: { host: string; port: number };
   /** SSH front (src/server/ssh/; docs/server/ssh.md): its port; undefined = no SSH (the default). 0 = any free port. */
   sshPort?: number;
   /** Listen address of SSH; default `host`. */

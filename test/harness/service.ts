@@ -15,6 +15,8 @@ import type { MailService } from '../../src/server/service-types';
 export interface TestService {
   /** e.g. "http://127.0.0.1:43211/" (trailing slash, ready for got's prefixUrl). */
   baseUrl: string;
+  /** The admin API's own listener, with `adminListen` (trailing slash). */
+  adminUrl?: string;
   smtpHost: string;
   smtpPort: number;
   dataDir: string;
@@ -57,6 +59,7 @@ export async function startTestService(
   let closed: Promise<void> | undefined;
   return {
     baseUrl: server.httpUrl,
+    adminUrl: server.adminUrl,
     smtpHost: server.smtpHost,
     smtpPort: server.smtpPort,
     dataDir,

@@ -122,4 +122,28 @@ describe('the nginx site in scripts/deploy', () => {
     expect(failed.statusCode).toBe(502);
     expect(nginx.logs()).not.toContain(secret);
   });
+
+  it('refuses /admin/ (404) in every spelling, even from a serve with the admin API on its HTTP port', async () => {
+    const dir = await cleanup.tempDir('tempmail-nginx-');
+    const ca = makeCa(dir);
+    const token = 'nginx-admin-token-0123456789abcdef';
+    await writeFile(join(dir, 'admin-token'), `${token}\n`, { mode: 0o600 });
+    const args = ['--data-dir', join(dir, 'data'), '--trust-proxy', '--admin-token-file', join(dir, 'admin-token')];
+    const serve = cleanup.defer(await startServeProcess(args), (p) => stopServe(p, 'SIGKILL'));
+    const nginx = await startNginx(dir, Number(new URL(serve.baseUrl).port), ca);
+    const status = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await get(nginx.port, ca, path, headers);
+      res.resume();
+      return res.statusCode;
+    };
+    const admin = { authorization: `Bearer ${token}` };
+    // Direct to serve the admin API answers; through nginx it is not there.
+    expect((await fetch(new URL('admin/stats', serve.baseUrl), { headers: admin })).status).toBe(200);
+    for (const path of ['/admin/stats', '/admin/stats/', '/admin/block?kind=ip&value=1.2.3.4', '/%61dmin/stats', '//admin/stats', '/x/../admin/stats', '/admin/%73tats']) {
+      expect(await status(path, admin), path).toBe(404);
+    }
+    // The rest of the API passes.
+    expect(await status('/domains')).toBe(200);
+    expect(nginx.logs()).not.toContain(token);
+  });
 });

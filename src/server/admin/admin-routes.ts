@@ -8,6 +8,8 @@ import type { FoundMessage } from '../store/store';
 import { HttpError, optionalInt, optionalString, requiredInt, type Params } from '../http/params';
 import type { Route, RouteContext, RouteResult } from '../http/route-types';
 import type { AdminApi } from './admin-api';
+import { filterTarget } from './admin-audit';
+import { parseBlock } from './blocks';
 import type { AdminFilter, AdminSession } from './admin-service';
 
 const DEFAULT_LIMIT = 100;
@@ -15,11 +17,11 @@ const MAX_LIMIT = 1000;
 
 const ok = (body: Record<string, unknown>): RouteResult => ({ kind: 'json', body: { status: 'success', ...body } });
 
-/** The admin API of a request that showed the admin token; 404 when the API is off. */
-function admitted({ extras, bearer }: RouteContext): AdminApi {
+/** The admin API of a request that showed an admin token, and that token's name (the actor); 404 when the API is off. */
+function admitted({ extras, bearer }: RouteContext): AdminApi & { actor: string } {
   if (!extras.admin) throw new HttpError(404, 'not_found', 'No such route');
-  extras.admin.authorize(bearer);
-  return extras.admin;
+  const actor = extras.admin.authorize(bearer);
+  return { ...extras.admin, actor };
 }
 
 function filterOf(params: Params): { filter: AdminFilter; limit: number } {
@@ -68,6 +70,7 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     async handle(_service, ctx) {
       const admin = admitted(ctx);
       const stats = await admin.service.stats();
+      admin.audit(admin.actor, 'stats', '');
       return ok({ ...stats, event_streams: admin.events?.size ?? 0 });
     },
   },
@@ -77,7 +80,9 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     async handle(_service, ctx) {
       const admin = admitted(ctx);
       const { filter, limit } = filterOf(ctx.params);
-      return ok({ sessions: (await admin.service.sessions(filter, limit)).map(sessionRow) });
+      const sessions = await admin.service.sessions(filter, limit);
+      admin.audit(admin.actor, 'sessions', filterTarget(filter));
+      return ok({ sessions: sessions.map(sessionRow) });
     },
   },
 
@@ -86,7 +91,9 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     async handle(_service, ctx) {
       const admin = admitted(ctx);
       const { filter, limit } = filterOf(ctx.params);
-      return ok({ messages: (await admin.service.messages(filter, limit)).map(messageRow) });
+      const messages = await admin.service.messages(filter, limit);
+      admin.audit(admin.actor, 'messages', filterTarget(filter));
+      return ok({ messages: messages.map(messageRow) });
     },
   },
 
@@ -95,7 +102,9 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     async handle(_service, ctx) {
       const admin = admitted(ctx);
       const id = requiredString(ctx.params, 'session_id');
-      if (!(await admin.service.deleteSession(id))) throw new HttpError(404, 'not_found', 'No session with that id');
+      const removed = await admin.service.deleteSession(id);
+      admin.audit(admin.actor, 'delete-session', `session ${id}`, removed ? 'done' : 'not_found');
+      if (!removed) throw new HttpError(404, 'not_found', 'No session with that id');
       // Its event streams end here; on other instances on the same database, when they hear of it
       // (the deletion's notice, postgres/sessions.ts).
       admin.events?.closeSession(id);
@@ -108,9 +117,10 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     async handle(_service, ctx) {
       const admin = admitted(ctx);
       const sessionId = requiredString(ctx.params, 'session_id');
-      if (!(await admin.service.deleteMessage(sessionId, requiredInt(ctx.params, 'id')))) {
-        throw new HttpError(404, 'not_found', 'No such message in that session');
-      }
+      const id = requiredInt(ctx.params, 'id');
+      const removed = await admin.service.deleteMessage(sessionId, id);
+      admin.audit(admin.actor, 'delete-message', `message ${id} of session ${sessionId}`, removed ? 'done' : 'not_found');
+      if (!removed) throw new HttpError(404, 'not_found', 'No such message in that session');
       return ok({ message: 'Message deleted' });
     },
   },
@@ -120,6 +130,7 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     async handle(_service, ctx) {
       const admin = admitted(ctx);
       const blocks = await admin.service.blocks();
+      admin.audit(admin.actor, 'blocks', '');
       return ok({ blocks: blocks.map((b) => ({ kind: b.kind, value: b.value, created_at: formatWireTime(new Date(b.createdAt)) })) });
     },
   },
@@ -129,6 +140,7 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     async handle(_service, ctx) {
       const admin = admitted(ctx);
       const { block, added } = await admin.service.block(ctx.params.get('kind'), ctx.params.get('value'));
+      admin.audit(admin.actor, 'block', `${block.kind} ${block.value}`, added ? 'done' : 'already');
       return ok({ kind: block.kind, value: block.value, added });
     },
   },
@@ -137,7 +149,12 @@ export const ADMIN_ROUTES: Record<string, Route> = {
     method: 'POST',
     async handle(_service, ctx) {
       const admin = admitted(ctx);
-      if (!(await admin.service.unblock(ctx.params.get('kind'), ctx.params.get('value')))) throw new HttpError(404, 'not_found', 'No such block');
+      const [kind, value] = [ctx.params.get('kind'), ctx.params.get('value')];
+      const removed = await admin.service.unblock(kind, value);
+      const parsed = parseBlock(kind, value);
+      const target = 'error' in parsed ? '' : `${parsed.kind} ${parsed.value}`;
+      admin.audit(admin.actor, 'unblock', target, removed ? 'done' : 'not_found');
+      if (!removed) throw new HttpError(404, 'not_found', 'No such block');
       return ok({ message: 'Block removed' });
     },
   },

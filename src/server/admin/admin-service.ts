@@ -1,8 +1,8 @@
 /**
  * What the admin API does (abuse handling), over the same Store as the mail service: how much is stored,
  * finding sessions and messages by recipient, sender or client address, deleting a session or a
- * message, and the blocks (blocks.ts) the SMTP front end applies. Every change is logged in one line
- * (what, never a token). Store failures are ServiceError('storage_unavailable'), as everywhere.
+ * message, and the blocks (blocks.ts) the SMTP front end applies. Who did what is logged by the routes
+ * (admin-audit.ts), which know the actor. Store failures are ServiceError('storage_unavailable'), as everywhere.
  */
 import { recipientKey } from '../mail/addresses';
 import type { Clock, ServerConfig } from '../server-config';
@@ -136,14 +136,12 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
 
     async deleteSession(id) {
       const removed = await guarded(() => store.deleteSession(id));
-      if (removed) log(`admin: deleted session ${id}`);
       if (removed) deps.onFreed?.();
       return removed;
     },
 
     async deleteMessage(sessionId, id) {
       const removed = await guarded(() => store.deleteMessage(sessionId, id));
-      if (removed) log(`admin: deleted message ${id} of session ${sessionId}`);
       if (removed) deps.onFreed?.();
       return removed;
     },
@@ -155,7 +153,6 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       if ('error' in parsed) throw bad(parsed.error);
       const block: Block = { ...parsed, createdAt: clock() };
       const added = await guarded(() => store.putBlock(block));
-      if (added) log(`admin: blocked ${block.kind} ${block.value}`);
       await refreshBlocks();
       return { block, added };
     },
@@ -164,7 +161,6 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       const parsed = parseBlock(kind, value);
       if ('error' in parsed) throw bad(parsed.error);
       const removed = await guarded(() => store.deleteBlock(parsed.kind as BlockKind, parsed.value));
-      if (removed) log(`admin: unblocked ${parsed.kind} ${parsed.value}`);
       await refreshBlocks();
       return removed;
     },

@@ -65,6 +65,8 @@ export interface HttpFrontOptions {
   checkMailCacheBytes?: number;
   /** The event streams (GET /events) and the admin API, where the service offers them. */
   extras?: RouteExtras;
+  /** Serve the /admin/ routes only, every other path 404 (the admin API's own listener, --admin-listen). */
+  adminOnly?: boolean;
 }
 
 export interface HttpFront {
@@ -123,7 +125,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       path = withoutTrailingSlashes(url.pathname);
       logPath = loggablePath(path);
       const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
-      const found = Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+      const found = Object.hasOwn(ROUTES, path) && (!options.adminOnly || path.startsWith('/admin/')) ? ROUTES[path] : undefined;
       // The route's name for the metrics and the log's folding: a closed set whatever the path.
       if (plain || found) route = path.slice(1);
       // Counted first: a flood of anything, unknown routes included, meets the per-client limit.

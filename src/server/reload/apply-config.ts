@@ -12,6 +12,7 @@
  * in RESTART_KEYS.
  */
 import type { ServerConfig } from '../server-config';
+import { adminTokenFiles, type NamedToken, type NamedTokenFile } from '../admin/admin-api';
 
 /** What a running serve can change without a restart, and how to show a value of each in the log. */
 const LIVE_KEYS = [
@@ -45,6 +46,7 @@ const LIVE_KEYS = [
   'tlsCertFile',
   'tlsKeyFile',
   'adminTokenFile',
+  'adminTokens',
 ] as const satisfies readonly (keyof ServerConfig)[];
 
 /** What only a restart changes: the running value stays. */
@@ -62,6 +64,7 @@ const RESTART_KEYS = [
   'storageUsageIntervalMs',
   'metrics',
   'metricsListen',
+  'adminListen',
   'logFormat',
 ] as const satisfies readonly (keyof ServerConfig)[];
 
@@ -73,10 +76,10 @@ export interface LiveParts {
   config: ServerConfig;
   /** Reads and checks the certificate and key of `files`; rejects (nothing changed) when they do not check out. */
   loadTls(files: { certFile: string; keyFile: string }): Promise<{ summary: string; put(): void }>;
-  /** Reads and checks the admin token file; rejects when it does not check out. */
-  readAdminToken(file: string): Promise<string>;
-  /** Puts an admin token in effect, or turns the admin API off (undefined). */
-  setAdminToken(token: string | undefined): void;
+  /** Reads and checks the admin token files; rejects when one does not check out. */
+  readAdminTokens(files: NamedTokenFile[]): Promise<NamedToken[]>;
+  /** Puts the admin tokens in effect, or turns the admin API off (none). */
+  setAdminTokens(tokens: NamedToken[]): void;
   /** The parts that keep a copy of what they read at start (the limits too: Operations.updateLimits) take the live config again. */
   takeLimits(): void;
   /** Starts the IMAP fetchers again for the accounts now configured. */
@@ -107,6 +110,7 @@ export class ReloadError extends Error {
 /** A value as the log shows it: accounts by address (never where their passwords come from). */
 function shown(key: keyof ServerConfig, value: unknown): string {
   if (value === undefined) return '(none)';
+  if (key === 'adminTokens') return (value as { name: string }[]).map((t) => t.name).join(', ') || '(none)';
   if (key === 'extmailAccounts') return (value as ServerConfig['extmailAccounts']).map((a) => `${a.email}${a.imap ? ' (imap)' : ''}`).join(', ') || '(none)';
   if (Array.isArray(value)) return value.join(', ') || '(none)';
   return String(value);
@@ -132,13 +136,11 @@ export async function applyConfig(parts: LiveParts, next: ServerConfig): Promise
       throw new ReloadError('certificate', error instanceof Error ? error.message : String(error));
     }
   }
-  let adminToken: string | undefined;
-  if (next.adminTokenFile !== undefined) {
-    try {
-      adminToken = await parts.readAdminToken(next.adminTokenFile);
-    } catch (error) {
-      throw new ReloadError('admin token', error instanceof Error ? error.message : String(error));
-    }
+  let adminTokens: NamedToken[];
+  try {
+    adminTokens = await parts.readAdminTokens(adminTokenFiles(next));
+  } catch (error) {
+    throw new ReloadError('admin token', error instanceof Error ? error.message : String(error));
   }
 
   const lines = changed.map((k) => `${k} ${shown(k, live[k])} -> ${shown(k, next[k])}`);
@@ -147,7 +149,7 @@ export async function applyConfig(parts: LiveParts, next: ServerConfig): Promise
   const accountsChanged = fetching && changed.some((k) => k === 'extmailAccounts' || k === 'lifetimeSeconds' || k === 'maxMessageBytes');
   for (const k of changed satisfies LiveKey[]) (live as unknown as Record<string, unknown>)[k] = next[k];
   tls?.put();
-  parts.setAdminToken(adminToken);
+  parts.setAdminTokens(adminTokens);
   parts.takeLimits();
   if (accountsChanged) await parts.restartImap();
   return { changed: lines, restart, ...(tls ? { tls: tls.summary } : {}) };

@@ -111,7 +111,13 @@ describe('the admin API', () => {
     expect((await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).status).toBe(401);
     expect(await stream.ended).toBe('end');
     expect((await admin(svc, '/admin/stats')).json).toMatchObject({ sessions: 1, messages: 2 });
-    expect(svc.logs).toEqual(expect.arrayContaining([`admin: deleted message 1 of session ${one.session_id}`, `admin: deleted session ${one.session_id}`]));
+    // Who did what: the token's name (the single --admin-token-file is "admin"), the action, its target.
+    expect(svc.logs).toEqual(
+      expect.arrayContaining([
+        `admin: admin deleted message 1 of session ${one.session_id} | actor=admin action=delete-message target="message 1 of session ${one.session_id}" result=done`,
+        `admin: admin deleted session ${one.session_id} | actor=admin action=delete-session target="session ${one.session_id}" result=done`,
+      ]),
+    );
   });
 
   it('blocks a client address at connect, a sender at MAIL FROM, a domain at RCPT TO of an open connection; kept across a restart', async () => {
@@ -150,7 +156,7 @@ describe('the admin API', () => {
       'ip 127.0.0.0/8',
     ]);
     expect((await admin(svc, '/admin/stats')).json).toMatchObject({ blocks: 3 });
-    expect(svc.logs).toEqual(expect.arrayContaining(['admin: blocked ip 127.0.0.0/8', expect.stringMatching(/^smtp refused connection from 127\.0\.0\.1: blocked \(ip 127\.0\.0\.0\/8\)( \|.*reason=blocked.*)?$/)]));
+    expect(svc.logs).toEqual(expect.arrayContaining([expect.stringMatching(/^admin: admin blocked ip 127\.0\.0\.0\/8 \| actor=admin action=block/), expect.stringMatching(/^smtp refused connection from 127\.0\.0\.1: blocked \(ip 127\.0\.0\.0\/8\)( \|.*reason=blocked.*)?$/)]));
 
     // Kept in the data dir: a restart applies them before its first connection.
     await svc.close();
