@@ -4,40 +4,31 @@
  * the event stream passes through at once (no buffering), and with the backend down a token in a query
  * string reaches none of nginx's logs (its error log quotes the request line of a failed proxy).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import https from 'node:https';
-import net from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/client/sse';
 import { cleanupAfterEach } from '../harness/cleanup';
+import { startDaemon } from '../harness/daemon';
 import { newSession } from '../harness/http';
+import { closedPort } from '../harness/ports';
 import { startServeProcess, stopServe } from '../harness/serve-process';
 import { sendMail } from '../harness/service';
 import { makeCa, makeServerCert, type TestCa } from '../harness/tls-certs';
-import { waitFor } from '../harness/wait';
 
 const cleanup = cleanupAfterEach();
 const HOST = 'mail.example.org';
 const SITE = readFileSync(fileURLToPath(new URL('../../scripts/deploy/nginx-tempmail-tui.conf', import.meta.url)), 'utf8');
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** nginx running the shipped site in `dir`, proxying to `backendPort`; resolves once it listens. */
 async function startNginx(dir: string, backendPort: number, ca: TestCa): Promise<{ port: number; logs(): string }> {
   if (!NGINX) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run does)');
   const cert = makeServerCert(ca, 'nginx', HOST);
-  const [plain, tls] = [await freePort(), await freePort()];
+  const [plain, tls] = [await closedPort(), await closedPort()];
   const logs = join(dir, 'logs');
   await mkdir(logs, { recursive: true });
   // The site as shipped; only where it listens, where its files are and where it proxies to differ.
@@ -64,25 +55,8 @@ http {
 }
 `,
   );
-  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  cleanup.defer(child, (c) => {
-    c.kill('SIGKILL');
-    return new Promise((resolve) => (c.exitCode !== null ? resolve(undefined) : c.once('exit', resolve)));
-  });
-  await waitFor(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const socket = net.connect(tls, '127.0.0.1', () => {
-          socket.end();
-          resolve(true);
-        });
-        socket.on('error', () => resolve(false));
-      }),
-    { message: `nginx to listen (${stderr})` },
-  );
-  const allLogs = () => readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + stderr;
+  const daemon = await startDaemon(cleanup, NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'], tls);
+  const allLogs = () => readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + daemon.stderr();
   return { port: tls, logs: allLogs };
 }
 

@@ -5,13 +5,13 @@
  * log, though every connection reaches serve from the proxy. Without haproxy a developer's run says
  * loudly that this test is left out; under CI=true it fails instead.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../../harness/cleanup';
+import { startDaemon } from '../../harness/daemon';
+import { closedPort } from '../../harness/ports';
 import { startServeProcess, stopServe } from '../../harness/serve-process';
 import { openSmtp } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
@@ -27,17 +27,9 @@ if (!HAPROXY) {
 const cleanup = cleanupAfterEach();
 const PROXY = '127.0.0.40';
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** HAProxy in front of `smtpPort`, as docs/server/smtp.md shows it; resolves with its port once it listens. */
 async function startHaproxy(dir: string, smtpPort: number): Promise<number> {
-  const port = await freePort();
+  const port = await closedPort();
   const file = join(dir, 'haproxy.cfg');
   await writeFile(
     file,
@@ -54,25 +46,7 @@ backend tempmail
   server serve 127.0.0.1:${smtpPort} send-proxy-v2
 `,
   );
-  const child: ChildProcess = spawn(HAPROXY!, ['-db', '-f', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  cleanup.defer(child, (c) => {
-    c.kill('SIGKILL');
-    return new Promise((resolve) => (c.exitCode !== null ? resolve(undefined) : c.once('exit', resolve)));
-  });
-  // Its port refuses connections until it listens (no connection is made through it before then).
-  await waitFor(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const probe = net.connect(port, '127.0.0.1', () => {
-          probe.destroy();
-          resolve(true);
-        });
-        probe.on('error', () => resolve(false));
-      }),
-    { message: `haproxy to listen (${stderr})` },
-  );
+  await startDaemon(cleanup, HAPROXY!, ['-db', '-f', file], port);
   return port;
 }
 
