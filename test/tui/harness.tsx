@@ -113,3 +113,27 @@ export async function pickFirstDomain(h: AppHarness): Promise<string> {
   if (!address) throw new Error(`no address on screen:\n${frame}`);
   return address;
 }
+
+/** What countingReads saw: each readMail's id, in order, and the most that ran at once. */
+export interface ReadStats {
+  reads: number[];
+  inFlight: number;
+  maxInFlight: number;
+}
+
+/** A `wrapApi` that counts the real client's readMail calls and how many ran at once. */
+export function countingReads(stats: ReadStats) {
+  return (api: TempMailApi): TempMailApi => ({
+    ...api,
+    readMail: async (token, id) => {
+      stats.reads.push(Number(id));
+      stats.inFlight += 1;
+      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
+      try {
+        return await api.readMail(token, id);
+      } finally {
+        stats.inFlight -= 1;
+      }
+    },
+  });
+}

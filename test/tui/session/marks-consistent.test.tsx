@@ -9,10 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TempMailApi } from '../../../src/client/client-types';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { sendMail } from '../../harness/service';
-import { startApp, type AppHarness } from '../harness';
+import { countingReads, startApp, type AppHarness, type ReadStats } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
@@ -27,23 +26,6 @@ const N = 300;
 const SUBJECT = 'Finish signing up';
 const codeOf = (i: number) => String(100000 + i);
 
-/** The real client, counting readMail calls and how many ran at once. */
-function counting(stats: { reads: string[]; inFlight: number; maxInFlight: number }) {
-  return (api: TempMailApi): TempMailApi => ({
-    ...api,
-    readMail: async (token, id) => {
-      stats.reads.push(String(id));
-      stats.inFlight += 1;
-      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
-      try {
-        return await api.readMail(token, id);
-      } finally {
-        stats.inFlight -= 1;
-      }
-    },
-  });
-}
-
 /** The list rows of a frame (a row shows the subject). */
 const rowsOf = (frame: string) => frame.split('\n').filter((line) => line.includes(SUBJECT));
 /** True when the frame lists rows and every one of them shows its code. */
@@ -54,11 +36,11 @@ const allMarked = (frame: string) => {
 
 describe('code marks', () => {
   it('every row on screen gets its mark once the list rests, scrolled to or come back to, each body asked for once', async () => {
-    const stats = { reads: [] as string[], inFlight: 0, maxInFlight: 0 };
+    const stats: ReadStats = { reads: [], inFlight: 0, maxInFlight: 0 };
     const dir = mkdtempSync(join(tmpdir(), 'tui-marks-'));
     dirs.push(dir);
     const store = openSavedSessions({ dir });
-    h = await startApp({ wrapApi: counting(stats), props: { saved: { store, serviceKey: 'marks-test' } } });
+    h = await startApp({ wrapApi: countingReads(stats), props: { saved: { store, serviceKey: 'marks-test' } } });
     const app = h;
     await app.screen.waitFor('Random address on');
     await app.screen.press('1');

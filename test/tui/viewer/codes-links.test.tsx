@@ -8,12 +8,11 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TempMailApi } from '../../../src/client/client-types';
 import { openInBrowser } from '../../../src/platform/browser';
 import { copyToClipboard } from '../../../src/platform/clipboard';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { countingReads, pickFirstDomain, startApp, type AppHarness, type ReadStats } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
@@ -33,23 +32,6 @@ const LINK_HTML = `<p>Welcome! Please confirm your email address:</p>
 <p><a href="https://acme.example/verify?t=Zx81kQ">Verify my email</a></p>
 <p><a href="https://acme.example/unsubscribe">Unsubscribe</a></p>`;
 
-/** The real client, counting readMail calls and how many ran at once. */
-function counting(stats: { reads: number[]; inFlight: number; maxInFlight: number }) {
-  return (api: TempMailApi): TempMailApi => ({
-    ...api,
-    readMail: async (token, id) => {
-      stats.reads.push(Number(id));
-      stats.inFlight += 1;
-      stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
-      try {
-        return await api.readMail(token, id);
-      } finally {
-        stats.inFlight -= 1;
-      }
-    },
-  });
-}
-
 describe('codes and links', () => {
   it('the viewer shows the detected code at the top; y copies it and says so', async () => {
     h = await startApp();
@@ -67,8 +49,8 @@ describe('codes and links', () => {
   });
 
   it('the inbox shows codes without opening: the rows on screen are fetched, one request at a time, each once', async () => {
-    const stats = { reads: [] as number[], inFlight: 0, maxInFlight: 0 };
-    h = await startApp({ wrapApi: counting(stats) });
+    const stats: ReadStats = { reads: [], inFlight: 0, maxInFlight: 0 };
+    h = await startApp({ wrapApi: countingReads(stats) });
     const address = await pickFirstDomain(h);
     // Seven messages, all on screen. Each code is unique so rows can be told apart.
     for (let i = 1; i <= 7; i += 1) {
