@@ -73,6 +73,9 @@ export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>
       exitOnCtrlC: true,
       patchConsole: false,
       alternateScreen: true,
+      // A client that asked for a pty is a terminal, whatever the server's own environment says:
+      // Ink would otherwise read CI=true on the server and draw only the last frame, at exit.
+      interactive: true,
       maxFps: 60,
     },
   );

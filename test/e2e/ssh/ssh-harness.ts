@@ -19,7 +19,8 @@ export interface SshServe extends ServeReady {
 /** `serve --ssh-port 0` on a fresh data dir (or `args` naming a database), with `args` added. */
 export async function startSshServe(args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'))): Promise<SshServe> {
   const storage = args.includes('--database-url') ? [] : ['--data-dir', join(dir, 'data')];
-  const serve = await startServeProcess(['--ssh-port', '0', ...storage, ...args], { TEMPMAIL_TUI_HOME: join(dir, 'home') });
+  // CI=true as CI sets it: the app drawn for an SSH client must not read the server's environment.
+  const serve = await startServeProcess(['--ssh-port', '0', ...storage, ...args], { TEMPMAIL_TUI_HOME: join(dir, 'home'), CI: 'true' });
   const found = await waitFor(
     () => {
       const port = /^SSH \S+:(\d+)$/m.exec(serve.stdout());
