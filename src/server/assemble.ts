@@ -23,6 +23,8 @@ import { EventHub, eventHubBounds } from './http/events';
 import type { RouteExtras } from './http/routes';
 import { applyConfig, type LiveParts, type ReloadReport } from './reload/apply-config';
 import type { RunningSsh } from './ssh/start-ssh';
+import { timedStore } from './observe/timed-store';
+import { logTokenChange } from './admin/token-rotation';
 
 export interface RunningServer {
   /** Base URL with a trailing slash, e.g. "http://127.0.0.1:43211/". */
@@ -101,7 +103,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
   const adminTokens = await readAdminTokens(adminTokenFiles(config), log);
   const storage = await openStorage(config, log);
-  const { store } = storage;
+  // With metrics, each store operation is timed (the storage latency histogram); told once ops is made.
+  let timed: ((op: string, ms: number) => void) | undefined;
+  const store = config.metrics ? timedStore(storage.store, (op, ms) => timed?.(op, ms)) : storage.store;
+  let pushUp = false;
   let imap: ImapIntake | undefined;
   let ops: Operations;
   try {
@@ -111,6 +116,13 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     await storage.release().catch(() => undefined);
     throw error;
   }
+  const observer = ops.observer;
+  timed = (op, ms) => observer.storageQuery(op, ms);
+  observer.provide('sessionsActive', () => store.countSessions());
+  observer.provide('pushUp', () => pushUp);
+  if (storage.poolCounts) observer.provide('databasePool', storage.poolCounts);
+  let tlsNotAfter = tls?.notAfter;
+  if (tlsNotAfter !== undefined) observer.provide('tlsNotAfter', () => tlsNotAfter ?? 0);
   const admin = createAdminService({ store, config, clock, log, onFreed: () => ops.freed() });
   const service = createMailService({
     store,
@@ -125,6 +137,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     onCatchAll: deps.onCatchAll,
     storageFull: () => ops.storageFull(),
     onBlocksChanged: () => void admin.refreshBlocks(),
+    onCreated: () => observer.sessionCreated(),
+    onListening: (up) => {
+      pushUp = up;
+    },
   });
   // In effect before the first connection is taken.
   await admin.refreshBlocks();
@@ -135,9 +151,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     purging = true;
     try {
       const gone = await service.purgeExpired();
-      if (gone > 0) log(`purged ${gone} expired session(s)`);
+      if (gone > 0) log.event({ level: 'info', event: 'sessions.purged', text: `purged ${gone} expired session(s)`, jsonFields: { sessions: gone } });
     } catch (error) {
-      log(`purge failed: ${describe(error)}`);
+      log.event({ level: 'error', event: 'sessions.purge_failed', text: `purge failed: ${describe(error)}`, jsonFields: { reason: describe(error) } });
     } finally {
       purging = false;
     }
@@ -146,7 +162,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   if (storage.purgeInBackground) void purge();
   else await purge();
 
+  let tokensInUse = adminTokens;
   const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
+  observer.provide('eventStreams', () => events.size);
   const adminApi: AdminApi | undefined = adminTokens.length > 0 ? createAdminApi(adminTokens, admin, { log, events }) : undefined;
   // The routes read it at each request: a reload may turn the admin API on or off. With adminListen it
   // is on that listener only (adminExtras), and the HTTP port has none.
@@ -163,7 +181,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   });
   // smtp-server's own cap is only an outer guard: the operations' connection limit refuses (and logs) first.
   // The blocks are asked first: a blocked client is not counted against any limit.
-  const hooks = joinSmtpHooks(blockHooks(admin.rules, log), ops.smtpHooks);
+  const hooks = joinSmtpHooks(blockHooks(admin.rules, log, (kind) => observer.blocked(kind)), ops.smtpHooks);
   const smtp = createSmtpFront(service, config, { log, tls, hooks, maxClients: config.smtpMaxConnections + 50 });
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
@@ -172,9 +190,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close(), imap?.close(), ssh?.front.close(), adminListener?.close()]);
     await ops.close();
-    await service.close().catch((error: unknown) => log(`service close failed: ${describe(error)}`));
-    await store.close().catch((error: unknown) => log(`store close failed: ${describe(error)}`));
-    await storage.release().catch((error: unknown) => log(`removing ${storage.lockFile} failed: ${describe(error)}`));
+    const failed = (text: string) => (error: unknown) => log.event({ level: 'error', event: 'serve.close_failed', text: `${text} failed: ${describe(error)}`, jsonFields: { reason: describe(error) } });
+    await service.close().catch(failed('service close'));
+    await store.close().catch(failed('store close'));
+    await storage.release().catch(failed(`removing ${storage.lockFile}`));
   };
 
   let httpPort: number;
@@ -214,10 +233,11 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       throw error;
     }
   }
-  if (tls) log(`smtp offers STARTTLS with ${tls.summary}`);
-  if (adminListener) log(`admin API at ${adminListener.url}`);
-  if (ops.metricsUrl) log(`metrics at ${ops.metricsUrl}`);
-  else if (config.metrics) log(`metrics at ${httpUrl}metrics`);
+  if (tls) log.event({ level: 'info', event: 'smtp.tls', text: `smtp offers STARTTLS with ${tls.summary}`, jsonFields: { not_after: new Date(tls.notAfter).toISOString() } });
+  const listen = (protocol: string, url: string, what: string) => log.event({ level: 'info', event: 'listen', text: `${what} at ${url}`, jsonFields: { protocol, url } });
+  if (adminListener) listen('admin', adminListener.url, 'admin API');
+  if (ops.metricsUrl) listen('metrics', ops.metricsUrl, 'metrics');
+  else if (config.metrics) listen('metrics', `${httpUrl}metrics`, 'metrics');
   // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
   const startImap = async () => {
     if (!config.extmailAccounts.some((a) => a.imap)) return;
@@ -243,10 +263,16 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     config,
     async loadTls(files) {
       const fresh = await loadTls(files);
-      return { summary: fresh.summary, put: () => smtp.reloadTls(fresh) };
+      const put = () => {
+        smtp.reloadTls(fresh);
+        tlsNotAfter = fresh.notAfter;
+      };
+      return { summary: fresh.summary, put };
     },
     readAdminTokens: (files) => readAdminTokens(files, log),
     setAdminTokens(tokens) {
+      logTokenChange(log, tokensInUse, tokens);
+      tokensInUse = tokens;
       if (tokens.length === 0) adminExtras.admin = undefined;
       else if (adminExtras.admin) adminExtras.admin.setTokens(tokens);
       else adminExtras.admin = createAdminApi(tokens, admin, { log, events });

@@ -55,6 +55,10 @@ export interface MailServiceDeps {
   accountActive?: (id: number) => boolean;
   /** Another service on the store changed the blocks (Postgres): the admin service reads them again. */
   onBlocksChanged?: () => void;
+  /** A session was created (the metrics). */
+  onCreated?: () => void;
+  /** The store's notices of other instances are heard (true) or no longer (false): Postgres's LISTEN. */
+  onListening?: (up: boolean) => void;
 }
 
 /** How many random local parts to try before giving up (each collides with odds ~ sessions / 163M). */
@@ -91,6 +95,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
     },
     onGone: (hashes) => inboxWatch.gone(hashes),
     onBlocks: () => deps.onBlocksChanged?.(),
+    onListening: (up) => deps.onListening?.(up),
   });
 
   /**
@@ -207,6 +212,7 @@ export function createMailService(deps: MailServiceDeps): MailService {
           continue;
         }
         void refreshCount();
+        deps.onCreated?.();
         return { email: session.email, token, expiresAt: new Date(session.expiresAt) } satisfies CreatedSession;
       }
       throw new ServiceError('internal', 'Could not find a free random address; try again');

@@ -25,6 +25,8 @@ export interface OpenedStorage {
   release(): Promise<void>;
   /** What the lock file is called, for an error line. */
   lockFile?: string;
+  /** The database pool's connections now (a database only), for the metrics. */
+  poolCounts?: () => { inUse: number; idle: number; waiting: number };
 }
 
 function describe(error: unknown): string {
@@ -78,6 +80,7 @@ async function openDatabase(url: string, config: ServerConfig, log: (line: strin
     store,
     where: `database ${redactDatabaseUrl(url)}`,
     purgeInBackground: true,
+    poolCounts: () => store.poolCounts(),
     listening: async () => undefined,
     release: async () => undefined,
   };

@@ -163,6 +163,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
       log.event({ level: 'warn', event: 'smtp.tls_failed', text: `smtp TLS handshake with ${peer.client} failed: ${reason ?? 'unknown reason'}`, fields: { client: peer.client, reason } });
     },
     refused: (_peer, reason) => observer.messageRefused(reason),
+    transaction: (_peer, result, ms) => observer.smtpTransaction(result, ms),
   };
 
   const httpHooks: HttpHooks = {
@@ -186,7 +187,7 @@ export async function createOperations({ config, store, log, clock, probesCheapl
   if (config.metrics) {
     // Loaded here only: without --metrics, serve never parses prom-client.
     const { createPromMetrics } = await import('./observe/prom-metrics');
-    const metrics = createPromMetrics(observer);
+    const metrics = createPromMetrics(observer, { database: config.databaseUrl !== undefined, tls: config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined });
     const render = async () => ({ contentType: metrics.contentType, body: await metrics.render() });
     if (config.metricsListen) {
       metricsServer = await startMetricsServer(config.metricsListen, render, {

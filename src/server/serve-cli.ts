@@ -14,6 +14,7 @@ import { hangupReloads, reloadConfig } from './reload/sighup';
 import type { ServerConfig } from './server-config';
 import { holdHeapNearLive } from '../platform/young-generation';
 import { VERSION } from '../platform/version';
+import { fatalLine, listenLines, type OutputFormat } from './serve-output';
 
 const HELP = `Usage: tempmail-tui serve [options]
 
@@ -160,9 +161,10 @@ export const SERVE_OPTIONS = {
 // Messages can carry what the user typed or a config file held (an option name, a path, a value with a
 // `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
 // A config file's mistake ends with the file's path instead of the --help hint: the fix is in the file.
-function usage(message: string, hint = true): number {
-  const help = hint ? "\nTry 'tempmail-tui serve --help'." : '';
-  process.stderr.write(`tempmail-tui serve: ${safeLine(message, 1000)}${help}\n`);
+function usage(message: string, hint = true, format: OutputFormat = 'text'): number {
+  const help = hint ? " Try 'tempmail-tui serve --help'." : '';
+  if (format === 'json') process.stderr.write(fatalLine('json', `${message}${help}`, 'serve.usage'));
+  else process.stderr.write(`tempmail-tui serve: ${safeLine(message, 1000)}${help ? `\n${help.trim()}` : ''}\n`);
   return 2;
 }
 
@@ -192,8 +194,10 @@ export async function runServe(args: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  // Known before the config is read: a usage error is JSON too when the command line asks for it.
+  const asked: OutputFormat = flags['log-format'] === 'json' ? 'json' : 'text';
   if (flags['lifetime-minutes'] !== undefined && flags['lifetime-seconds'] !== undefined) {
-    return usage('give --lifetime-minutes or --lifetime-seconds, not both');
+    return usage('give --lifetime-minutes or --lifetime-seconds, not both', true, asked);
   }
   let config: ServerConfig;
   // What one source of settings overrode of another (the storage), said once the log is there.
@@ -201,7 +205,7 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     config = buildServerConfig(flags, process.env, notes);
   } catch (error) {
-    if (error instanceof UsageError) return usage(error.message, !(error instanceof ConfigFileError));
+    if (error instanceof UsageError) return usage(error.message, !(error instanceof ConfigFileError), asked);
     throw error;
   }
 
@@ -212,9 +216,11 @@ export async function runServe(args: string[]): Promise<number> {
     write: config.logFormat === 'json' ? (line) => process.stderr.write(`${line}\n`) : textLine,
     scrub,
   });
-  for (const note of notes) logLine(note);
+  const info = (event: string, text: string) => logLine.event({ level: 'info', event, text });
+  for (const note of notes) info('config.note', note);
   if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
-    logLine('warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)');
+    const text = 'warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)';
+    logLine.event({ level: 'warn', event: 'config.password_in_argv', text });
   }
 
   // The signal handlers come before anything is started or printed. Installed after the addresses
@@ -228,12 +234,13 @@ export async function runServe(args: string[]): Promise<number> {
     server.close().then(
       () => {
         closed = true;
-        logLine('closed');
+        info('serve.closed', 'closed');
         resolveStopped(0);
       },
       (error: unknown) => {
         closed = true;
-        logLine(`close failed: ${error instanceof Error ? error.message : String(error)}`);
+        const why = error instanceof Error ? error.message : String(error);
+        logLine.event({ level: 'error', event: 'serve.close_failed', text: `close failed: ${why}`, jsonFields: { reason: why } });
         resolveStopped(1);
       },
     );
@@ -242,15 +249,16 @@ export async function runServe(args: string[]): Promise<number> {
     if (closed) return; // the process is on its way out already
     if (stopping) {
       // A second signal means "now": skip the graceful part.
-      logLine(`${signal} again, exiting at once`);
+      logLine.event({ level: 'warn', event: 'serve.exit_now', text: `${signal} again, exiting at once`, jsonFields: { signal } });
+      logLine.flush();
       process.exit(130);
     }
     stopping = true;
     if (!running) {
-      logLine(`${signal} while starting: closing as soon as the service is up`);
+      info('serve.stopping', `${signal} while starting: closing as soon as the service is up`);
       return;
     }
-    logLine(`${signal}: closing (finishing requests in flight)`);
+    info('serve.stopping', `${signal}: closing (finishing requests in flight)`);
     close(running);
   };
   // SIGHUP reads the config file, the certificate and the admin token again (reload/sighup.ts); with
@@ -260,11 +268,17 @@ export async function runServe(args: string[]): Promise<number> {
     if (!hangupReloads(flags, config)) return stop('SIGHUP');
     if (closed || stopping) return;
     if (!running) {
-      logLine('SIGHUP while starting: the config is being read now anyway');
+      info('reload.skipped', 'SIGHUP while starting: the config is being read now anyway');
       return;
     }
     const server = running;
-    reloads = reloads.then(() => reloadConfig(server, flags, logLine)).catch((error: unknown) => logLine(`SIGHUP: reload failed: ${error instanceof Error ? error.message : String(error)}`));
+    reloads = reloads
+      .then(() => reloadConfig(server, flags, logLine))
+      .catch((error: unknown) => {
+        const why = error instanceof Error ? error.message : String(error);
+        server.ops.observer.reload('failed');
+        logLine.event({ level: 'error', event: 'reload.failed', text: `SIGHUP: reload failed: ${why}`, jsonFields: { reason: why }, fold: false });
+      });
   };
   // Kept until the process ends: a late second signal must not meet the default action either.
   process.on('SIGINT', stop);
@@ -274,7 +288,8 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     running = await startServer(config, { log: logLine });
   } catch (error) {
-    process.stderr.write(`tempmail-tui serve: ${safeLine(scrub(error instanceof Error ? error.message : String(error)), 600)}\n`);
+    logLine.flush();
+    process.stderr.write(fatalLine(config.logFormat, scrub(error instanceof Error ? error.message : String(error))));
     return 1;
   }
   if (stopping) {
@@ -282,14 +297,8 @@ export async function runServe(args: string[]): Promise<number> {
     close(running);
     return stopped;
   }
-  // An IPv6 host is bracketed, as in the URL, so "host:port" stays unambiguous.
-  const smtpHost = running.smtpHost.includes(':') ? `[${running.smtpHost}]` : running.smtpHost;
-  process.stdout.write(`HTTP ${running.httpUrl}\nSMTP ${smtpHost}:${running.smtpPort}\n`);
-  if (running.ssh) {
-    const sshHost = running.ssh.host.includes(':') ? `[${running.ssh.host}]` : running.ssh.host;
-    process.stdout.write(`SSH ${sshHost}:${running.ssh.port}\nSSH-FINGERPRINT ${running.ssh.fingerprint}\n`);
-  }
+  process.stdout.write(listenLines(running, config.logFormat));
   void holdHeapNearLive(SERVE_YOUNG_GENERATION_BYTES, SERVE_HEAP_GROWING_PERCENT);
-  logLine(`serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`);
+  info('serve.started', `serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`);
   return stopped;
 }

@@ -40,6 +40,34 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ServeProc
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
+/** One listen line of `serve --log-format json` (src/server/serve-output.ts). */
+interface ListenLine {
+  event?: string;
+  protocol?: string;
+  url?: string;
+  host?: string;
+  port?: number;
+}
+
+/**
+ * The HTTP and SMTP addresses serve printed: its plain lines (`HTTP <url>`, `SMTP <host>:<port>`), or
+ * with `--log-format json` its listen objects (an IPv6 host bracketed, as the plain line has it).
+ */
+export function listenAddresses(stdout: string): { baseUrl: string; smtpHost: string; smtpPort: number } | undefined {
+  const http = /^HTTP (http:\/\/\S+\/)$/m.exec(stdout);
+  const smtp = /^SMTP (\S+):(\d+)$/m.exec(stdout);
+  if (http && smtp) return { baseUrl: http[1]!, smtpHost: smtp[1]!, smtpPort: Number(smtp[2]) };
+  const listens = stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{') && l.endsWith('}'))
+    .map((l) => JSON.parse(l) as ListenLine)
+    .filter((l) => l.event === 'listen');
+  const web = listens.find((l) => l.protocol === 'http');
+  const mail = listens.find((l) => l.protocol === 'smtp');
+  if (!web?.url || !mail?.host || mail.port === undefined) return undefined;
+  return { baseUrl: web.url, smtpHost: mail.host.includes(':') ? `[${mail.host}]` : mail.host, smtpPort: mail.port };
+}
+
 /** Starts `serve` (ports 0 unless given) and waits until it has printed both addresses. */
 export async function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000): Promise<ServeReady> {
   const withPorts = [...args];
@@ -49,14 +77,7 @@ export async function startServeProcess(args: string[], env: NodeJS.ProcessEnv =
   const early = proc.exited.then(({ code, signal }) => {
     throw new Error(`serve exited early (code ${code}, signal ${signal}): ${proc.stderr().trim()}`);
   });
-  const printed = waitFor(
-    () => {
-      const http = /^HTTP (http:\/\/\S+\/)$/m.exec(proc.stdout());
-      const smtp = /^SMTP (\S+):(\d+)$/m.exec(proc.stdout());
-      return http && smtp ? { baseUrl: http[1]!, smtpHost: smtp[1]!, smtpPort: Number(smtp[2]) } : undefined;
-    },
-    { timeoutMs, message: 'serve to print its HTTP and SMTP addresses' },
-  );
+  const printed = waitFor(() => listenAddresses(proc.stdout()), { timeoutMs, message: 'serve to print its HTTP and SMTP addresses' });
   early.catch(() => undefined); // only matters while racing below
   const ready = await Promise.race([printed, early]).catch((error: unknown) => {
     proc.child.kill('SIGKILL');

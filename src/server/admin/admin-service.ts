@@ -10,6 +10,7 @@ import { ServiceError } from '../service-types';
 import { ipRange, messageFilter } from '../store/match';
 import { storageErrorText, type Block, type BlockKind, type FoundMessage, type Store, type StorageUsage, type StoredMessageMeta, type StoredSession } from '../store/store';
 import { BlockRules, parseBlock } from './blocks';
+import { logEvent } from '../observe/log';
 
 /** What the admin API searches by; every part given must match. */
 export interface AdminFilter {
@@ -76,7 +77,7 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       return await work();
     } catch (error) {
       // The reason is the log's: no answer carries an internal detail (an errno, a path, an address).
-      log(`admin: storage failed: ${storageErrorText(error)}`);
+      logEvent(log, { level: 'error', event: 'admin.storage_failed', text: `admin: storage failed: ${storageErrorText(error)}`, jsonFields: { reason: storageErrorText(error) } });
       throw new ServiceError('storage_unavailable', 'Mail storage is unavailable; try again later');
     }
   }
@@ -103,7 +104,8 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     try {
       rules.replace(await store.listBlocks());
     } catch (error) {
-      log(`blocks: could not read them (${storageErrorText(error)}); the ones in effect stay`);
+      const text = `blocks: could not read them (${storageErrorText(error)}); the ones in effect stay`;
+      logEvent(log, { level: 'error', event: 'blocks.read_failed', text, jsonFields: { reason: storageErrorText(error) } });
     }
   }
 

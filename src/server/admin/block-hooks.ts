@@ -12,23 +12,33 @@ import type { BlockCheck } from './blocks';
 
 const REFUSED: SmtpRefusal = { code: 550, text: '5.7.1 Mail from this sender is refused', reason: 'blocked' };
 
-export function blockHooks(blocks: BlockCheck, log: Logger): SmtpHooks {
+/** `onBlocked` hears the kind of each block that refused a connection or a sender (the metrics). */
+export function blockHooks(blocks: BlockCheck, log: Logger, onBlocked: (kind: string) => void = () => undefined): SmtpHooks {
   // The sender of each connection's transaction (MAIL FROM), for its recipients.
   const senders = new Map<string, string>();
   return {
     connect(peer) {
       const why = blocks.refusal(plainIp(peer.client));
       if (!why) return undefined;
+      onBlocked(kindOf(why));
       log.event({ level: 'info', event: 'smtp.blocked', text: `smtp refused connection from ${peer.client}: blocked (${why})`, fields: { client: peer.client, reason: 'blocked' } });
       return { code: 554, text: '5.7.1 Connections from your address are refused', reason: 'blocked' };
     },
     closed: (peer) => void senders.delete(peer.id),
     async mailFrom(peer, sender) {
       senders.set(peer.id, sender);
-      return blocks.refusal(plainIp(peer.client), sender) ? REFUSED : undefined;
+      const why = blocks.refusal(plainIp(peer.client), sender);
+      if (!why) return undefined;
+      onBlocked(kindOf(why));
+      return REFUSED;
     },
     async rcpt(peer) {
       return blocks.refusal(plainIp(peer.client), senders.get(peer.id)) ? REFUSED : undefined;
     },
   };
+}
+
+/** The kind of a block from its refusal ("ip 203.0.113.0/24" -> "ip"). */
+function kindOf(why: string): string {
+  return why.split(' ', 1)[0] ?? 'other';
 }

@@ -20,6 +20,7 @@ import { describeImapError } from './describe-error';
 import { foldersToFetch, newClient } from './imap-connection';
 import { syncFolder, type FolderSyncDeps } from './folder-sync';
 import { readPassword } from './password';
+import { logEvent, type LogLevel } from '../observe/log';
 
 export type FetchedAccount = ExtmailAccountConfig & { imap: ImapAccountConfig };
 
@@ -90,7 +91,7 @@ export class AccountFetcher {
 
   start(): void {
     this.running ??= this.run().catch((error: unknown) => {
-      this.deps.log(`imap ${this.email}: fetching stopped: ${error instanceof Error ? error.message : String(error)}`);
+      this.note('error', 'imap.stopped', `fetching stopped: ${error instanceof Error ? error.message : String(error)}`);
     });
   }
 
@@ -133,16 +134,21 @@ export class AccountFetcher {
     // Shared with the instances standing by (a failure to write is logged by the service).
     if (state === 'active' || state === 'inactive') this.report(state === 'active', state === 'active' ? '' : reason);
     const { imap } = this.deps.account;
-    if (state === 'inactive') this.deps.log(`imap ${this.email}: inactive (not offered by GET /domains): ${reason}; retrying with backoff`);
-    if (state === 'standby') this.deps.log(`imap ${this.email}: another instance on the database fetches this account; this one stands by`);
-    if (state === 'active') this.deps.log(`imap ${this.email}: active: fetching ${reason} from ${imap.host}:${imap.port}`);
+    if (state === 'inactive') this.note('warn', 'imap.inactive', `inactive (not offered by GET /domains): ${reason}; retrying with backoff`);
+    if (state === 'standby') this.note('info', 'imap.standby', 'another instance on the database fetches this account; this one stands by');
+    if (state === 'active') this.note('info', 'imap.active', `active: fetching ${reason} from ${imap.host}:${imap.port}`);
+  }
+
+  /** One line about this account, with its address (and state) as fields. */
+  private note(level: LogLevel, event: string, text: string): void {
+    logEvent(this.deps.log, { level, event, text: `imap ${this.email}: ${text}`, jsonFields: { account: this.email }, fold: false });
   }
 
   /** Logs trouble of the store (not of the account) once while it stays the same. */
   private trouble(line: string): void {
     if (line === this.lastTrouble) return;
     this.lastTrouble = line;
-    this.deps.log(`imap ${this.email}: ${line}`);
+    this.note('warn', 'imap.trouble', line);
   }
 
   private report(active: boolean, reason: string): void {
@@ -156,8 +162,8 @@ export class AccountFetcher {
     const before = this.shared;
     this.shared = status;
     if (before?.active === status.active && before.reason === status.reason) return;
-    if (!status.active) this.deps.log(`imap ${this.email}: inactive (not offered by GET /domains), as the instance fetching it reports: ${status.reason}`);
-    else if (before && !before.active) this.deps.log(`imap ${this.email}: active again, as the instance fetching it reports`);
+    if (!status.active) this.note('warn', 'imap.inactive', `inactive (not offered by GET /domains), as the instance fetching it reports: ${status.reason}`);
+    else if (before && !before.active) this.note('info', 'imap.active', 'active again, as the instance fetching it reports');
   }
 
   private async run(): Promise<void> {
@@ -215,7 +221,7 @@ export class AccountFetcher {
         } else if (progress.healthy) {
           // A working connection dropped (a server restart, a network blip): reconnect once at once.
           failures = 0;
-          this.deps.log(`imap ${this.email}: ${why}; reconnecting`);
+          this.note('warn', 'imap.reconnecting', `${why}; reconnecting`);
           continue;
         } else {
           failures++;
@@ -224,7 +230,7 @@ export class AccountFetcher {
         await this.pause(backoffMs(failures));
       }
     }
-    if (lost && !this.stopped) this.deps.log(`imap ${this.email}: lost the claim on this account (database connection); it is fetched again once the claim is won back`);
+    if (lost && !this.stopped) this.note('warn', 'imap.claim_lost', 'lost the claim on this account (database connection); it is fetched again once the claim is won back');
     return failures;
   }
 

@@ -183,7 +183,7 @@ export class StorageCap {
       this.options.log.event({ level: 'error', event: 'storage.full', text: `storage full: ${over}; new mail is refused (452 4.3.1) until expired mail is purged`, fields: { reason: 'storage_full' } });
     } else if (!over && this.isFull) {
       this.isFull = false;
-      this.options.log.event({ level: 'info', event: 'storage.room', text: `storage has room again: ${u.messages} messages, ${u.bytes} bytes stored; new mail is taken` });
+      this.options.log.event({ level: 'info', event: 'storage.room', text: `storage has room again: ${u.messages} messages, ${u.bytes} bytes stored; new mail is taken`, ends: true });
     }
   }
 }

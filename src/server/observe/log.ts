@@ -38,10 +38,20 @@ export interface LogEvent {
   /** The sentence a person reads. */
   text: string;
   fields?: LogFields;
+  /**
+   * Fields for JSON only: what the sentence of a text line says already (a request's method, route and
+   * duration), kept as fields where a collector reads them and out of the text line, which reads as before.
+   */
+  jsonFields?: LogFields;
   /** Fold repeats (default: for warnings and errors). */
   fold?: boolean;
   /** What makes two events "the same" for folding, beside the name (default: the reason). */
   foldKey?: string;
+  /**
+   * It ends a condition (the storage is back, there is room again): the repeats folded so far are written
+   * first, so no line about the trouble comes after the line that says it is over.
+   */
+  ends?: boolean;
 }
 
 /**
@@ -95,7 +105,8 @@ export function createLogger(options: LoggerOptions): Logger {
 
   function render(e: LogEvent, repeats: number): string {
     const fields: [string, string | number | boolean][] = [];
-    for (const [key, value] of Object.entries(e.fields ?? {})) {
+    const all = options.format === 'json' ? { ...e.fields, ...e.jsonFields } : (e.fields ?? {});
+    for (const [key, value] of Object.entries(all)) {
       if (value === undefined) continue;
       fields.push([FIELD_NAMES[key] ?? key, typeof value === 'string' ? clean(value, MAX_FIELD) : value]);
     }
@@ -144,6 +155,7 @@ export function createLogger(options: LoggerOptions): Logger {
 
   const logger = ((line: string) => logger.event({ level: 'info', event: 'log', text: line, fold: false })) as Logger;
   logger.event = (e) => {
+    if (e.ends) logger.flush();
     const fold = e.fold ?? e.level !== 'info';
     if (!fold) return emit(e);
     const key = `${e.event}\n${e.foldKey ?? e.fields?.reason ?? ''}`;
@@ -192,4 +204,13 @@ export function asLogger(log: ((line: string) => void) | Logger | undefined, scr
 /** The session field of a token: the first 16 hex digits of its sha256 (never the token itself). */
 export function sessionField(tokenHash: string | undefined): string | undefined {
   return tokenHash?.slice(0, 16);
+}
+
+/**
+ * Writes `e` to `log`: a Logger gets the event (its level, name and fields), a plain line writer (a part
+ * used on its own, a test) the sentence only. For the parts that take either.
+ */
+export function logEvent(log: ((line: string) => void) | Logger, e: LogEvent): void {
+  if (typeof (log as Logger).event === 'function') (log as Logger).event(e);
+  else log(e.text);
 }

@@ -15,7 +15,19 @@ export interface MetricsSink {
   tlsHandshake(result: 'ok' | 'failed'): void;
   httpRequest(route: string, status: number, seconds: number): void;
   storageError(): void;
+  /** An SMTP transaction's DATA answered (stored, refused, failed), `seconds` after its end of DATA. */
+  smtpTransaction(result: TransactionResult, seconds: number): void;
+  /** A store operation (its method's name) answered after `seconds`. */
+  storageQuery(op: string, seconds: number): void;
+  sessionCreated(): void;
+  /** A reload (SIGHUP) put in effect, refused (the running config kept), or failed. */
+  reload(result: ReloadResult): void;
+  /** An SMTP connection or sender refused by an admin block of `kind` (ip, sender, domain). */
+  blocked(kind: string): void;
 }
+
+export type TransactionResult = 'stored' | 'refused' | 'failed';
+export type ReloadResult = 'ok' | 'refused' | 'failed';
 
 /** Values read when asked (gauges): each is set by the part of the service that knows it. */
 export interface Gauges {
@@ -26,6 +38,16 @@ export interface Gauges {
   imapAccounts(): Record<string, number>;
   /** The SSH front's counts (src/server/ssh/ssh-limits.ts), when it runs. */
   ssh(): { connections: number; sessionsOpen: number; logins: Record<string, number>; refused: Record<string, number> };
+  /** GET /events streams open now. */
+  eventStreams(): number;
+  /** Sessions stored (expired ones until the purge); rejects when the store cannot count. */
+  sessionsActive(): Promise<number>;
+  /** The database pool's connections (Postgres only). */
+  databasePool(): { inUse: number; idle: number; waiting: number };
+  /** Whether the connection that LISTENs for other instances' notices is up (Postgres only). */
+  pushUp(): boolean;
+  /** When the certificate STARTTLS offers expires, ms since the epoch (TLS only). */
+  tlsNotAfter(): number;
 }
 
 export interface StorageGauge {
@@ -114,6 +136,26 @@ export class Observer {
   storageError(): void {
     this.storageErrors++;
     this.sink?.storageError();
+  }
+
+  smtpTransaction(result: TransactionResult, ms: number): void {
+    this.sink?.smtpTransaction(result, ms / 1000);
+  }
+
+  storageQuery(op: string, ms: number): void {
+    this.sink?.storageQuery(op, ms / 1000);
+  }
+
+  sessionCreated(): void {
+    this.sink?.sessionCreated();
+  }
+
+  reload(result: ReloadResult): void {
+    this.sink?.reload(result);
+  }
+
+  blocked(kind: string): void {
+    this.sink?.blocked(kind);
   }
 
   stats(): OpsStats {

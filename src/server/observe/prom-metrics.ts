@@ -9,6 +9,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { MetricsSink, Observer } from './observer';
+import { registerAlertMetrics, type AlertMetricsScope } from './prom-alerts';
 
 export interface PromMetrics {
   contentType: string;
@@ -16,7 +17,7 @@ export interface PromMetrics {
 }
 
 /** Registers the metrics of `observer` and makes it their sink. */
-export function createPromMetrics(observer: Observer): PromMetrics {
+export function createPromMetrics(observer: Observer, scope: AlertMetricsScope): PromMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'tempmail_' });
   const stored = new Counter({
@@ -146,6 +147,7 @@ export function createPromMetrics(observer: Observer): PromMetrics {
   });
 
   const sink: MetricsSink = {
+    ...registerAlertMetrics(registry, observer, scope),
     messageStored: () => stored.inc(),
     messageRefused: (reason) => refused.inc({ reason }),
     smtpConnectionRefused: (reason) => connectionsRefused.inc({ reason }),

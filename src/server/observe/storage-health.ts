@@ -92,6 +92,7 @@ export class StorageHealth {
       event: 'storage.back',
       text: `storage is back after ${seconds} s (${was.count} failed operation(s); the last: ${was.detail})`,
       fields: { reason: was.detail, failures: was.count },
+      ends: true,
     });
     this.schedule();
   }

@@ -8,7 +8,8 @@
 import { buildServerConfig, UsageError, type ServeFlags } from '../serve-config';
 import type { ServerConfig } from '../server-config';
 import type { RunningServer } from '../assemble';
-import { ReloadError } from './apply-config';
+import { ReloadError, type ReloadReport } from './apply-config';
+import type { Logger } from '../observe/log';
 
 /** Whether SIGHUP reloads (else it stops serve, as when its terminal closes). */
 export function hangupReloads(flags: ServeFlags, config: ServerConfig): boolean {
@@ -19,25 +20,33 @@ const text = (error: unknown) => (error instanceof Error ? error.message : Strin
 
 /**
  * Reads the configuration again and puts it in effect on `running`. What is refused (a file that does not
- * check out, a certificate or token) is logged here; anything else rejects (serve-cli.ts logs it).
+ * check out, a certificate or token) is logged here, a warning; anything else rejects (serve-cli.ts logs
+ * it, an error). Each reload is counted by its result (tempmail_reloads_total).
  */
-export async function reloadConfig(running: RunningServer, flags: ServeFlags, log: (line: string) => void): Promise<void> {
+export async function reloadConfig(running: RunningServer, flags: ServeFlags, log: Logger): Promise<void> {
+  const refused = (part: string, why: string) => {
+    running.ops.observer.reload('refused');
+    log.event({ level: 'warn', event: 'reload.refused', text: `SIGHUP: kept the ${part} in use: ${why}`, jsonFields: { reason: why, part }, fold: false });
+  };
   let next: ServerConfig;
   try {
     next = buildServerConfig(flags, process.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    log(`SIGHUP: kept the config in use: ${text(error)}`);
-    return;
+    return refused('config', text(error));
   }
+  let report: ReloadReport;
   try {
-    const report = await running.applyConfig(next);
-    if (report.tls !== undefined) log(`SIGHUP: STARTTLS now offers ${report.tls}`);
-    log(`SIGHUP: config reloaded: ${report.changed.length > 0 ? report.changed.join('; ') : 'nothing else changed'}`);
-    for (const what of report.restart) log(`SIGHUP: ${what} changed; that takes a restart (the running value stays)`);
+    report = await running.applyConfig(next);
   } catch (error) {
     // Refused whole: the rest of the new config is not put in effect either.
-    if (error instanceof ReloadError) log(`SIGHUP: kept the ${error.part} in use: ${error.message}`);
-    else log(`SIGHUP: kept the config in use: ${text(error)}`);
+    return refused(error instanceof ReloadError ? error.part : 'config', text(error));
+  }
+  running.ops.observer.reload('ok');
+  if (report.tls !== undefined) log.event({ level: 'info', event: 'reload.tls', text: `SIGHUP: STARTTLS now offers ${report.tls}` });
+  const changed = report.changed.length > 0 ? report.changed.join('; ') : 'nothing else changed';
+  log.event({ level: 'info', event: 'reload.done', text: `SIGHUP: config reloaded: ${changed}` });
+  for (const what of report.restart) {
+    log.event({ level: 'warn', event: 'reload.needs_restart', text: `SIGHUP: ${what} changed; that takes a restart (the running value stays)`, jsonFields: { setting: what }, fold: false });
   }
 }

@@ -5,7 +5,7 @@
  * client's address and envelope sender go with the message, for the admin API.
  */
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
-import type { LogLevel } from '../observe/log';
+import type { LogFields, LogLevel } from '../observe/log';
 import { messageIdOf } from '../observe/message-id';
 import { ServiceError, type Mailbox, type MailService, type RecipientVerdict } from '../service-types';
 import { plainIp } from '../limits/ip-address';
@@ -17,7 +17,7 @@ export interface SmtpDeliveryDeps {
   service: MailService;
   hooks: SmtpHooks;
   /** One line about `session`, with its client and TLS as fields. */
-  note(session: SMTPServerSession, level: LogLevel, event: string, text: string, reason?: string, messageId?: string): void;
+  note(session: SMTPServerSession, level: LogLevel, event: string, text: string, reason?: string, more?: LogFields): void;
 }
 
 /** The envelope sender for a log line: `<>` for a bounce (null sender), `?` before MAIL FROM. */
@@ -75,17 +75,28 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
     const who = `from ${senderOf(session)} for ${listed(recipients)}`;
     const messageId = messageIdOf(raw);
     const refuse = (code: number, text: string, reason: string, level: LogLevel = 'info') => {
-      note(session, level, 'smtp.refused', `smtp refused DATA (${raw.length} bytes ${who}): ${code} ${text}`, reason, messageId);
+      note(session, level, 'smtp.refused', `smtp refused DATA (${raw.length} bytes ${who}): ${code} ${text}`, reason, { messageId, size: raw.length, recipients: recipients.length });
       hooks.refused?.(peerOf(session), reason);
       return reply(code, text, reason);
     };
-    // Room for every copy, beside what other transactions hold, before anything is stored (the cap).
-    const held = await hooks.hold?.(peerOf(session), recipients.length, raw.length);
-    if (typeof held === 'object') throw refuse(held.code, held.text, held.reason, 'warn');
+    const started = performance.now();
+    let result: 'stored' | 'refused' | 'failed' = 'refused';
     try {
-      return await deliverHeld(raw, session, { recipients, accepted, envelopeFrom, who, messageId, refuse });
+      // Room for every copy, beside what other transactions hold, before anything is stored (the cap).
+      const held = await hooks.hold?.(peerOf(session), recipients.length, raw.length);
+      if (typeof held === 'object') throw refuse(held.code, held.text, held.reason, 'warn');
+      try {
+        const answer = await deliverHeld(raw, session, { recipients, accepted, envelopeFrom, who, messageId, refuse });
+        result = 'stored';
+        return answer;
+      } finally {
+        held?.();
+      }
+    } catch (error) {
+      if ((error as { reason?: string }).reason === 'storage_unavailable') result = 'failed';
+      throw error;
     } finally {
-      held?.();
+      hooks.transaction?.(peerOf(session), result, performance.now() - started);
     }
   }
 
@@ -98,7 +109,7 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
       ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, mailboxes: accepted, clientIp }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
-      note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', messageId);
+      note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', { messageId, size: raw.length, recipients: recipients.length });
       hooks.refused?.(peerOf(session), 'storage_unavailable');
       // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
       throw reply(451, '4.3.0 Temporary failure storing the message, try again later', 'storage_unavailable');
@@ -111,7 +122,7 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
     if (delivered === 0) throw refuse(550, '5.1.1 No live mailbox for this message', 'no_live_mailbox');
     // Fewer than listed: some expired between RCPT and the end of DATA.
     const some = delivered < recipients.length ? ` (${delivered} of ${recipients.length} still live)` : '';
-    note(session, 'info', 'smtp.stored', `smtp stored ${raw.length} bytes ${who}${some}`, undefined, messageId);
+    note(session, 'info', 'smtp.stored', `smtp stored ${raw.length} bytes ${who}${some}`, undefined, { messageId, size: raw.length, recipients: delivered });
     return `2.0.0 Ok: stored for ${delivered} mailbox(es)`;
   }
 

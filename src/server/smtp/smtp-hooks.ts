@@ -42,6 +42,8 @@ export interface SmtpHooks {
   tls?(peer: SmtpPeer, ok: boolean, reason?: string): void;
   /** A message or a recipient was refused, for `reason` (every refusal, whoever decided it). */
   refused?(peer: SmtpPeer, reason: string): void;
+  /** DATA was answered `ms` after its end: the message stored, refused, or failed (our storage). */
+  transaction?(peer: SmtpPeer, result: 'stored' | 'refused' | 'failed', ms: number): void;
 }
 
 /**
@@ -77,6 +79,9 @@ export function joinSmtpHooks(...sets: SmtpHooks[]): SmtpHooks {
     },
     refused: (peer, reason) => {
       for (const h of sets) h.refused?.(peer, reason);
+    },
+    transaction: (peer, result, ms) => {
+      for (const h of sets) h.transaction?.(peer, result, ms);
     },
   };
 }

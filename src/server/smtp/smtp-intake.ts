@@ -6,7 +6,7 @@
  * nothing but the service contract.
  */
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { asLogger, type Logger, type LogLevel } from '../observe/log';
+import { asLogger, type LogFields, type Logger, type LogLevel } from '../observe/log';
 import type { ServerConfig } from '../server-config';
 import type { MailService } from '../service-types';
 import { collectMessage, InflightBudget } from './collect-message';
@@ -55,8 +55,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const hooks = options.hooks ?? {};
   const watch = new ConnectionWatch(hooks);
   /** One line about `session`, with its client and TLS as fields. */
-  const note = (session: SMTPServerSession, level: LogLevel, event: string, text: string, reason?: string, messageId?: string) =>
-    log.event({ level, event, text, fields: { client: session.remoteAddress, tls: Boolean(session.secure), messageId, reason } });
+  const note = (session: SMTPServerSession, level: LogLevel, event: string, text: string, reason?: string, more?: LogFields) => {
+    // The size and recipients are in the sentence already: fields for JSON only.
+    const { size, recipients, ...fields } = more ?? {};
+    log.event({ level, event, text, fields: { client: session.remoteAddress, tls: Boolean(session.secure), ...fields, reason }, jsonFields: { size, recipients } });
+  };
   /** A refusal of a message or recipient: its line, and the hooks (metrics) hear its reason. */
   const refused = (session: SMTPServerSession, text: string, reason: string, level: LogLevel = 'info') => {
     note(session, level, 'smtp.refused', text, reason);

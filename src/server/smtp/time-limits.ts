@@ -7,6 +7,7 @@
  * so its sender tries again. A message already being stored is answered first, then the connection goes.
  */
 import type { SMTPServer, SMTPServerSession } from 'smtp-server';
+import { logEvent } from '../observe/log';
 
 /** One connection of smtp-server (its `connections` hold them). */
 export type SmtpConnection = SMTPServer['connections'] extends Set<infer C> ? C : never;
@@ -60,7 +61,8 @@ export class SmtpTimeLimits {
       entry.cutMessage = undefined;
       cut();
       const text = `4.4.2 Message took too long to arrive (limit ${seconds(this.limits.dataMs)}), closing connection`;
-      this.log(`smtp cut off DATA from ${session.remoteAddress} after ${seconds(Date.now() - started)}: 421 ${text}`);
+      const line = `smtp cut off DATA from ${session.remoteAddress} after ${seconds(Date.now() - started)}: 421 ${text}`;
+      logEvent(this.log, { level: 'warn', event: 'smtp.timeout', text: line, jsonFields: { client: session.remoteAddress, reason: 'data_timeout' } });
       entry.connection.send(421, text);
     }, this.limits.dataMs);
     timer.unref();
@@ -112,7 +114,7 @@ export class SmtpTimeLimits {
 
   private close(entry: Tracked, remote: string): void {
     const text = `4.4.2 Connection time limit reached (${seconds(this.limits.sessionMs)}), closing connection`;
-    this.log(`smtp closed the connection from ${remote}: 421 ${text}`);
+    logEvent(this.log, { level: 'warn', event: 'smtp.timeout', text: `smtp closed the connection from ${remote}: 421 ${text}`, jsonFields: { client: remote, reason: 'session_timeout' } });
     entry.connection.send(421, text);
   }
 }

@@ -19,6 +19,8 @@ export interface LoadedTls {
   key: Buffer;
   /** "CN=mail.example.org, valid until Mar 1 12:00:00 2027 GMT, SHA-256 AB:CD:..." for the log. */
   summary: string;
+  /** When the certificate expires (ms since the epoch), for the metrics. */
+  notAfter: number;
 }
 
 /**
@@ -65,6 +67,7 @@ export async function loadTls(files: TlsFiles): Promise<LoadedTls> {
     throw new Error(`OpenSSL refuses ${files.certFile} with ${files.keyFile} (${reason(error)})`);
   }
   const subject = x509.subject.split('\n').find((line) => line.startsWith('CN=')) ?? x509.subject.replaceAll('\n', ', ');
-  const expired = Date.parse(x509.validTo) < Date.now() ? ' (EXPIRED: senders that check will refuse it)' : '';
-  return { cert, key, summary: `${subject}, valid until ${x509.validTo}${expired}, SHA-256 ${x509.fingerprint256}` };
+  const notAfter = Date.parse(x509.validTo);
+  const expired = notAfter < Date.now() ? ' (EXPIRED: senders that check will refuse it)' : '';
+  return { cert, key, notAfter, summary: `${subject}, valid until ${x509.validTo}${expired}, SHA-256 ${x509.fingerprint256}` };
 }

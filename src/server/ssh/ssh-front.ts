@@ -66,7 +66,8 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     // Read while the client opens its session: the handlers below must be there before its first request.
     const user: Promise<UserData> = openUserData(options.kv, name, log);
     user.catch((error: unknown) => {
-      log(`ssh: reading a user's addresses failed: ${error instanceof Error ? error.message : String(error)}`);
+      const why = error instanceof Error ? error.message : String(error);
+      log.event({ level: 'error', event: 'ssh.read_failed', text: `ssh: reading a user's addresses failed: ${why}`, jsonFields: { reason: why } });
       client.end();
     });
     client.on('request', (_accept, reject) => reject?.());

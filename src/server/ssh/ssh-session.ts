@@ -8,6 +8,7 @@ import { safeLine } from '../../text/safe-text';
 import { channelTerminal } from './channel-terminal';
 import { runExec } from './ssh-exec';
 import type { UserData } from './user-data';
+import { logEvent } from '../observe/log';
 
 export interface SessionContext {
   apiUrl: string;
@@ -75,7 +76,7 @@ function startApp(channel: ServerChannel, size: { columns: number; rows: number 
     channel.end();
   };
   const terminal = channelTerminal(channel, size, () => {
-    ctx.log('ssh: a client did not read its output; session closed');
+    logEvent(ctx.log, { level: 'warn', event: 'ssh.session_closed', text: 'ssh: a client did not read its output; session closed', jsonFields: { reason: 'not_reading' } });
     channel.destroy();
     end();
   });
@@ -96,7 +97,7 @@ function startApp(channel: ServerChannel, size: { columns: number; rows: number 
     })
     .catch((error: unknown) => {
       const why = safeLine(error instanceof Error ? error.message : String(error), 200);
-      ctx.log(`ssh: a session ended on an error: ${why}`);
+      logEvent(ctx.log, { level: 'warn', event: 'ssh.session_error', text: `ssh: a session ended on an error: ${why}`, jsonFields: { reason: why } });
       end(`tempmail-tui: this session ended on an error: ${why}`, 1);
     });
   return terminal.resize;

@@ -8,6 +8,7 @@ import type { SavedSession, SavedSessionStore } from '../../state/saved-sessions
 import type { ReadStateStore } from '../../state/read-state';
 import type { ProviderId, Session } from '../../model/mail-types';
 import type { SshKv } from './ssh-kv';
+import { logEvent } from '../observe/log';
 
 const MAX_SESSIONS = 200;
 const MAX_READ_ADDRESSES = 200;
@@ -49,7 +50,10 @@ export async function openUserData(kv: SshKv, name: string | undefined, log: (li
   const changed = () => {
     if (name === undefined) return;
     const text = JSON.stringify({ sessions, read: Object.fromEntries(read) });
-    writing = writing.then(() => kv.put(name, text)).catch((error: unknown) => log(`ssh: saving a user's addresses failed: ${error instanceof Error ? error.message : String(error)}`));
+    writing = writing.then(() => kv.put(name, text)).catch((error: unknown) => {
+      const why = error instanceof Error ? error.message : String(error);
+      logEvent(log, { level: 'error', event: 'ssh.save_failed', text: `ssh: saving a user's addresses failed: ${why}`, jsonFields: { reason: why } });
+    });
   };
   return { sessions: savedStore(sessions, changed), readMarks: readStore(read, changed), flushed: () => writing };
 }

@@ -39,6 +39,8 @@ export interface MailNoticeEvents {
   onGap(): void;
   /** A service deleted the sessions with these token hashes (the admin API): their watchers are told. */
   onGone?(tokenHashes: string[]): void;
+  /** The notices are heard from now on (true), or no longer (false): the metrics' push connection. */
+  onListening?(up: boolean): void;
   /** Another service changed the blocks (putBlock, deleteBlock), or notices may have been missed: read them again. */
   onBlocks?(): void;
 }

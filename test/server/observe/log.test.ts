@@ -54,6 +54,18 @@ describe('the log', () => {
     expect(text.lines).toEqual(['smtp stored 10 bytes | client=192.0.2.1 tls=no']);
   });
 
+  it('writes the repeats folded so far before an event that ends the trouble, never after it', () => {
+    const { log, lines } = logger();
+    log.event({ level: 'error', event: 'storage.failing', text: 'failing 0', fields: { reason: 'EIO' }, foldKey: '' });
+    log.event({ level: 'error', event: 'storage.failing', text: 'failing 1', fields: { reason: 'EIO' }, foldKey: '' });
+    log.event({ level: 'warn', event: 'http.request', text: 'http 503', fields: { reason: 'storage_unavailable' } });
+    log.event({ level: 'warn', event: 'http.request', text: 'http 503 again', fields: { reason: 'storage_unavailable' } });
+    log.event({ level: 'info', event: 'storage.back', text: 'storage is back', ends: true });
+    expect(lines).toEqual(['failing 0 | reason=EIO', 'http 503 | reason=storage_unavailable', 'failing 1 | reason=EIO repeats=1', 'http 503 again | reason=storage_unavailable repeats=1', 'storage is back']);
+    log.flush();
+    expect(lines.at(-1)).toBe('storage is back');
+  });
+
   it('scrubs secrets and makes every string terminal-safe, in the text and in each field', () => {
     for (const format of ['text', 'json'] as const) {
       const { log, lines } = logger(format);

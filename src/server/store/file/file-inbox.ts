@@ -14,6 +14,7 @@ import { HWM, loadMessageDir, metaCopy, type InboxDirState, type LogOnce } from 
 import type { GroupCommit } from './group-commit';
 import { encodeMessageFile, sectionOf, type MessageLayout } from './message-file';
 import { storageErrorText, type NewMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { logEvent } from '../../observe/log';
 
 /** A session of the file store with its inbox. */
 export interface InboxEntry {
@@ -166,7 +167,7 @@ export async function appendToAll(
     const meta = stored.get(e.session.id);
     if (!meta) continue;
     await removeMessage(e, meta.id).catch((err: unknown) => {
-      log(`store: could not take back message ${meta.id} of session ${e.session.id}: ${storageErrorText(err)}`);
+      logEvent(log, { level: 'error', event: 'store.failed', text: `store: could not take back message ${meta.id} of session ${e.session.id}: ${storageErrorText(err)}`, jsonFields: { reason: storageErrorText(err) } });
     });
   }
   throw failed.reason;
@@ -224,7 +225,7 @@ export async function removeInboxDirs(entries: readonly InboxEntry[], log: (line
     await Promise.all(
       entries.slice(i, i + 8).map((e) =>
         rm(e.dir, { recursive: true, force: true }).catch((err: unknown) => {
-          log(`store: could not remove messages of deleted session ${e.session.id}: ${storageErrorText(err)}`);
+          logEvent(log, { level: 'error', event: 'store.failed', text: `store: could not remove messages of deleted session ${e.session.id}: ${storageErrorText(err)}`, jsonFields: { reason: storageErrorText(err) } });
         }),
       ),
     );

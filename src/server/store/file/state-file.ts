@@ -7,6 +7,7 @@
 import { rename } from 'node:fs/promises';
 import { OperatorFileError, readOperatorFile } from '../../operator-file';
 import { storageErrorText } from '../store';
+import { logEvent } from '../../observe/log';
 
 export interface StateFileRead<T> {
   maxBytes: number;
@@ -33,7 +34,8 @@ export async function readStateFile<T>(path: string, read: StateFileRead<T>): Pr
     value = undefined;
   }
   if (value !== undefined) return value;
-  read.log(`store: set aside ${path}: ${read.setAside}`);
-  await rename(path, `${path}.corrupt`).catch((err: unknown) => read.log(`store: could not set aside ${path}: ${storageErrorText(err)}`));
+  logEvent(read.log, { level: 'warn', event: 'store.set_aside', text: `store: set aside ${path}: ${read.setAside}`, jsonFields: { reason: read.setAside } });
+  const failed = (err: unknown) => logEvent(read.log, { level: 'error', event: 'store.failed', text: `store: could not set aside ${path}: ${storageErrorText(err)}`, jsonFields: { reason: storageErrorText(err) } });
+  await rename(path, `${path}.corrupt`).catch(failed);
   return undefined;
 }

@@ -109,6 +109,12 @@ export class PostgresStore implements Store {
   }
 
   /** Runs an operation while counting it in flight, so close() waits for it. */
+  /** The pool's connections now (the metrics): held by a query, idle, and queries waiting for one. */
+  poolCounts(): { inUse: number; idle: number; waiting: number } {
+    const pool = this.pool;
+    return pool ? { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount } : { inUse: 0, idle: 0, waiting: 0 };
+  }
+
   private run<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     if (this.state !== 'open' || !this.pool) return Promise.reject(new StoreClosedError());
     const p = work(this.pool);
@@ -223,7 +229,10 @@ export class PostgresStore implements Store {
         events.onGone?.(hashes);
       },
     };
-    return new PgMailNotices(this.options.url, this.instance, heard, this.log, (on) => recent.listening(on));
+    return new PgMailNotices(this.options.url, this.instance, heard, this.log, (on) => {
+      recent.listening(on);
+      events.onListening?.(on);
+    });
   }
 
   listMessages(sessionId: string): Promise<StoredMessageMeta[]> {

@@ -1,0 +1,116 @@
+/**
+ * `serve --log-format json` as a log collector reads it (the built program): every line it writes, on
+ * stdout and stderr, is one JSON object, the listen lines and a fatal start-up error included; requests
+ * and deliveries carry their facts as fields (method, route, status, duration_ms, size, request_id;
+ * size and recipients), a refused reload is a warning, and a token rotation is logged by name.
+ */
+import { writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cleanupAfterEach } from '../../harness/cleanup';
+import { call, newSession } from '../../harness/http';
+import { spawnCli, startServeProcess, stopServe, type ServeProcess } from '../../harness/serve-process';
+import { sendMail } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
+
+const cleanup = cleanupAfterEach();
+type Line = Record<string, unknown>;
+
+/** Every line of `text` as a JSON object (a line that is not one fails the test, naming it). */
+function jsonLines(text: string): Line[] {
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Line;
+      } catch {
+        throw new Error(`not a JSON line: ${l}`);
+      }
+    });
+}
+
+function allJson(proc: ServeProcess): { out: Line[]; err: Line[] } {
+  return { out: jsonLines(proc.stdout()), err: jsonLines(proc.stderr()) };
+}
+
+describe('serve --log-format json', () => {
+  it('writes only JSON lines: the listen lines on stdout, and requests and mail with their facts as fields', async () => {
+    const dir = await cleanup.tempDir('tempmail-json-logs-');
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', dir, '--log-format', 'json', '--metrics-listen', '127.0.0.1:0']), (p) => stopServe(p, 'SIGKILL'));
+    const box = await newSession(serve.baseUrl);
+    await sendMail(serve, { to: box.email, subject: 'fields', text: 'the body' });
+    expect((await call(serve.baseUrl, '/check-mail', { query: { token: box.token } })).status).toBe(200);
+    expect((await call(serve.baseUrl, '/nowhere')).status).toBe(404);
+    await waitFor(() => serve.stderr().includes('"route":"other"'), { message: 'the 404 line' });
+    await stopServe(serve);
+
+    const { out, err } = allJson(serve);
+    expect(out.map((l) => [l.event, l.protocol])).toEqual([
+      ['listen', 'http'],
+      ['listen', 'smtp'],
+    ]);
+    expect(out[0]).toMatchObject({ level: 'info', url: serve.baseUrl });
+    expect(out[1]).toMatchObject({ host: serve.smtpHost, port: serve.smtpPort });
+    for (const line of [...out, ...err]) expect(Object.keys(line).slice(0, 4)).toEqual(['time', 'level', 'event', 'msg']);
+    expect(err.find((l) => l.event === 'listen')).toMatchObject({ protocol: 'metrics', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/) });
+
+    const checked = err.find((l) => l.event === 'http.request' && l.route === 'check-mail')!;
+    expect(checked).toMatchObject({ level: 'info', method: 'GET', status: 200, client: '127.0.0.1' });
+    expect(checked.duration_ms).toEqual(expect.any(Number));
+    expect(checked.size).toBeGreaterThan(0);
+    expect(checked.request_id).toMatch(/^[0-9a-f]{6}-[0-9a-z]+$/);
+    const missing = err.find((l) => l.event === 'http.request' && l.route === 'other')!;
+    expect(missing).toMatchObject({ method: 'GET', status: 404, reason: 'not_found' });
+    expect(missing.size).toBeGreaterThan(0);
+    expect(missing.request_id).not.toBe(checked.request_id);
+    expect(err.find((l) => l.event === 'smtp.stored')).toMatchObject({ level: 'info', size: expect.any(Number), recipients: 1 });
+    expect(err.map((l) => l.event)).toEqual(expect.arrayContaining(['serve.started', 'serve.stopping', 'serve.closed']));
+  });
+
+  it('writes a fatal start-up error (a port in use) as one JSON line, level error', async () => {
+    const dir = await cleanup.tempDir('tempmail-json-logs-');
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    cleanup.defer(taken, (s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    const port = (taken.address() as net.AddressInfo).port;
+    const proc = spawnCli(['serve', '--data-dir', dir, '--log-format', 'json', '--http-port', String(port), '--smtp-port', '0']);
+    expect((await proc.exited).code).toBe(1);
+    const { out, err } = allJson(proc);
+    expect(out).toEqual([]);
+    expect(err.at(-1)).toMatchObject({ level: 'error', event: 'serve.failed', msg: `HTTP port ${port} on 127.0.0.1 is already in use (try another port, or 0 for any free one)` });
+  });
+
+  it('writes a usage error given with --log-format json as JSON too', async () => {
+    const proc = spawnCli(['serve', '--log-format', 'json', '--lifetime-minutes', '1', '--lifetime-seconds', '1']);
+    expect((await proc.exited).code).toBe(2);
+    expect(allJson(proc).err).toEqual([expect.objectContaining({ level: 'error', event: 'serve.usage', msg: expect.stringContaining('not both') })]);
+  });
+
+  it('logs a refused reload as a warning, and a rotated admin token by name (never the token)', async () => {
+    const dir = await cleanup.tempDir('tempmail-json-logs-');
+    const tokenFile = join(dir, 'admin.token');
+    const config = join(dir, 'serve.json');
+    await writeFile(tokenFile, 'first-admin-token-0123456789abcdef\n', { mode: 0o600 });
+    await writeFile(config, JSON.stringify({ dataDir: join(dir, 'data'), logFormat: 'json', adminTokenFile: tokenFile }));
+    const serve = cleanup.defer(await startServeProcess(['--config', config]), (p) => stopServe(p, 'SIGKILL'));
+    const hangup = async (event: string) => {
+      const before = serve.stderr().length;
+      serve.child.kill('SIGHUP');
+      return waitFor(() => jsonLines(serve.stderr().slice(before)).find((l) => l.event === event), { message: event });
+    };
+
+    await writeFile(tokenFile, 'second-admin-token-0123456789abcdef\n', { mode: 0o600 });
+    expect(await hangup('admin.tokens')).toMatchObject({ level: 'info', rotated: 'admin', msg: 'SIGHUP: admin tokens read again: rotated admin' });
+    await writeFile(config, '{ not json');
+    const refused = await hangup('reload.refused');
+    expect(refused).toMatchObject({ level: 'warn', part: 'config' });
+    expect(String(refused.msg)).toMatch(/^SIGHUP: kept the config in use: /);
+    await writeFile(config, JSON.stringify({ dataDir: join(dir, 'data'), logFormat: 'json', adminTokenFile: tokenFile }));
+    await writeFile(tokenFile, 'short\n', { mode: 0o600 });
+    expect(await hangup('reload.refused')).toMatchObject({ level: 'warn', part: 'admin token' });
+    expect(serve.stderr()).not.toMatch(/first-admin-token|second-admin-token/);
+    allJson(serve);
+  });
+});
