@@ -14,7 +14,7 @@ import { hangupReloads, reloadConfig } from './reload/sighup';
 import type { ServerConfig } from './server-config';
 import { holdHeapNearLive } from '../platform/young-generation';
 import { VERSION } from '../platform/version';
-import { fatalLine, listenLines, type OutputFormat } from './serve-output';
+import { fatalLine, jsonProcessOutput, listenLines, type OutputFormat } from './serve-output';
 
 const HELP = `Usage: tempmail-tui serve [options]
 
@@ -216,6 +216,7 @@ export async function runServe(args: string[]): Promise<number> {
     write: config.logFormat === 'json' ? (line) => process.stderr.write(`${line}\n`) : textLine,
     scrub,
   });
+  if (config.logFormat === 'json') jsonProcessOutput(logLine);
   const info = (event: string, text: string) => logLine.event({ level: 'info', event, text });
   for (const note of notes) info('config.note', note);
   if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {

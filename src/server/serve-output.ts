@@ -6,6 +6,7 @@
  * stdout, and a fatal start-up error as `{"level":"error","event":"serve.failed","msg":...}` on stderr.
  */
 import { safeLine } from '../text/safe-text';
+import type { Logger } from './observe/log';
 
 export type OutputFormat = 'text' | 'json';
 
@@ -46,4 +47,22 @@ export function fatalLine(format: OutputFormat, message: string, event = 'serve.
   const text = safeLine(message, 1000);
   if (format === 'text') return `tempmail-tui serve: ${text}\n`;
   return `${jsonLine({ level: 'error', event, msg: text })}\n`;
+}
+
+/**
+ * With `--log-format json`, what Node itself would write to stderr comes as JSON too: a process warning
+ * (a deprecation) is a `node.warning` line at level warn instead of Node's text, and an exception nothing
+ * caught is one `serve.crashed` line at level error (its message, no stack) before the exit (1), where
+ * Node would print a stack trace a collector cannot read.
+ */
+export function jsonProcessOutput(log: Logger): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    log.event({ level: 'warn', event: 'node.warning', text: `${warning.name}: ${warning.message}`, fold: false });
+  });
+  process.on('uncaughtException', (error) => {
+    log.event({ level: 'error', event: 'serve.crashed', text: `serve crashed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, fold: false });
+    log.flush();
+    process.exit(1);
+  });
 }

@@ -88,6 +88,20 @@ describe('serve --log-format json', () => {
     expect(allJson(proc).err).toEqual([expect.objectContaining({ level: 'error', event: 'serve.usage', msg: expect.stringContaining('not both') })]);
   });
 
+  it('writes what Node would say itself (a process warning, an exception nothing caught) as JSON', async () => {
+    const dir = await cleanup.tempDir('tempmail-json-logs-');
+    // Loaded before serve: on SIGUSR2, a warning, then an exception thrown where nothing catches it.
+    const preload = join(dir, 'trouble.cjs');
+    await writeFile(preload, "process.on('SIGUSR2', () => { process.emitWarning('a test warning'); setTimeout(() => { throw new Error('boom'); }, 50); });\n");
+    const serve = await startServeProcess(['--data-dir', join(dir, 'data'), '--log-format', 'json'], { NODE_OPTIONS: `--require ${preload}` });
+    cleanup.defer(serve, (p) => stopServe(p, 'SIGKILL'));
+    serve.child.kill('SIGUSR2');
+    expect((await serve.exited).code).toBe(1);
+    const { err } = allJson(serve);
+    expect(err.find((l) => l.event === 'node.warning')).toMatchObject({ level: 'warn', msg: 'Warning: a test warning' });
+    expect(err.at(-1)).toMatchObject({ level: 'error', event: 'serve.crashed', msg: 'serve crashed: Error: boom' });
+  });
+
   it('logs a refused reload as a warning, and a rotated admin token by name (never the token)', async () => {
     const dir = await cleanup.tempDir('tempmail-json-logs-');
     const tokenFile = join(dir, 'admin.token');
