@@ -106,7 +106,6 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   // With metrics, each store operation is timed (the storage latency histogram); told once ops is made.
   let timed: ((op: string, ms: number) => void) | undefined;
   const store = config.metrics ? timedStore(storage.store, (op, ms) => timed?.(op, ms)) : storage.store;
-  let pushUp = false;
   let imap: ImapIntake | undefined;
   let ops: Operations;
   try {
@@ -119,10 +118,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const observer = ops.observer;
   timed = (op, ms) => observer.storageQuery(op, ms);
   observer.provide('sessionsActive', () => store.countSessions());
-  observer.provide('pushUp', () => pushUp);
   if (storage.poolCounts) observer.provide('databasePool', storage.poolCounts);
-  let tlsNotAfter = tls?.notAfter;
-  if (tlsNotAfter !== undefined) observer.provide('tlsNotAfter', () => tlsNotAfter ?? 0);
+  if (tls) observer.provide('tlsNotAfter', () => tls.notAfter);
   const admin = createAdminService({ store, config, clock, log, onFreed: () => ops.freed() });
   const service = createMailService({
     store,
@@ -138,9 +135,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     storageFull: () => ops.storageFull(),
     onBlocksChanged: () => void admin.refreshBlocks(),
     onCreated: () => observer.sessionCreated(),
-    onListening: (up) => {
-      pushUp = up;
-    },
+    onListening: (up) => observer.provide('pushUp', () => up),
   });
   // In effect before the first connection is taken.
   await admin.refreshBlocks();
@@ -265,7 +260,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       const fresh = await loadTls(files);
       const put = () => {
         smtp.reloadTls(fresh);
-        tlsNotAfter = fresh.notAfter;
+        observer.provide('tlsNotAfter', () => fresh.notAfter);
       };
       return { summary: fresh.summary, put };
     },

@@ -273,13 +273,7 @@ export async function runServe(args: string[]): Promise<number> {
       return;
     }
     const server = running;
-    reloads = reloads
-      .then(() => reloadConfig(server, flags, logLine))
-      .catch((error: unknown) => {
-        const why = error instanceof Error ? error.message : String(error);
-        server.ops.observer.reload('failed');
-        logLine.event({ level: 'error', event: 'reload.failed', text: `SIGHUP: reload failed: ${why}`, jsonFields: { reason: why }, fold: false });
-      });
+    reloads = reloads.then(() => reloadConfig(server, flags, logLine));
   };
   // Kept until the process ends: a late second signal must not meet the default action either.
   process.on('SIGINT', stop);

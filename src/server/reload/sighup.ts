@@ -20,10 +20,21 @@ const text = (error: unknown) => (error instanceof Error ? error.message : Strin
 
 /**
  * Reads the configuration again and puts it in effect on `running`. What is refused (a file that does not
- * check out, a certificate or token) is logged here, a warning; anything else rejects (serve-cli.ts logs
- * it, an error). Each reload is counted by its result (tempmail_reloads_total).
+ * check out, a certificate or token) is logged here, a warning; anything else that fails is an error
+ * line. Each reload is counted by its result (tempmail_reloads_total). Never rejects.
  */
 export async function reloadConfig(running: RunningServer, flags: ServeFlags, log: Logger): Promise<void> {
+  try {
+    await reload(running, flags, log);
+  } catch (error) {
+    // Not a refusal of what was read: something broke on the way (an error line, and the reload counted as failed).
+    const why = text(error);
+    running.ops.observer.reload('failed');
+    log.event({ level: 'error', event: 'reload.failed', text: `SIGHUP: reload failed: ${why}`, jsonFields: { reason: why }, fold: false });
+  }
+}
+
+async function reload(running: RunningServer, flags: ServeFlags, log: Logger): Promise<void> {
   const refused = (part: string, why: string) => {
     running.ops.observer.reload('refused');
     log.event({ level: 'warn', event: 'reload.refused', text: `SIGHUP: kept the ${part} in use: ${why}`, jsonFields: { reason: why, part }, fold: false });

@@ -1,7 +1,8 @@
 /**
  * The metrics an operator alerts on, on the built serve with a data dir (`--metrics`, STARTTLS, an admin
  * token): the first scrape names each of them with its counters at 0, and each moves when its event
- * happens: a session created, an event stream opened, an SMTP transaction, a reload, an IP block.
+ * happens: a session created, an event stream opened, an SMTP transaction, a reload (and a refused one),
+ * an IP block.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -70,5 +71,13 @@ describe('the metrics to alert on (a data dir)', () => {
     expect(sample(after, 'tempmail_reloads_total{result="ok"}')).toBe(1);
     expect(sample(after, 'tempmail_storage_query_duration_seconds_count{op="deliver"}')).toBeGreaterThanOrEqual(1);
     expect(sample(after, 'tempmail_storage_query_duration_seconds_count{op="insertSession"}')).toBe(1);
+
+    // A certificate that does not check out: the reload is refused, and counted so.
+    await writeFile(cert.cert, 'not a certificate\n');
+    serve.child.kill('SIGHUP');
+    await waitFor(() => serve.stderr().includes('SIGHUP: kept the certificate in use'), { message: 'the refused reload' });
+    const refusedReload = await scrape(serve.baseUrl);
+    expect(sample(refusedReload, 'tempmail_reloads_total{result="refused"}')).toBe(1);
+    expect(sample(refusedReload, 'tempmail_reloads_total{result="ok"}')).toBe(1);
   });
 });
