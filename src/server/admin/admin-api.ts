@@ -12,7 +12,7 @@ import { OperatorFileError, readSecretFile } from '../operator-file';
 import { HttpError } from '../http/params';
 import type { EventHub } from '../http/events';
 import type { ServerConfig } from '../server-config';
-import type { Logger } from '../observe/log';
+import { logEvent, type Logger } from '../observe/log';
 import { adminAudit, type AdminAudit } from './admin-audit';
 import type { AdminService } from './admin-service';
 
@@ -64,7 +64,9 @@ export async function readAdminToken(file: string, warn: (line: string) => void 
     throw new Error(`cannot read the admin token file ${file} (${why})`);
   }
   const mode = await stat(file).then((info) => info.mode, () => 0);
-  if ((mode & 0o077) !== 0) warn(`warning: the admin token file ${file} can be read by other users (chmod 600 it)`);
+  if ((mode & 0o077) !== 0) {
+    logEvent(warn, { level: 'warn', event: 'admin.token_readable', text: `warning: the admin token file ${file} can be read by other users (chmod 600 it)` });
+  }
   if (!/^[\x21-\x7e]+$/.test(token) || token.length < MIN_ADMIN_TOKEN || token.length > MAX_ADMIN_TOKEN) {
     throw new Error(`the admin token file ${file} must hold one token of ${MIN_ADMIN_TOKEN} to ${MAX_ADMIN_TOKEN} printable characters (no spaces)`);
   }

@@ -19,6 +19,7 @@ import type { ImapFlow } from 'imapflow';
 import type { ExternalIntake } from '../service-types';
 import { ServiceError } from '../service-types';
 import { FETCHED_HEADERS, recipientsOf, routingHead, senderOf } from './recipients';
+import { logEvent, type LogLevel } from '../observe/log';
 
 export interface FolderSyncDeps {
   intake: ExternalIntake;
@@ -92,7 +93,7 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
 
     let uids: number[];
     if (fresh) {
-      if (cursor) log(`imap ${account} ${folder}: UIDVALIDITY changed (${cursor.uidValidity} -> ${uidValidity}): the folder was renumbered; looking again at its recent mail`);
+      if (cursor) logEvent(log, { level: 'warn', event: 'imap.renumbered', jsonFields: { account }, text: `imap ${account} ${folder}: UIDVALIDITY changed (${cursor.uidValidity} -> ${uidValidity}): the folder was renumbered; looking again at its recent mail` });
       const since = new Date(now() - deps.lifetimeMs - DAY_MS);
       uids = (await client.search({ since }, { uid: true })) || [];
     } else {
@@ -127,36 +128,41 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
 
 /** Routes and (for a live alias) stores one message; true when its delivery changed an inbox or was decided. */
 async function handle(client: ImapFlow, m: Head, skipHeld: boolean, folder: string, deps: FolderSyncDeps): Promise<boolean> {
-  const { intake, account, accountId, log } = deps;
+  const { intake, account, accountId } = deps;
   const where = `(${account} ${folder} uid ${m.uid})`;
+  /** One line about this message: its account and size as fields (JSON only: the sentence says them). */
+  const log = (level: LogLevel, event: string, text: string, size?: number) =>
+    logEvent(deps.log, { level, event, text, jsonFields: { account, size, recipients: aliasCount }, fold: false });
+  let aliasCount: number | undefined;
   const { aliases, unchecked } = await intake.liveAliases(accountId, recipientsOf(m.head));
   if (unchecked > 0) {
-    log(`imap looked up only the first ${deps.maxRecipients} aliases a message ${fromOf(m.head)} names ${where}: ${unchecked} more were not (at most ${deps.maxRecipients} per message, as for SMTP)`);
+    log('warn', 'imap.recipients_capped', `imap looked up only the first ${deps.maxRecipients} aliases a message ${fromOf(m.head)} names ${where}: ${unchecked} more were not (at most ${deps.maxRecipients} per message, as for SMTP)`);
   }
   if (aliases.length === 0) return false; // nobody's here: left in the account as it is
+  aliasCount = aliases.length;
   const who = `${fromOf(m.head)} for ${aliases.join(', ')}`;
   if ((m.size ?? 0) > deps.maxMessageBytes) {
-    log(`imap left ${m.size} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
+    log('warn', 'imap.left', `imap left ${m.size} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`, m.size);
     return true;
   }
   // fetchOne answers false, not a message, for a UID that is no longer there.
   const full = await client.fetchOne(String(m.uid), { uid: true, source: true }, { uid: true });
   const raw = full === false ? undefined : full.source;
   if (!raw) {
-    log(`imap skipped a message ${who} ${where}: it was removed from the account before it could be read`);
+    log('info', 'imap.skipped', `imap skipped a message ${who} ${where}: it was removed from the account before it could be read`);
     return true;
   }
   try {
     const outcome = await intake.deliverFetched({ accountId, raw, aliases, skipHeld });
     if (outcome.full.length > 0) {
-      log(`imap left ${raw.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`);
+      log('warn', 'imap.left', `imap left ${raw.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`, raw.length);
     } else if (outcome.stored.length > 0) {
-      log(`imap stored ${raw.length} bytes ${fromOf(m.head)} for ${outcome.stored.join(', ')} ${where}`);
+      log('info', 'imap.stored', `imap stored ${raw.length} bytes ${fromOf(m.head)} for ${outcome.stored.join(', ')} ${where}`, raw.length);
     }
-    if (outcome.held.length > 0) log(`imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart or a renumbering): not stored twice`);
+    if (outcome.held.length > 0) log('info', 'imap.duplicate', `imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart or a renumbering): not stored twice`);
   } catch (error) {
     if (!(error instanceof ServiceError && error.code === 'too_large')) throw error;
-    log(`imap left ${raw.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`);
+    log('warn', 'imap.left', `imap left ${raw.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`, raw.length);
   }
   return true;
 }

@@ -102,6 +102,14 @@ describe('serve --log-format json', () => {
     expect(err.at(-1)).toMatchObject({ level: 'error', event: 'serve.crashed', msg: 'serve crashed: Error: boom' });
   });
 
+  it('warns (level warn) of an admin token file others can read', async () => {
+    const dir = await cleanup.tempDir('tempmail-json-logs-');
+    const tokenFile = join(dir, 'admin.token');
+    await writeFile(tokenFile, 'open-admin-token-0123456789abcdef\n', { mode: 0o644 });
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--log-format', 'json', '--admin-token-file', tokenFile]), (p) => stopServe(p, 'SIGKILL'));
+    expect(allJson(serve).err.find((l) => l.event === 'admin.token_readable')).toMatchObject({ level: 'warn', msg: expect.stringContaining('chmod 600') });
+  });
+
   it('logs a refused reload as a warning, and a rotated admin token by name (never the token)', async () => {
     const dir = await cleanup.tempDir('tempmail-json-logs-');
     const tokenFile = join(dir, 'admin.token');
