@@ -38,7 +38,7 @@ function allJson(proc: ServeProcess): { out: Line[]; err: Line[] } {
 describe('serve --log-format json', () => {
   it('writes only JSON lines: the listen lines on stdout, and requests and mail with their facts as fields', async () => {
     const dir = await cleanup.tempDir('tempmail-json-logs-');
-    const serve = cleanup.defer(await startServeProcess(['--data-dir', dir, '--log-format', 'json', '--metrics-listen', '127.0.0.1:0']), (p) => stopServe(p, 'SIGKILL'));
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', dir, '--log-format', 'json', '--metrics-listen', '127.0.0.1:0', '--ssh-port', '0']), (p) => stopServe(p, 'SIGKILL'));
     const box = await newSession(serve.baseUrl);
     await sendMail(serve, { to: box.email, subject: 'fields', text: 'the body' });
     expect((await call(serve.baseUrl, '/check-mail', { query: { token: box.token } })).status).toBe(200);
@@ -50,9 +50,11 @@ describe('serve --log-format json', () => {
     expect(out.map((l) => [l.event, l.protocol])).toEqual([
       ['listen', 'http'],
       ['listen', 'smtp'],
+      ['listen', 'ssh'],
     ]);
     expect(out[0]).toMatchObject({ level: 'info', url: serve.baseUrl });
     expect(out[1]).toMatchObject({ host: serve.smtpHost, port: serve.smtpPort });
+    expect(out[2]).toMatchObject({ host: '127.0.0.1', port: expect.any(Number), fingerprint: expect.stringMatching(/^SHA256:/) });
     for (const line of [...out, ...err]) expect(Object.keys(line).slice(0, 4)).toEqual(['time', 'level', 'event', 'msg']);
     expect(err.find((l) => l.event === 'listen')).toMatchObject({ protocol: 'metrics', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/) });
 
