@@ -184,7 +184,10 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     flags = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {
-    return usage(describeArgsError(error));
+    // The arguments did not parse, but one may still ask for JSON: its refusal is JSON then.
+    const at = args.indexOf('--log-format');
+    const json = args.includes('--log-format=json') || (at >= 0 && args[at + 1] === 'json');
+    return usage(describeArgsError(error), true, json ? 'json' : 'text');
   }
   if (flags.help) {
     process.stdout.write(HELP);

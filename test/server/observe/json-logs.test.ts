@@ -88,6 +88,10 @@ describe('serve --log-format json', () => {
     const proc = spawnCli(['serve', '--log-format', 'json', '--lifetime-minutes', '1', '--lifetime-seconds', '1']);
     expect((await proc.exited).code).toBe(2);
     expect(allJson(proc).err).toEqual([expect.objectContaining({ level: 'error', event: 'serve.usage', msg: expect.stringContaining('not both') })]);
+    // Arguments that do not parse at all (an unknown option), --log-format json among them.
+    const unknown = spawnCli(['serve', '--log-format', 'json', '--no-such-flag']);
+    expect((await unknown.exited).code).toBe(2);
+    expect(allJson(unknown).err).toEqual([expect.objectContaining({ level: 'error', event: 'serve.usage', msg: expect.stringContaining('--no-such-flag') })]);
   });
 
   it('writes what Node would say itself (a process warning, an exception nothing caught) as JSON', async () => {
