@@ -25,6 +25,10 @@ export interface WidthOptions {
   countAnsiEscapeCodes?: boolean;
 }
 
+// An OSC sequence (a hyperlink, text/hyperlink.ts), whatever its URI holds: Node 22's
+// stripVTControlCharacters removes one only when its URI is made of a few URL characters (no `+`, `,`,
+// `!`, `(`...), and would measure the rest as text.
+const OSC = /\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)/g;
 // Printable ASCII only: the common case, measured by its length.
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 // What a terminal draws in no column of its own. Marks sit on the character before them; format
@@ -129,7 +133,7 @@ export default function terminalWidth(text: string, options: WidthOptions = {}):
   if (typeof text !== 'string' || text.length === 0) return 0;
   const narrow = options.ambiguousIsNarrow ?? true;
   let s = text;
-  if (!options.countAnsiEscapeCodes && (s.includes('\x1b') || s.includes('\x9b'))) s = stripVTControlCharacters(s);
+  if (!options.countAnsiEscapeCodes && (s.includes('\x1b') || s.includes('\x9b'))) s = stripVTControlCharacters(s.replace(OSC, ''));
   if (PLAIN_ASCII.test(s)) return s.length;
   let width = 0;
   // Without a code point that can join a neighbour, every code point is a cluster of its own: measured

@@ -14,6 +14,11 @@ export const MAX_ROWS = 200;
 /** Output the client has not read past this ends the session: a channel never read must not grow memory. */
 export const MAX_UNREAD_BYTES = 4 * 1024 * 1024;
 const RESIZE_EVERY_MS = 50;
+/**
+ * Keys from the client not yet taken by the app past this are dropped: while no screen reads keys (Ink
+ * lets go of stdin between screens), they would otherwise pile up here for as long as a client sends.
+ */
+export const MAX_UNTAKEN_INPUT_BYTES = 64 * 1024;
 
 export interface Sink {
   write(data: string): boolean;
@@ -75,7 +80,9 @@ export function channelTerminal(sink: Sink, size: { columns: number; rows: numbe
   return {
     stdin: stdin as unknown as NodeJS.ReadStream,
     stdout: stdout as unknown as NodeJS.WriteStream,
-    input: (data) => void stdin.write(data),
+    input(data) {
+      if (stdin.readableLength + stdin.writableLength + data.length <= MAX_UNTAKEN_INPUT_BYTES) stdin.write(data);
+    },
     resize(columns, rows) {
       pending = boundedSize(columns, rows);
       timer ??= setTimeout(apply, 0);

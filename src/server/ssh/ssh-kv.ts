@@ -1,8 +1,9 @@
 /**
- * What the SSH front keeps with the service's data: its host key and each key user's addresses, read
- * marks and settings, as text under a name. Three places, as the service's own store: a directory of
- * 0600 files in the data dir (`<data dir>/ssh/`), a table of the database (created here, so the store's
- * contract does not grow; every instance reads the same rows), or memory (a service with no data).
+ * What the SSH front keeps with the service's data: its host key and each key user's addresses and read
+ * marks (the app saves no settings of its own), as text under a name. Three places, as the service's own
+ * store: a directory of 0600 files in the data dir (`<data dir>/ssh/`), a table of the database (created
+ * here, so the store's contract does not grow; every instance reads the same rows), or memory (a service
+ * with no data).
  */
 import { readFile, rename, writeFile, mkdir } from 'node:fs/promises';
 import { createHash } from 'node:crypto';

@@ -170,7 +170,7 @@ export const KEYMAP: readonly Binding[] = [
     command: 'openLink',
     keys: [char('o')],
     description: 'open the picked (or detected) link in a browser; with no display, show and copy it',
-    remote: 'show the picked (or detected) link and copy it to your clipboard (your terminal must allow OSC 52)',
+    remote: 'show the picked (or detected) link, clickable (OSC 8), and copy it to your clipboard (OSC 52)',
     screens: ['viewer'],
     hint: 'open',
   },

@@ -22,8 +22,19 @@ const ESU = '\x1b[?2026l';
 const HARMLESS = new Set(['', ESU, '\x1b[?25l', '\x1b[?25h', '\x07']);
 // ansi-escapes' eraseLines(n), as Ink writes it before a frame: n erased lines going up, then column 1.
 const ERASE_LINES = /^(?:\x1b\[2K\x1b\[1A)*\x1b\[2K\x1b\[G/;
-// What a frame's lines may hold: printable text and SGR sequences (what line-cells.ts reads or rewrites).
-const FRAME_TEXT = /^(?:[^\x00-\x1f\x7f-\x9f]|\x1b\[[0-9;:]*m)*$/u;
+// What a frame's lines may hold: printable text, SGR sequences (what line-cells.ts reads or rewrites)
+// and OSC 8 hyperlinks as text/hyperlink.ts writes them (a line holding one is rewritten whole when it
+// changes, and skipped when it does not).
+const FRAME_TEXT = /^(?:[^\x00-\x1f\x7f-\x9f]|\x1b\[[0-9;:]*m|\x1b\]8;[^;\x00-\x1f\x7f-\x9f]*;[\x21-\x7e]*\x1b\\)*$/u;
+// The URI of each hyperlink code on a line: an empty one closes the link.
+const LINK_CODE = /\x1b\]8;[^;]*;([^\x1b]*)\x1b\\/g;
+
+/** A frame line a diff may leave or rewrite alone: its text is frame text, and any link it opens it closes. */
+function frameLine(line: string): boolean {
+  if (!FRAME_TEXT.test(line)) return false;
+  if (!line.includes('\x1b]8;')) return true;
+  return [...line.matchAll(LINK_CODE)].at(-1)?.[1] === '';
+}
 
 /** Counts what went through (tests read it). */
 export interface DiffStats {
@@ -42,7 +53,7 @@ export function frameLines(chunk: string, erased: number | null): string[] | nul
   // Ink ends a frame that is shorter than the terminal with a newline: the cursor waits below it.
   if (!text.endsWith('\n')) return null;
   const lines = text.slice(0, -1).split('\n');
-  return lines.every((line) => FRAME_TEXT.test(line)) ? lines : null;
+  return lines.every(frameLine) ? lines : null;
 }
 
 /** What diffingStdout gives Ink: a WriteStream as far as Ink uses one. */

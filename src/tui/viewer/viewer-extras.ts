@@ -26,9 +26,12 @@ export interface ExtrasInput {
   columns: number;
 }
 
+/** A label, a value and, on a link's rows, the link's URL. */
+export type ExtraRow = [label: string, value: string, url?: string];
+
 /** Label/value rows; a label of '' continues the row above. */
-export function extraLines({ mark, picked, attachments, columns }: ExtrasInput): [string, string][] {
-  const rows: [string, string][] = [];
+export function extraLines({ mark, picked, attachments, columns }: ExtrasInput): ExtraRow[] {
+  const rows: ExtraRow[] = [];
   const width = Math.max(10, columns - LABEL_COLS);
   // y copies the picked link once there is one; the code is then c's.
   if (mark?.code) rows.push(['Code', `${mark.code}   ${picked ? 'c' : 'y'} copies`]);
@@ -36,9 +39,9 @@ export function extraLines({ mark, picked, attachments, columns }: ExtrasInput):
     const wrapped = wrapText(`[${picked.n}] ${picked.url}`, width, { breakAtSpaces: false }).split('\n');
     const shown = wrapped.slice(0, MAX_LINK_LINES);
     if (wrapped.length > MAX_LINK_LINES) shown[MAX_LINK_LINES - 1] = `${truncateToWidth(shown[MAX_LINK_LINES - 1]!, width - 1, '')}…`;
-    for (const [i, line] of shown.entries()) rows.push([i === 0 ? 'Link' : '', line]);
+    for (const [i, line] of shown.entries()) rows.push([i === 0 ? 'Link' : '', line, picked.url]);
   } else if (mark?.link) {
-    rows.push(['Link', `[${mark.link.n}] ${mark.link.url}`]);
+    rows.push(['Link', `[${mark.link.n}] ${mark.link.url}`, mark.link.url]);
   }
   const many = attachments.length > 1;
   attachments.slice(0, MAX_ATTACHMENT_LINES).forEach((a, i) => {

@@ -10,7 +10,9 @@ import { Box, Text } from 'ink';
 import type React from 'react';
 import { useEffect, useReducer, useState } from 'react';
 import { fitToWidth } from '../../text/text-width';
+import { hyperlink } from '../../text/hyperlink';
 import type { AttachmentInfo, MessageSummary } from '../../model/mail-types';
+import { useRemote } from '../widgets/remote';
 import { useTheme } from '../widgets/theme';
 import { useKeys } from '../widgets/use-keys';
 import type { SearchCount } from '../search/search-line';
@@ -70,6 +72,9 @@ export interface ViewerScreenProps {
 export function ViewerScreen(props: ViewerScreenProps) {
   const { entry, columns, rows, isActive, mode } = props;
   const theme = useTheme();
+  // Over SSH a link is a hyperlink the client's terminal opens (OSC 8): the service has no browser.
+  const remote = useRemote();
+  const linked = (text: string, url: string | undefined) => (remote && url ? hyperlink(url, text) : text);
   const [state, dispatch] = useReducer(viewerReducer, initialViewerState);
   const message = entry?.status === 'ready' ? entry.message : undefined;
   const { view, links, label } = useViewerLines(message, mode, props.source, props.sourcesAvailable, columns);
@@ -226,13 +231,13 @@ export function ViewerScreen(props: ViewerScreenProps) {
   }
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">
-      {headers.map(([name, value], i) => (
+      {headers.map(([name, value, url], i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: the message's header rows, replaced as a whole (a long link's rows share the name ''); a row has no identity but its place
         <Text key={`${name}-${i}`} wrap="truncate">
           <Text bold color={theme.color('accent')}>
             {fitToWidth(name ? `${name}:` : '', LABEL_COLS)}
           </Text>
-          {fitToWidth(value, Math.max(1, columns - LABEL_COLS))}
+          {linked(fitToWidth(value, Math.max(1, columns - LABEL_COLS)), url)}
         </Text>
       ))}
       <Text wrap="truncate" color={theme.color('muted')}>

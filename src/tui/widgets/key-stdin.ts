@@ -24,6 +24,9 @@ const SEQUENCE = /^\x1b\x1b?(?:\[\[?[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|O[\x40-\
 // The start of one that the read cut off: wait for the rest.
 const PARTIAL = /^\x1b\x1b?(?:\[\[?[\x30-\x3f]*[\x20-\x2f]*|O)?$/;
 
+/** Keys waiting for the app at most: some seconds of work, far more than anyone types ahead. */
+export const MAX_QUEUED_KEYS = 4096;
+
 /** Splits `text` into keys; an escape sequence cut off at the end comes back as `rest`. */
 export function splitKeys(text: string): { keys: string[]; rest: string } {
   const keys: string[] = [];
@@ -81,7 +84,10 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
     rest = split.rest;
     // A terminal's answer to the start-up question (terminal/grapheme-query.ts) that came after its
     // deadline is no key: a DECRPM ends in `y`, which would confirm a question on the status line.
-    queue.push(...split.keys.filter((key) => !TERMINAL_REPORT.test(key)));
+    const keys = split.keys.filter((key) => !TERMINAL_REPORT.test(key));
+    // A flood (an SSH client sending without end, a runaway paste) must not grow memory: past
+    // MAX_QUEUED_KEYS waiting, keys are dropped until the app has caught up.
+    queue.push(...keys.slice(0, Math.max(0, MAX_QUEUED_KEYS - queue.length)));
     if (restTimer) clearImmediate(restTimer);
     // A lone Esc (or a cut sequence that never completes) is a key of its own once nothing follows it.
     restTimer = rest

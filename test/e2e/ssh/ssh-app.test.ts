@@ -121,6 +121,30 @@ describe('ssh opens the app', () => {
     await t.waitForScreen(/q quit/);
   });
 
+  it("o shows the link as a hyperlink the client's terminal opens (OSC 8, made safe) and copies it there (OSC 52)", async () => {
+    const t = connect(alice, { cols: 200, rows: 30, record: true });
+    const address = await createAddress(t);
+    // A stranger's href: an escape sequence inside (taken out by the mail's reader), a non-ASCII letter,
+    // and a plus that must reach the browser as it is.
+    const href = 'https://example.org/confirm?t=a+b&amp;x=&#27;]52;c;cHduZWQ=&#7;caf&#xe9;';
+    await sendMail(serve, { to: address, subject: 'Confirm here', html: `<p><a href="${href}">Confirm</a></p>` });
+    await t.waitForScreen('Confirm here');
+    t.keys('Enter');
+    await t.waitForScreen('Confirm [1]');
+    t.keys('1', 'o');
+    await t.waitForScreen(/Link 1 not opened \(no display\), shown above and sent to your terminal via OSC 52/);
+    const shown = 'https://example.org/confirm?t=a+b&x=café';
+    expect(t.screen()).toContain(`[1] ${shown}`);
+    const raw = t.raw();
+    const uris = [...raw.matchAll(/\x1b\]8;([^;\x07\x1b]*);([^\x07\x1b]+)\x1b\\/g)].map((m) => m[2]);
+    expect(uris.length).toBeGreaterThan(0);
+    for (const uri of uris) expect(uri).toBe('https://example.org/confirm?t=a+b&x=caf%C3%A9');
+    // Every link the frame opened it also closed.
+    expect(raw.split('\x1b]8;;\x1b\\').length - 1).toBe(uris.length);
+    const copied = /\x1b\]52;c;([A-Za-z0-9+/=]+)\x07/.exec(raw)?.[1];
+    expect(Buffer.from(copied ?? '', 'base64').toString('utf8')).toBe(shown);
+  });
+
   it('refuses a sixth app session of one key with a line, and takes it once one closes', async () => {
     const five = [1, 2, 3, 4, 5].map(() => connect(bob));
     for (const t of five) await t.waitForScreen('choose an address');

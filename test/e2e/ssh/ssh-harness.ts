@@ -3,7 +3,7 @@
  * dir, commands run with `ssh` (exec), and the app driven in a tmux window running `ssh -t`.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServeProcess, stopServe, type ServeReady } from '../../harness/serve-process';
@@ -61,14 +61,19 @@ export interface TmuxSsh {
   screen(): string;
   /** The screen with its colours (SGR sequences as tmux writes them). */
   styled(): string;
+  /** Every byte `ssh` wrote to its terminal from just after the window opened (with `record`), as text. */
+  raw(): string;
   keys(...keys: string[]): void;
   resize(cols: number, rows: number): void;
   waitForScreen(match: RegExp | string, timeoutMs?: number): Promise<string>;
   close(): void;
 }
 
-/** `ssh -t` to the app in a tmux window of `cols` x `rows` with `term` as TERM. */
-export function tmuxSsh(port: number, key: string | undefined, options: { cols?: number; rows?: number; term?: string; env?: Record<string, string> } = {}): TmuxSsh {
+/**
+ * `ssh -t` to the app in a tmux window of `cols` x `rows` with `term` as TERM; with `record`, what ssh
+ * writes is also kept as it comes, before tmux reads it (escape sequences tmux does not draw included).
+ */
+export function tmuxSsh(port: number, key: string | undefined, options: { cols?: number; rows?: number; term?: string; env?: Record<string, string>; record?: boolean } = {}): TmuxSsh {
   const dir = mkdtempSync(join(tmpdir(), 'tempmail-tmux-ssh-'));
   const socket = join(dir, 'sock');
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C.UTF-8', ...options.env };
@@ -80,10 +85,13 @@ export function tmuxSsh(port: number, key: string | undefined, options: { cols?:
     .join(' ');
   tmux('-f', '/dev/null', 'new-session', '-d', '-x', String(options.cols ?? 80), '-y', String(options.rows ?? 24), '-s', 'app', `${command}; sleep 60`);
   tmux('set-option', '-g', 'window-size', 'manual');
+  const rawFile = join(dir, 'raw');
+  if (options.record) tmux('pipe-pane', '-o', '-t', 'app', `cat >> '${rawFile}'`);
   const screen = () => tmux('capture-pane', '-p', '-t', 'app');
   return {
     screen,
     styled: () => tmux('capture-pane', '-p', '-e', '-t', 'app'),
+    raw: () => (existsSync(rawFile) ? readFileSync(rawFile, 'utf8') : ''),
     keys: (...keys) => void tmux('send-keys', '-t', 'app', ...keys),
     resize: (cols, rows) => void tmux('resize-window', '-t', 'app', '-x', String(cols), '-y', String(rows)),
     waitForScreen: (match, timeoutMs = 15_000) =>

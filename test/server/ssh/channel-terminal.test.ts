@@ -1,10 +1,11 @@
 /**
  * The channel as Ink's terminal: LF becomes CR LF (a channel has no line discipline), the size is
  * bounded, a flood of window changes reaches Ink as few resizes, each with the last size, and output a
- * client does not read past the bound ends the session.
+ * client does not read past the bound ends the session, and keys the app does not take are kept up to a
+ * bound.
  */
 import { describe, expect, it } from 'vitest';
-import { boundedSize, channelTerminal, MAX_UNREAD_BYTES } from '../../../src/server/ssh/channel-terminal';
+import { boundedSize, channelTerminal, MAX_UNREAD_BYTES, MAX_UNTAKEN_INPUT_BYTES } from '../../../src/server/ssh/channel-terminal';
 import { waitFor } from '../../harness/wait';
 
 function sink() {
@@ -34,6 +35,20 @@ describe('channel terminal', () => {
     await waitFor(() => (t.stdout.columns === 40 + (999 % 50) && t.stdout.rows === 10 + (999 % 30)) || undefined, { timeoutMs: 5000 });
     expect(resizes).toBeLessThan(10);
     t.dispose();
+  });
+
+  it('keeps a bounded amount of the keys nobody takes, and takes keys again once read', () => {
+    const t = channelTerminal(sink(), { columns: 80, rows: 24 }, () => undefined);
+    const chunk = Buffer.alloc(1024, 'j');
+    for (let i = 0; i < 1024; i++) t.input(chunk);
+    // What waits to be read, and what waits to get there (the stream counts a chunk on both sides for a
+    // moment: one chunk more at most).
+    const held = t.stdin.readableLength + (t.stdin as unknown as { writableLength: number }).writableLength;
+    expect(held).toBeLessThanOrEqual(MAX_UNTAKEN_INPUT_BYTES + chunk.length);
+    expect(held).toBeGreaterThan(MAX_UNTAKEN_INPUT_BYTES / 2);
+    while (t.stdin.read() !== null);
+    t.input(Buffer.from('q'));
+    expect(t.stdin.read()).toBe('q');
   });
 
   it('calls for the end of the session when the client leaves too much unread', () => {

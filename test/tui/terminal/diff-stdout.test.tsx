@@ -11,6 +11,7 @@
 import { EventEmitter } from 'node:events';
 import { useState } from 'react';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hyperlink } from '../../../src/text/hyperlink';
 import { diffingStdout, frameLines } from '../../../src/tui/terminal/diff-stdout';
 import { waitFor } from '../../harness/wait';
 import { cells, feed, terminal, text } from './xterm-cells';
@@ -189,6 +190,60 @@ describe('diff writer under Ink', () => {
   });
 });
 
+/** A countdown above a row that is a hyperlink (as the viewer draws a link over SSH). */
+function LinkScreen({ controls }: { controls: Controls }) {
+  const [model, setModel] = useState<Model>({ countdown: 3599, selected: 0, status: '', extraRow: false, colour: undefined });
+  controls.set = (patch) => setModel((m) => ({ ...m, ...patch }));
+  const { Box, Text } = ink;
+  return (
+    <Box flexDirection="column">
+      <Text>{`quiet-otter@tempmail.test  expires in ${model.countdown}`}</Text>
+      <Text>
+        <Text bold color="cyan">
+          Link:{' '}
+        </Text>
+        {hyperlink('https://example.org/confirm?t=a+b', '[1] https://example.org/confirm?t=a+b')}
+      </Text>
+      <Text color="gray">q quit</Text>
+    </Box>
+  );
+}
+
+describe('diff writer with a hyperlink on screen', () => {
+  it('diffs the frames around a hyperlink row, which is written whole when it changes only', async () => {
+    const tty = new FakeTty(60, 8);
+    const screen = diffingStdout(tty as unknown as NodeJS.WriteStream);
+    const viaDiff = terminal(60, 8);
+    const direct = terminal(60, 8);
+    const raw: string[] = [];
+    const inkWrite = screen.write.bind(screen);
+    (screen as { write: unknown }).write = (chunk: string, ...rest: unknown[]) => {
+      raw.push(chunk);
+      return (inkWrite as (c: string, ...r: unknown[]) => boolean)(chunk, ...rest);
+    };
+    const controls = {} as Controls;
+    const app = ink.render(<LinkScreen controls={controls} />, { stdout: screen, patchConsole: false, exitOnCtrlC: false, maxFps: 1000 });
+    const settle = async (what: string) => {
+      await waitFor(() => raw.join('').endsWith('\x1b[?2026l'), { message: `the frame after ${what}` });
+      const passed = tty.chunks.splice(0).join('');
+      await feed(viaDiff, passed);
+      await feed(direct, raw.splice(0).join(''));
+      expect(cells(viaDiff).slice(0, -1), what).toEqual(cells(direct).slice(0, -1));
+      return passed;
+    };
+    await settle('the first frame');
+    for (let tick = 1; tick <= 3; tick++) {
+      controls.set({ countdown: 3599 - tick });
+      const passed = await settle(`tick ${tick}`);
+      // The tick's digits only: the link row, unchanged, is not written again.
+      expect(passed).not.toContain('example.org');
+    }
+    app.unmount();
+    screen.dispose();
+    expect(screen.diffStats.diffed).toBe(3);
+  });
+});
+
 describe('frame lines', () => {
   it("reads Ink's frame write: erased lines, then lines ended by a newline", () => {
     expect(frameLines('a\nb\n', null)).toEqual(['a', 'b']);
@@ -198,5 +253,10 @@ describe('frame lines', () => {
     expect(frameLines('a', null)).toBeNull();
     expect(frameLines('\x1b]52;c;eA==\x07\n', null)).toBeNull();
     expect(frameLines('a\tb\n', null)).toBeNull();
+    // A hyperlink closed on its line is frame text; one left open (it would run on into the next line
+    // the diff writes) is not.
+    const link = '\x1b]8;id=tm1;https://example.org/\x1b\\[1] link\x1b]8;;\x1b\\';
+    expect(frameLines(`a\n${link}\n`, null)).toEqual(['a', link]);
+    expect(frameLines('\x1b]8;;https://example.org/\x1b\\open\n', null)).toBeNull();
   });
 });
