@@ -124,6 +124,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     onFreed: () => ops.freed(),
     onCatchAll: deps.onCatchAll,
     storageFull: () => ops.storageFull(),
+    storageCaps: () => ops.limits().storage,
     onBlocksChanged: () => void admin.refreshBlocks(),
   });
   // In effect before the first connection is taken.

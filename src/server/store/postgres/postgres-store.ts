@@ -17,14 +17,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageCaps, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate } from './migrations';
 import { deliverBatch, type BatchReport } from './deliver';
 import { DeliveryQueue, type QueueLimits } from './delivery-queue';
 import * as inbox from './inbox';
 import { PgMailNotices } from './mail-notices';
-import { deleteBlock, findMessages, listBlocks, putBlock, storageUsage } from './admin-queries';
+import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
+import { recountUsage, storageUsage } from './usage';
 import { createPool, prepared, query, withClient } from './pool';
 import { RecentRecipients } from './recent-recipients';
 import { RecipientReads } from './recipient-reads';
@@ -178,8 +179,8 @@ export class PostgresStore implements Store {
     return meta;
   }
 
-  async deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
-    const delivery = await this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit));
+  async deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number, caps?: StorageCaps): Promise<Delivery> {
+    const delivery = await this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit, caps));
     this.recent.stored(delivery.stored.keys());
     if (delivery.full.length + delivery.gone.length > 0) this.recent.forget([...delivery.full, ...delivery.gone]);
     return delivery;
@@ -287,8 +288,10 @@ export class PostgresStore implements Store {
     return this.run((pool) => writeStatus(pool, account, status));
   }
 
-  usage(): Promise<StorageUsage> {
-    return this.run(storageUsage);
+  readonly keepsUsage = true;
+
+  usage(recount = false): Promise<StorageUsage> {
+    return this.run((pool) => (recount ? recountUsage(pool, this.log) : storageUsage(pool)));
   }
 
   probe(): Promise<boolean> {
