@@ -12,7 +12,7 @@
  *
  * Where several services share one store (Postgres), everything that must hold across them is one store
  * operation, atomic in the store, never a read in the service followed by a write: claiming an address
- * (insertSession), the inbox limit (deliver), the per-client rates (hitRateLimit) and the expiry
+ * (insertSession), the inbox limit and the storage cap (deliver), the per-client rates (hitRateLimit) and the expiry
  * sweep (purgeExpired). A store shared that way keeps no cache of what another service can change.
  *
  * Its parts for external mail accounts (store-fetch.ts) and for the admin API (store-admin.ts) are in

@@ -7,7 +7,8 @@
  * What must hold across instances is one transaction each: a name is claimed under an advisory lock on
  * its address (insertSession), a batch of deliveries counts and appends under the row locks of its
  * sessions, taken in id order so two batches never deadlock (deliver: delivery-queue.ts groups the
- * deliveries that arrive together into one transaction), per-client hits are counted under an
+ * deliveries that arrive together into one transaction; with a storage cap, under one more advisory lock,
+ * against the totals the message triggers keep: migration 7), per-client hits are counted under an
  * advisory lock on the client (hitRateLimit, one function call), and one instance sweeps at a time (purgeExpired, a
  * session-level advisory lock tried, never waited for).
  *
