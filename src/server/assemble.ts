@@ -133,6 +133,7 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     onFreed: () => ops.freed(),
     onCatchAll: deps.onCatchAll,
     storageFull: () => ops.storageFull(),
+    storageCaps: () => ops.limits().storage,
     onBlocksChanged: () => void admin.refreshBlocks(),
     onCreated: () => observer.sessionCreated(),
     onListening: (up) => observer.provide('pushUp', () => up),

@@ -89,6 +89,7 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
         }
       }
       const outcome = await storeFor(targets, raw, '', now, sessions);
+      if (outcome.capped) throw new ServiceError('storage_unavailable', 'the storage cap is reached (the message stays in the account until there is room)');
       return { stored: outcome.full ? [] : [...targets.values()], held, full: outcome.full ?? [] };
     },
 

@@ -24,7 +24,7 @@ import { StorageHealth } from './observe/storage-health';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import { createInboxWatch } from './inbox-watch';
 import { ServiceError, type CreatedSession, type DeliverOutcome, type MailService, type ServiceHealth } from './service-types';
-import { StoreClosedError, type Store, type StoredSession } from './store/store';
+import { StoreClosedError, type StorageCaps, type Store, type StoredSession } from './store/store';
 
 export interface MailServiceDeps {
   /** An opened store; the service closes it in close(). */
@@ -48,6 +48,8 @@ export interface MailServiceDeps {
    * here it keeps fetched mail in its external account until there is room. Default: never.
    */
   storageFull?: () => boolean;
+  /** The storage cap now: a store shared by several services (Postgres) keeps it where it stores (Store.deliver). */
+  storageCaps?: () => StorageCaps;
   /**
    * Whether external account `id` (1-based) is active now: one whose mail is fetched over IMAP is
    * listed by GET /domains and handed out only while its connection is healthy. Default: all are.
@@ -162,9 +164,12 @@ export function createMailService(deps: MailServiceDeps): MailService {
     const origin = clientIp === undefined ? {} : { clientIp, envelopeFrom };
     // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
     // connections (or other services on the same store) may have filled the inbox since.
-    const result = await guarded(() => store.deliver([...targets.keys()], { ...fields, raw, receivedAt: now, ...origin }, config.inboxLimit), true);
+    const message = { ...fields, raw, receivedAt: now, ...origin };
+    const result = await guarded(() => store.deliver([...targets.keys()], message, config.inboxLimit, deps.storageCaps?.()), true);
     // A session purged between RCPT and now simply no longer receives (it is in result.gone).
     if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
+    // Other services on the store filled it since this one's count (the store's atomic check).
+    if (result.capped) return { delivered: 0, capped: true };
     if (result.stored.size > 0) deps.onStored?.(result.stored.size, raw.length);
     if (sessions) inboxWatch.announce([...result.stored.keys()].flatMap((id) => sessions.get(id)?.tokenHash ?? []));
     return { delivered: result.stored.size };

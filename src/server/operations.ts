@@ -86,7 +86,8 @@ export async function createOperations({ config, store, log, clock, probesCheapl
   const connections = new ConnectionLimit(limits.connections, clock);
   const httpConnections = new ConnectionLimit(limits.httpConnections, clock);
   const cap = new StorageCap({
-    measure: () => store.usage(),
+    measure: (recount) => store.usage(recount),
+    cheap: store.keepsUsage === true,
     caps: limits.storage,
     alwaysMeasure: config.metrics,
     intervalMs: config.storageUsageIntervalMs,
@@ -162,7 +163,12 @@ export async function createOperations({ config, store, log, clock, probesCheapl
       if (ok) return;
       log.event({ level: 'warn', event: 'smtp.tls_failed', text: `smtp TLS handshake with ${peer.client} failed: ${reason ?? 'unknown reason'}`, fields: { client: peer.client, reason } });
     },
-    refused: (_peer, reason) => observer.messageRefused(reason),
+    refused(_peer, reason) {
+      observer.messageRefused(reason);
+      // A store that keeps the cap itself may have refused for another instance's mail: measured again
+      // (one cheap read), so the next MAIL FROM and RCPT here hear it before DATA.
+      if (reason === 'storage_full' && store.keepsUsage) void cap.measure();
+    },
     transaction: (_peer, result, ms) => observer.smtpTransaction(result, ms),
   };
 

@@ -74,7 +74,7 @@ Limits (0 turns one off; docs/server/operations.md):
   --http-requests-per-minute N
                               HTTP requests per client per minute (default 1200)
   --max-stored-messages N     refuse new mail (452 4.3.1) once this many are stored (default: no cap)
-  --max-stored-bytes N        the same for the bytes of the data dir's message files
+  --max-stored-bytes N        the same for the bytes stored (a database: the messages as received)
 
 Operations:
   --metrics                   serve GET /metrics (Prometheus text format)

@@ -319,10 +319,6 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
     throw new UsageError('adminTokens: the name "admin" is the token of --admin-token-file (adminTokenFile); give it another');
   }
   chooseStorage(config, flags, fromFile, fromEnv, notes);
-  if (config.databaseUrl !== undefined && config.maxStoredBytes > 0) {
-    // A database's size on disk does not shrink when mail is purged: a cap on it would stay reached.
-    throw new UsageError('--max-stored-bytes (maxStoredBytes) caps a data dir; with a database, cap the messages with --max-stored-messages');
-  }
   if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }

@@ -106,6 +106,8 @@ export interface DeliverOutcome {
    * and then nothing was stored for anyone (SMTP answers 452 4.2.2 and the sender retries).
    */
   full?: string[];
+  /** The copies would have passed the storage cap (Store.deliver): nothing was stored (SMTP: 452 4.3.1). */
+  capped?: true;
 }
 
 /** An inbox as check-mail sees it: its listing's version now, and the listing when asked for. */

@@ -1,7 +1,8 @@
 /**
  * The storage cap's burst (issue 36): five sessions, ten SMTP connections that each reach DATA with all
  * five as recipients before any sends its body, then ten bodies of 50 KB at once. Says how many
- * transactions were stored (250; every other reply must be 452 4.3.1) and how many messages the inboxes list.
+ * transactions were stored (250; every other reply must be 452 4.3.1) and how many messages the inboxes
+ * list. With `others` (instances on the same database), the connections go to each in turn.
  */
 import { expect } from 'vitest';
 import { call, newSession } from './http';
@@ -9,13 +10,16 @@ import type { SmtpTarget } from './service';
 import { openSmtp, type SmtpDialog } from './smtp-dialog';
 import { waitFor } from './wait';
 
-export async function capBurst(svc: SmtpTarget & { baseUrl: string; ops: { stats(): { storage: { messages?: number } } } }): Promise<{ stored: number; listed: number }> {
+type Instance = SmtpTarget & { baseUrl: string; ops: { stats(): { storage: { messages?: number } } } };
+
+export async function capBurst(svc: Instance, others: Instance[] = []): Promise<{ stored: number; listed: number }> {
   const boxes: { email: string; token: string }[] = [];
   for (let i = 0; i < 5; i++) boxes.push(await newSession(svc.baseUrl));
-  await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
+  const all = [svc, ...others];
+  for (const one of all) await waitFor(() => one.ops.stats().storage.messages === 0, { message: 'the first measure' });
   const dialogs: SmtpDialog[] = [];
   try {
-    for (let i = 0; i < 10; i++) dialogs.push(await openSmtp(svc));
+    for (let i = 0; i < 10; i++) dialogs.push(await openSmtp(all[i % all.length]!));
     for (const smtp of dialogs) {
       await smtp.command('EHLO burst.test');
       expect(await smtp.command('MAIL FROM:<a@example.org>')).toMatch(/^250/);

@@ -1,33 +1,35 @@
 /**
- * The cap on what the service stores in all: at most `maxMessages` messages (any store; a database's
- * rows) and at most `maxBytes` bytes of message files (a data dir). Past either, new mail is refused with
- * 452 4.3.1 (the sender keeps it and retries) until the purge of expired sessions makes room.
+ * The cap on what the service stores in all: at most `maxMessages` messages and at most `maxBytes` bytes
+ * (a data dir: its message files; a database: the messages as received). Past either, new mail is
+ * refused with 452 4.3.1 (the sender keeps it and retries) until the purge of expired sessions or a
+ * delete makes room.
  *
- * Counting every message at each delivery would cost a walk of the data dir or a count over the table,
- * so the usage is measured now and then (`intervalMs`, and at start in the background: start-up does not
- * wait for it) and what this instance stores in between is added to the last measure; before a refusal a
- * measure older than a second (or taken before a delete) is taken again. What a transaction will add is
- * counted before its 250 (roomFor at RCPT, hold at the end of DATA), beside what the others hold: ten
- * connections at DATA together once stored 2,000x the cap, each checked only against "already full".
- * Other instances' mail shows at the next measure: the cap can be passed by what they store in one
- * interval, never more.
+ * What a transaction will add is counted before its 250 (roomFor at RCPT, hold at the end of DATA),
+ * beside what is stored and what this instance's other transactions hold: ten connections at DATA
+ * together once stored 2,000x the cap, each checked only against "already full".
+ *
+ * A data dir has one instance, so its count here is exact; measuring it walks the data dir, so it is
+ * measured now and then (`intervalMs`, and at start in the background) and what this instance stores in
+ * between is added; before a refusal a measure older than a second (or taken before a delete) is taken
+ * again. A database shared by instances keeps the cap itself where it stores (Store.deliver: the check
+ * and the insert one transaction under one lock, migration 7), and keeps the totals (`cheap`): they are
+ * read again before every refusal, so room any instance's delete made is seen at once; the periodic
+ * measure recounts them (`recount`). Here the count only answers RCPT and MAIL FROM early.
  *
  * The metrics read the same measures (stored messages and bytes); with neither a cap nor metrics nothing
  * is measured.
  */
 import type { Logger } from '../observe/log';
 import type { StorageGauge } from '../observe/observer';
-import type { StorageUsage } from '../store/store';
+import type { StorageCaps, StorageUsage } from '../store/store';
 
-export interface StorageCaps {
-  /** 0 = no cap. */
-  maxMessages: number;
-  /** 0 = no cap. */
-  maxBytes: number;
-}
+export type { StorageCaps } from '../store/store';
 
 export interface StorageCapOptions {
-  measure: () => Promise<StorageUsage>;
+  /** `recount`: the periodic measure (and the first), which also corrects totals a store keeps. */
+  measure: (recount: boolean) => Promise<StorageUsage>;
+  /** The store keeps its totals (Store.keepsUsage): a measure is one cheap read, taken before every refusal. */
+  cheap?: boolean;
   caps: StorageCaps;
   /** Measure even without a cap (metrics are on). */
   alwaysMeasure: boolean;
@@ -45,6 +47,9 @@ export class StorageCap {
   /** What transactions past their last check are about to store (counted as stored until they end). */
   private reserved: StorageUsage = { messages: 0, bytes: 0 };
   private measuredAt = 0;
+  /** Deletes heard (freed()), and how many had been when the last measure began. */
+  private freedCount = 0;
+  private measuredFreed = 0;
   private readonly now: () => number = Date.now;
 
   constructor(private readonly options: StorageCapOptions) {
@@ -58,7 +63,7 @@ export class StorageCap {
   /** Measures now (in the background) and every interval after. */
   start(): void {
     this.stopped = false;
-    void this.measure();
+    void this.measure(true);
   }
 
   stop(): void {
@@ -75,7 +80,7 @@ export class StorageCap {
   update(caps: Partial<StorageCaps>): void {
     this.caps = { ...this.caps, ...caps };
     this.judge();
-    if (this.wanted && !this.usage && !this.measuring && !this.stopped) void this.measure();
+    if (this.wanted && !this.usage && !this.measuring && !this.stopped) void this.measure(true);
   }
 
   /** True while new mail is to be refused. */
@@ -96,13 +101,17 @@ export class StorageCap {
 
   /**
    * Room for `copies` more messages of `bytes` each, beside what is stored and what other transactions
-   * hold: checked, not held (RCPT asks it for the recipients so far). Before a no, a measure older than a
-   * second is taken again: room that deletes (any instance's) or the purge made is seen at once.
+   * hold: checked, not held (RCPT asks it for the recipients so far). Before a no, the usage is measured
+   * again (a store that keeps it: always; else when the measure is older than a second or began before
+   * a delete): room that deletes (any instance's) or the purge made is seen at once.
    */
   async roomFor(copies: number, bytes: number): Promise<boolean> {
     if (this.fits(copies, bytes)) return true;
-    if (this.now() - this.measuredAt < 1000) return false;
+    const fresh = this.measuredFreed === this.freedCount && this.now() - this.measuredAt < 1000;
+    if (fresh && !this.options.cheap) return false;
     await this.measure();
+    // The measure shared began before a delete: one more.
+    if (this.measuredFreed !== this.freedCount) await this.measure();
     return this.fits(copies, bytes);
   }
 
@@ -135,18 +144,20 @@ export class StorageCap {
 
   /** Mail was deleted: the next refusal measures again first. */
   freed(): void {
-    this.measuredAt = 0;
+    this.freedCount += 1;
   }
 
-  /** Measures now; resolves once measured (a failed measure keeps the last one). */
-  measure(): Promise<void> {
+  /** Measures now (`recount`: see StorageCapOptions.measure); resolves once measured (a failed measure keeps the last one). */
+  measure(recount = false): Promise<void> {
     if (!this.wanted) return Promise.resolve();
+    const freed = this.freedCount;
     this.measuring ??= this.options
-      .measure()
+      .measure(recount)
       .then(
         (usage) => {
           this.usage = usage;
           this.measuredAt = this.now();
+          this.measuredFreed = freed;
           this.judge();
         },
         (error: unknown) => {
@@ -164,7 +175,7 @@ export class StorageCap {
   private schedule(): void {
     if (this.stopped || !this.wanted) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.measure(), this.options.intervalMs);
+    this.timer = setTimeout(() => void this.measure(true), this.options.intervalMs);
     this.timer.unref();
   }
 

@@ -104,9 +104,10 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
     const { recipients, accepted, envelopeFrom, who, messageId, refuse } = m;
     let delivered: number;
     let full: string[] | undefined;
+    let capped: true | undefined;
     try {
       const clientIp = plainIp(session.remoteAddress);
-      ({ delivered, full } = await service.deliver({ raw, recipients, envelopeFrom, mailboxes: accepted, clientIp }));
+      ({ delivered, full, capped } = await service.deliver({ raw, recipients, envelopeFrom, mailboxes: accepted, clientIp }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
       note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', { messageId, size: raw.length, recipients: recipients.length });
@@ -118,6 +119,8 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
     // was stored for anyone, so the sender's retry doubles nothing; at the retry RCPT TO refuses the
     // full mailbox and the others get the message.
     if (full) throw refuse(452, `4.2.2 Mailbox full (${listed(full, 3)}), try again later`, 'mailbox_full');
+    // Other instances on the database filled the storage since this one counted (the database decided).
+    if (capped) throw refuse(452, '4.3.1 Insufficient system storage, try again later', 'storage_full', 'warn');
     // Every recipient went away between RCPT and the end of DATA (expired): nobody holds the message.
     if (delivered === 0) throw refuse(550, '5.1.1 No live mailbox for this message', 'no_live_mailbox');
     // Fewer than listed: some expired between RCPT and the end of DATA.

@@ -12,7 +12,7 @@
  *
  * Where several services share one store (Postgres), everything that must hold across them is one store
  * operation, atomic in the store, never a read in the service followed by a write: claiming an address
- * (insertSession), the inbox limit (deliver), the per-client rates (hitRateLimit) and the expiry
+ * (insertSession), the inbox limit and the storage cap (deliver), the per-client rates (hitRateLimit) and the expiry
  * sweep (purgeExpired). A store shared that way keeps no cache of what another service can change.
  *
  * Its parts for external mail accounts (store-fetch.ts) and for the admin API (store-admin.ts) are in
@@ -63,6 +63,8 @@ export interface Delivery {
   full: string[];
   /** Sessions that no longer exist (deleted or purged meanwhile): skipped, the others still receive. */
   gone: string[];
+  /** Its copies would have passed the storage cap given to deliver: nothing was stored for anyone. */
+  capped?: true;
 }
 
 /** A session with how many messages it holds (Store.recipientInbox). */
@@ -103,6 +105,14 @@ export const joinedReads = {
 export interface StorageUsage {
   messages: number;
   bytes: number;
+}
+
+/** The cap on what is stored in all (src/server/limits/storage-cap.ts). */
+export interface StorageCaps {
+  /** 0 = no cap. */
+  maxMessages: number;
+  /** 0 = no cap. */
+  maxBytes: number;
 }
 
 /** How long rate-limit hits are kept (the longest window a rule may have). */
@@ -164,8 +174,13 @@ export interface Store extends FetchStore, AdminStore {
    * every service sharing the store (Postgres: one transaction holding the sessions' row locks; file
    * and memory: slots counted and reserved before the first await). Resolves once every copy is durable;
    * on a failure no copy is kept where the store can undo it (Postgres: the transaction rolls back).
+   *
+   * With `caps`, a store shared by several services (Postgres) also keeps the storage cap in the same
+   * step: when the copies that would be stored, beside everything stored (by any service), would pass a
+   * cap, nothing is stored and `capped` says so. A store one service owns (file, memory) ignores it:
+   * that service's own count is exact (src/server/limits/storage-cap.ts).
    */
-  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery>;
+  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number, caps?: StorageCaps): Promise<Delivery>;
   /**
    * A message for deliver() is on its way (an SMTP client is sending its body): a store that groups
    * deliveries into one COMMIT (Postgres) holds a batch a moment for it. Call the returned function once
@@ -208,8 +223,14 @@ export interface Store extends FetchStore, AdminStore {
    * `messages` is exact; `bytes` is what the storage holds for them: the message files of a data dir, the
    * message table of a database as it sits on disk (with its indexes and unreclaimed space). It may take a
    * while (a data dir is walked): call it now and then, not per message.
+   *
+   * Postgres keeps the totals (migration 7: the messages and their sizes as received, by trigger, so
+   * reading them is one cheap query) and says so with `keepsUsage`; `recount` then counts the messages
+   * too and corrects the kept totals should they differ (logged), a scan of the message table.
    */
-  usage(): Promise<StorageUsage>;
+  usage(recount?: boolean): Promise<StorageUsage>;
+  /** usage() reads totals the store keeps (cheap: may be asked before each refusal); absent: it measures. */
+  readonly keepsUsage?: boolean;
 
   /**
    * Asks the storage whether it serves now (observe/storage-health.ts: /health, /ready, EHLO). Postgres

@@ -98,7 +98,7 @@ describe('PostgresStore on the database', () => {
     expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
   });
 
-  it('migrates a database at version 5 (where each message came from) to 6 (counts, batches), keeping both', async () => {
+  it('migrates a database at version 5 (where each message came from) to 6 (counts, batches) and on, keeping both', async () => {
     const { url } = await freshDatabase(cleanup);
     const first = new PostgresStore({ url });
     await first.open();
@@ -115,8 +115,10 @@ describe('PostgresStore on the database', () => {
     const lines: string[] = [];
     const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
     await store.open();
-    expect(lines.filter((l) => l.includes('migrated'))).toEqual(['database schema migrated to version 6']);
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual([`database schema migrated to version ${MIGRATIONS.length}`]);
     expect(await store.countMessages(s.id)).toBe(2);
+    // Migration 7 counted what was stored (the storage cap's totals).
+    expect(await store.usage()).toEqual({ messages: 2, bytes: 2 * newMessage().raw.length });
     expect(await store.inboxVersion(s.id)).toBe('3.2');
     expect((await store.listMessages(s.id)).map((m) => [m.id, m.clientIp, m.envelopeFrom])).toEqual([
       [2, '192.0.2.7', 'bounce@example.org'],
@@ -171,10 +173,17 @@ describe('PostgresStore on the database', () => {
 
 /** Takes migration 6 (message counts, group commit) out of a database's schema, as before it existed. */
 async function undoMigration6(pool: ReturnType<typeof inspect>): Promise<void> {
+  await undoMigration7(pool);
   await pool.query('DROP TRIGGER tempmail_messages_counted_in ON tempmail_messages');
   await pool.query('DROP TRIGGER tempmail_messages_counted_out ON tempmail_messages');
   await pool.query('DROP FUNCTION tempmail_count_messages');
-  await pool.query('DROP FUNCTION tempmail_deliver_batch');
+  await pool.query('DROP FUNCTION tempmail_deliver_batch(text[], integer[], integer[])');
   await pool.query('ALTER TABLE tempmail_deliveries DROP COLUMN decided');
   await pool.query('ALTER TABLE tempmail_sessions DROP COLUMN message_count');
+}
+
+/** Back to the schema before migration 7 (the totals for the storage cap). */
+async function undoMigration7(pool: ReturnType<typeof inspect>): Promise<void> {
+  await pool.query('DROP FUNCTION tempmail_deliver_batch(text[], integer[], integer[], bigint[], bigint[], integer[])');
+  await pool.query('DROP TABLE tempmail_usage');
 }

@@ -1,11 +1,10 @@
 /**
  * The Postgres store's answer to the admin API's searches (Store.findMessages), its blocks (listBlocks,
- * putBlock, deleteBlock) and what is stored (Store.usage, for the storage cap and the metrics). A change
- * of the blocks is announced on BLOCKS_CHANNEL in the same statement, so every instance on the database
- * reads them again at once (mail-notices.ts listens).
+ * putBlock, deleteBlock). A change of the blocks is announced on BLOCKS_CHANNEL in the same statement,
+ * so every instance on the database reads them again at once (mail-notices.ts listens).
  */
 import type pg from 'pg';
-import type { Block, BlockKind, FoundMessage, MessageFilter, StorageUsage } from '../store';
+import type { Block, BlockKind, FoundMessage, MessageFilter } from '../store';
 import { query } from './pool';
 import { META_COLUMNS, metaOf, SESSION_COLUMNS, sessionOf, type MetaRow, type SessionRow } from './rows';
 
@@ -70,16 +69,4 @@ export async function deleteBlock(pool: pg.Pool, kind: BlockKind, value: string)
     [kind, value, BLOCKS_CHANNEL],
   );
   return (row?.n ?? 0) > 0;
-}
-
-/**
- * The messages held (the sessions' counts, migration 6: no scan of the messages), and the message
- * table's size on disk with its TOAST and indexes.
- */
-export async function storageUsage(pool: pg.Pool): Promise<StorageUsage> {
-  const [row] = await query<{ n: string; bytes: string }>(
-    pool,
-    "SELECT (SELECT coalesce(sum(message_count), 0) FROM tempmail_sessions)::bigint AS n, pg_total_relation_size('tempmail_messages')::bigint AS bytes",
-  );
-  return { messages: Number(row?.n ?? 0), bytes: Number(row?.bytes ?? 0) };
 }

@@ -6,15 +6,16 @@ import { notifySql } from './mail-notices';
 
 /** Values each message brings to deliverBatchStatement (messageValues). */
 const PER_MESSAGE = 11;
-/** The statement's values before the messages' ($1..$5, see deliverBatchStatement). */
-const BEFORE_MESSAGES = 5;
+/** The statement's values before the messages' ($1..$8, see deliverBatchStatement). */
+const BEFORE_MESSAGES = 8;
 
 /**
  * One statement for a whole batch of deliveries (postgres/deliver.ts), its own transaction: the
  * decision under the sessions' row locks (tempmail_deliver_batch, migration 6: $1 the copies' sessions,
- * $2 their deliveries, $3 the deliveries' limits), the batch's record ($4, with a copy of the decision
+ * $2 their deliveries, $3 the deliveries' limits; $6, $7 and $8 their storage caps of messages and
+ * bytes and their sizes: migration 7), the batch's record ($4, with a copy of the decision
  * for when the answer is lost), the stored copies, each message's values once however many sessions
- * take it (`messages` rows of PER_MESSAGE values from $6 on), and the mail notices for the other
+ * take it (`messages` rows of PER_MESSAGE values from $9 on), and the mail notices for the other
  * instances, from this one ($5): one pg_notify per session with new mail however many messages it took,
  * which Postgres hands out at COMMIT only (mail-notices.ts). It answers one row per copy with its
  * outcome (and the id it took). The messages' counts follow by trigger.
@@ -30,7 +31,7 @@ export function deliverBatchStatement(messages: number): string {
   return `
     WITH decided AS MATERIALIZED (
       SELECT delivery, sid, outcome, message_id, locked_at, token_hash
-      FROM tempmail_deliver_batch($1::text[], $2::integer[], $3::integer[])
+      FROM tempmail_deliver_batch($1::text[], $2::integer[], $3::integer[], $6::bigint[], $7::bigint[], $8::integer[])
     ), recorded AS (
       INSERT INTO tempmail_deliveries (id, at, decided)
       SELECT $4, now(), coalesce(json_agg(d), '[]') FROM (SELECT delivery, sid, outcome, message_id FROM decided) d

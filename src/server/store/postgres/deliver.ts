@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { Delivery, NewMessage, StoredMessageMeta } from '../store';
+import type { Delivery, NewMessage, StorageCaps, StoredMessageMeta } from '../store';
 import { deliverBatchStatement } from './batch-sql';
 import { prepared, query, withClient } from './pool';
 import { messageValues } from './rows';
@@ -34,6 +34,8 @@ export interface QueuedDelivery {
   sessionIds: readonly string[];
   message: NewMessage;
   inboxLimit: number;
+  /** The storage cap to keep (0 in a field: none); none at all when undefined. */
+  caps?: StorageCaps;
 }
 
 /** What a batch did, for the log and the bench: the lock hold is what queues deliveries to one address. */
@@ -89,6 +91,11 @@ function limitOf(inboxLimit: number): number | null {
   return inboxLimit < 2 ** 31 ? Math.max(0, Math.ceil(inboxLimit)) : null;
 }
 
+/** A storage cap as the database takes it: NULL for none (0 or absent). */
+function capOf(cap: number | undefined): number | null {
+  return cap !== undefined && cap > 0 ? cap : null;
+}
+
 /** Stores each delivery of `batch` (see above); one outcome per delivery, in order. */
 export async function deliverBatch(
   pool: pg.Pool,
@@ -109,6 +116,9 @@ export async function deliverBatch(
         batch.map((d) => limitOf(d.inboxLimit)),
         batchId,
         options.instance,
+        batch.map((d) => capOf(d.caps?.maxMessages)),
+        batch.map((d) => capOf(d.caps?.maxBytes)),
+        batch.map((d) => d.message.raw.length),
         ...batch.flatMap((d) => messageValues(d.message)),
       ];
       state.commitSent = true;
@@ -151,6 +161,7 @@ function outcomes(batch: readonly QueuedDelivery[], rows: readonly Decided[]): D
     if (r.outcome === 'stored') d.stored.set(r.sid, metaOf(batch[r.delivery]!.message, r.message_id!));
     else if (r.outcome === 'full') d.full.push(r.sid);
     else if (r.outcome === 'gone') d.gone.push(r.sid);
+    else if (r.outcome === 'capped') d.capped = true;
   }
   for (const d of out) d.full.sort();
   return out;

@@ -26,7 +26,7 @@
  * delivery at a time, so one bad message never fails the others; a batch lost to the connection is not
  * (each alone would only wait for the same database again), and one whose COMMIT was sent never is.
  */
-import type { Delivery, NewMessage } from '../store';
+import type { Delivery, NewMessage, StorageCaps } from '../store';
 import type { BatchState, QueuedDelivery } from './deliver';
 
 interface Waiting extends QueuedDelivery {
@@ -112,9 +112,9 @@ export class DeliveryQueue {
   }
 
   /** Queues one delivery; resolves after the COMMIT of the batch it went in. */
-  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
+  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number, caps?: StorageCaps): Promise<Delivery> {
     return new Promise<Delivery>((resolve, reject) => {
-      this.queue.push({ sessionIds, message, inboxLimit, resolve, reject, queuedAt: performance.now() });
+      this.queue.push({ sessionIds, message, inboxLimit, caps, resolve, reject, queuedAt: performance.now() });
       this.schedule();
     });
   }

@@ -11,6 +11,8 @@ import { MIGRATIONS } from './schema';
 /** Advisory lock keys (one 64-bit key space, apart from the two-key locks of sessions.ts and tempmail_rate_hit). */
 export const MIGRATION_LOCK = '7238456001';
 export const SWEEP_LOCK = '7238456002';
+// 7238456003: the storage cap's lock, taken inside tempmail_deliver_batch (migration 7); 7238456004: the
+// recount of the stored totals (usage.ts).
 
 /** The database holds a schema newer than this code knows. */
 export class SchemaTooNewError extends Error {

@@ -7,7 +7,8 @@
  * What must hold across instances is one transaction each: a name is claimed under an advisory lock on
  * its address (insertSession), a batch of deliveries counts and appends under the row locks of its
  * sessions, taken in id order so two batches never deadlock (deliver: delivery-queue.ts groups the
- * deliveries that arrive together into one transaction), per-client hits are counted under an
+ * deliveries that arrive together into one transaction; with a storage cap, under one more advisory lock,
+ * against the totals the message triggers keep: migration 7), per-client hits are counted under an
  * advisory lock on the client (hitRateLimit, one function call), and one instance sweeps at a time (purgeExpired, a
  * session-level advisory lock tried, never waited for).
  *
@@ -17,14 +18,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageCaps, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate } from './migrations';
 import { deliverBatch, type BatchReport } from './deliver';
 import { DeliveryQueue, type QueueLimits } from './delivery-queue';
 import * as inbox from './inbox';
 import { PgMailNotices } from './mail-notices';
-import { deleteBlock, findMessages, listBlocks, putBlock, storageUsage } from './admin-queries';
+import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
+import { recountUsage, storageUsage } from './usage';
 import { createPool, prepared, query, withClient } from './pool';
 import { RecentRecipients } from './recent-recipients';
 import { RecipientReads } from './recipient-reads';
@@ -184,8 +186,8 @@ export class PostgresStore implements Store {
     return meta;
   }
 
-  async deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number): Promise<Delivery> {
-    const delivery = await this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit));
+  async deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number, caps?: StorageCaps): Promise<Delivery> {
+    const delivery = await this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit, caps));
     this.recent.stored(delivery.stored.keys());
     if (delivery.full.length + delivery.gone.length > 0) this.recent.forget([...delivery.full, ...delivery.gone]);
     return delivery;
@@ -296,8 +298,10 @@ export class PostgresStore implements Store {
     return this.run((pool) => writeStatus(pool, account, status));
   }
 
-  usage(): Promise<StorageUsage> {
-    return this.run(storageUsage);
+  readonly keepsUsage = true;
+
+  usage(recount = false): Promise<StorageUsage> {
+    return this.run((pool) => (recount ? recountUsage(pool, this.log) : storageUsage(pool)));
   }
 
   probe(): Promise<boolean> {

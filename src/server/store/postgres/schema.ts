@@ -249,4 +249,130 @@ export const MIGRATIONS: readonly Migration[] = [
       $fn$;
     `,
   },
+  {
+    version: 7,
+    name: 'what is stored in all, for the storage cap',
+    sql: `
+      -- The messages stored in all and their bytes as received (size), for the storage cap and the
+      -- metrics: kept by the triggers that keep the sessions' counts, in the same transaction as the
+      -- insert or delete, whoever makes it (restarts, the purge and older instances included: no drift).
+      -- In 16 slots, each connection adding to its own (pid % 16): with no cap in force, deliveries on
+      -- different connections never queue on one row. The total is the sum of the slots.
+      CREATE TABLE tempmail_usage (
+        slot integer PRIMARY KEY,
+        messages bigint NOT NULL,
+        bytes bigint NOT NULL
+      );
+      -- Counted once from the messages, with no insert or delete meanwhile (another instance's).
+      LOCK TABLE tempmail_messages IN SHARE MODE;
+      INSERT INTO tempmail_usage (slot, messages, bytes) SELECT g, 0, 0 FROM generate_series(0, 15) g;
+      UPDATE tempmail_usage SET messages = c.n, bytes = c.b
+        FROM (SELECT count(*) AS n, coalesce(sum(size), 0) AS b FROM tempmail_messages) c WHERE slot = 0;
+      CREATE OR REPLACE FUNCTION tempmail_count_messages() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_sign integer := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+        v_n bigint;
+        v_b bigint;
+      BEGIN
+        UPDATE tempmail_sessions s
+          SET message_count = s.message_count + v_sign * c.n
+          FROM (SELECT session_id, count(*)::integer AS n FROM changed GROUP BY session_id) c
+          WHERE s.id = c.session_id;
+        SELECT count(*), coalesce(sum(size), 0) INTO v_n, v_b FROM changed;
+        IF v_n > 0 THEN
+          UPDATE tempmail_usage SET messages = messages + v_sign * v_n, bytes = bytes + v_sign * v_b
+            WHERE slot = pg_backend_pid() % 16;
+        END IF;
+        RETURN NULL;
+      END
+      $fn$;
+
+      -- tempmail_deliver_batch with the storage cap (limits/storage-cap.ts): p_max_messages[k] and
+      -- p_max_bytes[k] delivery k's caps (NULL: none), p_size[k] its size. Under the cap lock, taken after the
+      -- sessions' row locks and held to COMMIT, the total stored is read (every instance that enforces a
+      -- cap takes the lock before it stores, so none has stored uncommitted meanwhile) and each delivery
+      -- whose copies would pass a cap is decided 'capped' for all its present sessions (nothing stored for
+      -- it), the others count against the total as the batch leaves it. Without a cap nothing is locked:
+      -- only the 3-argument version's work.
+      CREATE FUNCTION tempmail_deliver_batch(p_session text[], p_delivery integer[], p_limit integer[],
+        p_max_messages bigint[], p_max_bytes bigint[], p_size integer[])
+      RETURNS TABLE (delivery integer, sid text, outcome text, message_id integer, locked_at double precision, token_hash text)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_ids text[];
+        v_last integer[];
+        v_held integer[];
+        v_hash text[];
+        v_at integer;
+        v_n integer := coalesce(array_length(p_session, 1), 0);
+        v_from integer := 1;
+        v_to integer;
+        v_full boolean;
+        v_capped boolean;
+        v_copies bigint;
+        v_limit integer;
+        v_used_n bigint := 0;
+        v_used_b bigint := 0;
+        i integer;
+      BEGIN
+        SELECT array_agg(l.id), array_agg(l.last_message_id), array_agg(l.message_count), array_agg(l.token_hash)
+          INTO v_ids, v_last, v_held, v_hash
+          FROM (SELECT t.id, t.last_message_id, t.message_count, t.token_hash FROM tempmail_sessions t
+                WHERE t.id = ANY (p_session) ORDER BY t.id FOR UPDATE) l;
+        IF EXISTS (SELECT 1 FROM unnest(p_max_messages || p_max_bytes) AS c(cap) WHERE c.cap IS NOT NULL) THEN
+          PERFORM pg_advisory_xact_lock(7238456003);
+          -- A statement of its own: it sees what the lock's previous holder committed.
+          SELECT coalesce(sum(u.messages), 0), coalesce(sum(u.bytes), 0) INTO v_used_n, v_used_b FROM tempmail_usage u;
+        END IF;
+        locked_at := extract(epoch FROM clock_timestamp());
+        WHILE v_from <= v_n LOOP
+          v_to := v_from;
+          WHILE v_to < v_n AND p_delivery[v_to + 1] = p_delivery[v_from] LOOP v_to := v_to + 1; END LOOP;
+          delivery := p_delivery[v_from];
+          v_limit := p_limit[delivery + 1];
+          v_full := false;
+          v_copies := 0;
+          FOR i IN v_from..v_to LOOP
+            v_at := array_position(v_ids, p_session[i]);
+            IF v_at IS NOT NULL THEN v_copies := v_copies + 1; END IF;
+            IF v_limit IS NOT NULL AND v_at IS NOT NULL AND v_held[v_at] >= v_limit THEN v_full := true; END IF;
+          END LOOP;
+          v_capped := NOT v_full AND (
+            v_used_n + v_copies > p_max_messages[delivery + 1] OR
+            v_used_b + v_copies * p_size[delivery + 1] > p_max_bytes[delivery + 1]) IS TRUE;
+          IF NOT v_full AND NOT v_capped THEN
+            v_used_n := v_used_n + v_copies;
+            v_used_b := v_used_b + v_copies * p_size[delivery + 1];
+          END IF;
+          FOR i IN v_from..v_to LOOP
+            v_at := array_position(v_ids, p_session[i]);
+            sid := p_session[i];
+            message_id := NULL;
+            token_hash := NULL;
+            IF v_at IS NULL THEN
+              outcome := 'gone';
+            ELSIF v_full THEN
+              outcome := CASE WHEN v_held[v_at] >= v_limit THEN 'full' ELSE 'held' END;
+            ELSIF v_capped THEN
+              outcome := 'capped';
+            ELSE
+              v_last[v_at] := v_last[v_at] + 1;
+              v_held[v_at] := v_held[v_at] + 1;
+              outcome := 'stored';
+              message_id := v_last[v_at];
+              token_hash := v_hash[v_at];
+            END IF;
+            RETURN NEXT;
+          END LOOP;
+          v_from := v_to + 1;
+        END LOOP;
+        IF v_ids IS NOT NULL THEN
+          UPDATE tempmail_sessions t SET last_message_id = u.last
+            FROM unnest(v_ids, v_last) AS u(id, last)
+            WHERE t.id = u.id AND u.last <> t.last_message_id;
+        END IF;
+      END
+      $fn$;
+    `,
+  },
 ];
