@@ -7,6 +7,7 @@
  *   npm run -s bench -- --json         one JSON object on stdout (progress goes to stderr)
  *   --out FILE                         also write the JSON to FILE
  *   --no-build                         measure dist/ as it is (default: build it first)
+ *   --node PATH                        run what is measured (app, serve, peers) under that Node binary
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { FIGURES } from './figures/all';
 import { KEY_TABLE } from './figures/key-table';
 import type { RunContext, Values } from './figures/figure';
 import { machineLoad } from './harness/proc';
+import { measuredNode } from './harness/pty-app';
 import { removeTempDirs } from './harness/temp';
 
 const { values: flags } = parseArgs({
@@ -25,6 +27,7 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
     out: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    node: { type: 'string' },
     list: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -60,6 +63,11 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
+if (flags.node) process.env.TEMPMAIL_BENCH_NODE = flags.node;
+const nodeVersion = execFileSync(measuredNode(), ['--version'], { encoding: 'utf8' }).trim();
+// "v24.22.3" as 24.22: the JSON holds numbers only.
+const nodeMajorMinor = Number(nodeVersion.replace(/^v(\d+)\.(\d+).*$/, '$1.$2'));
+
 if (!flags['no-build']) {
   log('building dist/ (npm run build)');
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 2, 2] });
@@ -67,7 +75,7 @@ if (!flags['no-build']) {
 
 const started = performance.now();
 const before = machineLoad();
-log(`${before.cores} cores, load average ${before.load1} at start; ${flags.quick ? 'quick' : 'full'} run of ${selected.map((f) => f.name).join(', ')}`);
+log(`${before.cores} cores, load average ${before.load1} at start; Node ${nodeVersion}; ${flags.quick ? 'quick' : 'full'} run of ${selected.map((f) => f.name).join(', ')}`);
 const results: Values = {};
 const failed: string[] = [];
 let loadMax = before.load1;
@@ -92,6 +100,7 @@ removeTempDirs();
 const after = machineLoad();
 Object.assign(results, {
   machine_cores: after.cores,
+  node_version: nodeMajorMinor,
   machine_load1_start: before.load1,
   machine_load1_end: after.load1,
   machine_load1_max: Math.max(loadMax, after.load1),

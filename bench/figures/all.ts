@@ -1,5 +1,6 @@
 /** Every figure, in the order they run (bench/figures/key-table.ts lists the keys they must fill). */
 import type { Figure } from './figure';
+import { appMemory } from './app-memory';
 import { checkMail } from './checkmail';
 import { flood } from './flood';
 import { html2mb } from './html2mb';
@@ -14,4 +15,4 @@ import { smtpIngest } from './smtp-ingest';
 import { ssh } from './ssh';
 import { startup } from './startup';
 
-export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, newMail, checkMail, serveStart, serveChurn, smtpIngest, postgres, flood, ssh];
+export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, appMemory, newMail, checkMail, serveStart, serveChurn, smtpIngest, postgres, flood, ssh];

@@ -18,7 +18,7 @@ import { spawn } from 'node:child_process';
 import type { Figure } from './figure';
 import { openInboxApp } from '../harness/inbox-app';
 import { cpuMs, mainThreadCpuMs } from '../harness/proc';
-import { neutralEnv } from '../harness/pty-app';
+import { measuredNode, neutralEnv } from '../harness/pty-app';
 import { startServe } from '../harness/serve-proc';
 import { createInbox, sendOne } from '../harness/service-calls';
 import { round, sleep } from '../harness/stats';
@@ -41,7 +41,7 @@ export const idle: Figure = {
     // The token reaches the baseline by environment, never argv.
     const url = new URL('check-mail', serve.baseUrl);
     url.searchParams.set('token', inbox.token);
-    const loop = spawn(process.execPath, ['-e', FETCH_LOOP], { env: neutralEnv({ U: url.href }), stdio: 'ignore' });
+    const loop = spawn(measuredNode(), ['-e', FETCH_LOOP], { env: neutralEnv({ U: url.href }), stdio: 'ignore' });
     ctx.defer(() => loop.kill('SIGKILL'));
     await sleep(2_000);
 

@@ -1,5 +1,5 @@
 /**
- * The tables of issues 15, 17, 23 and 27: each key `npm run bench -- --json` must carry, what it is, and the goal (shown
+ * The tables of issues 15, 17, 23, 27 and 38: each key `npm run bench -- --json` must carry, what it is, and the goal (shown
  * beside the number, never asserted: timing asserts do not belong in CI).
  */
 
@@ -42,6 +42,15 @@ export const KEY_TABLE: readonly KeyInfo[] = [
   { key: 'ssh_first_frame_over_app', what: '`ssh -t` to the app\'s first frame / the installed app\'s start to its first frame (medians)', goal: '<= 1.5' },
   { key: 'ssh_rss_mb_per_session', what: 'serve RSS with 50 idle ssh app sessions minus with none, over 50 (MB)', goal: '<= 8' },
   { key: 'ssh_key_p95_ms_50', what: '`j` to its frame over ssh, 50 sessions open (p95)', goal: '<= 16' },
+  // Issue 38 (memory as lean as the work): each over its baseline in the same run.
+  { key: 'serve_churn_rss_over_empty_45s', what: 'serve RSS under churn at 45 s / its empty RSS (data dir)', goal: '<= 2' },
+  { key: 'serve_churn_rss_over_empty_150s', what: 'the same at 150 s', goal: '<= 2' },
+  { key: 'serve_churn_rss_over_empty_300s', what: 'the same at 300 s', goal: '<= 2' },
+  { key: 'app_rss_over_ink_1000', what: 'app RSS, 1,000 messages listed / the smallest Ink app\'s (one <Text>), same run', goal: '<= 1.5' },
+  { key: 'app_rss_over_ink_10k', what: 'the same, 10,000 messages listed', goal: '<= 2' },
+  { key: 'app_rss_growth_mb_3000_polls', what: 'app RSS after 3,000 polls minus after the first tenth (MB)', goal: '<= 5' },
+  { key: 'app_rss_growth_mb_5000_new', what: 'the same over 5,000 new messages, the list held at 1,000 (MB)', goal: '<= 5' },
+  { key: 'app_rss_growth_mb_1000_opens', what: 'the same over 1,000 viewer opens and closes (MB)', goal: '<= 5' },
   { key: 'flood_p95_ratio', what: 'quiet client delivery p95 while another floods two instances on one Postgres / without the flood', goal: '<= 2' },
 ];
 

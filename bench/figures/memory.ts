@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import type { Figure } from './figure';
 import { openInboxApp } from '../harness/inbox-app';
 import { rssMb } from '../harness/proc';
-import type { PtyApp } from '../harness/pty-app';
+import { measuredNode, type PtyApp } from '../harness/pty-app';
 import { startServe, type RunningServe } from '../harness/serve-proc';
 import { median, round, sleep } from '../harness/stats';
 import { dataset } from '../seed/datasets';
@@ -55,7 +55,7 @@ export const memory: Figure = {
     const data = await dataset(listInboxes(ctx.quick ? QUICK_BIG : 10_000), ctx.log);
     const serve = await startServe({ dataDir: data.dataDir });
     ctx.defer(() => serve.stop());
-    const bare = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const bare = spawn(measuredNode(), ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     ctx.defer(() => bare.kill('SIGKILL'));
     const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox: data.inboxes.big!, loaded: (s) => /Order \d{5} shipped/.test(s) });
     ctx.defer(() => app.stop());

@@ -32,7 +32,7 @@ async function bareNode(): Promise<number> {
 const CACHE = fileURLToPath(new URL('../.cache/', import.meta.url));
 
 /** The peer, bundled as the app is; its path. */
-async function buildPeer(): Promise<string> {
+export async function buildPeer(): Promise<string> {
   // @ts-expect-error: a plain .mjs build script without types
   const { buildOptions } = (await import('../../scripts/build-config.mjs')) as { buildOptions: (dir: string) => Record<string, unknown> };
   const outdir = join(CACHE, 'peer-ink');

@@ -18,6 +18,14 @@ const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
 /** The program under measurement: dist/cli.js, or another build named by TEMPMAIL_BENCH_CLI (an A/B run). */
 export const CLI = process.env.TEMPMAIL_BENCH_CLI || fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
+/**
+ * The Node that runs what is measured (the app, `serve`, the peers and bare-Node baselines): the bench's
+ * own, or another named by TEMPMAIL_BENCH_NODE (`npm run bench -- --node PATH` sets it, bench/run.ts).
+ */
+export function measuredNode(): string {
+  return process.env.TEMPMAIL_BENCH_NODE || process.execPath;
+}
+
 const END_MARK = Buffer.from('\x1b[?2026l');
 
 /** The screen right after a frame's end mark was parsed. */
@@ -90,7 +98,7 @@ export class PtyApp {
     this.term = new Terminal({ cols, rows, allowProposedApi: true, scrollback: 0 });
     this.spawnedAt = performance.now();
     const argv = options.argv ?? [...(options.nodeArgs ?? []), CLI, ...(options.args ?? [])];
-    this.child = pty.spawn(process.execPath, argv, {
+    this.child = pty.spawn(measuredNode(), argv, {
       name: 'xterm-256color',
       cols,
       rows,

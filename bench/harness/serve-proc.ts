@@ -4,7 +4,7 @@
  * requests an app has made.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI, neutralEnv } from './pty-app';
+import { CLI, measuredNode, neutralEnv } from './pty-app';
 import { rssMb } from './proc';
 
 export interface ServeOptions {
@@ -56,7 +56,7 @@ export function startServe(options: ServeOptions): Promise<RunningServe> {
       : ['--http-requests-per-minute', high, '--smtp-messages-per-minute', high, '--smtp-recipients-per-minute', high, '--smtp-connections-per-client', '0'];
   const args = ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', ...storage, ...limits, ...(options.args ?? [])];
   const t0 = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [CLI, ...args], { env: neutralEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(measuredNode(), [CLI, ...args], { env: neutralEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   let out = '';
   let errTail = '';

@@ -1,23 +1,6 @@
 /**
- * The app's young generation (V8's new space) kept at the size it has when the first frame is out.
- *
- * V8 doubles the new space, up to 16 MB a semi-space, whenever much of it survives a scavenge. A
- * poll's garbage is short-lived, but a poll every few seconds for hours still walks it up to its
- * maximum: ~20 MB of resident memory that the app never needs (the live heap is flat: ~16 MB after a
- * full GC at 100 and at 3,000 polls; bench figure `memory`). The growth factor is read each time V8
- * grows the space, so setting it to 1 at run time holds the space where it is; the maximum itself
- * (--max-semi-space-size) is read only when the heap is made and cannot be changed from inside.
- *
- * node:v8 costs ~2.5 ms to load: this runs after the first frame, never before it.
- */
-export async function holdYoungGeneration(): Promise<void> {
-  const v8 = await import('node:v8');
-  v8.setFlagsFromString('--semi-space-growth-factor=1');
-}
-
-/**
- * A long-running process's heap held near what it keeps alive (`serve`; docs/performance.md, "Where
- * serve's memory goes").
+ * A long-running process's heap held near what it keeps alive (`serve` once it listens, the app once its
+ * first frame is out; docs/performance.md, "Where serve's memory goes", "Where the app's memory goes").
  *
  * Two of V8's defaults let a server that keeps ~20 MB of live objects reach ~280 MB resident under
  * steady mail (Node 24), and stay there:
@@ -31,6 +14,10 @@ export async function holdYoungGeneration(): Promise<void> {
  *   picks from the GC's speed (up to 4x); `heapGrowingPercent` fixes that factor (25: the next full
  *   collection when the old generation is 1.25x what survived the last one). It is read at each
  *   collection, so setting it at run time takes effect.
+ *
+ * The app passes youngBytes 0: its new space is held at the size it has after the first frame (a poll's
+ * garbage is short-lived, yet a poll every few seconds for hours walked it up to 16 MB a semi-space).
+ * node:v8 costs ~2.5 ms to load: the app calls this after its first frame, never before it.
  */
 export async function holdHeapNearLive(youngBytes: number, heapGrowingPercent: number): Promise<void> {
   const [v8, { PerformanceObserver }] = await Promise.all([import('node:v8'), import('node:perf_hooks')]);
