@@ -58,6 +58,7 @@ describe('PostgresStore on the database', () => {
     const { url } = await freshDatabase(cleanup);
     const first = new PostgresStore({ url });
     await first.open();
+    await undoMigration7(inspect(cleanup, url));
     await first.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 7, lastUid: 41 });
     const s = sessionRecord();
     await first.putSession(s);
@@ -94,7 +95,8 @@ describe('PostgresStore on the database', () => {
     // Migration 6: each session's count is taken from the messages it holds, and kept from then on.
     expect(await store.countMessages(s.id)).toBe(2);
     expect(await store.inboxVersion(s.id)).toBe('3.2');
-    expect((await store.deliver([s.id], newMessage(), 3)).stored.get(s.id)!.id).toBe(4);
+    // Migration 7: the ids handed out before are kept; the next comes from the clock, above them.
+    expect((await store.deliver([s.id], newMessage(), 3)).stored.get(s.id)!.id).toBeGreaterThan(3);
     expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
   });
 
@@ -102,6 +104,7 @@ describe('PostgresStore on the database', () => {
     const { url } = await freshDatabase(cleanup);
     const first = new PostgresStore({ url });
     await first.open();
+    await undoMigration7(inspect(cleanup, url));
     const s = sessionRecord();
     await first.putSession(s);
     await first.putBlock({ kind: 'ip', value: '198.51.100.0/24', createdAt: 1000 });
@@ -115,7 +118,7 @@ describe('PostgresStore on the database', () => {
     const lines: string[] = [];
     const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
     await store.open();
-    expect(lines.filter((l) => l.includes('migrated'))).toEqual(['database schema migrated to version 6']);
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual([`database schema migrated to version ${MIGRATIONS.length}`]);
     expect(await store.countMessages(s.id)).toBe(2);
     expect(await store.inboxVersion(s.id)).toBe('3.2');
     expect((await store.listMessages(s.id)).map((m) => [m.id, m.clientIp, m.envelopeFrom])).toEqual([
@@ -124,7 +127,8 @@ describe('PostgresStore on the database', () => {
     ]);
     expect(await store.listBlocks()).toEqual([{ kind: 'ip', value: '198.51.100.0/24', createdAt: 1000 }]);
     const next = await store.deliver([s.id], newMessage({ clientIp: '2001:db8::1', envelopeFrom: '' }), 3);
-    expect(next.stored.get(s.id)).toMatchObject({ id: 4, clientIp: '2001:db8::1', envelopeFrom: '' });
+    expect(next.stored.get(s.id)).toMatchObject({ clientIp: '2001:db8::1', envelopeFrom: '' });
+    expect(next.stored.get(s.id)!.id).toBeGreaterThan(3);
     expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
     expect(await store.findMessages({ clientIp: '2001:db8::/32' }, 10)).toHaveLength(1);
   });
@@ -162,12 +166,25 @@ describe('PostgresStore on the database', () => {
     const s = sessionRecord();
     await store.putSession(s);
     const subject = 'a\u0000b \ud800 c \\u0000 "q"';
-    await store.addMessage(s.id, newMessage({ subject, senderName: '\u0000', headers: { 'X-A': '\u0000\ud83d' } }));
+    const { id } = await store.addMessage(s.id, newMessage({ subject, senderName: '\u0000', headers: { 'X-A': '\u0000\ud83d' } }));
     const [meta] = await store.listMessages(s.id);
     expect(meta!.subject).toBe(subject);
-    expect((await store.getMessage(s.id, 1))!.headers).toEqual({ 'X-A': '\u0000\ud83d' });
+    expect((await store.getMessage(s.id, id))!.headers).toEqual({ 'X-A': '\u0000\ud83d' });
   });
 });
+
+/**
+ * Takes migration 7 (message ids from the clock) out of a database no message was stored in yet, as an
+ * earlier tempmail-tui left it: integer ids counted 1, 2, 3... by migration 6's function.
+ */
+async function undoMigration7(pool: ReturnType<typeof inspect>): Promise<void> {
+  const v6 = MIGRATIONS[5]!.sql;
+  await pool.query('DROP FUNCTION tempmail_deliver_batch');
+  await pool.query('ALTER TABLE tempmail_sessions ALTER COLUMN last_message_id TYPE integer');
+  await pool.query('ALTER TABLE tempmail_messages ALTER COLUMN id TYPE integer');
+  await pool.query(v6.slice(v6.indexOf('CREATE FUNCTION tempmail_deliver_batch')));
+  await pool.query('DELETE FROM tempmail_migrations WHERE version >= 7');
+}
 
 /** Takes migration 6 (message counts, group commit) out of a database's schema, as before it existed. */
 async function undoMigration6(pool: ReturnType<typeof inspect>): Promise<void> {
