@@ -32,7 +32,7 @@ const IMAP_TESTS = ['test/**/*.imap.test.ts', 'test/**/*.imap.pg.test.ts'];
 
 // The nginx test (the shipped site in a real nginx) needs Debian's nginx-light package (.ci/run installs
 // it): the same rule, loud without it on a developer's machine, fatal in CI.
-const NGINX_TESTS = ['test/server/nginx-site.test.ts'];
+const NGINX_TESTS = ['test/server/nginx-site.test.ts', 'test/server/postgres/nginx-two-upstreams.pg.test.ts'];
 const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].some((p) => existsSync(p));
 if (!nginx) {
   const why = 'nginx is not installed: install the nginx-light package (apt-get install nginx-light)';
@@ -77,7 +77,7 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['test/**/*.pg.test.ts'],
-                exclude: [...configDefaults.exclude, ...(dovecot ? [] : ['test/**/*.imap.pg.test.ts'])],
+                exclude: [...configDefaults.exclude, ...(dovecot ? [] : ['test/**/*.imap.pg.test.ts']), ...(nginx ? [] : NGINX_TESTS)],
                 globalSetup: ['test/harness/postgres/global-setup.ts'],
               },
             },

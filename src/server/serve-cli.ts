@@ -93,6 +93,9 @@ SSH (docs/server/ssh.md; off unless --ssh-port is given):
   (5), sshIdleTimeoutMs (1800000)
 
 Storage: flags beat TEMPMAIL_DATABASE_URL, which beats the config file.
+  tempmail-tui serve migrate --from-data-dir DIR --database-url URL
+                              copies a data dir's sessions and messages into PostgreSQL (serve
+                              stopped; safe to run again; docs/server/operations.md)
 
 HTTP routes (JSON; a token as the token parameter or in Authorization: Bearer):
   GET  /domains                      POST /create-session

@@ -72,7 +72,7 @@ describe('the installed package', () => {
     expect(await readdir(join(pkgDir, 'scripts'))).toEqual(['deploy']);
     const deploy = (await readdir(join(pkgDir, 'scripts', 'deploy'))).sort();
     expect(deploy).toEqual((await readdir(join(root, 'scripts', 'deploy'))).sort());
-    expect(deploy).toEqual(['certbot-deploy-hook.sh', 'nginx-tempmail-tui.conf', 'tempmail-tui.service']);
+    expect(deploy).toEqual(['certbot-deploy-hook.sh', 'nginx-tempmail-tui-two.conf', 'nginx-tempmail-tui.conf', 'tempmail-tui.service']);
   });
 
   it('answers --version and serve --help', async () => {

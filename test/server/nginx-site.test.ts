@@ -4,69 +4,25 @@
  * the event stream passes through at once (no buffering), and with the backend down a token in a query
  * string reaches none of nginx's logs (its error log quotes the request line of a failed proxy).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readEvents } from '../../src/client/sse';
 import { cleanupAfterEach } from '../harness/cleanup';
-import { startDaemon } from '../harness/daemon';
 import { newSession } from '../harness/http';
-import { closedPort } from '../harness/ports';
+import { nginxGet, startNginx as startSite } from '../harness/nginx';
 import { startServeProcess, stopServe } from '../harness/serve-process';
 import { sendMail } from '../harness/service';
-import { makeCa, makeServerCert, type TestCa } from '../harness/tls-certs';
+import { makeCa, type TestCa } from '../harness/tls-certs';
 
 const cleanup = cleanupAfterEach();
-const HOST = 'mail.example.org';
 const SITE = readFileSync(fileURLToPath(new URL('../../scripts/deploy/nginx-tempmail-tui.conf', import.meta.url)), 'utf8');
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
 
 /** nginx running the shipped site in `dir`, proxying to `backendPort`; resolves once it listens. */
-async function startNginx(dir: string, backendPort: number, ca: TestCa): Promise<{ port: number; logs(): string }> {
-  if (!NGINX) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run does)');
-  const cert = makeServerCert(ca, 'nginx', HOST);
-  const [plain, tls] = [await closedPort(), await closedPort()];
-  const logs = join(dir, 'logs');
-  await mkdir(logs, { recursive: true });
-  // The site as shipped; only where it listens, where its files are and where it proxies to differ.
-  const site = SITE.replace(/^\s*listen \[::\]:\d+.*$/gm, '')
-    .replace('listen 80;', `listen 127.0.0.1:${plain};`)
-    .replace('listen 443 ssl;', `listen 127.0.0.1:${tls} ssl;`)
-    .replace(/ssl_certificate\s+\S+;/, `ssl_certificate ${cert.cert};`)
-    .replace(/ssl_certificate_key\s+\S+;/, `ssl_certificate_key ${cert.key};`)
-    .replace('proxy_pass http://127.0.0.1:8025;', `proxy_pass http://127.0.0.1:${backendPort};`)
-    .replaceAll('/var/log/nginx/', `${logs}/`);
-  expect(site).toContain(`proxy_pass http://127.0.0.1:${backendPort};`);
-  await writeFile(join(dir, 'site.conf'), site);
-  // What Debian's nginx.conf sets around a site: an error log at its default level, an access log.
-  await writeFile(
-    join(dir, 'nginx.conf'),
-    `pid ${dir}/nginx.pid;
-error_log ${logs}/error.log;
-events {}
-http {
-  access_log ${logs}/access.log;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  include ${dir}/site.conf;
-}
-`,
-  );
-  const daemon = await startDaemon(cleanup, NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'], tls);
-  const allLogs = () => readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + daemon.stderr();
-  return { port: tls, logs: allLogs };
-}
-
-/** An HTTPS request to nginx for `path`, trusting the test CA; resolves with the answer's status and body stream. */
-function get(port: number, ca: TestCa, path: string, headers: Record<string, string> = {}) {
-  return new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-    const req = https.get({ host: '127.0.0.1', port, path, servername: HOST, ca: ca.pem, headers: { host: HOST, ...headers } }, resolve);
-    req.on('error', reject);
-  });
-}
+const startNginx = (dir: string, backendPort: number, ca: TestCa) => startSite(cleanup, dir, SITE, [backendPort], ca);
+const get = nginxGet;
 
 describe('the nginx site in scripts/deploy', () => {
   it('passes the event stream through at once, and keeps a token out of its logs when the backend is down', async () => {

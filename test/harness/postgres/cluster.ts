@@ -151,6 +151,23 @@ export function psql(info: ClusterInfo, sql: string, database = 'postgres'): str
   return run(info, 'psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', info.socketDir, '-p', String(info.port), '-U', 'postgres', '-d', database, '-c', sql]);
 }
 
+/**
+ * A backup of `database` as an operator takes one (pg_dump, custom format) into the cluster's directory;
+ * returns the file. restoreDatabase puts it back.
+ */
+export function dumpDatabase(info: ClusterInfo, database: string): string {
+  const file = join(info.root, `${database}-${Date.now()}.dump`);
+  run(info, 'pg_dump', ['-h', info.socketDir, '-p', String(info.port), '-U', 'postgres', '-Fc', '-f', file, database]);
+  return file;
+}
+
+/** Restores a dump of dumpDatabase into `database`, made anew (whatever it held since is gone). */
+export function restoreDatabase(info: ClusterInfo, database: string, file: string): void {
+  psql(info, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  psql(info, `CREATE DATABASE ${database} OWNER ${TCP_USER}`);
+  run(info, 'pg_restore', ['-h', info.socketDir, '-p', String(info.port), '-U', 'postgres', '-d', database, '--exit-on-error', file]);
+}
+
 /** The URL of `database` over the socket as TCP_USER (no password: the socket trusts the OS user). */
 export function socketUrl(info: ClusterInfo, database: string): string {
   return `postgres://${TCP_USER}@localhost:${info.port}/${database}?host=${encodeURIComponent(info.socketDir)}`;

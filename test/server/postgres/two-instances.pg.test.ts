@@ -48,7 +48,7 @@ describe('two serve instances on one database', () => {
     await sendMail(a, { to: [box.email, other.email], subject: 'through A' });
     expect(await subjects(b.baseUrl, box.token)).toEqual(['through A']);
     expect(await subjects(a.baseUrl, other.token)).toEqual(['through A']);
-    expect((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id).toBe(2);
+    expect((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id).toBeGreaterThan(list[0].id);
     // Exactly one of the two (either) migrated: the other found the work done.
     expect(`${a.stderr()}${b.stderr()}`.match(/database schema migrated to version \d+/g)).toHaveLength(1);
   });

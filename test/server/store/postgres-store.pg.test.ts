@@ -58,6 +58,7 @@ describe('PostgresStore on the database', () => {
     const { url } = await freshDatabase(cleanup);
     const first = new PostgresStore({ url });
     await first.open();
+    await undoMigration8(inspect(cleanup, url));
     await first.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 7, lastUid: 41 });
     const s = sessionRecord();
     await first.putSession(s);
@@ -94,7 +95,8 @@ describe('PostgresStore on the database', () => {
     // Migration 6: each session's count is taken from the messages it holds, and kept from then on.
     expect(await store.countMessages(s.id)).toBe(2);
     expect(await store.inboxVersion(s.id)).toBe('3.2');
-    expect((await store.deliver([s.id], newMessage(), 3)).stored.get(s.id)!.id).toBe(4);
+    // Migration 8: the ids handed out before are kept; the next comes from the clock, above them.
+    expect((await store.deliver([s.id], newMessage(), 3)).stored.get(s.id)!.id).toBeGreaterThan(3);
     expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
   });
 
@@ -102,6 +104,7 @@ describe('PostgresStore on the database', () => {
     const { url } = await freshDatabase(cleanup);
     const first = new PostgresStore({ url });
     await first.open();
+    await undoMigration8(inspect(cleanup, url));
     const s = sessionRecord();
     await first.putSession(s);
     await first.putBlock({ kind: 'ip', value: '198.51.100.0/24', createdAt: 1000 });
@@ -126,7 +129,8 @@ describe('PostgresStore on the database', () => {
     ]);
     expect(await store.listBlocks()).toEqual([{ kind: 'ip', value: '198.51.100.0/24', createdAt: 1000 }]);
     const next = await store.deliver([s.id], newMessage({ clientIp: '2001:db8::1', envelopeFrom: '' }), 3);
-    expect(next.stored.get(s.id)).toMatchObject({ id: 4, clientIp: '2001:db8::1', envelopeFrom: '' });
+    expect(next.stored.get(s.id)).toMatchObject({ clientIp: '2001:db8::1', envelopeFrom: '' });
+    expect(next.stored.get(s.id)!.id).toBeGreaterThan(3);
     expect((await store.deliver([s.id], newMessage(), 3)).full).toEqual([s.id]);
     expect(await store.findMessages({ clientIp: '2001:db8::/32' }, 10)).toHaveLength(1);
   });
@@ -164,12 +168,27 @@ describe('PostgresStore on the database', () => {
     const s = sessionRecord();
     await store.putSession(s);
     const subject = 'a\u0000b \ud800 c \\u0000 "q"';
-    await store.addMessage(s.id, newMessage({ subject, senderName: '\u0000', headers: { 'X-A': '\u0000\ud83d' } }));
+    const { id } = await store.addMessage(s.id, newMessage({ subject, senderName: '\u0000', headers: { 'X-A': '\u0000\ud83d' } }));
     const [meta] = await store.listMessages(s.id);
     expect(meta!.subject).toBe(subject);
-    expect((await store.getMessage(s.id, 1))!.headers).toEqual({ 'X-A': '\u0000\ud83d' });
+    expect((await store.getMessage(s.id, id))!.headers).toEqual({ 'X-A': '\u0000\ud83d' });
   });
 });
+
+/**
+ * Takes migration 8 (message ids from the clock) out of a database no message was stored in yet, as an
+ * earlier tempmail-tui left it: integer ids counted 1, 2, 3... by migrations 6 and 7's functions.
+ */
+async function undoMigration8(pool: ReturnType<typeof inspect>): Promise<void> {
+  const fromSql = (sql: string) => sql.slice(sql.indexOf('CREATE FUNCTION tempmail_deliver_batch'), sql.lastIndexOf('$fn$;') + 5);
+  await pool.query('DROP FUNCTION tempmail_deliver_batch(text[], integer[], integer[])');
+  await pool.query('DROP FUNCTION tempmail_deliver_batch(text[], integer[], integer[], bigint[], bigint[], integer[])');
+  await pool.query('ALTER TABLE tempmail_sessions ALTER COLUMN last_message_id TYPE integer');
+  await pool.query('ALTER TABLE tempmail_messages ALTER COLUMN id TYPE integer');
+  await pool.query(fromSql(MIGRATIONS[5]!.sql));
+  await pool.query(fromSql(MIGRATIONS[6]!.sql));
+  await pool.query('DELETE FROM tempmail_migrations WHERE version >= 8');
+}
 
 /** Takes migration 6 (message counts, group commit) out of a database's schema, as before it existed. */
 async function undoMigration6(pool: ReturnType<typeof inspect>): Promise<void> {

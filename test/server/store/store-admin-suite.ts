@@ -38,7 +38,7 @@ export function runStoreAdminSuite(name: string, make: () => Promise<StoreHarnes
       await add(a.id, 'one', 1, { senderEmail: 'Spam@Bad.example', envelopeFrom: 'bounce@relay.example', clientIp: '203.0.113.9' });
       await add(b.id, 'two', 2, { senderEmail: 'news@mail.bad.example', envelopeFrom: 'news@mail.bad.example', clientIp: '203.0.113.77' });
       await add(a.id, 'three', 3, { senderEmail: 'friend@notbad.example', envelopeFrom: 'spam@bad.example', clientIp: '2001:db8::5' });
-      await add(b.id, 'four', 4, { senderEmail: 'ok@good.example', envelopeFrom: 'ok@good.example', clientIp: '198.51.100.1' });
+      const four = await add(b.id, 'four', 4, { senderEmail: 'ok@good.example', envelopeFrom: 'ok@good.example', clientIp: '198.51.100.1' });
       await add(b.id, 'fetched', 5, { senderEmail: 'spam@bad.example' });
       const subjects = async (filter: Parameters<typeof store.findMessages>[0], limit = 100) =>
         (await store.findMessages(filter, limit)).map((f) => f.message.subject);
@@ -56,7 +56,7 @@ export function runStoreAdminSuite(name: string, make: () => Promise<StoreHarnes
       expect(await subjects({ sender: 'nobody@nowhere.example' })).toEqual([]);
       const [hit] = await store.findMessages({ clientIp: '198.51.100.1' }, 10);
       expect(hit!.session).toEqual(b);
-      expect(hit!.message).toMatchObject({ id: 2, senderEmail: 'ok@good.example', clientIp: '198.51.100.1' });
+      expect(hit!.message).toMatchObject({ id: four.id, senderEmail: 'ok@good.example', clientIp: '198.51.100.1' });
     }));
 
     it('keeps blocks: added once, listed oldest first, removed, across a reopen', withStore(async (h) => {

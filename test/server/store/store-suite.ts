@@ -63,6 +63,14 @@ export function newMessage(overrides: Partial<NewMessage> = {}): NewMessage {
 }
 
 /** A test body run on a fresh store from `make`, cleaned up however the body ends. */
+/**
+ * A message id as the interface and the client take it: a positive integer of at most 15 digits. The
+ * memory and file stores count 1, 2, 3...; the Postgres store's come from the clock (migration 8).
+ */
+export function isMessageId(id: number): boolean {
+  return Number.isSafeInteger(id) && id >= 1 && String(id).length <= 15;
+}
+
 export function storeTest(make: () => Promise<StoreHarness>) {
   return (fn: (h: StoreHarness) => Promise<void>) => async () => {
     const h = await make();
@@ -128,16 +136,19 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect((await store.findSessionByAddress('same@tempmail.test'))!.id).toBe(old.id);
     }));
 
-    it('assigns message ids 1, 2, 3 per session, independently', withStore(async ({ store }) => {
+    it('assigns message ids that grow per session, independently', withStore(async ({ store }) => {
       const a = sessionRecord();
       const b = sessionRecord();
       await store.putSession(a);
       await store.putSession(b);
-      expect((await store.addMessage(a.id, newMessage())).id).toBe(1);
-      expect((await store.addMessage(a.id, newMessage())).id).toBe(2);
-      expect((await store.addMessage(b.id, newMessage())).id).toBe(1);
-      expect((await store.addMessage(a.id, newMessage())).id).toBe(3);
-      expect((await store.listMessages(a.id)).map((m) => m.id)).toEqual([1, 2, 3]);
+      const a1 = (await store.addMessage(a.id, newMessage())).id;
+      const a2 = (await store.addMessage(a.id, newMessage())).id;
+      const b1 = (await store.addMessage(b.id, newMessage())).id;
+      const a3 = (await store.addMessage(a.id, newMessage())).id;
+      for (const id of [a1, a2, b1, a3]) expect(isMessageId(id), String(id)).toBe(true);
+      expect(a1 < a2 && a2 < a3).toBe(true);
+      expect((await store.listMessages(a.id)).map((m) => m.id)).toEqual([a1, a2, a3]);
+      expect((await store.listMessages(b.id)).map((m) => m.id)).toEqual([b1]);
       expect(await store.countMessages(a.id)).toBe(3);
       expect(await store.countMessages(b.id)).toBe(1);
     }));
@@ -147,8 +158,9 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       await store.putSession(s);
       const input = newMessage({ html: '<p>&#27;[2J</p>', text: null, cc: ['c@x.test'] });
       const meta = await store.addMessage(s.id, input);
+      const id = meta.id;
       expect(meta).toEqual({
-        id: 1,
+        id,
         senderName: input.senderName,
         senderEmail: input.senderEmail,
         subject: input.subject,
@@ -159,30 +171,31 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
           { id: 2, filename: '../../etc/passwd \u001b[1m', contentType: 'text/plain', size: 5 },
         ],
       });
-      const full = (await store.getMessage(s.id, 1))!;
+      const full = (await store.getMessage(s.id, id))!;
       expect(full).toEqual({ ...meta, to: input.to, cc: ['c@x.test'], text: null, html: input.html, headers: input.headers });
-      expect((await store.rawMessage(s.id, 1))!.equals(input.raw)).toBe(true);
-      expect((await store.attachmentBytes(s.id, 1, 1))!.equals(ALL_BYTES)).toBe(true);
-      expect((await store.attachmentBytes(s.id, 1, 2))!.toString()).toBe('hello');
-      for (const bad of [0, 3, 1.5, -1, Number.NaN]) expect(await store.attachmentBytes(s.id, 1, bad)).toBeUndefined();
-      expect(await store.getMessage(s.id, 2)).toBeUndefined();
-      expect(await store.rawMessage(s.id, 2)).toBeUndefined();
-      expect(await store.getMessage('nope', 1)).toBeUndefined();
+      expect((await store.rawMessage(s.id, id))!.equals(input.raw)).toBe(true);
+      expect((await store.attachmentBytes(s.id, id, 1))!.equals(ALL_BYTES)).toBe(true);
+      expect((await store.attachmentBytes(s.id, id, 2))!.toString()).toBe('hello');
+      for (const bad of [0, 3, 1.5, -1, Number.NaN]) expect(await store.attachmentBytes(s.id, id, bad)).toBeUndefined();
+      expect(await store.getMessage(s.id, id + 1)).toBeUndefined();
+      expect(await store.rawMessage(s.id, id + 1)).toBeUndefined();
+      expect(await store.getMessage('nope', id)).toBeUndefined();
     }));
 
     it('deletes a message, and never hands its id out again', withStore(async ({ store }) => {
       const s = sessionRecord();
       await store.putSession(s);
-      await store.addMessage(s.id, newMessage());
-      await store.addMessage(s.id, newMessage());
-      expect(await store.deleteMessage(s.id, 2)).toBe(true);
-      expect(await store.deleteMessage(s.id, 2)).toBe(false);
-      expect(await store.deleteMessage('nope', 1)).toBe(false);
-      expect(await store.getMessage(s.id, 2)).toBeUndefined();
-      expect(await store.rawMessage(s.id, 2)).toBeUndefined();
-      expect(await store.attachmentBytes(s.id, 2, 1)).toBeUndefined();
-      expect((await store.addMessage(s.id, newMessage())).id).toBe(3);
-      expect((await store.listMessages(s.id)).map((m) => m.id)).toEqual([1, 3]);
+      const one = (await store.addMessage(s.id, newMessage())).id;
+      const two = (await store.addMessage(s.id, newMessage())).id;
+      expect(await store.deleteMessage(s.id, two)).toBe(true);
+      expect(await store.deleteMessage(s.id, two)).toBe(false);
+      expect(await store.deleteMessage('nope', one)).toBe(false);
+      expect(await store.getMessage(s.id, two)).toBeUndefined();
+      expect(await store.rawMessage(s.id, two)).toBeUndefined();
+      expect(await store.attachmentBytes(s.id, two, 1)).toBeUndefined();
+      const three = (await store.addMessage(s.id, newMessage())).id;
+      expect(three).toBeGreaterThan(two);
+      expect((await store.listMessages(s.id)).map((m) => m.id)).toEqual([one, three]);
     }));
 
     it('refuses a message for an unknown session', withStore(async ({ store }) => {
@@ -192,7 +205,7 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
     it('deletes a session with its messages and frees its address', withStore(async ({ store }) => {
       const s = sessionRecord();
       await store.putSession(s);
-      await store.addMessage(s.id, newMessage());
+      const { id } = await store.addMessage(s.id, newMessage());
       expect(await store.deleteSession(s.id)).toBe(true);
       expect(await store.deleteSession(s.id)).toBe(false);
       expect(await store.getSession(s.id)).toBeUndefined();
@@ -200,7 +213,7 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       expect(await store.findSessionByAddress(s.addressKey)).toBeUndefined();
       expect(await store.listMessages(s.id)).toEqual([]);
       expect(await store.countMessages(s.id)).toBe(0);
-      expect(await store.rawMessage(s.id, 1)).toBeUndefined();
+      expect(await store.rawMessage(s.id, id)).toBeUndefined();
       expect(await store.countSessions()).toBe(0);
     }));
 
@@ -208,7 +221,8 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       const s = sessionRecord();
       await store.putSession(s);
       const metas = await Promise.all(Array.from({ length: 25 }, () => store.addMessage(s.id, newMessage())));
-      expect(metas.map((m) => m.id).sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(new Set(metas.map((m) => m.id)).size).toBe(25);
+      expect((await store.listMessages(s.id)).map((m) => m.id)).toEqual(metas.map((m) => m.id).sort((a, b) => a - b));
       expect(await store.countMessages(s.id)).toBe(25);
     }));
 
@@ -217,9 +231,9 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       await store.putSession(s);
       const raw = Buffer.alloc(5 * 1024 * 1024, 0x41);
       raw.write('\r\n\u001b\u0000', 1000, 'latin1');
-      await store.addMessage(s.id, newMessage({ raw, html: 'x'.repeat(2_000_000) }));
-      expect((await store.rawMessage(s.id, 1))!.equals(raw)).toBe(true);
-      expect((await store.getMessage(s.id, 1))!.html!.length).toBe(2_000_000);
+      const { id } = await store.addMessage(s.id, newMessage({ raw, html: 'x'.repeat(2_000_000) }));
+      expect((await store.rawMessage(s.id, id))!.equals(raw)).toBe(true);
+      expect((await store.getMessage(s.id, id))!.html!.length).toBe(2_000_000);
     }));
 
     it('refuses every call after close, and close is idempotent', withStore(async (h) => {
@@ -237,17 +251,17 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       const s = sessionRecord();
       await h.store.putSession(s);
       const input = newMessage();
-      await h.store.addMessage(s.id, input);
+      const { id } = await h.store.addMessage(s.id, input);
       await h.store.addMessage(s.id, newMessage({ subject: 'second', attachments: [] }));
-      const before = { list: await h.store.listMessages(s.id), full: await h.store.getMessage(s.id, 1) };
+      const before = { list: await h.store.listMessages(s.id), full: await h.store.getMessage(s.id, id) };
       const store = await h.reopen();
       expect(await store.getSession(s.id)).toEqual(s);
       expect(await store.getSessionByTokenHash(s.tokenHash)).toEqual(s);
       expect(await store.findSessionByAddress(s.addressKey)).toEqual(s);
       expect(await store.listMessages(s.id)).toEqual(before.list);
-      expect(await store.getMessage(s.id, 1)).toEqual(before.full);
-      expect((await store.rawMessage(s.id, 1))!.equals(input.raw)).toBe(true);
-      expect((await store.attachmentBytes(s.id, 1, 1))!.equals(ALL_BYTES)).toBe(true);
+      expect(await store.getMessage(s.id, id)).toEqual(before.full);
+      expect((await store.rawMessage(s.id, id))!.equals(input.raw)).toBe(true);
+      expect((await store.attachmentBytes(s.id, id, 1))!.equals(ALL_BYTES)).toBe(true);
     }));
 
     it('keeps whether a message is to be parsed when read, across a reopen', withStore(async (h) => {
@@ -257,27 +271,29 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       await h.store.addMessage(s.id, newMessage(unparsed));
       await h.store.deliver([s.id], newMessage({ subject: 'delivered', ...unparsed }), 10);
       await h.store.addMessage(s.id, newMessage());
-      const flags = async (store: Store) => Promise.all([1, 2, 3].map(async (id) => (await store.getMessage(s.id, id))?.parseOnRead));
+      const ids = (await h.store.listMessages(s.id)).map((m) => m.id);
+      const flags = async (store: Store) => Promise.all(ids.map(async (id) => (await store.getMessage(s.id, id))?.parseOnRead));
       expect(await flags(h.store)).toEqual([true, true, undefined]);
-      expect((await h.store.getMessage(s.id, 2))!.subject).toBe('delivered');
+      expect((await h.store.getMessage(s.id, ids[1]!))!.subject).toBe('delivered');
       expect(await flags(await h.reopen())).toEqual([true, true, undefined]);
     }));
 
     it('does not reuse the id of a deleted newest message after a reopen', withStore(async (h) => {
       const s = sessionRecord();
       await h.store.putSession(s);
-      await h.store.addMessage(s.id, newMessage());
-      await h.store.addMessage(s.id, newMessage());
-      await h.store.addMessage(s.id, newMessage());
-      await h.store.deleteMessage(s.id, 3);
-      await h.store.deleteMessage(s.id, 2);
+      const one = (await h.store.addMessage(s.id, newMessage())).id;
+      const two = (await h.store.addMessage(s.id, newMessage())).id;
+      const three = (await h.store.addMessage(s.id, newMessage())).id;
+      await h.store.deleteMessage(s.id, three);
+      await h.store.deleteMessage(s.id, two);
       let store = await h.reopen();
-      expect((await store.addMessage(s.id, newMessage())).id).toBe(4);
+      const four = (await store.addMessage(s.id, newMessage())).id;
+      expect(four).toBeGreaterThan(three);
       // Every message gone, then a restart: still no reuse.
-      await store.deleteMessage(s.id, 1);
-      await store.deleteMessage(s.id, 4);
+      await store.deleteMessage(s.id, one);
+      await store.deleteMessage(s.id, four);
       store = await h.reopen();
-      expect((await store.addMessage(s.id, newMessage())).id).toBe(5);
+      expect((await store.addMessage(s.id, newMessage())).id).toBeGreaterThan(four);
     }));
 
     it('inserts a session only while no live session holds its address; an expired holder goes with its mail', withStore(async ({ store }) => {
@@ -311,19 +327,21 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       await store.putSession(b);
       const first = await store.deliver([a.id, b.id, 'gone-session', a.id], newMessage(), 2);
       expect([...first.stored.keys()].sort()).toEqual([a.id, b.id].sort());
-      expect(first.stored.get(a.id)).toMatchObject({ id: 1, size: newMessage().raw.length });
+      const firstId = first.stored.get(a.id)!.id;
+      expect(first.stored.get(a.id)).toMatchObject({ size: newMessage().raw.length });
+      expect((await store.listMessages(a.id)).map((m) => m.id)).toEqual([firstId]);
       expect(first.full).toEqual([]);
       expect(first.gone).toEqual(['gone-session']);
-      expect((await store.rawMessage(b.id, 1))!.equals(newMessage().raw)).toBe(true);
-      await store.addMessage(a.id, newMessage({ subject: 'fills a' }));
+      expect((await store.rawMessage(b.id, first.stored.get(b.id)!.id))!.equals(newMessage().raw)).toBe(true);
+      const fills = (await store.addMessage(a.id, newMessage({ subject: 'fills a' }))).id;
       // a holds 2 = the limit: nothing is stored for anyone, b included.
       const second = await store.deliver([a.id, b.id], newMessage({ subject: 'late' }), 2);
       expect(second).toEqual({ stored: new Map(), full: [a.id], gone: [] });
       expect(await store.countMessages(b.id)).toBe(1);
       // Room again after a delete; ids go on where they were.
-      await store.deleteMessage(a.id, 1);
+      await store.deleteMessage(a.id, firstId);
       const third = await store.deliver([a.id], newMessage(), 2);
-      expect(third.stored.get(a.id)!.id).toBe(3);
+      expect(third.stored.get(a.id)!.id).toBeGreaterThan(fills);
     }));
 
     it('keeps the inbox limit exact under concurrent deliveries', withStore(async ({ store }) => {
@@ -409,16 +427,17 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       await step('add', () => store.addMessage(s.id, newMessage()));
       await step('deliver', () => store.deliver([s.id, other.id], newMessage(), 10));
       await step('another add', () => store.addMessage(s.id, newMessage()));
-      await step('delete of the newest', () => store.deleteMessage(s.id, 3));
-      await step('delete of the oldest', () => store.deleteMessage(s.id, 1));
+      const ids = (await store.listMessages(s.id)).map((m) => m.id);
+      await step('delete of the newest', () => store.deleteMessage(s.id, ids[2]!));
+      await step('delete of the oldest', () => store.deleteMessage(s.id, ids[0]!));
       await step('add after deletes', () => store.addMessage(s.id, newMessage()));
       // Reads, a full inbox refused, a delete of nothing, another session's mail: no change.
       const now = seen.at(-1);
       await store.listMessages(s.id);
-      await store.getMessage(s.id, 2);
+      await store.getMessage(s.id, ids[1]!);
       await store.countMessages(s.id);
       expect((await store.deliver([s.id], newMessage(), 1)).full).toEqual([s.id]);
-      expect(await store.deleteMessage(s.id, 99)).toBe(false);
+      expect(await store.deleteMessage(s.id, ids[0]!)).toBe(false);
       await store.addMessage(other.id, newMessage());
       expect(await store.inboxVersion(s.id)).toBe(now);
       expect(await store.inboxVersion(s.id)).toBe(now);
@@ -429,9 +448,9 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       await store.putSession(s);
       expect(await store.recipientInbox('nobody@tempmail.test')).toBeUndefined();
       expect(await store.recipientInbox(s.addressKey)).toEqual({ session: s, messages: 0 });
-      await store.addMessage(s.id, newMessage());
+      const { id } = await store.addMessage(s.id, newMessage());
       await store.deliver([s.id], newMessage(), 10);
-      await store.deleteMessage(s.id, 1);
+      await store.deleteMessage(s.id, id);
       expect(await store.recipientInbox(s.addressKey)).toEqual({ session: s, messages: 1 });
     }));
 
@@ -461,17 +480,17 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
       };
       await record();
       await h.store.addMessage(s.id, newMessage());
-      await h.store.addMessage(s.id, newMessage());
+      const two = (await h.store.addMessage(s.id, newMessage())).id;
       await record();
       await h.reopen();
       await record();
-      await h.store.deleteMessage(s.id, 2);
+      await h.store.deleteMessage(s.id, two);
       await record();
       await h.reopen();
       await record();
-      await h.store.addMessage(s.id, newMessage());
+      const three = (await h.store.addMessage(s.id, newMessage())).id;
       await record();
-      await h.store.deleteMessage(s.id, 3);
+      await h.store.deleteMessage(s.id, three);
       await record();
       await h.reopen();
       await record();
@@ -540,10 +559,10 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
         const s = sessionRecord();
         expect(await a.insertSession(s, 0)).toBe('created');
         expect(await b.getSessionByTokenHash(s.tokenHash)).toEqual(s);
-        await b.deliver([s.id], newMessage(), 10);
-        expect((await a.listMessages(s.id)).map((m) => m.id)).toEqual([1]);
-        expect(await a.deleteMessage(s.id, 1)).toBe(true);
-        expect(await b.getMessage(s.id, 1)).toBeUndefined();
+        const id = (await b.deliver([s.id], newMessage(), 10)).stored.get(s.id)!.id;
+        expect((await a.listMessages(s.id)).map((m) => m.id)).toEqual([id]);
+        expect(await a.deleteMessage(s.id, id)).toBe(true);
+        expect(await b.getMessage(s.id, id)).toBeUndefined();
         expect(await b.deleteSession(s.id)).toBe(true);
         expect(await a.getSession(s.id)).toBeUndefined();
       }));
@@ -553,14 +572,14 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
         await a.putSession(s);
         const v0 = await a.inboxVersion(s.id);
         expect(await b.inboxVersion(s.id)).toBe(v0);
-        await b.deliver([s.id], newMessage(), 10);
+        const { id } = (await b.deliver([s.id], newMessage(), 10)).stored.get(s.id)!;
         const v1 = await a.inboxVersion(s.id);
         expect(v1).not.toBe(v0);
         expect(await b.inboxVersion(s.id)).toBe(v1);
         await b.addMessage(s.id, newMessage());
         const v2 = await a.inboxVersion(s.id);
         expect([v0, v1]).not.toContain(v2);
-        expect(await a.deleteMessage(s.id, 1)).toBe(true);
+        expect(await a.deleteMessage(s.id, id)).toBe(true);
         const v3 = await b.inboxVersion(s.id);
         expect([v0, v1, v2]).not.toContain(v3);
         expect(await a.inboxVersion(s.id)).toBe(v3);
@@ -573,7 +592,9 @@ export function runStoreSuite(name: string, make: () => Promise<StoreHarness>, o
         expect(results.filter((r) => r.stored.size === 1)).toHaveLength(3);
         expect(await b.countMessages(s.id)).toBe(3);
         const ids = (await a.listMessages(s.id)).map((m) => m.id);
-        expect(ids).toEqual([1, 2, 3]);
+        const stored = results.flatMap((r) => [...r.stored.values()].map((m) => m.id));
+        expect(ids).toEqual(stored.sort((x, y) => x - y));
+        expect(new Set(ids).size).toBe(3);
         const rivals = Array.from({ length: 6 }, () => sessionRecord({ addressKey: 'shared@tempmail.test' }));
         const outcomes = await Promise.all(rivals.map((r, i) => (i % 2 ? a : b).insertSession(r, 0)));
         expect(outcomes.filter((o) => o === 'created')).toHaveLength(1);

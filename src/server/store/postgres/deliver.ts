@@ -19,6 +19,7 @@ import pg from 'pg';
 import type { Delivery, NewMessage, StorageCaps, StoredMessageMeta } from '../store';
 import { deliverBatchStatement } from './batch-sql';
 import { prepared, query, withClient } from './pool';
+import { idOf } from './message-ids';
 import { messageValues } from './rows';
 
 export interface DeliverOptions {
@@ -150,7 +151,8 @@ interface Decided {
   delivery: number;
   sid: string;
   outcome: string;
-  message_id: number | null;
+  /** bigint (migration 8): a string from pg, a number from the record's json. */
+  message_id: number | string | null;
 }
 
 /** Each delivery's outcome from the statement's rows (one per copy). */
@@ -158,7 +160,7 @@ function outcomes(batch: readonly QueuedDelivery[], rows: readonly Decided[]): D
   const out: Delivery[] = batch.map(() => ({ stored: new Map(), full: [], gone: [] }));
   for (const r of rows) {
     const d = out[r.delivery]!;
-    if (r.outcome === 'stored') d.stored.set(r.sid, metaOf(batch[r.delivery]!.message, r.message_id!));
+    if (r.outcome === 'stored') d.stored.set(r.sid, metaOf(batch[r.delivery]!.message, idOf(r.message_id!)));
     else if (r.outcome === 'full') d.full.push(r.sid);
     else if (r.outcome === 'gone') d.gone.push(r.sid);
     else if (r.outcome === 'capped') d.capped = true;

@@ -11,7 +11,8 @@
  * so a payload is read as the untrusted text it is: what is not that shape is dropped.
  *
  * While the connection is down notices are lost (Postgres keeps none for a listener that is not there):
- * once it is back, every watcher is told mail may have come (onGap), and clients list again. The same
+ * it is tried again at most a second apart, and once it is back every watcher is told mail may have come
+ * (onGap), and clients list again. The same
  * connection hears of changed blocks (admin-queries.ts), so every instance applies a block at once.
  */
 import type pg from 'pg';
@@ -26,8 +27,10 @@ export const MAIL_CHANNEL = 'tempmail_mail';
 // and separators, and the instance's name.
 const HASHES_PER_NOTICE = 100;
 const TOKEN_HASH = /^[0-9a-f]{64}$/;
-const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 30_000;
+// While the database is down the listening connection is tried again every second at most (a refused
+// connection costs nothing), so push is back within about a second of the database (issue 40).
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 1000;
 
 /**
  * One pg_notify per HASHES_PER_NOTICE sessions of `hashes` (a query of one column, token_hash, each
@@ -176,7 +179,7 @@ export class PgMailNotices implements MailNotices {
     if (this.closed) return;
     this.gap = true;
     this.failures++;
-    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(10, this.failures - 1));
+    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(3, this.failures - 1));
     this.timer = setTimeout(() => void this.connect(), delay);
     this.timer.unref();
   }

@@ -3,6 +3,7 @@
  * ms in a record); message text sits in json columns (see schema.ts), so each string is sent
  * JSON-encoded and pg hands it back parsed.
  */
+import { idOf } from './message-ids';
 import type { NewMessage, StoredAttachmentMeta, StoredMessage, StoredMessageMeta, StoredSession } from '../store';
 
 /** The columns of tempmail_sessions a record needs, in select order. */
@@ -46,7 +47,8 @@ export function sessionValues(s: StoredSession): unknown[] {
 export const META_COLUMNS = 'id, received_at, size, sender_name, sender_email, subject, attachment_list, client_ip, envelope_from';
 
 export interface MetaRow {
-  id: number;
+  /** bigint (migration 8): a string from pg. */
+  id: number | string;
   received_at: Date;
   size: number;
   sender_name: string;
@@ -59,7 +61,7 @@ export interface MetaRow {
 
 export function metaOf(row: MetaRow): StoredMessageMeta {
   return {
-    id: row.id,
+    id: idOf(row.id),
     senderName: row.sender_name,
     senderEmail: row.sender_email,
     subject: row.subject,

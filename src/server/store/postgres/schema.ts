@@ -6,6 +6,7 @@
  * Text a message brings (sender, subject, body) is kept in `json` columns, not `text`: Postgres text
  * cannot hold NUL, and a hostile subject can; `json` keeps the string exactly as JSON.stringify escaped it.
  */
+import { MESSAGE_IDS_MIGRATION } from './message-ids';
 
 export interface Migration {
   version: number;
@@ -375,4 +376,5 @@ export const MIGRATIONS: readonly Migration[] = [
       $fn$;
     `,
   },
+  MESSAGE_IDS_MIGRATION,
 ];

@@ -1,0 +1,44 @@
+/**
+ * Writes a session and its messages, as another store holds them, into the Postgres store's tables
+ * (`serve migrate`, src/server/migrate-cli.ts): the session keeps its id and token hash (its token goes
+ * on working), each message its id. One transaction a session. What is there already (the same session
+ * id, the same message id of that session) is left as it is, so a second run adds nothing twice.
+ */
+import type pg from 'pg';
+import type { NewMessage, StoredSession } from '../store';
+import { transaction } from './pool';
+import { messageValues, SESSION_COLUMNS, sessionValues } from './rows';
+
+/** What importing one session did. */
+export interface ImportedSession {
+  sessionAdded: boolean;
+  messagesAdded: number;
+  messagesSkipped: number;
+}
+
+const INSERT_SESSION = `INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+  ON CONFLICT DO NOTHING`;
+const INSERT_MESSAGE = `INSERT INTO tempmail_messages
+  (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments, client_ip, envelope_from)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING`;
+
+/** Imports `session` with `messages` (by their ids); a session whose id is taken by another token is refused. */
+export async function importSession(
+  pool: pg.Pool,
+  session: StoredSession,
+  messages: readonly { id: number; message: NewMessage }[],
+): Promise<ImportedSession> {
+  return transaction(pool, async (c) => {
+    const sessionAdded = ((await c.query(INSERT_SESSION, sessionValues(session))).rowCount ?? 0) > 0;
+    const held = await c.query<{ token_hash: string }>('SELECT token_hash FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [session.id]);
+    if (held.rows[0]?.token_hash !== session.tokenHash) throw new Error(`session ${session.id} is in the database under another token`);
+    let messagesAdded = 0;
+    for (const { id, message } of messages) {
+      messagesAdded += (await c.query(INSERT_MESSAGE, [session.id, id, ...messageValues(message)])).rowCount ?? 0;
+    }
+    // New mail takes ids above every id the data dir handed out (migration 8 takes them from the clock).
+    const last = Math.max(0, ...messages.map((m) => m.id));
+    await c.query('UPDATE tempmail_sessions SET last_message_id = greatest(last_message_id, $2) WHERE id = $1', [session.id, last]);
+    return { value: { sessionAdded, messagesAdded, messagesSkipped: messages.length - messagesAdded } };
+  });
+}
