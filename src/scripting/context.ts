@@ -21,7 +21,7 @@ export const NO_SERVICE =
   'no service configured: pass --provider mailtm, tempmaillol or guerrilla for a public inbox, --provider tempmail for mailtemp.us, or --base-url for another service of the interface (`tempmail-tui serve` runs one and prints its URL)';
 
 /** Per-call tuning a command may ask of its client. */
-export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries' | 'rateLimitWait' | 'signal'>;
+export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries' | 'rateLimitWait' | 'signal' | 'maxResponseBytes'>;
 
 export { configuredRef };
 
