@@ -11,16 +11,18 @@
  * the two steps are microseconds apart; two processes meeting one dead owner's lock at that instant may
  * both go, which costs at most one start spaced too close (pacing is not durable on purpose).
  *
- * Waiting is asynchronous (the app's event loop runs on) and bounded: past `maxWaitMs` on a lock that a
- * live process holds (stopped with Ctrl-Z, or on another host sharing the directory), the caller goes on
- * without the lock and says so.
+ * Waiting is asynchronous (the app's event loop runs on) and bounded: past `maxWaitMs` on one taking of
+ * the lock by a live process (stopped with Ctrl-Z, or on another host sharing the directory), or five
+ * times that in all, the caller goes on without the lock and says so.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** How long a command waits on a lock a live process holds before it goes on without pacing. */
+/** How long a command waits on one taking of the lock by a live process before it goes on without pacing. */
 export const PACING_LOCK_WAIT_MS = 2_000;
+// The whole wait, however many takings come and go meanwhile, in PACING_LOCK_WAIT_MS.
+const TOTAL_WAITS = 5;
 // A lock still empty this long after it was made was left by a process killed between create and write.
 const EMPTY_GRACE_MS = 1_000;
 const MAX_LOCK_BYTES = 512;
@@ -36,7 +38,11 @@ export type PacingLock = { release: () => void } | { heldBy: string };
 /** Takes the lock at `lock`, waiting at most `maxWaitMs` on a live holder. Errors other than "held" are thrown. */
 export async function takePacingLock(lock: string, maxWaitMs = PACING_LOCK_WAIT_MS): Promise<PacingLock> {
   const mine = `${process.pid} ${startTimeOf(process.pid) ?? '-'} ${hostname()} ${process.hrtime.bigint()}.${++takings}`;
-  const deadline = Date.now() + maxWaitMs;
+  // The wait counts while one same taking holds the lock (others taking turns meanwhile are progress),
+  // and the whole wait is bounded too.
+  const deadline = Date.now() + maxWaitMs * TOTAL_WAITS;
+  let holder: string | undefined;
+  let holderSince = 0;
   // Takeovers and releases seen in a row without a wait: many mean a lock that cannot be removed.
   let quick = 0;
   for (;;) {
@@ -55,7 +61,13 @@ export async function takePacingLock(lock: string, maxWaitMs = PACING_LOCK_WAIT_
       if (++quick > 100) throw new Error(`${lock} keeps changing`);
       continue;
     }
-    if (Date.now() >= deadline) return { heldBy: seen.owner };
+    quick = 0;
+    const at = Date.now();
+    if (seen.text !== holder) {
+      holder = seen.text;
+      holderSince = at;
+    }
+    if (at - holderSince >= maxWaitMs || at >= deadline) return { heldBy: seen.owner };
     await sleep(POLL_MS + Math.random() * POLL_MS);
   }
 }
@@ -76,7 +88,7 @@ function create(lock: string, text: string): boolean {
   return true;
 }
 
-type Seen = { state: 'gone' } | { state: 'left'; text: string | null } | { state: 'held'; owner: string };
+type Seen = { state: 'gone' } | { state: 'left'; text: string | null } | { state: 'held'; owner: string; text: string };
 
 /** What is at `lock`: nothing, something no live process holds ('left'), or a live holder's lock. */
 function inspect(lock: string): Seen {
@@ -101,10 +113,11 @@ function inspect(lock: string): Seen {
   } finally {
     closeSync(fd);
   }
+  // Empty for a moment: its maker is between create and write. The file's time may be a little ahead
+  // of Date.now() (it is not rounded to the millisecond); further ahead is no moment.
   const age = Date.now() - mtimeMs;
-  // Empty for a moment: its maker is between create and write. Dated in the future: not a moment.
-  if (text === '' && age >= 0 && age < EMPTY_GRACE_MS) return { state: 'held', owner: 'a process starting' };
-  return ownerLive(text) ? { state: 'held', owner: ownerWords(text) } : { state: 'left', text };
+  if (text === '' && Math.abs(age) < EMPTY_GRACE_MS) return { state: 'held', owner: 'a process starting', text };
+  return ownerLive(text) ? { state: 'held', owner: ownerWords(text), text } : { state: 'left', text };
 }
 
 /** Whether the lock's text names a process that runs now (on another host: assumed to). */
@@ -124,9 +137,10 @@ function ownerLive(text: string): boolean {
   return start === '-' || now === undefined || now === start;
 }
 
+// Said on stderr and the status line: the pid is a number (ownerLive checked it), the host is cut to a host name's characters.
 function ownerWords(text: string): string {
-  const [pid, , host] = text.split(' ');
-  return host === hostname() ? `process ${pid}` : `process ${pid} on ${host}`;
+  const [pid, , host = ''] = text.split(' ');
+  return host === hostname() ? `process ${pid}` : `process ${pid} on ${host.replace(/[^A-Za-z0-9.-]/g, '?').slice(0, 64)}`;
 }
 
 /** The start time of `pid` in clock ticks since boot (Linux), to tell a reused pid apart. */

@@ -16,6 +16,7 @@ if (mode === 'hang') {
   };
   void createFilePacer(dir, name, 1000, { now }).run(async () => undefined);
 } else {
-  const pacer = createFilePacer(dir, name, 1000, { now: () => T0 });
+  // A bound far above any wait here: what is tested is that no two turns are taken at once.
+  const pacer = createFilePacer(dir, name, 1000, { now: () => T0, lockWaitMs: 30_000 });
   await Promise.all(Array.from({ length: Number(count) }, () => pacer.run(async () => undefined)));
 }

@@ -115,7 +115,7 @@ describe('the pacing lock', () => {
     }
     expect(skipped).toEqual([`process ${hang.p.pid} ${join(pacing, '.x.lock')}`]);
     // The wait was asynchronous: this process's timers ran meanwhile.
-    expect(ticks).toBeGreaterThan(2);
+    expect(ticks).toBeGreaterThan(0);
   }, 30_000);
 
   it('two processes taking 100 turns each at once lose none: every turn was taken under the lock', async () => {
