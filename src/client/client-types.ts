@@ -42,6 +42,8 @@ export interface ApiOptions {
   pacer?: Pacer;
   /** Waits out 429s within these bounds and asks again (the commands and the app); default: a 429 is the caller's. */
   rateLimitWait?: RateLimitWait;
+  /** Ends every request once it aborts (http-client.ts): the deadline of a try of `--provider auto`. */
+  signal?: AbortSignal;
 }
 
 /** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */

@@ -36,8 +36,15 @@ export const OVERSIZE = Symbol('oversize');
 export function toApiError(error: unknown, secrets: readonly string[], timeoutMs: number, maxBytes: number): ApiError {
   if (error instanceof ApiError) return error;
   if (error === OVERSIZE) {
-    return badResponse(`answer larger than ${Math.round(maxBytes / 1024 / 1024)} MiB`);
+    return badResponse(`answer larger than ${sizeWords(maxBytes)}`);
   }
   if (gotLoaded && error instanceof gotLoaded.RequestError) return errorFromRequest(error, secrets, timeoutMs);
   return new ApiError('network', 'The request failed');
+}
+
+/** "64 MiB", "64 KiB", "100 bytes": the bound of an answer in words. */
+function sizeWords(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / 1024 / 1024} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
 }

@@ -10,6 +10,7 @@
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
 import { checkBaseUrl } from './base-url';
+import { isApiError } from './api-error';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { loadGot, OVERSIZE, toApiError } from './got-load';
 import { openStream, type HttpRequest, type HttpStream } from './http-stream';
@@ -55,6 +56,11 @@ export interface HttpClientOptions {
   rateLimitWait?: RateLimitWait;
   /** Hears the headers of every answer, errors included (what a service says of itself: tempmail/capabilities.ts). */
   onHeaders?(headers: Response['headers']): void;
+  /**
+   * Ends every request of this client once it aborts, a request in flight too (the deadline of a try of
+   * `--provider auto`); the request fails with the signal's reason when that is an ApiError.
+   */
+  signal?: AbortSignal;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -170,6 +176,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const response = await pending;
       answer = { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error: unknown) {
+      const ended = options.signal?.aborted ? options.signal.reason : undefined;
+      if (isApiError(ended)) throw ended;
       throw toApiError(abort.signal.aborted ? OVERSIZE : error, secretsNow, timeoutMs, maxBytes);
     }
     if (answer.status >= 300 && !(answer.status === 304 && conditional)) {
@@ -178,6 +186,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     }
     return answer;
   }
+
+  // The request's own abort (an answer too big), and the client's signal where one is given.
+  const ending = (abort: AbortController): AbortSignal => (options.signal ? AbortSignal.any([abort.signal, options.signal]) : abort.signal);
 
   const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait);
 
@@ -205,7 +216,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const abort = new AbortController();
     const pending = client(path, {
       method,
-      signal: abort.signal,
+      signal: ending(abort),
       searchParams: request.searchParams,
       form: request.form,
       json: request.json,
@@ -221,7 +232,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const secretsNow = remember(request);
     const client = await ready(secretsNow);
     const abort = new AbortController();
-    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: abort.signal });
+    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: ending(abort) });
     const answer = await send<Uint8Array>(pending, abort, secretsNow);
     // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
     return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };

@@ -7,7 +7,7 @@ import type { ApiOptions, MailProvider } from '../client/client-types';
 import { configuredRef, createProvider, PROVIDER_INFO, type ProviderRef } from '../client/providers';
 import { loadSettings, type Settings } from '../state/app-config';
 import { rateLimitWords } from '../client/rate-limit-wait';
-import { userProviderOptions } from '../state/provider-options';
+import { pacingWords, userProviderOptions } from '../state/provider-options';
 import { appPaths } from '../state/paths';
 import { displayBaseUrl } from '../state/base-url';
 import { openSavedSessions, type SavedSession, type SavedSessionStore } from '../state/saved-sessions';
@@ -21,7 +21,7 @@ export const NO_SERVICE =
   'no service configured: pass --provider mailtm, tempmaillol or guerrilla for a public inbox, --provider tempmail for mailtemp.us, or --base-url for another service of the interface (`tempmail-tui serve` runs one and prints its URL)';
 
 /** Per-call tuning a command may ask of its client. */
-export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries' | 'rateLimitWait'>;
+export type Tuning = Pick<ApiOptions, 'timeoutMs' | 'retries' | 'rateLimitWait' | 'signal' | 'maxResponseBytes'>;
 
 export { configuredRef };
 
@@ -73,7 +73,13 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
       return createProvider(ref.provider, {
         // Every process of this user keeps the provider's documented rate together, and a 429 is waited
         // out, saying so, before the command gives up.
-        ...userProviderOptions(ref, { settings, state: paths.state, sessions, onWait: (seconds) => info(rateLimitWords(name, seconds)) }),
+        ...userProviderOptions(ref, {
+          settings,
+          state: paths.state,
+          sessions,
+          onWait: (seconds) => info(rateLimitWords(name, seconds)),
+          onPacing: (note) => info(pacingWords(name, note)),
+        }),
         ...tuning,
         baseUrl: ref.baseUrl,
         postEncoding: settings.postEncoding,

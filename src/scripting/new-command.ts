@@ -1,7 +1,7 @@
 /**
  * `new`: creates an address and saves it. With `--provider auto` (or "provider": "auto") it tries the
  * providers of `providerOrder` in turn and keeps the first that answers, saying on stderr which one it
- * fell back from and why; the address is saved with the provider it lives on. An account made before its
+ * fell back from and why (each has AUTO_TRY_MS: auto-try.ts); the address is saved with the provider it lives on. An account made before its
  * sign-in (mail.tm) is saved first, so a failed sign-in never leaves an account nobody can use.
  */
 import { ApiError, canFallBack, isApiError } from '../client/api-error';
@@ -11,6 +11,7 @@ import type { CreateSessionOptions, Domain, DomainList, Session } from '../model
 import { safeLine } from '../text/safe-text';
 import { formatCountdown, secondsLeft } from '../platform/time';
 import { flag, parseCommandArgs, show, str, type Parsed } from './args';
+import { AUTO_TRY_MS, withinDeadline } from './auto-try';
 import { makeContext, type Context } from './context';
 import { json, sessionJson } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
@@ -32,7 +33,10 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
   for (const [i, ref] of refs.entries()) {
     // External-mail aliases are a tempmail service's: auto goes straight to one.
     if (extmail && ref.provider !== 'tempmail') continue;
+    if (auto && tried.length === 0) ctx.info(`trying ${PROVIDER_INFO[ref.provider].label}`);
     try {
+      // With auto, each provider has AUTO_TRY_MS to answer, then the next is tried.
+      if (auto) return await withinDeadline(AUTO_TRY_MS, (signal) => createOn(ctx, ref, parsed, extmail, signal));
       return await createOn(ctx, ref, parsed, extmail);
     } catch (error) {
       const next = refs.slice(i + 1).find((r) => !extmail || r.provider === 'tempmail');
@@ -47,11 +51,11 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
 }
 
 /** Creates, saves and prints an address on `ref`; throws what the provider said. */
-async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail: boolean): Promise<number> {
+async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail: boolean, signal?: AbortSignal): Promise<number> {
   const { io } = ctx;
   const domain = str(parsed, 'domain');
   const account = str(parsed, 'account');
-  const provider = ctx.provider(ref);
+  const provider = ctx.provider(ref, signal ? { signal } : {});
   const options: CreateSessionOptions = {};
   const prefix = str(parsed, 'prefix');
   if (prefix !== undefined) options.prefix = prefix;

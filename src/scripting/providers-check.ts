@@ -23,6 +23,8 @@ export interface CheckResult {
 
 // A probe is one small request: a provider that takes longer than this is as good as down for a person.
 const PROBE_TIMEOUT_MS = 5_000;
+/** What one probe reads at most (an answer needs a few KB): past it the request ends and the provider fails. */
+export const PROBE_MAX_BYTES = 64 * 1024;
 
 /** The verdict on a failed probe. */
 function verdictOf(error: unknown): Verdict {
@@ -54,7 +56,7 @@ async function checkOne(ctx: Context, ref: ProviderRef): Promise<CheckResult> {
   const took = () => Math.round(performance.now() - started);
   try {
     // No retries and no waiting out a 429: the check says what it met, now.
-    const provider = ctx.provider(ref, { retries: 0, timeoutMs: PROBE_TIMEOUT_MS, rateLimitWait: undefined });
+    const provider = ctx.provider(ref, { retries: 0, timeoutMs: PROBE_TIMEOUT_MS, rateLimitWait: undefined, maxResponseBytes: PROBE_MAX_BYTES });
     await (provider.probe ? provider.probe() : provider.listDomains());
     return { ...base, verdict: 'ok', latencyMs: took() };
   } catch (error) {

@@ -11,13 +11,14 @@
  * writers run at once and each lose the other's change:
  * - a lock that vanished between our failed create and our look at it was released: we try again;
  * - a takeover removes the lock only if it still holds the text we judged (the same taking), checked
- *   and removed under `.<name>.lock.guard` (O_EXCL), so two waiters that judged the same lock cannot
- *   remove it and then each other's fresh one;
+ *   and removed under `.<name>.lock.guard` (O_EXCL, holding its maker's pid), so two waiters that judged
+ *   the same lock cannot remove it and then each other's fresh one; a guard no live process holds (its
+ *   maker gone, a directory, dated in the future) is removed at once, whatever instant its maker died at;
  * - the wait counts only while the same lock stays: waiters taking turns are progress, not a hang;
  * - a release removes the lock only while it is still ours (under the guard too): a stuck owner that
  *   wakes up after a takeover leaves the new owner's lock alone.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readdirSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readdirSync, rmSync, type Stats, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, isTempFileName } from './secure-file';
 
@@ -25,6 +26,8 @@ const LOCK_STALE_MS = 10_000;
 const LOCK_WAIT_MS = 3_000;
 // A guard is held for a read and an unlink; one this old was left by a process that died holding it.
 const GUARD_STALE_MS = 10_000;
+// Two readings of the same clock a moment apart: not a file dated in the future.
+const CLOCK_SLACK_MS = 1_000;
 // A temp file this old belongs to a write that crashed (a live one exists for milliseconds).
 const TEMP_STALE_MS = 60_000;
 
@@ -112,7 +115,9 @@ function inspectLock(lock: string): LockSeen {
   } finally {
     closeSync(fd);
   }
-  if (Date.now() - mtimeMs <= LOCK_STALE_MS) return { state: 'held', text };
+  // Dated in the future, its age never grows: judged by its owner alone.
+  const age = Date.now() - mtimeMs;
+  if (age >= -CLOCK_SLACK_MS && age <= LOCK_STALE_MS) return { state: 'held', text };
   return { state: ownerRunning(text) ? 'held' : 'abandoned', text };
 }
 
@@ -133,12 +138,17 @@ function removeIfStill(lock: string, text: string): void {
   const guard = `${lock}.guard`;
   for (;;) {
     try {
-      closeSync(openSync(guard, 'wx', 0o600));
+      const fd = openSync(guard, 'wx', 0o600);
+      try {
+        writeSync(fd, String(process.pid));
+      } finally {
+        closeSync(fd);
+      }
       break;
     } catch (error) {
       // No guard can be made here (a read-only dir): the lock could not have been made either.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return;
-      if (isStale(guard, GUARD_STALE_MS)) removeQuietly(guard);
+      if (guardLeft(guard)) removeLeft(guard);
       else sleepSync(1);
     }
   }
@@ -152,6 +162,36 @@ function removeIfStill(lock: string, text: string): void {
     if (now === text) removeQuietly(lock);
   } finally {
     removeQuietly(guard);
+  }
+}
+
+/**
+ * Whether the guard at `guard` is one no live process holds: not a regular file (a directory never goes
+ * away by itself), dated in the future (its age would never grow), older than GUARD_STALE_MS, or naming a
+ * process that does not run. An empty guard a moment old is its maker's, between create and write.
+ */
+function guardLeft(guard: string): boolean {
+  let st: Stats;
+  let text: string;
+  try {
+    st = lstatSync(guard);
+    if (!st.isFile()) return true;
+    text = readFileSync(guard, 'utf8');
+  } catch {
+    return false;
+  }
+  const age = Date.now() - st.mtimeMs;
+  if (age < -CLOCK_SLACK_MS || age > GUARD_STALE_MS) return true;
+  if (text === '') return age > CLOCK_SLACK_MS;
+  return !ownerRunning(text);
+}
+
+// Removes what a process that is gone left at `path`, a directory too. Never throws.
+function removeLeft(path: string): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    // Taken over by another waiter meanwhile: fine.
   }
 }
 

@@ -1,16 +1,24 @@
 /**
  * One provider's request pace shared by every process of this user: the app, a `wait` in another
  * terminal and a script's parallel `list`s. A small file per provider and host in the state directory
- * (`pacing/<provider>-<host>`) holds the time the next request may start; each start takes its turn
- * under the file's short lock (file-lock.ts) and moves it on by the spacing, and a 429's Retry-After
- * moves it to the end of the wait, for everyone. Not durable on purpose: a turn lost in a crash only
- * makes the next start a little early or late, so the file is written in place without fsync.
+ * (`pacing/<provider>-<host>`) holds the time the next request may start and the time it was written;
+ * each start takes its turn under the file's short lock (pacing-lock.ts) and moves it on by the spacing,
+ * and a 429's Retry-After moves it to the end of the wait, for everyone. Not durable on purpose: a turn
+ * lost in a crash only makes the next start a little early or late, so the file is replaced without fsync.
+ *
+ * The file is read and written as the saved sessions are: a regular file only (a FIFO, a link or a
+ * directory in its place is not read, and is replaced by the next write, its target untouched), a few
+ * bytes read at most, replaced atomically. A turn further ahead than the rate can need, or written by a
+ * clock ahead of ours, counts as one interval from now. A wait of a second or more is said (`onWait`);
+ * so is going on without pacing when a live process holds the lock past its bound (`onSkip`).
  * Where the file cannot be used (no state directory), the process paces itself alone.
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPacer, intervalOf, nextStart, type Pacer } from '../client/pacer';
-import { withFileLock } from './file-lock';
+import { RATE_LIMIT_WAIT } from '../client/rate-limit-wait';
+import { removeStaleTemps } from './file-lock';
+import { takePacingLock } from './pacing-lock';
+import { ensurePrivateDir, readSmallFile, replaceFileAtomically } from './secure-file';
 
 /**
  * Starts are spaced twice as wide as the documented rate (mail.tm's 8 a second: one every 250 ms): a
@@ -20,8 +28,25 @@ import { withFileLock } from './file-lock';
  * load of 10 on 2 cores.
  */
 export const PACING_MARGIN = 2;
-// A turn further ahead than this is a file from a clock that jumped back, or a hand edit: ignored.
-const MAX_AHEAD_MS = 120_000;
+/** Turns the user's processes may have queued ahead of now (each takes one interval). */
+const MAX_QUEUED_TURNS = 40;
+// A file written up to this far "ahead" is clocks of the same machine read a moment apart, not a step back.
+const CLOCK_SLACK_MS = 1_000;
+// "<next> <written at>" is some 30 bytes: anything longer is not a pacing file (and is not read whole).
+const MAX_FILE_BYTES = 64;
+// A wait this long or longer is said; a usual turn (a quarter of a second) is not.
+const SAID_WAIT_MS = 1_000;
+
+export interface FilePacerOptions {
+  /** The clock every process shares (the wall clock). */
+  now?: () => number;
+  /** Told before a wait of a second or more: its seconds. */
+  onWait?: (seconds: number) => void;
+  /** Told when a request goes without pacing: who holds the lock past its bound, and the lock's path. */
+  onSkip?: (heldBy: string, lock: string) => void;
+  /** The bound of a wait on a live holder of the lock (pacing-lock.ts). */
+  lockWaitMs?: number;
+}
 
 /** The file name for a provider at a base URL: "mailtm-api.mail.tm", "tempmail-127.0.0.1_8025". */
 export function pacingName(provider: string, baseUrl: string): string {
@@ -36,84 +61,91 @@ export function pacingName(provider: string, baseUrl: string): string {
 
 /**
  * A pacer for `perSecond` starts a second (0: no spacing, only the holds of a 429) shared through
- * `dir/pacing/<name>`, with `now` as the clock every process shares (the wall clock).
+ * `dir/pacing/<name>`.
  */
-export function createFilePacer(dir: string, name: string, perSecond: number, now: () => number = Date.now): Pacer {
+export function createFilePacer(dir: string, name: string, perSecond: number, options: FilePacerOptions = {}): Pacer {
+  const { now = Date.now } = options;
   const folder = join(dir, 'pacing');
   const file = join(folder, name);
+  const lock = join(folder, `.${name}.lock`);
   const intervalMs = intervalOf(perSecond) * PACING_MARGIN;
+  const aheadMs = RATE_LIMIT_WAIT.perWaitMs + MAX_QUEUED_TURNS * intervalMs;
   // Once the file fails, this process paces itself (and stops trying the file).
   let alone: Pacer | undefined;
+  let prepared = false;
+  // This process's own last hold: kept here too, so a start right after it waits even if its write lost the race.
+  let held = 0;
+  const local = (): Pacer => (alone ??= createPacer(perSecond > 0 ? 1000 / intervalMs : 0, now));
+  const due = (at: number): number => Math.max(held, dueOf(readSmallFile(file, MAX_FILE_BYTES), at, aheadMs, intervalMs));
 
-  /**
-   * Under the lock (withFileLock makes the folder private first): the next turn as stored, changed by
-   * `change`, written back; what `change` returned.
-   */
-  function turn<T>(change: (next: number, at: number) => { next: number; result: T }): T {
-    return withFileLock(folder, name, () => {
+  /** Under the lock: the next turn as it counts, changed by `change` and written back; undefined if skipped. */
+  async function turn<T>(change: (next: number, at: number) => { next: number; result: T }): Promise<{ result: T } | undefined> {
+    if (!prepared) {
+      ensurePrivateDir(folder);
+      removeStaleTemps(folder, name);
+      prepared = true;
+    }
+    const taken = await takePacingLock(lock, options.lockWaitMs);
+    if ('heldBy' in taken) {
+      options.onSkip?.(taken.heldBy, lock);
+      return undefined;
+    }
+    try {
       const at = now();
-      const stored = readNext(file);
-      const changed = change(due(stored, at), at);
-      if (changed.next !== stored) writeNext(file, changed.next);
-      return changed.result;
-    });
+      const changed = change(due(at), at);
+      replaceFileAtomically(file, `${Math.round(changed.next)} ${Math.round(at)}\n`, { durable: false });
+      return { result: changed.result };
+    } finally {
+      taken.release();
+    }
   }
 
-  const local = (): Pacer => (alone ??= createPacer(perSecond > 0 ? 1000 / intervalMs : 0, now));
+  async function waitUntil(start: number): Promise<void> {
+    const wait = start - now();
+    if (wait <= 0) return;
+    if (wait >= SAID_WAIT_MS) options.onWait?.(Math.ceil(wait / 1000));
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 
   return {
     async run(fn) {
       if (alone) return alone.run(fn);
       // No documented rate: only a 429's hold counts, read without the lock (and no file is made).
       if (intervalMs === 0) {
-        const at = now();
-        const wait = due(readNext(file), at) - at;
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await waitUntil(due(now()));
         return fn();
       }
-      let start: number;
+      let taken: { result: number } | undefined;
       try {
-        start = turn((next, at) => {
+        taken = await turn((next, at) => {
           const t = nextStart(at, next, intervalMs);
           return { next: t.next, result: t.start };
         });
       } catch {
         return local().run(fn);
       }
-      const wait = start - now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      if (taken) await waitUntil(taken.result);
       return fn();
     },
     holdUntil(atMs) {
       if (alone) return alone.holdUntil(atMs);
-      try {
-        turn((next) => ({ next: Math.max(next, atMs), result: undefined }));
-      } catch {
-        local().holdUntil(atMs);
-      }
+      held = Math.max(held, atMs);
+      turn((next) => ({ next: Math.max(next, atMs), result: undefined })).catch(() => local().holdUntil(atMs));
     },
   };
 }
 
-/** The stored next turn as it counts at `at`: one further ahead than MAX_AHEAD_MS is ignored (now). */
-function due(stored: number, at: number): number {
-  return stored > at + MAX_AHEAD_MS ? at : stored;
-}
-
-function readNext(file: string): number {
-  try {
-    const value = Number(readFileSync(file, 'utf8').trim());
-    return Number.isFinite(value) && value > 0 ? value : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function writeNext(file: string, next: number): void {
-  const fd = openSync(file, 'w', 0o600);
-  try {
-    writeSync(fd, String(Math.round(next)));
-  } finally {
-    closeSync(fd);
-  }
+/**
+ * The next turn as it counts at `at`, from the file's text ("<next> <written at>"; an older file holds
+ * only the turn): 0 for none or unreadable text; one interval on when it is further ahead than `aheadMs`
+ * (a hold of a 429 and the turns queued after it) or was written by a clock ahead of ours.
+ */
+export function dueOf(text: string | null, at: number, aheadMs: number, intervalMs: number): number {
+  if (text === null) return 0;
+  const [nextText, writtenText] = text.trim().split(/\s+/);
+  const next = Number(nextText);
+  const written = writtenText === undefined ? 0 : Number(writtenText);
+  if (!Number.isFinite(next) || next <= 0 || !Number.isFinite(written)) return 0;
+  if (next > at + aheadMs || written > at + CLOCK_SLACK_MS) return at + intervalMs;
+  return next;
 }

@@ -11,6 +11,7 @@ import {
   fsyncSync,
   openSync,
   readFileSync,
+  readSync,
   renameSync,
   statSync,
   chmodSync,
@@ -60,7 +61,8 @@ export function readPrivateFile(file: string): string | null {
   let fd: number;
   try {
     // O_NOFOLLOW: a symlink planted in our state dir must not make us read (or chmod) its target.
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // O_NONBLOCK: a FIFO in the file's place must not hold the open until a writer comes (it is refused below).
+    fd = openSync(file, READ_FLAGS);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null;
@@ -78,6 +80,32 @@ export function readPrivateFile(file: string): string | null {
   }
 }
 
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * The first bytes of a small file of ours, as UTF-8: null when it is missing, is not a regular file (a
+ * link is not followed, a FIFO is not waited on) or holds more than `maxBytes` (not ours as written).
+ * Never throws: a file that cannot be read counts as none.
+ */
+export function readSmallFile(file: string, maxBytes: number): string | null {
+  let fd: number;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch {
+    return null;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return null;
+    const buf = Buffer.alloc(maxBytes + 1);
+    const size = readSync(fd, buf, 0, buf.length, 0);
+    return size > maxBytes ? null : buf.subarray(0, size).toString('utf8');
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Replaces `file` atomically (replaceFileAtomically) in a private directory, made or checked first. */
 export function writePrivateFile(file: string, data: string | Uint8Array): void {
   ensurePrivateDir(dirname(file));
@@ -89,9 +117,10 @@ export function writePrivateFile(file: string, data: string | Uint8Array): void 
  * renamed over the target, then the directory is fsync'd so the rename itself survives a crash.
  * A reader sees the old content or the new, never a mix; a crash leaves at most a stray temp file.
  * A symbolic link at `file` is replaced itself, never followed: rename swaps the directory entry.
- * The directory is used as it is (a user's download folder keeps its own mode).
+ * The directory is used as it is (a user's download folder keeps its own mode). Not `durable`: no fsync
+ * (a file whose loss in a crash costs nothing, as the pacing files), still whole and never a link followed.
  */
-export function replaceFileAtomically(file: string, data: string | Uint8Array): void {
+export function replaceFileAtomically(file: string, data: string | Uint8Array, { durable = true }: { durable?: boolean } = {}): void {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   // 'wx': never reuse (or follow a link at) an existing path; the mode applies at creation.
@@ -103,7 +132,7 @@ export function replaceFileAtomically(file: string, data: string | Uint8Array): 
       while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
       // The umask may have narrowed the mode, never widened it; fchmod makes it exactly 0600.
       fchmodSync(fd, FILE_MODE);
-      fsyncSync(fd);
+      if (durable) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
@@ -116,7 +145,7 @@ export function replaceFileAtomically(file: string, data: string | Uint8Array): 
     }
     throw error;
   }
-  fsyncDir(dir);
+  if (durable) fsyncDir(dir);
 }
 
 /** True for the temp files writePrivateFile leaves behind after a crash. */

@@ -12,7 +12,7 @@ import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
 import { appPaths } from '../../state/paths';
-import { userProviderOptions } from '../../state/provider-options';
+import { pacingWords, userProviderOptions } from '../../state/provider-options';
 import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';
@@ -57,7 +57,13 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
   const options = (ref: ProviderRef): ProviderOptions => ({
     postEncoding: settings.postEncoding,
     serverOffsetMinutes: parseZoneOffset(settings.serverTz) ?? 0,
-    ...userProviderOptions(ref, { settings, state, sessions, onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }) }),
+    ...userProviderOptions(ref, {
+      settings,
+      state,
+      sessions,
+      onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }),
+      onPacing: (note) => rateWaits.tell({ label: providerName(ref), seconds: 'seconds' in note ? note.seconds : 0, text: pacingWords(providerName(ref), note) }),
+    }),
   });
   let local: LocalService | undefined;
   let first: MailProvider;

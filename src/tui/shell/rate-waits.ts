@@ -1,6 +1,7 @@
 /**
  * The app's word that a provider is limiting requests and a call is waiting out its Retry-After (the
- * HTTP client waits; http-client.ts): told by the providers, said on the status line by the app.
+ * HTTP client waits; http-client.ts), or a long wait for its pace shared with the user's other
+ * processes: told by the providers, said on the status line by the app.
  */
 import { rateLimitWords } from '../../client/rate-limit-wait';
 
@@ -8,6 +9,8 @@ export interface RateWait {
   /** The provider's name for people ("mail.tm"). */
   label: string;
   seconds: number;
+  /** Other words than a 429's, for the same kind of wait (a pacing wait: state/provider-options.ts pacingWords). */
+  text?: string;
 }
 
 export interface RateWaits {
@@ -30,4 +33,4 @@ export function createRateWaits(): RateWaits {
 }
 
 /** The status line's words for a wait. */
-export const rateWaitText = (wait: RateWait): string => rateLimitWords(wait.label, wait.seconds);
+export const rateWaitText = (wait: RateWait): string => wait.text ?? rateLimitWords(wait.label, wait.seconds);

@@ -65,6 +65,30 @@ describe('file lock', () => {
     expect(() => withFileLock(dir, 'x', () => 'ran')).toThrow(/EISDIR/);
   });
 
+  it('a guard no live process holds (its maker killed, a directory, dated in the future) holds up neither a takeover nor a release', () => {
+    // Issue 36.3: a guard left by a process killed inside it cost each takeover and release 10 s; one
+    // dated in the future or left as a directory hung it for ever.
+    const lock = join(dir, '.x.lock');
+    const guard = `${lock}.guard`;
+    const later = new Date(Date.now() + 3_600_000);
+    const leftovers: [string, () => void][] = [
+      ['by a killed process', () => writeFileSync(guard, String(deadPid()))],
+      ['naming no process', () => aged(guard, Number.NaN)],
+      ['as a directory', () => mkdirSync(join(guard, 'inside'), { recursive: true })],
+      ['in the future', () => writeFileSync(guard, String(process.ppid))],
+    ];
+    for (const [what, leave] of leftovers) {
+      aged(lock, deadPid());
+      leave();
+      if (what === 'in the future') utimesSync(guard, later, later);
+      const began = Date.now();
+      expect(withFileLock(dir, 'x', () => 'ran'), what).toBe('ran');
+      // Milliseconds; it was 10 s or for ever.
+      expect(Date.now() - began, what).toBeLessThan(2_000);
+      expect(readdirSync(dir), what).toEqual([]);
+    }
+  });
+
   it('takes over a lock left by a dead process, and leaves none behind', () => {
     const lock = join(dir, '.x.lock');
     aged(lock, deadPid());
