@@ -42,6 +42,11 @@ export interface ApiOptions {
   pacer?: Pacer;
   /** Waits out 429s within these bounds and asks again (the commands and the app); default: a 429 is the caller's. */
   rateLimitWait?: RateLimitWait;
+  /**
+   * Ends every request of this client, in flight or to come, and every wait before one (a pace, a 429,
+   * a retry) once it aborts: the caller is done (a script's command ended, its timeout passed).
+   */
+  signal?: AbortSignal;
 }
 
 /** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */

@@ -10,6 +10,7 @@
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
 import { checkBaseUrl } from './base-url';
+import { cancelled } from './api-error';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { loadGot, OVERSIZE, toApiError } from './got-load';
 import { openStream, type HttpRequest, type HttpStream } from './http-stream';
@@ -55,6 +56,8 @@ export interface HttpClientOptions {
   rateLimitWait?: RateLimitWait;
   /** Hears the headers of every answer, errors included (what a service says of itself: tempmail/capabilities.ts). */
   onHeaders?(headers: Response['headers']): void;
+  /** Aborts every request and wait of this client, in flight or to come (client-types.ts ApiOptions.signal). */
+  signal?: AbortSignal;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -170,6 +173,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const response = await pending;
       answer = { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error: unknown) {
+      if (options.signal?.aborted) throw cancelled();
       throw toApiError(abort.signal.aborted ? OVERSIZE : error, secretsNow, timeoutMs, maxBytes);
     }
     if (answer.status >= 300 && !(answer.status === 304 && conditional)) {
@@ -179,7 +183,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return answer;
   }
 
-  const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait);
+  const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait, options.signal);
+  // A request ends when its answer outgrows the cap (`own`) or when the client's caller is done.
+  const ends = (own: AbortSignal): AbortSignal => (options.signal ? AbortSignal.any([own, options.signal]) : own);
 
   return {
     baseUrl: base,
@@ -191,7 +197,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     async stream(path, request = {}) {
       const secretsNow = remember(request);
-      return openStream(await ready(secretsNow), path, request, secretsNow, timeoutMs);
+      return openStream(await ready(secretsNow), path, request, secretsNow, timeoutMs, options.signal);
     },
     addSecret(secret) {
       if (secret) keep(secret);
@@ -205,7 +211,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const abort = new AbortController();
     const pending = client(path, {
       method,
-      signal: abort.signal,
+      signal: ends(abort.signal),
       searchParams: request.searchParams,
       form: request.form,
       json: request.json,
@@ -221,7 +227,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const secretsNow = remember(request);
     const client = await ready(secretsNow);
     const abort = new AbortController();
-    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: abort.signal });
+    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: ends(abort.signal) });
     const answer = await send<Uint8Array>(pending, abort, secretsNow);
     // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
     return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };

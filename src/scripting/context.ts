@@ -75,6 +75,8 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
         // out, saying so, before the command gives up.
         ...userProviderOptions(ref, { settings, state: paths.state, sessions, onWait: (seconds) => info(rateLimitWords(name, seconds)) }),
         ...tuning,
+        // The command's end (or its caller's abort) cancels whatever this client still has in flight.
+        signal: io.signal,
         baseUrl: ref.baseUrl,
         postEncoding: settings.postEncoding,
         serverOffsetMinutes: parseZoneOffset(settings.serverTz, now()) ?? 0,

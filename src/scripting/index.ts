@@ -77,39 +77,51 @@ Lists the providers: "name<TAB>base URL<TAB>offline yes|no<TAB>what to know" lin
                         least one is ok, 1 when none is`,
 };
 
-/** Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. */
-export async function runScript(command: string, args: string[], io: ScriptIo = processIo()): Promise<number> {
+/**
+ * Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. Whatever the
+ * command left in flight when it ended (a request its timeout gave up on, a stream, a wait before a
+ * request) is cancelled then, so the process exits with its result (issue 37.1).
+ */
+export async function runScript(command: string, args: string[], given: ScriptIo = processIo()): Promise<number> {
   if (!isScriptCommand(command)) {
-    io.stderr.write(`tempmail-tui: unknown command ${safeLine(JSON.stringify(command), 60)}\n`);
+    given.stderr.write(`tempmail-tui: unknown command ${safeLine(JSON.stringify(command), 60)}\n`);
     return EXIT.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout.write(`${HELP[command]}\n\n${COMMON_HELP}\n`);
+    given.stdout.write(`${HELP[command]}\n\n${COMMON_HELP}\n`);
     return EXIT.ok;
   }
+  const done = new AbortController();
+  const io: ScriptIo = { ...given, signal: given.signal ? AbortSignal.any([given.signal, done.signal]) : done.signal };
   try {
-    switch (command) {
-      case 'new':
-        return await runNew(args, io);
-      case 'domains':
-        return await runDomains(args, io);
-      case 'list':
-        return await runList(args, io);
-      case 'read':
-        return await runRead(args, io);
-      case 'wait':
-        return await runWait(args, io);
-      case 'delete':
-        return await runDelete(args, io);
-      case 'forget':
-        return await runForget(args, io);
-      case 'providers':
-        return await runProviders(args, io);
-    }
+    return await runCommand(command, args, io);
   } catch (error) {
     const { message, code } = describe(error, command);
     io.stderr.write(`tempmail-tui ${command}: ${message}\n`);
     return code;
+  } finally {
+    done.abort();
+  }
+}
+
+async function runCommand(command: ScriptCommand, args: string[], io: ScriptIo): Promise<number> {
+  switch (command) {
+    case 'new':
+      return await runNew(args, io);
+    case 'domains':
+      return await runDomains(args, io);
+    case 'list':
+      return await runList(args, io);
+    case 'read':
+      return await runRead(args, io);
+    case 'wait':
+      return await runWait(args, io);
+    case 'delete':
+      return await runDelete(args, io);
+    case 'forget':
+      return await runForget(args, io);
+    case 'providers':
+      return await runProviders(args, io);
   }
 }
 

@@ -23,7 +23,10 @@ export interface ScriptIo {
   env: NodeJS.ProcessEnv;
   /** Width for rendering bodies (`read`, `wait --print text`); default 80, or the terminal's. */
   columns?: number;
-  /** Aborts a waiting command (tests; the CLI relies on SIGINT ending the process). */
+  /**
+   * Aborts a waiting command (tests; the CLI relies on SIGINT ending the process); runScript aborts it
+   * too when the command ends, cancelling every request and wait its providers still have in flight.
+   */
   signal?: AbortSignal;
   /** Clock for pruning saved sessions and for remaining-time messages. */
   now?: () => Date;

@@ -9,7 +9,7 @@
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPacer, intervalOf, nextStart, type Pacer } from '../client/pacer';
+import { createPacer, intervalOf, nextStart, pause, type Pacer } from '../client/pacer';
 import { withFileLock } from './file-lock';
 
 /**
@@ -62,13 +62,13 @@ export function createFilePacer(dir: string, name: string, perSecond: number, no
   const local = (): Pacer => (alone ??= createPacer(perSecond > 0 ? 1000 / intervalMs : 0, now));
 
   return {
-    async run(fn) {
-      if (alone) return alone.run(fn);
+    async run(fn, signal) {
+      if (alone) return alone.run(fn, signal);
       // No documented rate: only a 429's hold counts, read without the lock (and no file is made).
       if (intervalMs === 0) {
         const at = now();
         const wait = due(readNext(file), at) - at;
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        await pause(wait, signal);
         return fn();
       }
       let start: number;
@@ -78,10 +78,9 @@ export function createFilePacer(dir: string, name: string, perSecond: number, no
           return { next: t.next, result: t.start };
         });
       } catch {
-        return local().run(fn);
+        return local().run(fn, signal);
       }
-      const wait = start - now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await pause(start - now(), signal);
       return fn();
     },
     holdUntil(atMs) {
