@@ -6,6 +6,7 @@
 import { isApiError } from '../client/api-error';
 import { ConfigError } from '../state/app-config';
 import { safeLine } from '../text/safe-text';
+import { fitHelp, HELP_WIDTH } from '../text/help-wrap';
 import { SecureFileError } from '../state/secure-file';
 import { runDelete, runDomains, runForget, runList, runRead } from './commands';
 import { runNew } from './new-command';
@@ -88,7 +89,8 @@ export async function runScript(command: string, args: string[], given: ScriptIo
     return EXIT.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    given.stdout.write(`${HELP[command]}\n\n${COMMON_HELP}\n`);
+    // Fitted to the terminal (io.columns is set on one), else to 80 columns.
+    given.stdout.write(fitHelp(`${HELP[command]}\n\n${COMMON_HELP}\n`, given.columns ?? HELP_WIDTH));
     return EXIT.ok;
   }
   const done = new AbortController();
