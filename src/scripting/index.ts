@@ -12,7 +12,9 @@ import { runDelete, runDomains, runForget, runList, runRead } from './commands';
 import { runNew } from './new-command';
 import { runProviders } from './providers-command';
 import { isScriptCommand, type ScriptCommand } from './commands-list';
-import { EXIT, processIo, ScriptError, type ScriptIo } from './io';
+import { EXIT, processIo, ScriptError, type LocalEndpoint, type ScriptIo } from './io';
+
+export { processIo };
 import { runWait } from './wait';
 
 
@@ -94,7 +96,14 @@ export async function runScript(command: string, args: string[], given: ScriptIo
     return EXIT.ok;
   }
   const done = new AbortController();
-  const io: ScriptIo = { ...given, signal: given.signal ? AbortSignal.any([given.signal, done.signal]) : done.signal };
+  // The local service, opened at most once a command, and closed (when this process runs it) at its end.
+  let local: Promise<LocalEndpoint> | undefined;
+  const openLocal = given.openLocal;
+  const io: ScriptIo = {
+    ...given,
+    signal: given.signal ? AbortSignal.any([given.signal, done.signal]) : done.signal,
+    openLocal: openLocal && (() => (local ??= openLocal())),
+  };
   try {
     return await runCommand(command, args, io);
   } catch (error) {
@@ -103,6 +112,7 @@ export async function runScript(command: string, args: string[], given: ScriptIo
     return code;
   } finally {
     done.abort();
+    await (await local?.catch(() => undefined))?.close();
   }
 }
 
