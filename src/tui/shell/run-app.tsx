@@ -134,5 +134,6 @@ export async function runApp({
     unfollow?.();
   }
   await local?.close();
+  await service.autoLocal?.close();
   return code;
 }
