@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { findDovecot } from './test/harness/dovecot/dovecot.ts';
+import { findDebianProgram } from './test/harness/debian-program.ts';
 import { findPostgresBin } from './test/harness/postgres/cluster.ts';
 // @ts-expect-error: a plain .mjs build script without types
 import { root, STRING_WIDTH } from './scripts/build-config.mjs';
@@ -33,9 +33,10 @@ const IMAP_TESTS = ['test/**/*.imap.test.ts', 'test/**/*.imap.pg.test.ts'];
 // The nginx test (the shipped site in a real nginx) needs Debian's nginx-light package (.ci/run installs
 // it): the same rule, loud without it on a developer's machine, fatal in CI.
 const NGINX_TESTS = ['test/server/nginx-site.test.ts', 'test/server/postgres/nginx-two-upstreams.pg.test.ts'];
-const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].some((p) => existsSync(p));
+const nginxLookup = findDebianProgram('nginx', 'nginx-light');
+const nginx = nginxLookup.path !== undefined;
 if (!nginx) {
-  const why = 'nginx is not installed: install the nginx-light package (apt-get install nginx-light)';
+  const why = nginxLookup.missing;
   if (process.env.CI === 'true') throw new Error(`CI: ${why}; the nginx test must run in CI.`);
   const bar = '!'.repeat(100);
   if (!process.env.TEMPMAIL_NGINX_SKIP_SAID) console.warn(`\n${bar}\n!! SKIPPED: the nginx test (${NGINX_TESTS.join(', ')}). ${why}.\n${bar}\n`);

@@ -33,8 +33,10 @@ async function main(argv: string[]): Promise<number> {
     return runAdmin(rest);
   }
   if (command !== undefined && isScriptCommand(command)) {
-    const { runScript } = await import('./scripting/index');
-    return runScript(command, rest);
+    const { runScript, processIo } = await import('./scripting/index');
+    // The app's local service, found running or started as the app starts it, for its saved addresses.
+    const openLocal = async () => (await import('./tui/shell/local-service')).startLocalService(process.env);
+    return runScript(command, rest, { ...processIo(), openLocal });
   }
   if (command === '--version' || command === '-V') {
     process.stdout.write(`${VERSION}\n`);

@@ -43,6 +43,9 @@ export class ApiError extends Error {
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 
+/** What a request, or a wait before one, ends with once its client's signal aborted (its caller is done). */
+export const cancelled = (): ApiError => new ApiError('network', 'The request was cancelled');
+
 /**
  * How long a failed call asks the caller to wait before trying again: a 429's Retry-After (30 s when it
  * gave none), or a 503's when it gave one. Undefined for any other failure: then the caller backs off.

@@ -42,7 +42,11 @@ export interface ApiOptions {
   pacer?: Pacer;
   /** Waits out 429s within these bounds and asks again (the commands and the app); default: a 429 is the caller's. */
   rateLimitWait?: RateLimitWait;
-  /** Ends every request once it aborts (http-client.ts): the deadline of a try of `--provider auto`. */
+  /**
+   * Ends every request of this client, in flight or to come, and every wait before one (a pace, a 429,
+   * a retry) once it aborts: the caller is done (a script's command ended, its timeout passed, a try of
+   * `--provider auto` ran out of time). A request fails with the signal's reason when that is an ApiError.
+   */
   signal?: AbortSignal;
 }
 

@@ -10,7 +10,7 @@
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
 import { checkBaseUrl } from './base-url';
-import { isApiError } from './api-error';
+import { cancelled, isApiError } from './api-error';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { loadGot, OVERSIZE, toApiError } from './got-load';
 import { openStream, type HttpRequest, type HttpStream } from './http-stream';
@@ -57,8 +57,8 @@ export interface HttpClientOptions {
   /** Hears the headers of every answer, errors included (what a service says of itself: tempmail/capabilities.ts). */
   onHeaders?(headers: Response['headers']): void;
   /**
-   * Ends every request of this client once it aborts, a request in flight too (the deadline of a try of
-   * `--provider auto`); the request fails with the signal's reason when that is an ApiError.
+   * Aborts every request and wait of this client, in flight or to come (client-types.ts ApiOptions.signal);
+   * a request fails with the signal's reason when that is an ApiError (the deadline of a try of `--provider auto`).
    */
   signal?: AbortSignal;
 }
@@ -176,8 +176,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const response = await pending;
       answer = { status: response.statusCode, headers: response.headers, body: response.body };
     } catch (error: unknown) {
-      const ended = options.signal?.aborted ? options.signal.reason : undefined;
-      if (isApiError(ended)) throw ended;
+      if (options.signal?.aborted) {
+        const reason: unknown = options.signal.reason;
+        throw isApiError(reason) ? reason : cancelled();
+      }
       throw toApiError(abort.signal.aborted ? OVERSIZE : error, secretsNow, timeoutMs, maxBytes);
     }
     if (answer.status >= 300 && !(answer.status === 304 && conditional)) {
@@ -187,10 +189,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return answer;
   }
 
-  // The request's own abort (an answer too big), and the client's signal where one is given.
-  const ending = (abort: AbortController): AbortSignal => (options.signal ? AbortSignal.any([abort.signal, options.signal]) : abort.signal);
-
-  const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait);
+  const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait, options.signal);
+  // A request ends when its answer outgrows the cap (`own`) or when the client's caller is done.
+  const ends = (own: AbortSignal): AbortSignal => (options.signal ? AbortSignal.any([own, options.signal]) : own);
 
   return {
     baseUrl: base,
@@ -202,7 +203,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     },
     async stream(path, request = {}) {
       const secretsNow = remember(request);
-      return openStream(await ready(secretsNow), path, request, secretsNow, timeoutMs);
+      return openStream(await ready(secretsNow), path, request, secretsNow, timeoutMs, options.signal);
     },
     addSecret(secret) {
       if (secret) keep(secret);
@@ -216,7 +217,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const abort = new AbortController();
     const pending = client(path, {
       method,
-      signal: ending(abort),
+      signal: ends(abort.signal),
       searchParams: request.searchParams,
       form: request.form,
       json: request.json,
@@ -232,7 +233,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const secretsNow = remember(request);
     const client = await ready(secretsNow);
     const abort = new AbortController();
-    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: ending(abort) });
+    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: ends(abort.signal) });
     const answer = await send<Uint8Array>(pending, abort, secretsNow);
     // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
     return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };

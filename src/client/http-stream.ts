@@ -1,6 +1,6 @@
 /** A request whose answer is read as it comes (server-sent events), through the client's got instance. */
 import type { Got, Response } from 'got';
-import { ApiError } from './api-error';
+import { ApiError, cancelled } from './api-error';
 import { toApiError } from './got-load';
 
 /** What a request sends besides its method and path. */
@@ -24,8 +24,17 @@ export interface HttpStream {
 }
 
 // got's stream interface: the headers within `timeoutMs` (like any request), then the body for as long
-// as the server keeps it open. Errors become ApiErrors built from scratch, as for every other request.
-export function openStream(http: Got, path: string, request: HttpRequest, secrets: readonly string[], timeoutMs: number): Promise<HttpStream> {
+// as the server keeps it open, or until `signal` aborts (the caller is done: the stream is closed).
+// Errors become ApiErrors built from scratch, as for every other request.
+export function openStream(
+  http: Got,
+  path: string,
+  request: HttpRequest,
+  secrets: readonly string[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<HttpStream> {
+  if (signal?.aborted) return Promise.reject(cancelled());
   const pending = http.stream(path, {
     searchParams: request.searchParams,
     headers: request.headers,
@@ -34,13 +43,22 @@ export function openStream(http: Got, path: string, request: HttpRequest, secret
     timeout: { request: undefined, response: timeoutMs },
   });
   let closed = false;
+  let refuse: ((error: ApiError) => void) | undefined;
+  // Before the answer: the opening fails; after it: the body ends, as a close() of the caller's does.
+  const cancel = () => {
+    close();
+    refuse?.(cancelled());
+  };
   const close = () => {
     if (closed) return;
     closed = true;
+    signal?.removeEventListener('abort', cancel);
     pending.destroy();
   };
   return new Promise<HttpStream>((resolve, reject) => {
     const fail = (error: unknown) => reject(toApiError(error, secrets, timeoutMs, Infinity));
+    refuse = reject;
+    signal?.addEventListener('abort', cancel, { once: true });
     pending.once('error', fail);
     pending.once('response', (response: Response) => {
       pending.off('error', fail);

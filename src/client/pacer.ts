@@ -6,9 +6,11 @@
  * of the same user with the same rule, through a small file in the state directory.
  */
 
+import { cancelled } from './api-error';
+
 export interface Pacer {
-  /** Runs `fn` once its turn comes. */
-  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Runs `fn` once its turn comes; a `signal` that aborts meanwhile ends the wait (ApiError, nothing run). */
+  run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** No call starts before `atMs` (a 429's Retry-After, for every caller of this provider). */
   holdUntil(atMs: number): void;
 }
@@ -27,15 +29,35 @@ export function createPacer(perSecond: number, now: () => number = Date.now): Pa
   const intervalMs = intervalOf(perSecond);
   let next = 0;
   return {
-    async run(fn) {
+    async run(fn, signal) {
       const at = now();
       const turn = nextStart(at, next, intervalMs);
       next = turn.next;
-      if (turn.start > at) await new Promise((resolve) => setTimeout(resolve, turn.start - at));
+      await pause(turn.start - at, signal);
       return fn();
     },
     holdUntil(atMs) {
       next = Math.max(next, atMs);
     },
   };
+}
+
+/**
+ * Waits `ms` (none when 0 or less). A `signal` that aborts ends it at once, its timer cleared, with the
+ * ApiError of a cancelled request: a caller that is done leaves nothing behind to keep its process alive.
+ */
+export function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(cancelled());
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      clearTimeout(timer);
+      reject(cancelled());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
 }

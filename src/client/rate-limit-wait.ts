@@ -7,8 +7,8 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
-import { isApiError } from './api-error';
-import type { Pacer } from './pacer';
+import { cancelled, isApiError } from './api-error';
+import { pause, type Pacer } from './pacer';
 
 /** How long a call may wait out 429s: one wait at most `perWaitMs`, `totalMs` in all. */
 export interface RateLimitWait {
@@ -41,22 +41,26 @@ export function ownRateWait<T>(task: () => Promise<T>): Promise<T> {
   return waitsItself.run(true, task);
 }
 
-/** Runs `attempt` in its turn; without `limits` (or within ownRateWait), a 429 is the caller's. */
-export async function pacedCall<T>(attempt: () => Promise<T>, pacer: Pacer | undefined, given: RateLimitWait | undefined): Promise<T> {
+/**
+ * Runs `attempt` in its turn; without `limits` (or within ownRateWait), a 429 is the caller's. A `signal`
+ * that aborts ends the turn's wait and a 429's (ApiError, nothing more asked).
+ */
+export async function pacedCall<T>(attempt: () => Promise<T>, pacer: Pacer | undefined, given: RateLimitWait | undefined, signal?: AbortSignal): Promise<T> {
   const limits = waitsItself?.getStore() ? undefined : given;
   let waited = 0;
   for (;;) {
+    if (signal?.aborted) throw cancelled();
     try {
-      return await (pacer ? pacer.run(attempt) : attempt());
+      return await (pacer ? pacer.run(attempt, signal) : attempt());
     } catch (error) {
-      if (!limits || !isApiError(error) || error.kind !== 'rate_limited') throw error;
+      if (!limits || !isApiError(error) || error.kind !== 'rate_limited' || signal?.aborted) throw error;
       const asked = error.details.retryAfterSeconds;
       const ms = Math.max(MIN_RATE_WAIT_MS, asked === undefined ? DEFAULT_RATE_WAIT_MS : Math.ceil(asked) * 1000);
       if (ms > limits.perWaitMs || waited + ms > limits.totalMs) throw error;
       waited += ms;
       limits.onWait?.(Math.ceil(ms / 1000));
       if (pacer) pacer.holdUntil(Date.now() + ms);
-      else await new Promise((resolve) => setTimeout(resolve, ms));
+      else await pause(ms, signal);
     }
   }
 }

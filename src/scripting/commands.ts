@@ -11,7 +11,7 @@ import { EXIT, UsageError, type ScriptIo } from './io';
 export async function runDomains(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('domains', args);
   const ctx = makeContext(io, parsed);
-  const provider = ctx.provider();
+  const provider = await ctx.open();
   const list = await provider.listDomains();
   io.stdout.write(flag(parsed, 'json') ? json(domainsJson(list)) : domainsText(list));
   if (list.anyDomain && list.domains.length === 0) ctx.info(`${provider.info.label} lists no domains: it picks one for each new address`);
@@ -23,7 +23,8 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('list', args);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const messages = await onSaved(ctx, session, () => ctx.provider(refOf(session)).listMessages(session));
+  const provider = await ctx.open(refOf(session));
+  const messages = await onSaved(ctx, session, () => provider.listMessages(session));
   // What the listing left out (its bounds, unreadable entries): on stderr, and in the JSON as `cut`.
   const note = listingNote(messages.length, messages.cut);
   if (flag(parsed, 'json')) {
@@ -58,7 +59,8 @@ export async function runRead(args: string[], io: ScriptIo): Promise<number> {
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
   checkIdFor('read', id, session);
-  const message = await onSaved(ctx, session, () => ctx.provider(refOf(session)).readMessage(session, id));
+  const provider = await ctx.open(refOf(session));
+  const message = await onSaved(ctx, session, () => provider.readMessage(session, id));
   const result = analyse(message, io.columns ?? 80);
   io.stdout.write(flag(parsed, 'json') ? json(messageJson(result)) : messageText(result));
   return EXIT.ok;
@@ -71,7 +73,8 @@ export async function runDelete(args: string[], io: ScriptIo): Promise<number> {
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
   checkIdFor('delete', id, session);
-  await onSaved(ctx, session, () => ctx.provider(refOf(session)).deleteMessage(session, id));
+  const provider = await ctx.open(refOf(session));
+  await onSaved(ctx, session, () => provider.deleteMessage(session, id));
   if (flag(parsed, 'json')) io.stdout.write(json({ address: session.email, deleted: wireId(id) }));
   ctx.info(`Deleted message ${id} of ${session.email}`);
   return EXIT.ok;
@@ -82,7 +85,7 @@ export async function runForget(args: string[], io: ScriptIo): Promise<number> {
   const parsed = parseCommandArgs('forget', args);
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
-  const provider = ctx.provider(refOf(session));
+  const provider = await ctx.open(refOf(session));
   const remove = flag(parsed, 'delete-account');
   if (remove) {
     if (!provider.deleteAddress) throw new UsageError(`forget: ${whereLabel(refOf(session))} cannot delete an address; without --delete-account it is forgotten here only`);

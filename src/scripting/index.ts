@@ -6,12 +6,15 @@
 import { isApiError } from '../client/api-error';
 import { ConfigError } from '../state/app-config';
 import { safeLine } from '../text/safe-text';
+import { fitHelp, HELP_WIDTH } from '../text/help-wrap';
 import { SecureFileError } from '../state/secure-file';
 import { runDelete, runDomains, runForget, runList, runRead } from './commands';
 import { runNew } from './new-command';
 import { runProviders } from './providers-command';
 import { isScriptCommand, type ScriptCommand } from './commands-list';
-import { EXIT, processIo, ScriptError, type ScriptIo } from './io';
+import { EXIT, processIo, ScriptError, type LocalEndpoint, type ScriptIo } from './io';
+
+export { processIo };
 import { runWait } from './wait';
 
 
@@ -77,39 +80,60 @@ Lists the providers: "name<TAB>base URL<TAB>offline yes|no<TAB>what to know" lin
                         least one is ok, 1 when none is`,
 };
 
-/** Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. */
-export async function runScript(command: string, args: string[], io: ScriptIo = processIo()): Promise<number> {
+/**
+ * Runs a scripting command; resolves to its exit code. Never throws, never prints a stack. Whatever the
+ * command left in flight when it ended (a request its timeout gave up on, a stream, a wait before a
+ * request) is cancelled then, so the process exits with its result (issue 37.1).
+ */
+export async function runScript(command: string, args: string[], given: ScriptIo = processIo()): Promise<number> {
   if (!isScriptCommand(command)) {
-    io.stderr.write(`tempmail-tui: unknown command ${safeLine(JSON.stringify(command), 60)}\n`);
+    given.stderr.write(`tempmail-tui: unknown command ${safeLine(JSON.stringify(command), 60)}\n`);
     return EXIT.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout.write(`${HELP[command]}\n\n${COMMON_HELP}\n`);
+    // Fitted to the terminal (io.columns is set on one), else to 80 columns.
+    given.stdout.write(fitHelp(`${HELP[command]}\n\n${COMMON_HELP}\n`, given.columns ?? HELP_WIDTH));
     return EXIT.ok;
   }
+  const done = new AbortController();
+  // The local service, opened at most once a command, and closed (when this process runs it) at its end.
+  let local: Promise<LocalEndpoint> | undefined;
+  const openLocal = given.openLocal;
+  const io: ScriptIo = {
+    ...given,
+    signal: given.signal ? AbortSignal.any([given.signal, done.signal]) : done.signal,
+    openLocal: openLocal && (() => (local ??= openLocal())),
+  };
   try {
-    switch (command) {
-      case 'new':
-        return await runNew(args, io);
-      case 'domains':
-        return await runDomains(args, io);
-      case 'list':
-        return await runList(args, io);
-      case 'read':
-        return await runRead(args, io);
-      case 'wait':
-        return await runWait(args, io);
-      case 'delete':
-        return await runDelete(args, io);
-      case 'forget':
-        return await runForget(args, io);
-      case 'providers':
-        return await runProviders(args, io);
-    }
+    return await runCommand(command, args, io);
   } catch (error) {
     const { message, code } = describe(error, command);
     io.stderr.write(`tempmail-tui ${command}: ${message}\n`);
     return code;
+  } finally {
+    done.abort();
+    await (await local?.catch(() => undefined))?.close();
+  }
+}
+
+async function runCommand(command: ScriptCommand, args: string[], io: ScriptIo): Promise<number> {
+  switch (command) {
+    case 'new':
+      return await runNew(args, io);
+    case 'domains':
+      return await runDomains(args, io);
+    case 'list':
+      return await runList(args, io);
+    case 'read':
+      return await runRead(args, io);
+    case 'wait':
+      return await runWait(args, io);
+    case 'delete':
+      return await runDelete(args, io);
+    case 'forget':
+      return await runForget(args, io);
+    case 'providers':
+      return await runProviders(args, io);
   }
 }
 

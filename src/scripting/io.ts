@@ -23,12 +23,32 @@ export interface ScriptIo {
   env: NodeJS.ProcessEnv;
   /** Width for rendering bodies (`read`, `wait --print text`); default 80, or the terminal's. */
   columns?: number;
-  /** Aborts a waiting command (tests; the CLI relies on SIGINT ending the process). */
+  /**
+   * Aborts a waiting command (tests; the CLI relies on SIGINT ending the process); runScript aborts it
+   * too when the command ends, cancelling every request and wait its providers still have in flight.
+   */
   signal?: AbortSignal;
   /** Clock for pruning saved sessions and for remaining-time messages. */
   now?: () => Date;
   /** The saved addresses to use instead of the user's file (a caller over SSH: theirs, kept by the service). */
   sessions?: SavedSessionStore;
+  /**
+   * The app's local service (the reference service on this user's data dir): the one running there (the
+   * app's, or `serve`'s), or one started in this process as the app starts it. Absent where a command
+   * may not run it (over SSH): then the app's local addresses cannot be reached.
+   */
+  openLocal?: () => Promise<LocalEndpoint>;
+}
+
+/** Where the local service listens, as openLocal found or started it. */
+export interface LocalEndpoint {
+  readonly httpUrl: string;
+  readonly smtpHost: string;
+  readonly smtpPort: number;
+  /** Set when another process runs it (the app, `serve`): its pid. */
+  readonly sharedPid?: number;
+  /** Stops it when this process runs it; leaves another process's running. */
+  close(): Promise<void>;
 }
 
 /** The real process's streams and environment. */

@@ -12,7 +12,7 @@ import { safeLine } from '../text/safe-text';
 import { formatCountdown, secondsLeft } from '../platform/time';
 import { flag, parseCommandArgs, show, str, type Parsed } from './args';
 import { AUTO_TRY_MS, withinDeadline } from './auto-try';
-import { makeContext, type Context } from './context';
+import { localTarget, makeContext, type Context } from './context';
 import { json, sessionJson } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
 
@@ -55,7 +55,7 @@ async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail:
   const { io } = ctx;
   const domain = str(parsed, 'domain');
   const account = str(parsed, 'account');
-  const provider = ctx.provider(ref, signal ? { signal } : {});
+  const provider = await ctx.open(ref, signal ? { signal } : {});
   const options: CreateSessionOptions = {};
   const prefix = str(parsed, 'prefix');
   if (prefix !== undefined) options.prefix = prefix;
@@ -121,6 +121,7 @@ async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail:
   const lasts = saved.expiresAt === null ? 'no expiry (`tempmail-tui forget --delete-account` deletes it)' : `expires in ${formatCountdown(secondsLeft(saved.expiresAt, ctx.now()))}`;
   const on = ref.provider === 'tempmail' ? '' : ` on ${PROVIDER_INFO[ref.provider].label}`;
   ctx.info(`Saved ${saved.email}${on}; ${lasts}. Wait for mail: tempmail-tui wait --print code`);
+  if (ref.baseUrl === ctx.localKey) ctx.info(await localTarget(ctx, saved.email));
   return EXIT.ok;
 }
 

@@ -12,7 +12,7 @@ import { renewListed } from '../client/keep-newest';
 import { LISTING_LIMITS, listingNote } from '../client/listing';
 import { expiryMs, type Message, type MessageSummary, type Session } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
-import { accepted, makeContext, pickSession, refOf, refusal, type Context } from './context';
+import { accepted, localTarget, makeContext, pickSession, refOf, refusal, type Context } from './context';
 import type { SavedSession } from '../state/saved-sessions';
 import { analyse, json, messageJson, senderOf, type ReadResult } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';
@@ -55,7 +55,8 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   const ctx = makeContext(io, parsed);
   const session = pickSession(ctx, str(parsed, 'address'));
   // Its own loop waits out a 429 within its own deadline, and says so: the client does not wait for it.
-  const api = ctx.provider(refOf(session), { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS, rateLimitWait: undefined });
+  const api = await ctx.open(refOf(session), { retries: 0, timeoutMs: REQUEST_TIMEOUT_MS, rateLimitWait: undefined });
+  if (session.baseUrl === ctx.localKey) ctx.info(await localTarget(ctx, session.email));
   const start = ctx.now().getTime();
   const deadline = Math.min(timeoutS > 0 ? start + timeoutS * 1000 : Infinity, expiryMs(session));
   // Where the provider pushes new mail (mail.tm), an event ends the pause before the next look at once.

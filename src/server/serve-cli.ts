@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { describeArgsError } from '../state/args-error';
 import { safeLine } from '../text/safe-text';
+import { fitHelp, helpWidth } from '../text/help-wrap';
 import { startServer, type RunningServer } from './assemble';
 import { createLogger, type Logger } from './observe/log';
 import { secretScrubber, urlHasPassword } from './store/postgres/database-url';
@@ -193,7 +194,7 @@ export async function runServe(args: string[]): Promise<number> {
     return usage(describeArgsError(error), true, json ? 'json' : 'text');
   }
   if (flags.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(fitHelp(HELP, helpWidth(process.stdout)));
     return 0;
   }
   if (flags.version) {

@@ -14,7 +14,7 @@
  * Where the file cannot be used (no state directory), the process paces itself alone.
  */
 import { join } from 'node:path';
-import { createPacer, intervalOf, nextStart, type Pacer } from '../client/pacer';
+import { createPacer, intervalOf, nextStart, pause, type Pacer } from '../client/pacer';
 import { RATE_LIMIT_WAIT } from '../client/rate-limit-wait';
 import { removeStaleTemps } from './file-lock';
 import { takePacingLock } from './pacing-lock';
@@ -100,19 +100,19 @@ export function createFilePacer(dir: string, name: string, perSecond: number, op
     }
   }
 
-  async function waitUntil(start: number): Promise<void> {
+  async function waitUntil(start: number, signal?: AbortSignal): Promise<void> {
     const wait = start - now();
     if (wait <= 0) return;
     if (wait >= SAID_WAIT_MS) options.onWait?.(Math.ceil(wait / 1000));
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await pause(wait, signal);
   }
 
   return {
-    async run(fn) {
-      if (alone) return alone.run(fn);
+    async run(fn, signal) {
+      if (alone) return alone.run(fn, signal);
       // No documented rate: only a 429's hold counts, read without the lock (and no file is made).
       if (intervalMs === 0) {
-        await waitUntil(due(now()));
+        await waitUntil(due(now()), signal);
         return fn();
       }
       let taken: { result: number } | undefined;
@@ -122,9 +122,9 @@ export function createFilePacer(dir: string, name: string, perSecond: number, op
           return { next: t.next, result: t.start };
         });
       } catch {
-        return local().run(fn);
+        return local().run(fn, signal);
       }
-      if (taken) await waitUntil(taken.result);
+      if (taken) await waitUntil(taken.result, signal);
       return fn();
     },
     holdUntil(atMs) {

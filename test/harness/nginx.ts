@@ -4,22 +4,23 @@
  * the given ports, in that order. Debian's nginx.conf around it: an error log at its default level, an
  * access log. Killed after the test.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Cleanup } from './cleanup';
 import { startDaemon } from './daemon';
+import { findDebianProgram } from './debian-program';
 import { closedPort } from './ports';
 import { makeServerCert, type TestCa } from './tls-certs';
 
 export const NGINX_HOST = 'mail.example.org';
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+const NGINX = findDebianProgram('nginx', 'nginx-light');
 
 /** nginx running `site` in `dir`, proxying to `backends`; resolves once it listens (HTTPS on `port`). */
 export async function startNginx(cleanup: Cleanup, dir: string, site: string, backends: number[], ca: TestCa): Promise<{ port: number; logs(): string }> {
-  if (!NGINX) throw new Error('nginx is not installed: apt-get install nginx-light (.ci/run does)');
+  if (!NGINX.path) throw new Error(NGINX.missing);
   const cert = makeServerCert(ca, 'nginx', NGINX_HOST);
   const [plain, tls] = [await closedPort(), await closedPort()];
   const logs = join(dir, 'logs');
@@ -51,7 +52,7 @@ http {
 }
 `,
   );
-  const daemon = await startDaemon(cleanup, NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'], tls);
+  const daemon = await startDaemon(cleanup, NGINX.path, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'], tls);
   const allLogs = () => readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + daemon.stderr();
   return { port: tls, logs: allLogs };
 }

@@ -61,9 +61,10 @@ describe('node dist/cli.js (scripting)', () => {
     const usage = await cli(['list', '--no-such-flag']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('unknown option --no-such-flag');
-    const noService = await cli(['new']);
-    expect(noService.code).toBe(2);
-    expect(noService.stderr).toContain('no service configured: pass --provider mailtm, tempmaillol or guerrilla for a public inbox, --provider tempmail for mailtemp.us, or --base-url for another service of the interface');
+    // Nothing configured: the app's local service, as the app (test/e2e/local-scripts.test.ts).
+    const local = await cli(['new'], { TEMPMAIL_TUI_HOME: join(home, 'unconfigured') });
+    expect(local.code).toBe(0);
+    expect(local.stderr).toContain('Local service (this command');
     const help = await cli(['domains', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: tempmail-tui domains');

@@ -1,7 +1,8 @@
 /**
  * The app saves addresses of its in-process local service under "local:<data dir>" (its HTTP port
- * changes every run). Scripts cannot reach that service, so they pass over those addresses: the newest
- * reachable one is used, and naming a local one says why it cannot be used.
+ * changes every run). A command that may not run that service (no io.openLocal: over SSH, and this
+ * in-process runner) passes over those addresses: the newest reachable one is used, and naming a local
+ * one says why it cannot be used. The built commands reach it: test/e2e/local-scripts.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';

@@ -49,18 +49,24 @@ export class Capabilities {
     return this.known;
   }
 
-  /** What the service offers, once an answer has said (rejects after `timeoutMs` without one). */
-  settled(timeoutMs: number): Promise<Set<string>> {
+  /**
+   * What the service offers, once an answer has said (rejects after `timeoutMs` without one, or at once
+   * when `signal` aborts: its timer must not keep a finished command's process alive).
+   */
+  settled(timeoutMs: number, signal?: AbortSignal): Promise<Set<string>> {
     if (this.known) return Promise.resolve(this.known);
+    if (signal?.aborted) return Promise.reject(new Error('cancelled'));
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(wake);
-        reject(new Error('the service has not answered yet'));
-      }, timeoutMs);
-      const wake = (known: Set<string>) => {
+      const end = (outcome: () => void) => {
         clearTimeout(timer);
-        resolve(known);
+        signal?.removeEventListener('abort', cancel);
+        this.waiters.delete(wake);
+        outcome();
       };
+      const timer = setTimeout(() => end(() => reject(new Error('the service has not answered yet'))), timeoutMs);
+      const cancel = () => end(() => reject(new Error('cancelled')));
+      const wake = (known: Set<string>) => end(() => resolve(known));
+      signal?.addEventListener('abort', cancel, { once: true });
       this.waiters.add(wake);
     });
   }

@@ -161,7 +161,7 @@ export function createApi(options: ApiOptions): TempMailApi {
     async openEvents(token: string): Promise<HttpStream | undefined> {
       // Known from the first answer (the inbox's first check, made at the same moment): a service that
       // does not offer the stream is never asked for it.
-      const known = await capabilities.settled(EVENTS_WAIT_MS).catch(() => {
+      const known = await capabilities.settled(EVENTS_WAIT_MS, options.signal).catch(() => {
         throw new ApiError('network', 'The service has not answered yet');
       });
       if (!known.has('events')) return undefined;

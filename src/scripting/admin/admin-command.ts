@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { OperatorFileError, readSecretFile } from '../../server/operator-file';
 import { describeArgsError } from '../../state/args-error';
 import { safeLine } from '../../text/safe-text';
+import { fitHelp, HELP_WIDTH } from '../../text/help-wrap';
 import { EXIT, processIo, ScriptError, UsageError, type ScriptIo } from '../io';
 import { adminCall, type AdminTarget } from './admin-client';
 import { formatAnswer, safeJson } from './admin-format';
@@ -92,7 +93,7 @@ async function run(args: string[], io: ScriptIo): Promise<number> {
   }
   const { values, positionals } = parseAdminArgs(args);
   if (values.help || positionals.length === 0) {
-    io.stdout.write(`${ADMIN_HELP}\n`);
+    io.stdout.write(fitHelp(`${ADMIN_HELP}\n`, io.columns ?? HELP_WIDTH));
     return values.help ? EXIT.ok : EXIT.usage;
   }
   const [command = '', ...rest] = positionals;

@@ -8,6 +8,7 @@ import { describeArgsError } from '../../state/args-error';
 import { ConfigError, loadSettings, type Settings } from '../../state/app-config';
 import { appPaths } from '../../state/paths';
 import { safeLine } from '../../text/safe-text';
+import { fitHelp, helpWidth } from '../../text/help-wrap';
 import { scriptCommandsHelp } from '../../scripting/commands-list';
 import type { CliIo } from './shell-types';
 import { answerDeadline, queryGraphemeClustering } from '../terminal/grapheme-query';
@@ -118,7 +119,7 @@ export async function runAppCli(argv: string[], version: string, io?: Partial<Cl
     return 2;
   }
   if (parsed.help) {
-    out.stdout.write(helpText(version, appPaths(out.env).config));
+    out.stdout.write(fitHelp(helpText(version, appPaths(out.env).config), helpWidth(out.stdout)));
     return 0;
   }
   if (parsed.version) {

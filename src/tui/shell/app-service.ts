@@ -19,6 +19,7 @@ import { parseZoneOffset } from '../../platform/time';
 import type { DomainList } from '../../model/mail-types';
 import { early, type Early } from './early';
 import { startLocalService, type LocalService } from './local-service';
+import { autoLocal, type AutoLocal } from './auto-local';
 import { createRateWaits, type RateWaits } from './rate-waits';
 import { providerName } from '../wording/provider-text';
 
@@ -30,6 +31,8 @@ export interface AppService {
   baseUrl: string;
   /** Set in local mode. */
   local?: LocalService;
+  /** With `auto`: the local service after the order's providers, started on first use (auto-local.ts). */
+  autoLocal?: AutoLocal;
   /** The first listDomains, already on its way. */
   domains: Early<DomainList>;
   /** A provider limiting requests, and a call waiting it out: for the status line. */
@@ -85,12 +88,15 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     const why = error instanceof Error ? error.message : String(error);
     return { error: safeLine(why, 300) };
   }
+  // Offline, every public provider fails: auto ends on the local service, which works.
+  const { pacerFor: _p, rateLimitWait: _w, ...plain } = options(start);
+  const last = settings.provider === 'auto' ? autoLocal(env, plain) : undefined;
   const providers = createProviderSet({
-    choices: providerChoices(start, settings),
-    known: [[start, first]],
+    choices: [...providerChoices(start, settings), ...(last ? [last.ref] : [])],
+    known: [[start, first], ...(last ? [[last.ref, last.provider] as const] : [])],
     make: (ref) => createProvider(ref.provider, { ...options(ref), baseUrl: ref.baseUrl }),
   });
-  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, domains: early(firstDomains(start, first)), rateWaits };
+  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, autoLocal: last, domains: early(firstDomains(start, first)), rateWaits };
 }
 
 /**

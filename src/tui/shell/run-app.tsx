@@ -138,5 +138,6 @@ export async function runApp({
     unfollow?.();
   }
   await local?.close();
+  await service.autoLocal?.close();
   return code;
 }

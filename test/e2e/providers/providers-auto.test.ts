@@ -66,6 +66,9 @@ it('auto at 80x24: falls back past a provider that is down and one that wants a 
   // Moved by hand, the app stays where it is sent, even on a provider that is down.
   screen = await app.press('p', /New addresses now go to this machine/);
   await app.waitForScreen(/Could not load the domains/, 15_000);
+  // After the order, auto's last resort: the app's local service (issue 37.8, auto-offline.test.ts).
+  screen = await app.press('p', /New addresses now go to local service/);
+  await app.waitForScreen(/Random address on tempmail\.test/, 15_000);
   screen = await app.press('p', /New addresses now go to mail\.tm/);
   screen = await app.press('p', /New addresses now go to TempMail\.lol/);
   screen = await app.press('p', /New addresses now go to Guerrilla Mail/);

@@ -5,24 +5,18 @@
  * log, though every connection reaches serve from the proxy. Without haproxy a developer's run says
  * loudly that this test is left out; under CI=true it fails instead.
  */
-import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { startDaemon } from '../../harness/daemon';
+import { requireDebianProgram } from '../../harness/debian-program';
 import { closedPort } from '../../harness/ports';
 import { startServeProcess, stopServe } from '../../harness/serve-process';
 import { openSmtp } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
 
-const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
-if (!HAPROXY) {
-  const why = 'HAProxy is not installed: install the haproxy package (apt-get install haproxy)';
-  if (process.env.CI === 'true') throw new Error(`CI: ${why}; the HAProxy test must run in CI.`);
-  const bar = '!'.repeat(100);
-  console.warn(`\n${bar}\n!! SKIPPED: test/server/smtp/smtp-haproxy.test.ts. ${why}.\n${bar}\n`);
-}
+const HAPROXY = requireDebianProgram('haproxy', 'haproxy', 'test/server/smtp/smtp-haproxy.test.ts');
 
 const cleanup = cleanupAfterEach();
 const PROXY = '127.0.0.40';

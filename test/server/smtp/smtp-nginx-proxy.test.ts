@@ -17,8 +17,9 @@ import { closedPort } from '../../harness/ports';
 import { startServeProcess, stopServe } from '../../harness/serve-process';
 import { openSmtp } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
+import { findDebianProgram } from '../../harness/debian-program';
 
-const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+const NGINX = findDebianProgram('nginx', 'nginx-light').path;
 const STREAM = ['/usr/lib/nginx/modules/ngx_stream_module.so'].find((p) => existsSync(p));
 if (!NGINX || !STREAM) {
   const why = 'nginx with its stream module is not installed: install the nginx-light and libnginx-mod-stream packages';
