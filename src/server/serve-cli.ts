@@ -4,7 +4,7 @@
  * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
-import { describeArgsError } from '../state/args-error';
+import { describeArgsError } from '../text/args-error';
 import { safeLine } from '../text/safe-text';
 import { startServer, type RunningServer } from './assemble';
 import { createLogger, type Logger } from './observe/log';

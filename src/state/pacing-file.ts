@@ -9,7 +9,7 @@
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPacer, intervalOf, nextStart, type Pacer } from '../client/pacer';
+import { createPacer, intervalOf, nextStart, type Pacer } from '../client/pacing/pacer';
 import { withFileLock } from './file-lock';
 
 /**

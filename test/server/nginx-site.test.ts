@@ -10,7 +10,7 @@ import https from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readEvents } from '../../src/client/sse';
+import { readEvents } from '../../src/client/push/sse';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { startDaemon } from '../harness/daemon';
 import { newSession } from '../harness/http';

@@ -9,11 +9,11 @@
 import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
 import type { DomainList, Session } from '../../model/mail-types';
 import { ApiError } from '../api-error';
-import { createHttpClient, type HttpClient } from '../http-client';
-import { startMessageListing, withCut } from '../listing';
-import { USER_AGENT } from '../user-agent';
-import { serviceText } from '../redact';
-import { badResponse, isObject, parseJson } from '../wire-json';
+import { createHttpClient, type HttpClient } from '../http/http-client';
+import { startMessageListing, withCut } from '../wire/listing';
+import { USER_AGENT } from '../http/user-agent';
+import { serviceText } from '../http/redact';
+import { badResponse, isObject, parseJson } from '../wire/wire-json';
 import { isWelcome, parseAddress, parseList, parseMessage, parseSummary, sidOf } from './guerrilla-parse';
 
 export const GUERRILLA_INFO: ProviderInfo = {

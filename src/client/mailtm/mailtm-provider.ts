@@ -7,12 +7,12 @@
 import type { ApiOptions, MailProvider } from '../client-types';
 import type { AttachmentInfo, CreateSessionOptions, Domain, DomainList, Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
-import { asKind } from '../error-map';
-import { createHttpClient, type HttpMethod } from '../http-client';
-import { setNewest } from '../keep-newest';
-import { DOMAIN_LISTING, startListing, startMessageListing, withCut } from '../listing';
-import { createPacer } from '../pacer';
-import { badResponse, parseJson } from '../wire-json';
+import { asKind } from '../http/error-map';
+import { createHttpClient, type HttpMethod } from '../http/http-client';
+import { setNewest } from '../wire/keep-newest';
+import { DOMAIN_LISTING, startListing, startMessageListing, withCut } from '../wire/listing';
+import { createPacer } from '../pacing/pacer';
+import { badResponse, parseJson } from '../wire/wire-json';
 import { watchMailtm } from './mailtm-events';
 import { MAILTM_INFO, mercureUrl } from './mailtm-info';
 import { randomLocalPart, randomPassword } from './mailtm-names';

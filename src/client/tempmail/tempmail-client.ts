@@ -5,12 +5,12 @@
  * ApiError with the token kept out of it.
  */
 import type { CreateSessionOptions, DomainList, Message, MessageSource, Session } from '../../model/mail-types';
-import type { MessageList } from '../listing';
-import { errorFromAnswer, errorFromNonJson } from '../error-map';
+import type { MessageList } from '../wire/listing';
+import { errorFromAnswer, errorFromNonJson } from '../http/error-map';
 import { ApiError } from '../api-error';
-import { createHttpClient, type HttpAnswer, type HttpStream } from '../http-client';
+import { createHttpClient, type HttpAnswer, type HttpStream } from '../http/http-client';
 import { Capabilities, CAPABILITIES_HEADER } from './capabilities';
-import { badResponse, isObject, parseJson } from '../wire-json';
+import { badResponse, isObject, parseJson } from '../wire/wire-json';
 import { parseDomainList, parseMessage, parseSession, parseSourceFields, parseSummaries } from './tempmail-parse';
 import type { ApiOptions, PostEncoding, TempMailApi } from '../client-types';
 

@@ -11,7 +11,7 @@ import { isApiError } from '../../client/api-error';
 import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import { replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../state/download-files';
-import { makeDirSync } from '../../state/make-dir';
+import { makeDirSync } from '../../platform/make-dir';
 import { safeLine } from '../../text/safe-text';
 import { expiryMs, type AttachmentInfo, type MessageId, type MessageSource, type MessageSummary, type Session } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';

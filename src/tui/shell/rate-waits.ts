@@ -2,7 +2,7 @@
  * The app's word that a provider is limiting requests and a call is waiting out its Retry-After (the
  * HTTP client waits; http-client.ts): told by the providers, said on the status line by the app.
  */
-import { rateLimitWords } from '../../client/rate-limit-wait';
+import { rateLimitWords } from '../../client/pacing/rate-limit-wait';
 
 export interface RateWait {
   /** The provider's name for people ("mail.tm"). */

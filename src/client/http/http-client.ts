@@ -9,19 +9,19 @@
  * module: the app draws its first frame without it (preloadHttp() loads it ahead of need).
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
-import { checkBaseUrl } from './base-url';
+import { checkBaseUrl } from '../base-url';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { loadGot, OVERSIZE, toApiError } from './got-load';
 import { openStream, type HttpRequest, type HttpStream } from './http-stream';
-import { keepNewest } from './keep-newest';
-import type { Pacer } from './pacer';
-import { pacedCall, type RateLimitWait } from './rate-limit-wait';
+import { keepNewest } from '../wire/keep-newest';
+import type { Pacer } from '../pacing/pacer';
+import { pacedCall, type RateLimitWait } from '../pacing/rate-limit-wait';
 import { USER_AGENT } from './user-agent';
 
 export { checkBaseUrl };
 export type { HttpRequest, HttpStream } from './http-stream';
 export { preloadHttp } from './got-load';
-export { RATE_LIMIT_WAIT, type RateLimitWait } from './rate-limit-wait';
+export { RATE_LIMIT_WAIT, type RateLimitWait } from '../pacing/rate-limit-wait';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRIES = 2;
