@@ -86,29 +86,11 @@ export interface HttpClient {
   secrets(): readonly string[];
 }
 
-/** Creates the shared client for `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
-export function createHttpClient(options: HttpClientOptions): HttpClient {
-  const base = checkBaseUrl(options.baseUrl);
+/** The got options every request of a client carries: its base, timeout, retries and error mapping. */
+export function gotOptions(base: string, options: HttpClientOptions, secretList: () => readonly string[]): ExtendOptions {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const baseDelay = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS;
-  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-
-  // The token of the request in flight is not known to the hook; every token this client has seen is,
-  // up to MAX_SECRETS of them, the newest kept (a request's own are renewed as it starts).
-  const known = new Set<string>();
-  const secretList = () => [...known];
-  const keep = (secret: string) => keepNewest(known, secret, MAX_SECRETS);
-
-  let instance: Promise<Got> | undefined;
-  const http = (): Promise<Got> => {
-    instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions()));
-    const made = instance;
-    made.catch(() => {
-      if (instance === made) instance = undefined;
-    });
-    return made;
-  };
-  const gotOptions = (): ExtendOptions => ({
+  return {
     prefixUrl: base,
     timeout: { request: timeoutMs },
     responseType: 'text',
@@ -141,8 +123,30 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ]
         : [],
     },
-  });
+  };
+}
 
+/** Creates the shared client for `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const base = checkBaseUrl(options.baseUrl);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+  // The token of the request in flight is not known to the hook; every token this client has seen is,
+  // up to MAX_SECRETS of them, the newest kept (a request's own are renewed as it starts).
+  const known = new Set<string>();
+  const secretList = () => [...known];
+  const keep = (secret: string) => keepNewest(known, secret, MAX_SECRETS);
+
+  let instance: Promise<Got> | undefined;
+  const http = (): Promise<Got> => {
+    instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions(base, options, secretList)));
+    const made = instance;
+    made.catch(() => {
+      if (instance === made) instance = undefined;
+    });
+    return made;
+  };
   /** The got instance; the code not loading (files replaced under a running app) is a network error. */
   async function ready(secretsNow: readonly string[]): Promise<Got> {
     try {
