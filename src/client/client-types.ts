@@ -15,9 +15,9 @@ import type {
   ProviderId,
   Session,
 } from '../model/mail-types';
-import type { HttpStream, RateLimitWait } from './http-client';
-import type { ListingLimits, MessageList } from './listing';
-import type { Pacer } from './pacer';
+import type { HttpStream, RateLimitWait } from './http/http-client';
+import type { ListingLimits, MessageList } from './wire/listing';
+import type { Pacer } from './pacing/pacer';
 
 // Defined in model/ (the config file reads it too; state/ never imports the client), offered here with the options.
 export type { PostEncoding, ProviderId } from '../model/mail-types';

@@ -8,7 +8,7 @@ import { checkBaseUrl } from './base-url';
 import { DEFAULT_PROVIDER_ORDER } from '../model/mail-types';
 import { normalizeBaseUrl } from '../model/service-url';
 import { createMailtmProvider, MAILTM_INFO } from './mailtm/mailtm-provider';
-import type { Pacer } from './pacer';
+import type { Pacer } from './pacing/pacer';
 import { createTempmailProvider, TEMPMAIL_INFO } from './tempmail/tempmail-provider';
 import { createTempmaillolProvider, TEMPMAILLOL_INFO } from './tempmaillol/tempmaillol-provider';
 

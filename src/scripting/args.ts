@@ -1,6 +1,6 @@
 /** Argument parsing for the scripting commands: node:util parseArgs, with short, safe usage errors. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { describeArgsError } from '../state/args-error';
+import { describeArgsError } from '../text/args-error';
 import { safeLine } from '../text/safe-text';
 import type { ScriptCommand } from './commands-list';
 import { UsageError } from './io';

@@ -1,5 +1,5 @@
 /** The one-shot scripting commands: `domains`, `list`, `read`, `delete`, `forget`. (`new` is in new-command.ts, `wait` in wait.ts.) */
-import { listingNote } from '../client/listing';
+import { listingNote } from '../client/wire/listing';
 import { PROVIDER_INFO } from '../client/providers';
 import type { SavedSession } from '../state/saved-sessions';
 import { flag, parseCommandArgs, show, str } from './args';

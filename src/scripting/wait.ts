@@ -6,10 +6,10 @@
  * matches, so a busy inbox costs one listing per poll.
  */
 import { isApiError, retryAfterMs } from '../client/api-error';
-import { failureDelay } from '../client/poller';
+import { failureDelay } from '../client/pacing/poller';
 import type { MailProvider } from '../client/client-types';
-import { renewListed } from '../client/keep-newest';
-import { LISTING_LIMITS, listingNote } from '../client/listing';
+import { renewListed } from '../client/wire/keep-newest';
+import { LISTING_LIMITS, listingNote } from '../client/wire/listing';
 import { expiryMs, type Message, type MessageSummary, type Session } from '../model/mail-types';
 import { flag, parseCommandArgs, seconds, show, str } from './args';
 import { accepted, localTarget, makeContext, pickSession, refOf, refusal, type Context } from './context';
@@ -141,7 +141,7 @@ async function waitLoop(w: WaitRun): Promise<number> {
       if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw refusal(ctx, session, error) ?? error;
       // The base URL leads to something else (a web page, another kind of server): waiting will not help.
       if (error.kind === 'wrong_service') throw error;
-      // The app's policy (client/poller.ts): a Retry-After is waited out, anything else backs off
+      // The app's policy (client/pacing/poller.ts): a Retry-After is waited out, anything else backs off
       // exponentially with jitter from the poll interval.
       const asked = retryAfterMs(error);
       if (asked === undefined) failures += 1;

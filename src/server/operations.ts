@@ -77,44 +77,27 @@ export function limitsOf(config: ServerConfig): OperationalLimits {
   };
 }
 
-/** Builds the operations of a service on `store`; loads prom-client only with metrics on. */
-export async function createOperations({ config, store, log, clock, probesCheaply }: OperationsDeps): Promise<Operations> {
-  const observer = new Observer(log);
-  const health = new StorageHealth({ probe: () => store.probe(), log, onError: () => observer.storageError(), intervalMs: probesCheaply ? 5000 : 0 });
-  const limits = limitsOf(config);
-  const clientLimits = new ClientLimits(store, limits.rates, clock);
-  const connections = new ConnectionLimit(limits.connections, clock);
-  const httpConnections = new ConnectionLimit(limits.httpConnections, clock);
-  const cap = new StorageCap({
-    measure: (recount) => store.usage(recount),
-    cheap: store.keepsUsage === true,
-    caps: limits.storage,
-    alwaysMeasure: config.metrics,
-    intervalMs: config.storageUsageIntervalMs,
-    log,
-  });
-  observer.provide('smtpConnections', () => connections.size);
-  observer.provide('httpConnections', () => httpConnections.size);
-  observer.provide('storageUp', () => health.ok());
-  observer.provide('storage', () => cap.gauge());
+/** What the fronts' hooks act on. */
+interface HookParts {
+  observer: Observer;
+  log: Logger;
+  health: StorageHealth;
+  cap: StorageCap;
+  clientLimits: ClientLimits;
+  connections: ConnectionLimit;
+  httpConnections: ConnectionLimit;
+  /** The store keeps the storage totals itself (PostgreSQL: the cap is decided in the database). */
+  keepsUsage: boolean;
+  /** A per-client rate: 0, or the seconds to wait. */
+  rate: (kind: 'http' | 'smtp-message' | 'smtp-recipient', client: string) => Promise<number>;
+  /** Logs a connection refused for its client's share. */
+  perClientRefused: (limit: ConnectionLimit, front: 'smtp' | 'http', client: string, said: string) => void;
+}
 
-  /** A per-client rate: 0, or the seconds to wait; a store that cannot count lets the client through. */
-  const rate = (kind: 'http' | 'smtp-message' | 'smtp-recipient', client: string) =>
-    clientLimits.hit(kind, client).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
-      log.event({ level: 'warn', event: 'limits.check_failed', text: `a per-client limit could not be counted (let through): ${why}`, fields: { reason: why } });
-      return 0;
-    });
-
-  /** A connection refused for its client's share: one line a minute per client, with the count since. */
-  const perClientRefused = (limit: ConnectionLimit, front: 'smtp' | 'http', client: string, said: string) => {
-    const before = limit.shouldLog(client);
-    if (before === undefined) return;
-    const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
-    log.event({ level: 'warn', event: `${front}.connection_refused`, text: `${front} refused a connection from ${client}: ${said}${more}`, fields: { client, reason: 'per-client' }, fold: false });
-  };
-
-  const smtpHooks: SmtpHooks = {
+/** The SMTP front's hooks: connections counted, storage and rates asked, refusals logged and counted. */
+function smtpHooksOf(p: HookParts): SmtpHooks {
+  const { connections, observer, log, health, cap, rate, clientLimits, perClientRefused } = p;
+  return {
     connect(peer) {
       const verdict = connections.admit(peer.id, peer.client);
       if (verdict.ok) {
@@ -167,12 +150,16 @@ export async function createOperations({ config, store, log, clock, probesCheapl
       observer.messageRefused(reason);
       // A store that keeps the cap itself may have refused for another instance's mail: measured again
       // (one cheap read), so the next MAIL FROM and RCPT here hear it before DATA.
-      if (reason === 'storage_full' && store.keepsUsage) void cap.measure();
+      if (reason === 'storage_full' && p.keepsUsage) void cap.measure();
     },
     transaction: (_peer, result, ms) => observer.smtpTransaction(result, ms),
   };
+}
 
-  const httpHooks: HttpHooks = {
+/** The HTTP front's hooks: connections counted, rates asked, refusals logged and counted. */
+function httpHooksOf(p: HookParts): HttpHooks {
+  const { httpConnections, observer, log, rate, perClientRefused } = p;
+  return {
     admit: (client) => rate('http', client),
     answered: (route, status, ms) => observer.httpRequest(route, status, ms),
     connect(id, peer, proxy) {
@@ -188,6 +175,48 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     },
     closed: (id) => httpConnections.closed(id),
   };
+}
+
+/** Builds the operations of a service on `store`; loads prom-client only with metrics on. */
+export async function createOperations({ config, store, log, clock, probesCheaply }: OperationsDeps): Promise<Operations> {
+  const observer = new Observer(log);
+  const health = new StorageHealth({ probe: () => store.probe(), log, onError: () => observer.storageError(), intervalMs: probesCheaply ? 5000 : 0 });
+  const limits = limitsOf(config);
+  const clientLimits = new ClientLimits(store, limits.rates, clock);
+  const connections = new ConnectionLimit(limits.connections, clock);
+  const httpConnections = new ConnectionLimit(limits.httpConnections, clock);
+  const cap = new StorageCap({
+    measure: (recount) => store.usage(recount),
+    cheap: store.keepsUsage === true,
+    caps: limits.storage,
+    alwaysMeasure: config.metrics,
+    intervalMs: config.storageUsageIntervalMs,
+    log,
+  });
+  observer.provide('smtpConnections', () => connections.size);
+  observer.provide('httpConnections', () => httpConnections.size);
+  observer.provide('storageUp', () => health.ok());
+  observer.provide('storage', () => cap.gauge());
+
+  /** A per-client rate: 0, or the seconds to wait; a store that cannot count lets the client through. */
+  const rate = (kind: 'http' | 'smtp-message' | 'smtp-recipient', client: string) =>
+    clientLimits.hit(kind, client).catch((error: unknown) => {
+      const why = error instanceof Error ? error.message : String(error);
+      log.event({ level: 'warn', event: 'limits.check_failed', text: `a per-client limit could not be counted (let through): ${why}`, fields: { reason: why } });
+      return 0;
+    });
+
+  /** A connection refused for its client's share: one line a minute per client, with the count since. */
+  const perClientRefused = (limit: ConnectionLimit, front: 'smtp' | 'http', client: string, said: string) => {
+    const before = limit.shouldLog(client);
+    if (before === undefined) return;
+    const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
+    log.event({ level: 'warn', event: `${front}.connection_refused`, text: `${front} refused a connection from ${client}: ${said}${more}`, fields: { client, reason: 'per-client' }, fold: false });
+  };
+
+  const parts: HookParts = { observer, log, health, cap, clientLimits, connections, httpConnections, keepsUsage: store.keepsUsage === true, rate, perClientRefused };
+  const smtpHooks = smtpHooksOf(parts);
+  const httpHooks = httpHooksOf(parts);
 
   let metricsServer: MetricsServer | undefined;
   if (config.metrics) {

@@ -4,7 +4,7 @@
  * `SMTP <host>:<port>` on stdout once both listen (scripts and tests parse them); logs go to stderr.
  */
 import { parseArgs } from 'node:util';
-import { describeArgsError } from '../state/args-error';
+import { describeArgsError } from '../text/args-error';
 import { safeLine } from '../text/safe-text';
 import { fitHelp, helpWidth } from '../text/help-wrap';
 import { startServer, type RunningServer } from './assemble';
@@ -182,29 +182,34 @@ function textLine(line: string): void {
 const SERVE_YOUNG_GENERATION_BYTES = 16 * 1024 * 1024;
 const SERVE_HEAP_GROWING_PERCENT = 25;
 
-/** Runs `serve` with its arguments; resolves with the exit code once the service has stopped. */
-export async function runServe(args: string[]): Promise<number> {
-  let flags: ServeFlags & { help?: boolean; version?: boolean };
+type RunFlags = ServeFlags & { help?: boolean; version?: boolean };
+
+/**
+ * The command line and the settings it names, read: the flags and the config to run with, or the exit
+ * code when there is nothing to run (`--help`, `--version`, a usage error said on stderr).
+ */
+function readServeArgs(args: string[]): { code: number } | { flags: RunFlags; config: ServerConfig; notes: string[] } {
+  let flags: RunFlags;
   try {
     flags = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {
     // The arguments did not parse, but one may still ask for JSON: its refusal is JSON then.
     const at = args.indexOf('--log-format');
     const json = args.includes('--log-format=json') || (at >= 0 && args[at + 1] === 'json');
-    return usage(describeArgsError(error), true, json ? 'json' : 'text');
+    return { code: usage(describeArgsError(error), true, json ? 'json' : 'text') };
   }
   if (flags.help) {
     process.stdout.write(fitHelp(HELP, helpWidth(process.stdout)));
-    return 0;
+    return { code: 0 };
   }
   if (flags.version) {
     process.stdout.write(`${VERSION}\n`);
-    return 0;
+    return { code: 0 };
   }
   // Known before the config is read: a usage error is JSON too when the command line asks for it.
   const asked: OutputFormat = flags['log-format'] === 'json' ? 'json' : 'text';
   if (flags['lifetime-minutes'] !== undefined && flags['lifetime-seconds'] !== undefined) {
-    return usage('give --lifetime-minutes or --lifetime-seconds, not both', true, asked);
+    return { code: usage('give --lifetime-minutes or --lifetime-seconds, not both', true, asked) };
   }
   let config: ServerConfig;
   // What one source of settings overrode of another (the storage), said once the log is there.
@@ -212,9 +217,17 @@ export async function runServe(args: string[]): Promise<number> {
   try {
     config = buildServerConfig(flags, process.env, notes);
   } catch (error) {
-    if (error instanceof UsageError) return usage(error.message, !(error instanceof ConfigFileError), asked);
+    if (error instanceof UsageError) return { code: usage(error.message, !(error instanceof ConfigFileError), asked) };
     throw error;
   }
+  return { flags, config, notes };
+}
+
+/** Runs `serve` with its arguments; resolves with the exit code once the service has stopped. */
+export async function runServe(args: string[]): Promise<number> {
+  const read = readServeArgs(args);
+  if ('code' in read) return read.code;
+  const { flags, config, notes } = read;
 
   const scrub = secretScrubber(config.databaseUrl);
   // Every line from here on is in the --log-format (text by default).

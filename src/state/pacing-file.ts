@@ -14,8 +14,8 @@
  * Where the file cannot be used (no state directory), the process paces itself alone.
  */
 import { join } from 'node:path';
-import { createPacer, intervalOf, nextStart, pause, type Pacer } from '../client/pacer';
-import { RATE_LIMIT_WAIT } from '../client/rate-limit-wait';
+import { createPacer, intervalOf, nextStart, pause, type Pacer } from '../client/pacing/pacer';
+import { RATE_LIMIT_WAIT } from '../client/pacing/rate-limit-wait';
 import { removeStaleTemps } from './file-lock';
 import { takePacingLock } from './pacing-lock';
 import { ensurePrivateDir, readSmallFile, replaceFileAtomically } from './secure-file';

@@ -6,7 +6,7 @@
  * in again.
  */
 import type { ProviderOptions, ProviderRef } from '../client/providers';
-import { RATE_LIMIT_WAIT } from '../client/rate-limit-wait';
+import { RATE_LIMIT_WAIT } from '../client/pacing/rate-limit-wait';
 import type { Settings } from './app-config';
 import { createFilePacer, pacingName } from './pacing-file';
 import type { SavedSessionStore } from './saved-sessions';

@@ -20,7 +20,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { makeDirSync } from './make-dir';
+import { makeDirSync } from '../platform/make-dir';
 
 // node:crypto is loaded on the first write, not with the app (~2 ms of its start-up, before the first frame).
 const load = createRequire(import.meta.url);

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { isApiError } from '../../src/client/api-error';
-import { createPacer } from '../../src/client/pacer';
+import { createPacer } from '../../src/client/pacing/pacer';
 import { sendJson, startFixtureServer, type FixtureServer } from './fixture-server';
 
 const TOKEN = 'tok_cancel_0123456789abcdef';

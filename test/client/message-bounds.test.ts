@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createGuerrillaProvider } from '../../src/client/guerrilla/guerrilla-provider';
 import { createMailtmProvider } from '../../src/client/mailtm/mailtm-provider';
 import { createTempmailProvider } from '../../src/client/tempmail/tempmail-provider';
-import { MAX_ADDRESSES, MAX_ATTACHMENTS } from '../../src/client/wire-json';
+import { MAX_ADDRESSES, MAX_ATTACHMENTS } from '../../src/client/wire/wire-json';
 import { startGuerrillaFake } from '../providers/guerrilla-fake';
 import { startMailtmFake } from '../providers/mailtm-fake';
 import { sendJson, startFixtureServer } from './fixture-server';

@@ -4,8 +4,8 @@
  * 250 ms while "waiting 1 s" is said. Fake timers: the waits are counted on the fake clock, not timed.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { errorFromAnswer, parseRetryAfter } from '../../src/client/error-map';
-import { pacedCall } from '../../src/client/rate-limit-wait';
+import { errorFromAnswer, parseRetryAfter } from '../../src/client/http/error-map';
+import { pacedCall } from '../../src/client/pacing/rate-limit-wait';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -9,7 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readEvents } from '../../src/client/sse';
+import { readEvents } from '../../src/client/push/sse';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { requireDebianProgram } from '../harness/debian-program';
 import { newSession } from '../harness/http';

@@ -7,7 +7,7 @@
  */
 import type { AttachmentInfo, Message, MessageSummary } from '../../model/mail-types';
 import { clipRaw, safeLine } from '../../text/safe-text';
-import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, senderParts, time, toId, type Obj } from '../wire-json';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, senderParts, time, toId, type Obj } from '../wire/wire-json';
 
 /** The sid_token travels back in query strings: validated, never rewritten. */
 const SID_SHAPE = /^[A-Za-z0-9_-]{1,256}$/;

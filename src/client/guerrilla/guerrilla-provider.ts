@@ -7,13 +7,13 @@
  * given 60 minutes, Guerrilla Mail's own lifetime for mail. Wire mapping only, on the shared HTTP client.
  */
 import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
-import type { DomainList, Session } from '../../model/mail-types';
+import type { CreateSessionOptions, DomainList, Session } from '../../model/mail-types';
 import { ApiError } from '../api-error';
-import { createHttpClient, type HttpClient } from '../http-client';
-import { startMessageListing, withCut } from '../listing';
-import { USER_AGENT } from '../user-agent';
-import { serviceText } from '../redact';
-import { badResponse, isObject, parseJson } from '../wire-json';
+import { createHttpClient, type HttpClient } from '../http/http-client';
+import { startMessageListing, withCut } from '../wire/listing';
+import { USER_AGENT } from '../http/user-agent';
+import { serviceText } from '../http/redact';
+import { badResponse, isObject, parseJson } from '../wire/wire-json';
 import { isWelcome, parseAddress, parseList, parseMessage, parseSummary, sidOf } from './guerrilla-parse';
 
 export const GUERRILLA_INFO: ProviderInfo = {
@@ -75,6 +75,57 @@ export function attachmentBase(baseUrl: string): string {
 
 const localPart = (email: string) => email.slice(0, Math.max(0, email.lastIndexOf('@'))).toLowerCase();
 
+type Params = Record<string, string | number>;
+
+/** One call; its JSON and the size of its answer. */
+async function sized(http: HttpClient, f: string, params: Params, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<{ data: unknown; bytes: number }> {
+  const query = method === 'GET' ? { f, ...IDENTITY, ...params } : { f, ...IDENTITY };
+  const answer = await http.request(method, 'ajax.php', { searchParams: query, ...(method === 'POST' ? { form: params } : {}), secrets });
+  const data = parseJson(answer.body);
+  if (data === undefined) throw badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
+  // A function it cannot serve is answered 200 with {error: "..."}: said in its own words.
+  if (isObject(data) && typeof data.error === 'string' && data.error.trim() && data.email_addr === undefined && data.list === undefined) {
+    throw new ApiError('service', `Guerrilla Mail said: ${serviceText(data.error, http.secrets(), 120)}`);
+  }
+  return { data, bytes: Buffer.byteLength(answer.body) };
+}
+
+function checkLive(now: () => number, session: Session): void {
+  if (session.expiresAt !== null && session.expiresAt.getTime() <= now()) {
+    throw new ApiError('session_expired', 'This Guerrilla Mail address has expired (60 minutes)');
+  }
+}
+
+function checkMessageId(id: string): string {
+  if (!/^\d{1,15}$/.test(id)) throw new ApiError('bad_request', 'That is not a message id');
+  return id;
+}
+
+/** The domain a new address asks for (one of the fixed ones), its custom name checked. */
+export function checkCreateOptions(opts: CreateSessionOptions): string {
+  const domain = opts.domain ?? GUERRILLA_DOMAINS[(opts.domainId ?? 1) - 1];
+  if (!domain || !(GUERRILLA_DOMAINS as readonly string[]).includes(domain)) throw new ApiError('bad_request', 'Guerrilla Mail has no such domain');
+  if (opts.prefix !== undefined && !NAME_SHAPE.test(opts.prefix.toLowerCase())) {
+    throw new ApiError('bad_request', 'A Guerrilla Mail name is 1-64 of a-z 0-9 . _ + -');
+  }
+  return domain;
+}
+
+/** A new session of the service, renamed to `prefix` when one is asked for. */
+async function newAddress(http: HttpClient, prefix: string | undefined): Promise<ReturnType<typeof parseAddress>> {
+  let address = parseAddress((await sized(http, 'get_email_address', {})).data);
+  http.addSecret(address.sid);
+  if (prefix !== undefined) {
+    const { data } = await sized(http, 'set_email_user', { email_user: prefix.toLowerCase(), sid_token: address.sid }, 'POST', [address.sid]);
+    // A name it will not give is answered with the old address and its reason in `alias_error`.
+    const refused = isObject(data) && typeof data.alias_error === 'string' ? serviceText(data.alias_error, http.secrets(), 120) : '';
+    if (refused) throw new ApiError('bad_request', `Guerrilla Mail refused the name ${prefix.toLowerCase()}: ${refused}`);
+    address = parseAddress(data);
+    http.addSecret(address.sid);
+  }
+  return address;
+}
+
 /** The Guerrilla Mail provider at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider {
   const http = createHttpClient(options);
@@ -83,19 +134,8 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
   // The session token each address last got, and when it was last linked to the address.
   const sids = new Map<string, { sid: string; linkedAt: number }>();
 
-  /** One call; its JSON and the size of its answer. */
-  async function sized(f: string, params: Record<string, string | number>, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<{ data: unknown; bytes: number }> {
-    const query = method === 'GET' ? { f, ...IDENTITY, ...params } : { f, ...IDENTITY };
-    const answer = await http.request(method, 'ajax.php', { searchParams: query, ...(method === 'POST' ? { form: params } : {}), secrets });
-    const data = parseJson(answer.body);
-    if (data === undefined) throw badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
-    // A function it cannot serve is answered 200 with {error: "..."}: said in its own words.
-    if (isObject(data) && typeof data.error === 'string' && data.error.trim() && data.email_addr === undefined && data.list === undefined) {
-      throw new ApiError('service', `Guerrilla Mail said: ${serviceText(data.error, http.secrets(), 120)}`);
-    }
-    return { data, bytes: Buffer.byteLength(answer.body) };
-  }
-  const call = async (...args: Parameters<typeof sized>): Promise<unknown> => (await sized(...args)).data;
+  const call = async (f: string, params: Params, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<unknown> =>
+    (await sized(http, f, params, method, secrets)).data;
 
   const keyOf = (s: Session) => s.email.toLowerCase();
 
@@ -106,15 +146,9 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     if (sid || linked) sids.set(keyOf(session), { sid: sid ?? old?.sid ?? session.token, linkedAt: linked ? now() : (old?.linkedAt ?? 0) });
   }
 
-  function checkLive(session: Session): void {
-    if (session.expiresAt !== null && session.expiresAt.getTime() <= now()) {
-      throw new ApiError('session_expired', 'This Guerrilla Mail address has expired (60 minutes)');
-    }
-  }
-
   /** A session token linked to the address: set_email_user with its name, unless done in the last minutes. */
   async function linked(session: Session, force = false): Promise<string> {
-    checkLive(session);
+    checkLive(now, session);
     http.addSecret(session.token);
     const entry = sids.get(keyOf(session));
     if (entry && !force && now() - entry.linkedAt < LINK_TTL_MS) return entry.sid;
@@ -131,7 +165,7 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
   async function page(session: Session, offset: number): Promise<ReturnType<typeof parseList> & { bytes: number }> {
     for (let attempt = 0; ; attempt++) {
       const sid = await linked(session, attempt > 0);
-      const { data, bytes } = await sized('get_email_list', { offset, sid_token: sid }, 'GET', [sid]);
+      const { data, bytes } = await sized(http, 'get_email_list', { offset, sid_token: sid }, 'GET', [sid]);
       remember(session, data);
       const list = { ...parseList(data), bytes };
       // The session went stale and the service answered for a new, other address: link again, once.
@@ -140,11 +174,6 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
       return list;
     }
   }
-
-  const checkMessageId = (id: string) => {
-    if (!/^\d{1,15}$/.test(id)) throw new ApiError('bad_request', 'That is not a message id');
-    return id;
-  };
 
   return {
     info: GUERRILLA_INFO,
@@ -157,21 +186,8 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
       return { domains: GUERRILLA_DOMAINS.map((domain, i) => ({ id: i + 1, domain })), extmailAccounts: [] };
     },
     async createSession(opts = {}) {
-      const domain = opts.domain ?? GUERRILLA_DOMAINS[(opts.domainId ?? 1) - 1];
-      if (!domain || !(GUERRILLA_DOMAINS as readonly string[]).includes(domain)) throw new ApiError('bad_request', 'Guerrilla Mail has no such domain');
-      if (opts.prefix !== undefined && !NAME_SHAPE.test(opts.prefix.toLowerCase())) {
-        throw new ApiError('bad_request', 'A Guerrilla Mail name is 1-64 of a-z 0-9 . _ + -');
-      }
-      let address = parseAddress(await call('get_email_address', {}));
-      http.addSecret(address.sid);
-      if (opts.prefix !== undefined) {
-        const data = await call('set_email_user', { email_user: opts.prefix.toLowerCase(), sid_token: address.sid }, 'POST', [address.sid]);
-        // A name it will not give is answered with the old address and its reason in `alias_error`.
-        const refused = isObject(data) && typeof data.alias_error === 'string' ? serviceText(data.alias_error, http.secrets(), 120) : '';
-        if (refused) throw new ApiError('bad_request', `Guerrilla Mail refused the name ${opts.prefix.toLowerCase()}: ${refused}`);
-        address = parseAddress(data);
-        http.addSecret(address.sid);
-      }
+      const domain = checkCreateOptions(opts);
+      const address = await newAddress(http, opts.prefix);
       const created = address.createdAt?.getTime() ?? now();
       const session: Session = { email: `${localPart(address.email)}@${domain}`, token: address.sid, expiresAt: new Date(created + LIFETIME_MS) };
       sids.set(keyOf(session), { sid: address.sid, linkedAt: now() });

@@ -5,8 +5,8 @@
  * gets a new token first.
  */
 import type { MailWatch, MailWatchEvents } from '../client-types';
-import { watchEventStream } from '../event-watch';
-import type { HttpStream } from '../http-client';
+import { watchEventStream } from '../push/event-watch';
+import type { HttpStream } from '../http/http-client';
 
 export interface MailtmStreamSource {
   /** Opens the account's event stream (resolves once the hub answered 2xx). */

@@ -5,7 +5,7 @@
  * Every string passes the terminal-safe boundary here, as it enters our types.
  */
 import type { AttachmentInfo, Domain, Message, MessageSummary } from '../../model/mail-types';
-import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, time, type Obj } from '../wire-json';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, time, type Obj } from '../wire/wire-json';
 
 /** A collection's items, from JSON-LD (`hydra:member`, or `member` in newer API Platform) or a bare array. */
 export function members(data: unknown, what: string): unknown[] {

@@ -12,7 +12,7 @@
  * (carry() in tempmail-client.ts). So the token is never in a URL for a service that takes it in a
  * header, from the first call on, and no request is spent on asking.
  */
-import type { HttpAnswer } from '../http-client';
+import type { HttpAnswer } from '../http/http-client';
 
 export const CAPABILITIES_HEADER = 'tempmail-capabilities';
 

@@ -6,11 +6,11 @@
  * with nothing to show: the caller then asks through the provider, whose answer, or error, is the one
  * the user sees. So the app's first frame can list the domains without waiting for got to load.
  */
-import { USER_AGENT } from '../user-agent';
+import { USER_AGENT } from '../http/user-agent';
 import type { DomainList } from '../../model/mail-types';
 import { nodeHttp, nodeHttps } from '../../platform/node-http';
 import { checkBaseUrl } from '../base-url';
-import { isObject, parseJson } from '../wire-json';
+import { isObject, parseJson } from '../wire/wire-json';
 import { parseDomainList } from './tempmail-parse';
 
 // The whole answer within this (a server that trickles a byte now and then never goes idle).

@@ -5,12 +5,12 @@
  * ApiError with the token kept out of it.
  */
 import type { CreateSessionOptions, DomainList, Message, MessageSource, Session } from '../../model/mail-types';
-import type { MessageList } from '../listing';
-import { errorFromAnswer, errorFromNonJson } from '../error-map';
+import type { MessageList } from '../wire/listing';
+import { errorFromAnswer, errorFromNonJson } from '../http/error-map';
 import { ApiError } from '../api-error';
-import { createHttpClient, type HttpAnswer, type HttpStream } from '../http-client';
+import { createHttpClient, type HttpAnswer, type HttpClient, type HttpStream } from '../http/http-client';
 import { Capabilities, CAPABILITIES_HEADER } from './capabilities';
-import { badResponse, isObject, parseJson } from '../wire-json';
+import { badResponse, isObject, parseJson } from '../wire/wire-json';
 import { parseDomainList, parseMessage, parseSession, parseSourceFields, parseSummaries } from './tempmail-parse';
 import type { ApiOptions, PostEncoding, TempMailApi } from '../client-types';
 
@@ -31,6 +31,40 @@ const EVENTS_WAIT_MS = 15_000;
 const KEPT_INBOXES = 8;
 
 /** Creates the client for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+/**
+ * Sends a call that carries `token`: in an Authorization header where the service said it takes one,
+ * as a parameter where it said nothing of it. Before it has said anything, in the header: a service
+ * that did not see it there refuses (401, or 400 "token required"), and the call goes once more with
+ * the token as a parameter (capabilities.ts).
+ */
+export async function carry<T>(capabilities: Capabilities, token: string, send: (auth: Auth) => Promise<T>): Promise<T> {
+  const known = capabilities.get();
+  if (known) return send(known.has('bearer') ? inHeader(token) : asParam(token));
+  try {
+    return await send(inHeader(token));
+  } catch (error: unknown) {
+    const status = error instanceof ApiError ? error.details.status : undefined;
+    if ((status !== 401 && status !== 400) || capabilities.get()?.has('bearer')) throw error;
+    return send(asParam(token));
+  }
+}
+
+/** The data of a `success` answer; an error answer (HTTP 200 with {status:"error"} too) as its ApiError. */
+export function dataOf(capabilities: Capabilities, http: HttpClient, answer: HttpAnswer<string>): Record<string, unknown> {
+  capabilities.learn(answer);
+  const { status, headers, body } = answer;
+  const data = parseJson(body);
+  if (!isObject(data)) throw errorFromNonJson({ status, headers, body });
+  // HTTP 200 with {status:"error"} is an error like any other.
+  if (data.status !== 'success') {
+    if (data.status === 'error' || data.error !== undefined) {
+      throw errorFromAnswer({ status, headers, body }, http.secrets(), data);
+    }
+    throw badResponse('no success status');
+  }
+  return data;
+}
+
 export function createApi(options: ApiOptions): TempMailApi {
   // What the service offers (capabilities.ts): a token goes in an Authorization header where it may.
   const capabilities = new Capabilities();
@@ -50,62 +84,29 @@ export function createApi(options: ApiOptions): TempMailApi {
   // service that tags its answers (the reference service does) can say 304 and send no list at all.
   const kept = new Map<string, { etag: string; summaries: MessageList }>();
 
-  /**
-   * Sends a call that carries `token`: in an Authorization header where the service said it takes one,
-   * as a parameter where it said nothing of it. Before it has said anything, in the header: a service
-   * that did not see it there refuses (401, or 400 "token required"), and the call goes once more with
-   * the token as a parameter (capabilities.ts).
-   */
-  async function carry<T>(token: string, send: (auth: Auth) => Promise<T>): Promise<T> {
-    const known = capabilities.get();
-    if (known) return send(known.has('bearer') ? inHeader(token) : asParam(token));
-    try {
-      return await send(inHeader(token));
-    } catch (error: unknown) {
-      const status = error instanceof ApiError ? error.details.status : undefined;
-      if ((status !== 401 && status !== 400) || capabilities.get()?.has('bearer')) throw error;
-      return send(asParam(token));
-    }
-  }
-
   async function call(method: 'GET' | 'POST', path: string, params: Params, token?: string): Promise<Record<string, unknown>> {
     const send = async (auth: Auth) => {
       const all = { ...params, ...auth.params };
       const sent =
         method === 'GET' || encoding === 'query' ? { searchParams: all } : encoding === 'json' ? { json: all } : { form: all };
-      return dataOf(await http.request(method, path, { ...sent, headers: auth.headers, secrets: token ? [token] : [] }));
+      return dataOf(capabilities, http, await http.request(method, path, { ...sent, headers: auth.headers, secrets: token ? [token] : [] }));
     };
-    return token ? carry(token, send) : send({ params: {} });
+    return token ? carry(capabilities, token, send) : send({ params: {} });
   }
 
   /** A GET of bytes with `token` (attachments, raw messages). */
   function bytes(path: string, token: string, params: Params): Promise<HttpAnswer<Buffer>> {
-    return carry(token, async (auth) => {
+    return carry(capabilities, token, async (auth) => {
       const answer = await http.requestBuffer(path, { searchParams: { ...params, ...auth.params }, headers: auth.headers, secrets: [token] });
       capabilities.learn(answer);
       return answer;
     });
   }
 
-  function dataOf(answer: HttpAnswer<string>): Record<string, unknown> {
-    capabilities.learn(answer);
-    const { status, headers, body } = answer;
-    const data = parseJson(body);
-    if (!isObject(data)) throw errorFromNonJson({ status, headers, body });
-    // HTTP 200 with {status:"error"} is an error like any other.
-    if (data.status !== 'success') {
-      if (data.status === 'error' || data.error !== undefined) {
-        throw errorFromAnswer({ status, headers, body }, http.secrets(), data);
-      }
-      throw badResponse('no success status');
-    }
-    return data;
-  }
-
   return {
     async listDomains(): Promise<DomainList> {
       const answer = await http.request('GET', 'domains', { searchParams: {} });
-      return parseDomainList(dataOf(answer), Buffer.byteLength(answer.body), options.listingLimits);
+      return parseDomainList(dataOf(capabilities, http, answer), Buffer.byteLength(answer.body), options.listingLimits);
     },
     async createSession(opts: CreateSessionOptions = {}): Promise<Session> {
       const session = parseSession(await call('POST', 'create-session', sessionParams(opts, encoding)), offset);
@@ -114,7 +115,7 @@ export function createApi(options: ApiOptions): TempMailApi {
     },
     async checkMail(token: string): Promise<MessageList> {
       const last = kept.get(token);
-      const answer = await carry(token, (auth) =>
+      const answer = await carry(capabilities, token, (auth) =>
         http.request('GET', 'check-mail', {
           searchParams: auth.params,
           secrets: [token],
@@ -122,7 +123,7 @@ export function createApi(options: ApiOptions): TempMailApi {
         }),
       );
       if (answer.status === 304 && last) return last.summaries;
-      const summaries = parseSummaries(dataOf(answer), offset, Buffer.byteLength(answer.body), options.listingLimits);
+      const summaries = parseSummaries(dataOf(capabilities, http, answer), offset, Buffer.byteLength(answer.body), options.listingLimits);
       kept.delete(token);
       const etag = answer.headers.etag;
       if (typeof etag === 'string' && etag !== '') {

@@ -9,9 +9,9 @@
  */
 import { ApiError } from '../api-error';
 import type { MailWatch, MailWatchEvents, TempMailApi } from '../client-types';
-import { isFatalStreamError, watchEventStream } from '../event-watch';
+import { isFatalStreamError, watchEventStream } from '../push/event-watch';
 import type { Session } from '../../model/mail-types';
-import type { HttpStream } from '../http-client';
+import type { HttpStream } from '../http/http-client';
 
 /** What the service says of its keep-alive pace (src/server/http/events.ts). */
 const HEARTBEAT_HEADER = 'tempmail-heartbeat-ms';

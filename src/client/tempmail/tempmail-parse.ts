@@ -8,8 +8,8 @@
  */
 import { safeBlock, safeLine } from '../../text/safe-text';
 import type { AttachmentInfo, Domain, DomainList, ExtmailAccount, Message, MessageSummary, Session } from '../../model/mail-types';
-import { DOMAIN_LISTING, startListing, startMessageListing, withCut, type ListingLimits, type MessageList } from '../listing';
-import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire-json';
+import { DOMAIN_LISTING, startListing, startMessageListing, withCut, type ListingLimits, type MessageList } from '../wire/listing';
+import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire/wire-json';
 
 /**
  * GET /domains -> the domains and external-mail accounts. `domains` is required, accounts optional; an

@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type { Message, MessageSummary } from '../../model/mail-types';
 import { clipRaw } from '../../text/safe-text';
-import { addressList, badResponse, body, isObject, line, requireLine, senderParts, time, type Obj } from '../wire-json';
+import { addressList, badResponse, body, isObject, line, requireLine, senderParts, time, type Obj } from '../wire/wire-json';
 
 // node:crypto is loaded at the first email, not with the app (its start-up draws without it).
 const load = createRequire(import.meta.url);

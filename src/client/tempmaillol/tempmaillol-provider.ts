@@ -10,10 +10,10 @@
 import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
 import type { DomainList, Message, Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
-import { asKind } from '../error-map';
-import { createHttpClient, type HttpAnswer } from '../http-client';
-import { startMessageListing, withCut } from '../listing';
-import { badResponse, parseJson } from '../wire-json';
+import { asKind } from '../http/error-map';
+import { createHttpClient, type HttpAnswer } from '../http/http-client';
+import { startMessageListing, withCut } from '../wire/listing';
+import { badResponse, parseJson } from '../wire/wire-json';
 import { emailId, parseCheck, parseEmail, parseInbox, parseSummary } from './tempmaillol-parse';
 
 export const TEMPMAILLOL_INFO: ProviderInfo = {

@@ -4,7 +4,7 @@
  * a timeout, no redirect followed (it would carry the token elsewhere), a size cap, and errors in words
  * that name neither the token nor a URL's credentials.
  */
-import { networkWords } from '../../client/error-map';
+import { networkWords } from '../../client/http/error-map';
 import { ScriptError } from '../io';
 
 const TIMEOUT_MS = 15_000;
@@ -83,7 +83,7 @@ async function readCapped(response: Response): Promise<string> {
 }
 
 /**
- * A failed fetch in words: its cause's error code as the app's client words it (client/error-map.ts),
+ * A failed fetch in words: its cause's error code as the app's client words it (client/http/error-map.ts),
  * never the code itself, nor the message (which may quote the URL).
  */
 function reason(error: unknown): string {

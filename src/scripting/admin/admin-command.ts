@@ -7,7 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { OperatorFileError, readSecretFile } from '../../server/operator-file';
-import { describeArgsError } from '../../state/args-error';
+import { describeArgsError } from '../../text/args-error';
 import { safeLine } from '../../text/safe-text';
 import { fitHelp, HELP_WIDTH } from '../../text/help-wrap';
 import { EXIT, processIo, ScriptError, UsageError, type ScriptIo } from '../io';

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { link, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { makeDir } from '../../state/make-dir';
+import { makeDir } from '../../platform/make-dir';
 import { readOperatorFile } from '../operator-file';
 
 export const LOCK_FILE = 'service.lock';

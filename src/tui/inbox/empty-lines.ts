@@ -4,7 +4,7 @@
  * port the app does not know: a python3 command (nothing to install) for its default port. Elsewhere the
  * address is a real one: use it where you sign up.
  */
-import { listingNote, type ListingCut } from '../../client/listing';
+import { listingNote, type ListingCut } from '../../client/wire/listing';
 import type { MailProvider } from '../../client/client-types';
 import type { LocalServiceInfo } from '../shell/shell-types';
 

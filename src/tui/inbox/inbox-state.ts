@@ -6,7 +6,7 @@
  * other row. A listing keeps the row objects of the messages it already had, so rows drawn before are
  * the same objects and their memoized views are not drawn again.
  */
-import type { ListingCut } from '../../client/listing';
+import type { ListingCut } from '../../client/wire/listing';
 import type { MessageId, MessageSummary } from '../../model/mail-types';
 
 export interface InboxState {

@@ -1,5 +1,5 @@
 /** The poll state as words for the header: last checked, checking, offline/retrying in N s, stopped. */
-import type { PollStatus } from '../../client/poller';
+import type { PollStatus } from '../../client/pacing/poller';
 import { OFFLINE } from '../wording/error-text';
 import { clockTime } from '../wording/display-format';
 

@@ -6,7 +6,7 @@
  */
 import { Box, Text } from 'ink';
 import { memo } from 'react';
-import type { PollStatus } from '../../client/poller';
+import type { PollStatus } from '../../client/pacing/poller';
 import type { PushState } from '../../client/client-types';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
 import { wrapText } from '../../text/text-wrap';

@@ -10,12 +10,12 @@
 import { useEffect, useReducer, useRef, useState } from 'react';
 import { refusedBeforeExpiry } from '../../client/api-error';
 import type { MailProvider, PushState } from '../../client/client-types';
-import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../client/poller';
+import { createPoller, IDLE_POLL_STATUS, type Poller, type PollStatus } from '../../client/pacing/poller';
 import { NO_ZONE_VOTES, voteZone, zoneErrorMs } from '../../platform/time';
 import { expiryMs, type MessageId, type Session } from '../../model/mail-types';
 import { pollVerdict } from '../wording/error-text';
 import { createValueStore, useStoreValue, type ValueStore } from '../widgets/value-store';
-import type { MessageList } from '../../client/listing';
+import type { MessageList } from '../../client/wire/listing';
 import { inboxReducer, initialInboxState, sameCut, sameListing, type InboxAction, type InboxState } from './inbox-state';
 
 export interface UseInboxOptions {

@@ -19,7 +19,7 @@ import { Footer, StatusLine, statusLines } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
 import { TextInput } from '../widgets/text-input';
 import { useTheme } from '../widgets/theme';
-import { useKeys } from '../widgets/use-keys';
+import { type CommandHandlers, useKeys } from '../widgets/use-keys';
 import { useNow } from '../widgets/use-now';
 import type { Early } from '../shell/early';
 import type { LocalServiceInfo } from '../shell/shell-types';
@@ -28,12 +28,12 @@ import { DomainsNote, domainsNote } from './domains-note';
 import { providerLine, providerName, providerNote } from '../wording/provider-text';
 import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
 import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
-import { isAnyDomain, pickerItems, savedItems, sessionOptions, type PickerChoice } from './picker-items';
+import { isAnyDomain, pickerItems, savedItems, sessionOptions, type PickerChoice, type PickerItem } from './picker-items';
 import { listLayout, PickerList } from './picker-list';
-import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
+import { initialPickerState, type PickerAction, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
 import { startKey } from './picker-start';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
-import { usePicker } from './use-picker';
+import { type PickerHandle, usePicker } from './use-picker';
 
 export interface PickerScreenProps {
   /** The provider new addresses are created on. */
@@ -80,6 +80,63 @@ export interface PickerScreenProps {
 const FORGET = ['forget'] as const;
 const NO_PROVIDER = ['provider'] as const;
 
+/** The picker's title lines and its status: what creating, a failure, or the last word says. */
+function pickerLines(props: PickerScreenProps, picker: PickerHandle, at: { said: string | null; typing: boolean; now: number }) {
+  const { local, columns } = props;
+  const serviceLine = local
+    ? // A borrowed service ends with the process that runs it: say whose it is.
+      `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
+    : (props.serviceLabel ?? providerLine(props.where));
+  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns) : providerNote(props.where, props.next, columns);
+  // A failed creation on a provider that is down, blocked or limiting: say where else to try.
+  const wait = props.waiting && props.waiting.untilMs > at.now ? ` ${props.waiting.text}` : '';
+  const busy = picker.creating && !at.typing ? `Creating the address…${wait}` : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
+  let status: StatusMessage | null = props.notice ?? null;
+  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
+  else if (at.said) status = { text: at.said, kind: 'info' };
+  return { serviceLine, note, status };
+}
+
+/** What the picker's keys act on. */
+interface PickerKeyParts {
+  items: readonly PickerItem[];
+  highlighted: PickerItem | undefined;
+  move: (to: PickerMove) => void;
+  choose: (choice: PickerChoice) => void;
+  dispatch: (action: PickerAction) => void;
+}
+
+/** The picker's keys mapped to what they do. */
+function pickerKeyHandlers(props: PickerScreenProps, picker: PickerHandle, k: PickerKeyParts): CommandHandlers {
+  const { items, highlighted, move, choose, dispatch } = k;
+  return {
+    down: () => move('down'),
+    up: () => move('up'),
+    pageDown: () => move('pageDown'),
+    pageUp: () => move('pageUp'),
+    first: () => move('first'),
+    last: () => move('last'),
+    // 1-9: the choice that shows that digit, wherever the list is scrolled.
+    choose: (input) => {
+      const target = /^[1-9]$/.test(input) ? items[Number(input) - 1] : highlighted;
+      if (target && !picker.creating) choose(target.value);
+    },
+    refresh: () => picker.domains.status === 'error' && picker.retry(),
+    provider: () => {
+      if (props.onNextProvider) props.onNextProvider();
+      else dispatch({ type: 'say', text: 'No other provider is set up for this run.' });
+    },
+    forget: () => {
+      const choice = highlighted?.value;
+      if (choice?.kind === 'saved') dispatch({ type: 'ask-forget', session: choice.session });
+      else dispatch({ type: 'say', text: 'x forgets a saved address: highlight a "Resume …" line first.' });
+    },
+    back: () => props.onCancel?.(),
+    help: () => dispatch({ type: 'help', open: true }),
+    quit: props.onQuit,
+  };
+}
+
 /** The picker with its keys. */
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
@@ -108,17 +165,7 @@ export function PickerScreen(props: PickerScreenProps) {
   // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
   const canGoBack = Boolean(props.onCancel && props.current);
   const local = props.local;
-  const serviceLine = local
-    ? // A borrowed service ends with the process that runs it: say whose it is.
-      `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
-    : (props.serviceLabel ?? providerLine(props.where));
-  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns) : providerNote(props.where, props.next, columns);
-  // A failed creation on a provider that is down, blocked or limiting: say where else to try.
-  const wait = props.waiting && props.waiting.untilMs > now ? ` ${props.waiting.text}` : '';
-  const busy = picker.creating && !custom ? `Creating the address…${wait}` : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
-  let status: StatusMessage | null = props.notice ?? null;
-  if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
-  else if (said) status = { text: said, kind: 'info' };
+  const { serviceLine, note, status } = pickerLines(props, picker, { said, typing: custom !== null, now });
   // Title, service line, provider note, blank (or the way back); status (or a question, wrapped) and
   // footer at the bottom.
   const bottomRows = forgetting ? forgetLines(forgetting.email, forgetting.provider, columns).length : statusLines(status?.text ?? '', columns).length;
@@ -141,36 +188,8 @@ export function PickerScreen(props: PickerScreenProps) {
       picker.create(sessionOptions(choice));
     }
   };
-  useKeys(
-    'picker',
-    {
-      down: () => move('down'),
-      up: () => move('up'),
-      pageDown: () => move('pageDown'),
-      pageUp: () => move('pageUp'),
-      first: () => move('first'),
-      last: () => move('last'),
-      // 1-9: the choice that shows that digit, wherever the list is scrolled.
-      choose: (input) => {
-        const target = /^[1-9]$/.test(input) ? items[Number(input) - 1] : highlighted;
-        if (target && !picker.creating) choose(target.value);
-      },
-      refresh: () => picker.domains.status === 'error' && picker.retry(),
-      provider: () => {
-        if (props.onNextProvider) props.onNextProvider();
-        else dispatch({ type: 'say', text: 'No other provider is set up for this run.' });
-      },
-      forget: () => {
-        const choice = highlighted?.value;
-        if (choice?.kind === 'saved') dispatch({ type: 'ask-forget', session: choice.session });
-        else dispatch({ type: 'say', text: 'x forgets a saved address: highlight a "Resume …" line first.' });
-      },
-      back: () => props.onCancel?.(),
-      help: () => dispatch({ type: 'help', open: true }),
-      quit: props.onQuit,
-    },
-    { isActive: pickerKeys },
-  );
+  const keys = pickerKeyHandlers(props, picker, { items, highlighted, move, choose, dispatch });
+  useKeys('picker', keys, { isActive: pickerKeys });
   useKeys('prefix', { back: () => dispatch({ type: 'back' }) }, { isActive: isActive && !help && custom !== null && !picker.creating });
   useForgetAnswer(forgetting?.provider ?? null, isActive && forgetting !== null, (choice) => {
     if (forgetting && choice !== 'no') props.onForget?.(forgetting, choice === 'there');

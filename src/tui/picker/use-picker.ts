@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { canFallBack, isApiError } from '../../client/api-error';
 import type { MailProvider } from '../../client/client-types';
-import { failureDelay } from '../../client/poller';
+import { failureDelay } from '../../client/pacing/poller';
 import type { CreateSessionOptions, DomainList, Session } from '../../model/mail-types';
 import type { Early } from '../shell/early';
 import { describeError, pollVerdict } from '../wording/error-text';

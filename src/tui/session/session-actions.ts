@@ -11,7 +11,7 @@ import { isApiError } from '../../client/api-error';
 import type { MailProvider } from '../../client/client-types';
 import type { OpenResult } from '../../platform/browser';
 import { replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../state/download-files';
-import { makeDirSync } from '../../state/make-dir';
+import { makeDirSync } from '../../platform/make-dir';
 import { safeLine } from '../../text/safe-text';
 import { expiryMs, type AttachmentInfo, type MessageId, type MessageSource, type MessageSummary, type Session } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
@@ -89,126 +89,141 @@ export interface SessionActions {
 
 /** The actions of one session, reporting through `info` and `fail`. */
 export function sessionActions(input: SessionActionsInput): SessionActions {
-  const { api, session, mounted, info, fail, progress } = input;
-  const live = <A extends unknown[]>(f: (...args: A) => void) => (...args: A) => {
-    if (mounted.current) f(...args);
+  return {
+    deleteMessage: (id) => deleteOnService(input, id),
+    copyText: (what, text) => copyText(input, what, text),
+    openUrl: (n, url) => openUrl(input, n, url),
+    saveAttachment: (messageId, attachment) => saveAttachment(input, messageId, attachment),
+    saveMessage: (message, source) => saveMessage(input, message, source),
+    answerConflict: (q, choice) => answerConflict(input, q, choice),
   };
+}
 
-  const deleteMessage = async (id: MessageId): Promise<boolean> => {
-    progress('Deleting…');
-    try {
-      await api.deleteMessage(session, id);
-    } catch (error) {
-      // Already gone on the service is what the user wanted anyway.
-      if (isApiError(error) && error.kind === 'not_found') return true;
-      // An expired address is purged by the service, which then knows its token no more: say why.
-      const expired =
-        isApiError(error) &&
-        (error.kind === 'session_expired' || (error.kind === 'invalid_token' && expiryMs(session) <= input.clock()));
-      live(fail)(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
-      return false;
-    }
+/** `f`, called only while the session view is there. */
+function live<A extends unknown[]>(input: SessionActionsInput, f: (...args: A) => void): (...args: A) => void {
+  return (...args: A) => {
+    if (input.mounted.current) f(...args);
+  };
+}
+
+async function deleteOnService(input: SessionActionsInput, id: MessageId): Promise<boolean> {
+  const { api, session } = input;
+  input.progress('Deleting…');
+  try {
+    await api.deleteMessage(session, id);
+  } catch (error) {
+    // Already gone on the service is what the user wanted anyway.
+    if (isApiError(error) && error.kind === 'not_found') return true;
+    // An expired address is purged by the service, which then knows its token no more: say why.
+    const expired =
+      isApiError(error) &&
+      (error.kind === 'session_expired' || (error.kind === 'invalid_token' && expiryMs(session) <= input.clock()));
+    live(input, input.fail)(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
+    return false;
+  }
+  return true;
+}
+
+function copyText(input: SessionActionsInput, what: string, text: string): void {
+  const { info, fail } = input;
+  input.progress(`Copying ${what}…`);
+  input.copy(text).then(
+    live(input, (said: string) => info(copiedLine(what, said))),
+    live(input, (error: unknown) => fail(`${what}: not copied: ${describeError(error)}`)),
+  );
+}
+
+function openUrl(input: SessionActionsInput, n: number, url: string): void {
+  const { info, fail } = input;
+  input.progress(`Opening link ${n}…`);
+  input.openLink(url).then(
+    live(input, (result: OpenResult) => {
+      if (result.opened) return info(openedLine(n, result.opener));
+      input.copy(url).then(
+        live(input, (said: string) => info(shownInsteadLine(n, result, said))),
+        live(input, () => info(shownInsteadLine(n, result, 'not copied'))),
+      );
+    }),
+    live(input, (error: unknown) => fail(`Link ${n} not opened: ${describeError(error)}`)),
+  );
+}
+
+/**
+ * One write into the download directory: says where the file went (the path leads, so a narrow line cuts
+ * the size rather than the name), or why not (the reason first: a long folder could push it off the
+ * line). False when `write` found the name taken.
+ */
+function writeOut(input: SessionActionsInput, name: string, dir: string, size: number, write: () => string | null, done = 'Saved to'): boolean {
+  let path: string | null;
+  try {
+    path = write();
+  } catch (error) {
+    live(input, input.fail)(`${name} not saved: ${fsReason(error)} (in ${safeLine(dir, 200)})`);
     return true;
-  };
+  }
+  if (path === null) return false;
+  live(input, input.info)(`${done} ${safeLine(path, 300)} (${byteSize(size)})`);
+  return true;
+}
 
-  const copyText = (what: string, text: string) => {
-    progress(`Copying ${what}…`);
-    input.copy(text).then(
-      live((said: string) => info(copiedLine(what, said))),
-      live((error: unknown) => fail(`${what}: not copied: ${describeError(error)}`)),
-    );
-  };
+/** Writes downloaded bytes into the download directory as `filename` (made safe), asking when it is taken. */
+function saveBytes(input: SessionActionsInput, name: string, filename: string, download: () => Promise<Uint8Array>, what: string): void {
+  const dir = input.downloadDir;
+  if (!dir) return input.fail(input.noDownload ?? 'No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
+  if (input.saving.current) return input.info('Still saving the previous file…');
+  input.saving.current = true;
+  input.progress(what);
+  download().then(
+    (bytes) => {
+      input.saving.current = false;
+      const fresh = () => {
+        // Created private if missing; an existing directory is left as the user made it.
+        makeDirSync(dir, 0o700);
+        return writeFileIfNew(dir, filename, bytes);
+      };
+      if (writeOut(input, name, dir, bytes.length, fresh)) return;
+      // The name is taken. Nobody left to ask (the user left this address): keep both, never replace.
+      if (!input.mounted.current) return void writeOut(input, name, dir, bytes.length, () => writeNewFile(dir, filename, bytes));
+      const safe = safeFileName(filename);
+      const keepName = basename(uniquePath(dir, safe));
+      input.ask({ kind: 'overwrite', filename, name: safe, dir, where: homeRelative(dir), keepName, bytes });
+    },
+    (error: unknown) => {
+      input.saving.current = false;
+      live(input, input.fail)(`${name} not saved: ${describeError(error)}`);
+    },
+  );
+}
 
-  const openUrl = (n: number, url: string) => {
-    progress(`Opening link ${n}…`);
-    input.openLink(url).then(
-      live((result: OpenResult) => {
-        if (result.opened) return info(openedLine(n, result.opener));
-        input.copy(url).then(
-          live((said: string) => info(shownInsteadLine(n, result, said))),
-          live(() => info(shownInsteadLine(n, result, 'not copied'))),
-        );
-      }),
-      live((error: unknown) => fail(`Link ${n} not opened: ${describeError(error)}`)),
-    );
-  };
+function saveAttachment(input: SessionActionsInput, messageId: MessageId, attachment: AttachmentInfo): void {
+  const name = safeLine(attachment.filename.trim() || 'unnamed', 120);
+  saveBytes(
+    input,
+    name,
+    attachment.filename,
+    () => input.api.downloadAttachment(input.session, messageId, attachment),
+    `Downloading ${name} (${byteSize(attachment.size)})…`,
+  );
+}
 
-  // One write into the download directory: says where the file went (the path leads, so a narrow line cuts
-  // the size rather than the name), or why not (the reason first: a long folder could push it off the
-  // line). False when `write` found the name taken.
-  const writeOut = (name: string, dir: string, size: number, write: () => string | null, done = 'Saved to'): boolean => {
-    let path: string | null;
-    try {
-      path = write();
-    } catch (error) {
-      live(fail)(`${name} not saved: ${fsReason(error)} (in ${safeLine(dir, 200)})`);
-      return true;
-    }
-    if (path === null) return false;
-    live(info)(`${done} ${safeLine(path, 300)} (${byteSize(size)})`);
-    return true;
-  };
+function saveMessage(input: SessionActionsInput, message: MessageSummary, source: () => Promise<MessageSource>): void {
+  const filename = `${emlStem(message)}.eml`;
+  const name = safeLine(safeFileName(filename), 120);
+  input.progress(`Saving ${name}…`);
+  source().then(
+    live(input, (got: MessageSource) => {
+      if (got.kind !== 'raw') return input.info(NO_RAW_MESSAGE);
+      saveBytes(input, name, filename, async () => got.bytes, `Saving ${name}…`);
+    }),
+    live(input, (error: unknown) => input.fail(`${name} not saved: ${describeError(error)}`)),
+  );
+}
 
-  // Writes downloaded bytes into the download directory as `filename` (made safe), asking when it is taken.
-  const saveBytes = (name: string, filename: string, download: () => Promise<Uint8Array>, what: string) => {
-    const dir = input.downloadDir;
-    if (!dir) return fail(input.noDownload ?? 'No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
-    if (input.saving.current) return info('Still saving the previous file…');
-    input.saving.current = true;
-    progress(what);
-    download().then(
-      (bytes) => {
-        input.saving.current = false;
-        const fresh = () => {
-          // Created private if missing; an existing directory is left as the user made it.
-          makeDirSync(dir, 0o700);
-          return writeFileIfNew(dir, filename, bytes);
-        };
-        if (writeOut(name, dir, bytes.length, fresh)) return;
-        // The name is taken. Nobody left to ask (the user left this address): keep both, never replace.
-        if (!mounted.current) return void writeOut(name, dir, bytes.length, () => writeNewFile(dir, filename, bytes));
-        const safe = safeFileName(filename);
-        const keepName = basename(uniquePath(dir, safe));
-        input.ask({ kind: 'overwrite', filename, name: safe, dir, where: homeRelative(dir), keepName, bytes });
-      },
-      (error: unknown) => {
-        input.saving.current = false;
-        live(fail)(`${name} not saved: ${describeError(error)}`);
-      },
-    );
-  };
-
-  const saveAttachment = (messageId: MessageId, attachment: AttachmentInfo) => {
-    const name = safeLine(attachment.filename.trim() || 'unnamed', 120);
-    saveBytes(
-      name,
-      attachment.filename,
-      () => api.downloadAttachment(session, messageId, attachment),
-      `Downloading ${name} (${byteSize(attachment.size)})…`,
-    );
-  };
-
-  const saveMessage = (message: MessageSummary, source: () => Promise<MessageSource>) => {
-    const filename = `${emlStem(message)}.eml`;
-    const name = safeLine(safeFileName(filename), 120);
-    progress(`Saving ${name}…`);
-    source().then(
-      live((got: MessageSource) => {
-        if (got.kind !== 'raw') return info(NO_RAW_MESSAGE);
-        saveBytes(name, filename, async () => got.bytes, `Saving ${name}…`);
-      }),
-      live((error: unknown) => fail(`${name} not saved: ${describeError(error)}`)),
-    );
-  };
-
-  const answerConflict = (q: SaveConflict, choice: ConflictChoice) => {
-    const size = q.bytes.length;
-    if (choice === 'overwrite') writeOut(q.name, q.dir, size, () => replaceFile(q.dir, q.filename, q.bytes), 'Replaced');
-    else if (choice === 'keep') writeOut(q.name, q.dir, size, () => writeNewFile(q.dir, q.filename, q.bytes));
-    else info(`Cancelled: ${q.name} left as it was`);
-  };
-
-  return { deleteMessage, copyText, openUrl, saveAttachment, saveMessage, answerConflict };
+function answerConflict(input: SessionActionsInput, q: SaveConflict, choice: ConflictChoice): void {
+  const size = q.bytes.length;
+  if (choice === 'overwrite') writeOut(input, q.name, q.dir, size, () => replaceFile(q.dir, q.filename, q.bytes), 'Replaced');
+  else if (choice === 'keep') writeOut(input, q.name, q.dir, size, () => writeNewFile(q.dir, q.filename, q.bytes));
+  else input.info(`Cancelled: ${q.name} left as it was`);
 }
 
 // "~/Downloads" for a folder under the home directory: the question has to fit on one line.

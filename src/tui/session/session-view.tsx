@@ -7,78 +7,26 @@
  * use-reading.ts; this component only routes between them.
  */
 import { Box } from 'ink';
-import type React from 'react';
 import { useEffect, useRef, useState } from 'react';
-import type { MailProvider } from '../../client/client-types';
-import type { OpenResult } from '../../platform/browser';
-import type { MessageSummary, Session } from '../../model/mail-types';
-import { Footer, StatusLine } from '../widgets/chrome';
-import { HelpScreen } from '../widgets/help-screen';
-import { useKeys } from '../widgets/use-keys';
-import { subjectLabel } from '../wording/display-format';
-import { InboxScreen } from '../inbox/inbox-screen';
-import { thisMachineHost } from '../inbox/empty-lines';
-import { headerHeight, LiveSessionHeader } from '../inbox/session-header';
+import { Footer } from '../widgets/chrome';
+import { headerHeight } from '../inbox/session-header';
 import { useInbox } from '../inbox/use-inbox';
-import { useReadMarks, type ReadMarksConfig } from '../inbox/use-read-marks';
+import { useReadMarks } from '../inbox/use-read-marks';
 import type { Screen } from '../keymap/keymap';
-import { SearchLine } from '../search/search-line';
 import { sessionActions } from './session-actions';
-import { bottomHeight, questionScreen, QuestionLine, FilterLine, type Question } from './session-bottom';
+import { bottomHeight, questionScreen, type Question } from './session-bottom';
+import { type SessionParts, type SessionViewProps, sessionBottom, sessionHeader, sessionHelp, sessionInbox, sessionViewer } from './session-screens';
 import { useFaded, useStatus } from './session-status';
-import { refreshRefusal } from '../wording/status-text';
-import type { LocalServiceInfo } from '../shell/shell-types';
-import type { StatusMessage } from '../wording/status-text';
 import { useReading } from './use-reading';
-import { useSaveQuestions } from './use-save-questions';
+import { removeMessage, useSessionKeys } from './use-session-keys';
 import { useSessionEffects } from './use-session-effects';
 import { useSample } from '../sample/use-sample';
-import { useForgetAnswer } from '../saved/forget-question';
 import { preloadReader } from '../viewer/lazy-reader';
-import type { AddressMarks } from './mark-book';
-import { rowMarks } from './row-marks';
 import { useMessageCache } from '../viewer/use-message-cache';
 import { useMessageSources } from '../source/use-message-source';
-import { ViewerScreen } from '../viewer/viewer-screen';
 import { keepsWorking } from '../wording/expiry-text';
 
-export interface SessionViewProps {
-  /** The provider the address lives on. */
-  provider: MailProvider;
-  /** Its name for the header ("mail.tm"); none for the in-process service, whose own line says it. */
-  where?: string;
-  session: Session;
-  intervalMs: number;
-  bell: boolean;
-  /** Where `a` saves attachments; unset means saving is refused with a message. */
-  downloadDir?: string;
-  /** What `a` says instead where nothing is saved (over SSH: what to do instead). */
-  noDownload?: string;
-  /** Where the opened messages of each address are remembered; without it, only for this run. */
-  readMarks?: ReadMarksConfig;
-  /** The marks (code, link) of this address's messages read so far in this run (mark-book.ts). */
-  marks: AddressMarks;
-  clock: () => number;
-  local?: LocalServiceInfo;
-  columns: number;
-  /** Lines the app may draw. */
-  rows: number;
-  /** False while the picker or switcher is shown on top: polling goes on, keys and drawing stop. */
-  active: boolean;
-  ringBell: () => void;
-  copy: (text: string) => Promise<string>;
-  openLink: (url: string) => Promise<OpenResult>;
-  /** Said on the status line when this view has nothing of its own to say (e.g. "Forgot ..."). */
-  notice?: StatusMessage | null;
-  onNewAddress: () => void;
-  /** `s`: the saved-address switcher. */
-  onSwitch: () => void;
-  /** `x`, confirmed: forget this address (the app then shows the picker); `there`: delete it at its provider too. */
-  onForget: (there: boolean) => void;
-  /** The service knows this address's token (first good check), or refused it before its expiry. */
-  onTokenAnswer?: (known: boolean) => void;
-  onQuit: () => void;
-}
+export type { SessionViewProps };
 
 // A message without attachments: the viewer's footer leaves out `a`.
 const NO_ATTACHMENTS = ['save'] as const;
@@ -96,32 +44,7 @@ export function SessionView(props: SessionViewProps) {
   const [filtering, setFiltering] = useState(false);
   const [filterText, setFilterText] = useState('');
   const { status, info, note, fail, clear } = useStatus(props.clock);
-  // Deletes, copies and downloads finish after the user may have left this address: no state update then.
-  const mounted = useRef(true);
-  const saving = useRef(false);
-  useEffect(() => {
-    // The message reader is not loaded at start (the picker does not need it); by the first open it is.
-    preloadReader();
-    return () => {
-      mounted.current = false;
-    };
-  }, []);
-
-  const actions = sessionActions({
-    api,
-    session,
-    copy: props.copy,
-    openLink: props.openLink,
-    downloadDir: props.downloadDir,
-    noDownload: props.noDownload,
-    info,
-    progress: note,
-    fail,
-    mounted,
-    saving,
-    clock: props.clock,
-    ask: setQuestion,
-  });
+  const { actions, mounted } = useActions(props, { info, note, fail }, setQuestion);
   const reading = useReading({ api, session, inbox, cache, sources, status: { info, clear } });
   const { view } = reading;
 
@@ -144,55 +67,29 @@ export function SessionView(props: SessionViewProps) {
   const searchScreen: Screen | null = reading.search ? (reading.search.typing ? 'search' : 'found') : null;
   const screen: Screen = asking ?? (help ? 'help' : filtering ? 'filter' : view.kind === 'viewer' ? (searchScreen ?? 'viewer') : 'inbox');
 
-  const remove = async (m: MessageSummary) => {
-    if (!(await actions.deleteMessage(m.id))) return;
-    if (!mounted.current) return;
-    inbox.dispatch({ type: 'removed', id: m.id });
-    cache.evict(m.id);
-    sources.evict(m.id);
-    reading.closeIf(m.id);
-    info(`Deleted "${subjectLabel(m.subject)}"`);
-  };
-
-  useKeys(
-    'confirm',
-    {
-      yes: () => {
-        const q = question;
-        setQuestion(null);
-        if (q?.kind === 'delete') void remove(q.message);
-        if (q?.kind === 'leave') props.onNewAddress();
-      },
-      no: () => {
-        setQuestion(null);
-        info('Cancelled');
-      },
-    },
-    { isActive: active && asking === 'confirm' && question?.kind !== 'forget' },
-  );
-  // Forgetting: y/n, or (an address its provider can delete) y, D or no.
-  useForgetAnswer(api.info.id, active && question?.kind === 'forget', (choice) => {
-    setQuestion(null);
-    if (choice === 'no') info('Cancelled');
-    else props.onForget(choice === 'there');
-  });
-  // Which attachment, and whether to replace a file of the same name.
-  const saveFrom = useSaveQuestions({ question, setQuestion, actions, info, screen, active });
   // Esc in the filter input, or in the list while a filter is set.
   const clearFilter = () => {
     setFiltering(false);
     setFilterText('');
     inbox.dispatch({ type: 'filter', text: '' });
   };
-  useKeys(
-    'filter',
-    {
-      submit: () => setFiltering(false),
-      back: clearFilter,
-    },
-    { isActive: active && filtering && !question },
-  );
-  useKeys('search', { submit: reading.keepSearch, back: reading.clearSearch }, { isActive: active && screen === 'search' });
+  const saveFrom = useSessionKeys({
+    active,
+    screen,
+    asking,
+    question,
+    setQuestion,
+    filtering,
+    setFiltering,
+    clearFilter,
+    actions,
+    reading,
+    info,
+    providerId: api.info.id,
+    onNewAddress: props.onNewAddress,
+    onForget: props.onForget,
+    remove: (m) => removeMessage({ actions, mounted, inbox, cache, sources, reading, info }, m),
+  });
 
   if (!active) return null;
 
@@ -201,122 +98,76 @@ export function SessionView(props: SessionViewProps) {
   // A message without attachments has nothing for `a` to save: its footer leaves it out.
   const opened = view.kind === 'viewer' ? cache.get(view.message.id) : undefined;
   const viewerHidden = opened?.status === 'ready' && opened.message.attachments.length === 0 ? NO_ATTACHMENTS : undefined;
-  let content: React.ReactNode;
-  if (view.kind === 'viewer') {
-    const m = view.message;
-    content = (
-      <ViewerScreen
-        key={m.id}
-        summary={m}
-        entry={cache.get(m.id)}
-        source={sources.get(m.id)}
-        sourcesAvailable={sources.available}
-        mode={reading.mode}
-        onMode={reading.setMode}
-        search={reading.search}
-        columns={columns}
-        rows={height}
-        isActive={screen === 'viewer' || screen === 'found'}
-        onBack={reading.close}
-        onDelete={() => setQuestion({ kind: 'delete', message: m })}
-        onReload={() => cache.load(m.id, true)}
-        onReloadSource={() => void sources.load(m.id, true).catch(() => undefined)}
-        onHelp={() => setHelp(true)}
-        onCopy={actions.copyText}
-        onOpenLink={actions.openUrl}
-        onSave={(attachments) => saveFrom(m, attachments)}
-        onSaveMessage={() => actions.saveMessage(m, () => reading.sourceOf(m.id))}
-        onStep={reading.step}
-        onSearchStart={reading.startSearch}
-        onSearchClear={reading.clearSearch}
-        onSearchCount={reading.setSearchCount}
-        onStatus={(text, sticky) => (sticky ? note(text) : info(text))}
-      />
-    );
-  } else {
-    content = (
-      <InboxScreen
-        state={inbox.state}
-        dispatch={inbox.dispatch}
-        address={session.email}
-        columns={columns}
-        rows={height}
-        intervalMs={live ? props.intervalMs : null}
-        clock={props.clock}
-        local={props.local}
-        nearHost={props.local ? undefined : thisMachineHost(api)}
-        isActive={screen === 'inbox'}
-        {...rowMarks(cache, kept)}
-        onOpen={reading.open}
-        onDelete={(m) => setQuestion({ kind: 'delete', message: m })}
-        onRefresh={() => {
-          // The header says "checking…" (or, at once, the new "last checked"); the status line speaks
-          // only when r can't check now.
-          if (inbox.refresh()) clear();
-          else {
-            const poll = inbox.poll.get();
-            info(refreshRefusal(poll.phase, poll.rateLimited, poll.error));
-          }
-        }}
-        onNewAddress={newAddress}
-        onSample={sendSample}
-        onCopy={() => actions.copyText('address', session.email)}
-        onSwitch={props.onSwitch}
-        onForget={() => setQuestion({ kind: 'forget', provider: api.info.id })}
-        onFilter={() => setFiltering(true)}
-        onClearFilter={filterText ? clearFilter : undefined}
-        onHelp={() => setHelp(true)}
-        onQuit={props.onQuit}
-      />
-    );
-  }
-
-  let bottom: React.ReactNode;
-  if (question) bottom = <QuestionLine question={question} email={session.email} columns={columns} />;
-  else if (filtering) {
-    bottom = (
-      <FilterLine
-        value={filterText}
-        focus={screen === 'filter'}
-        onChange={(clean) => {
-          setFilterText(clean);
-          inbox.dispatch({ type: 'filter', text: clean });
-        }}
-      />
-    );
-  } else if (typingSearch && reading.search) {
-    bottom = <SearchLine value={reading.search.pattern} focus={screen === 'search'} count={reading.searchCount} columns={columns} onChange={reading.typeSearch} />;
-  } else bottom = <StatusLine status={shownStatus} columns={columns} />;
+  const parts: SessionParts = {
+    props,
+    screen,
+    height,
+    reading,
+    inbox,
+    cache,
+    sources,
+    actions,
+    kept,
+    setQuestion,
+    setHelp,
+    setFiltering,
+    setFilterText,
+    status: { info, note, clear },
+    saveFrom,
+    sendSample,
+    newAddress,
+    clearFilter: filterText ? clearFilter : undefined,
+  };
+  const content = view.kind === 'viewer' ? sessionViewer(parts, view.message) : sessionInbox(parts);
+  const bottom = sessionBottom(parts, { question, filtering, filterText, typingSearch, shownStatus });
 
   return (
     <Box flexDirection="column" width={columns}>
-      <LiveSessionHeader
-        session={session}
-        zoneErrorMs={inbox.zoneErrorMs}
-        poll={inbox.poll}
-        intervalMs={props.intervalMs}
-        clock={props.clock}
-        columns={columns}
-        local={props.local}
-        where={props.where}
-        push={inbox.push}
-        unread={view.kind === 'viewer' ? unread.size : undefined}
-      />
+      {sessionHeader(parts, view.kind === 'viewer' ? unread.size : undefined)}
       {/* Hidden, not unmounted, under the help: the viewer keeps its scroll position and rendered body. */}
       <Box display={help ? 'none' : 'flex'} flexDirection="column">
         {content}
       </Box>
-      {help ? (
-        <HelpScreen
-          screen={view.kind === 'viewer' ? (searchScreen === 'found' ? 'found' : 'viewer') : 'inbox'}
-          columns={columns}
-          rows={height}
-          onClose={() => setHelp(false)}
-          isActive={screen === 'help'}
-        />
-      ) : null}
+      {help ? sessionHelp(parts, view.kind === 'viewer' ? (searchScreen === 'found' ? 'found' : 'viewer') : 'inbox') : null}
       {bottom}
       <Footer screen={screen} columns={columns} hide={viewerHidden} />
     </Box>
   );
+}
+
+/**
+ * The session's actions (session-actions.ts), bound to this view: results that arrive after it is gone
+ * (`mounted` false) are dropped. Loads the message reader meanwhile.
+ */
+function useActions(
+  props: SessionViewProps,
+  status: { info: (text: string) => void; note: (text: string) => void; fail: (text: string) => void },
+  ask: (question: Question) => void,
+) {
+  // Deletes, copies and downloads finish after the user may have left this address: no state update then.
+  const mounted = useRef(true);
+  const saving = useRef(false);
+  useEffect(() => {
+    // The message reader is not loaded at start (the picker does not need it); by the first open it is.
+    preloadReader();
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
+  const actions = sessionActions({
+    api: props.provider,
+    session: props.session,
+    copy: props.copy,
+    openLink: props.openLink,
+    downloadDir: props.downloadDir,
+    noDownload: props.noDownload,
+    info: status.info,
+    progress: status.note,
+    fail: status.fail,
+    mounted,
+    saving,
+    clock: props.clock,
+    ask,
+  });
+  return { actions, mounted };
 }

@@ -5,12 +5,12 @@
  * fetched in the background (use-visible-marks.ts).
  */
 import { useEffect } from 'react';
-import { listingNote } from '../../client/listing';
+import { listingNote } from '../../client/wire/listing';
 import { formatZoneError } from '../../platform/time';
 import type { InboxHandle } from '../inbox/use-inbox';
 import type { ReadMarks } from '../inbox/use-read-marks';
 import type { MessageCache } from '../viewer/use-message-cache';
-import type { PollStatus } from '../../client/poller';
+import type { PollStatus } from '../../client/pacing/poller';
 import { useStoreValue } from '../widgets/value-store';
 import type { AddressMarks } from './mark-book';
 import type { StatusHandle } from './session-status';

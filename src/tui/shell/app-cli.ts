@@ -4,7 +4,7 @@
  * it is about to run.
  */
 import { parseArgs } from 'node:util';
-import { describeArgsError } from '../../state/args-error';
+import { describeArgsError } from '../../text/args-error';
 import { ConfigError, loadSettings, type Settings } from '../../state/app-config';
 import { appPaths } from '../../state/paths';
 import { safeLine } from '../../text/safe-text';

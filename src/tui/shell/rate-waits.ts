@@ -3,7 +3,7 @@
  * HTTP client waits; http-client.ts), or a long wait for its pace shared with the user's other
  * processes: told by the providers, said on the status line by the app.
  */
-import { rateLimitWords } from '../../client/rate-limit-wait';
+import { rateLimitWords } from '../../client/pacing/rate-limit-wait';
 
 export interface RateWait {
   /** The provider's name for people ("mail.tm"). */

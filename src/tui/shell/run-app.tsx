@@ -7,7 +7,7 @@
  * Keys reach Ink one at a time (widgets/key-stdin.ts), however many arrive in one read.
  */
 import { render } from 'ink';
-import { preloadHttp } from '../../client/http-client';
+import { preloadHttp } from '../../client/http/http-client';
 import { holdHeapNearLive } from '../../platform/young-generation';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';

@@ -72,21 +72,58 @@ export type DiffingStdout = NodeJS.WriteStream & {
 };
 
 /** A stdout for Ink that passes `real`'s size and resizes on and writes only changed cells to it. */
+/** What diffingStdout knows of the terminal between Ink's writes. */
+export interface FrameState {
+  /** The lines of the frame on the terminal, when this knows them. */
+  shown: string[] | null;
+  /** The line the cursor waits on after a diff (column 1); Ink's idea is the line below the frame. */
+  row: number;
+  /** The last write was Ink's start mark: the next is a frame. */
+  afterStart: boolean;
+}
+
+/** Back to where Ink thinks the cursor is (the line below the frame), before anything of Ink's own. */
+function toInksPlace(st: FrameState): string {
+  const height = st.shown?.length ?? st.row;
+  const back = st.row === height ? '' : moveTo(st.row, height);
+  st.row = height;
+  return back;
+}
+
+/** What goes to the terminal for `text`, one of Ink's writes. */
+export function translate(st: FrameState, stats: DiffStats, text: string): string {
+  // Ink hides the cursor between its start mark and its first frame.
+  if (HARMLESS.has(text)) return text;
+  const frameStart = st.afterStart;
+  st.afterStart = false;
+  if (frameStart) {
+    const lines = frameLines(text, st.shown === null ? null : st.shown.length + 1);
+    if (lines) {
+      const diff = st.shown === null ? null : frameDiff(st.shown, lines, st.row);
+      if (diff !== null) {
+        st.shown = lines;
+        st.row = diff.row;
+        stats.diffed++;
+        return diff.bytes;
+      }
+      const back = toInksPlace(st);
+      st.shown = lines;
+      st.row = lines.length;
+      stats.whole++;
+      return back + text;
+    }
+  }
+  const back = toInksPlace(st);
+  st.shown = null;
+  st.row = 0;
+  stats.whole++;
+  return back + text;
+}
+
 export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
   const events = new EventEmitter();
   const stats: DiffStats = { diffed: 0, whole: 0 };
-  // The lines of the frame on the terminal, when this knows them.
-  let shown: string[] | null = null;
-  // The line the cursor waits on after a diff (column 1); Ink's idea is the line below the frame.
-  let row = 0;
-  /** Back to where Ink thinks the cursor is (the line below the frame), before anything of Ink's own. */
-  const toInksPlace = (): string => {
-    const height = shown?.length ?? row;
-    const back = row === height ? '' : moveTo(row, height);
-    row = height;
-    return back;
-  };
-  let afterStart = false;
+  const st: FrameState = { shown: null, row: 0, afterStart: false };
   // What Ink wrote since its start mark: sent in one write at its end mark (one system call a frame).
   let held: string | null = null;
   let heldDone: ((error?: Error | null) => void)[] = [];
@@ -116,63 +153,33 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     return chunk === ESU ? flush() : true;
   };
 
-  /** What goes to the terminal for `text`, one of Ink's writes. */
-  const translate = (text: string): string => {
-    // Ink hides the cursor between its start mark and its first frame.
-    if (HARMLESS.has(text)) return text;
-    const frameStart = afterStart;
-    afterStart = false;
-    if (frameStart) {
-      const lines = frameLines(text, shown === null ? null : shown.length + 1);
-      if (lines) {
-        const diff = shown === null ? null : frameDiff(shown, lines, row);
-        if (diff !== null) {
-          shown = lines;
-          row = diff.row;
-          stats.diffed++;
-          return diff.bytes;
-        }
-        const back = toInksPlace();
-        shown = lines;
-        row = lines.length;
-        stats.whole++;
-        return back + text;
-      }
-    }
-    const back = toInksPlace();
-    shown = null;
-    row = 0;
-    stats.whole++;
-    return back + text;
-  };
-
   const write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     const done = rest.find((r): r is (error?: Error | null) => void => typeof r === 'function');
     const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
     if (text === BSU) {
       flush();
       held = '';
-      afterStart = true;
+      st.afterStart = true;
       // Ink ends what it starts in the same turn; should an end mark ever not come, nothing stays held.
       queueMicrotask(flush);
       return emit(text, done);
     }
-    return emit(translate(text), done);
+    return emit(translate(st, stats, text), done);
   };
 
   function park(): void {
     flush();
-    const back = toInksPlace();
+    const back = toInksPlace(st);
     if (back) real.write(back);
   }
 
   const onResize = () => {
     // Ink answers with writes of its own, from where it thinks the cursor is.
-    const back = toInksPlace();
+    const back = toInksPlace(st);
     if (back) emit(back);
     // The terminal may have reflowed or scrolled what it shows: the next frame goes whole.
-    shown = null;
-    row = 0;
+    st.shown = null;
+    st.row = 0;
     events.emit('resize');
   };
   real.on('resize', onResize);

@@ -68,6 +68,77 @@ function trim(map: Map<MessageId, BodyEntry>, limits: CacheLimits, keep: Readonl
   }
 }
 
+/** The refs of a cache that a settled fetch reads and changes. */
+interface CacheRefs {
+  backgroundBusy: { current: boolean };
+  queue: { current: MessageId[] };
+  opened: { readonly current: ReadonlySet<MessageId> };
+  lastOpened: { readonly current: MessageId | null };
+  onMark: { readonly current: ((id: MessageId, mark: Mark) => void) | undefined };
+}
+
+/** One fetch of a body, as its answer finds the cache. */
+interface FetchRun {
+  id: MessageId;
+  background: boolean;
+  map: Map<MessageId, BodyEntry>;
+  /** Still the same session, and the message not evicted meanwhile. */
+  current: () => boolean;
+  /** Goes on with the queue past a message evicted while its fetch travelled. */
+  skip: () => void;
+  /** Re-renders the viewer and the list. */
+  bump: () => void;
+  /** Starts the next background fetch. */
+  pump: () => void;
+  limits: CacheLimits;
+  refs: CacheRefs;
+}
+
+/** A body came: kept (the cache trimmed to its limits), then, on a later turn, read for its mark. */
+function fetched(run: FetchRun, message: Message): void {
+  const { id, background, map } = run;
+  if (background) run.refs.backgroundBusy.current = false;
+  if (!run.current()) return run.skip();
+  const entry: BodyEntry = { status: 'ready', message };
+  map.set(id, entry);
+  const last = run.refs.lastOpened.current;
+  trim(map, run.limits, new Set([id, ...(last === null ? [] : [last])]));
+  run.bump();
+  // Parsing the answer already took its share of this turn; the mark waits for the next one, and
+  // the next background fetch for the mark (one piece of work at a time).
+  setImmediate(() => {
+    // The reader (HTML conversion, detectors) is loaded on first use; it is usually there by now.
+    loadReader().then(
+      ({ markOf }) => {
+        if (run.current() && map.get(id) === entry) {
+          const mark = markOf(message);
+          map.set(id, { ...entry, mark });
+          run.refs.onMark.current?.(id, mark);
+          run.bump();
+        }
+        if (background) run.pump();
+      },
+      () => background && run.pump(),
+    );
+  });
+}
+
+/** A fetch failed: shown when the user opened the message, else forgotten quietly. */
+function failed(run: FetchRun, error: unknown): void {
+  const { id, background, map, refs } = run;
+  if (background) refs.backgroundBusy.current = false;
+  if (!run.current()) return run.skip();
+  if (background && !refs.opened.current.has(id)) {
+    map.delete(id);
+    // The service is struggling (not merely missing this one message): stop until the next listing.
+    if (!(isApiError(error) && error.kind === 'not_found')) refs.queue.current = [];
+  } else {
+    map.set(id, { status: 'error', error: describeError(error) });
+  }
+  run.bump();
+  if (background) run.pump();
+}
+
 /** A per-session cache of full messages. */
 export function useMessageCache(
   api: MailProvider,
@@ -115,45 +186,20 @@ export function useMessageCache(
       const skip = () => {
         if (background && sameSession()) pumpRef.current();
       };
+      const run: FetchRun = {
+        id,
+        background,
+        map,
+        current,
+        skip,
+        bump: () => setVersion((v) => v + 1),
+        pump: () => pumpRef.current(),
+        limits,
+        refs: { backgroundBusy, queue, opened, lastOpened, onMark: onMarkRef },
+      };
       api.readMessage(session, id).then(
-        (message) => {
-          if (background) backgroundBusy.current = false;
-          if (!current()) return skip();
-          const entry: BodyEntry = { status: 'ready', message };
-          map.set(id, entry);
-          trim(map, limits, new Set([id, ...(lastOpened.current === null ? [] : [lastOpened.current])]));
-          setVersion((v) => v + 1);
-          // Parsing the answer already took its share of this turn; the mark waits for the next one, and
-          // the next background fetch for the mark (one piece of work at a time).
-          setImmediate(() => {
-            // The reader (HTML conversion, detectors) is loaded on first use; it is usually there by now.
-            loadReader().then(
-              ({ markOf }) => {
-                if (current() && map.get(id) === entry) {
-                  const mark = markOf(message);
-                  map.set(id, { ...entry, mark });
-                  onMarkRef.current?.(id, mark);
-                  setVersion((v) => v + 1);
-                }
-                if (background) pumpRef.current();
-              },
-              () => background && pumpRef.current(),
-            );
-          });
-        },
-        (error: unknown) => {
-          if (background) backgroundBusy.current = false;
-          if (!current()) return skip();
-          if (background && !opened.current.has(id)) {
-            map.delete(id);
-            // The service is struggling (not merely missing this one message): stop until the next listing.
-            if (!(isApiError(error) && error.kind === 'not_found')) queue.current = [];
-          } else {
-            map.set(id, { status: 'error', error: describeError(error) });
-          }
-          setVersion((v) => v + 1);
-          if (background) pumpRef.current();
-        },
+        (message) => fetched(run, message),
+        (error: unknown) => failed(run, error),
       );
     },
     [api, session, limits],

@@ -20,10 +20,14 @@ import { useSearch, type SearchState } from '../search/use-search';
 import { headerLines, wrappedHeaders } from './header-rows';
 import type { BodyEntry } from './use-message-cache';
 import type { SourceEntry } from '../source/use-message-source';
-import { partsOf, useViewerLines } from './use-viewer-lines';
+import { useViewerLines, type ViewerLines } from './use-viewer-lines';
 import { ViewerBody } from './viewer-body';
+import * as command from './viewer-commands';
 import { extraLines, LABEL_COLS } from './viewer-extras';
-import { initialViewerState, linkChoice, viewerReducer, type ViewerMode } from './viewer-state';
+import { initialViewerState, type ViewerAction, viewerReducer, type ViewerMode } from './viewer-state';
+import { couldNotLoad, LOADING_MESSAGE, positionLine, preparing } from '../wording/viewer-words';
+import type { Theme } from '../widgets/theme';
+import type { CommandHandlers } from '../widgets/use-keys';
 
 export interface ViewerScreenProps {
   /** The list entry: shown while the full message loads. */
@@ -91,20 +95,7 @@ export function ViewerScreen(props: ViewerScreenProps) {
   const bodyRows = Math.max(1, rows - headers.length - 1);
   const count = lines?.length ?? 0;
   const maxScroll = Math.max(0, count - bodyRows);
-  // Re-wrapped for a new width: scroll to where the same text is, in this very render (no frame of the
-  // old line number over new text). While a big body renders anew, the old lines and position wait.
-  // Another kind of lines (source, the other part) starts at the top.
-  const [wrapped, setWrapped] = useState<{ lines: readonly string[]; kind: string }>({ lines: [], kind: '' });
-  const kind = `${mode.source}${label}`;
-  if (lines && lines !== wrapped.lines && lines.length > 0) {
-    setWrapped({ lines, kind });
-    if (wrapped.kind !== kind) dispatch({ type: 'top' });
-    else if (wrapped.lines.length > 0) dispatch({ type: 'rewrap', from: wrapped.lines, to: lines, max: maxScroll });
-  }
-  const hasLines = count > 0;
-  useEffect(() => {
-    if (hasLines) dispatch({ type: 'clamp', max: maxScroll });
-  }, [maxScroll, hasLines]);
+  useRewrapScroll(lines, `${mode.source}${label}`, maxScroll, dispatch);
 
   const search = useSearch({
     search: props.search,
@@ -115,135 +106,127 @@ export function ViewerScreen(props: ViewerScreenProps) {
     // Kept even when it found nothing: Esc then clears it first, and only the next Esc leaves (issue 26).
     onKept: (text) => props.onStatus(text),
   });
-
-  const pickDigit = (digit: string) => {
-    if (links.length === 0) return props.onStatus('This message has no links.');
-    const choice = linkChoice(state.linkDigits, digit, links.length);
-    dispatch({ type: 'linkDigits', digits: choice.wait ?? '' });
-    if (choice.wait) return props.onStatus(`Link ${choice.wait}… (another digit, or Enter)`, true);
-    const link = choice.pick !== undefined ? links[choice.pick - 1] : undefined;
-    if (link) pick(link.n);
-    else props.onStatus(`No link ${state.linkDigits}${digit}: this message has ${links.length}.`);
-  };
-  const pick = (n: number) => {
-    dispatch({ type: 'pick', n });
-    props.onStatus(`Link ${n} picked: o opens it, y copies it.`);
-  };
-  // `y`: the picked link, else the code, else the detected link.
-  const yank = () => {
-    if (picked) return props.onCopy(`link ${picked.n}`, picked.url);
-    if (mark?.code) return props.onCopy(`code ${mark.code}`, mark.code);
-    if (mark?.link) return props.onCopy(`link ${mark.link.n}`, mark.link.url);
-    if (!message) return props.onStatus('The message is not loaded yet.');
-    props.onStatus(links.length ? 'No code found here: type a link number first, then y copies it.' : 'No code or link found in this message.');
-  };
-  // `c`: the code alone (as `c` copies in the inbox), or why there is none and what y would copy.
-  const copyCode = () => {
-    if (mark?.code) return props.onCopy(`code ${mark.code}`, mark.code);
-    if (!message) return props.onStatus('The message is not loaded yet.');
-    if (picked || mark?.link) return props.onStatus(`No code found in this message: y copies link ${(picked ?? mark?.link)?.n}.`);
-    props.onStatus(links.length ? 'No code found in this message: type a link number, then y copies it.' : 'No code found in this message (and no link).');
-  };
-  // `o`: the picked link, else the detected one; picking it shows it whole at the top.
-  const openLink = () => {
-    const target = picked ?? (mark?.link ? links[mark.link.n - 1] : undefined);
-    if (!target) {
-      return props.onStatus(links.length ? `Which link? Type its number (1-${links.length}), then o.` : 'This message has no links.');
-    }
-    if (state.picked !== target.n) dispatch({ type: 'pick', n: target.n });
-    props.onOpenLink(target.n, target.url);
-  };
-  const save = () => {
-    if (!message) return props.onStatus('The message is not loaded yet.');
-    if (message.attachments.length === 0) return props.onStatus('This message has no attachments.');
-    props.onSave(message.attachments);
-  };
-  // `t`: the other part, when there is one; the choice stays for the following messages.
-  const switchPart = () => {
-    if (!message) return props.onStatus('The message is not loaded yet.');
-    if (mode.source) return props.onStatus('The source is shown: R shows the message again, then t switches its part.');
-    const parts = partsOf(message);
-    if (!parts.html || !parts.text) return props.onStatus(`This message has only ${parts.html ? 'an HTML' : 'a text'} part.`);
-    const part = label.startsWith('HTML') ? 'text' : 'html';
-    props.onMode({ ...mode, part });
-    props.onStatus(`Showing the ${part === 'html' ? 'HTML' : 'text'} part (t switches back; kept for the next messages)`);
-  };
-  const page = Math.max(1, bodyRows - 1);
-  const found = props.search !== null && !props.search.typing;
-  useKeys(
-    found ? 'found' : 'viewer',
-    {
-      down: () => dispatch({ type: 'scroll', delta: 1, max: maxScroll }),
-      up: () => dispatch({ type: 'scroll', delta: -1, max: maxScroll }),
-      pageDown: () => dispatch({ type: 'scroll', delta: page, max: maxScroll }),
-      pageUp: () => dispatch({ type: 'scroll', delta: -page, max: maxScroll }),
-      first: () => dispatch({ type: 'top' }),
-      last: () => dispatch({ type: 'bottom', max: maxScroll }),
-      headers: () => props.onMode({ ...mode, headers: !mode.headers }),
-      source: () => props.onMode({ ...mode, source: !mode.source }),
-      part: switchPart,
-      link: pickDigit,
-      submit: () => {
-        const link = state.linkDigits ? links[Number(state.linkDigits) - 1] : undefined;
-        dispatch({ type: 'linkDigits', digits: '' });
-        if (link) pick(link.n);
-      },
-      yank,
-      copyCode,
-      openLink,
-      save,
-      saveMessage: props.onSaveMessage,
-      nextMessage: () => props.onStep(1),
-      previousMessage: () => props.onStep(-1),
-      search: props.onSearchStart,
-      nextMatch: () => props.onStatus(search.step(1)),
-      previousMatch: () => props.onStatus(search.step(-1)),
-      clearSearch: props.onSearchClear,
-      delete: props.onDelete,
-      refresh: () => {
-        if (entry?.status === 'error') props.onReload();
-        else if (mode.source && props.source?.status === 'error') props.onReloadSource();
-      },
-      back: props.onBack,
-      help: props.onHelp,
-    },
-    { isActive },
-  );
+  const ctx: command.ViewerCommandContext = { message, mark, links, picked, state, mode, label, dispatch, act: props };
+  const scroll = { page: Math.max(1, bodyRows - 1), max: maxScroll };
+  const handlers = viewerKeys(ctx, props, scroll, (direction) => props.onStatus(search.step(direction)));
+  useKeys(props.search !== null && !props.search.typing ? 'found' : 'viewer', handlers, { isActive });
 
   let body: React.ReactNode;
   let position = '';
-  if (!entry || entry.status === 'loading') {
-    body = <Text color={theme.color('muted')}>Loading the message…</Text>;
-  } else if (entry.status === 'error' || view.status === 'error') {
-    const what = entry.status === 'error' ? `this message: ${entry.error}` : `its source: ${view.status === 'error' ? view.error : ''}`;
-    body = (
-      <Text wrap="truncate" color={theme.color('error')}>
-        {fitToWidth(`Could not load ${what}. Press r to try again.`, columns)}
-      </Text>
-    );
-  } else if (view.status !== 'ready') {
-    body = <Text color={theme.color('muted')}>{`${view.status === 'loading' ? 'Loading' : 'Rendering'} ${view.what}…`}</Text>;
+  if (!entry || entry.status === 'loading' || entry.status === 'error' || view.status !== 'ready') {
+    body = <ViewerWait entry={entry} view={view} columns={columns} theme={theme} />;
   } else {
     const last = Math.min(count, state.scroll + bodyRows);
-    const linkCount = !mode.source && links.length ? ` · ${links.length} link${links.length === 1 ? '' : 's'}` : '';
-    position = ` ${label ? `${label} · ` : ''}lines ${state.scroll + 1}-${last} of ${count}${linkCount} `;
+    position = positionLine(label, state.scroll + 1, last, count, mode.source ? 0 : links.length);
     body = <ViewerBody lines={view.lines} scroll={state.scroll} rows={bodyRows} matches={search.matches} current={search.current} />;
   }
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">
-      {headers.map(([name, value, url], i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the message's header rows, replaced as a whole (a long link's rows share the name ''); a row has no identity but its place
-        <Text key={`${name}-${i}`} wrap="truncate">
-          <Text bold color={theme.color('accent')}>
-            {fitToWidth(name ? `${name}:` : '', LABEL_COLS)}
-          </Text>
-          {linked(fitToWidth(value, Math.max(1, columns - LABEL_COLS)), url)}
-        </Text>
-      ))}
+      <ViewerHeaders headers={headers} columns={columns} theme={theme} linked={linked} />
       <Text wrap="truncate" color={theme.color('muted')}>
         {fitToWidth(`──${position}${'─'.repeat(columns)}`, columns, '')}
       </Text>
       {body}
     </Box>
   );
+}
+
+/**
+ * Re-wrapped for a new width: scroll to where the same text is, in this very render (no frame of the
+ * old line number over new text). While a big body renders anew, the old lines and position wait.
+ * Another kind of lines (`kind`: source, the other part) starts at the top.
+ */
+function useRewrapScroll(
+  lines: readonly string[] | null,
+  kind: string,
+  maxScroll: number,
+  dispatch: (action: ViewerAction) => void,
+): void {
+  const [wrapped, setWrapped] = useState<{ lines: readonly string[]; kind: string }>({ lines: [], kind: '' });
+  if (lines && lines !== wrapped.lines && lines.length > 0) {
+    setWrapped({ lines, kind });
+    if (wrapped.kind !== kind) dispatch({ type: 'top' });
+    else if (wrapped.lines.length > 0) dispatch({ type: 'rewrap', from: wrapped.lines, to: lines, max: maxScroll });
+  }
+  const hasLines = (lines?.length ?? 0) > 0;
+  useEffect(() => {
+    if (hasLines) dispatch({ type: 'clamp', max: maxScroll });
+  }, [maxScroll, hasLines, dispatch]);
+}
+
+/** The viewer's keys mapped to its commands: scrolling by `scroll.page`, the rest in viewer-commands.ts. */
+export function viewerKeys(
+  ctx: command.ViewerCommandContext,
+  props: ViewerScreenProps,
+  scroll: { page: number; max: number },
+  stepMatch: (direction: 1 | -1) => void,
+): CommandHandlers {
+  const { dispatch } = ctx;
+  const { page, max } = scroll;
+  return {
+    down: () => dispatch({ type: 'scroll', delta: 1, max }),
+    up: () => dispatch({ type: 'scroll', delta: -1, max }),
+    pageDown: () => dispatch({ type: 'scroll', delta: page, max }),
+    pageUp: () => dispatch({ type: 'scroll', delta: -page, max }),
+    first: () => dispatch({ type: 'top' }),
+    last: () => dispatch({ type: 'bottom', max }),
+    headers: () => props.onMode({ ...ctx.mode, headers: !ctx.mode.headers }),
+    source: () => props.onMode({ ...ctx.mode, source: !ctx.mode.source }),
+    part: () => command.switchPart(ctx),
+    link: (digit) => command.pickDigit(ctx, digit),
+    submit: () => command.submitLinkDigits(ctx),
+    yank: () => command.yank(ctx),
+    copyCode: () => command.copyCode(ctx),
+    openLink: () => command.openLink(ctx),
+    save: () => command.saveAttachment(ctx),
+    saveMessage: props.onSaveMessage,
+    nextMessage: () => props.onStep(1),
+    previousMessage: () => props.onStep(-1),
+    search: props.onSearchStart,
+    nextMatch: () => stepMatch(1),
+    previousMatch: () => stepMatch(-1),
+    clearSearch: props.onSearchClear,
+    delete: props.onDelete,
+    refresh: () => {
+      if (props.entry?.status === 'error') props.onReload();
+      else if (ctx.mode.source && props.source?.status === 'error') props.onReloadSource();
+    },
+    back: props.onBack,
+    help: props.onHelp,
+  };
+}
+
+/** What stands in for the body while the message or its lines are on their way, or failed. */
+function ViewerWait(props: { entry: BodyEntry | undefined; view: ViewerLines; columns: number; theme: Theme }) {
+  const { entry, view, theme } = props;
+  if (!entry || entry.status === 'loading') return <Text color={theme.color('muted')}>{LOADING_MESSAGE}</Text>;
+  if (entry.status === 'error' || view.status === 'error') {
+    const what = entry.status === 'error' ? `this message: ${entry.error}` : `its source: ${view.status === 'error' ? view.error : ''}`;
+    return (
+      <Text wrap="truncate" color={theme.color('error')}>
+        {fitToWidth(couldNotLoad(what), props.columns)}
+      </Text>
+    );
+  }
+  return <Text color={theme.color('muted')}>{preparing(view.status === 'loading', view.status === 'ready' ? '' : view.what)}</Text>;
+}
+
+/** The header rows above the rule: a name column, then the value cut to the width. */
+function ViewerHeaders(props: {
+  headers: readonly (readonly [string, string, string?])[];
+  columns: number;
+  theme: Theme;
+  /** The value as shown, a hyperlink to `url` where the terminal opens them (over SSH). */
+  linked: (text: string, url: string | undefined) => string;
+}) {
+  const { columns, theme, linked } = props;
+  return props.headers.map(([name, value, url], i) => (
+    // biome-ignore lint/suspicious/noArrayIndexKey: the message's header rows, replaced as a whole (a long link's rows share the name ''); a row has no identity but its place
+    <Text key={`${name}-${i}`} wrap="truncate">
+      <Text bold color={theme.color('accent')}>
+        {fitToWidth(name ? `${name}:` : '', LABEL_COLS)}
+      </Text>
+      {linked(fitToWidth(value, Math.max(1, columns - LABEL_COLS)), url)}
+    </Text>
+  ));
 }

@@ -4,7 +4,7 @@
  * else (a stack, a raw object) can reach the screen.
  */
 import { isApiError, retryAfterMs } from '../../client/api-error';
-import type { FailureVerdict } from '../../client/poller';
+import type { FailureVerdict } from '../../client/pacing/poller';
 import { safeLine } from '../../text/safe-text';
 
 /** A readable one-line description of an error, safe for the terminal. */

@@ -5,7 +5,7 @@
  * mail_id that is not a number costs only its own entry; the list stops at its page bound and says so.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { listingNote } from '../../../src/client/listing';
+import { listingNote } from '../../../src/client/wire/listing';
 import { createGuerrillaProvider } from '../../../src/client/guerrilla/guerrilla-provider';
 import { startGuerrillaFake, type GuerrillaFake, type GuerrillaFakeOptions } from '../../providers/guerrilla-fake';
 

@@ -5,7 +5,7 @@
  * the domain list keeps 1,000 domains and reads nothing past them (it was quadratic in their number).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { LISTING_LIMITS, listingNote } from '../../../src/client/listing';
+import { LISTING_LIMITS, listingNote } from '../../../src/client/wire/listing';
 import { createMailtmProvider, type MailtmOptions } from '../../../src/client/mailtm/mailtm-provider';
 import { startMailtmFake, type MailtmFake, type MailtmFakeOptions } from '../../providers/mailtm-fake';
 

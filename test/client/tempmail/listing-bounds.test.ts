@@ -5,7 +5,7 @@
  * keeps the first 10,000 and says so; the domain list drops a bad entry and keeps 1,000 at most.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listingNote } from '../../../src/client/listing';
+import { listingNote } from '../../../src/client/wire/listing';
 import { createTempmailProvider } from '../../../src/client/tempmail/tempmail-provider';
 import type { Session } from '../../../src/model/mail-types';
 import { sendJson, startFixtureServer, type FixtureServer } from '../fixture-server';

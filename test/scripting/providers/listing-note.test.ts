@@ -2,10 +2,10 @@
  * The scripting commands say what a listing left out, against the mail.tm conformance fake over real
  * HTTP: `list` prints the rest and says it on stderr (and as `cut` in --json); `wait` keeps waiting
  * through a listing with an unreadable entry, says so once, and gets the code that arrives. The ids
- * `wait` has judged stay bounded whatever a service lists (client/keep-newest.ts renewListed).
+ * `wait` has judged stay bounded whatever a service lists (client/wire/keep-newest.ts renewListed).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { renewListed } from '../../../src/client/keep-newest';
+import { renewListed } from '../../../src/client/wire/keep-newest';
 import { waitFor } from '../../harness/wait';
 import { startMailtmFake, type MailtmFake } from '../../providers/mailtm-fake';
 import { makeRunner, type Runner } from '../run';

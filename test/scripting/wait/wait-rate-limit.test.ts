@@ -2,7 +2,7 @@
  * `wait` against a service that rate-limits check-mail (429) or is down for maintenance (503), each with
  * Retry-After once: a small real HTTP server on loopback that answers the public shapes. The reference
  * service does neither on check-mail, so this is the only way to see that wait honours Retry-After (the
- * app's policy, client/poller.ts failureDelay) instead of hammering.
+ * app's policy, client/pacing/poller.ts failureDelay) instead of hammering.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readEvents } from '../../../src/client/sse';
+import { readEvents } from '../../../src/client/push/sse';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { nginxGet, startNginx } from '../../harness/nginx';
 import { freshDatabase, startInstance } from '../../harness/postgres/database';

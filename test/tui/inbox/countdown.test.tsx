@@ -4,7 +4,7 @@
  * A shown value that is one second high for most of each second is what this guards against.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { PollStatus } from '../../../src/client/poller';
+import type { PollStatus } from '../../../src/client/pacing/poller';
 import { SessionHeader } from '../../../src/tui/inbox/session-header';
 import { renderAt, type Screen } from '../ui';
 

@@ -5,7 +5,7 @@
  * (counted by a wrapper around it).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { IDLE_POLL_STATUS, type PollStatus } from '../../../src/client/poller';
+import { IDLE_POLL_STATUS, type PollStatus } from '../../../src/client/pacing/poller';
 import { CHECKING_SHOWN_AFTER_MS, sameShownStatus } from '../../../src/tui/inbox/use-inbox';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';

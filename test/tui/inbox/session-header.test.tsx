@@ -3,7 +3,7 @@
  * without a working clipboard, reading it off the screen is the only way to use it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PollStatus } from '../../../src/client/poller';
+import type { PollStatus } from '../../../src/client/pacing/poller';
 import { headerHeight, SessionHeader } from '../../../src/tui/inbox/session-header';
 import { renderAt, type Screen } from '../ui';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { RATE_LIMIT_WAIT } from '../../../src/client/http-client';
+import { RATE_LIMIT_WAIT } from '../../../src/client/http/http-client';
 import { createProvider, createProviderSet, type ProviderRef } from '../../../src/client/providers';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { App } from '../../../src/tui/app';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsync, openSync } from 'node:fs';
 import { link, open, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { makeDir } from '../../../state/make-dir';
+import { makeDir } from '../../../platform/make-dir';
 
 /** Temp files start with this; anything so named is a crash leftover. */
 export const TEMP_PREFIX = '.tmp-';

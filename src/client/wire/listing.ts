@@ -6,8 +6,8 @@
  * counted, never the whole listing. What was left out travels with the list (`MessageList.cut`), so the
  * app and the scripting commands can say so; `listingNote` is the sentence they say.
  */
-import type { MessageSummary } from '../model/mail-types';
-import { isApiError } from './api-error';
+import type { MessageSummary } from '../../model/mail-types';
+import { isApiError } from '../api-error';
 
 export interface ListingLimits {
   /** Messages one listing keeps, over all its pages. */

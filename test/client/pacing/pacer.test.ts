@@ -1,6 +1,6 @@
 /** The pacer spaces request starts to a provider's documented rate (mail.tm: 8 a second). Fake timers: no clock is waited on. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPacer } from '../../src/client/pacer';
+import { createPacer } from '../../../src/client/pacing/pacer';
 
 beforeEach(() => {
   vi.useFakeTimers();

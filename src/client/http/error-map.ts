@@ -4,9 +4,9 @@
  * options and cause, so none of them is passed on, not even as `cause`.
  */
 import type { RequestError } from 'got';
-import { clipRaw, safeLine } from '../text/safe-text';
-import { ApiError, type ApiErrorKind } from './api-error';
-import { badResponse, isObject, parseJson } from './wire-json';
+import { clipRaw, safeLine } from '../../text/safe-text';
+import { ApiError, type ApiErrorKind } from '../api-error';
+import { badResponse, isObject, parseJson } from '../wire/wire-json';
 import { redact, serviceText } from './redact';
 
 /** An HTTP answer as the mapper needs it. */

@@ -3,9 +3,9 @@
  * bad-response error, ids, and the field readers that pass every string through the terminal-safe
  * boundary as it enters our types (one line or a block, times, address lists).
  */
-import { safeBlock, safeLine } from '../text/safe-text';
-import { parseWireTime } from '../platform/time';
-import { ApiError } from './api-error';
+import { safeBlock, safeLine } from '../../text/safe-text';
+import { parseWireTime } from '../../platform/time';
+import { ApiError } from '../api-error';
 
 /** A JSON object. */
 export type Obj = Record<string, unknown>;

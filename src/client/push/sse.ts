@@ -7,7 +7,7 @@
  * line that ends an event): reading stops with a bad_response ApiError, and the caller opens it again
  * after its backoff. So what a stream sends can cost neither memory nor, read without end, the CPU.
  */
-import { ApiError } from './api-error';
+import { ApiError } from '../api-error';
 
 export interface ServerEvent {
   /** The `event:` field, "message" when absent. */

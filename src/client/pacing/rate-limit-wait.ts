@@ -7,7 +7,7 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
-import { cancelled, isApiError } from './api-error';
+import { cancelled, isApiError } from '../api-error';
 import { pause, type Pacer } from './pacer';
 
 /** How long a call may wait out 429s: one wait at most `perWaitMs`, `totalMs` in all. */

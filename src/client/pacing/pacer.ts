@@ -6,7 +6,7 @@
  * of the same user with the same rule, through a small file in the state directory.
  */
 
-import { cancelled } from './api-error';
+import { cancelled } from '../api-error';
 
 export interface Pacer {
   /** Runs `fn` once its turn comes; a `signal` that aborts meanwhile ends the wait (ApiError, nothing run). */

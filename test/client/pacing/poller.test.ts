@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelay, createPoller, type FailureVerdict, type PollStatus } from '../../src/client/poller';
+import { backoffDelay, createPoller, type FailureVerdict, type PollStatus } from '../../../src/client/pacing/poller';
 
 /** A task whose calls the test settles by hand, so "in flight" is under the test's control. */
 function controllableTask() {

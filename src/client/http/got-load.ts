@@ -3,9 +3,9 @@
  * it and the http2, TLS and cache code it brings), and the one mapping of what got throws outside its
  * own hooks into an ApiError built from scratch.
  */
-import { ApiError } from './api-error';
+import { ApiError } from '../api-error';
 import { errorFromRequest } from './error-map';
-import { badResponse } from './wire-json';
+import { badResponse } from '../wire/wire-json';
 
 type GotModule = typeof import('got');
 let gotLoading: Promise<GotModule> | undefined;

@@ -3,7 +3,7 @@
  * passes on got's (they carry the URL with the query string), but text that comes from the service (an
  * error `message`) can still echo the token back, so it goes through here before it enters an ApiError.
  */
-import { clipRaw, safeText } from '../text/safe-text';
+import { clipRaw, safeText } from '../../text/safe-text';
 
 // `token=...` in anything that looks like a query string or form body, whatever the token is.
 const TOKEN_PARAM = /(\btoken=)[^&\s"'<>]*/gi;

@@ -5,7 +5,7 @@
 import { existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeDir, makeDirSync, MakeDirError } from '../../src/state/make-dir';
+import { makeDir, makeDirSync, MakeDirError } from '../../src/platform/make-dir';
 import { cleanupAfterEach } from '../harness/cleanup';
 
 const cleanup = cleanupAfterEach();

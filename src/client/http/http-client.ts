@@ -9,20 +9,20 @@
  * module: the app draws its first frame without it (preloadHttp() loads it ahead of need).
  */
 import type { ExtendOptions, Got, RequestError, RequestPromise, Response, RetryObject } from 'got';
-import { checkBaseUrl } from './base-url';
-import { cancelled, isApiError } from './api-error';
+import { checkBaseUrl } from '../base-url';
+import { cancelled, isApiError } from '../api-error';
 import { errorFromRedirect, errorFromRequest } from './error-map';
 import { loadGot, OVERSIZE, toApiError } from './got-load';
 import { openStream, type HttpRequest, type HttpStream } from './http-stream';
-import { keepNewest } from './keep-newest';
-import type { Pacer } from './pacer';
-import { pacedCall, type RateLimitWait } from './rate-limit-wait';
+import { keepNewest } from '../wire/keep-newest';
+import type { Pacer } from '../pacing/pacer';
+import { pacedCall, type RateLimitWait } from '../pacing/rate-limit-wait';
 import { USER_AGENT } from './user-agent';
 
 export { checkBaseUrl };
 export type { HttpRequest, HttpStream } from './http-stream';
 export { preloadHttp } from './got-load';
-export { RATE_LIMIT_WAIT, type RateLimitWait } from './rate-limit-wait';
+export { RATE_LIMIT_WAIT, type RateLimitWait } from '../pacing/rate-limit-wait';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_RETRIES = 2;
@@ -92,29 +92,11 @@ export interface HttpClient {
   secrets(): readonly string[];
 }
 
-/** Creates the shared client for `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
-export function createHttpClient(options: HttpClientOptions): HttpClient {
-  const base = checkBaseUrl(options.baseUrl);
+/** The got options every request of a client carries: its base, timeout, retries and error mapping. */
+export function gotOptions(base: string, options: HttpClientOptions, secretList: () => readonly string[]): ExtendOptions {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const baseDelay = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS;
-  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-
-  // The token of the request in flight is not known to the hook; every token this client has seen is,
-  // up to MAX_SECRETS of them, the newest kept (a request's own are renewed as it starts).
-  const known = new Set<string>();
-  const secretList = () => [...known];
-  const keep = (secret: string) => keepNewest(known, secret, MAX_SECRETS);
-
-  let instance: Promise<Got> | undefined;
-  const http = (): Promise<Got> => {
-    instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions()));
-    const made = instance;
-    made.catch(() => {
-      if (instance === made) instance = undefined;
-    });
-    return made;
-  };
-  const gotOptions = (): ExtendOptions => ({
+  return {
     prefixUrl: base,
     timeout: { request: timeoutMs },
     responseType: 'text',
@@ -147,8 +129,30 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ]
         : [],
     },
-  });
+  };
+}
 
+/** Creates the shared client for `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const base = checkBaseUrl(options.baseUrl);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+
+  // The token of the request in flight is not known to the hook; every token this client has seen is,
+  // up to MAX_SECRETS of them, the newest kept (a request's own are renewed as it starts).
+  const known = new Set<string>();
+  const secretList = () => [...known];
+  const keep = (secret: string) => keepNewest(known, secret, MAX_SECRETS);
+
+  let instance: Promise<Got> | undefined;
+  const http = (): Promise<Got> => {
+    instance ??= loadGot().then(({ default: got }) => got.extend(gotOptions(base, options, secretList)));
+    const made = instance;
+    made.catch(() => {
+      if (instance === made) instance = undefined;
+    });
+    return made;
+  };
   /** The got instance; the code not loading (files replaced under a running app) is a network error. */
   async function ready(secretsNow: readonly string[]): Promise<Got> {
     try {

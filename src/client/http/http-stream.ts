@@ -1,6 +1,6 @@
 /** A request whose answer is read as it comes (server-sent events), through the client's got instance. */
 import type { Got, Response } from 'got';
-import { ApiError, cancelled } from './api-error';
+import { ApiError, cancelled } from '../api-error';
 import { toApiError } from './got-load';
 
 /** What a request sends besides its method and path. */

@@ -3,9 +3,9 @@
  * word "tempmail-tui", which tells a provider's operator neither). Over real HTTP, for each provider.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createProvider } from '../../src/client/providers';
-import { PROJECT_HOME } from '../../src/client/user-agent';
-import { sendJson, startFixtureServer, type FixtureServer } from './fixture-server';
+import { createProvider } from '../../../src/client/providers';
+import { PROJECT_HOME } from '../../../src/client/http/user-agent';
+import { sendJson, startFixtureServer, type FixtureServer } from '../fixture-server';
 
 let server: FixtureServer;
 const agents: string[] = [];

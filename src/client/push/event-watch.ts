@@ -6,10 +6,10 @@
  * 60 s); a refused token may be renewed first (mail.tm); a failure that asking again cannot fix ends
  * the watch. Polling never stops meanwhile, so a stream that never works costs nothing but its retries.
  */
-import { isApiError, type ApiError } from './api-error';
-import type { MailWatch, MailWatchEvents, PushState } from './client-types';
-import type { HttpStream } from './http-client';
-import { backoffDelay } from './poller';
+import { isApiError, type ApiError } from '../api-error';
+import type { MailWatch, MailWatchEvents, PushState } from '../client-types';
+import type { HttpStream } from '../http/http-client';
+import { backoffDelay } from '../pacing/poller';
 import { readEvents, type ServerEvent } from './sse';
 
 export interface EventStreamSource {

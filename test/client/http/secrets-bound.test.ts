@@ -5,9 +5,9 @@
  * starts: an error echoing the token of the request that failed is still redacted, over real HTTP.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isApiError } from '../../src/client/api-error';
-import { createHttpClient } from '../../src/client/http-client';
-import { sendJson, startFixtureServer, type FixtureServer } from './fixture-server';
+import { isApiError } from '../../../src/client/api-error';
+import { createHttpClient } from '../../../src/client/http/http-client';
+import { sendJson, startFixtureServer, type FixtureServer } from '../fixture-server';
 
 let srv: FixtureServer;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
  * node:util parseArgs explains how to pass positionals that start with "-" and suggests `--`, which is
  * not what a user who mistyped a flag needs. Ours names the option and says what to do.
  */
-import { safeLine } from '../text/safe-text';
+import { safeLine } from './safe-text';
 
 /** A parseArgs error as one short line ("unknown option --x", "option --y needs a value", ...). */
 export function describeArgsError(error: unknown): string {

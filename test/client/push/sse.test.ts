@@ -1,6 +1,6 @@
 /** The event-stream reader: the WHATWG format's line ends, fields, comments, and bounds on what it buffers. */
 import { describe, expect, it } from 'vitest';
-import { EVENT_LIMITS, readEvents } from '../../src/client/sse';
+import { EVENT_LIMITS, readEvents } from '../../../src/client/push/sse';
 
 async function events(chunks: string[], limits?: { maxLineBytes: number; maxEventBytes: number }) {
   async function* source() {
