@@ -20,11 +20,13 @@
  * node:v8 costs ~2.5 ms to load: the app calls this after its first frame, never before it.
  */
 export async function holdHeapNearLive(youngBytes: number, heapGrowingPercent: number): Promise<void> {
-  const [v8, { PerformanceObserver }] = await Promise.all([import('node:v8'), import('node:perf_hooks')]);
+  const v8 = await import('node:v8');
   v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`);
   const newSpace = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_size ?? 0;
   const hold = () => v8.setFlagsFromString('--semi-space-growth-factor=1');
+  // Held at once where the space is big enough already (the app: 0), before anything else is loaded.
   if (newSpace() >= youngBytes) return hold();
+  const { PerformanceObserver } = await import('node:perf_hooks');
   const observer = new PerformanceObserver(() => {
     if (newSpace() < youngBytes) return;
     hold();

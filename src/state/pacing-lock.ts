@@ -17,7 +17,6 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How long a command waits on one taking of the lock by a live process before it goes on without pacing. */
 export const PACING_LOCK_WAIT_MS = 2_000;
@@ -186,4 +185,9 @@ function removeIf(lock: string, text: string | null): boolean {
     // Gone already (released, or taken over by another waiter): fine.
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
+}
+
+/** Resolves after `ms` (not node:timers/promises, which the app would load before its first frame). */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -86,7 +86,7 @@ describe('serve refusing to start', () => {
     // Wrapped to the width: a phrase may span lines.
     expect(proc.stdout().replace(/\s+/g, ' ')).toContain('the HTTP API described in docs/server/http-api.md');
     const named = proc.stdout().match(/[\w./-]+\.md\b/g) ?? [];
-    expect(named).toEqual(['docs/server/http-api.md', 'docs/server/imap.md', 'docs/server/operations.md', 'docs/server/ssh.md']);
+    expect(named).toEqual(['docs/server/http-api.md', 'docs/server/imap.md', 'docs/server/operations.md', 'docs/server/ssh.md', 'docs/server/operations.md']);
     for (const path of named) expect(existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))), path).toBe(true);
   });
 });

@@ -25,11 +25,22 @@ export async function startSshServe(args: string[] = [], dir = mkdtempSync(join(
     () => {
       const port = /^SSH \S+:(\d+)$/m.exec(serve.stdout());
       const fp = /^SSH-FINGERPRINT (SHA256:\S+)$/m.exec(serve.stdout());
-      return port && fp ? { sshPort: Number(port[1]), fingerprint: fp[1]! } : undefined;
+      if (port && fp) return { sshPort: Number(port[1]), fingerprint: fp[1]! };
+      return sshListenJson(serve.stdout());
     },
     { timeoutMs: 10_000, message: 'serve to print its SSH port' },
   );
   return { ...serve, ...found, dir, stop: async () => void (await stopServe(serve)) };
+}
+
+/** With `--log-format json`, the SSH listen object (src/server/serve-output.ts) instead of the two plain lines. */
+function sshListenJson(stdout: string): { sshPort: number; fingerprint: string } | undefined {
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('{') || !line.endsWith('}')) continue;
+    const l = JSON.parse(line) as { event?: string; protocol?: string; port?: number; fingerprint?: string };
+    if (l.event === 'listen' && l.protocol === 'ssh' && l.port && l.fingerprint) return { sshPort: l.port, fingerprint: l.fingerprint };
+  }
+  return undefined;
 }
 
 /** A new ed25519 key pair in `dir`; returns the private key's path. */
