@@ -8,6 +8,8 @@ import { acquireDataDirLock, DataDirInUseError, type DataDirLock } from './store
 import { FileStore } from './store/file/file-store';
 import { redactDatabaseUrl } from './store/postgres/database-url';
 import type { Store } from './store/store';
+import type { StoreLog } from './store/store-log';
+import type { Logger } from './observe/log';
 import type { ServerConfig } from './server-config';
 
 export interface OpenedStorage {
@@ -34,7 +36,7 @@ function describe(error: unknown): string {
 }
 
 /** Opens the storage `config` names; throws one line a user can act on. */
-export async function openStorage(config: ServerConfig, log: (line: string) => void): Promise<OpenedStorage> {
+export async function openStorage(config: ServerConfig, log: Logger): Promise<OpenedStorage> {
   return config.databaseUrl === undefined ? openDataDir(config, log) : openDatabase(config.databaseUrl, config, log);
 }
 
@@ -66,9 +68,11 @@ async function openDataDir(config: ServerConfig, log: (line: string) => void): P
   };
 }
 
-async function openDatabase(url: string, config: ServerConfig, log: (line: string) => void): Promise<OpenedStorage> {
+async function openDatabase(url: string, config: ServerConfig, log: Logger): Promise<OpenedStorage> {
   const { PostgresStore } = await import('./store/postgres/postgres-store');
-  const store = new PostgresStore({ url, poolSize: config.databasePoolSize, log });
+  // A line the store marks (its level, its event) is logged as that event; the rest as plain lines.
+  const storeLog: StoreLog = (line, note) => (note ? log.event({ level: note.level, event: note.event, text: line }) : log(line));
+  const store = new PostgresStore({ url, poolSize: config.databasePoolSize, log: storeLog });
   try {
     await store.open();
   } catch (error) {

@@ -21,13 +21,14 @@ import { deliverBatchStatement } from './batch-sql';
 import { prepared, query, withClient } from './pool';
 import { idOf } from './message-ids';
 import { messageValues } from './rows';
+import type { StoreLog } from '../store-log';
 
 export interface DeliverOptions {
   /** How long to keep asking whether a COMMIT whose answer was lost happened (default 30 s). */
   commitCheckMs?: number;
   /** This instance's name in its mail notices (mail-notices.ts): sent at COMMIT, to the other instances. */
   instance: string;
-  log(line: string): void;
+  log: StoreLog;
 }
 
 /** One delivery of a batch: Store.deliver's arguments. */
@@ -190,6 +191,9 @@ async function committed(pool: pg.Pool, batchId: string, backend: number | undef
     }
     await sleep(250);
   }
-  options.log(`delivery batch ${batchId}: the database did not say whether its COMMIT happened; answered as failed`);
+  options.log(`delivery batch ${batchId}: the database did not say whether its COMMIT happened; answered as failed`, {
+    level: 'error',
+    event: 'storage.commit_unknown',
+  });
   return undefined;
 }

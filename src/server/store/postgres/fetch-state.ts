@@ -12,6 +12,7 @@
 import type pg from 'pg';
 import type { FetchClaim, FetchCursor, FetchStatus } from '../store';
 import { createPool, query } from './pool';
+import type { StoreLog } from '../store-log';
 
 /** The cursor of one folder, or undefined. */
 export async function readCursor(pool: pg.Pool, account: string, folder: string): Promise<FetchCursor | undefined> {
@@ -69,7 +70,7 @@ export class PgFetchClaims {
 
   constructor(
     private readonly url: string,
-    private readonly log: (line: string) => void,
+    private readonly log: StoreLog,
   ) {}
 
   /** The connection claims are held on, opened when first needed and again after it broke. */
@@ -82,7 +83,7 @@ export class PgFetchClaims {
         if (h.broken) return;
         h.broken = true;
         if (this.holder === opening) this.holder = undefined;
-        if (h.held.size > 0 && !this.closed) this.log(`database connection of the fetch claims lost${error ? `: ${error.message}` : ''}; fetching stops until a claim is won again`);
+        if (h.held.size > 0 && !this.closed) this.log(`database connection of the fetch claims lost${error ? `: ${error.message}` : ''}; fetching stops until a claim is won again`, { level: 'warn', event: 'imap.claims_lost' });
         for (const lose of h.held.values()) lose();
         h.held.clear();
         client.release(error ?? true);

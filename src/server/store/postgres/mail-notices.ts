@@ -19,6 +19,7 @@ import type pg from 'pg';
 import type { MailNoticeEvents, MailNotices } from '../store';
 import { BLOCKS_CHANNEL } from './admin-queries';
 import { createPool } from './pool';
+import type { StoreLog } from '../store-log';
 
 /** The channel of mail notices. */
 export const MAIL_CHANNEL = 'tempmail_mail';
@@ -106,7 +107,7 @@ export class PgMailNotices implements MailNotices {
     url: string,
     private readonly self: string,
     private readonly events: MailNoticeEvents,
-    private readonly log: (line: string) => void,
+    private readonly log: StoreLog,
     private readonly onListening: (heard: boolean) => void = () => undefined,
   ) {
     this.pool = createPool({ url, max: 1, log });
@@ -137,7 +138,7 @@ export class PgMailNotices implements MailNotices {
       if (!releaseOnce(error)) return;
       this.hear(false);
       if (this.closed) return;
-      this.log(`database connection of the mail notices lost${error ? `: ${error.message}` : ''}; listening again`);
+      this.log(`database connection of the mail notices lost${error ? `: ${error.message}` : ''}; listening again`, { level: 'warn', event: 'push.lost' });
       this.retry();
     };
     client.on('error', broke);
@@ -163,7 +164,7 @@ export class PgMailNotices implements MailNotices {
     this.hear(true);
     if (this.gap) {
       this.gap = false;
-      this.log('mail notices: listening again');
+      this.log('mail notices: listening again', { level: 'info', event: 'push.back' });
       this.events.onGap();
       this.events.onBlocks?.();
     }

@@ -11,13 +11,14 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { parse } from 'pg-connection-string';
 import pgpass, { type ConnInfo } from 'pgpass';
+import type { StoreLog } from '../store-log';
 
 export interface PoolOptions {
   url: string;
   /** Most connections this service holds (default 10). */
   max?: number;
   /** One line per connection that failed while idle (the text is scrubbed by the caller's log). */
-  log?: (line: string) => void;
+  log?: StoreLog;
 }
 
 /** Connects no one yet: the pool opens connections as they are needed. */
@@ -41,7 +42,7 @@ export function createPool(options: PoolOptions): pg.Pool {
   });
   // A connection that dies while idle (the database restarted) is dropped by the pool; without a
   // listener the 'error' event would end the process.
-  pool.on('error', (error) => options.log?.(`database connection lost while idle: ${error.message}`));
+  pool.on('error', (error) => options.log?.(`database connection lost while idle: ${error.message}`, { level: 'warn', event: 'storage.connection_lost' }));
   return pool;
 }
 

@@ -32,13 +32,14 @@ import { RecentRecipients } from './recent-recipients';
 import { RecipientReads } from './recipient-reads';
 import { GroupedReads } from './grouped-reads';
 import * as sessions from './sessions';
+import type { StoreLog } from '../store-log';
 
 export interface PostgresStoreOptions {
   url: string;
   /** Most connections this instance holds (default 10). */
   poolSize?: number;
   /** One line per notable event (migration, lost idle connection, unknown COMMIT outcome). */
-  log?: (line: string) => void;
+  log?: StoreLog;
   /** How long to keep asking whether a COMMIT whose answer was lost happened (default 30 s). */
   commitCheckMs?: number;
   /** How many deliveries one transaction may take (group commit; `deliveries: 1` turns grouping off). */
@@ -58,7 +59,7 @@ export class PostgresStore implements Store {
   private pool: pg.Pool | undefined;
   private state: 'new' | 'open' | 'closed' = 'new';
   private readonly pending = new Set<Promise<unknown>>();
-  private readonly log: (line: string) => void;
+  private readonly log: StoreLog;
   private readonly fetchClaims: PgFetchClaims;
   private readonly deliveries: DeliveryQueue;
   /** RCPT TO's recent answers (recent-recipients.ts), and its reads, several addresses a query (recipient-reads.ts). */
@@ -92,7 +93,7 @@ export class PostgresStore implements Store {
     const pool = createPool({ url: this.options.url, max: this.options.poolSize, log: this.log });
     try {
       const applied = await withClient(pool, migrate);
-      if (applied.length > 0) this.log(`database schema migrated to version ${applied.at(-1)}`);
+      if (applied.length > 0) this.log(`database schema migrated to version ${applied.at(-1)}`, { level: 'info', event: 'storage.migrated' });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;

@@ -13,6 +13,7 @@
 import type pg from 'pg';
 import type { StorageUsage } from '../store';
 import { prepared, transaction } from './pool';
+import type { StoreLog } from '../store-log';
 
 /** The kept totals. */
 export async function storageUsage(db: pg.Pool | pg.PoolClient): Promise<StorageUsage> {
@@ -29,7 +30,7 @@ const RECOUNT_LOCK = '7238456004';
  * The messages counted, the kept totals corrected to them when they differ (one line in the log then).
  * While another instance recounts (a scan of the message table), the kept totals instead.
  */
-export function recountUsage(pool: pg.Pool, log: (line: string) => void): Promise<StorageUsage> {
+export function recountUsage(pool: pg.Pool, log: StoreLog): Promise<StorageUsage> {
   return transaction(pool, async (c) => {
     const { rows: lock } = await c.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [RECOUNT_LOCK]);
     if (!lock[0]?.got) return { value: await storageUsage(c) };
@@ -44,7 +45,10 @@ export function recountUsage(pool: pg.Pool, log: (line: string) => void): Promis
     const off = { messages: counted.messages - kept.messages, bytes: counted.bytes - kept.bytes };
     if (off.messages === 0 && off.bytes === 0) return { value: counted };
     await c.query('UPDATE tempmail_usage SET messages = messages + $1, bytes = bytes + $2 WHERE slot = 0', [off.messages, off.bytes]);
-    log(`the stored-mail totals were off by ${off.messages} messages and ${off.bytes} bytes (${kept.messages} and ${kept.bytes} kept, ${counted.messages} and ${counted.bytes} counted): corrected`);
+    log(`the stored-mail totals were off by ${off.messages} messages and ${off.bytes} bytes (${kept.messages} and ${kept.bytes} kept, ${counted.messages} and ${counted.bytes} counted): corrected`, {
+      level: 'warn',
+      event: 'storage.totals_corrected',
+    });
     return { value: counted };
   });
 }
