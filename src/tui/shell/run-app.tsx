@@ -8,7 +8,7 @@
  */
 import { render } from 'ink';
 import { preloadHttp } from '../../client/http/http-client';
-import { holdHeapNearLive } from '../../platform/young-generation';
+import { holdYoungGeneration } from '../../platform/young-generation';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';
 import type { Settings } from '../../state/app-config';
@@ -28,9 +28,6 @@ import type { GraphemeAnswer } from '../terminal/grapheme-query';
 
 export { serviceLabel };
 
-// The old generation collected at 1.25x what survived the last full collection (young-generation.ts):
-// V8 alone let it reach ~3x under new mail (docs/performance.md, "Where the app's memory goes").
-const APP_HEAP_GROWING_PERCENT = 25;
 
 /**
  * The key under which a tempmail service's addresses are saved: its normalized URL (what the scripting
@@ -110,7 +107,7 @@ export async function runApp({
   void (screen?.firstFrame ?? Promise.resolve()).then(() =>
     setImmediate(() => {
       preloadHttp();
-      void holdHeapNearLive(0, APP_HEAP_GROWING_PERCENT);
+      void holdYoungGeneration();
     }),
   );
 
