@@ -21,12 +21,12 @@
 import type { Figure, RunContext } from './figure';
 import { buildPeer } from './startup';
 import { isInbox, openInboxApp } from '../harness/inbox-app';
-import { rssMb } from '../harness/proc';
 import { PtyApp } from '../harness/pty-app';
 import { createInbox } from '../harness/service-calls';
 import { startServe, type RunningServe } from '../harness/serve-proc';
 import { dataPayload, SmtpConnection } from '../harness/smtp-client';
-import { median, round, sleep } from '../harness/stats';
+import { round, sleep } from '../harness/stats';
+import { steadyRss } from './memory';
 import { tempDir } from '../harness/temp';
 import { dataset } from '../seed/datasets';
 import { listInboxes, orderSubject, QUICK_BIG } from '../seed/inboxes';
@@ -34,15 +34,6 @@ import { notification } from '../seed/mail-samples';
 import type { SeededInbox } from '../seed/seed-store';
 
 const BATCH = 50;
-
-async function steadyRss(pid: number): Promise<number> {
-  const reads: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    if (i > 0) await sleep(100);
-    reads.push(rssMb(pid));
-  }
-  return median(reads);
-}
 
 /** The app's steady RSS once it has gone quiet. */
 async function quietRss(app: PtyApp): Promise<number> {

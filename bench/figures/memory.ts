@@ -22,7 +22,8 @@ import { median, round, sleep } from '../harness/stats';
 import { dataset } from '../seed/datasets';
 import { listInboxes, QUICK_BIG } from '../seed/inboxes';
 
-async function steadyRss(pid: number): Promise<number> {
+/** A process's RSS in MB: the median of five reads 100 ms apart (app-memory.ts uses it too). */
+export async function steadyRss(pid: number): Promise<number> {
   const reads: number[] = [];
   for (let i = 0; i < 5; i++) {
     if (i > 0) await sleep(100);
