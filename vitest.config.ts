@@ -10,11 +10,13 @@ import { root, STRING_WIDTH } from './scripts/build-config.mjs';
 // developer's run says loudly that they are left out; CI never leaves them out: it fails instead.
 const pgBin = findPostgresBin();
 if (!pgBin) {
-  const why = 'PostgreSQL (initdb, pg_ctl) is not installed: install the postgresql package (apt-get install postgresql)';
+  const why =
+    'PostgreSQL (initdb, pg_ctl) is not installed: install the postgresql package (apt-get install postgresql)';
   if (process.env.CI === 'true') throw new Error(`CI: ${why}; the Postgres tests must run in CI.`);
   const bar = '!'.repeat(100);
   // vitest reads this file more than once a run; say it once.
-  if (!process.env.TEMPMAIL_PG_SKIP_SAID) console.warn(`\n${bar}\n!! SKIPPED: every Postgres test (test/**/*.pg.test.ts). ${why}.\n${bar}\n`);
+  if (!process.env.TEMPMAIL_PG_SKIP_SAID)
+    console.warn(`\n${bar}\n!! SKIPPED: every Postgres test (test/**/*.pg.test.ts). ${why}.\n${bar}\n`);
   process.env.TEMPMAIL_PG_SKIP_SAID = '1';
 }
 
@@ -25,7 +27,10 @@ if (!dovecot) {
   const why = 'Dovecot is not installed: install the dovecot-imapd package (apt-get install dovecot-imapd)';
   if (process.env.CI === 'true') throw new Error(`CI: ${why}; the IMAP tests must run in CI.`);
   const bar = '!'.repeat(100);
-  if (!process.env.TEMPMAIL_DOVECOT_SKIP_SAID) console.warn(`\n${bar}\n!! SKIPPED: every IMAP test (test/**/*.imap.test.ts, *.imap.pg.test.ts). ${why}.\n${bar}\n`);
+  if (!process.env.TEMPMAIL_DOVECOT_SKIP_SAID)
+    console.warn(
+      `\n${bar}\n!! SKIPPED: every IMAP test (test/**/*.imap.test.ts, *.imap.pg.test.ts). ${why}.\n${bar}\n`,
+    );
   process.env.TEMPMAIL_DOVECOT_SKIP_SAID = '1';
 }
 const IMAP_TESTS = ['test/**/*.imap.test.ts', 'test/**/*.imap.pg.test.ts'];
@@ -39,7 +44,8 @@ if (!nginx) {
   const why = nginxLookup.missing;
   if (process.env.CI === 'true') throw new Error(`CI: ${why}; the nginx test must run in CI.`);
   const bar = '!'.repeat(100);
-  if (!process.env.TEMPMAIL_NGINX_SKIP_SAID) console.warn(`\n${bar}\n!! SKIPPED: the nginx test (${NGINX_TESTS.join(', ')}). ${why}.\n${bar}\n`);
+  if (!process.env.TEMPMAIL_NGINX_SKIP_SAID)
+    console.warn(`\n${bar}\n!! SKIPPED: the nginx test (${NGINX_TESTS.join(', ')}). ${why}.\n${bar}\n`);
   process.env.TEMPMAIL_NGINX_SKIP_SAID = '1';
 }
 
@@ -49,7 +55,9 @@ export default defineConfig({
   // src/text/terminal-width.ts. They are run through Vite (inlined) so that the alias reaches them.
   resolve: { alias: { 'string-width': resolve(root, STRING_WIDTH) } },
   test: {
-    server: { deps: { inline: [/node_modules\/(ink|wrap-ansi|slice-ansi|cli-truncate|widest-line|ink-testing-library)\//] } },
+    server: {
+      deps: { inline: [/node_modules\/(ink|wrap-ansi|slice-ansi|cli-truncate|widest-line|ink-testing-library)\//] },
+    },
     // Tests never reach the developer's own tmux, display or clipboard: the session's variables go first.
     setupFiles: ['test/harness/scrub-env.ts'],
     testTimeout: 30_000,
@@ -59,7 +67,11 @@ export default defineConfig({
     projects: [
       {
         extends: true as const,
-        test: { name: 'main', include: ['test/**/*.test.{ts,tsx}'], exclude: [...configDefaults.exclude, 'test/**/*.pg.test.ts', ...IMAP_TESTS, ...(nginx ? [] : NGINX_TESTS)] },
+        test: {
+          name: 'main',
+          include: ['test/**/*.test.{ts,tsx}'],
+          exclude: [...configDefaults.exclude, 'test/**/*.pg.test.ts', ...IMAP_TESTS, ...(nginx ? [] : NGINX_TESTS)],
+        },
       },
       ...(dovecot
         ? [
@@ -78,7 +90,11 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: ['test/**/*.pg.test.ts'],
-                exclude: [...configDefaults.exclude, ...(dovecot ? [] : ['test/**/*.imap.pg.test.ts']), ...(nginx ? [] : NGINX_TESTS)],
+                exclude: [
+                  ...configDefaults.exclude,
+                  ...(dovecot ? [] : ['test/**/*.imap.pg.test.ts']),
+                  ...(nginx ? [] : NGINX_TESTS),
+                ],
                 globalSetup: ['test/harness/postgres/global-setup.ts'],
               },
             },

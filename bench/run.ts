@@ -40,10 +40,15 @@ if (flags.help || flags.list) {
   process.exit(0);
 }
 
-const wanted = flags.only?.split(',').map((s) => s.trim()).filter(Boolean);
+const wanted = flags.only
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 const unknown = wanted?.filter((w) => !FIGURES.some((f) => f.name === w)) ?? [];
 if (unknown.length > 0) {
-  process.stderr.write(`bench: no figure named ${unknown.join(', ')}; there are ${FIGURES.map((f) => f.name).join(', ')}\n`);
+  process.stderr.write(
+    `bench: no figure named ${unknown.join(', ')}; there are ${FIGURES.map((f) => f.name).join(', ')}\n`,
+  );
   process.exit(2);
 }
 const selected = FIGURES.filter((f) => !wanted || wanted.includes(f.name));
@@ -51,7 +56,8 @@ const selected = FIGURES.filter((f) => !wanted || wanted.includes(f.name));
 /** What the running figure must undo (stop its processes), also when the bench itself is stopped. */
 let undo: (() => unknown)[] = [];
 const undoAll = async () => {
-  for (const fn of undo.splice(0).reverse()) await Promise.resolve(fn()).catch((e: unknown) => log(`cleanup: ${String(e)}`));
+  for (const fn of undo.splice(0).reverse())
+    await Promise.resolve(fn()).catch((e: unknown) => log(`cleanup: ${String(e)}`));
 };
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
   process.once(signal, () => {
@@ -70,12 +76,17 @@ const nodeMajorMinor = Number(nodeVersion.replace(/^v(\d+)\.(\d+).*$/, '$1.$2'))
 
 if (!flags['no-build']) {
   log('building dist/ (npm run build)');
-  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 2, 2] });
+  execFileSync(process.execPath, ['scripts/build.mjs'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    stdio: ['ignore', 2, 2],
+  });
 }
 
 const started = performance.now();
 const before = machineLoad();
-log(`${before.cores} cores, load average ${before.load1} at start; Node ${nodeVersion}; ${flags.quick ? 'quick' : 'full'} run of ${selected.map((f) => f.name).join(', ')}`);
+log(
+  `${before.cores} cores, load average ${before.load1} at start; Node ${nodeVersion}; ${flags.quick ? 'quick' : 'full'} run of ${selected.map((f) => f.name).join(', ')}`,
+);
 const results: Values = {};
 const failed: string[] = [];
 let loadMax = before.load1;
@@ -113,7 +124,9 @@ if (flags.out) writeFileSync(flags.out, `${json}\n`);
 if (flags.json) {
   process.stdout.write(`${json}\n`);
 } else {
-  const rows = KEY_TABLE.filter((k) => k.key in results).map((k) => `${k.key.padEnd(32)} ${String(results[k.key]).padStart(10)}   goal ${k.goal.padEnd(8)} ${k.what}`);
+  const rows = KEY_TABLE.filter((k) => k.key in results).map(
+    (k) => `${k.key.padEnd(32)} ${String(results[k.key]).padStart(10)}   goal ${k.goal.padEnd(8)} ${k.what}`,
+  );
   const extra = Object.entries(results)
     .filter(([k]) => !KEY_TABLE.some((t) => t.key === k))
     .map(([k, v]) => `  ${k} ${v}`);

@@ -33,7 +33,11 @@ export function buildOptions(outdir = 'dist') {
     sourcemap: false,
     legalComments: 'none',
     // ssh2's poly1305 loader (Emscripten) reads __dirname, which ESM has not: the chunk's own folder.
-    define: { __VERSION__: JSON.stringify(pkg.version), 'process.env.NODE_ENV': '"production"', __dirname: 'import.meta.dirname' },
+    define: {
+      __VERSION__: JSON.stringify(pkg.version),
+      'process.env.NODE_ENV': '"production"',
+      __dirname: 'import.meta.dirname',
+    },
     // Ink imports react-devtools-core only when DEV is set; a stub keeps it out of the bundle. Ink and
     // its helpers (wrap-ansi, slice-ansi, cli-truncate, widest-line) measure text with string-width:
     // they get our measure instead (src/text/terminal-width.ts, same signature), so Ink lays out with

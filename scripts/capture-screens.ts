@@ -34,12 +34,18 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write('The screens in the docs match the app.\n');
       return 0;
     }
-    process.stderr.write(`Stale: ${stale.map(([path]) => repoPath(path)).join(', ')}\nRun \`npx tsx scripts/capture-screens.ts\` to update them.\n`);
+    process.stderr.write(
+      `Stale: ${stale.map(([path]) => repoPath(path)).join(', ')}\nRun \`npx tsx scripts/capture-screens.ts\` to update them.\n`,
+    );
     return 1;
   }
   mkdirSync(SCREENS_DIR, { recursive: true });
   for (const [path, content] of stale) writeFileSync(path, content);
-  process.stdout.write(stale.length === 0 ? 'The screens in the docs are up to date.\n' : `Wrote ${stale.map(([path]) => repoPath(path)).join(', ')}.\n`);
+  process.stdout.write(
+    stale.length === 0
+      ? 'The screens in the docs are up to date.\n'
+      : `Wrote ${stale.map(([path]) => repoPath(path)).join(', ')}.\n`,
+  );
   return 0;
 }
 

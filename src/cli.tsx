@@ -12,7 +12,6 @@ import { isScriptCommand } from './scripting/commands-list';
 import { safeLine } from './text/safe-text';
 import { VERSION } from './platform/version';
 
-
 // Node keeps the code it compiled from our bundle on disk and reuses it at the next start, as long as
 // the files are unchanged (docs/performance.md: ~10% of the instructions to the app's first frame).
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off; a cache that cannot be written is simply not used.

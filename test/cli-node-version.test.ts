@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 
 const cli = new URL('../dist/cli.js', import.meta.url).pathname;
 const OLD_NODE = '/usr/bin/node';
-const oldVersion = existsSync(OLD_NODE) ? spawnSync(OLD_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim() : '';
+const oldVersion = existsSync(OLD_NODE)
+  ? spawnSync(OLD_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim()
+  : '';
 const isOld = oldVersion !== '' && Number(oldVersion.split('.')[0]) < 22;
 
 describe.skipIf(!isOld)(`dist/cli.js on Node ${oldVersion}`, () => {

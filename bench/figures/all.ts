@@ -15,4 +15,19 @@ import { smtpIngest } from './smtp-ingest';
 import { ssh } from './ssh';
 import { startup } from './startup';
 
-export const FIGURES: readonly Figure[] = [startup, idle, keys, html2mb, memory, appMemory, newMail, checkMail, serveStart, serveChurn, smtpIngest, postgres, flood, ssh];
+export const FIGURES: readonly Figure[] = [
+  startup,
+  idle,
+  keys,
+  html2mb,
+  memory,
+  appMemory,
+  newMail,
+  checkMail,
+  serveStart,
+  serveChurn,
+  smtpIngest,
+  postgres,
+  flood,
+  ssh,
+];

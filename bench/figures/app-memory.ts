@@ -64,7 +64,8 @@ async function poll(app: PtyApp, serve: RunningServe, count: number): Promise<vo
 async function deliver(serve: RunningServe, to: string, first: number, count: number): Promise<void> {
   const smtp = await SmtpConnection.open(serve.smtpHost, serve.smtpPort);
   try {
-    for (let i = first; i < first + count; i++) await smtp.send('bench@example.org', to, dataPayload(notification(to, orderSubject(i), i)));
+    for (let i = first; i < first + count; i++)
+      await smtp.send('bench@example.org', to, dataPayload(notification(to, orderSubject(i), i)));
   } finally {
     await smtp.close();
   }
@@ -72,8 +73,13 @@ async function deliver(serve: RunningServe, to: string, first: number, count: nu
 
 /** Deletes the `count` oldest messages of `inbox` through the service's API. */
 async function deleteOldest(serve: RunningServe, inbox: SeededInbox, count: number): Promise<void> {
-  const list = (await (await fetch(new URL(`check-mail?token=${inbox.token}`, serve.baseUrl))).json()) as { messages: { id: number }[] };
-  const ids = list.messages.map((m) => m.id).sort((a, b) => a - b).slice(0, count);
+  const list = (await (await fetch(new URL(`check-mail?token=${inbox.token}`, serve.baseUrl))).json()) as {
+    messages: { id: number }[];
+  };
+  const ids = list.messages
+    .map((m) => m.id)
+    .sort((a, b) => a - b)
+    .slice(0, count);
   for (const id of ids) {
     const res = await fetch(new URL('delete-mail', serve.baseUrl), {
       method: 'POST',
@@ -113,7 +119,11 @@ async function thousand(ctx: RunContext, peerPath: string) {
   await deliver(serve, inbox.email, 0, messages);
   const peer = new PtyApp({ argv: [peerPath] });
   ctx.defer(() => peer.stop());
-  const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox, loaded: (s) => s.includes(orderSubject(messages - 1)) });
+  const app = await openInboxApp({
+    baseUrl: serve.baseUrl,
+    inbox,
+    loaded: (s) => s.includes(orderSubject(messages - 1)),
+  });
   ctx.defer(() => app.stop());
   await sleep(2_000);
   await poll(app, serve, polls / 10);
@@ -127,7 +137,9 @@ async function thousand(ctx: RunContext, peerPath: string) {
   });
   await poll(app, serve, 1);
   const openGrowth = await phase(app, opens, () => openAndClose(app));
-  ctx.log(`app memory: growth ${pollGrowth.toFixed(1)} MB over polls, ${newGrowth.toFixed(1)} over new mail, ${openGrowth.toFixed(1)} over opens`);
+  ctx.log(
+    `app memory: growth ${pollGrowth.toFixed(1)} MB over polls, ${newGrowth.toFixed(1)} over new mail, ${openGrowth.toFixed(1)} over opens`,
+  );
   await Promise.all([app.stop(), peer.stop(), serve.stop()]);
   return {
     app_rss_over_ink_1000: round(level.app / level.peer),
@@ -146,12 +158,18 @@ async function tenThousand(ctx: RunContext, peerPath: string) {
   ctx.defer(() => serve.stop());
   const peer = new PtyApp({ argv: [peerPath] });
   ctx.defer(() => peer.stop());
-  const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox: data.inboxes.big!, loaded: (s) => /Order \d{5} shipped/.test(s) });
+  const app = await openInboxApp({
+    baseUrl: serve.baseUrl,
+    inbox: data.inboxes.big!,
+    loaded: (s) => /Order \d{5} shipped/.test(s),
+  });
   ctx.defer(() => app.stop());
   await sleep(2_000);
   await poll(app, serve, ctx.quick ? 10 : 100);
   const level = await both(app, peer);
-  ctx.log(`app memory: ${data.inboxes.big!.messages} listed, ${level.app.toFixed(1)} MB, Ink peer ${level.peer.toFixed(1)} MB`);
+  ctx.log(
+    `app memory: ${data.inboxes.big!.messages} listed, ${level.app.toFixed(1)} MB, Ink peer ${level.peer.toFixed(1)} MB`,
+  );
   await Promise.all([app.stop(), peer.stop(), serve.stop()]);
   return {
     app_rss_over_ink_10k: round(level.app / level.peer),
@@ -163,7 +181,13 @@ async function tenThousand(ctx: RunContext, peerPath: string) {
 
 export const appMemory: Figure = {
   name: 'appmem',
-  keys: ['app_rss_over_ink_1000', 'app_rss_over_ink_10k', 'app_rss_growth_mb_3000_polls', 'app_rss_growth_mb_5000_new', 'app_rss_growth_mb_1000_opens'],
+  keys: [
+    'app_rss_over_ink_1000',
+    'app_rss_over_ink_10k',
+    'app_rss_growth_mb_3000_polls',
+    'app_rss_growth_mb_5000_new',
+    'app_rss_growth_mb_1000_opens',
+  ],
   async run(ctx) {
     const peerPath = await buildPeer();
     return { ...(await tenThousand(ctx, peerPath)), ...(await thousand(ctx, peerPath)) };

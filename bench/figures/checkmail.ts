@@ -77,7 +77,9 @@ async function bareFloor(body: Buffer, total: number, log: (line: string) => voi
   const bare = await startBareHttp(file);
   try {
     const s = summarize(await underLoad(new URL('check-mail', bare.baseUrl), total));
-    log(`bare node:http, the same ${body.length} bytes, ${CLIENTS} clients: p50 ${s.p50.toFixed(1)} p99 ${s.p99.toFixed(1)} max ${s.max.toFixed(1)} ms`);
+    log(
+      `bare node:http, the same ${body.length} bytes, ${CLIENTS} clients: p50 ${s.p50.toFixed(1)} p99 ${s.p99.toFixed(1)} max ${s.max.toFixed(1)} ms`,
+    );
     return s.p99;
   } finally {
     await bare.stop();
@@ -114,7 +116,10 @@ export const checkMail: Figure = {
       const t0 = performance.now();
       const s = summarize(await underLoad(url, total));
       const wall = performance.now() - t0;
-      const [serveWait, clientsWait] = [schedMs(serve.pid).wait - before[0].wait, schedMs(process.pid).wait - before[1].wait];
+      const [serveWait, clientsWait] = [
+        schedMs(serve.pid).wait - before[0].wait,
+        schedMs(process.pid).wait - before[1].wait,
+      ];
       ctx.log(
         `check-mail, ${expected} messages, ${CLIENTS} clients: p50 ${s.p50.toFixed(1)} p99 ${s.p99.toFixed(1)} max ${s.max.toFixed(1)} ms; ` +
           `waiting for a CPU: serve ${Math.round((100 * serveWait) / wall)}%, clients ${Math.round((100 * clientsWait) / wall)}% of the time`,

@@ -30,7 +30,12 @@ const FLOODER = '127.0.0.5';
 const QUIET_GAP_MS = 333;
 
 /** One message from `from` over a new connection; resolves with its time (ms) or the error's reply. */
-async function deliver(target: RunningServe, from: string, to: string, subject: string): Promise<{ ms: number } | { refused: string }> {
+async function deliver(
+  target: RunningServe,
+  from: string,
+  to: string,
+  subject: string,
+): Promise<{ ms: number } | { refused: string }> {
   const transport = nodemailer.createTransport({
     host: target.smtpHost,
     port: target.smtpPort,
@@ -43,7 +48,12 @@ async function deliver(target: RunningServe, from: string, to: string, subject: 
   });
   const t = performance.now();
   try {
-    await transport.sendMail({ from: `sender@${from.replaceAll('.', '-')}.example`, to, subject, text: 'x'.repeat(2000) });
+    await transport.sendMail({
+      from: `sender@${from.replaceAll('.', '-')}.example`,
+      to,
+      subject,
+      text: 'x'.repeat(2000),
+    });
     return { ms: performance.now() - t };
   } catch (error) {
     const e = error as { response?: string; message?: string };
@@ -54,7 +64,12 @@ async function deliver(target: RunningServe, from: string, to: string, subject: 
 }
 
 /** The quiet client's messages, one every QUIET_GAP_MS, through the two instances in turn. */
-async function quietPhase(targets: RunningServe[], to: string, count: number, label: string): Promise<{ ms: number[]; refused: string[]; sent: string[] }> {
+async function quietPhase(
+  targets: RunningServe[],
+  to: string,
+  count: number,
+  label: string,
+): Promise<{ ms: number[]; refused: string[]; sent: string[] }> {
   const ms: number[] = [];
   const refused: string[] = [];
   const sent: string[] = [];
@@ -138,7 +153,9 @@ async function run(ctx: RunContext, databaseUrl: string): Promise<Values> {
     stop = true;
     await Promise.all(flooders);
     const seconds = (performance.now() - started) / 1000;
-    ctx.log(`${label}: ${phase.ms.length} delivered, p95 ${summarize(phase.ms).p95.toFixed(1)} ms; the flood in ${seconds.toFixed(0)} s: ${JSON.stringify(count_)}`);
+    ctx.log(
+      `${label}: ${phase.ms.length} delivered, p95 ${summarize(phase.ms).p95.toFixed(1)} ms; the flood in ${seconds.toFixed(0)} s: ${JSON.stringify(count_)}`,
+    );
     return { phase, flood: count_, seconds };
   };
   const both = await floodedPhase(true, 'flooded');
@@ -148,11 +165,17 @@ async function run(ctx: RunContext, databaseUrl: string): Promise<Values> {
   const floodSeconds = both.seconds;
 
   const refusedQuiet = [...quiet.refused, ...flooded.refused, ...mailOnly.phase.refused];
-  if (refusedQuiet.length > 0) throw new Error(`the quiet client was refused ${refusedQuiet.length} time(s): ${refusedQuiet.slice(0, 3).join(' | ')}`);
-  const listed = await fetch(new URL(`check-mail?token=${encodeURIComponent(quietBox.token)}`, b.baseUrl)).then((r) => r.json() as Promise<{ messages: { subject: string }[] }>);
+  if (refusedQuiet.length > 0)
+    throw new Error(
+      `the quiet client was refused ${refusedQuiet.length} time(s): ${refusedQuiet.slice(0, 3).join(' | ')}`,
+    );
+  const listed = await fetch(new URL(`check-mail?token=${encodeURIComponent(quietBox.token)}`, b.baseUrl)).then(
+    (r) => r.json() as Promise<{ messages: { subject: string }[] }>,
+  );
   const expected = new Set([...quiet.sent, ...flooded.sent, ...mailOnly.phase.sent]);
   const seen = listed.messages.filter((m) => expected.has(m.subject)).length;
-  if (seen !== expected.size) throw new Error(`check-mail lists ${seen} of the ${expected.size} quiet messages acknowledged`);
+  if (seen !== expected.size)
+    throw new Error(`check-mail lists ${seen} of the ${expected.size} quiet messages acknowledged`);
   await Promise.all([a.stop(), b.stop()]);
 
   const q = summarize(quiet.ms);

@@ -78,7 +78,11 @@ async function openSelected(app: PtyApp, stallFile: string): Promise<Open> {
   await app.settle();
   await probeTicks(app, stallFile);
   const t0 = app.write('\r');
-  const shown = await app.nextFrame((f) => f.at > t0 && f.text.includes(newsletterOpening(n)), 60_000, `"${newsletterOpening(n)}"`);
+  const shown = await app.nextFrame(
+    (f) => f.at > t0 && f.text.includes(newsletterOpening(n)),
+    60_000,
+    `"${newsletterOpening(n)}"`,
+  );
   await sleep(AFTER_MS);
   const from = performance.timeOrigin + t0;
   const to = performance.timeOrigin + shown.at + AFTER_MS;
@@ -91,7 +95,11 @@ async function openSelected(app: PtyApp, stallFile: string): Promise<Open> {
 }
 
 /** One app: each newsletter opened in turn, top to bottom; the first open apart. */
-async function oneApp(baseUrl: string, inbox: SeededInbox, count: number): Promise<{ opens: Open[]; rssGrowth: number }> {
+async function oneApp(
+  baseUrl: string,
+  inbox: SeededInbox,
+  count: number,
+): Promise<{ opens: Open[]; rssGrowth: number }> {
   const stallFile = join(tempDir('tempmail-bench-probe-'), 'stalls.json');
   const app = await openInboxApp({
     baseUrl,
@@ -141,7 +149,9 @@ export const html2mb: Figure = {
     const open = summarize(warm.map((o) => o.ms));
     const stall = summarize(warm.map((o) => o.stallMs));
     const firstOpen = summarize(first.map((o) => o.ms));
-    ctx.log(`html2mb: open p50 ${open.p50.toFixed(0)} p95 ${open.p95.toFixed(0)} ms; longest stall p50 ${stall.p50.toFixed(0)} p95 ${stall.p95.toFixed(0)} ms; first open p50 ${firstOpen.p50.toFixed(0)} ms; raw convert ${convertMs.toFixed(0)} ms`);
+    ctx.log(
+      `html2mb: open p50 ${open.p50.toFixed(0)} p95 ${open.p95.toFixed(0)} ms; longest stall p50 ${stall.p50.toFixed(0)} p95 ${stall.p95.toFixed(0)} ms; first open p50 ${firstOpen.p50.toFixed(0)} ms; raw convert ${convertMs.toFixed(0)} ms`,
+    );
     return {
       html2mb_open_ms: round(open.p95),
       html2mb_max_stall_ms: round(stall.p95),

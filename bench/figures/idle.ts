@@ -24,7 +24,8 @@ import { createInbox, sendOne } from '../harness/service-calls';
 import { round, sleep } from '../harness/stats';
 import { tempDir } from '../harness/temp';
 
-const FETCH_LOOP = "setInterval(() => fetch(process.env.U).then((r) => r.text()), 5000); fetch(process.env.U).then((r) => r.text());";
+const FETCH_LOOP =
+  'setInterval(() => fetch(process.env.U).then((r) => r.text()), 5000); fetch(process.env.U).then((r) => r.text());';
 
 export const idle: Figure = {
   name: 'idle',
@@ -36,7 +37,11 @@ export const idle: Figure = {
     ctx.defer(() => serve.stop());
     const inbox = await createInbox(serve.baseUrl);
     await sendOne(serve.smtpHost, serve.smtpPort, inbox.email, 'Your order has shipped');
-    const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox, loaded: (s) => s.includes('Your order has shipped') });
+    const app = await openInboxApp({
+      baseUrl: serve.baseUrl,
+      inbox,
+      loaded: (s) => s.includes('Your order has shipped'),
+    });
     ctx.defer(() => app.stop());
     // The token reaches the baseline by environment, never argv.
     const url = new URL('check-mail', serve.baseUrl);
@@ -45,8 +50,14 @@ export const idle: Figure = {
     ctx.defer(() => loop.kill('SIGKILL'));
     await sleep(2_000);
 
-    const at = () => ({ t: performance.now(), app: cpuMs(app.pid), main: mainThreadCpuMs(app.pid), loop: cpuMs(loop.pid!) });
-    const pct = (a: ReturnType<typeof at>, b: ReturnType<typeof at>, k: 'app' | 'main' | 'loop') => ((b[k] - a[k]) / (b.t - a.t)) * 100;
+    const at = () => ({
+      t: performance.now(),
+      app: cpuMs(app.pid),
+      main: mainThreadCpuMs(app.pid),
+      loop: cpuMs(loop.pid!),
+    });
+    const pct = (a: ReturnType<typeof at>, b: ReturnType<typeof at>, k: 'app' | 'main' | 'loop') =>
+      ((b[k] - a[k]) / (b.t - a.t)) * 100;
     const start = at();
     const bytes0 = app.bytes();
     await sleep(bytesWindowMs);

@@ -45,12 +45,17 @@ export const keys: Figure = {
     const serve = await startServe({ dataDir: data.dataDir });
     ctx.defer(() => serve.stop());
     const out: Record<string, number> = {};
-    for (const [label, inbox] of [['20', data.inboxes.small!], ['10k', data.inboxes.big!]] as const) {
+    for (const [label, inbox] of [
+      ['20', data.inboxes.small!],
+      ['10k', data.inboxes.big!],
+    ] as const) {
       const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox, loaded: (s) => /Order \d{5} shipped/.test(s) });
       try {
         await sleep(1_500);
         const s = summarize(await jSamples(app, samples));
-        ctx.log(`key (${inbox.messages} messages): p50 ${s.p50.toFixed(1)} p95 ${s.p95.toFixed(1)} max ${s.max.toFixed(1)} ms`);
+        ctx.log(
+          `key (${inbox.messages} messages): p50 ${s.p50.toFixed(1)} p95 ${s.p95.toFixed(1)} max ${s.max.toFixed(1)} ms`,
+        );
         out[`key_p95_ms_${label}`] = round(s.p95);
         Object.assign(out, summaryKeys(`key_ms_${label}`, s));
       } finally {

@@ -58,7 +58,11 @@ export const memory: Figure = {
     ctx.defer(() => serve.stop());
     const bare = spawn(measuredNode(), ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     ctx.defer(() => bare.kill('SIGKILL'));
-    const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox: data.inboxes.big!, loaded: (s) => /Order \d{5} shipped/.test(s) });
+    const app = await openInboxApp({
+      baseUrl: serve.baseUrl,
+      inbox: data.inboxes.big!,
+      loaded: (s) => /Order \d{5} shipped/.test(s),
+    });
     ctx.defer(() => app.stop());
     await sleep(2_000);
     const atLoad = await steadyRss(app.pid);
@@ -78,7 +82,9 @@ export const memory: Figure = {
     };
     const atFirst = around(first);
     const atLast = around(last);
-    ctx.log(`memory: ${atLoad.toFixed(1)} MB with 10k listed; ${atFirst.toFixed(1)} MB after ${first} polls, ${atLast.toFixed(1)} after ${last} (${perPoll.toFixed(0)} ms a poll)`);
+    ctx.log(
+      `memory: ${atLoad.toFixed(1)} MB with 10k listed; ${atFirst.toFixed(1)} MB after ${first} polls, ${atLast.toFixed(1)} after ${last} (${perPoll.toFixed(0)} ms a poll)`,
+    );
     return {
       rss_mb_10k: round(atFirst),
       rss_growth_mb_1000_polls: round(atLast - atFirst),

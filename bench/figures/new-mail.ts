@@ -40,7 +40,13 @@ interface Arrival {
 }
 
 /** Sends `n` messages to `to`; for each, when its 250 came and when a frame first showed it. */
-async function arrivals(app: PtyApp, smtp: SmtpConnection, to: string, n: number, intervalMs: number): Promise<Arrival[]> {
+async function arrivals(
+  app: PtyApp,
+  smtp: SmtpConnection,
+  to: string,
+  n: number,
+  intervalMs: number,
+): Promise<Arrival[]> {
   const seen: Promise<Arrival>[] = [];
   let newest = '';
   for (let i = 0; i < n; i++) {
@@ -81,11 +87,21 @@ function afterPoll(list: readonly Arrival[], requests: readonly Span[]): number[
   });
 }
 
-async function remote(samples: number, defer: (fn: () => unknown) => void): Promise<{ arrivals: Arrival[]; requests: readonly Span[] }> {
+async function remote(
+  samples: number,
+  defer: (fn: () => unknown) => void,
+): Promise<{ arrivals: Arrival[]; requests: readonly Span[] }> {
   const serve = await startServe({ dataDir: tempDir('tempmail-bench-newmail-'), args: ['--inbox-limit', '100000'] });
   defer(() => serve.stop());
   const inbox = await createInbox(serve.baseUrl);
-  const app = await openInboxApp({ baseUrl: serve.baseUrl, inbox, args: ['--poll-interval', '1'], cols: COLS, rows: ROWS, loaded: (s) => s.includes('No mail yet') });
+  const app = await openInboxApp({
+    baseUrl: serve.baseUrl,
+    inbox,
+    args: ['--poll-interval', '1'],
+    cols: COLS,
+    rows: ROWS,
+    loaded: (s) => s.includes('No mail yet'),
+  });
   defer(() => app.stop());
   const smtp = await SmtpConnection.open(serve.smtpHost, serve.smtpPort);
   defer(() => smtp.close());
@@ -97,7 +113,11 @@ async function remote(samples: number, defer: (fn: () => unknown) => void): Prom
 async function local(samples: number, defer: (fn: () => unknown) => void): Promise<Arrival[]> {
   const app = new PtyApp({ env: { TEMPMAIL_TUI_HOME: tempDir('tempmail-bench-local-') }, cols: COLS, rows: ROWS });
   defer(() => app.stop());
-  const picker = await app.until((s) => /Random address on \S+/.test(s) && /via SMTP [\d.]+:\d+/.test(s), 60_000, 'the picker with the local SMTP target');
+  const picker = await app.until(
+    (s) => /Random address on \S+/.test(s) && /via SMTP [\d.]+:\d+/.test(s),
+    60_000,
+    'the picker with the local SMTP target',
+  );
   const [, host, port] = /via SMTP ([\d.]+):(\d+)/.exec(picker)!;
   await app.settle();
   app.write('\r');
@@ -118,7 +138,9 @@ export const newMail: Figure = {
     const far = await remote(samples, ctx.defer);
     const r = latency(far.arrivals);
     const over = summarize(afterPoll(far.arrivals, far.requests));
-    ctx.log(`new mail, remote 1 s polls: p50 ${r.p50.toFixed(0)} p95 ${r.p95.toFixed(0)} max ${r.max.toFixed(0)} ms; after its poll p95 ${over.p95.toFixed(0)} ms`);
+    ctx.log(
+      `new mail, remote 1 s polls: p50 ${r.p50.toFixed(0)} p95 ${r.p95.toFixed(0)} max ${r.max.toFixed(0)} ms; after its poll p95 ${over.p95.toFixed(0)} ms`,
+    );
     const l = latency(await local(samples, ctx.defer));
     ctx.log(`new mail, local service: p50 ${l.p50.toFixed(0)} p95 ${l.p95.toFixed(0)} max ${l.max.toFixed(0)} ms`);
     return {

@@ -71,7 +71,9 @@ const checkMailUrl = (serve: RunningServe, token: string) => {
 async function listed(serve: RunningServe, token: string): Promise<number> {
   const agent = new Agent();
   try {
-    return (JSON.parse((await get(checkMailUrl(serve, token), agent, true)).body.toString('utf8')) as { messages: unknown[] }).messages.length;
+    return (
+      JSON.parse((await get(checkMailUrl(serve, token), agent, true)).body.toString('utf8')) as { messages: unknown[] }
+    ).messages.length;
   } finally {
     agent.destroy();
   }
@@ -80,7 +82,9 @@ async function listed(serve: RunningServe, token: string): Promise<number> {
 async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> {
   const size = ctx.quick ? 100 : 500;
   const total = ctx.quick ? 200 : 2000;
-  const inbox: InboxSpec[] = [{ name: 'inbox', batches: [{ count: size, message: (to, i) => notification(to, orderSubject(i), i) }] }];
+  const inbox: InboxSpec[] = [
+    { name: 'inbox', batches: [{ count: size, message: (to, i) => notification(to, orderSubject(i), i) }] },
+  ];
   let t = performance.now();
   const store = new PostgresStore({ url: databaseUrl });
   await store.open();
@@ -97,7 +101,10 @@ async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> 
   };
   for (const s of Object.values(serves)) ctx.defer(() => s.stop());
   const urls = { pg: checkMailUrl(serves.pg, pgInbox.token), file: checkMailUrl(serves.file, fileInbox.token) };
-  for (const [who, token] of [['pg', pgInbox.token], ['file', fileInbox.token]] as const) {
+  for (const [who, token] of [
+    ['pg', pgInbox.token],
+    ['file', fileInbox.token],
+  ] as const) {
     const n = await listed(serves[who], token);
     if (n !== size) throw new Error(`the ${size}-message inbox (${who}) lists ${n}`);
   }
@@ -108,7 +115,9 @@ async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> 
   await Promise.all(Object.values(serves).map((s) => s.stop()));
   const pg = summarize(samples.pg);
   const file = summarize(samples.file);
-  ctx.log(`check-mail, ${size} messages, ${CLIENTS} clients: database p50 ${pg.p50.toFixed(1)} p99 ${pg.p99.toFixed(1)} ms; data dir p50 ${file.p50.toFixed(1)} p99 ${file.p99.toFixed(1)} ms`);
+  ctx.log(
+    `check-mail, ${size} messages, ${CLIENTS} clients: database p50 ${pg.p50.toFixed(1)} p99 ${pg.p99.toFixed(1)} ms; data dir p50 ${file.p50.toFixed(1)} p99 ${file.p99.toFixed(1)} ms`,
+  );
   return {
     checkmail_pg_p99_ms_500: round(pg.p99),
     ...summaryKeys('checkmail_pg_ms_500', pg, true),
@@ -123,7 +132,11 @@ async function checkMail(ctx: RunContext, databaseUrl: string): Promise<Values> 
  * `messages` deliveries split evenly across `targets` (SMTP_CONNECTIONS in all), at once; with one
  * address all go to it, with SMTP_CONNECTIONS addresses each connection has its own.
  */
-async function splitLoad(targets: readonly RunningServe[], addresses: readonly string[], messages: number): Promise<LoadResult> {
+async function splitLoad(
+  targets: readonly RunningServe[],
+  addresses: readonly string[],
+  messages: number,
+): Promise<LoadResult> {
   const per = SMTP_CONNECTIONS / targets.length;
   const t0 = performance.now();
   const results = await Promise.all(
@@ -169,14 +182,27 @@ async function smtpIngest(ctx: RunContext, db: BenchDatabase): Promise<Values> {
   const load = {
     file: (n: number) => splitLoad([file], [fileAddress.email], n),
     pg: (n: number) => splitLoad([a, b], [pgAddress.email], n),
-    pgSpread: (n: number) => splitLoad([a, b], spread.map((s) => s.email), n),
+    pgSpread: (n: number) =>
+      splitLoad(
+        [a, b],
+        spread.map((s) => s.email),
+        n,
+      ),
   };
   await load.file(200);
   await load.pg(200);
   const fresh = () => ({ n: 0, ms: 0, lat: [] as number[], serveCpu: 0, dbCpu: 0 });
   const totals = { file: fresh(), pg: fresh(), pgSpread: fresh() };
-  const measured = { file: () => cpuNow([file.pid]), pg: () => cpuNow([a.pid, b.pid], db), pgSpread: () => cpuNow([a.pid, b.pid], db) };
-  const label = { file: 'one instance on a data dir', pg: 'two instances on the database', pgSpread: `two instances on the database, ${SMTP_CONNECTIONS} addresses` };
+  const measured = {
+    file: () => cpuNow([file.pid]),
+    pg: () => cpuNow([a.pid, b.pid], db),
+    pgSpread: () => cpuNow([a.pid, b.pid], db),
+  };
+  const label = {
+    file: 'one instance on a data dir',
+    pg: 'two instances on the database',
+    pgSpread: `two instances on the database, ${SMTP_CONNECTIONS} addresses`,
+  };
   for (let r = 0; r < rounds; r++) {
     for (const who of ['file', 'pg', 'pgSpread'] as const) {
       const cpu0 = measured[who]();
@@ -187,7 +213,9 @@ async function smtpIngest(ctx: RunContext, db: BenchDatabase): Promise<Values> {
       totals[who].n += res.messages;
       totals[who].ms += res.ms;
       totals[who].lat.push(...res.latencies);
-      ctx.log(`smtp ${label[who]}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`);
+      ctx.log(
+        `smtp ${label[who]}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`,
+      );
     }
   }
   // Nothing acknowledged may be missing, and the second instance reads what the first's sessions got.
@@ -196,11 +224,15 @@ async function smtpIngest(ctx: RunContext, db: BenchDatabase): Promise<Values> {
   if (seen !== expected) throw new Error(`the database inbox lists ${seen} messages, ${expected} were acknowledged`);
   let spreadSeen = 0;
   for (const [i, s] of spread.entries()) spreadSeen += await listed(i % 2 === 0 ? b : a, s.token);
-  if (spreadSeen !== totals.pgSpread.n) throw new Error(`the ${SMTP_CONNECTIONS} database inboxes list ${spreadSeen} messages, ${totals.pgSpread.n} were acknowledged`);
+  if (spreadSeen !== totals.pgSpread.n)
+    throw new Error(
+      `the ${SMTP_CONNECTIONS} database inboxes list ${spreadSeen} messages, ${totals.pgSpread.n} were acknowledged`,
+    );
   await Promise.all([a, b, file].map((s) => s.stop()));
   const rate = (who: keyof typeof totals) => (totals[who].n / totals[who].ms) * 1000;
   // CPU per message, µs: the serve processes (both, on the database) and the database's own processes.
-  const cpu = (who: keyof typeof totals, part: 'serveCpu' | 'dbCpu') => Math.round((totals[who][part] / totals[who].n) * 1000);
+  const cpu = (who: keyof typeof totals, part: 'serveCpu' | 'dbCpu') =>
+    Math.round((totals[who][part] / totals[who].n) * 1000);
   ctx.log(
     `smtp CPU per message (user + kernel): data dir serve ${cpu('file', 'serveCpu')} µs; ` +
       `database, one address: serve ${cpu('pg', 'serveCpu')} + database ${cpu('pg', 'dbCpu')} µs; ` +
@@ -253,7 +285,13 @@ async function lockHolds(ctx: RunContext, url: string): Promise<Values> {
 
 export const postgres: Figure = {
   name: 'pg',
-  keys: ['checkmail_pg_p99_ms_500', 'smtp_pg_two_instances_msgs_per_s', 'checkmail_pg_over_file_p99_500', 'smtp_pg_10_addresses_over_file', 'smtp_pg_two_instances_over_file'],
+  keys: [
+    'checkmail_pg_p99_ms_500',
+    'smtp_pg_two_instances_msgs_per_s',
+    'checkmail_pg_over_file_p99_500',
+    'smtp_pg_10_addresses_over_file',
+    'smtp_pg_two_instances_over_file',
+  ],
   async run(ctx) {
     const db = await benchDatabase(ctx);
     if (!db) return {};

@@ -53,7 +53,11 @@ function churn(serve: RunningServe) {
   };
   const poller = async () => {
     while (!stopped) {
-      if (newest) await fetch(new URL(`check-mail?token=${newest.token}`, serve.baseUrl)).then((r) => r.arrayBuffer(), () => undefined);
+      if (newest)
+        await fetch(new URL(`check-mail?token=${newest.token}`, serve.baseUrl)).then(
+          (r) => r.arrayBuffer(),
+          () => undefined,
+        );
       await sleep(1_000 / POLLS_PER_S);
     }
   };
@@ -67,12 +71,20 @@ function churn(serve: RunningServe) {
   };
 }
 
-async function churnRun(ctx: RunContext, label: string, storage: { dataDir?: string; databaseUrl?: string }): Promise<Values> {
+async function churnRun(
+  ctx: RunContext,
+  label: string,
+  storage: { dataDir?: string; databaseUrl?: string },
+): Promise<Values> {
   // A quick run reads at 5, 10 and 15 s under the full run's key names (the bench's quick keys only
   // prove the figure still runs).
   const marks = [45, 150, 300];
   const scale = ctx.quick ? 1 / 10 : 1;
-  const serve = await startServe({ ...storage, rssAtListen: true, args: ['--lifetime-seconds', '30', '--create-per-minute', '100000'] });
+  const serve = await startServe({
+    ...storage,
+    rssAtListen: true,
+    args: ['--lifetime-seconds', '30', '--create-per-minute', '100000'],
+  });
   ctx.defer(() => serve.stop());
   const empty = serve.rssAtListenMb!;
   const load = churn(serve);
@@ -82,7 +94,9 @@ async function churnRun(ctx: RunContext, label: string, storage: { dataDir?: str
     await sleep(t0 + mark * scale * 1_000 - performance.now());
     const rss = rssMb(serve.pid);
     out[`serve_churn${label}_rss_over_empty_${mark}s`] = round(rss / empty);
-    ctx.log(`serve churn${label}: ${round(mark * scale)} s, RSS ${rss.toFixed(1)} MB (empty ${empty.toFixed(1)}), ${load.sent()} messages`);
+    ctx.log(
+      `serve churn${label}: ${round(mark * scale)} s, RSS ${rss.toFixed(1)} MB (empty ${empty.toFixed(1)}), ${load.sent()} messages`,
+    );
   }
   await load.stop();
   await sleep((ctx.quick ? 5 : 20) * 1_000);

@@ -35,7 +35,9 @@ export const serveStart: Figure = {
     for (let i = 0; i < runs; i++) {
       base.push(await startOnce(empty));
       full.push(await startOnce(data.dataDir));
-      ctx.log(`serve start ${i + 1}/${runs}: ${full.at(-1)!.ms.toFixed(0)} ms, ${full.at(-1)!.rss.toFixed(0)} MB with ${total} messages`);
+      ctx.log(
+        `serve start ${i + 1}/${runs}: ${full.at(-1)!.ms.toFixed(0)} ms, ${full.at(-1)!.rss.toFixed(0)} MB with ${total} messages`,
+      );
     }
     return {
       serve_start_ms_100k: round(median(full.map((r) => r.ms))),

@@ -63,7 +63,9 @@ export const smtpIngest: Figure = {
         totals[who].lat.push(...res.latencies);
         totals[who].user += cpu1.user - cpu0.user;
         totals[who].sys += cpu1.sys - cpu0.sys;
-        ctx.log(`smtp ${who}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`);
+        ctx.log(
+          `smtp ${who}: ${res.messages} messages in ${(res.ms / 1000).toFixed(1)} s (${((res.messages / res.ms) * 1000).toFixed(0)}/s)`,
+        );
       }
     }
     const rate = (who: Who) => (totals[who].n / totals[who].ms) * 1000;

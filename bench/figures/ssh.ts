@@ -35,9 +35,30 @@ function freePort(): Promise<number> {
 }
 
 function sshFirstFrame(port: number, key: string): Promise<number> {
-  const args = ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-o', 'LogLevel=ERROR', '-F', '/dev/null', '-i', key, '-p', String(port), '-t', '127.0.0.1'];
+  const args = [
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'LogLevel=ERROR',
+    '-F',
+    '/dev/null',
+    '-i',
+    key,
+    '-p',
+    String(port),
+    '-t',
+    '127.0.0.1',
+  ];
   const start = performance.now();
-  const child = pty.spawn('ssh', args, { cols: 80, rows: 24, env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string> });
+  const child = pty.spawn('ssh', args, {
+    cols: 80,
+    rows: 24,
+    env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>,
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('no first frame over ssh within 30 s')), 30_000);
@@ -61,7 +82,10 @@ async function appFirstFrame(baseUrl: string, home: string): Promise<number> {
   }
 }
 
-function openSession(port: number, key: Buffer): Promise<{ client: Client; stream: ClientChannel; output: { text: string } }> {
+function openSession(
+  port: number,
+  key: Buffer,
+): Promise<{ client: Client; stream: ClientChannel; output: { text: string } }> {
   return new Promise((resolve, reject) => {
     const client = new Client();
     client.on('error', reject);
@@ -125,7 +149,8 @@ export const ssh: Figure = {
     const sessions: Awaited<ReturnType<typeof openSession>>[] = [];
     const keyP95 = async () => {
       const samples: number[] = [];
-      for (let i = 0; i < (ctx.quick ? 20 : 60); i++) samples.push(await keyToFrame(sessions[0]!, i % 2 === 0 ? 'j' : 'k'));
+      for (let i = 0; i < (ctx.quick ? 20 : 60); i++)
+        samples.push(await keyToFrame(sessions[0]!, i % 2 === 0 ? 'j' : 'k'));
       return round(percentile(samples, 95));
     };
     let alone = 0;

@@ -34,9 +34,16 @@ const CACHE = fileURLToPath(new URL('../.cache/', import.meta.url));
 /** The peer, bundled as the app is; its path. */
 export async function buildPeer(): Promise<string> {
   // @ts-expect-error: a plain .mjs build script without types
-  const { buildOptions } = (await import('../../scripts/build-config.mjs')) as { buildOptions: (dir: string) => Record<string, unknown> };
+  const { buildOptions } = (await import('../../scripts/build-config.mjs')) as {
+    buildOptions: (dir: string) => Record<string, unknown>;
+  };
   const outdir = join(CACHE, 'peer-ink');
-  await build({ ...buildOptions(outdir), entryPoints: ['bench/peer-ink/peer-app.tsx'], entryNames: 'peer', logLevel: 'silent' });
+  await build({
+    ...buildOptions(outdir),
+    entryPoints: ['bench/peer-ink/peer-app.tsx'],
+    entryNames: 'peer',
+    logLevel: 'silent',
+  });
   return join(outdir, 'peer.js');
 }
 
@@ -85,7 +92,9 @@ export const startup: Figure = {
       picker.push(a.picker);
       ink.push(await peerStart(peer));
     }
-    ctx.log(`startup: node -e 0 ${median(node).toFixed(0)} ms, minimal Ink app ${median(ink).toFixed(0)} ms, first frame ${median(first).toFixed(0)} ms (median of ${runs})`);
+    ctx.log(
+      `startup: node -e 0 ${median(node).toFixed(0)} ms, minimal Ink app ${median(ink).toFixed(0)} ms, first frame ${median(first).toFixed(0)} ms (median of ${runs})`,
+    );
     return {
       startup_vs_ink: round(median(first) / median(ink)),
       startup_ratio: round(median(first) / median(node)),

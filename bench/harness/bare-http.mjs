@@ -8,7 +8,11 @@ import http from 'node:http';
 
 const body = readFileSync(process.argv[2]);
 const server = http.createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length), 'cache-control': 'no-store' });
+  res.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(body.length),
+    'cache-control': 'no-store',
+  });
   res.end(body);
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`HTTP http://127.0.0.1:${server.address().port}/\n`));

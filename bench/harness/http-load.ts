@@ -33,7 +33,11 @@ export async function underLoad(url: URL, total: number): Promise<number[]> {
     };
     await Promise.all(Array.from({ length: CLIENTS }, () => client(10, [])));
     const samples: number[] = [];
-    await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(Math.floor(total / CLIENTS) + (c < total % CLIENTS ? 1 : 0), samples)));
+    await Promise.all(
+      Array.from({ length: CLIENTS }, (_, c) =>
+        client(Math.floor(total / CLIENTS) + (c < total % CLIENTS ? 1 : 0), samples),
+      ),
+    );
     return samples;
   } finally {
     agent.destroy();

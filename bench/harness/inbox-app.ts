@@ -30,7 +30,10 @@ export const isInbox = (s: string) => /Enter open/.test(s) && /q quit/.test(s);
 export async function openInboxApp(options: InboxAppOptions): Promise<PtyApp> {
   const home = tempDir('tempmail-bench-home-');
   const { email, token, expiresAt } = options.inbox;
-  openSavedSessions({ dir: join(home, 'state') }).save({ email, token, expiresAt: new Date(expiresAt) }, options.baseUrl);
+  openSavedSessions({ dir: join(home, 'state') }).save(
+    { email, token, expiresAt: new Date(expiresAt) },
+    options.baseUrl,
+  );
   const app = new PtyApp({
     args: ['--base-url', options.baseUrl, ...(options.args ?? [])],
     nodeArgs: options.nodeArgs,
@@ -57,6 +60,10 @@ export async function openInboxApp(options: InboxAppOptions): Promise<PtyApp> {
 export async function keyToFrame(app: PtyApp, key: string): Promise<number> {
   const before = await app.selection();
   const t0 = app.write(key);
-  const frame = await app.nextFrame((f) => f.at > t0 && f.selected !== before, 10_000, `the selection moved by ${JSON.stringify(key)}`);
+  const frame = await app.nextFrame(
+    (f) => f.at > t0 && f.selected !== before,
+    10_000,
+    `the selection moved by ${JSON.stringify(key)}`,
+  );
   return frame.at - t0;
 }

@@ -22,13 +22,19 @@ function installedVersion(): string | undefined {
 
 /** `npm ci` in bench/peer-maildev unless the locked maildev is there already. */
 export function ensureMaildev(log: (line: string) => void): string {
-  const lock = JSON.parse(readFileSync(join(PEER, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  const lock = JSON.parse(readFileSync(join(PEER, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
   const wanted = lock.packages['node_modules/maildev']?.version;
   if (installedVersion() !== wanted) {
     log(`installing maildev ${wanted} in bench/peer-maildev (npm ci, first use only)`);
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: PEER, stdio: ['ignore', 2, 2] });
   }
-  const bin = (JSON.parse(readFileSync(join(PEER, 'node_modules', 'maildev', 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin.maildev!;
+  const bin = (
+    JSON.parse(readFileSync(join(PEER, 'node_modules', 'maildev', 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    }
+  ).bin.maildev!;
   return join(PEER, 'node_modules', 'maildev', bin);
 }
 

@@ -21,7 +21,10 @@ export interface LockHold {
   perSecond: number;
 }
 
-export async function lockHold(url: string, options: { deliveries: number; senders: number; grouped: boolean }): Promise<LockHold> {
+export async function lockHold(
+  url: string,
+  options: { deliveries: number; senders: number; grouped: boolean },
+): Promise<LockHold> {
   const batches: BatchReport[] = [];
   const store = new PostgresStore({
     url,

@@ -9,7 +9,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createDatabase, findPostgresBin, socketUrl, startCluster, stopCluster } from '../../test/harness/postgres/cluster';
+import {
+  createDatabase,
+  findPostgresBin,
+  socketUrl,
+  startCluster,
+  stopCluster,
+} from '../../test/harness/postgres/cluster';
 import type { RunContext } from '../figures/figure';
 
 export interface BenchDatabase {
@@ -23,7 +29,8 @@ export interface BenchDatabase {
 export async function benchDatabase(ctx: RunContext): Promise<BenchDatabase | undefined> {
   const bin = findPostgresBin();
   if (!bin) {
-    const why = 'PostgreSQL (initdb, pg_ctl) is not installed: install the postgresql package (apt-get install postgresql)';
+    const why =
+      'PostgreSQL (initdb, pg_ctl) is not installed: install the postgresql package (apt-get install postgresql)';
     if (process.env.CI === 'true') throw new Error(`CI: ${why}; the Postgres figures must run in CI.`);
     const bar = '!'.repeat(100);
     ctx.log(`\n${bar}\n!! SKIPPED: the Postgres figures (checkmail_pg_*, smtp_pg_*). ${why}.\n${bar}`);

@@ -83,7 +83,9 @@ export function rssMb(pid: number): number {
 /** The 1-minute load average and the core count, for the report's "how busy was the machine". */
 export function machineLoad(): { load1: number; cores: number } {
   const load1 = Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
-  const cores = readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length;
+  const cores = readFileSync('/proc/cpuinfo', 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('processor')).length;
   return { load1, cores };
 }
 

@@ -111,7 +111,9 @@ export class PtyApp {
     this.term.onData((reply) => {
       if (this.exitCode === undefined) this.child.write(reply);
     });
-    this.child.onData((data: string | Buffer) => this.onData(performance.now(), typeof data === 'string' ? Buffer.from(data) : data));
+    this.child.onData((data: string | Buffer) =>
+      this.onData(performance.now(), typeof data === 'string' ? Buffer.from(data) : data),
+    );
     this.exited = new Promise((resolve) =>
       this.child.onExit(({ exitCode }) => {
         this.exitedAt = performance.now();
@@ -173,7 +175,11 @@ export class PtyApp {
       timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         void this.screen().then((screen) =>
-          reject(new Error(`no frame with ${what} within ${timeoutMs} ms (exit ${this.exitCode ?? 'none'}); screen:\n${screen}`)),
+          reject(
+            new Error(
+              `no frame with ${what} within ${timeoutMs} ms (exit ${this.exitCode ?? 'none'}); screen:\n${screen}`,
+            ),
+          ),
         );
       }, timeoutMs);
       this.waiters.push(waiter);
@@ -209,14 +215,18 @@ export class PtyApp {
   async stop(): Promise<void> {
     if (this.exitCode !== undefined) return;
     this.child.kill('SIGTERM');
-    const gone = await Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+    const gone = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 3000)),
+    ]);
     if (!gone) this.child.kill('SIGKILL');
   }
 
   private rows(): string[] {
     const buffer = this.term.buffer.active;
     const lines: string[] = [];
-    for (let i = 0; i < this.term.rows; i++) lines.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
+    for (let i = 0; i < this.term.rows; i++)
+      lines.push(buffer.getLine(buffer.viewportY + i)?.translateToString(true) ?? '');
     return lines;
   }
 

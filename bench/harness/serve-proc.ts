@@ -53,10 +53,33 @@ export function startServe(options: ServeOptions): Promise<RunningServe> {
   const limits =
     options.limits === 'defaults'
       ? []
-      : ['--http-requests-per-minute', high, '--smtp-messages-per-minute', high, '--smtp-recipients-per-minute', high, '--smtp-connections-per-client', '0'];
-  const args = ['serve', '--host', '127.0.0.1', '--http-port', '0', '--smtp-port', '0', ...storage, ...limits, ...(options.args ?? [])];
+      : [
+          '--http-requests-per-minute',
+          high,
+          '--smtp-messages-per-minute',
+          high,
+          '--smtp-recipients-per-minute',
+          high,
+          '--smtp-connections-per-client',
+          '0',
+        ];
+  const args = [
+    'serve',
+    '--host',
+    '127.0.0.1',
+    '--http-port',
+    '0',
+    '--smtp-port',
+    '0',
+    ...storage,
+    ...limits,
+    ...(options.args ?? []),
+  ];
   const t0 = performance.now();
-  const child: ChildProcess = spawn(measuredNode(), [CLI, ...args], { env: neutralEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(measuredNode(), [CLI, ...args], {
+    env: neutralEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
   let out = '';
   let errTail = '';

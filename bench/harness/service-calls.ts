@@ -15,7 +15,12 @@ export async function createInbox(baseUrl: string): Promise<SeededInbox> {
     throw new Error(`create-session answered ${res.status} ${body.status ?? ''}`);
   }
   // The wire time is UTC "YYYY-MM-DD HH:MM:SS".
-  return { email: body.email, token: body.token, expiresAt: new Date(`${body.expires_at.replace(' ', 'T')}Z`).toISOString(), messages: 0 };
+  return {
+    email: body.email,
+    token: body.token,
+    expiresAt: new Date(`${body.expires_at.replace(' ', 'T')}Z`).toISOString(),
+    messages: 0,
+  };
 }
 
 /** Sends one ~3 KB notification with `subject` over SMTP; resolves when the 250 arrived. */

@@ -28,7 +28,9 @@ export async function smtpLoad(options: LoadOptions): Promise<LoadResult> {
   const recipients = typeof options.to === 'string' ? [options.to] : options.to;
   const message = options.message ?? ((to: string) => notification(to, 'Your order has shipped', 1));
   const payloads = recipients.map((to) => dataPayload(message(to)));
-  const conns = await Promise.all(Array.from({ length: options.connections }, () => SmtpConnection.open(options.host, options.port)));
+  const conns = await Promise.all(
+    Array.from({ length: options.connections }, () => SmtpConnection.open(options.host, options.port)),
+  );
   const latencies: number[] = [];
   let next = 0;
   const t0 = performance.now();

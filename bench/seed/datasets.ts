@@ -76,7 +76,9 @@ export async function dataset(spec: DatasetSpec, progress: (line: string) => voi
     if (name.startsWith(`${spec.name}-`)) rmSync(join(CACHE, name), { recursive: true, force: true });
   }
   const count = spec.inboxes.reduce((n, i) => n + i.batches.reduce((m, b) => m + b.count, 0), 0);
-  progress(`seeding ${spec.name}: ${count} messages in ${spec.inboxes.length} inbox(es), through the store (cached for later runs)`);
+  progress(
+    `seeding ${spec.name}: ${count} messages in ${spec.inboxes.length} inbox(es), through the store (cached for later runs)`,
+  );
   const partial = `${dir}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true, mode: 0o700 });

@@ -68,7 +68,12 @@ export function serveStore(total: number): DatasetSpec {
     lifetimeHours: SERVICE_LIFETIME_HOURS,
     inboxes: Array.from({ length: inboxes }, (_, n) => ({
       name: `s${n}`,
-      batches: [{ count: Math.min(500, total - n * 500), message: (to: string, i: number) => notification(to, orderSubject(i), i) }],
+      batches: [
+        {
+          count: Math.min(500, total - n * 500),
+          message: (to: string, i: number) => notification(to, orderSubject(i), i),
+        },
+      ],
     })),
   };
 }

@@ -15,7 +15,12 @@ function notificationBody(i: number): string {
     'You can review the items, the delivery address and the payment method in your account at any time.';
   const lines = [`Hello,`, '', `Your verification code is ${code}.`, ''];
   for (let p = 0; p < 10; p++) lines.push(para.slice(0, 76), para.slice(76, 152), para.slice(152), '');
-  lines.push('Kind regards,', 'The team', '', 'You receive this because you asked for it. Manage your settings online.');
+  lines.push(
+    'Kind regards,',
+    'The team',
+    '',
+    'You receive this because you asked for it. Manage your settings online.',
+  );
   return lines.join('\r\n');
 }
 
@@ -76,4 +81,3 @@ export function newsletter(to: string, subject: string, i: number): string {
     '',
   ].join('\r\n');
 }
-

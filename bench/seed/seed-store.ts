@@ -60,7 +60,13 @@ export async function seedStore(
   // No inbox limit: the stores enforce it where a message is stored, and the check-mail inbox holds 5,000.
   const service = createMailService({
     store,
-    config: { ...defaultServerConfig(), ...config, lifetimeSeconds, createPerMinute: 1_000_000, inboxLimit: Number.MAX_SAFE_INTEGER },
+    config: {
+      ...defaultServerConfig(),
+      ...config,
+      lifetimeSeconds,
+      createPerMinute: 1_000_000,
+      inboxLimit: Number.MAX_SAFE_INTEGER,
+    },
   });
   const out: Record<string, SeededInbox> = {};
   const total = inboxes.reduce((n, inbox) => n + inbox.batches.reduce((m, b) => m + b.count, 0), 0);
@@ -79,7 +85,8 @@ export async function seedStore(
       for (const inbox of inboxes) {
         const batch = inbox.batches[b];
         const to = out[inbox.name]!.email;
-        for (let i = 0; batch && i < batch.count; i++) jobs.push({ to, name: inbox.name, make: () => batch.message(to, i) });
+        for (let i = 0; batch && i < batch.count; i++)
+          jobs.push({ to, name: inbox.name, make: () => batch.message(to, i) });
       }
       let next = 0;
       const worker = async () => {
@@ -91,7 +98,9 @@ export async function seedStore(
           done += 1;
           if (done - reported >= 10_000) {
             reported = done;
-            progress(`seeded ${done} of ${total} messages (${Math.round((done / (performance.now() - started)) * 1000)}/s)`);
+            progress(
+              `seeded ${done} of ${total} messages (${Math.round((done / (performance.now() - started)) * 1000)}/s)`,
+            );
           }
         }
       };

@@ -12,7 +12,9 @@ export const SCREENS_DIR = join(ROOT, 'docs', 'screens');
 
 /** The Markdown files of the documentation: the top-level ones and everything under docs/. */
 export function docFiles(root = ROOT): string[] {
-  const top = readdirSync(root).filter((f) => f.endsWith('.md')).map((f) => join(root, f));
+  const top = readdirSync(root)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(root, f));
   const under = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
       const path = join(dir, e.name);
@@ -50,7 +52,8 @@ export function writeCaptures(markdown: string, captures: Record<string, string>
   let out = markdown;
   for (const name of captureNames(markdown)) {
     const text = captures[name];
-    if (text === undefined) throw new Error(`<!-- capture:${name} --> names no screen (${Object.keys(captures).join(', ')})`);
+    if (text === undefined)
+      throw new Error(`<!-- capture:${name} --> names no screen (${Object.keys(captures).join(', ')})`);
     const [open, close] = markers(name);
     const start = out.indexOf(open);
     const end = out.indexOf(close);

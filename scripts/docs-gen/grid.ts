@@ -33,7 +33,9 @@ export interface Grid {
 
 function colour(mode: 'fg' | 'bg', cell: import('@xterm/headless').IBufferCell): Colour {
   const [isDefault, isRgb, value] =
-    mode === 'fg' ? [cell.isFgDefault(), cell.isFgRGB(), cell.getFgColor()] : [cell.isBgDefault(), cell.isBgRGB(), cell.getBgColor()];
+    mode === 'fg'
+      ? [cell.isFgDefault(), cell.isFgRGB(), cell.getFgColor()]
+      : [cell.isBgDefault(), cell.isBgRGB(), cell.getBgColor()];
   if (isDefault) return 'd';
   if (isRgb) return `#${value.toString(16).padStart(6, '0')}`;
   return `p${value}`;
@@ -76,12 +78,29 @@ export function readGrid(term: Terminal): Grid {
 }
 
 function blank(): Cell {
-  return { ch: ' ', width: 1, fg: 'd', bg: 'd', bold: false, dim: false, italic: false, underline: false, inverse: false, strike: false, invisible: false };
+  return {
+    ch: ' ',
+    width: 1,
+    fg: 'd',
+    bg: 'd',
+    bold: false,
+    dim: false,
+    italic: false,
+    underline: false,
+    inverse: false,
+    strike: false,
+    invisible: false,
+  };
 }
 
 /** The screen as text: one line per row, trailing spaces trimmed, trailing empty rows dropped. */
 export function gridText(grid: Grid): string {
-  const rows = grid.lines.map((cells) => cells.map((c) => c.ch).join('').trimEnd());
+  const rows = grid.lines.map((cells) =>
+    cells
+      .map((c) => c.ch)
+      .join('')
+      .trimEnd(),
+  );
   while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
   return rows.join('\n');
 }
@@ -91,7 +110,8 @@ export function gridText(grid: Grid): string {
  * narrow characters only): for what differs from machine to machine and not from build to build.
  */
 export function replaceText(grid: Grid, from: string, to: string): Grid {
-  if (from.length !== to.length || /[^\x20-\x7e]/.test(from + to)) throw new Error(`cannot put "${to}" in the place of "${from}"`);
+  if (from.length !== to.length || /[^\x20-\x7e]/.test(from + to))
+    throw new Error(`cannot put "${to}" in the place of "${from}"`);
   const lines = grid.lines.map((cells) => {
     const text = cells.map((c) => (c.width === 1 && c.ch.length === 1 ? c.ch : '\0')).join('');
     const out = cells.map((c) => ({ ...c }));

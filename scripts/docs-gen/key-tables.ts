@@ -22,12 +22,17 @@ const block = (marker: string) => new RegExp(`(<!-- ${marker}:start -->\\n)[\\s\
 
 /** The table between the markers of `table` in `text`, or undefined when the markers are missing. */
 export function readKeyTable(text: string, table: KeyTable): string | undefined {
-  return block(table.marker).exec(text)?.[0].replace(/^<!--[^\n]*\n/, '').replace(/<!--[^\n]*$/, '').trim();
+  return block(table.marker)
+    .exec(text)?.[0]
+    .replace(/^<!--[^\n]*\n/, '')
+    .replace(/<!--[^\n]*$/, '')
+    .trim();
 }
 
 /** `text` with the generated table of `table` between its markers. */
 export function writeKeyTable(text: string, table: KeyTable): string {
   const re = block(table.marker);
-  if (!re.test(text)) throw new Error(`${table.file} has no <!-- ${table.marker}:start --> ... <!-- ${table.marker}:end --> block`);
+  if (!re.test(text))
+    throw new Error(`${table.file} has no <!-- ${table.marker}:start --> ... <!-- ${table.marker}:end --> block`);
   return text.replace(re, (_, start: string, end: string) => `${start}${table.markdown().trim()}\n${end}`);
 }

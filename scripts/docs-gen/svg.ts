@@ -18,8 +18,22 @@ const BACKGROUND = '#1e1f22';
 
 /** xterm.js's default ANSI colours (0-15). */
 const ANSI = [
-  '#2e3436', '#cc0000', '#4e9a06', '#c4a000', '#3465a4', '#75507b', '#06989a', '#d3d7cf',
-  '#555753', '#ef2929', '#8ae234', '#fce94f', '#729fcf', '#ad7fa8', '#34e2e2', '#eeeeec',
+  '#2e3436',
+  '#cc0000',
+  '#4e9a06',
+  '#c4a000',
+  '#3465a4',
+  '#75507b',
+  '#06989a',
+  '#d3d7cf',
+  '#555753',
+  '#ef2929',
+  '#8ae234',
+  '#fce94f',
+  '#729fcf',
+  '#ad7fa8',
+  '#34e2e2',
+  '#eeeeec',
 ];
 
 const hex = (n: number) => n.toString(16).padStart(2, '0');
@@ -59,14 +73,30 @@ function styleOf(cell: Cell): Style {
   let fill = resolve(cell.fg, FOREGROUND, cell.bold);
   let back = cell.bg === 'd' ? undefined : resolve(cell.bg, BACKGROUND);
   if (cell.inverse) [fill, back] = [back ?? BACKGROUND, fill];
-  return { fill, back, bold: cell.bold, dim: cell.dim, italic: cell.italic, underline: cell.underline, strike: cell.strike, invisible: cell.invisible };
+  return {
+    fill,
+    back,
+    bold: cell.bold,
+    dim: cell.dim,
+    italic: cell.italic,
+    underline: cell.underline,
+    strike: cell.strike,
+    invisible: cell.invisible,
+  };
 }
 
 const sameStyle = (a: Style, b: Style) =>
-  a.fill === b.fill && a.back === b.back && a.bold === b.bold && a.dim === b.dim && a.italic === b.italic &&
-  a.underline === b.underline && a.strike === b.strike && a.invisible === b.invisible;
+  a.fill === b.fill &&
+  a.back === b.back &&
+  a.bold === b.bold &&
+  a.dim === b.dim &&
+  a.italic === b.italic &&
+  a.underline === b.underline &&
+  a.strike === b.strike &&
+  a.invisible === b.invisible;
 
-const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 interface Run {
   col: number;
@@ -118,7 +148,8 @@ export function gridToSvg(grid: Grid, title: string): string {
     for (const run of runsOf(cells)) {
       const x = PAD + run.col * CELL_W;
       const w = run.cells * CELL_W;
-      if (run.style.back) backs.push(`<rect x="${x}" y="${y}" width="${w}" height="${CELL_H}" fill="${run.style.back}"/>`);
+      if (run.style.back)
+        backs.push(`<rect x="${x}" y="${y}" width="${w}" height="${CELL_H}" fill="${run.style.back}"/>`);
       if (run.style.invisible) continue;
       // Blank cells at either end of a run draw nothing unless a line goes through or under them.
       const keep = run.style.underline || run.style.strike || run.wide;

@@ -68,7 +68,15 @@ export function refusedBeforeExpiry(error: unknown, expiresAtMs: number, now: nu
 }
 
 // Failures where another provider may do: down, limiting, blocking, or not this kind of service.
-const ELSEWHERE: ReadonlySet<ApiErrorKind> = new Set(['network', 'timeout', 'rate_limited', 'service', 'bad_response', 'wrong_service', 'blocked']);
+const ELSEWHERE: ReadonlySet<ApiErrorKind> = new Set([
+  'network',
+  'timeout',
+  'rate_limited',
+  'service',
+  'bad_response',
+  'wrong_service',
+  'blocked',
+]);
 
 /**
  * True when another provider may do where this one failed (`auto` moves on): it is down, limiting,

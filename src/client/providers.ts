@@ -76,7 +76,10 @@ export interface ProviderConfig {
 function refFor(config: ProviderConfig, id: ProviderId): ProviderRef {
   // The base URL given beside the provider (none named: a tempmail service's).
   const named = (config.provider ?? 'tempmail') === id ? config.baseUrl : undefined;
-  return { provider: id, baseUrl: checkBaseUrl(named ?? config.providers?.[id]?.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl) };
+  return {
+    provider: id,
+    baseUrl: checkBaseUrl(named ?? config.providers?.[id]?.baseUrl ?? PROVIDER_INFO[id].defaultBaseUrl),
+  };
 }
 
 /** The providers `auto` tries, in order, each where the settings put it. */

@@ -59,7 +59,8 @@ export const MESSAGE_KEYWORD =
   /verif|confirm|bestätig|सत्यापन|ओटीपी|যাচাই|ওটিপি|تحقق|تصدیق|ยืนยัน|รหัส|xác minh|doğrulama|verifikasi|activat|aktivier|one[- ]time|otp|passcode|2fa|two[- ]factor|sign[- ]?in|log[- ]?in|anmeld|código|codigo|vérif|connexion|codice|accesso|weryfik|kod|код|подтвержд|認証|確認|验证|登录|인증|security code|\bcode\b/iu;
 
 // "Use 937402 to verify", "Enter 4821 to sign in": an imperative before and a purpose after.
-export const USE_BEFORE = /(?:use|enter|type|input|utilisez|usa|use o|ingresa|introduce|gib|verwende|nutze|wpisz|введите)\s*$/iu;
+export const USE_BEFORE =
+  /(?:use|enter|type|input|utilisez|usa|use o|ingresa|introduce|gib|verwende|nutze|wpisz|введите)\s*$/iu;
 export const PURPOSE_AFTER =
   /^\s*(?:to|para|pour|per|um|aby|чтобы)\s+(?:\p{L}+\s+){0,2}(?:verif|confirm|sign|log|complet|finish|activat|continu|bestätig|verific|confirm|vérif|weryf)/iu;
 
@@ -145,7 +146,10 @@ export function unwrap(text: string): string {
     // A line ending a sentence is taken as a real break: the widest line of an unwrapped text
     // always "overflows" by this test, and joining a code line to the address below it would hurt.
     const wrapped =
-      prev.trim() !== '' && first !== '' && !/[.!?:。！？：]$/u.test(prev) && (widths[i - 1] ?? 0) + 1 + textWidth(first) > w;
+      prev.trim() !== '' &&
+      first !== '' &&
+      !/[.!?:。！？：]$/u.test(prev) &&
+      (widths[i - 1] ?? 0) + 1 + textWidth(first) > w;
     out += wrapped ? (CJK_END.test(prev) && CJK_START.test(line) ? '' : ' ') + line.trimStart() : `\n${line}`;
   }
   return out;

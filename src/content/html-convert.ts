@@ -54,7 +54,10 @@ export class LinkTable {
 export function acceptUrl(href: unknown): string | null {
   if (typeof href !== 'string') return null;
   // Browsers drop tabs and line breaks inside URLs; a removed control must not hide a scheme either.
-  const url = safeText(href).replace(/[\t\n\r]/g, '').trim().replace(/ /g, '%20');
+  const url = safeText(href)
+    .replace(/[\t\n\r]/g, '')
+    .trim()
+    .replace(/ /g, '%20');
   if (url.length === 0 || url.length > MAX_URL_LENGTH) return null;
   if (/^https?:\/\/[^/?#\s]/i.test(url) || /^mailto:\S/i.test(url)) return url;
   return null;

@@ -35,7 +35,8 @@ function dataRows(table: DomNode): DomNode[][] | null {
     for (const child of parent.children ?? []) {
       if (child.type !== 'tag') continue;
       if (SECTIONS.has(child.name ?? '')) sections.push(child);
-      else if (child.name === 'tr') rows.push((child.children ?? []).filter((c) => c.type === 'tag' && (c.name === 'td' || c.name === 'th')));
+      else if (child.name === 'tr')
+        rows.push((child.children ?? []).filter((c) => c.type === 'tag' && (c.name === 'td' || c.name === 'th')));
     }
   }
   if (rows.length < 2 || rows.filter((cells) => cells.length >= 2).length < 2) return null;
@@ -114,7 +115,12 @@ export function layoutTable(rows: Cell[][], width: number): string {
       lines.push(wrapText(cells[0] ?? '', width));
       continue;
     }
-    lines.push(...sideBySide(cells.map((text, x) => wrapText(text, widths[x] ?? width).split('\n')), widths));
+    lines.push(
+      ...sideBySide(
+        cells.map((text, x) => wrapText(text, widths[x] ?? width).split('\n')),
+        widths,
+      ),
+    );
   }
   return lines.join('\n');
 }
@@ -144,6 +150,10 @@ export function tableFormatter(width: number): FormatCallback {
       }
       builder.closeTableRow();
     }
-    builder.closeTable({ tableToString: (printed: Cell[][]) => layoutTable(printed, width), leadingLineBreaks, trailingLineBreaks });
+    builder.closeTable({
+      tableToString: (printed: Cell[][]) => layoutTable(printed, width),
+      leadingLineBreaks,
+      trailingLineBreaks,
+    });
   };
 }

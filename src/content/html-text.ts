@@ -114,7 +114,12 @@ function step(job: Job, limit: number): void {
 /** Joins the parts and adds the note and the link list, wrapped as well. */
 function finish(job: Job, note: string): RenderedBody {
   // Slices of HTML each end in their own block breaks; plain text is joined as it was split.
-  let text = job.html ? job.parts.join('\n').replace(/\n{3,}/g, '\n\n').trim() : job.parts.join('\n').trimEnd();
+  let text = job.html
+    ? job.parts
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()
+    : job.parts.join('\n').trimEnd();
   let tail = note;
   if (job.table.links.length > 0) {
     tail += `${tail ? '\n\n' : ''}Links:\n${job.table.links.map((l) => `[${l.n}] ${l.url}`).join('\n')}`;
@@ -179,13 +184,19 @@ export async function renderBodyAsync(
     }
   }
   // The text part shown instead is rendered the same way: whole, in slices.
-  if (prefersText(job, input)) return renderBodyAsync({ bodyHtml: null, bodyText: input.bodyText }, width, signal, told ? undefined : onPartial);
+  if (prefersText(job, input))
+    return renderBodyAsync({ bodyHtml: null, bodyText: input.bodyText }, width, signal, told ? undefined : onPartial);
   return finish(job, '');
 }
 
 /** The body so far, ending in PARTIAL_NOTE (the links listed so far go with it; their list comes at the end). */
 function finishPartial(job: Job): RenderedBody {
-  const text = job.html ? job.parts.join('\n').replace(/\n{3,}/g, '\n\n').trim() : job.parts.join('\n').trimEnd();
+  const text = job.html
+    ? job.parts
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trim()
+    : job.parts.join('\n').trimEnd();
   return { text: `${text}\n\n${PARTIAL_NOTE}`, links: job.table.safeLinks() };
 }
 

@@ -83,7 +83,9 @@ export interface Message extends MessageSummary {
  * message byte for byte where the service gives it, else every field the service returned for it (names
  * and values already terminal-safe), the nearest thing it has.
  */
-export type MessageSource = { kind: 'raw'; bytes: Buffer } | { kind: 'fields'; fields: [name: string, value: string][] };
+export type MessageSource =
+  | { kind: 'raw'; bytes: Buffer }
+  | { kind: 'fields'; fields: [name: string, value: string][] };
 
 export interface CreateSessionOptions {
   /** Custom local part; random when omitted. */

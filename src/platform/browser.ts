@@ -12,7 +12,8 @@ import { delimiter, join } from 'node:path';
 
 // node:child_process is loaded on the first link opened, not with the app (before its first frame).
 const load = createRequire(import.meta.url);
-const childProcess = (): typeof import('node:child_process') => load('node:child_process') as typeof import('node:child_process');
+const childProcess = (): typeof import('node:child_process') =>
+  load('node:child_process') as typeof import('node:child_process');
 
 // C0, DEL, C1, any whitespace, and format characters (bidi overrides, zero-width) that could disguise a URL.
 const FORBIDDEN = /[\u0000-\u0020\u007f-\u009f\s\p{Cf}]/u;

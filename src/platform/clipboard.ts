@@ -13,7 +13,8 @@ import { delimiter, join } from 'node:path';
 
 // node:child_process is loaded on the first copy to a clipboard tool, not with the app (before its first frame).
 const load = createRequire(import.meta.url);
-const childProcess = (): typeof import('node:child_process') => load('node:child_process') as typeof import('node:child_process');
+const childProcess = (): typeof import('node:child_process') =>
+  load('node:child_process') as typeof import('node:child_process');
 
 const ESC = '\x1b';
 const BEL = '\x07';
@@ -78,7 +79,10 @@ export interface ClipboardTool {
  * The local clipboard tool to use, or null: wl-copy on Wayland, xclip or xsel with an X display,
  * pbcopy on macOS, clip.exe on WSL, clip on Windows; each only when found on env.PATH.
  */
-export function findClipboardTool(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): ClipboardTool | null {
+export function findClipboardTool(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): ClipboardTool | null {
   const candidates: Array<[string, string[]]> = [];
   if (env.WAYLAND_DISPLAY) candidates.push(['wl-copy', []]);
   if (env.DISPLAY) candidates.push(['xclip', ['-selection', 'clipboard']], ['xsel', ['--clipboard', '--input']]);
@@ -164,7 +168,12 @@ export async function copyToClipboard(text: string, options: CopyOptions): Promi
  * outer terminal's clipboard where tmux can, since tmux 3.2), else `load-buffer -` for an older tmux.
  * "tmux" when the buffer took it, null when there is no tmux command or it failed.
  */
-async function tmuxBuffer(text: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform, timeoutMs: number): Promise<string | null> {
+async function tmuxBuffer(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform,
+  timeoutMs: number,
+): Promise<string | null> {
   let path: string | null;
   try {
     path = which('tmux', env, platform);
@@ -172,7 +181,10 @@ async function tmuxBuffer(text: string, env: NodeJS.ProcessEnv, platform: NodeJS
     path = null;
   }
   if (!path) return null;
-  for (const args of [['load-buffer', '-w', '-'], ['load-buffer', '-']]) {
+  for (const args of [
+    ['load-buffer', '-w', '-'],
+    ['load-buffer', '-'],
+  ]) {
     if ((await runTool({ name: 'tmux', path, args }, text, env, timeoutMs)) === null) return 'tmux';
   }
   return null;

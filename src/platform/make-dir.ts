@@ -48,7 +48,9 @@ function failure(code: string, path: string, reason: string, note = ''): MakeDir
 
 function mkdirFailure(error: unknown, path: string): MakeDirError {
   const code = codeOf(error) ?? 'EIO';
-  const reason = REASONS[code] ?? (error instanceof Error ? (error.message.split(',')[0] ?? '').replace(/^[A-Z]+: /, '') : String(error));
+  const reason =
+    REASONS[code] ??
+    (error instanceof Error ? (error.message.split(',')[0] ?? '').replace(/^[A-Z]+: /, '') : String(error));
   return failure(code, path, reason || 'cannot create the directory');
 }
 
@@ -88,7 +90,13 @@ function lookSync(path: string): Stats | 'missing' {
 
 /** After EEXIST: fine when a directory is there now (made by someone else meanwhile), else the refusal. */
 function existing(found: Stats | 'missing', path: string, target: string): void {
-  if (found === 'missing') throw failure('EEXIST', target, 'exists and is not a directory', ` ('${path}' is a broken link, or was removed meanwhile)`);
+  if (found === 'missing')
+    throw failure(
+      'EEXIST',
+      target,
+      'exists and is not a directory',
+      ` ('${path}' is a broken link, or was removed meanwhile)`,
+    );
   if (!found.isDirectory()) throw notADirectory(path, target);
 }
 

@@ -28,8 +28,12 @@ export function parseWireTime(value: unknown, offsetMinutes = 0): Date | null {
   local.setUTCHours(parts[3], parts[4], parts[5], 0);
   // Reject 2026-02-31, month 13, 10:60 and friends, which Date silently rolls over.
   const back = [
-    local.getUTCFullYear(), local.getUTCMonth() + 1, local.getUTCDate(),
-    local.getUTCHours(), local.getUTCMinutes(), local.getUTCSeconds(),
+    local.getUTCFullYear(),
+    local.getUTCMonth() + 1,
+    local.getUTCDate(),
+    local.getUTCHours(),
+    local.getUTCMinutes(),
+    local.getUTCSeconds(),
   ];
   if (Number.isNaN(local.getTime()) || back.some((v, i) => v !== parts[i])) return null;
   const ms = local.getTime() - offset * 60_000;
@@ -57,7 +61,12 @@ export function parseZoneOffset(zone: string, at: Date = new Date()): number | n
     const parts = new Intl.DateTimeFormat('en-US', {
       timeZone: z,
       hourCycle: 'h23',
-      year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
     }).formatToParts(at);
     const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
     const local = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));

@@ -59,7 +59,12 @@ export interface Parsed {
 export function parseCommandArgs(command: ScriptCommand, args: string[], maxPositionals = 0): Parsed {
   let parsed: Parsed;
   try {
-    const { values, positionals } = parseArgs({ args, options: { ...COMMON_OPTIONS, ...COMMAND_OPTIONS[command] }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args,
+      options: { ...COMMON_OPTIONS, ...COMMAND_OPTIONS[command] },
+      allowPositionals: true,
+      strict: true,
+    });
     parsed = { values: values as Parsed['values'], positionals };
   } catch (error) {
     throw new UsageError(`${command}: ${describeArgsError(error)}`);
@@ -96,4 +101,3 @@ export function seconds(command: string, parsed: Parsed, name: string, fallback:
 export function show(value: string): string {
   return safeLine(JSON.stringify(value), 80);
 }
-

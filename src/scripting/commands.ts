@@ -4,7 +4,17 @@ import { PROVIDER_INFO } from '../client/providers';
 import type { SavedSession } from '../state/saved-sessions';
 import { flag, parseCommandArgs, show, str } from './args';
 import { makeContext, onSaved, pickSession, refOf, whereLabel } from './context';
-import { analyse, domainsJson, domainsText, json, messageJson, messageText, summaryJson, summaryLine, wireId } from './script-format';
+import {
+  analyse,
+  domainsJson,
+  domainsText,
+  json,
+  messageJson,
+  messageText,
+  summaryJson,
+  summaryLine,
+  wireId,
+} from './script-format';
 import { EXIT, UsageError, type ScriptIo } from './io';
 
 /** `domains [--json]`: the provider's domains and external-mail accounts. */
@@ -14,7 +24,8 @@ export async function runDomains(args: string[], io: ScriptIo): Promise<number> 
   const provider = await ctx.open();
   const list = await provider.listDomains();
   io.stdout.write(flag(parsed, 'json') ? json(domainsJson(list)) : domainsText(list));
-  if (list.anyDomain && list.domains.length === 0) ctx.info(`${provider.info.label} lists no domains: it picks one for each new address`);
+  if (list.anyDomain && list.domains.length === 0)
+    ctx.info(`${provider.info.label} lists no domains: it picks one for each new address`);
   return EXIT.ok;
 }
 
@@ -28,7 +39,13 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
   // What the listing left out (its bounds, unreadable entries): on stderr, and in the JSON as `cut`.
   const note = listingNote(messages.length, messages.cut);
   if (flag(parsed, 'json')) {
-    io.stdout.write(json({ address: session.email, messages: messages.map(summaryJson), ...(messages.cut ? { cut: messages.cut } : {}) }));
+    io.stdout.write(
+      json({
+        address: session.email,
+        messages: messages.map(summaryJson),
+        ...(messages.cut ? { cut: messages.cut } : {}),
+      }),
+    );
   } else {
     io.stdout.write(messages.map(summaryLine).join(''));
     if (messages.length === 0 && !note) ctx.info(`No messages yet for ${session.email}`);
@@ -39,8 +56,12 @@ export async function runList(args: string[], io: ScriptIo): Promise<number> {
 
 /** A message id as typed: a number (tempmail, Guerrilla Mail) or mail.tm's hex, checked once the address is known. */
 function messageIdArg(command: string, raw: string | undefined): string {
-  if (raw === undefined) throw new UsageError(`${command}: which message? usage: tempmail-tui ${command} ID (ids from \`tempmail-tui list\`)`);
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(raw)) throw new UsageError(`${command}: ID must be a message id from \`tempmail-tui list\`, got ${show(raw)}`);
+  if (raw === undefined)
+    throw new UsageError(
+      `${command}: which message? usage: tempmail-tui ${command} ID (ids from \`tempmail-tui list\`)`,
+    );
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(raw))
+    throw new UsageError(`${command}: ID must be a message id from \`tempmail-tui list\`, got ${show(raw)}`);
   return raw;
 }
 
@@ -88,11 +109,19 @@ export async function runForget(args: string[], io: ScriptIo): Promise<number> {
   const provider = await ctx.open(refOf(session));
   const remove = flag(parsed, 'delete-account');
   if (remove) {
-    if (!provider.deleteAddress) throw new UsageError(`forget: ${whereLabel(refOf(session))} cannot delete an address; without --delete-account it is forgotten here only`);
+    if (!provider.deleteAddress)
+      throw new UsageError(
+        `forget: ${whereLabel(refOf(session))} cannot delete an address; without --delete-account it is forgotten here only`,
+      );
     await onSaved(ctx, session, () => provider.deleteAddress!(session));
   }
   ctx.sessions.forget(session.email, session.baseUrl, session.provider);
-  if (flag(parsed, 'json')) io.stdout.write(json({ address: session.email, forgotten: true, deletedAtProvider: remove }));
-  ctx.info(remove ? `Deleted ${session.email} at ${provider.info.label} and forgot it here` : `Forgot ${session.email} (it still exists at ${whereLabel(refOf(session))})`);
+  if (flag(parsed, 'json'))
+    io.stdout.write(json({ address: session.email, forgotten: true, deletedAtProvider: remove }));
+  ctx.info(
+    remove
+      ? `Deleted ${session.email} at ${provider.info.label} and forgot it here`
+      : `Forgot ${session.email} (it still exists at ${whereLabel(refOf(session))})`,
+  );
   return EXIT.ok;
 }

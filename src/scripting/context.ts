@@ -10,7 +10,12 @@ import { rateLimitWords } from '../client/pacing/rate-limit-wait';
 import { pacingWords, userProviderOptions } from '../state/provider-options';
 import { appPaths } from '../state/paths';
 import { displayBaseUrl } from '../state/base-url';
-import { normalizeBaseUrl, openSavedSessions, type SavedSession, type SavedSessionStore } from '../state/saved-sessions';
+import {
+  normalizeBaseUrl,
+  openSavedSessions,
+  type SavedSession,
+  type SavedSessionStore,
+} from '../state/saved-sessions';
 import { expiryMs } from '../model/mail-types';
 import { parseZoneOffset } from '../platform/time';
 import { str, type Parsed, show } from './args';
@@ -106,14 +111,20 @@ export function makeContext(io: ScriptIo, parsed: Parsed): Context {
       if (!io.openLocal) throw new ScriptError(LOCAL_ONLY);
       const local = await io.openLocal();
       // As the app's: not paced, no 429 waits (nobody else's limits apply to it).
-      return createProvider('tempmail', { ...tuning, signal: io.signal, baseUrl: local.httpUrl, postEncoding: settings.postEncoding });
+      return createProvider('tempmail', {
+        ...tuning,
+        signal: io.signal,
+        baseUrl: local.httpUrl,
+        postEncoding: settings.postEncoding,
+      });
     },
     localKey,
     info,
   };
 }
 
-const LOCAL_ONLY = "this address belongs to the app's local service, which only runs on the machine of the app that made it";
+const LOCAL_ONLY =
+  "this address belongs to the app's local service, which only runs on the machine of the app that made it";
 
 /** "mail.tm", "Guerrilla Mail", or "the service" (a tempmail service). */
 function whereName(ref: ProviderRef): string {
@@ -123,7 +134,9 @@ function whereName(ref: ProviderRef): string {
 /** "mail.tm", "Guerrilla Mail", a tempmail service's URL (without user:password@), or the local service. */
 export function whereLabel(ref: ProviderRef): string {
   if (ref.baseUrl.startsWith('local:')) return 'the local service';
-  return ref.provider === 'tempmail' ? displayBaseUrl(ref.baseUrl) : `${PROVIDER_INFO[ref.provider].label} (${displayBaseUrl(ref.baseUrl)})`;
+  return ref.provider === 'tempmail'
+    ? displayBaseUrl(ref.baseUrl)
+    : `${PROVIDER_INFO[ref.provider].label} (${displayBaseUrl(ref.baseUrl)})`;
 }
 
 /**
@@ -151,7 +164,9 @@ export function pickSession(ctx: Context, address: string | undefined): SavedSes
   const all = ref ? ctx.sessions.listLive(ctx.now(), ref.baseUrl, ref.provider) : ctx.sessions.listLive(ctx.now());
   // Addresses the app made on its local service are saved under "local:<data dir>": a command reaches
   // that service where it may run it (ctx.open), on this user's data dir only.
-  const live = all.filter((s) => /^https?:\/\//i.test(s.baseUrl) || (s.baseUrl === ctx.localKey && ctx.io.openLocal !== undefined));
+  const live = all.filter(
+    (s) => /^https?:\/\//i.test(s.baseUrl) || (s.baseUrl === ctx.localKey && ctx.io.openLocal !== undefined),
+  );
   const where = ref ? ` for ${whereLabel(ref)}` : '';
   if (address === undefined) {
     const current = live[0];
@@ -161,7 +176,9 @@ export function pickSession(ctx: Context, address: string | undefined): SavedSes
   const wanted = address.trim().toLowerCase();
   const found = live.find((s) => s.email.toLowerCase() === wanted);
   if (!found && all.some((s) => s.email.toLowerCase() === wanted)) {
-    throw new ScriptError(`${show(address)} belongs to the app's built-in local service of another data dir, or one this command may not start here`);
+    throw new ScriptError(
+      `${show(address)} belongs to the app's built-in local service of another data dir, or one this command may not start here`,
+    );
   }
   if (!found) {
     throw new ScriptError(`${show(address)} is not a saved live address${where}; see \`tempmail-tui new\``);
@@ -204,9 +221,14 @@ export function refusal(ctx: Context, session: SavedSession, error: unknown): Sc
   } catch {
     // Only a note in the saved list: the message below matters more than recording it.
   }
-  const why = session.provider === 'tempmail' ? `its data was reset, or another service answers at ${displayBaseUrl(session.baseUrl)}` : 'the account or session is gone';
+  const why =
+    session.provider === 'tempmail'
+      ? `its data was reset, or another service answers at ${displayBaseUrl(session.baseUrl)}`
+      : 'the account or session is gone';
   const who = session.provider === 'tempmail' ? 'the service' : PROVIDER_INFO[session.provider].label;
-  return new ScriptError(`${who} no longer knows ${show(session.email)} (${why}); \`tempmail-tui new\` makes another address`);
+  return new ScriptError(
+    `${who} no longer knows ${show(session.email)} (${why}); \`tempmail-tui new\` makes another address`,
+  );
 }
 
 /** Aborts when either does (either may be missing). */

@@ -17,7 +17,6 @@ import { EXIT, processIo, ScriptError, type LocalEndpoint, type ScriptIo } from 
 export { processIo };
 import { runWait } from './wait';
 
-
 const COMMON_HELP = `Common options:
   --provider NAME       tempmail, mailtm, guerrilla, tempmaillol, or auto: the first of providerOrder
                         that answers (also TEMPMAIL_PROVIDER or provider in config.json); list, read,
@@ -137,14 +136,21 @@ async function runCommand(command: ScriptCommand, args: string[], io: ScriptIo):
   }
 }
 
-const PROVIDER_TROUBLE: ReadonlySet<string> = new Set(['network', 'timeout', 'rate_limited', 'service', 'bad_response']);
+const PROVIDER_TROUBLE: ReadonlySet<string> = new Set([
+  'network',
+  'timeout',
+  'rate_limited',
+  'service',
+  'bad_response',
+]);
 
 // Errors become one line and an exit code. ApiError and ConfigError messages are written to be shown
 // (token-free, terminal-safe); anything unexpected shows its message only, never its stack.
 function describe(error: unknown, command: string): { message: string; code: number } {
   if (error instanceof ScriptError) {
     const message = error.message.startsWith(`${command}: `) ? error.message.slice(command.length + 2) : error.message;
-    const hint = error.exitCode === EXIT.usage && !message.startsWith('no service') ? ` (see tempmail-tui ${command} --help)` : '';
+    const hint =
+      error.exitCode === EXIT.usage && !message.startsWith('no service') ? ` (see tempmail-tui ${command} --help)` : '';
     return { message: safeLine(message, 500) + hint, code: error.exitCode };
   }
   if (error instanceof ConfigError) return { message: safeLine(error.message, 500), code: EXIT.usage };
@@ -153,7 +159,10 @@ function describe(error: unknown, command: string): { message: string; code: num
     const wait = error.kind === 'rate_limited' ? error.details.retryAfterSeconds : undefined;
     const after = wait !== undefined ? `; try again in ${Math.ceil(wait)} s` : '';
     // A provider that is down, blocked or limiting: a new address can come from another one.
-    const elsewhere = (command === 'new' || command === 'domains') && PROVIDER_TROUBLE.has(error.kind) ? '; or try another provider (tempmail-tui providers)' : '';
+    const elsewhere =
+      (command === 'new' || command === 'domains') && PROVIDER_TROUBLE.has(error.kind)
+        ? '; or try another provider (tempmail-tui providers)'
+        : '';
     return { message: safeLine(error.message, 500) + after + elsewhere, code: EXIT.failed };
   }
   if (error instanceof SecureFileError) return { message: safeLine(error.message, 500), code: EXIT.failed };

@@ -22,12 +22,15 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
   const account = str(parsed, 'account');
   // --account names an external account, so it implies --extmail.
   const extmail = flag(parsed, 'extmail') || account !== undefined;
-  if (extmail && str(parsed, 'domain') !== undefined) throw new UsageError('new: --domain and --extmail exclude each other');
+  if (extmail && str(parsed, 'domain') !== undefined)
+    throw new UsageError('new: --domain and --extmail exclude each other');
   const ctx = makeContext(io, parsed);
   const auto = ctx.settings.provider === 'auto';
   const refs = auto ? orderedRefs(ctx.settings) : [ctx.configured()];
   if (extmail && !refs.some((r) => r.provider === 'tempmail')) {
-    throw new UsageError(`new: ${PROVIDER_INFO[refs[0]!.provider].label} has no external-mail accounts; --extmail is for services of the interface (--provider tempmail)`);
+    throw new UsageError(
+      `new: ${PROVIDER_INFO[refs[0]!.provider].label} has no external-mail accounts; --extmail is for services of the interface (--provider tempmail)`,
+    );
   }
   const tried: string[] = [];
   for (const [i, ref] of refs.entries()) {
@@ -43,7 +46,8 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
       if (!auto || !canFallBack(error)) throw error;
       const why = `${PROVIDER_INFO[ref.provider].label}: ${safeLine(error.message, 160)}`;
       tried.push(why);
-      if (!next) throw new ScriptError(`no provider made an address (${tried.join('; ')}); see tempmail-tui providers --check`);
+      if (!next)
+        throw new ScriptError(`no provider made an address (${tried.join('; ')}); see tempmail-tui providers --check`);
       ctx.info(`${why}; trying ${PROVIDER_INFO[next.provider].label}`);
     }
   }
@@ -51,7 +55,13 @@ export async function runNew(args: string[], io: ScriptIo): Promise<number> {
 }
 
 /** Creates, saves and prints an address on `ref`; throws what the provider said. */
-async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail: boolean, signal?: AbortSignal): Promise<number> {
+async function createOn(
+  ctx: Context,
+  ref: ProviderRef,
+  parsed: Parsed,
+  extmail: boolean,
+  signal?: AbortSignal,
+): Promise<number> {
   const { io } = ctx;
   const domain = str(parsed, 'domain');
   const account = str(parsed, 'account');
@@ -62,7 +72,8 @@ async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail:
   if (domain !== undefined || account !== undefined) {
     const list = await provider.listDomains();
     // A provider that picks the domain itself lists none: a domain asked for is passed on for it to judge.
-    if (domain !== undefined && list.anyDomain && list.domains.length === 0) options.domain = domain.trim().toLowerCase();
+    if (domain !== undefined && list.anyDomain && list.domains.length === 0)
+      options.domain = domain.trim().toLowerCase();
     else if (domain !== undefined) {
       const found = findDomain(list, domain);
       options.domainId = found.id;
@@ -98,7 +109,11 @@ async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail:
     if (kept) return signInLater(ctx, kept, error, print, showToken);
     // "That name is taken" names no name: say which one (the service picked the domain if none was given).
     if (isApiError(error) && error.kind === 'prefix_taken' && prefix !== undefined) {
-      throw new ApiError('prefix_taken', `${safeLine(prefix, 64)}${domain !== undefined ? `@${safeLine(domain, 253)}` : ''} is taken; try another name`, error.details);
+      throw new ApiError(
+        'prefix_taken',
+        `${safeLine(prefix, 64)}${domain !== undefined ? `@${safeLine(domain, 253)}` : ''} is taken; try another name`,
+        error.details,
+      );
     }
     // A malformed request from `new` is one of its flags the service refused (a name against its rules):
     // the user's to correct, so a usage error (exit 2), in the service's words.
@@ -115,10 +130,15 @@ async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail:
     // a person) still has it, then say it was not saved (later commands and the app will not know it).
     print({ ...session, provider: ref.provider, baseUrl: normalizeBaseUrl(ref.baseUrl), createdAt: ctx.now() });
     const why = error instanceof Error ? error.message : String(error);
-    throw new ScriptError(`${session.email} was created but not saved (${why}); list, wait, read and the app will not find it`);
+    throw new ScriptError(
+      `${session.email} was created but not saved (${why}); list, wait, read and the app will not find it`,
+    );
   }
   print(saved);
-  const lasts = saved.expiresAt === null ? 'no expiry (`tempmail-tui forget --delete-account` deletes it)' : `expires in ${formatCountdown(secondsLeft(saved.expiresAt, ctx.now()))}`;
+  const lasts =
+    saved.expiresAt === null
+      ? 'no expiry (`tempmail-tui forget --delete-account` deletes it)'
+      : `expires in ${formatCountdown(secondsLeft(saved.expiresAt, ctx.now()))}`;
   const on = ref.provider === 'tempmail' ? '' : ` on ${PROVIDER_INFO[ref.provider].label}`;
   ctx.info(`Saved ${saved.email}${on}; ${lasts}. Wait for mail: tempmail-tui wait --print code`);
   if (ref.baseUrl === ctx.localKey) ctx.info(await localTarget(ctx, saved.email));
@@ -129,7 +149,13 @@ async function createOn(ctx: Context, ref: ProviderRef, parsed: Parsed, extmail:
  * The address was made and saved, but its sign-in failed (a 429 past the wait, the network): it is
  * printed, and the next command that needs it signs in. Only `--show-token` fails: there is no token yet.
  */
-function signInLater(ctx: Context, kept: SavedSession, error: unknown, print: (s: SavedSession) => void, showToken: boolean): number {
+function signInLater(
+  ctx: Context,
+  kept: SavedSession,
+  error: unknown,
+  print: (s: SavedSession) => void,
+  showToken: boolean,
+): number {
   print(kept);
   const why = isApiError(error) ? safeLine(error.message, 200) : 'the sign-in failed';
   const label = PROVIDER_INFO[kept.provider].label;

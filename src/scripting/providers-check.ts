@@ -56,7 +56,12 @@ async function checkOne(ctx: Context, ref: ProviderRef): Promise<CheckResult> {
   const took = () => Math.round(performance.now() - started);
   try {
     // No retries and no waiting out a 429: the check says what it met, now.
-    const provider = ctx.provider(ref, { retries: 0, timeoutMs: PROBE_TIMEOUT_MS, rateLimitWait: undefined, maxResponseBytes: PROBE_MAX_BYTES });
+    const provider = ctx.provider(ref, {
+      retries: 0,
+      timeoutMs: PROBE_TIMEOUT_MS,
+      rateLimitWait: undefined,
+      maxResponseBytes: PROBE_MAX_BYTES,
+    });
     await (provider.probe ? provider.probe() : provider.listDomains());
     return { ...base, verdict: 'ok', latencyMs: took() };
   } catch (error) {

@@ -19,7 +19,12 @@ export async function runProviders(args: string[], io: ScriptIo): Promise<number
     const results = await checkProviders(ctx);
     const working = results.filter((r) => r.verdict === 'ok').length;
     if (flag(parsed, 'json')) io.stdout.write(json({ providers: results, working }));
-    else io.stdout.write(results.map((r) => `${r.name}\t${r.baseUrl}\t${r.verdict}\t${r.latencyMs} ms${r.detail ? `\t${r.detail}` : ''}\n`).join(''));
+    else
+      io.stdout.write(
+        results
+          .map((r) => `${r.name}\t${r.baseUrl}\t${r.verdict}\t${r.latencyMs} ms${r.detail ? `\t${r.detail}` : ''}\n`)
+          .join(''),
+      );
     if (working === 0) ctx.info('No provider answers now: tempmail-tui serve runs a service of your own');
     // At least one works: a script can go on (with --provider auto, new finds it).
     return working > 0 ? EXIT.ok : EXIT.failed;
@@ -47,8 +52,11 @@ export async function runProviders(args: string[], io: ScriptIo): Promise<number
   if (flag(parsed, 'json')) {
     io.stdout.write(json({ providers: rows }));
   } else {
-    io.stdout.write(rows.map((r) => `${r.name}\t${r.baseUrl}\toffline ${r.offline ? 'yes' : 'no'}\t${r.label}: ${r.note}\n`).join(''));
-    if (!configured) ctx.info('None configured: the app runs its own local service (offline); scripts need --provider or --base-url.');
+    io.stdout.write(
+      rows.map((r) => `${r.name}\t${r.baseUrl}\toffline ${r.offline ? 'yes' : 'no'}\t${r.label}: ${r.note}\n`).join(''),
+    );
+    if (!configured)
+      ctx.info('None configured: the app runs its own local service (offline); scripts need --provider or --base-url.');
   }
   return EXIT.ok;
 }

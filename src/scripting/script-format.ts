@@ -58,7 +58,13 @@ export function domainsText(d: DomainList): string {
 
 /** A message summary as JSON. */
 export function summaryJson(m: MessageSummary): Record<string, unknown> {
-  return { id: wireId(m.id), senderName: m.senderName, senderEmail: m.senderEmail, subject: m.subject, receivedAt: iso(m.receivedAt) };
+  return {
+    id: wireId(m.id),
+    senderName: m.senderName,
+    senderEmail: m.senderEmail,
+    subject: m.subject,
+    receivedAt: iso(m.receivedAt),
+  };
 }
 
 /** A summary as "id<TAB>time<TAB>sender<TAB>subject". */

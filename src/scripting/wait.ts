@@ -43,7 +43,8 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   // --json, common to every command, means --print json here; with another --print it is a contradiction.
   const json = parsed.values.json === true;
   const asked = str(parsed, 'print');
-  if (json && asked !== undefined && asked !== 'json') throw new UsageError(`wait: --json and --print ${show(asked)} contradict each other`);
+  if (json && asked !== undefined && asked !== 'json')
+    throw new UsageError(`wait: --json and --print ${show(asked)} contradict each other`);
   const print = (asked ?? (json ? 'json' : 'text')) as PrintMode;
   if (!PRINT_MODES.includes(print)) {
     throw new UsageError(`wait: --print must be one of ${PRINT_MODES.join(', ')}, got ${show(String(print))}`);
@@ -63,7 +64,20 @@ export async function runWait(args: string[], io: ScriptIo): Promise<number> {
   const wake: Waker = { now: null };
   const watch = api.watchMail?.(session, { onMail: () => wake.now?.(), onState: () => undefined });
   try {
-    return await waitLoop({ ctx, io, api, session, start, deadline, filters, print, intervalMs, timeoutS, existing: flag(parsed, 'existing'), wake });
+    return await waitLoop({
+      ctx,
+      io,
+      api,
+      session,
+      start,
+      deadline,
+      filters,
+      print,
+      intervalMs,
+      timeoutS,
+      existing: flag(parsed, 'existing'),
+      wake,
+    });
   } finally {
     watch?.stop();
   }
@@ -93,7 +107,10 @@ interface WaitRun {
 // Looks, matches, backs off, until a hit (exit 0) or the deadline (a ScriptError).
 async function waitLoop(w: WaitRun): Promise<number> {
   const { ctx, io, api, session, start, deadline, filters, print, intervalMs } = w;
-  const what = [filters.from && `from ${show(filters.from.source)}`, filters.subject && `subject ${show(filters.subject.source)}`]
+  const what = [
+    filters.from && `from ${show(filters.from.source)}`,
+    filters.subject && `subject ${show(filters.subject.source)}`,
+  ]
     .filter(Boolean)
     .join(' and ');
   const waiting = `Waiting for ${print === 'code' ? 'a code' : print === 'link' ? 'a link' : 'a message'} at ${session.email}${what ? ` (${what})` : ''}`;
@@ -116,7 +133,11 @@ async function waitLoop(w: WaitRun): Promise<number> {
       const note = listingNote(summaries.length, summaries.cut);
       if (note && note !== lastNote) ctx.info(note);
       lastNote = note;
-      renewListed(seen, summaries.map((m) => m.id), SEEN_MAX);
+      renewListed(
+        seen,
+        summaries.map((m) => m.id),
+        SEEN_MAX,
+      );
       if (failures > 0) ctx.info('Service reachable again.');
       failures = 0;
       lastProblem = '';
@@ -138,7 +159,8 @@ async function waitLoop(w: WaitRun): Promise<number> {
     } catch (error) {
       if (error instanceof DeadlineReached) break;
       if (!isApiError(error)) throw error;
-      if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request') throw refusal(ctx, session, error) ?? error;
+      if (error.kind === 'invalid_token' || error.kind === 'session_expired' || error.kind === 'bad_request')
+        throw refusal(ctx, session, error) ?? error;
       // The base URL leads to something else (a web page, another kind of server): waiting will not help.
       if (error.kind === 'wrong_service') throw error;
       // The app's policy (client/pacing/poller.ts): a Retry-After is waited out, anything else backs off
@@ -147,7 +169,8 @@ async function waitLoop(w: WaitRun): Promise<number> {
       if (asked === undefined) failures += 1;
       if (!baselined) late = true;
       delay = Math.max(intervalMs, failureDelay(failures, asked, intervalMs, MAX_BACKOFF_MS, Math.random));
-      if (error.message !== lastProblem) ctx.info(`${error.message}; retrying in ${Math.max(1, Math.round(delay / 1000))} s`);
+      if (error.message !== lastProblem)
+        ctx.info(`${error.message}; retrying in ${Math.max(1, Math.round(delay / 1000))} s`);
       lastProblem = error.message;
     }
     const remaining = deadline - ctx.now().getTime();
@@ -183,8 +206,13 @@ function compareIds(a: string, b: string): number {
  */
 export function receivedBefore(summaries: MessageSummary[], before: number): MessageSummary[] {
   const later = (s: MessageSummary) => s.receivedAt !== null && s.receivedAt.getTime() >= before;
-  const firstLater = summaries.filter(later).map((s) => s.id).sort(compareIds)[0];
-  return summaries.filter((s) => !later(s) && !(s.receivedAt === null && firstLater !== undefined && compareIds(s.id, firstLater) > 0));
+  const firstLater = summaries
+    .filter(later)
+    .map((s) => s.id)
+    .sort(compareIds)[0];
+  return summaries.filter(
+    (s) => !later(s) && !(s.receivedAt === null && firstLater !== undefined && compareIds(s.id, firstLater) > 0),
+  );
 }
 
 // New messages oldest first; the first that matches and has what --print asks for.

@@ -98,7 +98,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   // Whatever a line says (a driver's error included), the database password never reaches the log.
   const log = asLogger(deps.log, secretScrubber(config.databaseUrl));
   const tlsFiles: TlsFiles | undefined =
-    config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile } : undefined;
+    config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
+      ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile }
+      : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
   const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
   const adminTokens = await readAdminTokens(adminTokenFiles(config), log);
@@ -147,9 +149,20 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     purging = true;
     try {
       const gone = await service.purgeExpired();
-      if (gone > 0) log.event({ level: 'info', event: 'sessions.purged', text: `purged ${gone} expired session(s)`, jsonFields: { sessions: gone } });
+      if (gone > 0)
+        log.event({
+          level: 'info',
+          event: 'sessions.purged',
+          text: `purged ${gone} expired session(s)`,
+          jsonFields: { sessions: gone },
+        });
     } catch (error) {
-      log.event({ level: 'error', event: 'sessions.purge_failed', text: `purge failed: ${describe(error)}`, jsonFields: { reason: describe(error) } });
+      log.event({
+        level: 'error',
+        event: 'sessions.purge_failed',
+        text: `purge failed: ${describe(error)}`,
+        jsonFields: { reason: describe(error) },
+      });
     } finally {
       purging = false;
     }
@@ -161,7 +174,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   let tokensInUse = adminTokens;
   const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
   observer.provide('eventStreams', () => events.size);
-  const adminApi: AdminApi | undefined = adminTokens.length > 0 ? createAdminApi(adminTokens, admin, { log, events }) : undefined;
+  const adminApi: AdminApi | undefined =
+    adminTokens.length > 0 ? createAdminApi(adminTokens, admin, { log, events }) : undefined;
   // The routes read it at each request: a reload may turn the admin API on or off. With adminListen it
   // is on that listener only (adminExtras), and the HTTP port has none.
   const extras: RouteExtras = { events, admin: config.adminListen ? undefined : adminApi };
@@ -177,7 +191,10 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   });
   // smtp-server's own cap is only an outer guard: the operations' connection limit refuses (and logs) first.
   // The blocks are asked first: a blocked client is not counted against any limit.
-  const hooks = joinSmtpHooks(blockHooks(admin.rules, log, (kind) => observer.blocked(kind)), ops.smtpHooks);
+  const hooks = joinSmtpHooks(
+    blockHooks(admin.rules, log, (kind) => observer.blocked(kind)),
+    ops.smtpHooks,
+  );
   const smtp = createSmtpFront(service, config, { log, tls, hooks, maxClients: config.smtpMaxConnections + 50 });
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
@@ -186,7 +203,13 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   const shutdown = async () => {
     await Promise.allSettled([http.close(), smtp.close(), imap?.close(), ssh?.front.close(), adminListener?.close()]);
     await ops.close();
-    const failed = (text: string) => (error: unknown) => log.event({ level: 'error', event: 'serve.close_failed', text: `${text} failed: ${describe(error)}`, jsonFields: { reason: describe(error) } });
+    const failed = (text: string) => (error: unknown) =>
+      log.event({
+        level: 'error',
+        event: 'serve.close_failed',
+        text: `${text} failed: ${describe(error)}`,
+        jsonFields: { reason: describe(error) },
+      });
     await service.close().catch(failed('service close'));
     await store.close().catch(failed('store close'));
     await storage.release().catch(failed(`removing ${storage.lockFile}`));
@@ -203,7 +226,13 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     });
     if (config.adminListen) {
       const timeouts = { headersTimeoutMs: config.httpHeadersTimeoutMs, requestTimeoutMs: config.httpRequestTimeoutMs };
-      adminListener = await startAdminListener(service, { where: config.adminListen, extras: adminExtras, log, answered: ops.httpHooks.answered, ...timeouts });
+      adminListener = await startAdminListener(service, {
+        where: config.adminListen,
+        extras: adminExtras,
+        log,
+        answered: ops.httpHooks.answered,
+        ...timeouts,
+      });
     }
   } catch (error) {
     await shutdown();
@@ -229,8 +258,15 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       throw error;
     }
   }
-  if (tls) log.event({ level: 'info', event: 'smtp.tls', text: `smtp offers STARTTLS with ${tls.summary}`, jsonFields: { not_after: new Date(tls.notAfter).toISOString() } });
-  const listen = (protocol: string, url: string, what: string) => log.event({ level: 'info', event: 'listen', text: `${what} at ${url}`, jsonFields: { protocol, url } });
+  if (tls)
+    log.event({
+      level: 'info',
+      event: 'smtp.tls',
+      text: `smtp offers STARTTLS with ${tls.summary}`,
+      jsonFields: { not_after: new Date(tls.notAfter).toISOString() },
+    });
+  const listen = (protocol: string, url: string, what: string) =>
+    log.event({ level: 'info', event: 'listen', text: `${what} at ${url}`, jsonFields: { protocol, url } });
   if (adminListener) listen('admin', adminListener.url, 'admin API');
   if (ops.metricsUrl) listen('metrics', ops.metricsUrl, 'metrics');
   else if (config.metrics) listen('metrics', `${httpUrl}metrics`, 'metrics');

@@ -58,7 +58,9 @@ export function parseExtmailAccount(value: string, where: string): ExtmailAccoun
   const local = email.slice(0, at);
   const domain = email.slice(at + 1);
   if (rest.length > 0 || at < 1 || !EMAIL_LOCAL.test(local) || local.includes('+') || !DOMAIN.test(domain)) {
-    throw new UsageError(`${where}: ${show(value)} is not name@provider (optionally :dots or :nodots; no + in the name)`);
+    throw new UsageError(
+      `${where}: ${show(value)} is not name@provider (optionally :dots or :nodots; no + in the name)`,
+    );
   }
   if (flag !== undefined && flag !== 'dots' && flag !== 'nodots') {
     throw new UsageError(`${where}: ${show(flag)} after the address must be "dots" or "nodots"`);

@@ -15,7 +15,13 @@ export interface ExternalIntakeDeps {
   /** The service's wrapper of a store call (a failure becomes storage_unavailable). */
   guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
   /** The service's parse and store path (session id -> alias); the sessions' watchers hear of what is stored. */
-  storeFor(targets: Map<string, string>, raw: Buffer, envelopeFrom: string, now: number, sessions: Map<string, StoredSession>): Promise<DeliverOutcome>;
+  storeFor(
+    targets: Map<string, string>,
+    raw: Buffer,
+    envelopeFrom: string,
+    now: number,
+    sessions: Map<string, StoredSession>,
+  ): Promise<DeliverOutcome>;
   /** Whether the storage cap is reached: fetched mail then stays in its account (the fetcher tries again). */
   storageFull?: () => boolean;
 }
@@ -78,7 +84,10 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
       // As SMTP's 452 4.3.1: the message stays where it is (its account), and is fetched again later.
       // Taken regardless, mail to an external account (anyone can send it) filled the disk past the cap.
       if (targets.size > 0 && storageFull?.()) {
-        throw new ServiceError('storage_unavailable', 'the storage cap is reached (the message stays in the account until there is room)');
+        throw new ServiceError(
+          'storage_unavailable',
+          'the storage cap is reached (the message stays in the account until there is room)',
+        );
       }
       const held: string[] = [];
       if (skipHeld) {
@@ -89,7 +98,11 @@ export function externalIntake(deps: ExternalIntakeDeps): ExternalIntake {
         }
       }
       const outcome = await storeFor(targets, raw, '', now, sessions);
-      if (outcome.capped) throw new ServiceError('storage_unavailable', 'the storage cap is reached (the message stays in the account until there is room)');
+      if (outcome.capped)
+        throw new ServiceError(
+          'storage_unavailable',
+          'the storage cap is reached (the message stays in the account until there is room)',
+        );
       return { stored: outcome.full ? [] : [...targets.values()], held, full: outcome.full ?? [] };
     },
 

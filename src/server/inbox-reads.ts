@@ -8,7 +8,14 @@
 import { formatWireTime } from '../platform/time';
 import { parseMessage, type ParsedFields } from './mail/mime';
 import type { Clock } from './server-config';
-import { ServiceError, type AttachmentMeta, type InboxView, type MailService, type MessageFull, type MessageMeta } from './service-types';
+import {
+  ServiceError,
+  type AttachmentMeta,
+  type InboxView,
+  type MailService,
+  type MessageFull,
+  type MessageMeta,
+} from './service-types';
 import type { Store, StoredAttachmentMeta, StoredMessage, StoredMessageMeta, StoredSession } from './store/store';
 import { hashToken } from './token-hash';
 
@@ -21,7 +28,10 @@ export interface InboxReadsDeps {
   onFreed?: () => void;
 }
 
-type InboxReads = Pick<MailService, 'checkMail' | 'describeSession' | 'inbox' | 'readMail' | 'deleteMail' | 'rawMessage' | 'attachment'>;
+type InboxReads = Pick<
+  MailService,
+  'checkMail' | 'describeSession' | 'inbox' | 'readMail' | 'deleteMail' | 'rawMessage' | 'attachment'
+>;
 
 function requiredToken(token: string): string {
   if (typeof token !== 'string' || token === '') throw new ServiceError('invalid_token', 'A session token is required');
@@ -42,7 +52,10 @@ export function liveSession(clock: Clock, session: StoredSession | undefined): S
 
 /** The live session of a token, or the error the caller must answer with. */
 async function sessionOf(deps: InboxReadsDeps, token: string): Promise<StoredSession> {
-  return liveSession(deps.clock, await deps.guarded(() => deps.store.getSessionByTokenHash(hashToken(requiredToken(token)))));
+  return liveSession(
+    deps.clock,
+    await deps.guarded(() => deps.store.getSessionByTokenHash(hashToken(requiredToken(token)))),
+  );
 }
 
 function notFound(id: number): ServiceError {
@@ -71,9 +84,22 @@ export async function bodyOf(
   if (!raw) throw notFound(m.id);
   const parsed = await parseMessage(raw, m.envelopeFrom ?? '');
   const attachments = parsed.attachments.map(
-    (a, i): StoredAttachmentMeta => ({ id: i + 1, filename: a.filename, contentType: a.contentType, size: a.bytes.length }),
+    (a, i): StoredAttachmentMeta => ({
+      id: i + 1,
+      filename: a.filename,
+      contentType: a.contentType,
+      size: a.bytes.length,
+    }),
   );
-  return { to: parsed.to, cc: parsed.cc, text: parsed.text, html: parsed.html, headers: parsed.headers, attachments, parsed };
+  return {
+    to: parsed.to,
+    cc: parsed.cc,
+    text: parsed.text,
+    html: parsed.html,
+    headers: parsed.headers,
+    attachments,
+    parsed,
+  };
 }
 
 /** The inbox operations of one mail service. */
@@ -144,9 +170,15 @@ export function inboxReads(deps: InboxReadsDeps): InboxReads {
       const body = await bodyOf(deps, session, m);
       const meta = body.attachments.find((a) => a.id === attachmentId);
       const bytes =
-        meta && (body.parsed ? body.parsed.attachments[attachmentId - 1]?.bytes : await guarded(() => store.attachmentBytes(session.id, id, attachmentId)));
+        meta &&
+        (body.parsed
+          ? body.parsed.attachments[attachmentId - 1]?.bytes
+          : await guarded(() => store.attachmentBytes(session.id, id, attachmentId)));
       if (!meta || !bytes) {
-        throw new ServiceError('not_found', `Message ${id} has no attachment ${Number.isFinite(attachmentId) ? attachmentId : '?'}`);
+        throw new ServiceError(
+          'not_found',
+          `Message ${id} has no attachment ${Number.isFinite(attachmentId) ? attachmentId : '?'}`,
+        );
       }
       return { meta: { ...meta }, bytes };
     },

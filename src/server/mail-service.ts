@@ -23,7 +23,13 @@ import { asLogger } from './observe/log';
 import { StorageHealth } from './observe/storage-health';
 import { addressFor, chooseTarget, roundRobin } from './mail/session-target';
 import { createInboxWatch } from './inbox-watch';
-import { ServiceError, type CreatedSession, type DeliverOutcome, type MailService, type ServiceHealth } from './service-types';
+import {
+  ServiceError,
+  type CreatedSession,
+  type DeliverOutcome,
+  type MailService,
+  type ServiceHealth,
+} from './service-types';
 import { StoreClosedError, type StorageCaps, type Store, type StoredSession } from './store/store';
 
 export interface MailServiceDeps {
@@ -165,7 +171,10 @@ export function createMailService(deps: MailServiceDeps): MailService {
     // The inbox limit is decided here, where the message is stored, not at RCPT TO: parallel
     // connections (or other services on the same store) may have filled the inbox since.
     const message = { ...fields, raw, receivedAt: now, ...origin };
-    const result = await guarded(() => store.deliver([...targets.keys()], message, config.inboxLimit, deps.storageCaps?.()), true);
+    const result = await guarded(
+      () => store.deliver([...targets.keys()], message, config.inboxLimit, deps.storageCaps?.()),
+      true,
+    );
     // A session purged between RCPT and now simply no longer receives (it is in result.gone).
     if (result.full.length > 0) return { delivered: 0, full: result.full.map((id) => targets.get(id) ?? id) };
     // Other services on the store filled it since this one's count (the store's atomic check).
@@ -182,7 +191,9 @@ export function createMailService(deps: MailServiceDeps): MailService {
       return {
         domains: ourDomains().map((domain, i) => ({ id: i + 1, domain })),
         // Ids stay the accounts' places in the configuration, whichever are listed now.
-        extmailAccounts: config.extmailAccounts.map((a, i) => ({ id: i + 1, email: a.email })).filter((a) => accountActive(a.id)),
+        extmailAccounts: config.extmailAccounts
+          .map((a, i) => ({ id: i + 1, email: a.email }))
+          .filter((a) => accountActive(a.id)),
       };
     },
 
@@ -225,7 +236,15 @@ export function createMailService(deps: MailServiceDeps): MailService {
 
     ...inboxReads({ store, clock, guarded, onFreed: deps.onFreed }),
 
-    ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains, makeInbox: config.catchAll ? (key) => makeInbox(key) : undefined }),
+    ...smtpRecipients({
+      store,
+      config,
+      clock,
+      guarded,
+      storeFor,
+      ourDomains,
+      makeInbox: config.catchAll ? (key) => makeInbox(key) : undefined,
+    }),
     ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
 
     watchInbox(token, onMail, onGone) {
@@ -241,7 +260,9 @@ export function createMailService(deps: MailServiceDeps): MailService {
         storage.failed(err);
       }
       const detail = storage.detail();
-      return detail === undefined ? { ok: true, storage: 'ok', sessions } : { ok: false, storage: 'failing', detail, sessions };
+      return detail === undefined
+        ? { ok: true, storage: 'ok', sessions }
+        : { ok: false, storage: 'failing', detail, sessions };
     },
 
     storageServes: () => storage.check(),

@@ -32,7 +32,15 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 export async function runMigrate(args: string[]): Promise<number> {
   let flags: { 'from-data-dir'?: string; 'database-url'?: string; help?: boolean };
   try {
-    flags = parseArgs({ args, options: { 'from-data-dir': { type: 'string' }, 'database-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }).values;
+    flags = parseArgs({
+      args,
+      options: {
+        'from-data-dir': { type: 'string' },
+        'database-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
   } catch (error) {
     return fail(`${describe(error)}\n${HELP}`, 2);
   }
@@ -74,7 +82,9 @@ async function openDataDir(dir: string): Promise<{ lock: DataDirLock; store: Fil
     lock = await acquireDataDirLock(dir);
   } catch (error) {
     if (error instanceof DataDirInUseError) {
-      throw new Error(`the data dir ${dir} is in use by a running tempmail-tui serve (pid ${error.holder.pid}); stop it first`);
+      throw new Error(
+        `the data dir ${dir} is in use by a running tempmail-tui serve (pid ${error.holder.pid}); stop it first`,
+      );
     }
     throw new Error(`cannot open the data directory ${dir}: ${describe(error)}`);
   }
@@ -97,7 +107,9 @@ async function migrate(dir: string, url: string): Promise<Totals> {
       await target.open();
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      throw new Error(`cannot open the database ${redactDatabaseUrl(url)}: ${describe(error) || String(code ?? 'unknown error')}`);
+      throw new Error(
+        `cannot open the database ${redactDatabaseUrl(url)}: ${describe(error) || String(code ?? 'unknown error')}`,
+      );
     }
     await target.close();
     return await copyAll(store, url);
@@ -108,7 +120,10 @@ async function migrate(dir: string, url: string): Promise<Totals> {
 }
 
 async function copyAll(source: Store, url: string): Promise<Totals> {
-  const [{ createPool }, { importSession }] = await Promise.all([import('./store/postgres/pool'), import('./store/postgres/import-rows')]);
+  const [{ createPool }, { importSession }] = await Promise.all([
+    import('./store/postgres/pool'),
+    import('./store/postgres/import-rows'),
+  ]);
   const pool = createPool({ url, max: 1 });
   const totals: Totals = { sessionsAdded: 0, sessionsSkipped: 0, messagesAdded: 0, messagesSkipped: 0, expired: 0 };
   try {
@@ -137,7 +152,11 @@ async function messagesOf(source: Store, session: StoredSession): Promise<{ id: 
     const raw = await source.rawMessage(session.id, meta.id);
     if (!full || !raw) continue; // deleted meanwhile
     const attachments = await Promise.all(
-      meta.attachments.map(async (a) => ({ filename: a.filename, contentType: a.contentType, bytes: (await source.attachmentBytes(session.id, meta.id, a.id)) ?? Buffer.alloc(0) })),
+      meta.attachments.map(async (a) => ({
+        filename: a.filename,
+        contentType: a.contentType,
+        bytes: (await source.attachmentBytes(session.id, meta.id, a.id)) ?? Buffer.alloc(0),
+      })),
     );
     const { id: _id, size: _size, attachments: _list, ...rest } = full;
     out.push({ id: meta.id, message: { ...rest, raw, attachments } });

@@ -71,7 +71,8 @@ async function openDataDir(config: ServerConfig, log: (line: string) => void): P
 async function openDatabase(url: string, config: ServerConfig, log: Logger): Promise<OpenedStorage> {
   const { PostgresStore } = await import('./store/postgres/postgres-store');
   // A line the store marks (its level, its event) is logged as that event; the rest as plain lines.
-  const storeLog: StoreLog = (line, note) => (note ? log.event({ level: note.level, event: note.event, text: line }) : log(line));
+  const storeLog: StoreLog = (line, note) =>
+    note ? log.event({ level: note.level, event: note.event, text: line }) : log(line);
   const store = new PostgresStore({ url, poolSize: config.databasePoolSize, log: storeLog });
   try {
     await store.open();

@@ -107,7 +107,12 @@ function smtpHooksOf(p: HookParts): SmtpHooks {
       observer.smtpConnectionRefused(verdict.reason);
       if (verdict.reason === 'total') {
         const text = `4.3.2 Too many connected clients (${verdict.limit}), try again in a moment`;
-        log.event({ level: 'warn', event: 'smtp.connection_refused', text: `smtp refused a connection from ${peer.client}: 421 ${text}`, fields: { client: peer.client, reason: 'total' } });
+        log.event({
+          level: 'warn',
+          event: 'smtp.connection_refused',
+          text: `smtp refused a connection from ${peer.client}: 421 ${text}`,
+          fields: { client: peer.client, reason: 'total' },
+        });
         return refusal(421, text, 'total');
       }
       const text = `4.7.0 Too many connections from your address (at most ${verdict.limit} at once), try again later`;
@@ -119,23 +124,38 @@ function smtpHooksOf(p: HookParts): SmtpHooks {
       if (health.ok()) return undefined;
       observer.smtpConnectionRefused('storage_unavailable');
       const text = '4.3.0 Mail storage is unavailable, try again later';
-      log.event({ level: 'warn', event: 'smtp.refused', text: `smtp refused EHLO from ${peer.client}: 421 ${text}`, fields: { client: peer.client, tls: peer.tls, reason: 'storage_unavailable' } });
+      log.event({
+        level: 'warn',
+        event: 'smtp.refused',
+        text: `smtp refused EHLO from ${peer.client}: 421 ${text}`,
+        fields: { client: peer.client, tls: peer.tls, reason: 'storage_unavailable' },
+      });
       return refusal(421, text, 'storage_unavailable');
     },
     async mailFrom(peer) {
-      if (!(await cap.roomFor(1, 0))) return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
+      if (!(await cap.roomFor(1, 0)))
+        return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
       const wait = await rate('smtp-message', peer.client);
       if (wait === 0) return undefined;
       const limit = clientLimits.limits()['smtp-message'];
-      return refusal(451, `4.7.1 Too many messages from your address (at most ${limit} a minute), try again in ${wait} s`, 'rate_limit_messages');
+      return refusal(
+        451,
+        `4.7.1 Too many messages from your address (at most ${limit} a minute), try again in ${wait} s`,
+        'rate_limit_messages',
+      );
     },
     async rcpt(peer, _recipient, earlier, size) {
       // Past the cap with this recipient's copy (the transaction's earlier ones counted): 452 for it.
-      if (!(await cap.roomFor(earlier + 1, size))) return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
+      if (!(await cap.roomFor(earlier + 1, size)))
+        return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
       const wait = await rate('smtp-recipient', peer.client);
       if (wait === 0) return undefined;
       const limit = clientLimits.limits()['smtp-recipient'];
-      return refusal(451, `4.7.1 Too many recipients from your address (at most ${limit} a minute), try again in ${wait} s`, 'rate_limit_recipients');
+      return refusal(
+        451,
+        `4.7.1 Too many recipients from your address (at most ${limit} a minute), try again in ${wait} s`,
+        'rate_limit_recipients',
+      );
     },
     async hold(_peer, copies, bytes) {
       const release = await cap.hold(copies, bytes);
@@ -144,7 +164,12 @@ function smtpHooksOf(p: HookParts): SmtpHooks {
     tls(peer, ok, reason) {
       observer.tlsHandshake(ok ? 'ok' : 'failed');
       if (ok) return;
-      log.event({ level: 'warn', event: 'smtp.tls_failed', text: `smtp TLS handshake with ${peer.client} failed: ${reason ?? 'unknown reason'}`, fields: { client: peer.client, reason } });
+      log.event({
+        level: 'warn',
+        event: 'smtp.tls_failed',
+        text: `smtp TLS handshake with ${peer.client} failed: ${reason ?? 'unknown reason'}`,
+        fields: { client: peer.client, reason },
+      });
     },
     refused(_peer, reason) {
       observer.messageRefused(reason);
@@ -167,7 +192,12 @@ function httpHooksOf(p: HookParts): HttpHooks {
       if (verdict.ok) return undefined;
       observer.httpConnectionRefused(verdict.reason);
       if (verdict.reason === 'total') {
-        log.event({ level: 'warn', event: 'http.connection_refused', text: `http refused a connection from ${peer}: 503 (${verdict.limit} connections open in all)`, fields: { client: peer, reason: 'total' } });
+        log.event({
+          level: 'warn',
+          event: 'http.connection_refused',
+          text: `http refused a connection from ${peer}: 503 (${verdict.limit} connections open in all)`,
+          fields: { client: peer, reason: 'total' },
+        });
         return { status: 503, message: 'The service holds as many connections as it can; try again in a moment' };
       }
       perClientRefused(httpConnections, 'http', peer, `429 (at most ${verdict.limit} at once from one client)`);
@@ -178,9 +208,20 @@ function httpHooksOf(p: HookParts): HttpHooks {
 }
 
 /** Builds the operations of a service on `store`; loads prom-client only with metrics on. */
-export async function createOperations({ config, store, log, clock, probesCheaply }: OperationsDeps): Promise<Operations> {
+export async function createOperations({
+  config,
+  store,
+  log,
+  clock,
+  probesCheaply,
+}: OperationsDeps): Promise<Operations> {
   const observer = new Observer(log);
-  const health = new StorageHealth({ probe: () => store.probe(), log, onError: () => observer.storageError(), intervalMs: probesCheaply ? 5000 : 0 });
+  const health = new StorageHealth({
+    probe: () => store.probe(),
+    log,
+    onError: () => observer.storageError(),
+    intervalMs: probesCheaply ? 5000 : 0,
+  });
   const limits = limitsOf(config);
   const clientLimits = new ClientLimits(store, limits.rates, clock);
   const connections = new ConnectionLimit(limits.connections, clock);
@@ -202,7 +243,12 @@ export async function createOperations({ config, store, log, clock, probesCheapl
   const rate = (kind: 'http' | 'smtp-message' | 'smtp-recipient', client: string) =>
     clientLimits.hit(kind, client).catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
-      log.event({ level: 'warn', event: 'limits.check_failed', text: `a per-client limit could not be counted (let through): ${why}`, fields: { reason: why } });
+      log.event({
+        level: 'warn',
+        event: 'limits.check_failed',
+        text: `a per-client limit could not be counted (let through): ${why}`,
+        fields: { reason: why },
+      });
       return 0;
     });
 
@@ -211,10 +257,27 @@ export async function createOperations({ config, store, log, clock, probesCheapl
     const before = limit.shouldLog(client);
     if (before === undefined) return;
     const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
-    log.event({ level: 'warn', event: `${front}.connection_refused`, text: `${front} refused a connection from ${client}: ${said}${more}`, fields: { client, reason: 'per-client' }, fold: false });
+    log.event({
+      level: 'warn',
+      event: `${front}.connection_refused`,
+      text: `${front} refused a connection from ${client}: ${said}${more}`,
+      fields: { client, reason: 'per-client' },
+      fold: false,
+    });
   };
 
-  const parts: HookParts = { observer, log, health, cap, clientLimits, connections, httpConnections, keepsUsage: store.keepsUsage === true, rate, perClientRefused };
+  const parts: HookParts = {
+    observer,
+    log,
+    health,
+    cap,
+    clientLimits,
+    connections,
+    httpConnections,
+    keepsUsage: store.keepsUsage === true,
+    rate,
+    perClientRefused,
+  };
   const smtpHooks = smtpHooksOf(parts);
   const httpHooks = httpHooksOf(parts);
 
@@ -222,15 +285,17 @@ export async function createOperations({ config, store, log, clock, probesCheapl
   if (config.metrics) {
     // Loaded here only: without --metrics, serve never parses prom-client.
     const { createPromMetrics } = await import('./observe/prom-metrics');
-    const metrics = createPromMetrics(observer, { database: config.databaseUrl !== undefined, tls: config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined });
+    const metrics = createPromMetrics(observer, {
+      database: config.databaseUrl !== undefined,
+      tls: config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined,
+    });
     const render = async () => ({ contentType: metrics.contentType, body: await metrics.render() });
     if (config.metricsListen) {
       metricsServer = await startMetricsServer(config.metricsListen, render, {
         headersTimeoutMs: config.httpHeadersTimeoutMs,
         requestTimeoutMs: config.httpRequestTimeoutMs,
       });
-    }
-    else httpHooks.plain = { [METRICS_PATH]: render };
+    } else httpHooks.plain = { [METRICS_PATH]: render };
   }
 
   return {
@@ -248,7 +313,12 @@ export async function createOperations({ config, store, log, clock, probesCheapl
       observer.messageStored();
       cap.stored(copies, bytes);
     },
-    limits: () => ({ rates: clientLimits.limits(), connections: connections.limits(), httpConnections: httpConnections.limits(), storage: cap.limits() }),
+    limits: () => ({
+      rates: clientLimits.limits(),
+      connections: connections.limits(),
+      httpConnections: httpConnections.limits(),
+      storage: cap.limits(),
+    }),
     updateLimits(limits) {
       if (limits.rates) clientLimits.update(limits.rates);
       if (limits.connections) connections.update(limits.connections);

@@ -57,7 +57,8 @@ function refusal(path: string, st: Stats, maxBytes: number): OperatorFileError |
   return undefined;
 }
 
-const tooLarge = (path: string, maxBytes: number) => new OperatorFileError(path, 'too-large', `larger than ${maxBytes} bytes`);
+const tooLarge = (path: string, maxBytes: number) =>
+  new OperatorFileError(path, 'too-large', `larger than ${maxBytes} bytes`);
 
 function systemError(path: string, error: unknown): OperatorFileError {
   if (error instanceof OperatorFileError) return error;

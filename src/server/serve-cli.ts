@@ -161,7 +161,6 @@ export const SERVE_OPTIONS = {
   version: { type: 'boolean', short: 'V' },
 } as const;
 
-
 // Messages can carry what the user typed or a config file held (an option name, a path, a value with a
 // `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
 // A config file's mistake ends with the file's path instead of the --help hint: the fix is in the file.
@@ -240,7 +239,8 @@ export async function runServe(args: string[]): Promise<number> {
   const info = (event: string, text: string) => logLine.event({ level: 'info', event, text });
   for (const note of notes) info('config.note', note);
   if (flags['database-url'] !== undefined && urlHasPassword(flags['database-url'])) {
-    const text = 'warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)';
+    const text =
+      'warning: the --database-url on the command line holds a password, which other users can read in the process list; give it by PGPASSWORD or PGPASSFILE (or TEMPMAIL_DATABASE_URL)';
     logLine.event({ level: 'warn', event: 'config.password_in_argv', text });
   }
 
@@ -261,7 +261,12 @@ export async function runServe(args: string[]): Promise<number> {
       (error: unknown) => {
         closed = true;
         const why = error instanceof Error ? error.message : String(error);
-        logLine.event({ level: 'error', event: 'serve.close_failed', text: `close failed: ${why}`, jsonFields: { reason: why } });
+        logLine.event({
+          level: 'error',
+          event: 'serve.close_failed',
+          text: `close failed: ${why}`,
+          jsonFields: { reason: why },
+        });
         resolveStopped(1);
       },
     );
@@ -270,7 +275,12 @@ export async function runServe(args: string[]): Promise<number> {
     if (closed) return; // the process is on its way out already
     if (stopping) {
       // A second signal means "now": skip the graceful part.
-      logLine.event({ level: 'warn', event: 'serve.exit_now', text: `${signal} again, exiting at once`, jsonFields: { signal } });
+      logLine.event({
+        level: 'warn',
+        event: 'serve.exit_now',
+        text: `${signal} again, exiting at once`,
+        jsonFields: { signal },
+      });
       logLine.flush();
       process.exit(130);
     }
@@ -314,6 +324,9 @@ export async function runServe(args: string[]): Promise<number> {
   }
   process.stdout.write(listenLines(running, config.logFormat));
   void holdHeapNearLive(SERVE_YOUNG_GENERATION_BYTES, SERVE_HEAP_GROWING_PERCENT);
-  info('serve.started', `serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`);
+  info(
+    'serve.started',
+    `serving ${[...config.domains, ...config.extmailAccounts.map((a) => a.email)].join(', ')}; data in ${running.storage}`,
+  );
   return stopped;
 }

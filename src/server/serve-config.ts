@@ -24,18 +24,22 @@ type Setter = (config: ServerConfig, value: unknown, where: string, env: NodeJS.
 /** A database URL; the refusal never quotes it (it may carry a password). */
 function databaseUrl(value: unknown, where: string): string {
   if (typeof value !== 'string' || !DATABASE_URL.test(value.trim())) {
-    throw new UsageError(`${where}: expected a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)`);
+    throw new UsageError(
+      `${where}: expected a postgres:// or postgresql:// URL (the value is not shown: it may hold a password)`,
+    );
   }
   return value.trim();
 }
 
 function stringList(value: unknown, where: string): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) throw new UsageError(`${where}: expected a list of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    throw new UsageError(`${where}: expected a list of strings`);
   return value as string[];
 }
 
 function hostName(value: unknown, where: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`${where}: expected a host name or address`);
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`${where}: expected a host name or address`);
   return value.trim();
 }
 
@@ -132,12 +136,15 @@ function namedTokenFiles(value: unknown, where: string): { name: string; file: s
   if (!Array.isArray(value)) throw new UsageError(`${where}: expected a list of {"name": ..., "file": ...}`);
   const out = value.map((item: unknown, i) => {
     const at = `${where}[${i}]`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new UsageError(`${at}: expected {"name": ..., "file": ...}`);
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      throw new UsageError(`${at}: expected {"name": ..., "file": ...}`);
     const { name, file, ...rest } = item as Record<string, unknown>;
     const extra = Object.keys(rest)[0];
     if (extra !== undefined) throw new UsageError(`${at}: unknown key ${show(extra)} (known: name, file)`);
     if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
-      throw new UsageError(`${at}.name: expected 1 to 64 letters, digits, dots, dashes or underscores, got ${show(name)}`);
+      throw new UsageError(
+        `${at}.name: expected 1 to 64 letters, digits, dots, dashes or underscores, got ${show(name)}`,
+      );
     }
     return { name, file: filePath(file, `${at}.file`) };
   });
@@ -151,7 +158,8 @@ function namedTokenFiles(value: unknown, where: string): { name: string; file: s
 function listenAddress(value: unknown, where: string): { host: string; port: number } {
   const text = typeof value === 'string' ? value.trim() : '';
   const match = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})$/.exec(text);
-  if (!match) throw new UsageError(`${where}: expected HOST:PORT (e.g. 127.0.0.1:9025, [::1]:9025), got ${show(value)}`);
+  if (!match)
+    throw new UsageError(`${where}: expected HOST:PORT (e.g. 127.0.0.1:9025, [::1]:9025), got ${show(value)}`);
   return { host: match[1] ?? match[2]!, port: parseIntIn(match[3], 0, 65535, where) };
 }
 
@@ -184,9 +192,12 @@ export function applyConfigFile(config: ServerConfig, path: string, env: NodeJS.
     data = parseJsonStrict(text);
   } catch (error) {
     if (error instanceof DuplicateKeyError) refuse(`--config: the key ${show(error.key)} is given twice`);
-    refuse(`--config: the file is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`);
+    refuse(
+      `--config: the file is not valid JSON (${error instanceof Error ? safeLine(error.message, 160) : 'parse error'})`,
+    );
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) refuse('--config: the file must hold a JSON object');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    refuse('--config: the file must hold a JSON object');
   const keys = new Set<string>();
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     keys.add(key);
@@ -246,11 +257,27 @@ export interface ServeFlags {
  * What the winner overrides is said in `notes` (serve logs them): a user must not look for mail in the
  * wrong place without being told.
  */
-function chooseStorage(config: ServerConfig, flags: ServeFlags, fromFile: Set<string>, fromEnv: boolean, notes: string[]): void {
+function chooseStorage(
+  config: ServerConfig,
+  flags: ServeFlags,
+  fromFile: Set<string>,
+  fromEnv: boolean,
+  notes: string[],
+): void {
   const levels = [
-    { name: 'the flags', dir: flags['data-dir'] !== undefined, db: flags['database-url'] !== undefined, both: 'give --data-dir or --database-url, not both' },
+    {
+      name: 'the flags',
+      dir: flags['data-dir'] !== undefined,
+      db: flags['database-url'] !== undefined,
+      both: 'give --data-dir or --database-url, not both',
+    },
     { name: 'TEMPMAIL_DATABASE_URL', dir: false, db: fromEnv, both: '' },
-    { name: 'the config file', dir: fromFile.has('dataDir'), db: fromFile.has('databaseUrl'), both: 'give dataDir or databaseUrl in the config file, not both' },
+    {
+      name: 'the config file',
+      dir: fromFile.has('dataDir'),
+      db: fromFile.has('databaseUrl'),
+      both: 'give dataDir or databaseUrl in the config file, not both',
+    },
   ];
   const winner = levels.find((l) => l.dir || l.db);
   if (!winner) return;
@@ -259,7 +286,9 @@ function chooseStorage(config: ServerConfig, flags: ServeFlags, fromFile: Set<st
   const below = levels.slice(levels.indexOf(winner) + 1).filter((l) => (winner.dir ? l.db : l.dir));
   if (winner.dir) config.databaseUrl = undefined;
   for (const l of below) {
-    notes.push(`storage: ${winner.dir ? 'the data dir' : 'the database'} of ${winner.name} overrides the ${winner.dir ? 'database' : 'data dir'} of ${l.name}`);
+    notes.push(
+      `storage: ${winner.dir ? 'the data dir' : 'the database'} of ${winner.name} overrides the ${winner.dir ? 'database' : 'data dir'} of ${l.name}`,
+    );
   }
 }
 
@@ -267,7 +296,11 @@ function chooseStorage(config: ServerConfig, flags: ServeFlags, fromFile: Set<st
  * defaults < config file < environment (TEMPMAIL_DATABASE_URL) < flags. `notes` receives what one source
  * overrode of another where it matters (storage), for the log.
  */
-export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env, notes: string[] = []): ServerConfig {
+export function buildServerConfig(
+  flags: ServeFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  notes: string[] = [],
+): ServerConfig {
   const config = defaultServerConfig(env);
   const fromFile = flags.config !== undefined ? applyConfigFile(config, flags.config, env) : new Set<string>();
   const fromEnv = env.TEMPMAIL_DATABASE_URL !== undefined && env.TEMPMAIL_DATABASE_URL !== '';
@@ -313,21 +346,28 @@ export function buildServerConfig(flags: ServeFlags, env: NodeJS.ProcessEnv = pr
     throw new UsageError('give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)');
   }
   if (config.adminListen !== undefined && config.adminTokenFile === undefined && !config.adminTokens?.length) {
-    throw new UsageError('--admin-listen (adminListen) serves the admin API, which needs --admin-token-file (adminTokenFile)');
+    throw new UsageError(
+      '--admin-listen (adminListen) serves the admin API, which needs --admin-token-file (adminTokenFile)',
+    );
   }
   if (config.adminTokenFile !== undefined && config.adminTokens?.some((t) => t.name === 'admin')) {
-    throw new UsageError('adminTokens: the name "admin" is the token of --admin-token-file (adminTokenFile); give it another');
+    throw new UsageError(
+      'adminTokens: the name "admin" is the token of --admin-token-file (adminTokenFile); give it another',
+    );
   }
   chooseStorage(config, flags, fromFile, fromEnv, notes);
   if (config.domains.length === 0 && config.extmailAccounts.length === 0) {
     throw new UsageError('no domain to serve: give at least one --domain (or an --extmail-account)');
   }
-  if (new Set(config.domains).size !== config.domains.length) throw new UsageError('--domain: the same domain is listed twice');
+  if (new Set(config.domains).size !== config.domains.length)
+    throw new UsageError('--domain: the same domain is listed twice');
   const emails = config.extmailAccounts.map((a) => a.email);
   const twice = emails.find((e, i) => emails.indexOf(e) !== i);
   if (twice !== undefined) throw new UsageError(`extmailAccounts: the account ${show(twice)} is listed twice`);
   if (config.httpRequestTimeoutMs < config.httpHeadersTimeoutMs) {
-    throw new UsageError('httpRequestTimeoutMs: must be at least httpHeadersTimeoutMs (the whole request includes its headers)');
+    throw new UsageError(
+      'httpRequestTimeoutMs: must be at least httpHeadersTimeoutMs (the whole request includes its headers)',
+    );
   }
   return config;
 }

@@ -21,19 +21,26 @@ export interface Listening {
 /** An IPv6 host bracketed, as in a URL, so "host:port" stays unambiguous. */
 const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
-const jsonLine = (fields: Record<string, unknown>) => JSON.stringify({ time: new Date().toISOString(), level: 'info', ...fields });
+const jsonLine = (fields: Record<string, unknown>) =>
+  JSON.stringify({ time: new Date().toISOString(), level: 'info', ...fields });
 
 /** The listen lines for stdout, each ending with a newline. */
 export function listenLines(where: Listening, format: OutputFormat): string {
   if (format === 'text') {
     const lines = [`HTTP ${where.httpUrl}`, `SMTP ${bracketed(where.smtpHost)}:${where.smtpPort}`];
-    if (where.ssh) lines.push(`SSH ${bracketed(where.ssh.host)}:${where.ssh.port}`, `SSH-FINGERPRINT ${where.ssh.fingerprint}`);
+    if (where.ssh)
+      lines.push(`SSH ${bracketed(where.ssh.host)}:${where.ssh.port}`, `SSH-FINGERPRINT ${where.ssh.fingerprint}`);
     return lines.map((l) => `${l}\n`).join('');
   }
-  const listen = (protocol: string, fields: Record<string, unknown>, msg: string) => jsonLine({ event: 'listen', msg, protocol, ...fields });
+  const listen = (protocol: string, fields: Record<string, unknown>, msg: string) =>
+    jsonLine({ event: 'listen', msg, protocol, ...fields });
   const lines = [
     listen('http', { url: where.httpUrl }, `HTTP ${where.httpUrl}`),
-    listen('smtp', { host: where.smtpHost, port: where.smtpPort }, `SMTP ${bracketed(where.smtpHost)}:${where.smtpPort}`),
+    listen(
+      'smtp',
+      { host: where.smtpHost, port: where.smtpPort },
+      `SMTP ${bracketed(where.smtpHost)}:${where.smtpPort}`,
+    ),
   ];
   if (where.ssh) {
     const { host, port, fingerprint } = where.ssh;
@@ -61,7 +68,12 @@ export function jsonProcessOutput(log: Logger): void {
     log.event({ level: 'warn', event: 'node.warning', text: `${warning.name}: ${warning.message}`, fold: false });
   });
   process.on('uncaughtException', (error) => {
-    log.event({ level: 'error', event: 'serve.crashed', text: `serve crashed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, fold: false });
+    log.event({
+      level: 'error',
+      event: 'serve.crashed',
+      text: `serve crashed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+      fold: false,
+    });
     log.flush();
     process.exit(1);
   });

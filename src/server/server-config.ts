@@ -158,17 +158,23 @@ export interface ServerConfig {
 const tenthOf = (total: number): number => Math.max(1, Math.floor(total / 10));
 
 /** The per-client HTTP connection limit in force: the configured one, or a tenth of the total. */
-export function httpConnectionsPerClient(config: Pick<ServerConfig, 'httpMaxConnections' | 'httpConnectionsPerClient'>): number {
+export function httpConnectionsPerClient(
+  config: Pick<ServerConfig, 'httpMaxConnections' | 'httpConnectionsPerClient'>,
+): number {
   return config.httpConnectionsPerClient ?? tenthOf(config.httpMaxConnections);
 }
 
 /** The per-client SMTP connection limit in force: the configured one, or a tenth of the total. */
-export function connectionsPerClient(config: Pick<ServerConfig, 'smtpMaxConnections' | 'smtpConnectionsPerClient'>): number {
+export function connectionsPerClient(
+  config: Pick<ServerConfig, 'smtpMaxConnections' | 'smtpConnectionsPerClient'>,
+): number {
   return config.smtpConnectionsPerClient ?? tenthOf(config.smtpMaxConnections);
 }
 
 /** The per-client bound on GET /events streams in force: the configured one, or a tenth of the total. */
-export function eventStreamsPerClient(config: Pick<ServerConfig, 'eventStreamsTotal' | 'eventStreamsPerClient'>): number {
+export function eventStreamsPerClient(
+  config: Pick<ServerConfig, 'eventStreamsTotal' | 'eventStreamsPerClient'>,
+): number {
   return config.eventStreamsPerClient ?? tenthOf(config.eventStreamsTotal);
 }
 

@@ -143,7 +143,12 @@ export interface ExternalIntake {
    * exactly as deliver() stores one that came by SMTP (same parse, same store operation, same inbox
    * limit). With `skipHeld`, a session already holding a message of these very bytes is skipped.
    */
-  deliverFetched(input: { accountId: number; raw: Buffer; aliases: readonly string[]; skipHeld: boolean }): Promise<FetchedOutcome>;
+  deliverFetched(input: {
+    accountId: number;
+    raw: Buffer;
+    aliases: readonly string[];
+    skipHeld: boolean;
+  }): Promise<FetchedOutcome>;
   fetchCursor(account: string, folder: string): Promise<FetchCursor | undefined>;
   saveFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void>;
   claimFetch(account: string): Promise<FetchClaim | undefined>;

@@ -9,7 +9,13 @@
  */
 import { recipientKey } from './mail/addresses';
 import type { Clock, ServerConfig } from './server-config';
-import { ServiceError, type DeliverOutcome, type Mailbox, type MailService, type RecipientCheck } from './service-types';
+import {
+  ServiceError,
+  type DeliverOutcome,
+  type Mailbox,
+  type MailService,
+  type RecipientCheck,
+} from './service-types';
 import type { RecipientInbox, Store, StoredSession } from './store/store';
 
 export interface SmtpRecipientsDeps {
@@ -40,10 +46,13 @@ export interface SmtpRecipientsDeps {
 const nothingToSay = () => undefined;
 
 /** The SMTP operations of one mail service. */
-export function smtpRecipients(deps: SmtpRecipientsDeps): Pick<MailService, 'recipient' | 'checkRecipient' | 'deliver' | 'deliveryComing'> {
+export function smtpRecipients(
+  deps: SmtpRecipientsDeps,
+): Pick<MailService, 'recipient' | 'checkRecipient' | 'deliver' | 'deliveryComing'> {
   const { store, config, clock, guarded, storeFor, ourDomains, makeInbox } = deps;
   // Read at each use: a reload (SIGHUP) changes the domains and accounts in place.
-  const keyOf = (address: string) => recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
+  const keyOf = (address: string) =>
+    recipientKey({ domains: ourDomains(), extmailAccounts: config.extmailAccounts }, address);
 
   async function recipient(address: string): Promise<RecipientCheck> {
     const key = keyOf(address);

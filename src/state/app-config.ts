@@ -6,11 +6,23 @@
 import { chmodSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DEFAULT_PROVIDER_ORDER, isProviderId, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
+import {
+  DEFAULT_PROVIDER_ORDER,
+  isProviderId,
+  PROVIDER_IDS,
+  type PostEncoding,
+  type ProviderId,
+} from '../model/mail-types';
 import type { AppPaths } from './paths';
 import { safeLine } from '../text/safe-text';
 import { ConfigError, expectString, parseBaseUrl, parseBool, parseDir, parseZone, show } from './setting-values';
-import { checkKey, parseOrder, parseProvidersKey, TEMPMAILLOL_KEY_ENV, type ProvidersSettings } from './provider-settings';
+import {
+  checkKey,
+  parseOrder,
+  parseProvidersKey,
+  TEMPMAILLOL_KEY_ENV,
+  type ProvidersSettings,
+} from './provider-settings';
 
 /** A provider named in the settings, or `auto`: the first in `providerOrder` that answers. */
 export type ProviderChoice = ProviderId | 'auto';
@@ -60,7 +72,17 @@ export const MAX_POLL_INTERVAL_MS = 3_600_000;
 const ENCODINGS: readonly PostEncoding[] = ['form', 'json', 'query'];
 
 type Key = 'provider' | 'baseUrl' | 'pollIntervalSeconds' | 'bell' | 'serverTz' | 'postEncoding' | 'downloadDir';
-const FILE_KEYS: readonly string[] = ['provider', 'baseUrl', 'pollIntervalSeconds', 'bell', 'serverTz', 'postEncoding', 'downloadDir', 'providers', 'providerOrder'];
+const FILE_KEYS: readonly string[] = [
+  'provider',
+  'baseUrl',
+  'pollIntervalSeconds',
+  'bell',
+  'serverTz',
+  'postEncoding',
+  'downloadDir',
+  'providers',
+  'providerOrder',
+];
 const ENV_NAMES: Record<Key, string> = {
   provider: 'TEMPMAIL_PROVIDER',
   baseUrl: 'TEMPMAIL_BASE_URL',
@@ -105,7 +127,9 @@ export function loadSettings({ flags = {}, env = process.env, paths }: LoadSetti
     if ((merged.provider ?? 'tempmail') !== providerThere) delete merged.baseUrl;
   }
   if (merged.provider === 'auto' && merged.baseUrl !== undefined) {
-    throw new ConfigError('a base URL names one provider\'s address; with provider auto, give each its own in config.json: "providers": {"mailtm": {"baseUrl": "..."}}');
+    throw new ConfigError(
+      'a base URL names one provider\'s address; with provider auto, give each its own in config.json: "providers": {"mailtm": {"baseUrl": "..."}}',
+    );
   }
   // TempMail.lol's key: the variable beats the file.
   const providers: ProvidersSettings = { ...fromFile.providers };
@@ -198,7 +222,10 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
  */
 function keepPrivate(file: string): void {
   const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  for (const [path, mode] of [[file, 0o600], [dirname(file), 0o700]] as const) {
+  for (const [path, mode] of [
+    [file, 0o600],
+    [dirname(file), 0o700],
+  ] as const) {
     let st: Stats;
     try {
       st = statSync(path);
@@ -206,7 +233,9 @@ function keepPrivate(file: string): void {
       return; // gone since it was read: nothing to protect
     }
     if (me !== undefined && st.uid !== me) {
-      throw new ConfigError(`${path}: belongs to another user (uid ${st.uid}); refusing to use it. Remove it or set XDG_CONFIG_HOME to a directory of your own.`);
+      throw new ConfigError(
+        `${path}: belongs to another user (uid ${st.uid}); refusing to use it. Remove it or set XDG_CONFIG_HOME to a directory of your own.`,
+      );
     }
     if ((st.mode & 0o077) === 0) continue;
     try {
@@ -247,7 +276,8 @@ function readFlags(flags: SettingsFlags, home: string): SettingsLayer {
   const where = (key: Key) => FLAG_NAMES[key];
   if (flags.provider !== undefined) out.provider = parseProvider(where('provider'), flags.provider);
   if (flags.baseUrl !== undefined) out.baseUrl = parseBaseUrl(where('baseUrl'), flags.baseUrl);
-  if (flags.pollInterval !== undefined) out.pollIntervalMs = parseInterval(where('pollIntervalSeconds'), flags.pollInterval);
+  if (flags.pollInterval !== undefined)
+    out.pollIntervalMs = parseInterval(where('pollIntervalSeconds'), flags.pollInterval);
   if (flags.bell !== undefined) out.bell = flags.bell;
   if (flags.serverTz !== undefined) out.serverTz = parseZone(where('serverTz'), flags.serverTz);
   if (flags.postEncoding !== undefined) out.postEncoding = parseEncoding(where('postEncoding'), flags.postEncoding);
@@ -258,7 +288,8 @@ function readFlags(flags: SettingsFlags, home: string): SettingsLayer {
 function parseProvider(where: string, value: string): ProviderChoice {
   const v = value.trim().toLowerCase();
   if (v === 'auto') return v;
-  if (!isProviderId(v)) throw new ConfigError(`${where} must be one of ${PROVIDER_IDS.join(', ')} or auto, got ${show(value)}`);
+  if (!isProviderId(v))
+    throw new ConfigError(`${where} must be one of ${PROVIDER_IDS.join(', ')} or auto, got ${show(value)}`);
   return v;
 }
 

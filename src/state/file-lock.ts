@@ -18,7 +18,19 @@
  * - a release removes the lock only while it is still ours (under the guard too): a stuck owner that
  *   wakes up after a takeover leaves the new owner's lock alone.
  */
-import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readdirSync, rmSync, type Stats, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir, isTempFileName } from './secure-file';
 

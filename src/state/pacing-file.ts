@@ -76,10 +76,13 @@ export function createFilePacer(dir: string, name: string, perSecond: number, op
   // This process's own last hold: kept here too, so a start right after it waits even if its write lost the race.
   let held = 0;
   const local = (): Pacer => (alone ??= createPacer(perSecond > 0 ? 1000 / intervalMs : 0, now));
-  const due = (at: number): number => Math.max(held, dueOf(readSmallFile(file, MAX_FILE_BYTES), at, aheadMs, intervalMs));
+  const due = (at: number): number =>
+    Math.max(held, dueOf(readSmallFile(file, MAX_FILE_BYTES), at, aheadMs, intervalMs));
 
   /** Under the lock: the next turn as it counts, changed by `change` and written back; undefined if skipped. */
-  async function turn<T>(change: (next: number, at: number) => { next: number; result: T }): Promise<{ result: T } | undefined> {
+  async function turn<T>(
+    change: (next: number, at: number) => { next: number; result: T },
+  ): Promise<{ result: T } | undefined> {
     if (!prepared) {
       ensurePrivateDir(folder);
       removeStaleTemps(folder, name);

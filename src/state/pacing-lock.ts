@@ -139,7 +139,9 @@ function ownerLive(text: string): boolean {
 // Said on stderr and the status line: the pid is a number (ownerLive checked it), the host is cut to a host name's characters.
 function ownerWords(text: string): string {
   const [pid, , host = ''] = text.split(' ');
-  return host === hostname() ? `process ${pid}` : `process ${pid} on ${host.replace(/[^A-Za-z0-9.-]/g, '?').slice(0, 64)}`;
+  return host === hostname()
+    ? `process ${pid}`
+    : `process ${pid} on ${host.replace(/[^A-Za-z0-9.-]/g, '?').slice(0, 64)}`;
 }
 
 /** The start time of `pid` in clock ticks since boot (Linux), to tell a reused pid apart. */

@@ -33,7 +33,10 @@ export function pacingWords(who: string, note: PacingNote): string {
 }
 
 /** The options of the provider at `ref`. */
-export function userProviderOptions(ref: ProviderRef, { settings, state, sessions, onWait, onPacing }: UserProviderOptions): ProviderOptions {
+export function userProviderOptions(
+  ref: ProviderRef,
+  { settings, state, sessions, onWait, onPacing }: UserProviderOptions,
+): ProviderOptions {
   return {
     pacerFor: (provider, baseUrl, perSecond) =>
       createFilePacer(state, pacingName(provider, baseUrl), perSecond, {

@@ -33,12 +33,15 @@ export function parseProvidersKey(where: string, value: unknown): ProvidersSetti
   }
   const out: ProvidersSettings = {};
   for (const [id, entry] of Object.entries(value)) {
-    if (!isProviderId(id)) throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
+    if (!isProviderId(id))
+      throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
     const at = `${where}.${id}`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new ConfigError(`${at} must be an object such as {"baseUrl": "https://..."}`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw new ConfigError(`${at} must be an object such as {"baseUrl": "https://..."}`);
     const settings: ProviderSettings = {};
     for (const [key, v] of Object.entries(entry)) {
-      if (!(KEYS[id] as readonly string[]).includes(key)) throw new ConfigError(`${at}: unknown key ${show(key)} (known keys: ${KEYS[id].join(', ')})`);
+      if (!(KEYS[id] as readonly string[]).includes(key))
+        throw new ConfigError(`${at}: unknown key ${show(key)} (known keys: ${KEYS[id].join(', ')})`);
       if (typeof v !== 'string' || !v.trim()) throw new ConfigError(`${at}.${key} must be a non-empty string`);
       if (key === 'baseUrl') settings.baseUrl = parseBaseUrl(`${at}.baseUrl`, v);
       else settings.apiKey = checkKey(`${at}.apiKey`, v);
@@ -50,10 +53,12 @@ export function parseProvidersKey(where: string, value: unknown): ProvidersSetti
 
 /** `providerOrder`: known providers, each once, at least one. */
 export function parseOrder(where: string, value: unknown): ProviderId[] {
-  if (!Array.isArray(value) || value.length === 0) throw new ConfigError(`${where} must be a list of providers such as ${JSON.stringify(DEFAULT_PROVIDER_ORDER)}`);
+  if (!Array.isArray(value) || value.length === 0)
+    throw new ConfigError(`${where} must be a list of providers such as ${JSON.stringify(DEFAULT_PROVIDER_ORDER)}`);
   const out: ProviderId[] = [];
   for (const id of value) {
-    if (typeof id !== 'string' || !isProviderId(id.trim().toLowerCase())) throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
+    if (typeof id !== 'string' || !isProviderId(id.trim().toLowerCase()))
+      throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
     const known = id.trim().toLowerCase() as ProviderId;
     if (out.includes(known)) throw new ConfigError(`${where} names ${known} twice`);
     out.push(known);
@@ -65,6 +70,7 @@ export function parseOrder(where: string, value: unknown): ProviderId[] {
 export function checkKey(where: string, value: string): string {
   const key = value.trim();
   // Said without the key itself: it is a secret.
-  if (!/^[\x21-\x7e]{1,512}$/.test(key)) throw new ConfigError(`${where} must be an API key (one line of printable characters, no spaces)`);
+  if (!/^[\x21-\x7e]{1,512}$/.test(key))
+    throw new ConfigError(`${where} must be an API key (one line of printable characters, no spaces)`);
   return key;
 }

@@ -28,7 +28,13 @@ export interface ReadStateStore {
    * Adds `ids` to the address's marks (what another window saved meanwhile stays). With `listed`, marks
    * of messages no longer listed (deleted) are dropped: ids are never reused for an address.
    */
-  save(serviceKey: string, email: string, expiresAt: Date | null, ids: Iterable<MessageId>, listed?: ReadonlySet<MessageId>): void;
+  save(
+    serviceKey: string,
+    email: string,
+    expiresAt: Date | null,
+    ids: Iterable<MessageId>,
+    listed?: ReadonlySet<MessageId>,
+  ): void;
   /** Drops the address's marks (it was forgotten). */
   forget(serviceKey: string, email: string): void;
 }
@@ -78,7 +84,9 @@ export function openReadState(options: ReadStateOptions = {}): ReadStateStore {
     save(service, email, expiresAt, ids, listed) {
       mutate((entries, now) => {
         const old = entries.find((e) => same(e, service, email));
-        const merged = [...new Set([...(old?.read ?? []), ...ids])].filter((id) => isId(id) && (!listed || listed.has(id)));
+        const merged = [...new Set([...(old?.read ?? []), ...ids])].filter(
+          (id) => isId(id) && (!listed || listed.has(id)),
+        );
         const entry: Entry = {
           service,
           email: email.toLowerCase(),

@@ -102,7 +102,12 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
   };
 
   // Rewrites the one entry of an address; true when it was saved.
-  const change = (email: string, baseUrl: string, provider: ProviderId, update: (s: StoredSession) => StoredSession): boolean => {
+  const change = (
+    email: string,
+    baseUrl: string,
+    provider: ProviderId,
+    update: (s: StoredSession) => StoredSession,
+  ): boolean => {
     let found = false;
     const key = normalizeBaseUrl(baseUrl);
     mutate(clock(), (list) =>
@@ -141,7 +146,9 @@ export function openSavedSessions(options: SavedSessionOptions = {}): SavedSessi
         // Created is used: a new address is the one to resume next time.
         usedAt: now.toISOString(),
       };
-      mutate(now, (list) => [entry, ...list.filter((s) => !sameAddress(s, entry.email, entry.baseUrl, provider))].slice(0, MAX_SAVED));
+      mutate(now, (list) =>
+        [entry, ...list.filter((s) => !sameAddress(s, entry.email, entry.baseUrl, provider))].slice(0, MAX_SAVED),
+      );
       return toSaved(entry);
     },
     forget(email, baseUrl, provider = 'tempmail') {

@@ -120,7 +120,11 @@ export function writePrivateFile(file: string, data: string | Uint8Array): void 
  * The directory is used as it is (a user's download folder keeps its own mode). Not `durable`: no fsync
  * (a file whose loss in a crash costs nothing, as the pacing files), still whole and never a link followed.
  */
-export function replaceFileAtomically(file: string, data: string | Uint8Array, { durable = true }: { durable?: boolean } = {}): void {
+export function replaceFileAtomically(
+  file: string,
+  data: string | Uint8Array,
+  { durable = true }: { durable?: boolean } = {},
+): void {
   const dir = dirname(file);
   const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   // 'wx': never reuse (or follow a link at) an existing path; the mode applies at creation.

@@ -48,7 +48,9 @@ export function parseBaseUrl(where: string, value: string): string {
     url = new URL(text);
   } catch {
     // Said without user:password@: a mistyped URL can still carry a real password.
-    throw new ConfigError(`${where} must be an http(s) URL such as https://mail.example/api/, got ${show(displayBaseUrl(value))}`);
+    throw new ConfigError(
+      `${where} must be an http(s) URL such as https://mail.example/api/, got ${show(displayBaseUrl(value))}`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`${where} must be an http(s) URL, got ${show(displayBaseUrl(value))}`);

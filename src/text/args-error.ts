@@ -17,7 +17,8 @@ export function describeArgsError(error: unknown): string {
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/argument missing/.test(message)) return `option ${name} needs a value`;
       // A value starting with "-" (`--server-tz -05:00`) could be the next option, so node refuses it.
-      if (/ambiguous/.test(message)) return `option ${name} needs a value; write one that starts with "-" as ${name}=-VALUE`;
+      if (/ambiguous/.test(message))
+        return `option ${name} needs a value; write one that starts with "-" as ${name}=-VALUE`;
       return `option ${name} takes no value`;
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `unexpected argument ${name}`;

@@ -52,7 +52,12 @@ class CodePointSegments implements Graphemes {
     const n = Math.trunc(Number(index)) || 0;
     if (n < 0 || n >= this.input.length) return undefined;
     const c = this.input.charCodeAt(n);
-    const low = c >= 0xdc00 && c <= 0xdfff && n > 0 && this.input.charCodeAt(n - 1) >= 0xd800 && this.input.charCodeAt(n - 1) <= 0xdbff;
+    const low =
+      c >= 0xdc00 &&
+      c <= 0xdfff &&
+      n > 0 &&
+      this.input.charCodeAt(n - 1) >= 0xd800 &&
+      this.input.charCodeAt(n - 1) <= 0xdbff;
     return this.at(low ? n - 1 : n);
   }
 }

@@ -77,7 +77,11 @@ function fitBlock(block: Block, width: number): string[] {
   // when it fits, the description under it, a little indented.
   const below = Math.min(BELOW, Math.floor(width / 4));
   const name = head.trimEnd();
-  const named = !block.entry ? [] : name.length <= width ? [name] : wrapWords(name.trim().split(' '), ' '.repeat(below), below, width);
+  const named = !block.entry
+    ? []
+    : name.length <= width
+      ? [name]
+      : wrapWords(name.trim().split(' '), ' '.repeat(below), below, width);
   return [...named, ...wrapWords(words, ' '.repeat(block.entry ? below : Math.min(block.indent, below)), below, width)];
 }
 

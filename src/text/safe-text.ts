@@ -20,7 +20,8 @@ export interface SafeTextOptions {
 // below, so a truncated attack cannot swallow the rest of a message. The payload also stops at the next
 // C1 introducer: otherwise every introducer of a flood would rescan to the end of the text (quadratic;
 // 40,000 U+0090 took a second, a 2 MB mail would hang the app). The leftovers are removed below anyway.
-const STRING_SEQUENCE = /(?:\x1b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\x07\x1b\u009c\u009d\u0090\u0098\u009e\u009f]*(?:\x07|\x1b\\|\u009c)/g;
+const STRING_SEQUENCE =
+  /(?:\x1b[\]PX^_]|[\u009d\u0090\u0098\u009e\u009f])[^\x07\x1b\u009c\u009d\u0090\u0098\u009e\u009f]*(?:\x07|\x1b\\|\u009c)/g;
 // CSI: parameters, intermediates, one final byte.
 const CSI_SEQUENCE = /(?:\x1b\[|\u009b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?/g;
 // Any other escape: ESC, optional intermediates, one final byte (ESC c, ESC ( B, ESC 7, ESC #8 ...).
@@ -50,7 +51,8 @@ const INVISIBLE_WIDE = /[\u00ad\u115f\u3164\uffa0]/g;
 type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
 // Every character one of the passes below (but the surrogates') removes or changes: text without any
 // (most of it: a 2 MB newsletter) is checked in one scan instead of rewritten six times.
-const TOUCHED = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u00ad\u115f\u3164\uffa0]/;
+const TOUCHED =
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u00ad\u115f\u3164\uffa0]/;
 
 // What may be kept of raw text per character of a cut result: room for everything a decoding step or the
 // passes below remove or shrink (an escape sequence, a control, `&#x1F600;`: 10 characters for 2).

@@ -46,7 +46,8 @@ const VS16 = 0xfe0f;
 // The emoji of the last two Unicode versions (16.0, 17.0; ucs-detect's tables of wide characters): a
 // clustering terminal's tables lag behind Node's (foot 1.25 drew Emoji 17 sequences five columns wide),
 // so a cluster holding one keeps the widest measure. Extend it when Node's Unicode moves on (a test says so).
-const RECENT_EMOJI = /[\u{1F6D8}\u{1FA89}\u{1FA8A}\u{1FA8E}\u{1FA8F}\u{1FABE}\u{1FAC6}\u{1FAC8}\u{1FACD}\u{1FADC}\u{1FADF}\u{1FAE9}\u{1FAEA}\u{1FAEF}]/u;
+const RECENT_EMOJI =
+  /[\u{1F6D8}\u{1FA89}\u{1FA8A}\u{1FA8E}\u{1FA8F}\u{1FABE}\u{1FAC6}\u{1FAC8}\u{1FACD}\u{1FADC}\u{1FADF}\u{1FAE9}\u{1FAEA}\u{1FAEF}]/u;
 /** The Unicode version RECENT_EMOJI was written for. */
 export const RECENT_EMOJI_UNICODE = '17.0';
 
@@ -133,7 +134,8 @@ export default function terminalWidth(text: string, options: WidthOptions = {}):
   if (typeof text !== 'string' || text.length === 0) return 0;
   const narrow = options.ambiguousIsNarrow ?? true;
   let s = text;
-  if (!options.countAnsiEscapeCodes && (s.includes('\x1b') || s.includes('\x9b'))) s = stripVTControlCharacters(s.replace(OSC, ''));
+  if (!options.countAnsiEscapeCodes && (s.includes('\x1b') || s.includes('\x9b')))
+    s = stripVTControlCharacters(s.replace(OSC, ''));
   if (PLAIN_ASCII.test(s)) return s.length;
   let width = 0;
   // Without a code point that can join a neighbour, every code point is a cluster of its own: measured

@@ -83,7 +83,9 @@ export function wrapText(text: string, width: number, options: WrapOptions = {})
 function withoutTooWide(line: string, cols: number): string {
   const { starts, widths } = clusterStops(line);
   if (widths.every((w) => w <= cols)) return line;
-  return starts.map((start, i) => ((widths[i] as number) > cols ? TOO_WIDE : line.slice(start, starts[i + 1] ?? line.length))).join('');
+  return starts
+    .map((start, i) => ((widths[i] as number) > cols ? TOO_WIDE : line.slice(start, starts[i + 1] ?? line.length)))
+    .join('');
 }
 
 /** wrapLine for printable ASCII, on string indices: the bulk of long plain-text bodies. */

@@ -73,6 +73,10 @@ export function forgetAddress(deps: AddressDeps, session: Session, ref: Provider
   deps.setNotice({ text: `Deleting ${session.email} at ${provider.info.label}…`, kind: 'info' });
   provider.deleteAddress(session).then(
     () => forgetHere(deps, session.email, ref, `Deleted ${session.email} at ${provider.info.label} and forgot it`),
-    (error: unknown) => deps.setNotice({ text: `Not deleted at ${provider.info.label} (still saved): ${describeError(error)}`, kind: 'error' }),
+    (error: unknown) =>
+      deps.setNotice({
+        text: `Not deleted at ${provider.info.label} (still saved): ${describeError(error)}`,
+        kind: 'error',
+      }),
   );
 }

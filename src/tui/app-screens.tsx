@@ -100,7 +100,12 @@ export interface AppParts {
 }
 
 /** The session screens of the address on screen. */
-export function appSession(p: AppParts, current: Current, provider: MailProvider, openSwitcher: () => void): React.ReactNode {
+export function appSession(
+  p: AppParts,
+  current: Current,
+  provider: MailProvider,
+  openSwitcher: () => void,
+): React.ReactNode {
   const { props, saved, write } = p;
   return (
     <SessionView

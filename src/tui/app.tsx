@@ -11,7 +11,15 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { sameRef, type ProviderRef } from '../client/providers';
 import type { SavedSession } from '../state/saved-sessions';
 import type { Session } from '../model/mail-types';
-import { type AddressDeps, type AppMode, type Current, forgetAddress, refOf, resume, sameAddress } from './app-addresses';
+import {
+  type AddressDeps,
+  type AppMode,
+  type Current,
+  forgetAddress,
+  refOf,
+  resume,
+  sameAddress,
+} from './app-addresses';
 import { type AppParts, type AppProps, appPicker, appSession, appSwitcher } from './app-screens';
 import { ThemeProvider } from './widgets/theme';
 import { useTerminalSize } from './widgets/use-terminal-size';
@@ -45,7 +53,9 @@ export function App(props: AppProps) {
   const saved = useSaved(props.saved, clock, reachable);
   // The codes and links read so far, by address: they stay on their rows across n, s and back.
   const [markBook] = useState(() => new MarkBook());
-  const [current, setCurrent] = useState<Current | null>(props.initialSession ? { session: props.initialSession, ref: start } : null);
+  const [current, setCurrent] = useState<Current | null>(
+    props.initialSession ? { session: props.initialSession, ref: start } : null,
+  );
   const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
   const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
@@ -72,8 +82,17 @@ export function App(props: AppProps) {
     },
     [onSession, save],
   );
-  const addresses: AddressDeps = { providers, saved, current, setCurrent, setMode, setNotice, readMarks: props.readMarks };
-  const chooseSaved = (s: SavedSession) => (sameAddress(current, s.email, refOf(s)) ? setMode('session') : resume(addresses, s));
+  const addresses: AddressDeps = {
+    providers,
+    saved,
+    current,
+    setCurrent,
+    setMode,
+    setNotice,
+    readMarks: props.readMarks,
+  };
+  const chooseSaved = (s: SavedSession) =>
+    sameAddress(current, s.email, refOf(s)) ? setMode('session') : resume(addresses, s);
   /** Forgets an address; with `there`, deletes it at its provider first (and keeps it saved if that fails). */
   const forget = (session: Session, ref: ProviderRef, there: boolean) => forgetAddress(addresses, session, ref, there);
   // Local mode's catch-all: an inbox made by mail to a new name is saved, listed by s (use-catch-all.ts).
@@ -84,7 +103,12 @@ export function App(props: AppProps) {
     setMode('switch');
   };
   // Where new addresses go: p moves along the order; auto moves on past a provider that fails.
-  const { createOn, next: nextChoice, nextProvider, unavailable } = useCreateOn(providers.choices, props.auto === true, setNotice);
+  const {
+    createOn,
+    next: nextChoice,
+    nextProvider,
+    unavailable,
+  } = useCreateOn(providers.choices, props.auto === true, setNotice);
   useGlobalKeys(props, write, setNotice);
 
   const creating = providers.get(createOn);
@@ -136,7 +160,11 @@ export function App(props: AppProps) {
  * A call waiting out a provider's 429 says so (the next word on the status line replaces it); the
  * picker says it too while it creates (its own "Creating…" line would hide the notice): the wait it gives.
  */
-function useRateWaitNotice(rateWaits: RateWaits | undefined, clock: () => number, setNotice: (notice: StatusMessage) => void) {
+function useRateWaitNotice(
+  rateWaits: RateWaits | undefined,
+  clock: () => number,
+  setNotice: (notice: StatusMessage) => void,
+) {
   const [waiting, setWaiting] = useState<{ text: string; untilMs: number } | null>(null);
   useEffect(
     () =>
@@ -153,7 +181,11 @@ function useRateWaitNotice(rateWaits: RateWaits | undefined, clock: () => number
  * Ctrl-Z and Ctrl-L, on every screen. Ctrl-L: Ink's own write (empty) draws the whole last frame again,
  * on a screen cleared of what another program wrote over it.
  */
-function useGlobalKeys(props: AppProps, write: (data: string) => void, setNotice: (notice: StatusMessage) => void): void {
+function useGlobalKeys(
+  props: AppProps,
+  write: (data: string) => void,
+  setNotice: (notice: StatusMessage) => void,
+): void {
   const sayInfo = useCallback((text: string) => setNotice({ text, kind: 'info' }), [setNotice]);
   const suspend = useJobControl(props.jobControl, sayInfo);
   useKeys(

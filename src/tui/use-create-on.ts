@@ -19,7 +19,11 @@ export interface CreateOn {
   unavailable(error: unknown): void;
 }
 
-export function useCreateOn(choices: readonly ProviderRef[], autoAtStart: boolean, say: (message: StatusMessage) => void): CreateOn {
+export function useCreateOn(
+  choices: readonly ProviderRef[],
+  autoAtStart: boolean,
+  say: (message: StatusMessage) => void,
+): CreateOn {
   const [createOn, setCreateOn] = useState<ProviderRef>(choices[0]!);
   const [auto, setAuto] = useState(autoAtStart);
   const at = choices.findIndex((r) => sameRef(r, createOn));
@@ -37,7 +41,10 @@ export function useCreateOn(choices: readonly ProviderRef[], autoAtStart: boolea
       const onward = choices[at + 1];
       if (!auto || at < 0 || !onward) return;
       setCreateOn(onward);
-      say({ text: `${providerName(createOn)}: ${describeError(error)}. Trying ${providerName(onward)} instead`, kind: 'info' });
+      say({
+        text: `${providerName(createOn)}: ${describeError(error)}. Trying ${providerName(onward)} instead`,
+        kind: 'info',
+      });
     },
   };
 }

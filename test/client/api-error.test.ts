@@ -53,13 +53,19 @@ async function failure(fn: () => Promise<unknown>, kind: ApiErrorKind): Promise<
 
 describe('retries', () => {
   it('a GET that meets a 500 is retried and then succeeds', async () => {
-    srv.handle((_req, res) => (srv.requests.length === 1 ? sendJson(res, 500, { status: 'error', error: 'internal' }) : sendJson(res, 200, okList)));
+    srv.handle((_req, res) =>
+      srv.requests.length === 1
+        ? sendJson(res, 500, { status: 'error', error: 'internal' })
+        : sendJson(res, 200, okList),
+    );
     await expect(api().checkMail(TOKEN)).resolves.toEqual([]);
     expect(srv.requests.map((r) => r.path)).toEqual(['/check-mail', '/check-mail']);
   });
 
   it('a GET that keeps failing is tried 1 + retries times, then surfaces a service error', async () => {
-    srv.handle((_req, res) => sendJson(res, 503, { status: 'error', error: 'storage_unavailable', message: 'disk full' }));
+    srv.handle((_req, res) =>
+      sendJson(res, 503, { status: 'error', error: 'storage_unavailable', message: 'disk full' }),
+    );
     const e = await failure(() => api({ retries: 2 }).checkMail(TOKEN), 'service');
     expect(srv.requests).toHaveLength(3);
     expect(e.details).toMatchObject({ status: 503, code: 'storage_unavailable' });
@@ -91,7 +97,9 @@ describe('retries', () => {
   });
 
   it('a 429 is surfaced at once with Retry-After in seconds, not retried', async () => {
-    srv.handle((_req, res) => sendJson(res, 429, { status: 'error', error: 'rate_limited', message: 'slow down' }, { 'retry-after': '7' }));
+    srv.handle((_req, res) =>
+      sendJson(res, 429, { status: 'error', error: 'rate_limited', message: 'slow down' }, { 'retry-after': '7' }),
+    );
     const e = await failure(() => api().checkMail(TOKEN), 'rate_limited');
     expect(e.details.retryAfterSeconds).toBe(7);
     expect(e.message).toBe('Too many requests to the service');
@@ -107,7 +115,9 @@ describe('retries', () => {
   });
 
   it('a 503 asking for a long wait is surfaced with retryAfterSeconds instead of waited on', async () => {
-    srv.handle((_req, res) => sendJson(res, 503, { status: 'error', error: 'storage_unavailable' }, { 'retry-after': '60' }));
+    srv.handle((_req, res) =>
+      sendJson(res, 503, { status: 'error', error: 'storage_unavailable' }, { 'retry-after': '60' }),
+    );
     const e = await failure(() => api().checkMail(TOKEN), 'service');
     expect(e.details.retryAfterSeconds).toBe(60);
     expect(srv.requests).toHaveLength(1);
@@ -145,10 +155,26 @@ describe('answers that are not what the client expects', () => {
   // (One bad entry of a list costs only itself: test/client/tempmail/listing-bounds.test.ts.)
   const wrongShapes: [string, (a: TempMailApi) => Promise<unknown>, unknown][] = [
     ['messages is not a list', (a) => a.checkMail(TOKEN), { status: 'success', messages: 'none' }],
-    ['a session without a token', (a) => a.createSession(), { status: 'success', email: 'a@b.test', expires_at: '2026-01-01 00:00:00' }],
-    ['a session without an email', (a) => a.createSession(), { status: 'success', token: 'abcdef', expires_at: '2026-01-01 00:00:00' }],
-    ['a session with a token holding controls', (a) => a.createSession(), { status: 'success', email: 'a@b.test', token: 'ab\x1b[2Jcd', expires_at: '2026-01-01 00:00:00' }],
-    ['a session with a bad expiry', (a) => a.createSession(), { status: 'success', email: 'a@b.test', token: 'abcdef', expires_at: 'soon' }],
+    [
+      'a session without a token',
+      (a) => a.createSession(),
+      { status: 'success', email: 'a@b.test', expires_at: '2026-01-01 00:00:00' },
+    ],
+    [
+      'a session without an email',
+      (a) => a.createSession(),
+      { status: 'success', token: 'abcdef', expires_at: '2026-01-01 00:00:00' },
+    ],
+    [
+      'a session with a token holding controls',
+      (a) => a.createSession(),
+      { status: 'success', email: 'a@b.test', token: 'ab\x1b[2Jcd', expires_at: '2026-01-01 00:00:00' },
+    ],
+    [
+      'a session with a bad expiry',
+      (a) => a.createSession(),
+      { status: 'success', email: 'a@b.test', token: 'abcdef', expires_at: 'soon' },
+    ],
     ['no domains list', (a) => a.listDomains(), { status: 'success', extmail_accounts: [] }],
     ['read-mail without a message', (a) => a.readMail(TOKEN, 1), { status: 'success', message: 'gone' }],
     ['no status at all', (a) => a.checkMail(TOKEN), { messages: [] }],
@@ -161,9 +187,17 @@ describe('answers that are not what the client expects', () => {
   }
 
   it('{status:"error"} with HTTP 200 is an error, mapped by its code', async () => {
-    srv.handle((_req, res) => sendJson(res, 200, { status: 'error', error: 'invalid_token', message: 'no such session' }));
+    srv.handle((_req, res) =>
+      sendJson(res, 200, { status: 'error', error: 'invalid_token', message: 'no such session' }),
+    );
     await failure(() => api().checkMail(TOKEN), 'invalid_token');
-    srv.handle((_req, res) => sendJson(res, 200, { status: 'error', error: 'quota\x1b[31m_exceeded', message: 'Quota \x1b]0;pwned\x07exceeded' }));
+    srv.handle((_req, res) =>
+      sendJson(res, 200, {
+        status: 'error',
+        error: 'quota\x1b[31m_exceeded',
+        message: 'Quota \x1b]0;pwned\x07exceeded',
+      }),
+    );
     const e = await failure(() => api().checkMail(TOKEN), 'service');
     expect(e.details.code).toBe('quota_exceeded');
     expect(e.message).toBe('The service failed (quota_exceeded, HTTP 200): Quota exceeded');
@@ -207,14 +241,22 @@ describe('status codes and service codes map to kinds', () => {
   ];
   for (const [status, code, kind] of table) {
     it(`HTTP ${status}${code ? ` with ${code}` : ''} -> ${kind}`, async () => {
-      srv.handle((_req, res) => sendJson(res, status, code ? { status: 'error', error: code, message: 'Said by the service' } : { status: 'error' }));
+      srv.handle((_req, res) =>
+        sendJson(
+          res,
+          status,
+          code ? { status: 'error', error: code, message: 'Said by the service' } : { status: 'error' },
+        ),
+      );
       const e = await failure(() => api({ retries: 0 }).readMail(TOKEN, 5), kind);
       expect(e.details.status).toBe(status);
     });
   }
 
   it('a bad request carries the service message, made terminal-safe and token-free', async () => {
-    srv.handle((_req, res) => sendJson(res, 400, { status: 'error', error: 'bad_request', message: `prefix \x1b[2Jtoo long for ${TOKEN}` }));
+    srv.handle((_req, res) =>
+      sendJson(res, 400, { status: 'error', error: 'bad_request', message: `prefix \x1b[2Jtoo long for ${TOKEN}` }),
+    );
     const e = await failure(() => api().checkMail(TOKEN), 'bad_request');
     expect(e.message).toBe('prefix too long for [redacted]');
   });

@@ -16,7 +16,12 @@ export async function expectFailure(promise: Promise<unknown>, kind: ApiErrorKin
   const e = error as ApiError;
   expect(e.kind, e.message).toBe(kind);
   if (secret) {
-    for (const dump of [inspect(e, { depth: Infinity, showHidden: true }), JSON.stringify(e), String(e), e.stack ?? '']) {
+    for (const dump of [
+      inspect(e, { depth: Infinity, showHidden: true }),
+      JSON.stringify(e),
+      String(e),
+      e.stack ?? '',
+    ]) {
       expect(dump).not.toContain(secret);
     }
   }

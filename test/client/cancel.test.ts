@@ -30,7 +30,8 @@ async function cancelledAfter(call: Promise<unknown>, controller: AbortControlle
   );
   const started = Date.now();
   while (srv.requests.length < requests) {
-    if (Date.now() - started > BOUND_MS) throw new Error(`the server saw ${srv.requests.length} of ${requests} requests`);
+    if (Date.now() - started > BOUND_MS)
+      throw new Error(`the server saw ${srv.requests.length} of ${requests} requests`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   controller.abort();
@@ -46,7 +47,9 @@ async function cancelledAfter(call: Promise<unknown>, controller: AbortControlle
 }
 
 function expectCancelled(error: unknown): void {
-  expect(isApiError(error) ? `${error.kind}: ${error.message}` : String(error)).toBe('network: The request was cancelled');
+  expect(isApiError(error) ? `${error.kind}: ${error.message}` : String(error)).toBe(
+    'network: The request was cancelled',
+  );
 }
 
 describe("a client's signal", () => {

@@ -24,7 +24,11 @@ describe('what one message may hold', () => {
     cleanup.after(() => fake.close());
     const mt = createMailtmProvider({ baseUrl: fake.baseUrl, retries: 0, requestsPerSecond: 0 });
     const session = await mt.createSession();
-    const attachments = Array.from({ length: 1_500 }, (_, i) => ({ filename: `f${i}.txt`, contentType: 'text/plain', content: Buffer.from('x') }));
+    const attachments = Array.from({ length: 1_500 }, (_, i) => ({
+      filename: `f${i}.txt`,
+      contentType: 'text/plain',
+      content: Buffer.from('x'),
+    }));
     const id = fake.deliver(session.email, { subject: 'many', text: 'x', cc: addresses(5_000), attachments });
     const m = await mt.readMessage(session, id);
     expect(m.cc).toHaveLength(MAX_ADDRESSES + 1);
@@ -64,7 +68,10 @@ describe('what one message may hold', () => {
       }),
     );
     cleanup.after(() => srv.close());
-    const m = await createTempmailProvider({ baseUrl: srv.baseUrl }).readMessage({ email: 'a@x.test', token: 'tok-bounds', expiresAt: null }, '1');
+    const m = await createTempmailProvider({ baseUrl: srv.baseUrl }).readMessage(
+      { email: 'a@x.test', token: 'tok-bounds', expiresAt: null },
+      '1',
+    );
     expect(m.to).toHaveLength(MAX_ADDRESSES + 1);
     expect(m.to.at(-1)).toBe('(4,800 more)');
     expect(m.cc).toEqual(['a@x.example', 'b@x.example']);

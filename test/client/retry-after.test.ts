@@ -24,7 +24,17 @@ describe('parseRetryAfter', () => {
   });
 
   it('takes no other shape for a Retry-After', () => {
-    for (const bad of ['-5', '5, 5', '1.5', '+3', '5 s', 'soon', '', '2026-01-10T12:00:30Z', 'Sat, 10 Jan 2026 12:00:30 PST']) {
+    for (const bad of [
+      '-5',
+      '5, 5',
+      '1.5',
+      '+3',
+      '5 s',
+      'soon',
+      '',
+      '2026-01-10T12:00:30Z',
+      'Sat, 10 Jan 2026 12:00:30 PST',
+    ]) {
       expect(parseRetryAfter(bad, NOW), bad).toBeUndefined();
     }
   });
@@ -40,20 +50,25 @@ async function waitsFor(retryAfter: string): Promise<{ said: number[]; calls: nu
     calls += 1;
     throw errorFromAnswer({ status: 429, headers: { 'retry-after': retryAfter }, body: '' }, []);
   };
-  const done = pacedCall(attempt, undefined, { perWaitMs: 10_000, totalMs: 30_000, onWait: (s) => said.push(s) }).catch(() => undefined);
+  const done = pacedCall(attempt, undefined, { perWaitMs: 10_000, totalMs: 30_000, onWait: (s) => said.push(s) }).catch(
+    () => undefined,
+  );
   await vi.advanceTimersByTimeAsync(40_000);
   await done;
   return { said, calls, elapsed: Date.now() - t0 };
 }
 
 describe('a 429 waited out', () => {
-  it.each(['0', '-5', '5, 5', 'Thu, 01 Jan 1970 00:00:00 GMT'])('Retry-After: %s waits at least the second it says', async (value) => {
-    const { said, calls } = await waitsFor(value);
-    // 30 s in all at one second or more a wait: 31 calls at most, not 121.
-    expect(calls).toBeLessThanOrEqual(31);
-    expect(said.every((s) => s >= 1)).toBe(true);
-    expect(said.length).toBe(calls - 1);
-  });
+  it.each(['0', '-5', '5, 5', 'Thu, 01 Jan 1970 00:00:00 GMT'])(
+    'Retry-After: %s waits at least the second it says',
+    async (value) => {
+      const { said, calls } = await waitsFor(value);
+      // 30 s in all at one second or more a wait: 31 calls at most, not 121.
+      expect(calls).toBeLessThanOrEqual(31);
+      expect(said.every((s) => s >= 1)).toBe(true);
+      expect(said.length).toBe(calls - 1);
+    },
+  );
 
   it('says the wait it takes', async () => {
     vi.useFakeTimers();
@@ -63,7 +78,11 @@ describe('a 429 waited out', () => {
       stamps.push(Date.now());
       throw errorFromAnswer({ status: 429, headers: { 'retry-after': '0' }, body: '' }, []);
     };
-    const done = pacedCall(attempt, undefined, { perWaitMs: 10_000, totalMs: 3_000, onWait: (s) => said.push(s) }).catch(() => undefined);
+    const done = pacedCall(attempt, undefined, {
+      perWaitMs: 10_000,
+      totalMs: 3_000,
+      onWait: (s) => said.push(s),
+    }).catch(() => undefined);
     await vi.advanceTimersByTimeAsync(10_000);
     await done;
     const gaps = stamps.slice(1).map((t, i) => (t - (stamps[i] ?? 0)) / 1000);

@@ -55,7 +55,9 @@ for (const failure of ['503', 'reset'] as const) {
       // Growth: the smallest next wait (2x) is larger than the largest current one (1x + base/4), by
       // base*2^(n-1) - base/4 >= 150 ms here; only a stall that long on this loopback could hide it.
       for (let i = 1; i < gaps.length; i += 1) {
-        expect(gaps[i], `gaps ${gaps.map((g) => g.toFixed(0)).join(', ')} should grow`).toBeGreaterThan(gaps[i - 1] ?? Infinity);
+        expect(gaps[i], `gaps ${gaps.map((g) => g.toFixed(0)).join(', ')} should grow`).toBeGreaterThan(
+          gaps[i - 1] ?? Infinity,
+        );
       }
     });
   });

@@ -100,7 +100,10 @@ describe('a base URL that is not the service', () => {
   it('a certificate this computer does not trust, or for another name: words, and asked again later', async () => {
     const e = await failure(`https://127.0.0.1:${portOf(tls)}/`, 'domains');
     expect(e.kind).toBe('network');
-    expectWords(e, /^The secure connection failed: its certificate (?:comes from an authority this computer does not trust|cannot be checked|is for another name)$/);
+    expectWords(
+      e,
+      /^The secure connection failed: its certificate (?:comes from an authority this computer does not trust|cannot be checked|is for another name)$/,
+    );
     expect(pollVerdict(e).hold).toBeUndefined();
   });
 

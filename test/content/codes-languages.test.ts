@@ -13,7 +13,26 @@ const code = (subject: string, text: string) => detectCode({ subject, text })?.c
 describe('codes in other languages', () => {
   it('the corpus covers the ten most spoken languages and eight more, each with a code and decoys', () => {
     const langs = new Set(LANGUAGE_FIXTURES.map((f) => f.lang));
-    for (const lang of ['en', 'zh', 'hi', 'es', 'fr', 'ar', 'bn', 'pt', 'ru', 'ur', 'th', 'ja', 'ko', 'de', 'id', 'vi', 'tr', 'it']) {
+    for (const lang of [
+      'en',
+      'zh',
+      'hi',
+      'es',
+      'fr',
+      'ar',
+      'bn',
+      'pt',
+      'ru',
+      'ur',
+      'th',
+      'ja',
+      'ko',
+      'de',
+      'id',
+      'vi',
+      'tr',
+      'it',
+    ]) {
       expect(langs.has(lang), lang).toBe(true);
       expect(LANGUAGE_FIXTURES.filter((f) => f.lang === lang && f.code).length, lang).toBeGreaterThanOrEqual(2);
     }

@@ -63,12 +63,20 @@ describe('link detection on long URLs and many links', () => {
   it('scores a 1 MB URL made of JWT starts ("eyJeyJ...")', () => {
     // In the path, ending in no token shape: every pattern reads it to the end.
     const url = `https://x.example/confirm/${run('eyJ', 1024 * 1024)}!`;
-    const found = detectLink({ subject: 'Verify your address', text: 'Confirm your address [1]', links: [{ n: 1, url, text: 'Confirm' }] });
+    const found = detectLink({
+      subject: 'Verify your address',
+      text: 'Confirm your address [1]',
+      links: [{ n: 1, url, text: 'Confirm' }],
+    });
     expect(found?.url).toBe(url);
   });
 
   it('finds the right link among 500 in a 256 KB text', () => {
-    const links = Array.from({ length: 500 }, (_, i) => ({ n: i + 1, url: `https://news.example/article/${i}`, text: `Article ${i}` }));
+    const links = Array.from({ length: 500 }, (_, i) => ({
+      n: i + 1,
+      url: `https://news.example/article/${i}`,
+      text: `Article ${i}`,
+    }));
     links[499] = { n: 500, url: 'https://acme.example/verify?token=4f2a9c81b7e3', text: 'here' };
     const filler = run('Read more news of the day. ', 200 * 1024);
     const text = `${filler}${links.map((l) => `${l.text} [${l.n}]`).join(' ')}\nTo confirm your address, click here [500]`;

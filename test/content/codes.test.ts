@@ -148,9 +148,17 @@ describe('detectCode', () => {
   it('takes the digits of a prefixed code and of a code drawn one digit per cell', () => {
     expect(code('Sign in', 'Your Google verification code is G-558214')).toBe('558214');
     expect(code('FB-54821 is your confirmation code', 'Enter it in the app.')).toBe('54821');
-    expect(code('Verify your account', 'Your verification code:\n\n5 8 2 9 1 7\n\nPhone: 0 8 0 0 1 2 3')).toBe('582917');
+    expect(code('Verify your account', 'Your verification code:\n\n5 8 2 9 1 7\n\nPhone: 0 8 0 0 1 2 3')).toBe(
+      '582917',
+    );
     // A prefix is not enough without a label: ticket and order ids keep theirs and stay decoys.
-    for (const text of ['Your ticket JS-48213 was updated.', 'Ticket PR-4821 mentions your login.', 'Order A-123456 shipped.', 'Rate us: 1 2 3 4 5', 'Steps 1 2 3 4 are done.']) {
+    for (const text of [
+      'Your ticket JS-48213 was updated.',
+      'Ticket PR-4821 mentions your login.',
+      'Order A-123456 shipped.',
+      'Rate us: 1 2 3 4 5',
+      'Steps 1 2 3 4 are done.',
+    ]) {
       expect(code('Hello', text), text).toBeNull();
     }
   });
@@ -208,13 +216,21 @@ describe('detectLink', () => {
 
   it('uses the sentence before a "click here" link', () => {
     const text = 'To activate your account, click here [1].\n\nQuestions? Visit our FAQ [2].';
-    const r = detectLink({ subject: 'Welcome', text, links: links(['https://x.example/a?t=9f8e7d6c5b4a', 'click here'], ['https://x.example/faq', 'FAQ']) });
+    const r = detectLink({
+      subject: 'Welcome',
+      text,
+      links: links(['https://x.example/a?t=9f8e7d6c5b4a', 'click here'], ['https://x.example/faq', 'FAQ']),
+    });
     expect(r?.url).toBe('https://x.example/a?t=9f8e7d6c5b4a');
   });
 
   it('returns null when no link looks like a confirmation, and for mailto links', () => {
-    expect(detectLink({ subject: 'News', text: '', links: links(['https://x.example/blog/1', 'Read more']) })).toBeNull();
-    expect(detectLink({ subject: 'Verify', text: '', links: links(['mailto:verify@x.example', 'verify@x.example']) })).toBeNull();
+    expect(
+      detectLink({ subject: 'News', text: '', links: links(['https://x.example/blog/1', 'Read more']) }),
+    ).toBeNull();
+    expect(
+      detectLink({ subject: 'Verify', text: '', links: links(['mailto:verify@x.example', 'verify@x.example']) }),
+    ).toBeNull();
     expect(detectLink({ subject: 'Verify', text: '', links: [] })).toBeNull();
   });
 });

@@ -70,7 +70,8 @@ describe('deeply nested HTML', () => {
       '<span style="DISPLAY: none">pre-header words</span><noscript>noscript words</noscript>visible words';
     const { text } = renderBody({ bodyHtml: nest('<div>', '</div>', hidden, 5000), bodyText: null }, 80);
     expect(text).toContain('visible words');
-    for (const gone of ['script text', 'color', 'hidden words', 'pre-header', 'noscript']) expect(text).not.toContain(gone);
+    for (const gone of ['script text', 'color', 'hidden words', 'pre-header', 'noscript'])
+      expect(text).not.toContain(gone);
   });
 
   it('keeps a link past the limit as a numbered link, and table cells apart', () => {
@@ -84,11 +85,15 @@ describe('deeply nested HTML', () => {
   });
 
   it('indents lists and quotes at most MAX_INDENT levels, so no line starts off the screen', () => {
-    const body = renderBody({ bodyHtml: nest('<blockquote>quoted ', '</blockquote>', INNER, 1000), bodyText: null }, 80);
+    const body = renderBody(
+      { bodyHtml: nest('<blockquote>quoted ', '</blockquote>', INNER, 1000), bodyText: null },
+      80,
+    );
     const lines = body.text.split('\n');
     expect(lines.filter((l) => l.includes('quoted')).length).toBe(1000);
     // "> " per level: never more than MAX_INDENT of them before the words.
-    for (const line of lines) expect(/^((?:> ?)*)/.exec(line)![1]!.replace(/ /g, '').length).toBeLessThanOrEqual(MAX_INDENT);
+    for (const line of lines)
+      expect(/^((?:> ?)*)/.exec(line)![1]!.replace(/ /g, '').length).toBeLessThanOrEqual(MAX_INDENT);
     expect(body.text).toContain(INNER);
   });
 
@@ -103,7 +108,9 @@ describe('deeply nested HTML', () => {
     const past = nest('<div>', '</div>', INNER, MAX_DEPTH + 1);
     expect(flattenDeep(past)).not.toBe(past);
     expect(flattenDeep(past)).toContain(INNER);
-    expect(flattenDeep(nest('<ul><li>', '</li></ul>', INNER, 2 * MAX_INDENT + 2))).not.toContain('<ul>'.repeat(MAX_INDENT + 1));
+    expect(flattenDeep(nest('<ul><li>', '</li></ul>', INNER, 2 * MAX_INDENT + 2))).not.toContain(
+      '<ul>'.repeat(MAX_INDENT + 1),
+    );
   });
 
   it('never lets the rewrite make markup out of text', () => {

@@ -30,7 +30,9 @@ const ORDER = `<p>Your order</p>
 describe('data tables keep their columns', () => {
   it('at 80 columns: every row starts each column at the same place, CJK measured by its width', () => {
     const text = render(ORDER, 80).text;
-    const rows = ['Item', 'Blue shirt', 'Socks', '配送料'].map((first) => lines(text).find((l) => l.startsWith(first))!);
+    const rows = ['Item', 'Blue shirt', 'Socks', '配送料'].map(
+      (first) => lines(text).find((l) => l.startsWith(first))!,
+    );
     expect(rows.every(Boolean)).toBe(true);
     const qty = rows.map((row, i) => columnOf(row, ['Qty', '2', '10', '1'][i]!));
     const price = rows.map((row, i) => columnOf(row, ['Price', '$40.00', '$12.50', '¥500'][i]!));
@@ -46,7 +48,9 @@ describe('data tables keep their columns', () => {
   it('at 40 columns the widest column wraps its cells and the others stay lined up', () => {
     const text = render(ORDER, 40).text;
     expect(Math.max(...lines(text).map(textWidth))).toBeLessThanOrEqual(40);
-    const price = ['Price', '$40.00', '$12.50', '¥500'].map((cell) => columnOf(lines(text).find((l) => l.includes(cell))!, cell));
+    const price = ['Price', '$40.00', '$12.50', '¥500'].map((cell) =>
+      columnOf(lines(text).find((l) => l.includes(cell))!, cell),
+    );
     expect(new Set(price).size).toBe(1);
     // The long item wraps within its column: its second line right under its first, nothing lost.
     const first = lines(text).findIndex((l) => l.startsWith('Blue shirt, long sleeves,'));

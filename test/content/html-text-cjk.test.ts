@@ -24,7 +24,9 @@ describe('renderBody wraps Japanese text', () => {
         }
       }
     }
-    expect(renderBody(html(`<p>${JAPANESE}</p>`), 40).text.split('\n')[0]).toBe('こんにちは 🎉 確認コードは 739201 です。');
+    expect(renderBody(html(`<p>${JAPANESE}</p>`), 40).text.split('\n')[0]).toBe(
+      'こんにちは 🎉 確認コードは 739201 です。',
+    );
   });
 
   it('keeps list indentation and quote markers on wrapped CJK lines, and emoji sequences whole', () => {
@@ -49,7 +51,9 @@ describe('renderBody wraps Japanese text', () => {
 
   it('lays out English HTML as html-to-text did: lists hang, quotes repeat their marker, a rule spans the width', () => {
     const body = renderBody(
-      html('<p>Intro</p><ul><li>first item which is long enough to wrap around</li></ul><blockquote>quoted text that goes on and on</blockquote><hr>'),
+      html(
+        '<p>Intro</p><ul><li>first item which is long enough to wrap around</li></ul><blockquote>quoted text that goes on and on</blockquote><hr>',
+      ),
       24,
     ).text;
     expect(body.split('\n')).toEqual([

@@ -1,7 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { acceptUrl, DEFAULT_MAX_BYTES, PARTIAL_NOTE, renderBody, renderBodyAsync, SLICE_BYTES } from '../../src/content/html-text';
+import {
+  acceptUrl,
+  DEFAULT_MAX_BYTES,
+  PARTIAL_NOTE,
+  renderBody,
+  renderBodyAsync,
+  SLICE_BYTES,
+} from '../../src/content/html-text';
 import { isTerminalSafe } from '../../src/text/safe-text';
 import { textWidth } from '../../src/text/text-width';
 import { newsletterHtml } from '../../bench/html-fixture';
@@ -35,7 +42,9 @@ describe('renderBody from HTML', () => {
     expect(r.text).toContain('FAQ [2]');
     expect(r.text).toContain('Again [1]');
     expect(r.text).toContain('write to us [3]');
-    expect(r.text).toMatch(/Links:\n\[1\] https:\/\/acme\.example\/verify\?t=abc\n\[2\] https:\/\/acme\.example\/faq\n\[3\] mailto:help@acme\.example$/);
+    expect(r.text).toMatch(
+      /Links:\n\[1\] https:\/\/acme\.example\/verify\?t=abc\n\[2\] https:\/\/acme\.example\/faq\n\[3\] mailto:help@acme\.example$/,
+    );
     expect(r.links).toEqual([
       { n: 1, url: 'https://acme.example/verify?t=abc', text: 'verify your email' },
       { n: 2, url: 'https://acme.example/faq', text: 'FAQ' },
@@ -112,14 +121,22 @@ describe('renderBody from HTML', () => {
     const dir = HOSTILE_DIR;
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.eml'))) {
       const mail = await simpleParser(readFileSync(`${dir}/${file}`));
-      const r = renderBody({ bodyHtml: typeof mail.html === 'string' ? mail.html : null, bodyText: mail.text ?? null }, 60);
+      const r = renderBody(
+        { bodyHtml: typeof mail.html === 'string' ? mail.html : null, bodyText: mail.text ?? null },
+        60,
+      );
       expect(isTerminalSafe(r.text), file).toBe(true);
       for (const l of r.links) expect(isTerminalSafe(l.url + l.text), file).toBe(true);
     }
   });
 
   it('keeps table cells apart and headings in their case', () => {
-    const r = renderBody(html('<h1>Your Code</h1><table><tr><td>Code:</td><td><b>482913</b></td></tr><tr><td>Expires</td><td>10 min</td></tr></table>'), 80);
+    const r = renderBody(
+      html(
+        '<h1>Your Code</h1><table><tr><td>Code:</td><td><b>482913</b></td></tr><tr><td>Expires</td><td>10 min</td></tr></table>',
+      ),
+      80,
+    );
     expect(r.text).toContain('Your Code');
     // Two rows of two cells: a data table, its columns lined up.
     expect(r.text).toContain('Code:    482913\nExpires  10 min');
@@ -129,7 +146,10 @@ describe('renderBody from HTML', () => {
     const cjk = '日本語のテキストがとても長い場合には正しく折り返されるべきです。'.repeat(3);
     const url = `https://example.com/${'a'.repeat(120)}`;
     for (const width of [20, 33, 80]) {
-      const r = renderBody(html(`<p>${cjk}</p><p>${url}</p><p>emoji 😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀</p>`), width);
+      const r = renderBody(
+        html(`<p>${cjk}</p><p>${url}</p><p>emoji 😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀</p>`),
+        width,
+      );
       expect(maxWidth(r.text)).toBeLessThanOrEqual(width);
       expect(r.text.replace(/\n/g, '')).toContain(url);
       expect(r.text).not.toContain('\ufffd');
@@ -161,13 +181,19 @@ describe('renderBody from text', () => {
   });
 
   it('numbers the URLs of a text body in a list at the end', () => {
-    const r = renderBody(text('Sign in: https://acme.example/magic?t=Zx9 (valid 15 min).\nOr mailto:help@acme.example.'), 80);
+    const r = renderBody(
+      text('Sign in: https://acme.example/magic?t=Zx9 (valid 15 min).\nOr mailto:help@acme.example.'),
+      80,
+    );
     expect(r.links.map((l) => l.url)).toEqual(['https://acme.example/magic?t=Zx9', 'mailto:help@acme.example']);
     expect(r.text).toMatch(/Links:\n\[1\] https:\/\/acme\.example\/magic\?t=Zx9\n\[2\] mailto:help@acme\.example$/);
   });
 
   it('falls back to body_text when the HTML part shows nothing', async () => {
-    const input = { bodyHtml: '<html><body><img src="banner.png"><div hidden>x</div></body></html>', bodyText: 'Your code is 123456' };
+    const input = {
+      bodyHtml: '<html><body><img src="banner.png"><div hidden>x</div></body></html>',
+      bodyText: 'Your code is 123456',
+    };
     expect(renderBody(input, 80).text).toBe('Your code is 123456');
     expect((await renderBodyAsync(input, 80)).text).toBe('Your code is 123456');
   });
@@ -252,7 +278,17 @@ describe('acceptUrl', () => {
     expect(acceptUrl('https://a.example/x?y=1')).toBe('https://a.example/x?y=1');
     expect(acceptUrl(' HTTP://A.example ')).toBe('HTTP://A.example');
     expect(acceptUrl('mailto:a@b.example')).toBe('mailto:a@b.example');
-    for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'file:///etc/passwd', '/x', '#top', 'https://', 'java\nscript:x', '', 42]) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'file:///etc/passwd',
+      '/x',
+      '#top',
+      'https://',
+      'java\nscript:x',
+      '',
+      42,
+    ]) {
       expect(acceptUrl(bad)).toBeNull();
     }
   });

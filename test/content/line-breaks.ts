@@ -32,8 +32,10 @@ export function lineProblems(wrapped: string, width: number): string[] {
       const word = /^[\x21-\x7e]+/.exec(next)?.[0];
       if (!word || w + 1 + word.length <= width) problems.push(`line ${i} is only ${w} of ${width} columns: ${line}`);
     }
-    if (i > 0 && NO_START.some((c) => line.startsWith(c))) problems.push(`line ${i} starts with closing punctuation: ${line}`);
-    if (next !== undefined && NO_END.some((c) => line.endsWith(c))) problems.push(`line ${i} ends with an opening bracket: ${line}`);
+    if (i > 0 && NO_START.some((c) => line.startsWith(c)))
+      problems.push(`line ${i} starts with closing punctuation: ${line}`);
+    if (next !== undefined && NO_END.some((c) => line.endsWith(c)))
+      problems.push(`line ${i} ends with an opening bracket: ${line}`);
   });
   return problems;
 }

@@ -15,8 +15,13 @@ describe('the generated parts of the docs', () => {
   for (const table of KEY_TABLES) {
     it(`${table.file}: the keys table is the keymap's (npx tsx scripts/readme-keys.ts)`, () => {
       const inFile = readKeyTable(read(table.file), table);
-      expect(inFile, `${table.file} keeps the generated table between <!-- ${table.marker}:start --> and <!-- ${table.marker}:end -->`).toBeDefined();
-      expect(inFile, `${table.file}'s keys table is stale: run npx tsx scripts/readme-keys.ts`).toBe(table.markdown().trim());
+      expect(
+        inFile,
+        `${table.file} keeps the generated table between <!-- ${table.marker}:start --> and <!-- ${table.marker}:end -->`,
+      ).toBeDefined();
+      expect(inFile, `${table.file}'s keys table is stale: run npx tsx scripts/readme-keys.ts`).toBe(
+        table.markdown().trim(),
+      );
     });
   }
 

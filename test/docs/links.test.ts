@@ -28,7 +28,11 @@ function headingAnchors(markdown: string): Set<string> {
   const seen = new Map<string, number>();
   for (const m of unfenced(markdown).matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
     const text = m[1]!.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1').replace(/<[^>]+>/g, '');
-    const base = text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+    const base = text
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     anchors.add(n === 0 ? base : `${base}-${n}`);
@@ -53,7 +57,15 @@ function relativeLinks(file: string): { raw: string; path: string; anchor?: stri
 describe('the docs', () => {
   it('are README.md, the files beside it and docs/**.md', () => {
     const names = files.map((f) => repoPath(f));
-    for (const name of ['README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'SECURITY.md', 'docs/app.md', 'docs/architecture.md', 'docs/server/http-api.md']) {
+    for (const name of [
+      'README.md',
+      'CHANGELOG.md',
+      'CONTRIBUTING.md',
+      'SECURITY.md',
+      'docs/app.md',
+      'docs/architecture.md',
+      'docs/server/http-api.md',
+    ]) {
       expect(names).toContain(name);
     }
   });
@@ -93,13 +105,16 @@ describe('the code', () => {
     const sources = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
         const path = join(dir, e.name);
-        if (e.isDirectory()) return e.name === 'node_modules' || e.name === '.cache' || e.name === 'fixtures' ? [] : sources(path);
+        if (e.isDirectory())
+          return e.name === 'node_modules' || e.name === '.cache' || e.name === 'fixtures' ? [] : sources(path);
         return /\.(?:[cm]?[jt]sx?|sh|conf|service)$/.test(e.name) || e.name === 'run' ? [path] : [];
       });
     const missing: string[] = [];
     // This file's own examples name files that are not meant to exist.
     const checker = fileURLToPath(import.meta.url);
-    for (const file of ['src', 'test', 'bench', 'scripts', '.ci'].flatMap((d) => sources(join(ROOT, d))).filter((f) => f !== checker)) {
+    for (const file of ['src', 'test', 'bench', 'scripts', '.ci']
+      .flatMap((d) => sources(join(ROOT, d)))
+      .filter((f) => f !== checker)) {
       for (const m of readFileSync(file, 'utf8').matchAll(/(?<![\w./-])((?:[\w-]+\/)*[\w-]+\.md)\b/g)) {
         const named = join(ROOT, m[1]!);
         if (!existsSync(named) || !statSync(named).isFile()) missing.push(`${relative(ROOT, file)}: ${m[1]}`);
@@ -111,10 +126,13 @@ describe('the code', () => {
 
 describe('the link checker itself', () => {
   it('finds Markdown and HTML links outside code, and makes GitHub anchors', () => {
-    const md = '# The `imap` object\n## What "250" means\n## Notes\n## Notes\n```sh\n[not](a.md)\n```\n' +
+    const md =
+      '# The `imap` object\n## What "250" means\n## Notes\n## Notes\n```sh\n[not](a.md)\n```\n' +
       'see [a](b.md#x) and `[c](d.md)`, ![pic](s.svg "t") <img src="p.svg"> [two\nlines](e.md)\n';
     expect(linkTargets(md)).toEqual(['b.md#x', 's.svg', 'e.md', 'p.svg']);
     expect([...headingAnchors(md)]).toEqual(['the-imap-object', 'what-250-means', 'notes', 'notes-1']);
-    expect([...headingAnchors("# The service's zone: `serve` [HTTP API](x.md)")]).toEqual(['the-services-zone-serve-http-api']);
+    expect([...headingAnchors("# The service's zone: `serve` [HTTP API](x.md)")]).toEqual([
+      'the-services-zone-serve-http-api',
+    ]);
   });
 });

@@ -21,7 +21,10 @@ describe('reading a screen', () => {
   it('keeps each cell with its colours and attributes, and a wide character as one cell of width 2', async () => {
     const grid = await screenOf('\x1b[1;36mab\x1b[0m \x1b[7mc\x1b[0m\x1b[38;2;1;2;3md\x1b[0m日x');
     const row = grid.lines[0]!;
-    expect(row.slice(0, 2).map((c) => [c.ch, c.fg, c.bold])).toEqual([['a', 'p6', true], ['b', 'p6', true]]);
+    expect(row.slice(0, 2).map((c) => [c.ch, c.fg, c.bold])).toEqual([
+      ['a', 'p6', true],
+      ['b', 'p6', true],
+    ]);
     expect(row[3]).toMatchObject({ ch: 'c', inverse: true, fg: 'd', bg: 'd' });
     expect(row[4]).toMatchObject({ ch: 'd', fg: '#010203' });
     expect(row[5]).toMatchObject({ ch: '日', width: 2 });
@@ -41,12 +44,16 @@ describe('drawing it as SVG', () => {
   it('draws runs of one style stretched to their cells, with the palette, bold bright and inverse swapped', async () => {
     const svg = gridToSvg(await screenOf('\x1b[1;36mhead\x1b[0m\r\n\x1b[7msel\x1b[0m <&>'), 'a "title"');
     // Bold cyan (6) is drawn bright cyan (14), as xterm draws bold.
-    expect(svg).toContain('<text x="14" y="28" textLength="36" lengthAdjust="spacingAndGlyphs" fill="#34e2e2" font-weight="bold">head</text>');
+    expect(svg).toContain(
+      '<text x="14" y="28" textLength="36" lengthAdjust="spacingAndGlyphs" fill="#34e2e2" font-weight="bold">head</text>',
+    );
     // Inverse: the default foreground becomes the background of its cells, the background its text.
     expect(svg).toContain('<rect x="14" y="33" width="27" height="19" fill="#d3d7cf"/>');
     expect(svg).toContain('fill="#1e1f22">sel</text>');
     // Text and attributes escaped; the spaces around a run are not drawn (its position says where it is).
-    expect(svg).toContain('<text x="50" y="47" textLength="27" lengthAdjust="spacingAndGlyphs" fill="#d3d7cf">&lt;&amp;&gt;</text>');
+    expect(svg).toContain(
+      '<text x="50" y="47" textLength="27" lengthAdjust="spacingAndGlyphs" fill="#d3d7cf">&lt;&amp;&gt;</text>',
+    );
     expect(svg).toContain('<title>a &quot;title&quot;</title>');
     expect(svg).toContain('aria-label="a &quot;title&quot;"');
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="208" height="104"/);
@@ -67,7 +74,8 @@ describe('drawing it as SVG', () => {
 
 describe('text captures in Markdown', () => {
   it('writes only between the markers, and refuses a marker that names no screen', () => {
-    const md = 'intro\n<!-- capture:inbox -->\nold\n<!-- /capture:inbox -->\nmiddle\n<!-- capture:viewer -->\n<!-- /capture:viewer -->\nend\n';
+    const md =
+      'intro\n<!-- capture:inbox -->\nold\n<!-- /capture:inbox -->\nmiddle\n<!-- capture:viewer -->\n<!-- /capture:viewer -->\nend\n';
     expect(captureNames(md)).toEqual(['inbox', 'viewer']);
     const out = writeCaptures(md, { inbox: 'INBOX', viewer: 'VIEWER', picker: 'PICKER' });
     expect(out).toBe(
@@ -76,6 +84,8 @@ describe('text captures in Markdown', () => {
     );
     expect(readCapture(out, 'inbox')).toBe('INBOX');
     expect(writeCaptures(out, { inbox: 'INBOX', viewer: 'VIEWER' })).toBe(out);
-    expect(() => writeCaptures('<!-- capture:nope -->\n<!-- /capture:nope -->', { inbox: 'x' })).toThrow(/names no screen/);
+    expect(() => writeCaptures('<!-- capture:nope -->\n<!-- /capture:nope -->', { inbox: 'x' })).toThrow(
+      /names no screen/,
+    );
   });
 });

@@ -69,10 +69,16 @@ function aimed(command: string, target: TestService, address: string): string {
 
 describe('the examples in the docs that send mail', () => {
   it('are found: README, the app, scripting, SMTP and deploy each have theirs, and every smtplib line is one of them', () => {
-    expect(new Set(examples.map((e) => e.file))).toEqual(new Set(['README.md', 'docs/app.md', 'docs/scripting.md', 'docs/server/smtp.md', 'docs/server/deploy.md']));
+    expect(new Set(examples.map((e) => e.file))).toEqual(
+      new Set(['README.md', 'docs/app.md', 'docs/scripting.md', 'docs/server/smtp.md', 'docs/server/deploy.md']),
+    );
     for (const file of docFiles()) {
       for (const line of readFileSync(file, 'utf8').split('\n')) {
-        if (/smtplib/.test(line)) expect(examples.some((e) => e.command.includes(line.trim())), `${repoPath(file)}: ${line}`).toBe(true);
+        if (/smtplib/.test(line))
+          expect(
+            examples.some((e) => e.command.includes(line.trim())),
+            `${repoPath(file)}: ${line}`,
+          ).toBe(true);
       }
     }
   });

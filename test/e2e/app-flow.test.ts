@@ -49,7 +49,10 @@ describe('the app in a pseudo-terminal', () => {
     expect(inbox).toMatch(/1 message\b/);
     // The new mail rang the terminal's bell, once (a BEL of its own, not the end of an OSC string).
     await app.waitForScreen((s) => s.includes('1 new message'));
-    const written = app.rawSince(beforeMail).toString('utf8').replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '');
+    const written = app
+      .rawSince(beforeMail)
+      .toString('utf8')
+      .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '');
     expect(written.split('\x07')).toHaveLength(2);
 
     const viewer = await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes(htmlOnly));

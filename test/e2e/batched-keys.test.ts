@@ -17,7 +17,10 @@ afterEach(async () => {
 describe('splitKeys', () => {
   it('splits plain characters and keeps escape sequences whole', () => {
     expect(splitKeys('jj\r\x7f\x7fé日')).toEqual({ keys: ['j', 'j', '\r', '\x7f', '\x7f', 'é', '日'], rest: '' });
-    expect(splitKeys('\x1b[A\x1b[B\x1b[5~\x1bOPq')).toEqual({ keys: ['\x1b[A', '\x1b[B', '\x1b[5~', '\x1bOP', 'q'], rest: '' });
+    expect(splitKeys('\x1b[A\x1b[B\x1b[5~\x1bOPq')).toEqual({
+      keys: ['\x1b[A', '\x1b[B', '\x1b[5~', '\x1bOP', 'q'],
+      rest: '',
+    });
     // Alt+key, Alt+arrow, an emoji outside the BMP.
     expect(splitKeys('\x1bj\x1b\x1b[A😀')).toEqual({ keys: ['\x1bj', '\x1b\x1b[A', '😀'], rest: '' });
     // A sequence cut by the read waits for the rest; a lone Esc too.
@@ -31,7 +34,9 @@ describe('keys that arrive in one read', () => {
     e2e = await startE2E({ cols: 80, rows: 24, args: ['--no-bell'] });
     const { app, serve } = e2e;
     const picker = await app.waitForScreen(isPicker);
-    const choices = picker.split('\n').filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
+    const choices = picker
+      .split('\n')
+      .filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
     const line = choices.findIndex((row) => row.includes('Custom name on'));
     await app.press(String(line + 1), /Custom name on \S+ \(Enter/);
     // Typed and corrected in single writes: the three DELs erase three characters.
@@ -40,7 +45,8 @@ describe('keys that arrive in one read', () => {
     await app.press('ed\r', (s) => isInbox(s) && s.includes('batched@'));
     const address = addressOnScreen(app);
 
-    for (const subject of ['Mail one', 'Mail two', 'Mail three']) await sendMail(serve, { to: address, subject, text: `Body of ${subject}` });
+    for (const subject of ['Mail one', 'Mail two', 'Mail three'])
+      await sendMail(serve, { to: address, subject, text: `Body of ${subject}` });
     await app.press('r', (s) => isInbox(s) && /3 messages/.test(s));
     // A poll or a push between the three deliveries keeps the selection on the message it was on (by
     // id): g puts it on the newest whatever came first.

@@ -64,8 +64,19 @@ const LOCAL_ROW = /Local service: send mail to \S+ via SMTP 127\.0\.0\.1:(\d+)/;
 /** The screen now, as a grid; `text` is what waitForScreen just matched, and the grid must show it. */
 function grab(app: PtyApp, text: string): Grid {
   const grid = readGrid(app.terminal());
-  const rows = grid.lines.map((cells) => cells.map((c) => c.ch).join('').trimEnd());
-  if (rows.join('\n') !== text.split('\n').map((r) => r.trimEnd()).join('\n')) {
+  const rows = grid.lines.map((cells) =>
+    cells
+      .map((c) => c.ch)
+      .join('')
+      .trimEnd(),
+  );
+  if (
+    rows.join('\n') !==
+    text
+      .split('\n')
+      .map((r) => r.trimEnd())
+      .join('\n')
+  ) {
     throw new Error(`the screen changed while it was read:\n${text}`);
   }
   return grid;
@@ -81,12 +92,16 @@ export async function captureScreens(): Promise<Screens> {
     rows: ROWS,
   });
   try {
-    const pickerText = await app.waitForScreen((s) => isPicker(s) && /Local service: mail is received via SMTP/.test(s));
+    const pickerText = await app.waitForScreen(
+      (s) => isPicker(s) && /Local service: mail is received via SMTP/.test(s),
+    );
     await app.settle();
     const picker = grab(app, await app.waitForScreen(isPicker));
 
     // The custom-name choice of the first domain, picked by its line number (the 1-9 keys).
-    const choices = pickerText.split('\n').filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
+    const choices = pickerText
+      .split('\n')
+      .filter((row) => /^\W*(?:\d )?(Random address|Custom name|External alias)/.test(row));
     const line = choices.findIndex((row) => row.includes('Custom name on'));
     if (line < 0 || line > 8) throw new Error(`no custom-name choice among the first nine:\n${pickerText}`);
     await app.press(String(line + 1), /Custom name on \S+ \(Enter/);
@@ -98,12 +113,17 @@ export async function captureScreens(): Promise<Screens> {
     for (const [i, mail] of MAILS.entries()) {
       await sendMail({ smtpHost: '127.0.0.1', smtpPort: port }, { ...mail, to: address, headers: { Date: SENT } });
       // The local service tells the app of new mail as it stores it: no key, no wait for a poll.
-      await app.waitForScreen((s) => isInbox(s) && new RegExp(`^${i + 1} messages?\\b`, 'm').test(s) && s.includes(mail.subject));
+      await app.waitForScreen(
+        (s) => isInbox(s) && new RegExp(`^${i + 1} messages?\\b`, 'm').test(s) && s.includes(mail.subject),
+      );
     }
     await app.press('g', (s) => isInbox(s) && selectedRow(app).includes(OPEN));
     const inbox = grab(app, await app.waitForScreen((s) => isInbox(s) && settledHeader(s) && /1 new message/.test(s)));
 
-    await app.press(KEYS.ENTER, (s) => isViewer(s) && settledHeader(s) && s.includes('Almost there') && s.includes('[2]'));
+    await app.press(
+      KEYS.ENTER,
+      (s) => isViewer(s) && settledHeader(s) && s.includes('Almost there') && s.includes('[2]'),
+    );
     await app.settle();
     const viewer = grab(app, await app.waitForScreen(isViewer));
 

@@ -56,12 +56,21 @@ async function inboxOfScripts(): Promise<{ email: string; args: string[]; env: N
   e2e.app.kill();
   const session = await newSession(serve.baseUrl);
   for (const mail of MAILS) await sendMail(serve, { ...mail, to: session.email });
-  const saved = { email: session.email, token: session.token, expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`) };
+  const saved = {
+    email: session.email,
+    token: session.token,
+    expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`),
+  };
   openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
-  return { email: session.email, args: ['--base-url', serve.baseUrl, '--poll-interval', '600'], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home } };
+  return {
+    email: session.email,
+    args: ['--base-url', serve.baseUrl, '--poll-interval', '600'],
+    env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home },
+  };
 }
 
-const allMail = (s: string) => isInbox(s) && /^6 messages\b/m.test(s) && SUBJECT_START.every((start) => s.includes(start));
+const allMail = (s: string) =>
+  isInbox(s) && /^6 messages\b/m.test(s) && SUBJECT_START.every((start) => s.includes(start));
 const countdown = (row: string) => /expires in (\d+:\d\d(?::\d\d)?)/.exec(row)?.[1];
 
 /** What the screen must look like whatever the terminal: header on top, keys at the bottom. */
@@ -86,7 +95,8 @@ function wrappedRows(app: PtyApp): number[] {
 function lastCell(app: PtyApp, y: number): number {
   const buffer = app.terminal().buffer.active;
   const line = buffer.getLine(buffer.viewportY + y);
-  for (let x = app.terminal().cols - 1; line && x >= 0; x--) if ((line.getCell(x)?.getChars() ?? '').trim() !== '') return x;
+  for (let x = app.terminal().cols - 1; line && x >= 0; x--)
+    if ((line.getCell(x)?.getChars() ?? '').trim() !== '') return x;
   return -1;
 }
 
@@ -94,7 +104,11 @@ function lastCell(app: PtyApp, y: number): number {
 const sameClock = (rows: string[]) => rows.map((row, y) => (y <= 1 ? row.replace(/\d/g, '#') : row));
 
 /** Waits for `n` more values of the countdown on the first row. */
-async function ticks(read: () => string, wait: (match: (s: string) => boolean) => Promise<string>, n: number): Promise<void> {
+async function ticks(
+  read: () => string,
+  wait: (match: (s: string) => boolean) => Promise<string>,
+  n: number,
+): Promise<void> {
   const seen = new Set<string>();
   await wait(() => {
     const value = countdown(read());
@@ -111,7 +125,11 @@ describe('cell widths in a real terminal', () => {
       apps.push(app);
       await app.waitForScreen((s) => s.includes(`Resume ${email}`));
       await app.press(KEYS.ENTER, allMail);
-      await ticks(() => app.screen()[0] ?? '', (m) => app.waitForScreen(m), 2);
+      await ticks(
+        () => app.screen()[0] ?? '',
+        (m) => app.waitForScreen(m),
+        2,
+      );
       expectWhole(app.screen(), email, /Enter open/);
       expect(wrappedRows(app), app.screenText()).toEqual([]);
 
@@ -124,7 +142,11 @@ describe('cell widths in a real terminal', () => {
         await app.press('j');
       }
       await app.press('g', isInbox);
-      await ticks(() => app.screen()[0] ?? '', (m) => app.waitForScreen(m), 1);
+      await ticks(
+        () => app.screen()[0] ?? '',
+        (m) => app.waitForScreen(m),
+        1,
+      );
       await app.settle();
       expectWhole(app.screen(), email, /Enter open/);
       expect(wrappedRows(app), app.screenText()).toEqual([]);
@@ -132,7 +154,10 @@ describe('cell widths in a real terminal', () => {
       const mark = app.mark();
       await app.press('\x0c');
       // The app erased the screen and drew it again whole.
-      await waitFor(() => app.rawSince(mark).toString('latin1').includes('\x1b[2J'), { timeoutMs: 10_000, message: 'the redraw' });
+      await waitFor(() => app.rawSince(mark).toString('latin1').includes('\x1b[2J'), {
+        timeoutMs: 10_000,
+        message: 'the redraw',
+      });
       await app.settle();
       expect(sameClock(cells(app.terminal())).slice(0, -1)).toEqual(before.slice(0, -1));
       app.kill();
@@ -142,7 +167,14 @@ describe('cell widths in a real terminal', () => {
   it('measures emoji as one glyph where the terminal says it clusters graphemes (mode 2027 set): whole subjects, columns aligned', async () => {
     const { email, args, env } = await inboxOfScripts();
     // The harness answers at once; a long deadline keeps a loaded machine from making the answer late.
-    const app = spawnApp({ args, env: { ...env, TEMPMAIL_TERMINAL_ANSWER_MS: '10000' }, cols: 80, rows: 24, widths: 'graphemes', mode2027: 1 });
+    const app = spawnApp({
+      args,
+      env: { ...env, TEMPMAIL_TERMINAL_ANSWER_MS: '10000' },
+      cols: 80,
+      rows: 24,
+      widths: 'graphemes',
+      mode2027: 1,
+    });
     apps.push(app);
     await app.waitForScreen((s) => s.includes(`Resume ${email}`));
     const inbox = await app.press(KEYS.ENTER, allMail);
@@ -171,7 +203,11 @@ describe('cell widths in a real terminal', () => {
     tmux.keys('Enter');
     await tmux.waitForScreen(allMail);
     const app = tmux;
-    await ticks(() => app.screen()[0] ?? '', (m) => app.waitForScreen(m), 2);
+    await ticks(
+      () => app.screen()[0] ?? '',
+      (m) => app.waitForScreen(m),
+      2,
+    );
     expectWhole(tmux.screen(), email, /Enter open/);
     expect(tmux.wrappedRows(), tmux.screen().join('\n')).toBe(0);
 
@@ -185,13 +221,20 @@ describe('cell widths in a real terminal', () => {
       tmux.keys('j');
     }
     tmux.keys('g');
-    await ticks(() => app.screen()[0] ?? '', (m) => app.waitForScreen(m), 1);
+    await ticks(
+      () => app.screen()[0] ?? '',
+      (m) => app.waitForScreen(m),
+      1,
+    );
     const before = sameClock(tmux.styled());
     expectWhole(tmux.screen(), email, /Enter open/);
     const written = tmux.output().length;
     tmux.keys('C-l');
     // The app erased the screen and drew it again whole; the countdown's digits are made alike.
-    await waitFor(() => tmux!.output().slice(written).includes('\x1b[2J'), { timeoutMs: 10_000, message: 'the redraw' });
+    await waitFor(() => tmux!.output().slice(written).includes('\x1b[2J'), {
+      timeoutMs: 10_000,
+      message: 'the redraw',
+    });
     await tmux.waitForScreen(allMail);
     expect(sameClock(tmux.styled())).toEqual(before);
     expect(tmux.wrappedRows()).toBe(0);

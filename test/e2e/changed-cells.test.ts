@@ -61,12 +61,26 @@ async function savedInboxWithMail(): Promise<{ email: string; start: (cols: numb
   e2e.app.kill();
   const session = await newSession(serve.baseUrl);
   for (const subject of ['First message', 'Second message', 'Third message', 'Fourth message']) {
-    await sendMail(serve, { from: 'Alice Example <alice@example.org>', to: session.email, subject, text: `Body of ${subject}` });
+    await sendMail(serve, {
+      from: 'Alice Example <alice@example.org>',
+      to: session.email,
+      subject,
+      text: `Body of ${subject}`,
+    });
   }
-  const saved = { email: session.email, token: session.token, expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`) };
+  const saved = {
+    email: session.email,
+    token: session.token,
+    expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`),
+  };
   openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
   const start = (cols: number, rows: number) =>
-    spawnApp({ args: ['--base-url', serve.baseUrl, '--poll-interval', '600'], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols, rows });
+    spawnApp({
+      args: ['--base-url', serve.baseUrl, '--poll-interval', '600'],
+      env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home },
+      cols,
+      rows,
+    });
   return { email: session.email, start };
 }
 

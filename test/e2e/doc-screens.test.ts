@@ -16,10 +16,14 @@ describe('the screens in the docs', () => {
   it('are what the built app draws now, in local mode at 100x30', async () => {
     const screens = await captureScreens();
     // The mode the README describes: the app's own local service, whose row names the SMTP target.
-    expect(gridText(screens.inbox)).toContain('Local service: send mail to jane.doe@tempmail.test via SMTP 127.0.0.1:2525');
+    expect(gridText(screens.inbox)).toContain(
+      'Local service: send mail to jane.doe@tempmail.test via SMTP 127.0.0.1:2525',
+    );
     expect(gridText(screens.picker)).toContain('Local service: mail is received via SMTP 127.0.0.1:2525');
     const files = expectedFiles(screens);
-    expect([...files.keys()].map((p) => repoPath(p))).toEqual(expect.arrayContaining(['docs/screens/picker.svg', 'docs/screens/inbox.svg', 'docs/screens/viewer.svg']));
+    expect([...files.keys()].map((p) => repoPath(p))).toEqual(
+      expect.arrayContaining(['docs/screens/picker.svg', 'docs/screens/inbox.svg', 'docs/screens/viewer.svg']),
+    );
     for (const [path, content] of files) {
       const committed = existsSync(path) ? readFileSync(path, 'utf8') : '(missing)';
       expect(committed, `${repoPath(path)} is stale: ${HOW}`).toBe(content);

@@ -8,18 +8,28 @@ const out = process.env.FIRST_FRAME_PROBE_OUT;
 const state = { firstFrame: false, frameNonAscii: '', modulesAtFirstFrame: [], modulesAtExit: [], intl: [] };
 const save = () => writeFileSync(out, JSON.stringify(state));
 
-for (const name of ['Segmenter', 'DateTimeFormat', 'NumberFormat', 'Collator', 'PluralRules', 'RelativeTimeFormat', 'ListFormat', 'DisplayNames', 'Locale']) {
+for (const name of [
+  'Segmenter',
+  'DateTimeFormat',
+  'NumberFormat',
+  'Collator',
+  'PluralRules',
+  'RelativeTimeFormat',
+  'ListFormat',
+  'DisplayNames',
+  'Locale',
+]) {
   const original = Intl[name];
   if (typeof original !== 'function') continue;
   Intl[name] = new Proxy(original, {
     construct(target, args, newTarget) {
       state.intl.push({ name, afterFirstFrame: state.firstFrame });
       save();
-// A program that draws no frame (the bare node:http peer): what it had loaded when it ended.
-process.on('exit', () => {
-  state.modulesAtExit = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
-  save();
-});
+      // A program that draws no frame (the bare node:http peer): what it had loaded when it ended.
+      process.on('exit', () => {
+        state.modulesAtExit = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+        save();
+      });
       return Reflect.construct(target, args, newTarget);
     },
   });
@@ -36,11 +46,11 @@ process.stdout.write = (chunk, ...rest) => {
       state.frameNonAscii = [...new Set(frame.slice(0, end).replace(/[\x00-\x7f]/g, ''))].join('');
       state.modulesAtFirstFrame = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
       save();
-// A program that draws no frame (the bare node:http peer): what it had loaded when it ended.
-process.on('exit', () => {
-  state.modulesAtExit = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
-  save();
-});
+      // A program that draws no frame (the bare node:http peer): what it had loaded when it ended.
+      process.on('exit', () => {
+        state.modulesAtExit = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+        save();
+      });
     }
   }
   return write(chunk, ...rest);

@@ -14,7 +14,8 @@ import { isInbox, isViewer, neutralEnv, pickFirstDomain, selectedRow } from './f
 import { KEYS, spawnApp, type PtyApp } from './pty-harness';
 
 const OSC52 = /\x1b\]52;c;([A-Za-z0-9+/=]*)(?:\x07|\x1b\\)/g;
-const copied = (bytes: Buffer) => [...bytes.toString('latin1').matchAll(OSC52)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'));
+const copied = (bytes: Buffer) =>
+  [...bytes.toString('latin1').matchAll(OSC52)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8'));
 
 let app: PtyApp | undefined;
 let home: string | undefined;
@@ -39,14 +40,20 @@ describe('a first mail with one key, in local mode', () => {
   it('the empty inbox says to press T; T delivers a sample over SMTP that shows at once, its code found; c copies it', async () => {
     app = await startLocal();
     const address = await pickFirstDomain(app);
-    const empty = await app.waitForScreen((s) => isInbox(s) && /Press T to send it a sample message via SMTP 127\.0\.0\.1:\d+/.test(s));
+    const empty = await app.waitForScreen(
+      (s) => isInbox(s) && /Press T to send it a sample message via SMTP 127\.0\.0\.1:\d+/.test(s),
+    );
     expect(empty).toContain(`No mail yet for ${address}.`);
     expect(empty).not.toContain('swaks');
 
     await app.press('T', (s) => isInbox(s) && /^\+ {2}tempmail-tui sample +Your tempmail-tui sample/m.test(s));
     // Its code is found in the body the inbox fetched ahead (the newest unread ones).
     await app.waitForScreen((s) => isInbox(s) && /\[code \d{6}\]/.test(s));
-    const screen = await app.press(KEYS.ENTER, (s) => isViewer(s) && /^Code: +\d{6}/m.test(s) && /^Link: +\[1\] https:\/\/example\.com\/confirm\?token=/m.test(s));
+    const screen = await app.press(
+      KEYS.ENTER,
+      (s) =>
+        isViewer(s) && /^Code: +\d{6}/m.test(s) && /^Link: +\[1\] https:\/\/example\.com\/confirm\?token=/m.test(s),
+    );
     const code = /^Code: +(\d{6})/m.exec(screen)![1]!;
     expect(screen).toMatch(/── HTML part · lines/);
     expect(screen).toMatch(/^To: +\S+@/m);
@@ -63,7 +70,10 @@ describe('a first mail with one key, in local mode', () => {
     const address = await pickFirstDomain(app);
     const [, smtpHost, smtpPort] = SMTP_TARGET.exec(await app.waitForScreen((s) => isInbox(s) && SMTP_TARGET.test(s)))!;
     for (const subject of ['Older one', 'Newer one']) {
-      await sendMail({ smtpHost: smtpHost!, smtpPort: Number(smtpPort) }, { to: address, subject, text: `Words of the ${subject.toLowerCase()}.` });
+      await sendMail(
+        { smtpHost: smtpHost!, smtpPort: Number(smtpPort) },
+        { to: address, subject, text: `Words of the ${subject.toLowerCase()}.` },
+      );
       await app.waitForScreen((s) => isInbox(s) && s.includes(subject));
     }
     // The selection stayed on the first to come; g: the newest.

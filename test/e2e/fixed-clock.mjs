@@ -18,7 +18,11 @@ const now = () => START + Math.floor((performance.now() - start) / SLOWER);
 
 function FixedDate(...args) {
   if (!new.target) return new RealDate(now()).toString();
-  return Reflect.construct(RealDate, args.length === 0 ? [now()] : args, new.target === FixedDate ? RealDate : new.target);
+  return Reflect.construct(
+    RealDate,
+    args.length === 0 ? [now()] : args,
+    new.target === FixedDate ? RealDate : new.target,
+  );
 }
 Object.setPrototypeOf(FixedDate, RealDate);
 FixedDate.prototype = RealDate.prototype;

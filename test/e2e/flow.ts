@@ -33,7 +33,13 @@ export interface E2EOptions {
 export function neutralEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const key of Object.keys(process.env)) {
-    if (key.startsWith('TEMPMAIL_') || key.startsWith('XDG_') || key === 'NO_COLOR' || key === 'FORCE_COLOR' || key === 'TMUX') {
+    if (
+      key.startsWith('TEMPMAIL_') ||
+      key.startsWith('XDG_') ||
+      key === 'NO_COLOR' ||
+      key === 'FORCE_COLOR' ||
+      key === 'TMUX'
+    ) {
       env[key] = undefined;
     }
   }
@@ -57,7 +63,10 @@ export async function startE2E(options: E2EOptions = {}): Promise<E2E> {
       await rm(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
     })());
   try {
-    serve = await startServeProcess(['--host', '127.0.0.1', '--data-dir', dataDir, ...(options.serveArgs ?? [])], neutralEnv());
+    serve = await startServeProcess(
+      ['--host', '127.0.0.1', '--data-dir', dataDir, ...(options.serveArgs ?? [])],
+      neutralEnv(),
+    );
     app = spawnApp({
       args: ['--base-url', serve.baseUrl, ...(options.args ?? [])],
       env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home, ...options.env },

@@ -13,7 +13,15 @@ import { sendMail, sendRaw } from '../harness/service';
 import { isInbox, isViewer, pickFirstDomain, selectedRow, startE2E, type E2E } from './flow';
 import { addressed, loadHostileFixtures, type HostileFixture } from './hostile-fixtures';
 import { KEYS, type PtyApp } from './pty-harness';
-import { CLEAR_TERMINAL, controlTokens, countOf, isColourSgr, showToken, tokenSet, unexpectedTokens } from './terminal-bytes';
+import {
+  CLEAR_TERMINAL,
+  controlTokens,
+  countOf,
+  isColourSgr,
+  showToken,
+  tokenSet,
+  unexpectedTokens,
+} from './terminal-bytes';
 
 const MODES = [
   { mode: 'NO_COLOR', env: { NO_COLOR: '1' } },
@@ -92,7 +100,9 @@ describe.each(MODES)('hostile fixtures in the pty ($mode)', ({ mode, env }) => {
   });
 
   it('finds the fixtures', () => {
-    expect(fixtures.map((f) => f.name)).toEqual(expect.arrayContaining(['01-raw-csi-subject.eml', '05-nul-and-del.eml']));
+    expect(fixtures.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['01-raw-csi-subject.eml', '05-nul-and-del.eml']),
+    );
     expect(fixtures.length).toBeGreaterThanOrEqual(5);
     // What the samples are known to carry, as parsed: the checks below cover these at least.
     const all = new Set(fixtures.flatMap((f) => f.payloads));
@@ -140,7 +150,13 @@ describe.each(MODES)('hostile fixtures in the pty ($mode)', ({ mode, env }) => {
   });
 
   it('lists every subject and sender name readably in the inbox', () => {
-    for (const words of [['Your code', 'RED', 'inside'], ['evil', 'Bank', 'Invoice ready'], ['Quoted printable'], ['HTML with script'], ['NUL', 'DEL']]) {
+    for (const words of [
+      ['Your code', 'RED', 'inside'],
+      ['evil', 'Bank', 'Invoice ready'],
+      ['Quoted printable'],
+      ['HTML with script'],
+      ['NUL', 'DEL'],
+    ]) {
       const row = inboxWithAll.split('\n').find((line) => line.includes(words[0]!)) ?? '';
       for (const word of words) expect(row, `inbox row for ${words[0]}`).toContain(word);
     }

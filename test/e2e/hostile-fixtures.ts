@@ -9,7 +9,6 @@ import { simpleParser } from 'mailparser';
 import { HOSTILE_DIR } from '../harness/fixtures';
 import { controlTokens } from './terminal-bytes';
 
-
 /** The hostile fixtures kept in the repo (test/fixtures/hostile), so every machine runs the same set. */
 export function hostileDir(): string {
   return HOSTILE_DIR;
@@ -61,7 +60,9 @@ export async function loadHostileFixtures(): Promise<HostileFixture[]> {
     const subject = parsed.subject ?? '';
     const decoded = [subject, parsed.from?.text ?? '', parsed.text ?? '', parsed.html || ''].join('\n');
     const payloads = new Set(
-      [...controlTokens(raw.toString('utf8')), ...controlTokens(decoded)].filter((t) => !['\r', '\n', '\t'].includes(t)),
+      [...controlTokens(raw.toString('utf8')), ...controlTokens(decoded)].filter(
+        (t) => !['\r', '\n', '\t'].includes(t),
+      ),
     );
     const expected = EXPECTED[name];
     out.push({

@@ -32,7 +32,11 @@ describe('local mode, built', () => {
     const target = SMTP_TARGET.exec(app.screenText())!;
     const smtp = { smtpHost: target[1]!, smtpPort: Number(target[2]) };
     for (let i = 0; i < 40; i += 10) {
-      await Promise.all(Array.from({ length: 10 }, (_, k) => sendMail(smtp, { to: address, subject: SUBJECT, text: `your code is ${100001 + i + k}` })));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, k) =>
+          sendMail(smtp, { to: address, subject: SUBJECT, text: `your code is ${100001 + i + k}` }),
+        ),
+      );
     }
     const screen = await app.waitForScreen((s) => {
       const rows = s.split('\n').filter((line) => line.includes(SUBJECT));

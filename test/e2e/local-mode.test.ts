@@ -35,7 +35,9 @@ describe('local mode (no service configured)', () => {
 
     const address = await pickFirstDomain(app);
     // One line at this width; the target is the loopback SMTP port the app found free (2525 or next).
-    const screen = await app.waitForScreen((s) => /Local service: send mail to \S+\s+via SMTP/.test(s) && s.includes(`No mail yet for ${address}.`));
+    const screen = await app.waitForScreen(
+      (s) => /Local service: send mail to \S+\s+via SMTP/.test(s) && s.includes(`No mail yet for ${address}.`),
+    );
     const target = /Local service: send mail to (\S+)\s+via SMTP ([\d.]+):(\d+)/.exec(screen);
     expect(target?.[1]).toBe(address);
     const smtpHost = target![2]!;
@@ -45,7 +47,10 @@ describe('local mode (no service configured)', () => {
     // The empty state names the exact target too (header + empty state).
     expect(screen.split(`SMTP ${smtpHost}:${smtpPort}`).length - 1).toBeGreaterThanOrEqual(2);
 
-    await sendMail({ smtpHost, smtpPort }, { to: address, subject: 'Hello from the new user', text: 'It works locally.' });
+    await sendMail(
+      { smtpHost, smtpPort },
+      { to: address, subject: 'Hello from the new user', text: 'It works locally.' },
+    );
     await app.press('r', (s) => isInbox(s) && s.includes('Hello from the new user'));
     await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes('It works locally.'));
     await app.press('q', isInbox);
@@ -57,7 +62,12 @@ describe('local mode (no service configured)', () => {
 
   it('shows mail sent over SMTP at once, without waiting for a poll (checks an hour apart)', async () => {
     home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-push-'));
-    app = spawnApp({ args: ['--poll-interval', '3600'], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
+    app = spawnApp({
+      args: ['--poll-interval', '3600'],
+      env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home },
+      cols: 100,
+      rows: 30,
+    });
     const address = await pickFirstDomain(app);
     const screen = await app.waitForScreen((s) => /via SMTP [\d.]+:\d+/.test(s) && /every 3600 s/.test(s));
     const [, smtpHost, smtpPort] = /via SMTP ([\d.]+):(\d+)/.exec(screen)!;
@@ -92,7 +102,9 @@ describe('local mode (no service configured)', () => {
     serve = await startServeProcess([], { TEMPMAIL_TUI_HOME: home });
     app = spawnApp({ env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
     const picker = await app.waitForScreen(/Random address on/);
-    expect(picker).toContain(`Shared local service (pid ${serve.child.pid}): mail is received via SMTP ${serve.smtpHost}:${serve.smtpPort}`);
+    expect(picker).toContain(
+      `Shared local service (pid ${serve.child.pid}): mail is received via SMTP ${serve.smtpHost}:${serve.smtpPort}`,
+    );
     await app.press('q');
     expect(await app.exited()).toBe(0);
     expect((await call(serve.baseUrl, '/health')).status).toBe(200);

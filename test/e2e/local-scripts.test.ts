@@ -44,9 +44,17 @@ describe('local mode: the app and the scripts share saved addresses', () => {
     expect(listed.code).toBe(0);
 
     const waiting = spawnCli(['wait', '--print', 'code', '--timeout', '60'], env);
-    await waitFor(() => waiting.stderr().includes(`Waiting for a code at ${address}`), { timeoutMs: 20_000, message: 'wait to start' });
-    expect(waiting.stderr()).toContain(`Local service (pid ${app.pid()}): send mail to ${address} via SMTP ${smtpHost}:${smtpPort}`);
-    await sendMail({ smtpHost: smtpHost!, smtpPort: Number(smtpPort) }, { to: address, subject: 'Your code', text: 'Your verification code is 715402.' });
+    await waitFor(() => waiting.stderr().includes(`Waiting for a code at ${address}`), {
+      timeoutMs: 20_000,
+      message: 'wait to start',
+    });
+    expect(waiting.stderr()).toContain(
+      `Local service (pid ${app.pid()}): send mail to ${address} via SMTP ${smtpHost}:${smtpPort}`,
+    );
+    await sendMail(
+      { smtpHost: smtpHost!, smtpPort: Number(smtpPort) },
+      { to: address, subject: 'Your code', text: 'Your verification code is 715402.' },
+    );
     expect((await waiting.exited).code).toBe(0);
     expect(waiting.stdout()).toBe('715402\n');
 

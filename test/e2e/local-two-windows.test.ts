@@ -29,12 +29,16 @@ describe('local mode in two windows', () => {
     const lockFile = join(home, 'data', 'service.lock');
     const first = spawnApp({ env, cols: 100, rows: 30 });
     apps.push(first);
-    const port = /Local service: mail is received via SMTP 127\.0\.0\.1:(\d+)/.exec(await first.waitForScreen(/Local service: mail is received via SMTP 127\.0\.0\.1:\d+/))![1]!;
+    const port = /Local service: mail is received via SMTP 127\.0\.0\.1:(\d+)/.exec(
+      await first.waitForScreen(/Local service: mail is received via SMTP 127\.0\.0\.1:\d+/),
+    )![1]!;
     const smtp = { smtpHost: '127.0.0.1', smtpPort: Number(port) };
 
     const second = spawnApp({ env, cols: 100, rows: 30, args: ['--poll-interval', '1'] });
     apps.push(second);
-    await second.waitForScreen(`Shared local service (pid ${first.pid()}): mail is received via SMTP 127.0.0.1:${port}`);
+    await second.waitForScreen(
+      `Shared local service (pid ${first.pid()}): mail is received via SMTP 127.0.0.1:${port}`,
+    );
     const address = await pickFirstDomain(second);
     await sendMail(smtp, { to: address, subject: 'Before the first window quit', text: 'one' });
     await second.waitForScreen((s) => isInbox(s) && s.includes('Before the first window quit'));
@@ -44,7 +48,9 @@ describe('local mode in two windows', () => {
     // The second window's process now holds the data dir, on the same SMTP port it has been showing.
     const lock = await waitFor(
       () => {
-        const held = existsSync(lockFile) ? (JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number; smtpPort?: number }) : undefined;
+        const held = existsSync(lockFile)
+          ? (JSON.parse(readFileSync(lockFile, 'utf8')) as { pid: number; smtpPort?: number })
+          : undefined;
         return held?.pid === second.pid() && held.smtpPort !== undefined ? held : undefined;
       },
       { timeoutMs: SCREEN_TIMEOUT_MS, message: 'the second window to take the service over' },
@@ -54,7 +60,11 @@ describe('local mode in two windows', () => {
 
     await sendMail(smtp, { to: address, subject: 'After the first window quit', text: 'two' });
     const inbox = await second.waitForScreen(
-      (s) => isInbox(s) && s.includes('After the first window quit') && s.includes('Before the first window quit') && !/Offline/.test(s),
+      (s) =>
+        isInbox(s) &&
+        s.includes('After the first window quit') &&
+        s.includes('Before the first window quit') &&
+        !/Offline/.test(s),
     );
     expect(inbox).toContain(address);
     // The picker no longer calls the service borrowed.

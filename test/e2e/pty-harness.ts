@@ -15,7 +15,8 @@ const require = createRequire(import.meta.url);
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
 const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
 const { Unicode11Addon } = require('@xterm/addon-unicode11') as typeof import('@xterm/addon-unicode11');
-const { UnicodeGraphemesAddon } = require('@xterm/addon-unicode-graphemes') as typeof import('@xterm/addon-unicode-graphemes');
+const { UnicodeGraphemesAddon } =
+  require('@xterm/addon-unicode-graphemes') as typeof import('@xterm/addon-unicode-graphemes');
 
 /** The built program; TEMPMAIL_E2E_CLI points the tests at another build (e.g. a deliberately broken one). */
 export const CLI = process.env.TEMPMAIL_E2E_CLI ?? fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -275,15 +276,20 @@ export function spawnApp(options: SpawnOptions = {}): PtyApp {
         const whole = await wholeFrames();
         const text = screen().join('\n');
         if (whole && test(text)) return text;
-        if (exitCode !== undefined) throw new Error(`program exited (${exitCode}) before the screen matched ${describeMatch(match)}:\n${text}`);
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${describeMatch(match)}; screen was:\n${text}`);
+        if (exitCode !== undefined)
+          throw new Error(`program exited (${exitCode}) before the screen matched ${describeMatch(match)}:\n${text}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${describeMatch(match)}; screen was:\n${text}`);
         await tick();
       }
     },
     exited(timeoutMs = SCREEN_TIMEOUT_MS) {
       if (exitCode !== undefined) return flushed().then(() => exitCode!);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`program did not exit within ${timeoutMs} ms:\n${app.screenText()}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`program did not exit within ${timeoutMs} ms:\n${app.screenText()}`)),
+          timeoutMs,
+        );
         exitWaiters.push((code) => {
           clearTimeout(timer);
           resolve(code);

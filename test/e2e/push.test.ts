@@ -15,7 +15,11 @@ afterEach(async () => {
   e2e = undefined;
 });
 
-const checks = (e: E2E) => e.serve.stderr().split('\n').filter((l) => / http GET \/check-mail /.test(l)).length;
+const checks = (e: E2E) =>
+  e.serve
+    .stderr()
+    .split('\n')
+    .filter((l) => / http GET \/check-mail /.test(l)).length;
 
 describe('push from a remote serve', () => {
   it('shows new mail without polling, and says the inbox is instant', async () => {

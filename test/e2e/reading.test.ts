@@ -30,7 +30,11 @@ describe('reading in the pseudo-terminal', () => {
   it('markers, t, J/K, / n N Esc, R, S, a fading status line, and the read state after a restart and a switch', async () => {
     const downloads = await mkdtemp(join(tmpdir(), 'tempmail-e2e-dl-'));
     dirs.push(downloads);
-    e2e = await startE2E({ cols: 80, rows: 24, args: ['--poll-interval', '1', '--no-bell', '--download-dir', downloads] });
+    e2e = await startE2E({
+      cols: 80,
+      rows: 24,
+      args: ['--poll-interval', '1', '--no-bell', '--download-dir', downloads],
+    });
     const { app, serve } = e2e;
     const address = await pickFirstDomain(app);
 
@@ -41,7 +45,12 @@ describe('reading in the pseudo-terminal', () => {
       text: 'An apple and another apple.',
       attachments: [{ filename: 'list.txt', content: 'a list\n' }],
     });
-    await sendMail(serve, { to: address, subject: 'Both parts', text: 'TEXT part words.', html: '<p>HTML part words.</p>' });
+    await sendMail(serve, {
+      to: address,
+      subject: 'Both parts',
+      text: 'TEXT part words.',
+      html: '<p>HTML part words.</p>',
+    });
     let screen = await app.waitForScreen((s) => isInbox(s) && s.includes('3 messages · 3 unread'));
     expect(screen).toMatch(/^\+@ Sender +Has a file/m);
     expect(screen).toMatch(/^\+ {2}Sender +Both parts/m);

@@ -21,7 +21,13 @@ const PARAGRAPH =
   'which is what a user who resizes the window expects to see happen at once.';
 
 /** Problems with the layout on screen at `cols` x `rows`; empty when it is sane. */
-function layoutProblems(app: PtyApp, address: string, cols: number, rows: number, screen: 'inbox' | 'viewer'): string[] {
+function layoutProblems(
+  app: PtyApp,
+  address: string,
+  cols: number,
+  rows: number,
+  screen: 'inbox' | 'viewer',
+): string[] {
   const problems: string[] = [];
   const lines = app.screen();
   if (lines.length !== rows) problems.push(`terminal has ${lines.length} rows`);
@@ -29,7 +35,8 @@ function layoutProblems(app: PtyApp, address: string, cols: number, rows: number
   if (!header.startsWith(address)) problems.push(`first row is not the address: "${header}"`);
   if (!/expires in \d/.test(header)) problems.push('no countdown on the first row');
   // Right-aligned countdown: it ends near the right edge of the current width.
-  if (header.trimEnd().length < cols - 2) problems.push(`header does not span the width (${header.trimEnd().length} of ${cols})`);
+  if (header.trimEnd().length < cols - 2)
+    problems.push(`header does not span the width (${header.trimEnd().length} of ${cols})`);
   const footer = rowsWith(app, screen === 'inbox' ? 'q quit' : 'Esc back');
   if (footer.length !== 1) problems.push(`footer drawn ${footer.length} times`);
   else if (footer[0]! < rows - 2) problems.push(`footer on row ${footer[0]} of ${rows}`);
@@ -53,7 +60,9 @@ async function expectLayout(app: PtyApp, address: string, cols: number, rows: nu
 function longestBodyLine(app: PtyApp): number {
   const lines = app.screen();
   const start = lines.findIndex((l) => l.startsWith('──'));
-  const body = lines.slice(start + 1).filter((l) => l.includes('wrap') || l.includes('width') || l.includes('paragraph') || l.includes('resizes'));
+  const body = lines
+    .slice(start + 1)
+    .filter((l) => l.includes('wrap') || l.includes('width') || l.includes('paragraph') || l.includes('resizes'));
   return Math.max(0, ...body.map((l) => l.trimEnd().length));
 }
 
@@ -81,7 +90,13 @@ describe('the app at 80x24 and through resizes', () => {
     await expectLayout(app, address, 80, 24, 'inbox');
 
     // A quick burst of sizes, as a window drag sends, settles on the last one.
-    for (const [c, r] of [[100, 30], [90, 26], [130, 45], [80, 24]] as const) app.resize(c, r);
+    for (const [c, r] of [
+      [100, 30],
+      [90, 26],
+      [130, 45],
+      [80, 24],
+    ] as const)
+      app.resize(c, r);
     await expectLayout(app, address, 80, 24, 'inbox');
 
     await app.press('q');

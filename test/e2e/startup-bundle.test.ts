@@ -15,7 +15,9 @@ const APP_PATH = ['src/tui/shell/app-cli.ts', 'src/tui/shell/app-service.ts', 's
 /** Inputs of the outputs reachable by static imports from the outputs of `entries`. */
 function loadedWith(meta: Metafile, entries: string[]): Set<string> {
   const outputs = Object.entries(meta.outputs);
-  const starts = outputs.filter(([, o]) => o.entryPoint !== undefined && entries.includes(o.entryPoint)).map(([k]) => k);
+  const starts = outputs
+    .filter(([, o]) => o.entryPoint !== undefined && entries.includes(o.entryPoint))
+    .map(([k]) => k);
   expect(starts).toHaveLength(entries.length);
   const seen = new Set<string>();
   const walk = (key: string) => {
@@ -39,7 +41,9 @@ describe('start-up bundle', () => {
     expect(inputs.some((i) => i.includes('node_modules/ink/'))).toBe(true); // the walk found the UI
     expect(inputs).toContain('src/client/tempmail/quick-domains.ts'); // the first frame's domains
     const early = inputs.filter((i) =>
-      /node_modules\/(html-to-text|htmlparser2|entities|selderee|parseley|got|http2-wrapper|cacheable-request|keyv)\/|src\/content\/|src\/server\//.test(i),
+      /node_modules\/(html-to-text|htmlparser2|entities|selderee|parseley|got|http2-wrapper|cacheable-request|keyv)\/|src\/content\/|src\/server\//.test(
+        i,
+      ),
     );
     expect(early).toEqual([]);
   });

@@ -45,12 +45,16 @@ afterEach(async () => {
 async function probe(home: string, name: string, args: string[], untilFrame = true): Promise<Probe> {
   const out = join(home, `${name}.json`);
   const env: NodeJS.ProcessEnv = { TEMPMAIL_TUI_HOME: home, FIRST_FRAME_PROBE_OUT: out, NODE_OPTIONS: undefined };
-  for (const key of Object.keys(process.env)) if (/^(TEMPMAIL_|XDG_)/.test(key) && key !== 'TEMPMAIL_TUI_HOME') env[key] = undefined;
+  for (const key of Object.keys(process.env))
+    if (/^(TEMPMAIL_|XDG_)/.test(key) && key !== 'TEMPMAIL_TUI_HOME') env[key] = undefined;
   const proc = spawnApp({ command: { file: process.execPath, args: ['--import', PROBE, ...args] }, env });
   app = proc;
   const read = async () => JSON.parse(await readFile(out, 'utf8')) as Probe;
   try {
-    if (untilFrame) return await waitFor(async () => ((await read().catch(() => undefined))?.firstFrame ? read() : undefined), { message: `${name}'s first frame` });
+    if (untilFrame)
+      return await waitFor(async () => ((await read().catch(() => undefined))?.firstFrame ? read() : undefined), {
+        message: `${name}'s first frame`,
+      });
     await proc.exited();
     return await read();
   } finally {
@@ -71,7 +75,12 @@ describe('before the first frame', () => {
     dirs.push(home);
     serve = await startServeProcess(['--data-dir', join(home, 'data')]);
     const peerDir = join(home, 'peer');
-    await build({ ...buildOptions(peerDir), entryPoints: ['bench/peer-ink/peer-app.tsx'], entryNames: 'peer', logLevel: 'silent' });
+    await build({
+      ...buildOptions(peerDir),
+      entryPoints: ['bench/peer-ink/peer-app.tsx'],
+      entryNames: 'peer',
+      logLevel: 'silent',
+    });
 
     const ours = await probe(home, 'app', [CLI, '--base-url', serve.baseUrl]);
     const peer = await probe(home, 'peer', [join(peerDir, 'peer.js')]);
@@ -100,6 +109,7 @@ describe('before the first frame', () => {
     expect(ours.modulesAtFirstFrame).not.toContain('NativeModule http2');
     expect(peer.modulesAtFirstFrame).toContain('NativeModule internal/deps/undici/undici');
     const [ourIntl, peerIntl] = [count(ours), count(peer)];
-    for (const [name, n] of Object.entries(ourIntl)) expect(n, `${name} objects`).toBeLessThanOrEqual(peerIntl[name] ?? 0);
+    for (const [name, n] of Object.entries(ourIntl))
+      expect(n, `${name} objects`).toBeLessThanOrEqual(peerIntl[name] ?? 0);
   }, 90_000);
 });

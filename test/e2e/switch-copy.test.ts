@@ -32,7 +32,10 @@ afterEach(async () => {
 function cleanEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { TEMPMAIL_TUI_HOME: home };
   for (const key of Object.keys(process.env)) {
-    if (/^(TEMPMAIL_|XDG_)/.test(key) || ['NO_COLOR', 'FORCE_COLOR', 'TMUX', 'STY', 'DISPLAY', 'WAYLAND_DISPLAY'].includes(key)) {
+    if (
+      /^(TEMPMAIL_|XDG_)/.test(key) ||
+      ['NO_COLOR', 'FORCE_COLOR', 'TMUX', 'STY', 'DISPLAY', 'WAYLAND_DISPLAY'].includes(key)
+    ) {
       if (key !== 'TEMPMAIL_TUI_HOME') env[key] = undefined;
     }
   }
@@ -45,7 +48,12 @@ function copied(bytes: Buffer): string[] {
 }
 
 function start(home: string): PtyApp {
-  const app = spawnApp({ args: ['--base-url', serve!.baseUrl, '--poll-interval', '1'], env: cleanEnv(home), cols: 100, rows: 30 });
+  const app = spawnApp({
+    args: ['--base-url', serve!.baseUrl, '--poll-interval', '1'],
+    env: cleanEnv(home),
+    cols: 100,
+    rows: 30,
+  });
   apps.push(app);
   return app;
 }
@@ -113,14 +121,18 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     const rows = app.screen();
     const firstResume = rows.findIndex((r) => r.includes(`Resume ${second} (expires in `));
     expect(firstResume).toBeGreaterThan(0);
-    expect(rows[firstResume + 1]).toMatch(new RegExp(`Resume ${first.replace(/\./g, '\\.')} \\(expires in \\d+:\\d\\d\\)`));
+    expect(rows[firstResume + 1]).toMatch(
+      new RegExp(`Resume ${first.replace(/\./g, '\\.')} \\(expires in \\d+:\\d\\d\\)`),
+    );
     expect(rows.findIndex((r) => r.includes('Random address on'))).toBe(firstResume + 2);
     await app.press('2', (s) => isInbox(s) && s.includes('Your Acme sign-in code'));
     expect(addressOnScreen(app)).toBe(first);
     await app.press('q');
     expect(await app.exited()).toBe(0);
     // No token on any screen or in any byte the app wrote (the copy sequences included).
-    const tokens = (JSON.parse(readFileSync(saved, 'utf8')) as { sessions: { token: string }[] }).sessions.map((s) => s.token);
+    const tokens = (JSON.parse(readFileSync(saved, 'utf8')) as { sessions: { token: string }[] }).sessions.map(
+      (s) => s.token,
+    );
     expect(tokens).toHaveLength(2);
     for (const run of apps) for (const t of tokens) expect(run.raw().toString('latin1')).not.toContain(t);
   }, 120_000);
@@ -129,7 +141,10 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-home-'));
     dirs.push(home);
     const b64 = (s: string) => Buffer.from(s).toString('base64');
-    for (const [name, env] of [['tmux', { TMUX: '/tmp/tmux-0/default,4242,0' }], ['screen', { STY: '4242.pts-0.host' }]] as const) {
+    for (const [name, env] of [
+      ['tmux', { TMUX: '/tmp/tmux-0/default,4242,0' }],
+      ['screen', { STY: '4242.pts-0.host' }],
+    ] as const) {
       const app = spawnApp({ args: ['--poll-interval', '1'], env: { ...cleanEnv(home), ...env }, cols: 100, rows: 30 });
       apps.push(app);
       await app.waitForScreen((s) => isPicker(s) && s.includes('Local service'));
@@ -165,7 +180,9 @@ describe('saved addresses, switching and OSC 52 copying in a pseudo-terminal', (
     const address = addressOnScreen(app);
     await app.press('q');
     expect(await app.exited()).toBe(0);
-    const saved = JSON.parse(readFileSync(join(home, 'state', 'sessions.json'), 'utf8')) as { sessions: { email: string; baseUrl: string }[] };
+    const saved = JSON.parse(readFileSync(join(home, 'state', 'sessions.json'), 'utf8')) as {
+      sessions: { email: string; baseUrl: string }[];
+    };
     expect(saved.sessions.map((s) => [s.email, s.baseUrl])).toEqual([[address, `local:${join(home, 'data')}/`]]);
 
     app = local();

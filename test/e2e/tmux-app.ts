@@ -50,7 +50,11 @@ export function tmuxApp(args: string[], env: NodeJS.ProcessEnv, cols = 80, rows 
   const log = join(dir, 'output');
   tmux('pipe-pane', '-o', '-t', 'app', `cat >> '${log}'`);
 
-  const screen = () => tmux('capture-pane', '-p', '-t', 'app').split('\n').slice(0, rows).map((r) => r.trimEnd());
+  const screen = () =>
+    tmux('capture-pane', '-p', '-t', 'app')
+      .split('\n')
+      .slice(0, rows)
+      .map((r) => r.trimEnd());
   const app: TmuxApp = {
     screen,
     styled: () => tmux('capture-pane', '-p', '-e', '-t', 'app').split('\n').slice(0, rows),
@@ -59,7 +63,12 @@ export function tmuxApp(args: string[], env: NodeJS.ProcessEnv, cols = 80, rows 
     output: () => (existsSync(log) ? readFileSync(log, 'utf8') : ''),
     keys: (...keys) => void tmux('send-keys', '-t', 'app', ...keys),
     async waitForScreen(match, timeoutMs = SCREEN_TIMEOUT_MS) {
-      const test = typeof match === 'function' ? match : typeof match === 'string' ? (s: string) => s.includes(match) : (s: string) => match.test(s);
+      const test =
+        typeof match === 'function'
+          ? match
+          : typeof match === 'string'
+            ? (s: string) => s.includes(match)
+            : (s: string) => match.test(s);
       const deadline = Date.now() + timeoutMs;
       let last = '';
       for (;;) {
@@ -87,7 +96,8 @@ export function tmuxApp(args: string[], env: NodeJS.ProcessEnv, cols = 80, rows 
           return false;
         }
       };
-      if (pid !== undefined) await waitFor(() => !running(), { timeoutMs: 10_000, message: 'the program in tmux to exit' });
+      if (pid !== undefined)
+        await waitFor(() => !running(), { timeoutMs: 10_000, message: 'the program in tmux to exit' });
       rmSync(dir, { recursive: true, force: true });
     },
   };

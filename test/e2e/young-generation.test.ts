@@ -57,7 +57,8 @@ async function probeFiles(): Promise<{ probe: string; out: string }> {
   return { probe, out: join(home, 'sizes.json') };
 }
 
-const readSizes = (out: string): Sizes | undefined => (existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Sizes) : undefined);
+const readSizes = (out: string): Sizes | undefined =>
+  existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Sizes) : undefined;
 
 describe('young generation', () => {
   it('grows under that load in a bare Node process (the control)', async () => {

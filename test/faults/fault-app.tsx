@@ -30,7 +30,12 @@ export interface FaultAppOptions {
 
 /** Renders the App against `spec`, at 100 x 30, without colour. */
 export function startFaultApp(spec: SpecService, options: FaultAppOptions = {}): FaultApp {
-  const api = createApi({ baseUrl: spec.baseUrl, timeoutMs: options.timeoutMs ?? 1500, retries: options.retries ?? 0, retryBaseDelayMs: 100 });
+  const api = createApi({
+    baseUrl: spec.baseUrl,
+    timeoutMs: options.timeoutMs ?? 1500,
+    retries: options.retries ?? 0,
+    retryBaseDelayMs: 100,
+  });
   const from = spec.requests.length;
   const screen = renderAt(
     <App

@@ -18,8 +18,16 @@ export const RETRIED_FAULTS: readonly (readonly [name: string, fault: Fault, lin
   ['500s', 'http500', /^Error, retrying in \d+ s: The service failed \(internal, HTTP 500\): something went wrong/],
   ['malformed JSON', 'malformed', /^Error, retrying in \d+ s: The service sent an unexpected answer \(not JSON\)/],
   ['an HTML error page', 'html', /^Error, retrying in \d+ s: The service failed \(HTTP 502\)/],
-  ['valid JSON of the wrong shape', 'wrongShape', /^Error, retrying in \d+ s: The service sent an unexpected answer \(no list of messages\)/],
-  ['a connection reset', 'reset', /^Offline, retrying in \d+ s: (?:The service is unreachable \(connection (?:reset|closed early)\)|The request failed)/],
+  [
+    'valid JSON of the wrong shape',
+    'wrongShape',
+    /^Error, retrying in \d+ s: The service sent an unexpected answer \(no list of messages\)/,
+  ],
+  [
+    'a connection reset',
+    'reset',
+    /^Offline, retrying in \d+ s: (?:The service is unreachable \(connection (?:reset|closed early)\)|The request failed)/,
+  ],
 ];
 
 /** Faults of check-mail that end an address: polling stops, and the poll line starts with this. */
@@ -38,7 +46,8 @@ export const REFUSED = /^Offline, retrying in \d+ s: The service is unreachable 
 export const DOMAINS_DOWN = 'Could not load the domains: The service is unreachable (connection refused)';
 
 /** A stack frame or a thrown error's name, as Node prints them. */
-const CRASH = /\bat (?:async )?(?:\S+ \()?(?:file:|node:|\/)\S*:\d+:\d+|\bat \S+\.(?:[cm]?js|tsx?):\d+|\b\w*Error:|Unhandled|unhandled/;
+const CRASH =
+  /\bat (?:async )?(?:\S+ \()?(?:file:|node:|\/)\S*:\d+:\d+|\bat \S+\.(?:[cm]?js|tsx?):\d+|\b\w*Error:|Unhandled|unhandled/;
 
 /** The frame is still the app, and says nothing a user should not read. */
 export function expectReadable(frame: string): void {
@@ -54,7 +63,9 @@ export function expectReadable(frame: string): void {
 /** Everything a program wrote (escape sequences and all) carries no stack trace and no thrown error. */
 export function expectNoCrashOutput(raw: string): void {
   const hit = CRASH.exec(raw);
-  expect(hit === null, `crash output: …${hit ? raw.slice(Math.max(0, hit.index - 200), hit.index + 200) : ''}…`).toBe(true);
+  expect(hit === null, `crash output: …${hit ? raw.slice(Math.max(0, hit.index - 200), hit.index + 200) : ''}…`).toBe(
+    true,
+  );
 }
 
 /** Gaps in ms between consecutive times. */

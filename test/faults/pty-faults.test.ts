@@ -63,7 +63,8 @@ async function sees(app: PtyApp, match: ScreenMatch, timeoutMs?: number): Promis
   expectReadable(screen);
   return screen;
 }
-const polling = (line: RegExp | string) => (s: string) => (typeof line === 'string' ? pollLine(s).startsWith(line) : line.test(pollLine(s)));
+const polling = (line: RegExp | string) => (s: string) =>
+  typeof line === 'string' ? pollLine(s).startsWith(line) : line.test(pollLine(s));
 /** The inbox is checking again, all well, the old mail still listed. */
 const healthy = (s: string) => HEALTHY.test(pollLine(s)) && s.includes(KEPT);
 
@@ -105,7 +106,10 @@ async function select(app: PtyApp, text: string): Promise<void> {
     const at = highlight(app);
     if (at === want) break;
     await app.press(at === undefined || at < want! ? 'j' : 'k');
-    await waitFor(() => (highlight(app) !== at ? true : undefined), { timeoutMs: 10_000, message: `the highlight to leave row ${at}` });
+    await waitFor(() => (highlight(app) !== at ? true : undefined), {
+      timeoutMs: 10_000,
+      message: `the highlight to leave row ${at}`,
+    });
   }
   expect(app.screen()[highlight(app) ?? -1] ?? '', app.screenText()).toContain(text);
 }
@@ -169,19 +173,22 @@ describe('fault matrix: the built app in a pty', () => {
       expect(wait).toBeGreaterThanOrEqual(2000);
     });
 
-    await matrix.step('a check that hangs (the service would answer after 30 s): keys answer meanwhile, then the late answer lands', async () => {
-      const from = spec.requests.length;
-      spec.setFault('slow', ['check-mail']);
-      await a.waitForScreen((s) => checksFrom(from).length === 1 && /^checking…/.test(pollLine(s)));
-      await a.press('?', 'Keys: inbox');
-      await a.press('?', (s) => !s.includes('Keys: inbox') && s.includes(KEPT));
-      // All of that while the one check was still open: no answer yet, no second request.
-      expect(checksFrom(from).map((r) => r.status)).toEqual([0]);
-      expect(pollLine(a.screenText())).toMatch(/^checking…/);
-      spec.setFault('ok');
-      expect(spec.release()).toBe(1); // the late answer arrives
-      await sees(a, healthy);
-    });
+    await matrix.step(
+      'a check that hangs (the service would answer after 30 s): keys answer meanwhile, then the late answer lands',
+      async () => {
+        const from = spec.requests.length;
+        spec.setFault('slow', ['check-mail']);
+        await a.waitForScreen((s) => checksFrom(from).length === 1 && /^checking…/.test(pollLine(s)));
+        await a.press('?', 'Keys: inbox');
+        await a.press('?', (s) => !s.includes('Keys: inbox') && s.includes(KEPT));
+        // All of that while the one check was still open: no answer yet, no second request.
+        expect(checksFrom(from).map((r) => r.status)).toEqual([0]);
+        expect(pollLine(a.screenText())).toMatch(/^checking…/);
+        spec.setFault('ok');
+        expect(spec.release()).toBe(1); // the late answer arrives
+        await sees(a, healthy);
+      },
+    );
 
     await matrix.step('dies mid-session, comes back on the same port', async () => {
       await spec.stop();
@@ -200,7 +207,9 @@ describe('fault matrix: the built app in a pty', () => {
       spec.setFault('ok');
       await select(a, 'Deleted elsewhere');
       await a.press(KEYS.ENTER);
-      expect(await sees(a, /Could not load this message: .+\. Press r to try again\./)).toMatch(/Subject: +Deleted elsewhere/);
+      expect(await sees(a, /Could not load this message: .+\. Press r to try again\./)).toMatch(
+        /Subject: +Deleted elsewhere/,
+      );
       await a.press(KEYS.ESC, /Enter open/);
       await a.press('r');
       await sees(a, (s) => !s.includes('Deleted elsewhere') && s.includes('Still here') && HEALTHY.test(pollLine(s)));

@@ -14,7 +14,13 @@ let spec: SpecService;
 faultSuite((started) => (spec = started));
 
 const mail = (token: string, subject: string) =>
-  spec.add(token, { subject, sender_name: 'Ops', sender_email: 'ops@example.org', body_text: `Body of ${subject}`, body_html: null });
+  spec.add(token, {
+    subject,
+    sender_name: 'Ops',
+    sender_email: 'ops@example.org',
+    body_text: `Body of ${subject}`,
+    body_html: null,
+  });
 
 const matrix = faultTally('the App (ink-testing-library), picker, token, viewer');
 
@@ -44,26 +50,29 @@ describe('fault matrix: picker, token, open', () => {
     expectReadable(frame);
   });
 
-  matrix.it('create-session refused (500, then 429 with Retry-After): the picker says why, Enter works once it behaves', async () => {
-    const creates = () => spec.requests.filter((r) => r.path === 'create-session').length;
-    const before = creates();
-    const app = startFaultApp(spec);
-    await app.screen.waitFor('Random address on fixture.test');
-    spec.setFault('http500', ['create-session']);
-    await app.screen.press(KEY.ENTER);
-    let frame = await app.screen.waitFor('The service failed (internal, HTTP 500): something went wrong');
-    expectReadable(frame);
-    spec.retryAfter = 7;
-    spec.setFault('http429', ['create-session']);
-    await app.screen.press(KEY.ENTER);
-    frame = await app.screen.waitFor('Too many requests to the service (try again in 7 s)');
-    expectReadable(frame);
-    spec.setFault('ok');
-    await app.screen.press(KEY.ENTER);
-    await app.screen.waitFor(/@fixture\.test +expires in/);
-    // Exactly one address per Enter: the refused ones were not retried behind the user's back.
-    expect(creates() - before).toBe(3);
-  });
+  matrix.it(
+    'create-session refused (500, then 429 with Retry-After): the picker says why, Enter works once it behaves',
+    async () => {
+      const creates = () => spec.requests.filter((r) => r.path === 'create-session').length;
+      const before = creates();
+      const app = startFaultApp(spec);
+      await app.screen.waitFor('Random address on fixture.test');
+      spec.setFault('http500', ['create-session']);
+      await app.screen.press(KEY.ENTER);
+      let frame = await app.screen.waitFor('The service failed (internal, HTTP 500): something went wrong');
+      expectReadable(frame);
+      spec.retryAfter = 7;
+      spec.setFault('http429', ['create-session']);
+      await app.screen.press(KEY.ENTER);
+      frame = await app.screen.waitFor('Too many requests to the service (try again in 7 s)');
+      expectReadable(frame);
+      spec.setFault('ok');
+      await app.screen.press(KEY.ENTER);
+      await app.screen.waitFor(/@fixture\.test +expires in/);
+      // Exactly one address per Enter: the refused ones were not retried behind the user's back.
+      expect(creates() - before).toBe(3);
+    },
+  );
 
   for (const [name, fault, said] of FATAL_FAULTS) {
     matrix.it(`${name}: polling stops with a clear line, n gets a new address without a restart`, async () => {
@@ -83,7 +92,9 @@ describe('fault matrix: picker, token, open', () => {
       await app.screen.press('n');
       await app.screen.waitFor('Random address on fixture.test');
       await app.screen.press(KEY.ENTER);
-      frame = await app.screen.waitFor((f) => /expires in/.test(f) && /^last checked/.test(pollLine(f)) && f.includes('No mail yet'));
+      frame = await app.screen.waitFor(
+        (f) => /expires in/.test(f) && /^last checked/.test(pollLine(f)) && f.includes('No mail yet'),
+      );
       expect(frame).not.toContain(session.email);
       expectReadable(frame);
     });
@@ -113,36 +124,44 @@ describe('fault matrix: picker, token, open', () => {
     expect(frame).toMatch(/\b1 message\b/);
   });
 
-  matrix.it('read-mail failing (500, then a 30 s hang): the viewer says so, r loads it once the service behaves', async () => {
-    const app = await inboxWithUnread('Open me later', 'http500', 800);
-    await app.screen.press(KEY.ENTER);
-    let frame = await app.screen.waitFor('Could not load this message: The service failed (internal, HTTP 500): something went wrong. Press r');
-    expectReadable(frame);
-    spec.slowMs = 30_000;
-    spec.setFault('slow', ['read-mail']);
-    await app.screen.press('r');
-    frame = await app.screen.waitFor('Could not load this message: The service did not answer within 0.8 s. Press r');
-    expectReadable(frame);
-    spec.setFault('ok');
-    await app.screen.press('r');
-    frame = await app.screen.waitFor('Body of Open me later');
-    expectReadable(frame);
-  });
+  matrix.it(
+    'read-mail failing (500, then a 30 s hang): the viewer says so, r loads it once the service behaves',
+    async () => {
+      const app = await inboxWithUnread('Open me later', 'http500', 800);
+      await app.screen.press(KEY.ENTER);
+      let frame = await app.screen.waitFor(
+        'Could not load this message: The service failed (internal, HTTP 500): something went wrong. Press r',
+      );
+      expectReadable(frame);
+      spec.slowMs = 30_000;
+      spec.setFault('slow', ['read-mail']);
+      await app.screen.press('r');
+      frame = await app.screen.waitFor('Could not load this message: The service did not answer within 0.8 s. Press r');
+      expectReadable(frame);
+      spec.setFault('ok');
+      await app.screen.press('r');
+      frame = await app.screen.waitFor('Body of Open me later');
+      expectReadable(frame);
+    },
+  );
 
   for (const [name, failing, said] of [
     ['malformed JSON', 'malformed', 'The service sent an unexpected answer (not JSON)'],
     ['an HTML error page', 'html', 'The service failed (HTTP 502)'],
     ['valid JSON of the wrong shape', 'wrongShape', 'The service sent an unexpected answer (no message in the answer)'],
   ] as const) {
-    matrix.it(`read-mail answering ${name}: the viewer says so in one line, r loads it once the service behaves`, async () => {
-      const a = await inboxWithUnread(`Read through ${failing}`, failing);
-      await a.screen.press(KEY.ENTER);
-      const frame = await a.screen.waitFor(`Could not load this message: ${said}`);
-      expect(frame).toMatch(new RegExp(`Subject: +Read through ${failing}`));
-      expectReadable(frame);
-      spec.setFault('ok');
-      await a.screen.press('r');
-      expectReadable(await a.screen.waitFor(`Body of Read through ${failing}`));
-    });
+    matrix.it(
+      `read-mail answering ${name}: the viewer says so in one line, r loads it once the service behaves`,
+      async () => {
+        const a = await inboxWithUnread(`Read through ${failing}`, failing);
+        await a.screen.press(KEY.ENTER);
+        const frame = await a.screen.waitFor(`Could not load this message: ${said}`);
+        expect(frame).toMatch(new RegExp(`Subject: +Read through ${failing}`));
+        expectReadable(frame);
+        spec.setFault('ok');
+        await a.screen.press('r');
+        expectReadable(await a.screen.waitFor(`Body of Read through ${failing}`));
+      },
+    );
   }
 });

@@ -75,7 +75,10 @@ export interface SpecService {
   /** Creates a session directly (no request) and returns it. */
   session(email?: string): { email: string; token: string; expiresAt: Date };
   /** Adds a message to a session's inbox. */
-  add(token: string, message: Omit<WireMessage, 'id' | 'received_at'> & Partial<Pick<WireMessage, 'id' | 'received_at'>>): number;
+  add(
+    token: string,
+    message: Omit<WireMessage, 'id' | 'received_at'> & Partial<Pick<WireMessage, 'id' | 'received_at'>>,
+  ): number;
   /** Deletes a message as if from elsewhere (another client). */
   remove(token: string, id: number): void;
   /** Stops listening and cuts every connection (the service dies). */
@@ -100,8 +103,14 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
   let server: Server;
 
   const newSession = (email?: string) => {
-    const token = options.token && !inboxes.has(options.token) ? options.token : `tok_${randomBytes(24).toString('hex')}`;
-    const s = { email: email ?? `user${randomBytes(3).toString('hex')}@fixture.test`, expiresAt: new Date(Date.now() + 3600_000), messages: [], next: 1 };
+    const token =
+      options.token && !inboxes.has(options.token) ? options.token : `tok_${randomBytes(24).toString('hex')}`;
+    const s = {
+      email: email ?? `user${randomBytes(3).toString('hex')}@fixture.test`,
+      expiresAt: new Date(Date.now() + 3600_000),
+      messages: [],
+      next: 1,
+    };
     inboxes.set(token, s);
     return { email: s.email, token, expiresAt: s.expiresAt };
   };
@@ -115,13 +124,23 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
     // A delayed answer keeps the record of its request (status 0 until it is answered).
     const seen: SeenRequest = delayed ?? { path: route, at: Date.now(), status: 0, query: url.search, body };
     if (!delayed) requests.push(seen);
-    const send = (status: number, text: string, type = 'application/json; charset=utf-8', headers: Record<string, string> = {}) => {
+    const send = (
+      status: number,
+      text: string,
+      type = 'application/json; charset=utf-8',
+      headers: Record<string, string> = {},
+    ) => {
       seen.status = status;
       res.writeHead(status, { 'content-type': type, ...headers });
       res.end(text);
     };
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
-      send(status, options.escapeJson ? asciiJson(value) : JSON.stringify(value), 'application/json; charset=utf-8', headers);
+      send(
+        status,
+        options.escapeJson ? asciiJson(value) : JSON.stringify(value),
+        'application/json; charset=utf-8',
+        headers,
+      );
     const said = options.errorText?.(token) ?? 'something went wrong';
     const error = (status: number, code: string, headers: Record<string, string> = {}) =>
       json(status, { status: 'error', error: code, message: said }, headers);
@@ -137,7 +156,11 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
       case 'malformed':
         return send(200, '{"status":"success","messages":[{"id":1,"subj');
       case 'html':
-        return send(502, `<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>${said}</p></body></html>`, 'text/html');
+        return send(
+          502,
+          `<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1><p>${said}</p></body></html>`,
+          'text/html',
+        );
       case 'wrongShape':
         return json(200, { status: 'success', data: { items: 'not a list' }, messages: 'nope', domains: 7 });
       case 'unknownToken':
@@ -160,7 +183,8 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
         break;
     }
 
-    if (route === 'domains') return json(200, { status: 'success', domains: [{ id: 1, domain: 'fixture.test' }], extmail_accounts: [] });
+    if (route === 'domains')
+      return json(200, { status: 'success', domains: [{ id: 1, domain: 'fixture.test' }], extmail_accounts: [] });
     if (route === 'create-session') {
       const s = newSession();
       return json(200, { status: 'success', email: s.email, token: s.token, expires_at: formatWireTime(s.expiresAt) });
@@ -168,7 +192,13 @@ export async function startSpecService(options: SpecServiceOptions = {}, port = 
     const inbox = inboxes.get(token);
     if (!inbox) return error(401, 'invalid_token');
     if (route === 'check-mail') {
-      const messages = inbox.messages.map(({ id, subject, sender_name, sender_email, received_at }) => ({ id, subject, sender_name, sender_email, received_at }));
+      const messages = inbox.messages.map(({ id, subject, sender_name, sender_email, received_at }) => ({
+        id,
+        subject,
+        sender_name,
+        sender_email,
+        received_at,
+      }));
       return json(200, { status: 'success', messages });
     }
     const id = Number(params.get('id'));

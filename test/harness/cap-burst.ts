@@ -35,7 +35,8 @@ export async function capBurst(svc: Instance, others: Instance[] = []): Promise<
     );
     expect(replies.filter((r) => !r.startsWith('250 ')).every((r) => r.startsWith('452 4.3.1 '))).toBe(true);
     let listed = 0;
-    for (const box of boxes) listed += (await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages.length;
+    for (const box of boxes)
+      listed += (await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages.length;
     return { stored: replies.filter((r) => r.startsWith('250 ')).length, listed };
   } finally {
     for (const smtp of dialogs) smtp.destroy();

@@ -9,7 +9,12 @@ import type { Cleanup } from './cleanup';
 import { waitFor } from './wait';
 
 /** Starts `bin args`, waits until 127.0.0.1:`port` accepts, and returns its stderr so far on demand. */
-export async function startDaemon(cleanup: Cleanup, bin: string, args: string[], port: number): Promise<{ stderr(): string }> {
+export async function startDaemon(
+  cleanup: Cleanup,
+  bin: string,
+  args: string[],
+  port: number,
+): Promise<{ stderr(): string }> {
   const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4096)));

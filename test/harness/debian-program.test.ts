@@ -17,7 +17,9 @@ describe('findDebianProgram', () => {
     expect(findDebianProgram('nginx', 'nginx-light', [empty, join(dir, 'nowhere')].join(delimiter))).toEqual({
       missing: 'nginx is not installed: install the nginx-light package (apt-get install nginx-light)',
     });
-    expect(findDebianProgram('haproxy', 'haproxy', '').missing).toBe('haproxy is not installed: install the haproxy package (apt-get install haproxy)');
+    expect(findDebianProgram('haproxy', 'haproxy', '').missing).toBe(
+      'haproxy is not installed: install the haproxy package (apt-get install haproxy)',
+    );
   });
 
   it('finds the program in a directory of the PATH, and passes over a file it may not run', () => {
@@ -29,6 +31,8 @@ describe('findDebianProgram', () => {
     chmodSync(join(other, 'nginx'), 0o644);
     writeFileSync(join(bin, 'nginx'), '#!/bin/sh\n');
     chmodSync(join(bin, 'nginx'), 0o755);
-    expect(findDebianProgram('nginx', 'nginx-light', [other, bin].join(delimiter))).toEqual({ path: join(bin, 'nginx') });
+    expect(findDebianProgram('nginx', 'nginx-light', [other, bin].join(delimiter))).toEqual({
+      path: join(bin, 'nginx'),
+    });
   });
 });

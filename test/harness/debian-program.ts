@@ -12,7 +12,11 @@ export const SYSTEM_DIRS = ['/usr/sbin', '/usr/bin'];
 export type Lookup = { path: string; missing?: undefined } | { path?: undefined; missing: string };
 
 /** `name` in the directories of `searchPath` (PATH's syntax; default PATH, then /usr/sbin and /usr/bin). */
-export function findDebianProgram(name: string, pkg: string, searchPath = [process.env.PATH ?? '', ...SYSTEM_DIRS].join(delimiter)): Lookup {
+export function findDebianProgram(
+  name: string,
+  pkg: string,
+  searchPath = [process.env.PATH ?? '', ...SYSTEM_DIRS].join(delimiter),
+): Lookup {
   for (const dir of searchPath.split(delimiter)) {
     if (dir === '') continue;
     const path = join(dir, name);

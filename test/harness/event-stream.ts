@@ -22,32 +22,46 @@ export interface EventStreamClient {
 /** Opens `GET {baseUrl}events` (query and headers as given) and resolves once the answer's headers are in. */
 export function openEvents(
   baseUrl: string,
-  options: { query?: Record<string, string>; headers?: Record<string, string>; /** This end's loopback address (a client of its own). */ from?: string } = {},
+  options: {
+    query?: Record<string, string>;
+    headers?: Record<string, string> /** This end's loopback address (a client of its own). */;
+    from?: string;
+  } = {},
 ): Promise<EventStreamClient> {
   const url = new URL('events', baseUrl);
   for (const [k, v] of Object.entries(options.query ?? {})) url.searchParams.set(k, v);
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers: { accept: 'text/event-stream', ...options.headers }, ...(options.from ? { localAddress: options.from, agent: false } : {}) }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      const ended = new Promise<'end' | 'aborted'>((done) => {
-        res.on('end', () => done('end'));
-        res.on('aborted', () => done('aborted'));
-        res.on('error', () => done('aborted'));
-      });
-      const events = () => [...body.matchAll(/^event: (.*)$/gm)].map((m) => m[1]!);
-      resolve({
-        status: res.statusCode ?? 0,
-        headers: res.headers,
-        text: () => body,
-        events,
-        ended,
-        waitForEvent: (name, count = 1, timeoutMs = 5000) =>
-          waitFor(() => events().filter((e) => e === name).length >= count, { timeoutMs, message: `${count} "${name}" event(s); got ${JSON.stringify(body)}` }).then(() => undefined),
-        close: () => req.destroy(),
-      });
-    });
+    const req = http.get(
+      url,
+      {
+        headers: { accept: 'text/event-stream', ...options.headers },
+        ...(options.from ? { localAddress: options.from, agent: false } : {}),
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        const ended = new Promise<'end' | 'aborted'>((done) => {
+          res.on('end', () => done('end'));
+          res.on('aborted', () => done('aborted'));
+          res.on('error', () => done('aborted'));
+        });
+        const events = () => [...body.matchAll(/^event: (.*)$/gm)].map((m) => m[1]!);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: () => body,
+          events,
+          ended,
+          waitForEvent: (name, count = 1, timeoutMs = 5000) =>
+            waitFor(() => events().filter((e) => e === name).length >= count, {
+              timeoutMs,
+              message: `${count} "${name}" event(s); got ${JSON.stringify(body)}`,
+            }).then(() => undefined),
+          close: () => req.destroy(),
+        });
+      },
+    );
     req.on('error', reject);
   });
 }

@@ -33,7 +33,12 @@ export interface CallResult {
  * One request from loopback address `from` (e.g. 127.0.0.5, to a service on 127.0.0.1): a distinct client
  * for the per-client limits. node:http, since fetch cannot bind its end. GET, or POST of a form.
  */
-export function callFrom(from: string, baseUrl: string, path: string, form?: Record<string, string>): Promise<CallResult> {
+export function callFrom(
+  from: string,
+  baseUrl: string,
+  path: string,
+  form?: Record<string, string>,
+): Promise<CallResult> {
   const url = new URL(path.replace(/^\//, ''), baseUrl);
   const body = form ? new URLSearchParams(form).toString() : undefined;
   return new Promise((resolve, reject) => {
@@ -43,7 +48,13 @@ export function callFrom(from: string, baseUrl: string, path: string, form?: Rec
         method: body === undefined ? 'GET' : 'POST',
         localAddress: from,
         agent: false,
-        headers: body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) },
+        headers:
+          body === undefined
+            ? {}
+            : {
+                'content-type': 'application/x-www-form-urlencoded',
+                'content-length': String(Buffer.byteLength(body)),
+              },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -75,7 +86,9 @@ export async function call(baseUrl: string, path: string, options: CallOptions =
   const headers: Record<string, string> = { ...options.headers };
   let body: string | Buffer | undefined = options.body;
   if (options.form) {
-    body = new URLSearchParams(Object.entries(options.form).map(([k, v]): [string, string] => [k, String(v)])).toString();
+    body = new URLSearchParams(
+      Object.entries(options.form).map(([k, v]): [string, string] => [k, String(v)]),
+    ).toString();
     headers['content-type'] ??= 'application/x-www-form-urlencoded';
   } else if (options.json !== undefined) {
     body = JSON.stringify(options.json);

@@ -15,7 +15,11 @@ export interface RaceResult {
 }
 
 /** Readies `count` transactions to `to` (through `targets` in turn), then ends all their DATA at once. */
-export async function raceIntoInbox(targets: readonly SmtpTarget[], to: readonly string[], count: number): Promise<RaceResult> {
+export async function raceIntoInbox(
+  targets: readonly SmtpTarget[],
+  to: readonly string[],
+  count: number,
+): Promise<RaceResult> {
   const dialogs: SmtpDialog[] = [];
   try {
     for (let i = 0; i < count; i++) dialogs.push(await openSmtp(targets[i % targets.length]!));

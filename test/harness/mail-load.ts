@@ -41,7 +41,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function sendLoad(targets: readonly SmtpTarget[], options: LoadOptions): Promise<LoadResult> {
   const prefix = options.prefix ?? 'load';
   const sent = Array.from({ length: options.count }, (_, i) => `${prefix} ${i}`);
-  const result: LoadResult = { sent, acked: new Map(), failed: new Map(), failedTries: 0, ackOrder: Array.from({ length: options.concurrency }, () => []) };
+  const result: LoadResult = {
+    sent,
+    acked: new Map(),
+    failed: new Map(),
+    failedTries: 0,
+    ackOrder: Array.from({ length: options.concurrency }, () => []),
+  };
   let next = 0;
   const sender = async (worker: number) => {
     for (let i = next++; i < sent.length; i = next++) {

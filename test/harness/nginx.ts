@@ -19,7 +19,13 @@ export const NGINX_HOST = 'mail.example.org';
 const NGINX = findDebianProgram('nginx', 'nginx-light');
 
 /** nginx running `site` in `dir`, proxying to `backends`; resolves once it listens (HTTPS on `port`). */
-export async function startNginx(cleanup: Cleanup, dir: string, site: string, backends: number[], ca: TestCa): Promise<{ port: number; logs(): string }> {
+export async function startNginx(
+  cleanup: Cleanup,
+  dir: string,
+  site: string,
+  backends: number[],
+  ca: TestCa,
+): Promise<{ port: number; logs(): string }> {
   if (!NGINX.path) throw new Error(NGINX.missing);
   const cert = makeServerCert(ca, 'nginx', NGINX_HOST);
   const [plain, tls] = [await closedPort(), await closedPort()];
@@ -37,7 +43,8 @@ export async function startNginx(cleanup: Cleanup, dir: string, site: string, ba
       return `127.0.0.1:${backends[Number(port) - 8025]}`;
     })
     .replaceAll('/var/log/nginx/', `${logs}/`);
-  if (used.size !== backends.length) throw new Error(`the site names ${used.size} backend(s), the test gives ${backends.length}`);
+  if (used.size !== backends.length)
+    throw new Error(`the site names ${used.size} backend(s), the test gives ${backends.length}`);
   await writeFile(join(dir, 'site.conf'), text);
   await writeFile(
     join(dir, 'nginx.conf'),
@@ -52,15 +59,31 @@ http {
 }
 `,
   );
-  const daemon = await startDaemon(cleanup, NGINX.path, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'], tls);
-  const allLogs = () => readdirSync(logs).map((f) => readFileSync(join(logs, f), 'utf8')).join('\n') + daemon.stderr();
+  const daemon = await startDaemon(
+    cleanup,
+    NGINX.path,
+    ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off; master_process off;'],
+    tls,
+  );
+  const allLogs = () =>
+    readdirSync(logs)
+      .map((f) => readFileSync(join(logs, f), 'utf8'))
+      .join('\n') + daemon.stderr();
   return { port: tls, logs: allLogs };
 }
 
 /** An HTTPS request to nginx for `path`, trusting the test CA; resolves with the answer (its body a stream). */
-export function nginxGet(port: number, ca: TestCa, path: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
+export function nginxGet(
+  port: number,
+  ca: TestCa,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = https.get({ host: '127.0.0.1', port, path, servername: NGINX_HOST, ca: ca.pem, headers: { host: NGINX_HOST, ...headers } }, resolve);
+    const req = https.get(
+      { host: '127.0.0.1', port, path, servername: NGINX_HOST, ca: ca.pem, headers: { host: NGINX_HOST, ...headers } },
+      resolve,
+    );
     req.on('error', reject);
   });
 }

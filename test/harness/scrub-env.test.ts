@@ -16,7 +16,11 @@ describe("tests' environment", () => {
     for (const name of DEVELOPER_SESSION_VARS) env[name] = `/leaked/${name}`;
     delete env.VITEST;
     delete env.VITEST_WORKER_ID;
-    const { stdout } = await run('npx', ['vitest', 'run', '--project', 'main', 'test/harness/scrub-env-probe.test.ts'], { env, timeout: 60_000 });
+    const { stdout } = await run(
+      'npx',
+      ['vitest', 'run', '--project', 'main', 'test/harness/scrub-env-probe.test.ts'],
+      { env, timeout: 60_000 },
+    );
     expect(stdout).toContain('1 passed');
   }, 70_000);
 });

@@ -69,7 +69,11 @@ export function listenAddresses(stdout: string): { baseUrl: string; smtpHost: st
 }
 
 /** Starts `serve` (ports 0 unless given) and waits until it has printed both addresses. */
-export async function startServeProcess(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000): Promise<ServeReady> {
+export async function startServeProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 15_000,
+): Promise<ServeReady> {
   const withPorts = [...args];
   if (!withPorts.includes('--http-port')) withPorts.push('--http-port', '0');
   if (!withPorts.includes('--smtp-port')) withPorts.push('--smtp-port', '0');
@@ -77,7 +81,10 @@ export async function startServeProcess(args: string[], env: NodeJS.ProcessEnv =
   const early = proc.exited.then(({ code, signal }) => {
     throw new Error(`serve exited early (code ${code}, signal ${signal}): ${proc.stderr().trim()}`);
   });
-  const printed = waitFor(() => listenAddresses(proc.stdout()), { timeoutMs, message: 'serve to print its HTTP and SMTP addresses' });
+  const printed = waitFor(() => listenAddresses(proc.stdout()), {
+    timeoutMs,
+    message: 'serve to print its HTTP and SMTP addresses',
+  });
   early.catch(() => undefined); // only matters while racing below
   const ready = await Promise.race([printed, early]).catch((error: unknown) => {
     proc.child.kill('SIGKILL');

@@ -50,7 +50,11 @@ export async function startTestService(
   const logs: string[] = [];
   let running: RunningServer;
   try {
-    running = await startServer(config, { clock: deps.clock, log: (line) => logs.push(line), onCatchAll: deps.onCatchAll });
+    running = await startServer(config, {
+      clock: deps.clock,
+      log: (line) => logs.push(line),
+      onCatchAll: deps.onCatchAll,
+    });
   } catch (error) {
     if (ownDir) await rm(dataDir, { recursive: true, force: true });
     throw error;

@@ -28,7 +28,11 @@ export interface SmtpDialog {
  */
 export function openSmtp(target: SmtpTarget, timeoutMs = 10_000, from?: string, preface?: Buffer): Promise<SmtpDialog> {
   return new Promise((resolveOpen, rejectOpen) => {
-    const socket = net.connect({ port: target.smtpPort, host: target.smtpHost, ...(from ? { localAddress: from } : {}) });
+    const socket = net.connect({
+      port: target.smtpPort,
+      host: target.smtpHost,
+      ...(from ? { localAddress: from } : {}),
+    });
     if (preface) socket.write(preface);
     let buffer = '';
     const waiters: { resolve: (reply: string) => void; reject: (error: Error) => void }[] = [];

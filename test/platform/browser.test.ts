@@ -88,7 +88,9 @@ describe('openInBrowser', () => {
 
   it('says why it did not open: unsafe link, no display, opener failing to start', async () => {
     const { dir } = recordingTool('xdg-open');
-    expect(await openInBrowser('javascript:alert(1)', { env: { PATH: dir, DISPLAY: ':0' }, platform: 'linux' })).toEqual({
+    expect(
+      await openInBrowser('javascript:alert(1)', { env: { PATH: dir, DISPLAY: ':0' }, platform: 'linux' }),
+    ).toEqual({
       opened: false,
       reason: 'unsafe',
     });
@@ -101,7 +103,10 @@ describe('openInBrowser', () => {
     dirs.push(broken);
     writeFileSync(join(broken, 'xdg-open'), '#!/nonexistent/interpreter\n');
     chmodSync(join(broken, 'xdg-open'), 0o755);
-    const failed = await openInBrowser('https://example.com/', { env: { PATH: broken, DISPLAY: ':0' }, platform: 'linux' });
+    const failed = await openInBrowser('https://example.com/', {
+      env: { PATH: broken, DISPLAY: ':0' },
+      platform: 'linux',
+    });
     expect(failed).toMatchObject({ opened: false, reason: 'failed' });
   });
 });

@@ -35,7 +35,9 @@ describe('osc52', () => {
   });
 
   it('under tmux sends it plain (for set-clipboard) and wrapped for passthrough with every inner ESC doubled', () => {
-    expect(osc52('hello', { tmux: true })).toBe(`${ESC}]52;c;aGVsbG8=${BEL}${ESC}Ptmux;${ESC}${ESC}]52;c;aGVsbG8=${BEL}${ESC}\\`);
+    expect(osc52('hello', { tmux: true })).toBe(
+      `${ESC}]52;c;aGVsbG8=${BEL}${ESC}Ptmux;${ESC}${ESC}]52;c;aGVsbG8=${BEL}${ESC}\\`,
+    );
     expect(osc52('hello', { tmux: true, st: true })).toBe(
       `${ESC}]52;c;aGVsbG8=${ESC}\\${ESC}Ptmux;${ESC}${ESC}]52;c;aGVsbG8=${ESC}${ESC}\\${ESC}\\`,
     );
@@ -74,7 +76,9 @@ describe('findClipboardTool', () => {
     fakeTool('xsel');
     fakeTool('pbcopy');
     fakeTool('clip.exe');
-    expect(findClipboardTool({ PATH: bin, WAYLAND_DISPLAY: 'wayland-0', DISPLAY: ':0' }, 'linux')?.name).toBe('wl-copy');
+    expect(findClipboardTool({ PATH: bin, WAYLAND_DISPLAY: 'wayland-0', DISPLAY: ':0' }, 'linux')?.name).toBe(
+      'wl-copy',
+    );
     expect(findClipboardTool({ PATH: bin, DISPLAY: ':0' }, 'linux')?.name).toBe('xsel');
     expect(findClipboardTool({ PATH: bin }, 'darwin')?.name).toBe('pbcopy');
     expect(findClipboardTool({ PATH: bin, WSL_DISTRO_NAME: 'Ubuntu' }, 'linux')?.name).toBe('clip.exe');
@@ -93,7 +97,12 @@ describe('copyToClipboard', () => {
       env: { PATH: `${bin}:/usr/bin:/bin`, DISPLAY: ':99', CLIP_OUT: out, CLIP_ARGS: args },
       platform: 'linux',
     });
-    expect(result).toEqual({ ok: true, message: 'Copied with xclip; also sent via OSC 52', osc52: true, tool: 'xclip' });
+    expect(result).toEqual({
+      ok: true,
+      message: 'Copied with xclip; also sent via OSC 52',
+      osc52: true,
+      tool: 'xclip',
+    });
     expect(written).toEqual([`${ESC}]52;c;${Buffer.from(text).toString('base64')}${BEL}`]);
     expect(readFileSync(out, 'utf8')).toBe(text);
     expect(readFileSync(args, 'utf8')).toBe('-selection\nclipboard\n');
@@ -101,8 +110,17 @@ describe('copyToClipboard', () => {
 
   it('says OSC 52 was sent, not that it copied, when there is no local tool', async () => {
     const written: string[] = [];
-    const result = await copyToClipboard('123456', { write: (s) => written.push(s), env: { PATH: bin }, platform: 'linux' });
-    expect(result).toEqual({ ok: true, message: 'Sent to the terminal via OSC 52 (no local clipboard tool)', osc52: true, tool: null });
+    const result = await copyToClipboard('123456', {
+      write: (s) => written.push(s),
+      env: { PATH: bin },
+      platform: 'linux',
+    });
+    expect(result).toEqual({
+      ok: true,
+      message: 'Sent to the terminal via OSC 52 (no local clipboard tool)',
+      osc52: true,
+      tool: null,
+    });
     expect(written).toEqual([`${ESC}]52;c;MTIzNDU2${BEL}`]);
   });
 
@@ -113,16 +131,30 @@ describe('copyToClipboard', () => {
       env: { PATH: bin, TMUX: '/tmp/tmux-0/default,1,0' },
       platform: 'linux',
     });
-    expect(result).toEqual({ ok: true, message: 'Sent to the terminal via OSC 52; tmux may need set-clipboard on', osc52: true, tool: null });
+    expect(result).toEqual({
+      ok: true,
+      message: 'Sent to the terminal via OSC 52; tmux may need set-clipboard on',
+      osc52: true,
+      tool: null,
+    });
     expect(written[0]).toBe(`${ESC}]52;c;MTIzNDU2${BEL}${ESC}Ptmux;${ESC}${ESC}]52;c;MTIzNDU2${BEL}${ESC}\\`);
   });
 
   it('reports a failing tool and a hanging one without throwing', async () => {
     fakeTool('xclip', 'exit 3');
-    const failed = await copyToClipboard('x', { write: () => undefined, env: { PATH: bin, DISPLAY: ':0' }, platform: 'linux' });
+    const failed = await copyToClipboard('x', {
+      write: () => undefined,
+      env: { PATH: bin, DISPLAY: ':0' },
+      platform: 'linux',
+    });
     expect(failed.message).toBe('Sent to the terminal via OSC 52 (xclip failed: exit 3)');
     fakeTool('xclip', 'exec sleep 30');
-    const hung = await copyToClipboard('x', { write: () => undefined, env: { PATH: `${bin}:/usr/bin:/bin`, DISPLAY: ':0' }, platform: 'linux', timeoutMs: 300 });
+    const hung = await copyToClipboard('x', {
+      write: () => undefined,
+      env: { PATH: `${bin}:/usr/bin:/bin`, DISPLAY: ':0' },
+      platform: 'linux',
+      timeoutMs: 300,
+    });
     expect(hung.message).toBe('Sent to the terminal via OSC 52 (xclip failed: timed out)');
   });
 
@@ -137,7 +169,12 @@ describe('copyToClipboard', () => {
       platform: 'linux',
     });
     expect(written).toEqual([]);
-    expect(result).toEqual({ ok: true, message: 'Copied with xclip (too long for OSC 52)', osc52: false, tool: 'xclip' });
+    expect(result).toEqual({
+      ok: true,
+      message: 'Copied with xclip (too long for OSC 52)',
+      osc52: false,
+      tool: 'xclip',
+    });
     expect(readFileSync(out, 'utf8')).toBe(big);
     const none = await copyToClipboard(big, { write: () => undefined, env: { PATH: bin }, platform: 'linux' });
     expect(none).toMatchObject({ ok: false, message: 'Not copied: too long for OSC 52 and no local clipboard tool' });
@@ -185,7 +222,12 @@ describe('inside tmux (a real tmux server on a private socket)', () => {
       env: { PATH: `${bin}:/usr/bin:/bin`, TMUX: tmuxEnv, CLIP_ARGS: args },
       platform: 'linux',
     });
-    expect(result).toEqual({ ok: true, message: "Copied to tmux's buffer; also sent via OSC 52", osc52: true, tool: 'tmux' });
+    expect(result).toEqual({
+      ok: true,
+      message: "Copied to tmux's buffer; also sent via OSC 52",
+      osc52: true,
+      tool: 'tmux',
+    });
     expect(tmux('show-buffer')).toBe(text);
     expect(readFileSync(args, 'utf8')).toBe('load-buffer\n-w\n-\n');
     // OSC 52 is still written, both ways tmux may take it.
@@ -194,7 +236,11 @@ describe('inside tmux (a real tmux server on a private socket)', () => {
 
   it('falls back to load-buffer without -w for a tmux older than 3.2', async () => {
     fakeTool('tmux', `[ "$2" = "-w" ] && { echo "unknown flag -w" >&2; exit 1; }; exec ${TMUX_BIN} "$@"`);
-    const result = await copyToClipboard('482913', { write: () => undefined, env: { PATH: `${bin}:/usr/bin:/bin`, TMUX: tmuxEnv }, platform: 'linux' });
+    const result = await copyToClipboard('482913', {
+      write: () => undefined,
+      env: { PATH: `${bin}:/usr/bin:/bin`, TMUX: tmuxEnv },
+      platform: 'linux',
+    });
     expect(result.message).toBe("Copied to tmux's buffer; also sent via OSC 52");
     expect(tmux('show-buffer')).toBe('482913');
   });
@@ -205,6 +251,11 @@ describe('inside tmux (a real tmux server on a private socket)', () => {
       env: { PATH: `${bin}:/usr/bin:/bin`, TMUX: `${join(dir, 'no-such-sock')},1,0` },
       platform: 'linux',
     });
-    expect(result).toEqual({ ok: true, message: 'Sent to the terminal via OSC 52; tmux may need set-clipboard on', osc52: true, tool: null });
+    expect(result).toEqual({
+      ok: true,
+      message: 'Sent to the terminal via OSC 52; tmux may need set-clipboard on',
+      osc52: true,
+      tool: null,
+    });
   });
 });

@@ -31,7 +31,14 @@ function proc(self: number, entries: [number, number, number, number, string][])
 
 describe('canBeResumed', () => {
   it('yes when started by a shell with job control (its parent is in another group of the session)', () => {
-    expect(canBeResumed(proc(200, [[200, 100, 200, 100, 'node'], [100, 1, 100, 100, 'bash']]))).toBe(true);
+    expect(
+      canBeResumed(
+        proc(200, [
+          [200, 100, 200, 100, 'node'],
+          [100, 1, 100, 100, 'bash'],
+        ]),
+      ),
+    ).toBe(true);
   });
 
   it('yes through a wrapper in the same job (npx): the first parent outside the group decides', () => {
@@ -44,7 +51,14 @@ describe('canBeResumed', () => {
   });
 
   it('no when nothing above is in the session: started straight in a terminal or by a pty library', () => {
-    expect(canBeResumed(proc(200, [[200, 50, 200, 200, 'node'], [50, 1, 50, 50, 'xterm']]))).toBe(false);
+    expect(
+      canBeResumed(
+        proc(200, [
+          [200, 50, 200, 200, 'node'],
+          [50, 1, 50, 50, 'xterm'],
+        ]),
+      ),
+    ).toBe(false);
   });
 
   it('tries (yes) when /proc cannot tell', () => {

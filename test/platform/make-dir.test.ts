@@ -40,10 +40,16 @@ describe.each(variants)('%s', (_name, make) => {
     writeFileSync(file, 'x');
     const asDir = await Promise.resolve(make(file)).catch((e: unknown) => e);
     expect(asDir).toBeInstanceOf(MakeDirError);
-    expect(asDir).toMatchObject({ code: 'EEXIST', path: file, message: `EEXIST: exists and is not a directory, mkdir '${file}'` });
+    expect(asDir).toMatchObject({
+      code: 'EEXIST',
+      path: file,
+      message: `EEXIST: exists and is not a directory, mkdir '${file}'`,
+    });
     const under = await Promise.resolve(make(join(file, 'sub', 'deeper'))).catch((e: unknown) => e);
     expect(under).toMatchObject({ code: 'ENOTDIR' });
-    expect((under as Error).message).toBe(`ENOTDIR: not a directory, mkdir '${join(file, 'sub', 'deeper')}' ('${file}' is not a directory)`);
+    expect((under as Error).message).toBe(
+      `ENOTDIR: not a directory, mkdir '${join(file, 'sub', 'deeper')}' ('${file}' is not a directory)`,
+    );
     expect(existsSync(join(root, 'sub'))).toBe(false);
   });
 
@@ -65,7 +71,8 @@ describe.each(variants)('%s', (_name, make) => {
     expect(top).toMatchObject({
       code: 'ENOENT',
       path: '/proc/tempmail-test-nope',
-      message: "ENOENT: the parent directory does not allow creating directories in it, mkdir '/proc/tempmail-test-nope'",
+      message:
+        "ENOENT: the parent directory does not allow creating directories in it, mkdir '/proc/tempmail-test-nope'",
     });
   });
 });

@@ -17,18 +17,53 @@ import { textWidth } from '../../src/text/text-width';
 const require = createRequire(import.meta.url);
 const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
 const { Unicode11Addon } = require('@xterm/addon-unicode11') as typeof import('@xterm/addon-unicode11');
-const { UnicodeGraphemesAddon } = require('@xterm/addon-unicode-graphemes') as typeof import('@xterm/addon-unicode-graphemes');
+const { UnicodeGraphemesAddon } =
+  require('@xterm/addon-unicode-graphemes') as typeof import('@xterm/addon-unicode-graphemes');
 
 /** Text of mail in many scripts, and the emoji sequences terminals disagree on. */
 const SAMPLES = [
-  'ทำ', 'กำลัง', 'ทำ'.repeat(40), 'ภาษาไทยน้ำ',
-  'क्ष', 'हिन्दी', 'नमस्ते दुनिया', 'क्‍ष', 'आपका सत्यापन कोड',
-  'தமிழ்', 'கொ', 'ஸ்ரீ',
-  'مَرْحَبًا', 'اَلْعَرَبِيَّةُ', '؀١٢',
-  'এ‌ই', 'می‌خواهم', 'മല്‍',
-  '👍🏽', '👍🏿x', '👩🏽‍💻', '👨‍👩‍👧', '👨‍👩‍👧‍👦', '🧑‍🌾', '⛹🏻‍♂️', '🏳️‍🌈', '🏴‍☠️', '❤️', '♀️', '1️⃣', '#️⃣',
-  '🇫🇷', '🇯🇵🇩🇪', '🇫', '🏽',
-  'é', 'e\u0301', '\u0301a', '日本語', 'ｶﾞ', '\u1100\u1161\u11a8', '한국어',
+  'ทำ',
+  'กำลัง',
+  'ทำ'.repeat(40),
+  'ภาษาไทยน้ำ',
+  'क्ष',
+  'हिन्दी',
+  'नमस्ते दुनिया',
+  'क्‍ष',
+  'आपका सत्यापन कोड',
+  'தமிழ்',
+  'கொ',
+  'ஸ்ரீ',
+  'مَرْحَبًا',
+  'اَلْعَرَبِيَّةُ',
+  '؀١٢',
+  'এ‌ই',
+  'می‌خواهم',
+  'മല്‍',
+  '👍🏽',
+  '👍🏿x',
+  '👩🏽‍💻',
+  '👨‍👩‍👧',
+  '👨‍👩‍👧‍👦',
+  '🧑‍🌾',
+  '⛹🏻‍♂️',
+  '🏳️‍🌈',
+  '🏴‍☠️',
+  '❤️',
+  '♀️',
+  '1️⃣',
+  '#️⃣',
+  '🇫🇷',
+  '🇯🇵🇩🇪',
+  '🇫',
+  '🏽',
+  'é',
+  'e\u0301',
+  '\u0301a',
+  '日本語',
+  'ｶﾞ',
+  '\u1100\u1161\u11a8',
+  '한국어',
 ];
 
 describe('xterm.js, with each of its width models', () => {
@@ -48,7 +83,8 @@ describe('xterm.js, with each of its width models', () => {
       for (const sample of SAMPLES) {
         await new Promise<void>((resolve) => term.write(`\x1b[H\x1b[2J${sample}`, resolve));
         const drawn = term.buffer.active.cursorX;
-        if (drawn > textWidth(sample)) wider.push(`${JSON.stringify(sample)}: drawn ${drawn}, measured ${textWidth(sample)}`);
+        if (drawn > textWidth(sample))
+          wider.push(`${JSON.stringify(sample)}: drawn ${drawn}, measured ${textWidth(sample)}`);
       }
       term.dispose();
       expect(wider).toEqual([]);
@@ -61,7 +97,8 @@ describe('tmux (a real server on a private socket)', () => {
   const TMUX_BIN = execFileSync('sh', ['-c', 'command -v tmux'], { encoding: 'utf8' }).trim();
   // tmux measures with the C library's wcwidth, in a UTF-8 locale.
   const env = { ...process.env, LC_ALL: 'C.UTF-8' };
-  const tmux = (...args: string[]) => execFileSync(TMUX_BIN, ['-S', join(dir, 'sock'), ...args], { encoding: 'utf8', env });
+  const tmux = (...args: string[]) =>
+    execFileSync(TMUX_BIN, ['-S', join(dir, 'sock'), ...args], { encoding: 'utf8', env });
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'tempmail-widths-'));
@@ -78,11 +115,18 @@ describe('tmux (a real server on a private socket)', () => {
       const file = join(dir, `s${i}`);
       writeFileSync(file, sample);
       // The pane prints the sample and signals; the cursor then stands after it until the next sample.
-      tmux('respawn-pane', '-k', '-t', 'w', `cat ${file}; ${TMUX_BIN} -S ${join(dir, 'sock')} wait-for -S printed; sleep 600`);
+      tmux(
+        'respawn-pane',
+        '-k',
+        '-t',
+        'w',
+        `cat ${file}; ${TMUX_BIN} -S ${join(dir, 'sock')} wait-for -S printed; sleep 600`,
+      );
       execFileSync(TMUX_BIN, ['-S', join(dir, 'sock'), 'wait-for', 'printed'], { env, timeout: 10_000 });
       const [x, y] = tmux('display-message', '-p', '-t', 'w', '#{cursor_x} #{cursor_y}').trim().split(' ').map(Number);
       const drawn = x! + y! * 200;
-      if (drawn > textWidth(sample)) wider.push(`${JSON.stringify(sample)}: drawn ${drawn}, measured ${textWidth(sample)}`);
+      if (drawn > textWidth(sample))
+        wider.push(`${JSON.stringify(sample)}: drawn ${drawn}, measured ${textWidth(sample)}`);
     }
     expect(wider).toEqual([]);
   });

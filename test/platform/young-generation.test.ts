@@ -18,7 +18,9 @@ function newSpaceAfterChurn(hold: boolean): number {
     await new Promise((r) => setTimeout(r, 0));
     process.stdout.write(String(await youngGenerationBytes()));
   `;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   return Number(out);
 }
 

@@ -69,7 +69,8 @@ export interface GuerrillaFake {
 }
 
 const DEFAULT_DOMAIN = 'guerrillamailblock.com';
-const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
 const localOf = (address: string) => address.split('@')[0]!.toLowerCase();
 
 /** Starts the fake on 127.0.0.1, port 0. */
@@ -99,7 +100,7 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
     store(name, {
       from: 'no-reply@guerrillamail.com',
       subject: 'Welcome to Guerrilla Mail',
-      body: '<p>Dear Random User,</p><p>Thank you for using Guerrilla Mail - your temporary email address friend and spam fighter\'s ally!</p>',
+      body: "<p>Dear Random User,</p><p>Thank you for using Guerrilla Mail - your temporary email address friend and spam fighter's ally!</p>",
     });
   }
 
@@ -138,7 +139,13 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
     mail_size: String((m.mail.body ?? '').length),
   });
 
-  function reply(f: string, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  function reply(
+    f: string,
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void {
     log.push({ f, status });
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -152,7 +159,13 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
     if (injected) {
       injected.count -= 1;
       failures = failures.filter((x) => x.count > 0);
-      return reply(f, res, injected.status, { error: 'unavailable' }, injected.retryAfter !== undefined ? { 'retry-after': String(injected.retryAfter) } : {});
+      return reply(
+        f,
+        res,
+        injected.status,
+        { error: 'unavailable' },
+        injected.retryAfter !== undefined ? { 'retry-after': String(injected.retryAfter) } : {},
+      );
     }
     if (req.path === '/inbox' && req.query.has('get_att')) {
       const known = sessions.get(req.query.get('sid_token') ?? '');
@@ -161,7 +174,10 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
       const att = mail?.mail.attachments?.[part];
       if (!att) return reply(f, res, 404, { error: 'not found' });
       log.push({ f, status: 200 });
-      res.writeHead(200, { 'content-type': att.contentType, 'content-disposition': `attachment; filename="${att.filename}"` });
+      res.writeHead(200, {
+        'content-type': att.contentType,
+        'content-disposition': `attachment; filename="${att.filename}"`,
+      });
       res.end(att.content);
       return;
     }
@@ -174,9 +190,11 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
         return reply(f, res, 200, { ...address(session), sid_token: sid });
       case 'set_email_user': {
         const user = (param('email_user') ?? '').toLowerCase();
-        if (!/^[a-z0-9._+-]{1,64}$/.test(user)) return reply(f, res, 200, { ...address(session), alias_error: 'Invalid email user', sid_token: sid });
+        if (!/^[a-z0-9._+-]{1,64}$/.test(user))
+          return reply(f, res, 200, { ...address(session), alias_error: 'Invalid email user', sid_token: sid });
         const refused = options.refuseNames?.[user];
-        if (refused !== undefined) return reply(f, res, 200, { ...address(session), alias_error: refused, sid_token: sid });
+        if (refused !== undefined)
+          return reply(f, res, 200, { ...address(session), alias_error: refused, sid_token: sid });
         session.name = user;
         if (!inboxes.has(user)) inboxes.set(user, []);
         session.createdAt = new Date();
@@ -184,13 +202,27 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
       }
       case 'check_email': {
         const seq = Number(param('seq') ?? '0');
-        const list = inbox().filter((m) => m.id > seq).sort((a, b) => b.id - a.id);
-        return reply(f, res, 200, { list: list.map(summary), count: String(inbox().length), email: `${session.name}@${DEFAULT_DOMAIN}`, ts: Math.floor(Date.now() / 1000), sid_token: sid });
+        const list = inbox()
+          .filter((m) => m.id > seq)
+          .sort((a, b) => b.id - a.id);
+        return reply(f, res, 200, {
+          list: list.map(summary),
+          count: String(inbox().length),
+          email: `${session.name}@${DEFAULT_DOMAIN}`,
+          ts: Math.floor(Date.now() / 1000),
+          sid_token: sid,
+        });
       }
       case 'get_email_list': {
         const offset = Math.max(0, Number(param('offset') ?? '0') || 0);
         const list = [...inbox()].sort((a, b) => b.id - a.id).slice(offset, offset + pageSize);
-        return reply(f, res, 200, { list: list.map(summary), count: String(inbox().length), email: `${session.name}@${DEFAULT_DOMAIN}`, ts: Math.floor(Date.now() / 1000), sid_token: sid });
+        return reply(f, res, 200, {
+          list: list.map(summary),
+          count: String(inbox().length),
+          email: `${session.name}@${DEFAULT_DOMAIN}`,
+          ts: Math.floor(Date.now() / 1000),
+          sid_token: sid,
+        });
       }
       case 'fetch_email': {
         const mail = inbox().find((m) => String(m.id) === param('email_id'));
@@ -201,7 +233,11 @@ export async function startGuerrillaFake(options: GuerrillaFakeOptions = {}): Pr
           mail_body: mail.mail.body ?? '',
           content_type: mail.mail.contentType ?? 'text/html',
           mail_recipient: escapeHtml(mail.mail.to ?? `${session.name}@${DEFAULT_DOMAIN}`),
-          att_info: (mail.mail.attachments ?? []).map((a, i) => ({ f: escapeHtml(a.filename), t: a.contentType, p: String(i + 2) })),
+          att_info: (mail.mail.attachments ?? []).map((a, i) => ({
+            f: escapeHtml(a.filename),
+            t: a.contentType,
+            p: String(i + 2),
+          })),
           sid_token: sid,
         });
       }

@@ -55,7 +55,12 @@ export interface Violation {
 export function problemJson(ld: boolean, status: number, description: string, violation?: Violation, bare = false) {
   if (bare && violation) {
     return ld
-      ? { '@context': '/contexts/ConstraintViolationList', '@type': 'ConstraintViolationList', 'hydra:title': 'An error occurred', violations: [violation] }
+      ? {
+          '@context': '/contexts/ConstraintViolationList',
+          '@type': 'ConstraintViolationList',
+          'hydra:title': 'An error occurred',
+          violations: [violation],
+        }
       : { title: 'An error occurred', status, violations: [violation] };
   }
   if (ld) {
@@ -67,7 +72,13 @@ export function problemJson(ld: boolean, status: number, description: string, vi
       ...(violation ? { violations: [violation] } : {}),
     };
   }
-  return { type: 'https://tools.ietf.org/html/rfc2616#section-10', title: 'An error occurred', status, detail: description, ...(violation ? { violations: [violation] } : {}) };
+  return {
+    type: 'https://tools.ietf.org/html/rfc2616#section-10',
+    title: 'An error occurred',
+    status,
+    detail: description,
+    ...(violation ? { violations: [violation] } : {}),
+  };
 }
 
 /** A page of a collection: hydra:Collection with its view when `ld`, else the bare array. */

@@ -80,7 +80,14 @@ const LD = 'application/ld+json; charset=utf-8';
 
 /** Starts the fake on 127.0.0.1, port 0. */
 export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<MailtmFake> {
-  const domains = (options.domains ?? [{ domain: 'mailtm.test' }, { domain: 'inbox-tm.test' }, { domain: 'old-tm.test', isActive: false }, { domain: 'private-tm.test', isPrivate: true }]).map((d) => ({
+  const domains = (
+    options.domains ?? [
+      { domain: 'mailtm.test' },
+      { domain: 'inbox-tm.test' },
+      { domain: 'old-tm.test', isActive: false },
+      { domain: 'private-tm.test', isPrivate: true },
+    ]
+  ).map((d) => ({
     id: hex(12),
     domain: d.domain,
     isActive: d.isActive ?? true,
@@ -102,8 +109,21 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
   const arrivals: number[] = [];
   let refused = 0;
 
-  function answer(req: Recorded, raw: IncomingMessage, res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
-    log.push({ method: req.method, path: req.path, status, bearer: /^Bearer /.test(String(raw.headers.authorization ?? '')), at: Date.now() });
+  function answer(
+    req: Recorded,
+    raw: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): void {
+    log.push({
+      method: req.method,
+      path: req.path,
+      status,
+      bearer: /^Bearer /.test(String(raw.headers.authorization ?? '')),
+      at: Date.now(),
+    });
     if (body === undefined) {
       res.writeHead(status, headers);
       res.end();
@@ -114,12 +134,24 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     res.end(JSON.stringify(body));
   }
 
-  const ld = (raw: IncomingMessage) => options.format !== 'json' && String(raw.headers.accept ?? '').includes('application/ld+json');
-  const problem = (raw: IncomingMessage, status: number, description: string, violation?: Violation) => problemJson(ld(raw), status, description, violation, options.bareViolations);
-  const collection = (raw: IncomingMessage, path: string, items: unknown[], total: number, page: number, last: number) =>
-    collectionJson(ld(raw), path, items, total, page, last);
+  const ld = (raw: IncomingMessage) =>
+    options.format !== 'json' && String(raw.headers.accept ?? '').includes('application/ld+json');
+  const problem = (raw: IncomingMessage, status: number, description: string, violation?: Violation) =>
+    problemJson(ld(raw), status, description, violation, options.bareViolations);
+  const collection = (
+    raw: IncomingMessage,
+    path: string,
+    items: unknown[],
+    total: number,
+    page: number,
+    last: number,
+  ) => collectionJson(ld(raw), path, items, total, page, last);
   const accountOf = (id: string) => [...accounts.values()].find((a) => a.id === id)!;
-  const accountJson = (a: Account) => accountShape(a, messages.filter((m) => m.accountId === a.id).reduce((n, m) => n + storedSize(m), 0));
+  const accountJson = (a: Account) =>
+    accountShape(
+      a,
+      messages.filter((m) => m.accountId === a.id).reduce((n, m) => n + storedSize(m), 0),
+    );
   const summaryJson = (m: Stored) => summaryShape(m, accountOf(m.accountId).address);
   const messageJson = (m: Stored) => messageShape(m, accountOf(m.accountId).address);
   const raw822 = (m: Stored) => rawShape(m, accountOf(m.accountId).address);
@@ -151,7 +183,14 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     if (injected) {
       injected.count -= 1;
       failures = failures.filter((f) => f.count > 0);
-      return answer(req, raw, res, injected.status, problem(raw, injected.status, injected.status === 429 ? 'Too Many Requests' : 'Service Unavailable'), injected.retryAfter !== undefined ? { 'retry-after': String(injected.retryAfter) } : {});
+      return answer(
+        req,
+        raw,
+        res,
+        injected.status,
+        problem(raw, injected.status, injected.status === 429 ? 'Too Many Requests' : 'Service Unavailable'),
+        injected.retryAfter !== undefined ? { 'retry-after': String(injected.retryAfter) } : {},
+      );
     }
     if (path !== '.well-known/mercure') arrivals.push(Date.now());
     if (options.ratePerSecond !== undefined && path !== '.well-known/mercure') {
@@ -173,9 +212,21 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     const page = Math.max(1, Number(req.query.get('page') ?? '1') || 1);
 
     if (req.method === 'GET' && path === 'domains') {
-      const all = domains.map((d) => ({ '@id': `/domains/${d.id}`, '@type': 'Domain', ...d, createdAt: '2024-01-01T00:00:00+00:00', updatedAt: '2024-01-01T00:00:00+00:00' }));
+      const all = domains.map((d) => ({
+        '@id': `/domains/${d.id}`,
+        '@type': 'Domain',
+        ...d,
+        createdAt: '2024-01-01T00:00:00+00:00',
+        updatedAt: '2024-01-01T00:00:00+00:00',
+      }));
       const last = Math.max(1, Math.ceil(all.length / pageSize));
-      return answer(req, raw, res, 200, collection(raw, 'domains', all.slice((page - 1) * pageSize, page * pageSize), all.length, page, last));
+      return answer(
+        req,
+        raw,
+        res,
+        200,
+        collection(raw, 'domains', all.slice((page - 1) * pageSize, page * pageSize), all.length, page, last),
+      );
     }
     if (req.method === 'POST' && (path === 'accounts' || path === 'token')) {
       if (!body || typeof body.address !== 'string' || typeof body.password !== 'string') {
@@ -184,7 +235,8 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
       const address = body.address.toLowerCase();
       if (path === 'token') {
         const account = accounts.get(address);
-        if (!account || account.password !== body.password) return answer(req, raw, res, 401, { code: 401, message: 'Invalid credentials.' });
+        if (!account || account.password !== body.password)
+          return answer(req, raw, res, 401, { code: 401, message: 'Invalid credentials.' });
         const token = `${Buffer.from('{"typ":"JWT","alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify({ id: account.id, iat: Date.now() })).toString('base64url')}.${hex(32)}`;
         tokens.set(token, account.id);
         return answer(req, raw, res, 200, { token, id: account.id });
@@ -192,13 +244,40 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
       const [local, domain] = address.split('@');
       const known = domains.find((d) => d.domain === domain && d.isActive && !d.isPrivate);
       if (!local || !/^[a-z0-9._-]{3,64}$/.test(local) || !known) {
-        return answer(req, raw, res, 422, problem(raw, 422, 'address: This value is not valid.', { propertyPath: 'address', message: 'This value is not valid.' }));
+        return answer(
+          req,
+          raw,
+          res,
+          422,
+          problem(raw, 422, 'address: This value is not valid.', {
+            propertyPath: 'address',
+            message: 'This value is not valid.',
+          }),
+        );
       }
       if (body.password.length < 6) {
-        return answer(req, raw, res, 422, problem(raw, 422, 'password: This value is too short.', { propertyPath: 'password', message: 'This value is too short.' }));
+        return answer(
+          req,
+          raw,
+          res,
+          422,
+          problem(raw, 422, 'password: This value is too short.', {
+            propertyPath: 'password',
+            message: 'This value is too short.',
+          }),
+        );
       }
       if (accounts.has(address)) {
-        return answer(req, raw, res, 422, problem(raw, 422, 'address: This value is already used.', { propertyPath: 'address', message: 'This value is already used.' }));
+        return answer(
+          req,
+          raw,
+          res,
+          422,
+          problem(raw, 422, 'address: This value is already used.', {
+            propertyPath: 'address',
+            message: 'This value is already used.',
+          }),
+        );
       }
       const account = { id: hex(12), address, password: body.password, createdAt: new Date() };
       accounts.set(address, account);
@@ -231,13 +310,22 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     if (!one || !found) return answer(req, raw, res, 404, problem(raw, 404, 'Not Found'));
     if (one[1] === 'sources') {
       if (req.method !== 'GET') return answer(req, raw, res, 405, problem(raw, 405, 'Method Not Allowed'));
-      return answer(req, raw, res, 200, { '@id': `/sources/${found.id}`, '@type': 'Source', id: found.id, downloadUrl: `/messages/${found.id}/download`, data: raw822(found) });
+      return answer(req, raw, res, 200, {
+        '@id': `/sources/${found.id}`,
+        '@type': 'Source',
+        id: found.id,
+        downloadUrl: `/messages/${found.id}/download`,
+        data: raw822(found),
+      });
     }
     if (one[3] === 'attachment') {
       const att = found.attachments.find((a) => a.id === one[4]);
       if (!att) return answer(req, raw, res, 404, problem(raw, 404, 'Not Found'));
       log.push({ method: req.method, path: req.path, status: 200, bearer: true, at: Date.now() });
-      res.writeHead(200, { 'content-type': att.contentType, 'content-disposition': `attachment; filename="${att.filename}"` });
+      res.writeHead(200, {
+        'content-type': att.contentType,
+        'content-disposition': `attachment; filename="${att.filename}"`,
+      });
       res.end(att.content);
       return;
     }
@@ -267,7 +355,8 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
     const account = authorize(req, raw, res);
     if (!account) return;
     const topics = req.query.getAll('topic');
-    if (!topics.includes(`/accounts/${account.id}`)) return answer(req, raw, res, 403, problem(raw, 403, 'Access Denied.'));
+    if (!topics.includes(`/accounts/${account.id}`))
+      return answer(req, raw, res, 403, problem(raw, 403, 'Access Denied.'));
     log.push({ method: req.method, path: req.path, status: 200, bearer: true, at: Date.now() });
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.write(':\n\n');
@@ -329,7 +418,9 @@ export async function startMailtmFake(options: MailtmFakeOptions = {}): Promise<
       };
       messages.push(stored);
       for (const sub of hubs.get(account.id) ?? []) {
-        sub.write(`id: urn:uuid:${hex(8)}\nevent: message\ndata: ${JSON.stringify({ ...summaryJson(stored), '@context': '/contexts/Message' })}\n\n`);
+        sub.write(
+          `id: urn:uuid:${hex(8)}\nevent: message\ndata: ${JSON.stringify({ ...summaryJson(stored), '@context': '/contexts/Message' })}\n\n`,
+        );
         sub.write(`data: ${JSON.stringify(accountJson(account))}\n\n`);
       }
       return stored.id;

@@ -68,7 +68,14 @@ export async function startTempmaillolFake(options: TempmaillolFakeOptions = {})
 
   const server = await startFixtureServer((req, res, raw) => handle(req, res, raw));
 
-  function send(req: Recorded, res: ServerResponse, status: number, body: unknown, key?: string, headers: Record<string, string> = {}): void {
+  function send(
+    req: Recorded,
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    key?: string,
+    headers: Record<string, string> = {},
+  ): void {
     log.push({ method: req.method, path: req.path, status, ...(key ? { key } : {}) });
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
@@ -80,12 +87,14 @@ export async function startTempmaillolFake(options: TempmaillolFakeOptions = {})
     if (options.ratePerSecond !== undefined) {
       const now = Date.now();
       while (recent.length && recent[0]! <= now - 1000) recent.shift();
-      if (recent.length >= options.ratePerSecond) return send(req, res, 429, { error: 'rate_limited' }, key, { 'retry-after': '1' });
+      if (recent.length >= options.ratePerSecond)
+        return send(req, res, 429, { error: 'rate_limited' }, key, { 'retry-after': '1' });
       recent.push(now);
     }
     if (options.captcha) return send(req, res, 403, { error: 'captcha_required', captcha_required: true }, key);
     if (key !== undefined && options.noTime?.includes(key)) return send(req, res, 402, { error: 'no_time_left' }, key);
-    if (key !== undefined && !(options.keys ?? []).includes(key)) return send(req, res, 403, { error: 'invalid_api_key' }, key);
+    if (key !== undefined && !(options.keys ?? []).includes(key))
+      return send(req, res, 403, { error: 'invalid_api_key' }, key);
     if (req.method === 'POST' && req.path === '/v2/inbox/create') {
       let body: Record<string, unknown> = {};
       try {
@@ -93,9 +102,18 @@ export async function startTempmaillolFake(options: TempmaillolFakeOptions = {})
       } catch {
         return send(req, res, 400, { error: 'invalid_json' }, key);
       }
-      const domain = typeof body.domain === 'string' ? body.domain.toLowerCase() : domains[Math.floor(Math.random() * domains.length)]!;
+      const domain =
+        typeof body.domain === 'string'
+          ? body.domain.toLowerCase()
+          : domains[Math.floor(Math.random() * domains.length)]!;
       if (!domains.includes(domain)) return send(req, res, 400, { error: 'invalid_domain' }, key);
-      const prefix = typeof body.prefix === 'string' ? body.prefix.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 32) : '';
+      const prefix =
+        typeof body.prefix === 'string'
+          ? body.prefix
+              .toLowerCase()
+              .replace(/[^a-z0-9]/g, '')
+              .slice(0, 32)
+          : '';
       // On its public domains a prefix gets characters of TempMail.lol's own after it.
       const address = `${prefix}${randomBytes(prefix ? 2 : 5).toString('hex')}@${domain}`;
       const token = randomBytes(24).toString('base64url');
@@ -104,7 +122,8 @@ export async function startTempmaillolFake(options: TempmaillolFakeOptions = {})
     }
     if (req.method === 'GET' && req.path === '/v2/inbox') {
       const inbox = byToken.get(req.query.get('token') ?? '');
-      if (!inbox || inbox.expired || Date.now() - inbox.createdAt > lifetime) return send(req, res, 200, { emails: [], expired: true }, key);
+      if (!inbox || inbox.expired || Date.now() - inbox.createdAt > lifetime)
+        return send(req, res, 200, { emails: [], expired: true }, key);
       return send(req, res, 200, { emails: inbox.emails, expired: false }, key);
     }
     return send(req, res, 404, { error: 'not_found' }, key);

@@ -9,7 +9,17 @@ import { FIELDS, headerSafe, hostileValue, type Field, type Payload } from './pa
 export type MimePath = 'raw8' | 'ewB' | 'ewQ' | 'rfc2231' | 'qp' | 'b64' | 'entDec' | 'entHex' | 'entNamed';
 export type DecodePath = MimePath | 'json';
 
-export const MIME_PATHS: readonly MimePath[] = ['raw8', 'ewB', 'ewQ', 'rfc2231', 'qp', 'b64', 'entDec', 'entHex', 'entNamed'];
+export const MIME_PATHS: readonly MimePath[] = [
+  'raw8',
+  'ewB',
+  'ewQ',
+  'rfc2231',
+  'qp',
+  'b64',
+  'entDec',
+  'entHex',
+  'entNamed',
+];
 
 const HEADER_FIELDS: readonly Field[] = ['subject', 'senderName', 'senderEmail', 'attachmentName'];
 const HTML_FIELDS: readonly Field[] = ['htmlBody', 'linkText', 'linkUrl'];
@@ -55,7 +65,12 @@ function chunks(s: string, maxBytes: number): string[] {
 export function encodedWords(s: string, kind: 'B' | 'Q'): string {
   const words = chunks(s, kind === 'B' ? 45 : 20).map((c) => {
     const bytes = utf8(c);
-    const text = kind === 'B' ? bytes.toString('base64') : [...bytes].map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `=${hex(b)}`)).join('');
+    const text =
+      kind === 'B'
+        ? bytes.toString('base64')
+        : [...bytes]
+            .map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `=${hex(b)}`))
+            .join('');
     return `=?UTF-8?${kind}?${text}?=`;
   });
   return words.join('\r\n ');
@@ -66,7 +81,9 @@ export const quoted = (s: string) => `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`
 
 /** Folds a long raw header value at its spaces (a value without spaces stays one long line). */
 function fold(value: string): string {
-  return value.replace(/(.{1,900})( |$)/g, (_match, part: string, sp: string) => (sp ? `${part}\r\n ` : part)).replace(/\r\n $/, '');
+  return value
+    .replace(/(.{1,900})( |$)/g, (_match, part: string, sp: string) => (sp ? `${part}\r\n ` : part))
+    .replace(/\r\n $/, '');
 }
 
 /** Quoted-printable (RFC 2045): every byte but printable ASCII as =XX, soft line breaks at 76. */
@@ -98,7 +115,10 @@ export function transferEncoded(text: string, path: MimePath): { cte: string; bo
 }
 
 /** RFC 2231 percent-encoding of UTF-8: every byte but ASCII letters and digits as %XX. */
-export const percentEncoded = (s: string) => [...utf8(s)].map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${hex(b)}`)).join('');
+export const percentEncoded = (s: string) =>
+  [...utf8(s)]
+    .map((b) => (/[A-Za-z0-9]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${hex(b)}`))
+    .join('');
 
 const NAMED: Record<string, string> = {
   '\u200e': '&lrm;',
@@ -129,7 +149,15 @@ const NAMED: Record<string, string> = {
 /** Text for HTML on `path`: minimal escaping, or every non-alphanumeric character as an entity. */
 export function htmlText(s: string, path: MimePath): string {
   if (path === 'entDec' || path === 'entHex') {
-    return [...s].map((c) => (/[A-Za-z0-9 ]/.test(c) ? c : path === 'entDec' ? `&#${c.codePointAt(0)};` : `&#x${c.codePointAt(0)!.toString(16)};`)).join('');
+    return [...s]
+      .map((c) =>
+        /[A-Za-z0-9 ]/.test(c)
+          ? c
+          : path === 'entDec'
+            ? `&#${c.codePointAt(0)};`
+            : `&#x${c.codePointAt(0)!.toString(16)};`,
+      )
+      .join('');
   }
   if (path === 'entNamed') {
     // Named where HTML has a name; controls have none, so they stay raw and the sequence forms on decoding.
@@ -155,12 +183,19 @@ export function buildEml(path: MimePath, payload: Payload, to: string, caseId: s
   const head: string[] = [];
 
   const name = has('senderName') ? v('senderName') : 'Plain Sender';
-  const nameOut = path === 'ewB' || path === 'ewQ' ? (has('senderName') ? encodedWords(name, path === 'ewB' ? 'B' : 'Q') : name) : quoted(name);
+  const nameOut =
+    path === 'ewB' || path === 'ewQ'
+      ? has('senderName')
+        ? encodedWords(name, path === 'ewB' ? 'B' : 'Q')
+        : name
+      : quoted(name);
   const local = has('senderEmail') ? quoted(v('senderEmail')) : 'plain';
   head.push(`From: ${nameOut} <${local}@example.org>`);
   head.push(`To: <${to}>`);
   const subject = has('subject') ? v('subject') : `case ${caseId}`;
-  head.push(`Subject: ${!has('subject') ? subject : path === 'raw8' ? fold(subject) : encodedWords(subject, path === 'ewB' ? 'B' : 'Q')}`);
+  head.push(
+    `Subject: ${!has('subject') ? subject : path === 'raw8' ? fold(subject) : encodedWords(subject, path === 'ewB' ? 'B' : 'Q')}`,
+  );
   head.push(`Message-ID: <${caseId}@safety.test>`, 'Date: Thu, 01 Jan 2026 10:00:00 +0000', 'MIME-Version: 1.0');
   head.push('Content-Type: multipart/mixed; boundary="=_mixed_q"');
 
@@ -176,7 +211,8 @@ export function buildEml(path: MimePath, payload: Payload, to: string, caseId: s
   const file = has('attachmentName') ? v('attachmentName') : 'plain.txt';
   let disposition: string;
   if (!has('attachmentName')) disposition = `attachment; filename="${file}"`;
-  else if (path === 'ewB' || path === 'ewQ') disposition = `attachment; filename="${encodedWords(file, path === 'ewB' ? 'B' : 'Q')}"`;
+  else if (path === 'ewB' || path === 'ewQ')
+    disposition = `attachment; filename="${encodedWords(file, path === 'ewB' ? 'B' : 'Q')}"`;
   else if (path === 'rfc2231') {
     const pct = percentEncoded(file);
     // RFC 2231 continuations keep each line short however long the name is.

@@ -13,7 +13,16 @@ import type { Message, MessageSummary } from '../../src/model/mail-types';
 import { startTestService, type TestService } from '../harness/service';
 import { startSpecService, type SpecService } from '../faults/spec-service';
 import { buildEml, fieldsFor, MIME_PATHS, type DecodePath, type MimePath } from './eml';
-import { expectedMarkers, FIELDS, firstUnsafe, hostileValue, markers, PAYLOADS, type Field, type Payload } from './payloads';
+import {
+  expectedMarkers,
+  FIELDS,
+  firstUnsafe,
+  hostileValue,
+  markers,
+  PAYLOADS,
+  type Field,
+  type Payload,
+} from './payloads';
 import { sendRawBatch } from './send';
 
 let svc: TestService;
@@ -24,7 +33,13 @@ let messagesSent = 0;
 
 beforeAll(async () => {
   // Thousands of messages and requests from one client: the per-client limits are not what this tests.
-  svc = await startTestService({ createPerMinute: 100_000, inboxLimit: 1000, smtpMessagesPerMinute: 100_000, smtpRecipientsPerMinute: 100_000, httpRequestsPerMinute: 100_000 });
+  svc = await startTestService({
+    createPerMinute: 100_000,
+    inboxLimit: 1000,
+    smtpMessagesPerMinute: 100_000,
+    smtpRecipientsPerMinute: 100_000,
+    httpRequestsPerMinute: 100_000,
+  });
   spec = await startSpecService({ escapeJson: true });
 });
 afterAll(async () => {
@@ -61,7 +76,8 @@ function observed(field: Field, summary: MessageSummary, message: Message): stri
 function strings(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const v of value) strings(v, out);
-  else if (value && typeof value === 'object' && !(value instanceof Date)) for (const v of Object.values(value)) strings(v, out);
+  else if (value && typeof value === 'object' && !(value instanceof Date))
+    for (const v of Object.values(value)) strings(v, out);
   return out;
 }
 
@@ -81,8 +97,10 @@ function check(path: DecodePath, payload: Payload, fields: Field[], summary: Mes
     const wantA = !(payload.long && field === 'linkUrl');
     const wantZ = wantA && !(payload.long && SINGLE_LINE.includes(field));
     for (const v of values) {
-      if (wantA && !v.includes(a)) failures.push(`${where} ${field}: marker ${a} missing in ${JSON.stringify(v.slice(0, 160))}`);
-      if (wantZ && !v.includes(z)) failures.push(`${where} ${field}: marker ${z} missing in ${JSON.stringify(v.slice(0, 160))}`);
+      if (wantA && !v.includes(a))
+        failures.push(`${where} ${field}: marker ${a} missing in ${JSON.stringify(v.slice(0, 160))}`);
+      if (wantZ && !v.includes(z))
+        failures.push(`${where} ${field}: marker ${z} missing in ${JSON.stringify(v.slice(0, 160))}`);
     }
   }
 }
@@ -103,31 +121,47 @@ describe('terminal safety matrix: payload x field x decoding path, through the c
     expect(new Set(words).size).toBe(words.length);
   });
 
-  it.each(MIME_PATHS)('MIME path %s: real SMTP in, real HTTP and client out', async (path: MimePath) => {
-    const api = createApi({ baseUrl: svc.baseUrl, retries: 0 });
-    const session = await api.createSession();
-    const cases = PAYLOADS.map((payload) => ({ payload, caseId: `${path}-${payload.id}` }));
-    const built = cases.map((c) => ({ ...c, ...buildEml(path, c.payload, session.email, c.caseId) }));
-    await sendRawBatch({ smtpHost: svc.smtpHost, smtpPort: svc.smtpPort }, session.email, built.map((b) => b.raw));
-    messagesSent += built.length;
-    const read = await readAll(api, session.token);
-    expect(read.length).toBe(built.length);
-    for (const b of built) {
-      const found = read.find((r) => r.message.headers?.['Message-ID'] === `<${b.caseId}@safety.test>`);
-      if (!found) {
-        failures.push(`${b.caseId}: message not found`);
-        continue;
+  it.each(MIME_PATHS)(
+    'MIME path %s: real SMTP in, real HTTP and client out',
+    async (path: MimePath) => {
+      const api = createApi({ baseUrl: svc.baseUrl, retries: 0 });
+      const session = await api.createSession();
+      const cases = PAYLOADS.map((payload) => ({ payload, caseId: `${path}-${payload.id}` }));
+      const built = cases.map((c) => ({ ...c, ...buildEml(path, c.payload, session.email, c.caseId) }));
+      await sendRawBatch(
+        { smtpHost: svc.smtpHost, smtpPort: svc.smtpPort },
+        session.email,
+        built.map((b) => b.raw),
+      );
+      messagesSent += built.length;
+      const read = await readAll(api, session.token);
+      expect(read.length).toBe(built.length);
+      for (const b of built) {
+        const found = read.find((r) => r.message.headers?.['Message-ID'] === `<${b.caseId}@safety.test>`);
+        if (!found) {
+          failures.push(`${b.caseId}: message not found`);
+          continue;
+        }
+        check(path, b.payload, b.fields, found.summary, found.message);
       }
-      check(path, b.payload, b.fields, found.summary, found.message);
-    }
-    // Not vacuous: the service hands the decoded control sequence on (entities stay entities until
-    // renderBody decodes them), so it is the client and renderBody that made it safe.
-    const first = read.find((r) => r.message.headers?.['Message-ID'] === `<${path}-01@safety.test>`)!;
-    const wire = await (await fetch(`${svc.baseUrl}read-mail?token=${session.token}&id=${first.summary.id}`)).text();
-    expect(wire).toContain(path.startsWith('ent') ? (path === 'entHex' ? '&#x1b;' : path === 'entDec' ? '&#27;' : '\\u001b&lsqb;') : '\\u001b[31m');
-    const mine = failures.filter((f) => f.startsWith(`${path} `) || f.startsWith(`${path}-`));
-    expect(mine, mine.slice(0, 20).join('\n')).toEqual([]);
-  }, 120_000);
+      // Not vacuous: the service hands the decoded control sequence on (entities stay entities until
+      // renderBody decodes them), so it is the client and renderBody that made it safe.
+      const first = read.find((r) => r.message.headers?.['Message-ID'] === `<${path}-01@safety.test>`)!;
+      const wire = await (await fetch(`${svc.baseUrl}read-mail?token=${session.token}&id=${first.summary.id}`)).text();
+      expect(wire).toContain(
+        path.startsWith('ent')
+          ? path === 'entHex'
+            ? '&#x1b;'
+            : path === 'entDec'
+              ? '&#27;'
+              : '\\u001b&lsqb;'
+          : '\\u001b[31m',
+      );
+      const mine = failures.filter((f) => f.startsWith(`${path} `) || f.startsWith(`${path}-`));
+      expect(mine, mine.slice(0, 20).join('\n')).toEqual([]);
+    },
+    120_000,
+  );
 
   it('JSON path: a service whose JSON carries \\u001b, \\u009b, \\u202e ... escapes', async () => {
     const session = spec.session();
@@ -139,7 +173,9 @@ describe('terminal safety matrix: payload x field x decoding path, through the c
         sender_email: `${v('senderEmail')}@example.org`,
         body_text: `Text part.\n${v('textBody')}\nEnd.`,
         body_html: `<p>${v('htmlBody')}</p><p><a href="https://example.org/${v('linkUrl').replace(/"/g, '&quot;')}">${v('linkText')}</a></p>`,
-        attachments: [{ id: 1, filename: v('attachmentName'), content_type: `text/plain${payload.seq.slice(0, 20)}`, size: 17 }],
+        attachments: [
+          { id: 1, filename: v('attachmentName'), content_type: `text/plain${payload.seq.slice(0, 20)}`, size: 17 },
+        ],
         to: [`${v('subject')}@example.org`],
         headers: { 'X-Case': payload.id, Subject: v('subject') },
       });

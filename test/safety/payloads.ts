@@ -114,8 +114,25 @@ export const PAYLOADS: readonly Payload[] = [
 ];
 
 /** Field codes, part of the marker words: subject, name, email, text, html, link text, url, file. */
-export type Field = 'subject' | 'senderName' | 'senderEmail' | 'textBody' | 'htmlBody' | 'linkText' | 'linkUrl' | 'attachmentName';
-export const FIELDS: readonly Field[] = ['subject', 'senderName', 'senderEmail', 'textBody', 'htmlBody', 'linkText', 'linkUrl', 'attachmentName'];
+export type Field =
+  | 'subject'
+  | 'senderName'
+  | 'senderEmail'
+  | 'textBody'
+  | 'htmlBody'
+  | 'linkText'
+  | 'linkUrl'
+  | 'attachmentName';
+export const FIELDS: readonly Field[] = [
+  'subject',
+  'senderName',
+  'senderEmail',
+  'textBody',
+  'htmlBody',
+  'linkText',
+  'linkUrl',
+  'attachmentName',
+];
 const FIELD_CODE: Record<Field, string> = {
   subject: 's',
   senderName: 'n',

@@ -34,7 +34,8 @@ const SINGLE_LINE: readonly Field[] = ['subject', 'senderName', 'senderEmail', '
 function strings(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string') out.push(value);
   else if (Array.isArray(value)) for (const v of value) strings(v, out);
-  else if (value && typeof value === 'object' && !(value instanceof Date)) for (const v of Object.values(value)) strings(v, out);
+  else if (value && typeof value === 'object' && !(value instanceof Date))
+    for (const v of Object.values(value)) strings(v, out);
   return out;
 }
 
@@ -62,7 +63,13 @@ function observed(provider: string, field: Field, summary: MessageSummary, messa
   }
 }
 
-function check(provider: string, payload: Payload, fields: readonly Field[], summary: MessageSummary, message: Message): void {
+function check(
+  provider: string,
+  payload: Payload,
+  fields: readonly Field[],
+  summary: MessageSummary,
+  message: Message,
+): void {
   const where = `${provider} #${payload.id} ${payload.name}`;
   const rendered = [renderBody(message, 80), renderBody({ bodyText: message.bodyText, bodyHtml: null }, 80)];
   for (const s of [...strings(summary), ...strings(message), ...strings(rendered)]) {
@@ -75,8 +82,10 @@ function check(provider: string, payload: Payload, fields: readonly Field[], sum
     const wantA = !(payload.long && field === 'linkUrl');
     const wantZ = wantA && !(payload.long && SINGLE_LINE.includes(field));
     for (const v of observed(provider, field, summary, message)) {
-      if (wantA && !v.includes(a)) failures.push(`${where} ${field}: marker ${a} missing in ${JSON.stringify(v.slice(0, 160))}`);
-      if (wantZ && !v.includes(z)) failures.push(`${where} ${field}: marker ${z} missing in ${JSON.stringify(v.slice(0, 160))}`);
+      if (wantA && !v.includes(a))
+        failures.push(`${where} ${field}: marker ${a} missing in ${JSON.stringify(v.slice(0, 160))}`);
+      if (wantZ && !v.includes(z))
+        failures.push(`${where} ${field}: marker ${z} missing in ${JSON.stringify(v.slice(0, 160))}`);
     }
   }
 }
@@ -108,7 +117,10 @@ describe('terminal safety matrix through the public providers', () => {
       byCase.set(id, payload);
     }
     // Not vacuous: the wire carries the controls (JSON escapes for C0, raw UTF-8 for C1 and bidi).
-    const page = async (n: number) => (await fetch(`${mailtm.baseUrl}messages?page=${n}`, { headers: { authorization: `Bearer ${session.token}` } })).text();
+    const page = async (n: number) =>
+      (
+        await fetch(`${mailtm.baseUrl}messages?page=${n}`, { headers: { authorization: `Bearer ${session.token}` } })
+      ).text();
     const wire = (await page(1)) + (await page(2));
     expect(wire).toContain('\\u001b');
     expect(wire).toContain('\u009b');
@@ -133,12 +145,22 @@ describe('terminal safety matrix through the public providers', () => {
         body: html(payload),
         attachments: [{ filename: v(payload, 'attachmentName'), contentType: 'text/plain', content: Buffer.from('x') }],
       });
-      byCase.set(String(a), { payload, fields: ['subject', 'senderName', 'senderEmail', 'htmlBody', 'linkText', 'linkUrl', 'attachmentName'] });
+      byCase.set(String(a), {
+        payload,
+        fields: ['subject', 'senderName', 'senderEmail', 'htmlBody', 'linkText', 'linkUrl', 'attachmentName'],
+      });
       // The plain one: the text body.
-      const b = guerrilla.deliver(session.email, { from, subject: v(payload, 'subject'), body: `Text part.\n${v(payload, 'textBody')}\nEnd.`, contentType: 'text/plain' });
+      const b = guerrilla.deliver(session.email, {
+        from,
+        subject: v(payload, 'subject'),
+        body: `Text part.\n${v(payload, 'textBody')}\nEnd.`,
+        contentType: 'text/plain',
+      });
       byCase.set(String(b), { payload, fields: ['textBody'] });
     }
-    const wire = await (await fetch(`${guerrilla.baseUrl}ajax.php?f=get_email_list&offset=0&sid_token=${session.token}`)).text();
+    const wire = await (
+      await fetch(`${guerrilla.baseUrl}ajax.php?f=get_email_list&offset=0&sid_token=${session.token}`)
+    ).text();
     expect(wire).toContain('\\u001b');
     expect(wire).toContain('&lt;');
     const read = await readAll(gm, session);
@@ -153,7 +175,9 @@ describe('terminal safety matrix through the public providers', () => {
 
   it('reports the size of the matrix', () => {
     const total = [...checked.values()].reduce((a, b) => a + b, 0);
-    console.log(`provider safety matrix: ${PAYLOADS.length} payloads, ${[...checked].map(([p, n]) => `${p} ${n}`).join(', ')}: ${total} payload x field cases, ${failures.length} failures`);
+    console.log(
+      `provider safety matrix: ${PAYLOADS.length} payloads, ${[...checked].map(([p, n]) => `${p} ${n}`).join(', ')}: ${total} payload x field cases, ${failures.length} failures`,
+    );
     expect(checked.get('mailtm')).toBe(PAYLOADS.length * FIELDS.length);
     expect(checked.get('guerrilla')).toBe(PAYLOADS.length * FIELDS.length);
     expect(failures).toEqual([]);

@@ -5,7 +5,17 @@
  * error messages and pages. Saved sessions are 0600 in a 0700 directory; a loose file is tightened, a
  * foreign or linked one refused with a message.
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,7 +90,13 @@ describe('the token in the app (built, in a pty) against a service that echoes i
       const address = /(\S+@fixture\.test)/.exec(inbox)![1]!;
       // read-mail fails from the start: the app fetches bodies ahead of time, and that must fail too.
       spec.setFault('http500', ['read-mail']);
-      spec.add(TOKEN, { subject: 'Hello secret keeper', sender_name: 'Ops', sender_email: 'ops@example.org', body_text: 'Your link: https://svc.example/confirm?id=7', body_html: null });
+      spec.add(TOKEN, {
+        subject: 'Hello secret keeper',
+        sender_name: 'Ops',
+        sender_email: 'ops@example.org',
+        body_text: 'Your link: https://svc.example/confirm?id=7',
+        body_html: null,
+      });
       await look('Hello secret keeper');
       await a.press('c', (s) => /Copied|copied|Sent|clipboard/.test(s));
       screens.push(a.screenText());
@@ -124,7 +140,10 @@ describe('the token in the app (built, in a pty) against a service that echoes i
     const raw = a.raw().toString('utf8');
     expectNoToken(raw, 'raw output');
     // Also with every escape sequence taken out, in case a cursor move split the token on screen.
-    expectNoToken(raw.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|[\r\n]/g, ''), 'raw output without sequences');
+    expectNoToken(
+      raw.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|[\r\n]/g, ''),
+      'raw output without sequences',
+    );
 
     if (appPid) expect(argvs.size).toBeGreaterThan(0);
     for (const line of argvs) expectNoToken(line, `argv "${line}"`);
@@ -156,11 +175,19 @@ describe('the token in errors of the client module', () => {
       const results = await Promise.allSettled(ops);
       spec.setFault('ok');
       // Only delete-mail may pass (a wrong-shaped success is still a success for it).
-      expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThanOrEqual(fault === 'wrongShape' ? 3 : 4);
+      expect(results.filter((r) => r.status === 'rejected').length).toBeGreaterThanOrEqual(
+        fault === 'wrongShape' ? 3 : 4,
+      );
       for (const r of results) {
         if (r.status !== 'rejected') continue;
         const e = r.reason as Error;
-        for (const dump of [inspect(e, { depth: Infinity, showHidden: true }), JSON.stringify(e), String(e), e.message, e.stack ?? '']) {
+        for (const dump of [
+          inspect(e, { depth: Infinity, showHidden: true }),
+          JSON.stringify(e),
+          String(e),
+          e.message,
+          e.stack ?? '',
+        ]) {
           expectNoToken(dump, `${fault} error`);
         }
       }
@@ -207,7 +234,8 @@ describe('saved sessions on disk, through the built CLI', () => {
     return { home, address, file: join(home, 'state', 'sessions.json') };
   }
   // Wide: the message leads with the (long, temporary) path and the reason comes after it.
-  const spawnIn = (home: string) => spawnApp({ args: ['--base-url', spec.baseUrl], env: { TEMPMAIL_TUI_HOME: home }, cols: 220, rows: 30 });
+  const spawnIn = (home: string) =>
+    spawnApp({ args: ['--base-url', spec.baseUrl], env: { TEMPMAIL_TUI_HOME: home }, cols: 220, rows: 30 });
 
   it('the app tightens a loose saved-session file to 0600 in a 0700 directory', async () => {
     const { home, address, file } = await savedHome('app-modes');
@@ -224,19 +252,25 @@ describe('saved sessions on disk, through the built CLI', () => {
   }, 60_000);
 
   // Giving a file to another user needs root; elsewhere this shows as skipped, not as passed.
-  it.runIf(isRoot)('the app refuses a saved-session file owned by another user, with a message on screen', async () => {
-    const { home, address, file } = await savedHome('app-foreign');
-    chownSync(file, 65534, 65534);
-    const app = spawnIn(home);
-    try {
-      const screen = await app.waitForScreen((s) => /belongs to another/.test(s.replace(/\s+/g, ' ')) && /Random address on/.test(s));
-      expect(screen).toMatch(/Saved addresses could not be read/);
-      expect(screen).not.toContain(address);
-      expectNoToken(app.raw().toString('utf8'), 'app with a foreign sessions file');
-    } finally {
-      app.kill();
-    }
-  }, 60_000);
+  it.runIf(isRoot)(
+    'the app refuses a saved-session file owned by another user, with a message on screen',
+    async () => {
+      const { home, address, file } = await savedHome('app-foreign');
+      chownSync(file, 65534, 65534);
+      const app = spawnIn(home);
+      try {
+        const screen = await app.waitForScreen(
+          (s) => /belongs to another/.test(s.replace(/\s+/g, ' ')) && /Random address on/.test(s),
+        );
+        expect(screen).toMatch(/Saved addresses could not be read/);
+        expect(screen).not.toContain(address);
+        expectNoToken(app.raw().toString('utf8'), 'app with a foreign sessions file');
+      } finally {
+        app.kill();
+      }
+    },
+    60_000,
+  );
 
   it.runIf(isRoot)('a file owned by someone else is refused with a message (no stack)', async () => {
     const foreign = await tmp('foreign');

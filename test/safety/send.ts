@@ -20,7 +20,12 @@ export function dataBlock(raw: Buffer): Buffer {
 }
 
 /** Sends every message to `to` over one connection; rejects on the first refusal, with the reply. */
-export async function sendRawBatch(target: SmtpTarget, to: string, messages: Buffer[], from = 'sender@example.org'): Promise<void> {
+export async function sendRawBatch(
+  target: SmtpTarget,
+  to: string,
+  messages: Buffer[],
+  from = 'sender@example.org',
+): Promise<void> {
   const c = await openSmtp(target, 30_000);
   try {
     const expect = async (reply: Promise<string>, code: string, what: string) => {

@@ -33,7 +33,13 @@ async function roundTrip(raw: string | Buffer): Promise<Message & { token: strin
   const api = createApi({ baseUrl: svc.baseUrl, retries: 0 });
   const [m] = await api.checkMail(b.token);
   const message = await api.readMail(b.token, m!.id);
-  for (const s of [message.subject, message.senderName, message.senderEmail, message.bodyText ?? '', message.bodyHtml ?? '']) {
+  for (const s of [
+    message.subject,
+    message.senderName,
+    message.senderEmail,
+    message.bodyText ?? '',
+    message.bodyHtml ?? '',
+  ]) {
     expect(firstUnsafe(s)).toBeNull();
   }
   return { ...message, token: b.token };
@@ -53,7 +59,10 @@ describe('SMTP under abuse', () => {
     await c.command('RSET');
     expect(await c.command(`MAIL FROM:<a@example.org> SIZE=${LIMIT + 1}`)).toMatch(/^552 /);
     const head = `From: a@example.org\r\nTo: ${b.email}\r\nSubject: edge\r\n\r\n`;
-    for (const [size, code] of [[LIMIT, '250'], [LIMIT + 1, '552']] as const) {
+    for (const [size, code] of [
+      [LIMIT, '250'],
+      [LIMIT + 1, '552'],
+    ] as const) {
       expect(await c.command('MAIL FROM:<a@example.org>')).toMatch(/^250/);
       expect(await c.command(`RCPT TO:<${b.email}>`)).toMatch(/^250/);
       expect(await c.command('DATA')).toMatch(/^354/);
@@ -85,7 +94,10 @@ describe('SMTP under abuse', () => {
 
   it('raw 8-bit and NUL bytes in headers and body: stored byte for byte, shown safe', async () => {
     const raw = Buffer.concat([
-      Buffer.from('From: Ren\xe9 \x00Nul <r@example.org>\r\nSubject: caf\xe9 \x00 \xff\xfe \xc3\x28 end\r\n\r\n', 'latin1'),
+      Buffer.from(
+        'From: Ren\xe9 \x00Nul <r@example.org>\r\nSubject: caf\xe9 \x00 \xff\xfe \xc3\x28 end\r\n\r\n',
+        'latin1',
+      ),
       Buffer.from([0x62, 0x00, 0x80, 0x9b, 0x33, 0x31, 0x6d, 0xff, 0x0d, 0x0a]),
     ]);
     const m = await roundTrip(raw);
@@ -99,18 +111,25 @@ describe('SMTP under abuse', () => {
     try {
       const b = await createApi({ baseUrl: big.baseUrl }).createSession();
       const longHeader = `From: a@example.org\r\nX-Long: ${'h'.repeat(3 * 1024 * 1024)}\r\nSubject: long header\r\n\r\nbody\r\n`;
-      const parts = Array.from({ length: 5000 }, (_, i) => `--p\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join('');
+      const parts = Array.from({ length: 5000 }, (_, i) => `--p\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`).join(
+        '',
+      );
       const manyParts = `From: a@example.org\r\nSubject: many parts\r\nContent-Type: multipart/mixed; boundary=p\r\n\r\n${parts}--p--\r\n`;
-      const unclosed = 'From: a@example.org\r\nSubject: unclosed\r\nContent-Type: multipart/mixed; boundary=never\r\n\r\n--never\r\nContent-Type: text/plain\r\n\r\nopen part\r\n';
+      const unclosed =
+        'From: a@example.org\r\nSubject: unclosed\r\nContent-Type: multipart/mixed; boundary=never\r\n\r\n--never\r\nContent-Type: text/plain\r\n\r\nopen part\r\n';
       const sent = [longHeader, manyParts, unclosed].map((s) => Buffer.from(s));
       await sendRawBatch(big, b.email, sent);
-      const list = (await call(big.baseUrl, '/check-mail', { query: { token: b.token } })).json!.messages as { id: number; subject: string }[];
+      const list = (await call(big.baseUrl, '/check-mail', { query: { token: b.token } })).json!.messages as {
+        id: number;
+        subject: string;
+      }[];
       expect(list.length).toBe(3);
       expect(list.map((m) => m.subject)).toContain('unclosed');
       // mailparser gives up past 1 MB of header or ~1,000 parts; the service then keeps best-effort
       // fields (read from the top-level header: test/server/mail/mime.test.ts) and the raw message, served intact.
       const stored = [];
-      for (const m of list) stored.push((await call(big.baseUrl, '/raw-mail', { query: { token: b.token, id: m.id } })).bytes);
+      for (const m of list)
+        stored.push((await call(big.baseUrl, '/raw-mail', { query: { token: b.token, id: m.id } })).bytes);
       const bySize = (a: Buffer, z: Buffer) => a.length - z.length;
       expect(stored.sort(bySize).map((x, i) => x.equals(sent.sort(bySize)[i]!))).toEqual([true, true, true]);
       expect((await call(big.baseUrl, '/health')).status).toBe(200);
@@ -133,7 +152,11 @@ describe('SMTP under abuse', () => {
       for (const c of open) c.destroy();
     }
     const b = await box();
-    await waitFor(async () => (await sendRawBatch(svc, b.email, [Buffer.from('Subject: after the crowd\r\n\r\nx\r\n')]).then(() => true)), { timeoutMs: 10_000 });
+    await waitFor(
+      async () =>
+        await sendRawBatch(svc, b.email, [Buffer.from('Subject: after the crowd\r\n\r\nx\r\n')]).then(() => true),
+      { timeoutMs: 10_000 },
+    );
   }, 60_000);
 
   it('a slow but steady sender (a chunk every 100 ms) gets its 250', async () => {

@@ -39,7 +39,10 @@ function unmount(dir: string): void {
 const probe = tryMount('64k');
 if (probe) unmount(probe);
 const canMount = probe !== null;
-if (!canMount) console.log('storage-full: cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN): ENOSPC and read-only cases skipped');
+if (!canMount)
+  console.log(
+    'storage-full: cannot mount a tmpfs here (needs root / CAP_SYS_ADMIN): ENOSPC and read-only cases skipped',
+  );
 
 const mounts: string[] = [];
 let svc: TestService | undefined;
@@ -112,12 +115,16 @@ describe.skipIf(!canMount)('a data dir on a real tmpfs', () => {
 
     await rm(filler);
     // The service finds the room itself (it probes the data dir while failing), and says it is back.
-    await waitFor(async () => (await call(s.baseUrl, '/health')).status === 200, { message: '/health 200 once there is room' });
+    await waitFor(async () => (await call(s.baseUrl, '/health')).status === 200, {
+      message: '/health 200 once there is room',
+    });
     expect(s.logs.join('\n')).toMatch(/storage is back after/);
     await sendRaw(s, b.email, message(b.email, 'after', 40_000));
     expect(await subjects(s, b.token)).toEqual(['after', 'before']);
     expect((await call(s.baseUrl, '/health')).json).toEqual({ status: 'ok' });
-    console.log(`storage-full: ENOSPC answered ${results.join(', ')}; /health ${health.status}; recovered after freeing space`);
+    console.log(
+      `storage-full: ENOSPC answered ${results.join(', ')}; /health ${health.status}; recovered after freeing space`,
+    );
   });
 
   it('read-only (remount ro): 451 and never 250, /health 503; remount rw -> 250 and healthy', async () => {
@@ -138,7 +145,9 @@ describe.skipIf(!canMount)('a data dir on a real tmpfs', () => {
     } finally {
       execFileSync('mount', ['-o', 'remount,rw', dir], { stdio: 'pipe' });
     }
-    await waitFor(async () => (await call(s.baseUrl, '/health')).status === 200, { message: '/health 200 once writable again' });
+    await waitFor(async () => (await call(s.baseUrl, '/health')).status === 200, {
+      message: '/health 200 once writable again',
+    });
     await sendRaw(s, b.email, message(b.email, 'after ro', 100));
     expect(await subjects(s, b.token)).toEqual(['after ro', 'before ro']);
     expect((await call(s.baseUrl, '/health')).status).toBe(200);

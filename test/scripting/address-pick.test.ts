@@ -32,13 +32,19 @@ describe('--address with two live saved addresses', () => {
   it('both are saved, the newer one is the default', () => {
     expect(older).toMatch(/^older-pick@/);
     expect(newer).toMatch(/^newer-pick@/);
-    expect(openSavedSessions({ env: r.env }).listLive().map((s) => s.email)).toEqual([newer, older]);
+    expect(
+      openSavedSessions({ env: r.env })
+        .listLive()
+        .map((s) => s.email),
+    ).toEqual([newer, older]);
   });
 
   it('wait --address <older> sees mail to the older address; list, read and the default pick agree', async () => {
     // `wait` first: it only counts mail that arrives after its baseline, so the mail goes out once it says so.
     const running = r.run('wait', ['--address', older, '--print', 'code', '--timeout', '10', '--interval', '0.2']);
-    await waitFor(() => running.live.stderr.includes('Waiting for') || running.live.code !== -1, { message: 'wait to start' });
+    await waitFor(() => running.live.stderr.includes('Waiting for') || running.live.code !== -1, {
+      message: 'wait to start',
+    });
     expect(running.live.stderr).toContain(`Waiting for a code at ${older}`);
     await sendMail(svc, {
       from: 'Acme Accounts <accounts@acme.test>',
@@ -70,7 +76,11 @@ describe('--address with two live saved addresses', () => {
     expect(read.code).toBe(0);
     expect(read.stdout).toContain('Subject: Your Acme verification code\n');
     expect(read.stdout).toContain('Code: 640215\n');
-    expect(JSON.parse((await r.run('read', [id!, '--address', older, '--json'])).stdout)).toMatchObject({ id: Number(id), to: [older], code: '640215' });
+    expect(JSON.parse((await r.run('read', [id!, '--address', older, '--json'])).stdout)).toMatchObject({
+      id: Number(id),
+      to: [older],
+      code: '640215',
+    });
     // The same id asked of the newest address is not found there: the message belongs to the older one.
     const wrongInbox = await r.run('read', [id!]);
     expect(wrongInbox).toMatchObject({ code: EXIT.failed, stdout: '' });

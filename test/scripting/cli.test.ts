@@ -41,7 +41,10 @@ describe('node dist/cli.js (scripting)', () => {
     const token = openSavedSessions({ env }).listLive()[0]!.token;
 
     const waiting = spawnCli(['wait', '--print', 'code', '--timeout', '30', '--subject', 'verif'], env);
-    await waitFor(() => waiting.stderr().includes('Waiting for a code'), { timeoutMs: 15_000, message: 'wait to start' });
+    await waitFor(() => waiting.stderr().includes('Waiting for a code'), {
+      timeoutMs: 15_000,
+      message: 'wait to start',
+    });
     await sendMail(svc, {
       from: 'Shop <hello@shop.test>',
       to: email,
@@ -51,7 +54,8 @@ describe('node dist/cli.js (scripting)', () => {
     const { code } = await waiting.exited;
     expect(code).toBe(0);
     expect(waiting.stdout()).toBe('583107\n');
-    for (const out of [created.stdout, created.stderr, waiting.stdout(), waiting.stderr()]) expect(out).not.toContain(token);
+    for (const out of [created.stdout, created.stderr, waiting.stdout(), waiting.stderr()])
+      expect(out).not.toContain(token);
   });
 
   it('wait exits 1 on timeout; usage errors exit 2; --help exits 0', async () => {

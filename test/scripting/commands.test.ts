@@ -22,7 +22,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // No token of any saved session ever reached stdout or stderr in this file (only --show-token may).
-  const tokens = openSavedSessions({ env: r.env }).listLive().map((s) => s.token);
+  const tokens = openSavedSessions({ env: r.env })
+    .listLive()
+    .map((s) => s.token);
   const all = r.transcript.join('');
   const shown = tokens.filter((t) => all.includes(t));
   expect(shown.length).toBeLessThanOrEqual(1);
@@ -40,13 +42,13 @@ describe('new', () => {
     );
   });
 
-  it("names all four provider families in the hint of a missing service", async () => {
+  it('names all four provider families in the hint of a missing service', async () => {
     const res = await r.run('new', []);
     expect(res.stderr).toMatch(/mailtm, tempmaillol or guerrilla/);
     expect(res.stderr).toContain('--provider tempmail for mailtemp.us');
   });
 
-  it('a name the service refuses (--prefix \'Bad Name\') is a usage error: exit 2, the rule said', async () => {
+  it("a name the service refuses (--prefix 'Bad Name') is a usage error: exit 2, the rule said", async () => {
     const res = await r.run('new', [...base, '--prefix', 'Bad Name']);
     expect(res.code).toBe(2);
     expect(res.stdout).toBe('');
@@ -86,7 +88,9 @@ describe('new', () => {
     const text = await r.run('new', [...base, '--show-token', '--quiet']);
     const [email, token] = text.stdout.trim().split('\n');
     expect(text.stderr).toBe('');
-    const saved = openSavedSessions({ env: r.env }).listLive().find((s) => s.email === email)!;
+    const saved = openSavedSessions({ env: r.env })
+      .listLive()
+      .find((s) => s.email === email)!;
     expect(token).toBe(saved.token);
     expect(token!.length).toBeGreaterThan(20);
   });
@@ -108,7 +112,9 @@ describe('domains', () => {
   it('lists domains and accounts as lines and as JSON', async () => {
     const text = await r.run('domains', base);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^\d+\tdomain\ttempmail\.test\n\d+\tdomain\tinbox\.test\n\d+\textmail\towner@extmail\.test\n$/);
+    expect(text.stdout).toMatch(
+      /^\d+\tdomain\ttempmail\.test\n\d+\tdomain\tinbox\.test\n\d+\textmail\towner@extmail\.test\n$/,
+    );
     const json = JSON.parse((await r.run('domains', [...base, '--json'])).stdout);
     expect(json.domains.map((d: { domain: string }) => d.domain)).toEqual(['tempmail.test', 'inbox.test']);
     expect(json.extmailAccounts).toEqual([{ id: expect.any(Number), email: 'owner@extmail.test' }]);
@@ -162,7 +168,12 @@ describe('list and read', () => {
     expect(from).toBe('GitHub <noreply@github.test>');
     expect(subject).toBe('[GitHub] Please verify your device');
     const listJson = JSON.parse((await r.run('list', ['--json'])).stdout);
-    expect(listJson).toEqual({ address: email, messages: [{ id: Number(id), senderName: 'GitHub', senderEmail: 'noreply@github.test', subject, receivedAt: when }] });
+    expect(listJson).toEqual({
+      address: email,
+      messages: [
+        { id: Number(id), senderName: 'GitHub', senderEmail: 'noreply@github.test', subject, receivedAt: when },
+      ],
+    });
 
     const read = await r.run('read', [id!]);
     expect(read.code).toBe(0);
@@ -219,10 +230,17 @@ describe('usage', () => {
   });
 
   it('--show-token is for new alone: the other commands refuse it as an unknown option (exit 2, nothing asked)', async () => {
-    for (const [command, args] of [['list', []], ['domains', []], ['read', ['1']], ['wait', ['--timeout', '1']]] as const) {
+    for (const [command, args] of [
+      ['list', []],
+      ['domains', []],
+      ['read', ['1']],
+      ['wait', ['--timeout', '1']],
+    ] as const) {
       const res = await r.run(command, [...base, ...args, '--show-token']);
       expect(res, command).toMatchObject({ code: 2, stdout: '' });
-      expect(res.stderr).toBe(`tempmail-tui ${command}: unknown option --show-token (see tempmail-tui ${command} --help)\n`);
+      expect(res.stderr).toBe(
+        `tempmail-tui ${command}: unknown option --show-token (see tempmail-tui ${command} --help)\n`,
+      );
     }
   });
 
@@ -240,6 +258,14 @@ describe('usage', () => {
     const file = openSavedSessions({ env: r.env }).file;
     const data = JSON.parse(readFileSync(file, 'utf8'));
     expect(data.version).toBe(1);
-    expect(Object.keys(data.sessions[0]).sort()).toEqual(['baseUrl', 'createdAt', 'email', 'expiresAt', 'provider', 'token', 'usedAt']);
+    expect(Object.keys(data.sessions[0]).sort()).toEqual([
+      'baseUrl',
+      'createdAt',
+      'email',
+      'expiresAt',
+      'provider',
+      'token',
+      'usedAt',
+    ]);
   });
 });

@@ -16,7 +16,13 @@ import { spawnApp } from '../e2e/pty-harness';
 import { CLI, spawnCli } from '../harness/serve-process';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const HELPS: string[][] = [['--help'], ['serve', '--help'], ['admin', '--help'], ['admin', 'sessions', '--help'], ...SCRIPT_COMMANDS.map((c) => [c, '--help'])];
+const HELPS: string[][] = [
+  ['--help'],
+  ['serve', '--help'],
+  ['admin', '--help'],
+  ['admin', 'sessions', '--help'],
+  ...SCRIPT_COMMANDS.map((c) => [c, '--help']),
+];
 
 let home: string;
 beforeAll(() => {
@@ -25,7 +31,13 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-const env = () => ({ TEMPMAIL_TUI_HOME: home, HOME: home, XDG_CONFIG_HOME: join(home, 'c'), TEMPMAIL_BASE_URL: '', TEMPMAIL_PROVIDER: '' });
+const env = () => ({
+  TEMPMAIL_TUI_HOME: home,
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'c'),
+  TEMPMAIL_BASE_URL: '',
+  TEMPMAIL_PROVIDER: '',
+});
 
 /** The lines of `text` wider than `width`, with their width: none expected. */
 const overWidth = (text: string, width: number) =>
@@ -53,7 +65,10 @@ describe('--help fits the width', () => {
         expect(text, args.join(' ')).toMatch(/Usage|tempmail-tui/);
         expect(overWidth(text, 60), args.join(' ')).toEqual([]);
         // Fitted to 60, not merely under 80: some lines use the room.
-        expect(text.split(/\r?\n/).some((line) => line.length > 50), args.join(' ')).toBe(true);
+        expect(
+          text.split(/\r?\n/).some((line) => line.length > 50),
+          args.join(' '),
+        ).toBe(true);
       } finally {
         app.kill();
       }

@@ -10,7 +10,10 @@ let svc: TestService;
 let r: Runner;
 let base: string[];
 beforeAll(async () => {
-  svc = await startTestService({ extmailAccounts: [{ email: 'owner@extmail.test', dotInsensitive: false }], createPerMinute: 1000 });
+  svc = await startTestService({
+    extmailAccounts: [{ email: 'owner@extmail.test', dotInsensitive: false }],
+    createPerMinute: 1000,
+  });
   r = makeRunner();
   base = ['--base-url', svc.baseUrl];
 });
@@ -49,9 +52,29 @@ it('new, domains, list and read print the documented keys, times ISO in UTC', as
 
   const read = JSON.parse((await r.run('read', [...base, String(listed.messages[0].id), '--json'])).stdout);
   expect(keys(read)).toEqual(
-    ['attachments', 'bodyHtml', 'bodyText', 'cc', 'code', 'id', 'link', 'links', 'receivedAt', 'senderEmail', 'senderName', 'subject', 'text', 'to'].sort(),
+    [
+      'attachments',
+      'bodyHtml',
+      'bodyText',
+      'cc',
+      'code',
+      'id',
+      'link',
+      'links',
+      'receivedAt',
+      'senderEmail',
+      'senderName',
+      'subject',
+      'text',
+      'to',
+    ].sort(),
   );
   expect(keys(read.attachments[0])).toEqual(['contentType', 'filename', 'id', 'size']);
   expect(keys(read.links[0])).toEqual(['n', 'text', 'url']);
-  expect(read).toMatchObject({ code: '482913', link: 'https://acme.test/verify?t=1', cc: ['other@example.org'], to: [made.email] });
+  expect(read).toMatchObject({
+    code: '482913',
+    link: 'https://acme.test/verify?t=1',
+    cc: ['other@example.org'],
+    to: [made.email],
+  });
 });

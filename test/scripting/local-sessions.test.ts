@@ -22,7 +22,7 @@ afterAll(async () => {
   await svc.close();
 });
 
-describe('saved addresses of the app\'s local service', () => {
+describe("saved addresses of the app's local service", () => {
   it('are skipped by list/wait without --address, and named as local with --address', async () => {
     const store = openSavedSessions({ env: r.env });
     const reachable = await createApi({ baseUrl: svc.baseUrl }).createSession();
@@ -30,7 +30,10 @@ describe('saved addresses of the app\'s local service', () => {
     // Saved after, so newest: what the app writes in local mode.
     const key = serviceKey(undefined, r.env);
     expect(key).toBe(`local:${r.home}/data`);
-    store.save({ email: 'local-one@tempmail.test', token: 'local-token-123', expiresAt: new Date(Date.now() + 3_600_000) }, key);
+    store.save(
+      { email: 'local-one@tempmail.test', token: 'local-token-123', expiresAt: new Date(Date.now() + 3_600_000) },
+      key,
+    );
 
     const listed = await r.run('list', []);
     expect(listed.code).toBe(0);

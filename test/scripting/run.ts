@@ -18,7 +18,11 @@ export interface Runner {
   env: NodeJS.ProcessEnv;
   /** Every byte any command wrote, to assert that no token ever leaked. */
   transcript: string[];
-  run(command: string, args: string[], options?: { env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<RunResult> & { live: RunResult };
+  run(
+    command: string,
+    args: string[],
+    options?: { env?: NodeJS.ProcessEnv; signal?: AbortSignal },
+  ): Promise<RunResult> & { live: RunResult };
   /** Tokens of the live saved addresses that appear anywhere in the transcript (should be none). */
   leakedTokens(): string[];
   cleanup(): void;
@@ -50,11 +54,13 @@ export function makeRunner(): Runner {
     },
     leakedTokens() {
       const all = transcript.join('');
-      return openSavedSessions({ env })
-        .listLive()
-        .map((saved) => saved.token)
-        // An account saved before its sign-in has no token yet ("").
-        .filter((token) => token !== '' && all.includes(token));
+      return (
+        openSavedSessions({ env })
+          .listLive()
+          .map((saved) => saved.token)
+          // An account saved before its sign-in has no token yet ("").
+          .filter((token) => token !== '' && all.includes(token))
+      );
     },
     cleanup() {
       rmSync(home, { recursive: true, force: true });
@@ -67,7 +73,10 @@ export const BIG_HTML_END = 'This is the last paragraph of the newsletter.';
 
 /** About 600 KB of HTML (past the viewer's 256 KB render cap), ending with BIG_HTML_END. */
 export function bigHtml(): string {
-  const paragraphs = Array.from({ length: 9000 }, (_, i) => `<p>Paragraph ${i} of a long newsletter, with <b>some</b> markup.</p>`);
+  const paragraphs = Array.from(
+    { length: 9000 },
+    (_, i) => `<p>Paragraph ${i} of a long newsletter, with <b>some</b> markup.</p>`,
+  );
   const html = `<html><body>${paragraphs.join('\n')}<p>${BIG_HTML_END}</p></body></html>`;
   if (html.length < 600_000) throw new Error(`bigHtml is only ${html.length} bytes`);
   return html;

@@ -42,12 +42,20 @@ async function startRecordingProxy(target: string): Promise<RecordingProxy> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      requests.push({ method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'], body: body.toString('utf8') });
-      const headers: IncomingHttpHeaders = { ...req.headers, host: to.host };
-      const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        contentType: req.headers['content-type'],
+        body: body.toString('utf8'),
       });
+      const headers: IncomingHttpHeaders = { ...req.headers, host: to.host };
+      const upstream = request(
+        { host: to.hostname, port: to.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
       upstream.on('error', () => res.writeHead(502).end());
       upstream.end(body);
     });
@@ -142,7 +150,11 @@ describe('postEncoding: how create-session parameters travel', () => {
   });
 
   /** `new --prefix P` through the proxy; returns the create-session request it sent. */
-  async function createThroughProxy(prefix: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<Recorded> {
+  async function createThroughProxy(
+    prefix: string,
+    args: string[] = [],
+    env: NodeJS.ProcessEnv = {},
+  ): Promise<Recorded> {
     const res = await r.run('new', ['--base-url', proxy.baseUrl, '--prefix', prefix, '-q', ...args], { env });
     // The service understood the parameters however they travelled: the address has the asked-for prefix.
     expect(res, res.stderr).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^${prefix}@`)) });
@@ -173,7 +185,9 @@ describe('postEncoding: how create-session parameters travel', () => {
     expect(fromEnv.body).toBe('');
 
     // The flag beats the environment too.
-    const flagOverEnv = await createThroughProxy('enc-both', ['--post-encoding', 'json'], { TEMPMAIL_POST_ENCODING: 'query' });
+    const flagOverEnv = await createThroughProxy('enc-both', ['--post-encoding', 'json'], {
+      TEMPMAIL_POST_ENCODING: 'query',
+    });
     expect(flagOverEnv.contentType).toMatch(/^application\/json\b/);
     expect(flagOverEnv.path).toBe('/create-session');
   });

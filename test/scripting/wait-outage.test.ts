@@ -55,7 +55,9 @@ async function waitWhileDown(): Promise<{ done: Promise<RunResult> }> {
   gate.shut();
   const refusedBefore = gate.refused();
   const running = r.run('wait', ['--interval', '0.2', '--print', 'code', '--timeout', '20']);
-  await waitFor(() => gate.refused() > refusedBefore && /retrying in/.test(running.live.stderr), { message: 'wait to be refused' });
+  await waitFor(() => gate.refused() > refusedBefore && /retrying in/.test(running.live.stderr), {
+    message: 'wait to be refused',
+  });
   // Not the promise itself: an async function returning a thenable would await the whole wait.
   return { done: running };
 }
@@ -123,7 +125,10 @@ describe('wait against an address that is not the service', () => {
     });
     try {
       const store = openSavedSessions({ env: r.env });
-      store.save({ email: 'lost@web.test', token: 'tok-web-page-0123456789', expiresAt: new Date(Date.now() + 600_000) }, web.baseUrl);
+      store.save(
+        { email: 'lost@web.test', token: 'tok-web-page-0123456789', expiresAt: new Date(Date.now() + 600_000) },
+        web.baseUrl,
+      );
       const res = await r.run('wait', ['--address', 'lost@web.test', '--timeout', '60', '--interval', '0.2']);
       expect(res.code).toBe(1);
       expect(res.stderr).toBe(
@@ -139,11 +144,23 @@ describe('wait against an address that is not the service', () => {
 
 describe('receivedBefore', () => {
   const at = (id: string, iso: string | null): MessageSummary =>
-    ({ id, receivedAt: iso === null ? null : new Date(iso), subject: '', senderName: '', senderEmail: '' }) as unknown as MessageSummary;
+    ({
+      id,
+      receivedAt: iso === null ? null : new Date(iso),
+      subject: '',
+      senderName: '',
+      senderEmail: '',
+    }) as unknown as MessageSummary;
 
   it('judges by receive time; a message without one by its id beside those with one', () => {
     const start = Date.parse('2026-01-01T12:00:00Z');
-    const list = [at('9', '2026-01-01T11:00:00Z'), at('10', null), at('11', '2026-01-01T12:00:00Z'), at('12', null), at('13', '2026-01-01T12:00:05Z')];
+    const list = [
+      at('9', '2026-01-01T11:00:00Z'),
+      at('10', null),
+      at('11', '2026-01-01T12:00:00Z'),
+      at('12', null),
+      at('13', '2026-01-01T12:00:05Z'),
+    ];
     // Ids compare as numbers where they are numbers: 10 comes before 11, not after it.
     expect(receivedBefore(list, start).map((m) => m.id)).toEqual(['9', '10']);
     expect(receivedBefore([at('7', null)], start).map((m) => m.id)).toEqual(['7']);

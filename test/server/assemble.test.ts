@@ -62,10 +62,13 @@ describe('startServer', () => {
 
     now += 120_000;
     expect((await call(second.baseUrl, '/check-mail', { query: { token: fresh.token } })).status).toBe(410);
-    await waitFor(async () => (await call(second.baseUrl, '/check-mail', { query: { token: fresh.token } })).status === 401, {
-      timeoutMs: 5000,
-      message: 'the purge timer to remove the expired session',
-    });
+    await waitFor(
+      async () => (await call(second.baseUrl, '/check-mail', { query: { token: fresh.token } })).status === 401,
+      {
+        timeoutMs: 5000,
+        message: 'the purge timer to remove the expired session',
+      },
+    );
   });
 
   it('refuses to start on a data dir it cannot use, with a readable error', async () => {

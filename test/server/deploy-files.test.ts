@@ -19,7 +19,8 @@ import { makeCa, makeServerCert } from '../harness/tls-certs';
 import { waitFor } from '../harness/wait';
 
 const cleanup = cleanupAfterEach();
-const deploy = (name: string) => readFileSync(fileURLToPath(new URL(`../../scripts/deploy/${name}`, import.meta.url)), 'utf8');
+const deploy = (name: string) =>
+  readFileSync(fileURLToPath(new URL(`../../scripts/deploy/${name}`, import.meta.url)), 'utf8');
 const unit = deploy('tempmail-tui.service');
 const nginx = deploy('nginx-tempmail-tui.conf');
 const hook = deploy('certbot-deploy-hook.sh');
@@ -27,7 +28,15 @@ const hook = deploy('certbot-deploy-hook.sh');
 /** `Key=value` lines of the unit, continuation lines joined. */
 function directives(text: string): Map<string, string> {
   const joined = text.replace(/\\\n\s*/g, ' ');
-  return new Map(joined.split('\n').flatMap((line) => (/^[A-Za-z]+=/.test(line) ? [[line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).trim()] as [string, string]] : [])));
+  return new Map(
+    joined
+      .split('\n')
+      .flatMap((line) =>
+        /^[A-Za-z]+=/.test(line)
+          ? [[line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).trim()] as [string, string]]
+          : [],
+      ),
+  );
 }
 
 const exec = directives(unit).get('ExecStart')!.split(/\s+/);
@@ -38,7 +47,8 @@ describe('scripts/deploy/tempmail-tui.service', () => {
   it('runs `tempmail-tui serve` on the Node it names, with flags serve takes, on port 25 without root', () => {
     expect(exec[0]).toMatch(/\/node$/); // the Node it runs is named, not found by `env node`
     expect(exec[1]).toMatch(/\/node_modules\/tempmail-tui\/dist\/cli\.js$/);
-    const flags = parseArgs({ args: serveArgs, options: SERVE_OPTIONS, strict: true, allowPositionals: false }).values as ServeFlags;
+    const flags = parseArgs({ args: serveArgs, options: SERVE_OPTIONS, strict: true, allowPositionals: false })
+      .values as ServeFlags;
     const config = buildServerConfig(flags, {});
     expect(config).toMatchObject({
       domains: ['tmp.example.org'],
@@ -80,7 +90,9 @@ describe('scripts/deploy/tempmail-tui.service', () => {
     expect(await c.command('EHLO deploy.test')).toContain('STARTTLS');
     await c.command('QUIT');
     proc.child.kill('SIGHUP');
-    await waitFor(() => proc.stderr().includes('SIGHUP: STARTTLS now offers CN=mail.example.org'), { message: 'the reload' });
+    await waitFor(() => proc.stderr().includes('SIGHUP: STARTTLS now offers CN=mail.example.org'), {
+      message: 'the reload',
+    });
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
   });
 });

@@ -28,11 +28,16 @@ describe('deliver and read', () => {
       html: '<p>Hello <b>html</b></p>',
       attachments: [{ filename: 'pic.png', content: png, contentType: 'image/png' }],
     });
-    expect(await f.service.deliver({ raw, recipients: ['ann@tempmail.test'], envelopeFrom: 'bounce@example.test' })).toEqual({
+    expect(
+      await f.service.deliver({ raw, recipients: ['ann@tempmail.test'], envelopeFrom: 'bounce@example.test' }),
+    ).toEqual({
       delivered: 1,
     });
     f.advance(5_000);
-    await f.service.deliver({ raw: await compose({ to: s.email, subject: 'second', text: 'two' }), recipients: [s.email] });
+    await f.service.deliver({
+      raw: await compose({ to: s.email, subject: 'second', text: 'two' }),
+      recipients: [s.email],
+    });
     const list = await f.service.checkMail(s.token);
     expect(list.map((m) => m.subject)).toEqual(['second', 'Grüße \u{1F389}']); // newest first
     expect(list[1]).toEqual({
@@ -74,7 +79,11 @@ describe('deliver and read', () => {
     const f = await svc();
     const s = await f.service.createSession(client);
     await f.service.deliver({ raw: await compose({ to: s.email, text: 'x' }), recipients: [s.email] });
-    for (const op of [f.service.readMail(s.token, 2), f.service.rawMessage(s.token, 0), f.service.attachment(s.token, 1, 1)]) {
+    for (const op of [
+      f.service.readMail(s.token, 2),
+      f.service.rawMessage(s.token, 0),
+      f.service.attachment(s.token, 1, 1),
+    ]) {
       await expect(op).rejects.toMatchObject({ code: 'not_found', status: 404 });
     }
     await f.service.deleteMail(s.token, 1);
@@ -90,10 +99,20 @@ describe('deliver and read', () => {
     const expired = await f.service.createSession({ ...client, prefix: 'old' });
     await f.store.putSession({ ...(await f.store.findSessionByAddress('old@tempmail.test'))!, expiresAt: T0 });
     const raw = await compose({ to: 'a@tempmail.test', subject: 'to many', text: 'x' });
-    const recipients = ['a@tempmail.test', 'A@TEMPMAIL.TEST', 'a+tag@tempmail.test', 'b@inbox.test', 'nobody@tempmail.test',
-      'j.o.hn.doe+promo@Gmail.Test', alias.email, 'old@tempmail.test', 'x@elsewhere.test'];
+    const recipients = [
+      'a@tempmail.test',
+      'A@TEMPMAIL.TEST',
+      'a+tag@tempmail.test',
+      'b@inbox.test',
+      'nobody@tempmail.test',
+      'j.o.hn.doe+promo@Gmail.Test',
+      alias.email,
+      'old@tempmail.test',
+      'x@elsewhere.test',
+    ];
     expect(await f.service.deliver({ raw, recipients })).toEqual({ delivered: 3 });
-    for (const s of [a, b, alias]) expect((await f.service.checkMail(s.token)).map((m) => m.subject)).toEqual(['to many']);
+    for (const s of [a, b, alias])
+      expect((await f.service.checkMail(s.token)).map((m) => m.subject)).toEqual(['to many']);
     await expect(f.service.checkMail(expired.token)).rejects.toMatchObject({ code: 'session_expired' });
     expect(await f.service.deliver({ raw, recipients: ['nobody@tempmail.test'] })).toEqual({ delivered: 0 });
   });
@@ -108,7 +127,8 @@ describe('deliver and read', () => {
     expect(await f.service.checkRecipient('eve@inbox.test')).toBe('unknown');
     expect(await f.service.checkRecipient('eve@example.test')).toBe('unknown');
     expect(await f.service.checkRecipient('not an address')).toBe('unknown');
-    for (let i = 0; i < 2; i++) await f.service.deliver({ raw: await compose({ to: s.email, text: `${i}` }), recipients: [s.email] });
+    for (let i = 0; i < 2; i++)
+      await f.service.deliver({ raw: await compose({ to: s.email, text: `${i}` }), recipients: [s.email] });
     expect(await f.service.checkRecipient(s.email)).toBe('full');
     await f.service.deleteMail(s.token, 1);
     expect(await f.service.checkRecipient(s.email)).toBe('ok');
@@ -116,7 +136,7 @@ describe('deliver and read', () => {
     expect(await f.service.checkRecipient(s.email)).toBe('expired');
   });
 
-  it("stores into the mailbox RCPT accepted: no second lookup, and an address that changed hands meanwhile does not reach its new holder", async () => {
+  it('stores into the mailbox RCPT accepted: no second lookup, and an address that changed hands meanwhile does not reach its new holder', async () => {
     const f = await svc({ lifetimeSeconds: 60 });
     const old = await f.service.createSession({ ...client, prefix: 'ivy' });
     const rcpt = await f.service.recipient(old.email);
@@ -127,11 +147,15 @@ describe('deliver and read', () => {
     const taken = await f.service.createSession({ ...client, prefix: 'ivy' });
     expect(taken.email).toBe(old.email);
     const raw = await compose({ to: old.email, subject: 'for the old holder', text: 'x' });
-    expect(await f.service.deliver({ raw, recipients: [old.email], mailboxes: [rcpt.mailbox] })).toEqual({ delivered: 0 });
+    expect(await f.service.deliver({ raw, recipients: [old.email], mailboxes: [rcpt.mailbox] })).toEqual({
+      delivered: 0,
+    });
     expect(await f.service.checkMail(taken.token)).toEqual([]);
     // Accepted for the new holder, it is the new holder's; without a mailbox the address is looked up.
     const now = await f.service.recipient(taken.email);
-    expect(await f.service.deliver({ raw, recipients: [taken.email], mailboxes: [now.mailbox] })).toEqual({ delivered: 1 });
+    expect(await f.service.deliver({ raw, recipients: [taken.email], mailboxes: [now.mailbox] })).toEqual({
+      delivered: 1,
+    });
     expect(await f.service.deliver({ raw, recipients: [taken.email] })).toEqual({ delivered: 1 });
     expect((await f.service.checkMail(taken.token)).map((m) => m.id)).toEqual([2, 1]);
     // Refused recipients have no mailbox.
@@ -142,7 +166,10 @@ describe('deliver and read', () => {
     const f = await svc({ maxMessageBytes: 1000 });
     const s = await f.service.createSession(client);
     const raw = Buffer.concat([Buffer.from('Subject: big\r\n\r\n'), Buffer.alloc(1000, 0x61)]);
-    await expect(f.service.deliver({ raw, recipients: [s.email] })).rejects.toMatchObject({ code: 'too_large', status: 413 });
+    await expect(f.service.deliver({ raw, recipients: [s.email] })).rejects.toMatchObject({
+      code: 'too_large',
+      status: 413,
+    });
   });
 });
 
@@ -166,10 +193,13 @@ const MALFORMED: Record<string, Buffer> = {
   ),
   'header without colon': Buffer.from(`${'X'.repeat(100_000)}\r\nSubject: after\r\n\r\nbody`),
   'deep nesting': Buffer.from(
-    Array.from({ length: 150 }, (_, i) => `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`).join('') +
-      'Content-Type: text/plain\r\n\r\ndeep\r\n',
+    `${Array.from({ length: 150 }, (_, i) => `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n`).join(
+      '',
+    )}Content-Type: text/plain\r\n\r\ndeep\r\n`,
   ),
-  'unknown charset': Buffer.from('Subject: =?x-klingon?Q?qapla=27?=\r\nContent-Type: text/plain; charset=x-klingon\r\n\r\n\xff\xfe'),
+  'unknown charset': Buffer.from(
+    'Subject: =?x-klingon?Q?qapla=27?=\r\nContent-Type: text/plain; charset=x-klingon\r\n\r\n\xff\xfe',
+  ),
   'bad encodings': Buffer.from(
     'Subject: =?utf-8?B?####?=\r\nContent-Transfer-Encoding: base64\r\nContent-Type: text/plain\r\n\r\n!!!not base64!!!\r\n',
   ),
@@ -180,7 +210,9 @@ describe('malformed MIME', () => {
   it.each(Object.entries(MALFORMED))('stores %s without crashing, raw bytes intact', async (_name, raw) => {
     const f = await svc();
     const s = await f.service.createSession(client);
-    expect(await f.service.deliver({ raw, recipients: [s.email], envelopeFrom: 'env@example.test' })).toEqual({ delivered: 1 });
+    expect(await f.service.deliver({ raw, recipients: [s.email], envelopeFrom: 'env@example.test' })).toEqual({
+      delivered: 1,
+    });
     const [meta] = await f.service.checkMail(s.token);
     expect(typeof meta!.subject).toBe('string');
     expect(meta!.senderEmail).toBeTypeOf('string');
@@ -192,8 +224,16 @@ describe('malformed MIME', () => {
   it('uses the envelope sender when the message has no From', async () => {
     const f = await svc();
     const s = await f.service.createSession(client);
-    await f.service.deliver({ raw: Buffer.from('Subject: x\r\n\r\nbody'), recipients: [s.email], envelopeFrom: 'env@example.test' });
-    expect((await f.service.checkMail(s.token))[0]).toMatchObject({ senderName: '', senderEmail: 'env@example.test', subject: 'x' });
+    await f.service.deliver({
+      raw: Buffer.from('Subject: x\r\n\r\nbody'),
+      recipients: [s.email],
+      envelopeFrom: 'env@example.test',
+    });
+    expect((await f.service.checkMail(s.token))[0]).toMatchObject({
+      senderName: '',
+      senderEmail: 'env@example.test',
+      subject: 'x',
+    });
   });
 });
 
@@ -205,14 +245,18 @@ describe('hostile fixtures', () => {
     expect(names.length).toBeGreaterThanOrEqual(5);
     const sent = new Map<string, Buffer>();
     for (const name of names) {
-      const raw = Buffer.from((await readFile(join(HOSTILE_DIR, name), 'latin1')).replaceAll('{TO}', s.email), 'latin1');
+      const raw = Buffer.from(
+        (await readFile(join(HOSTILE_DIR, name), 'latin1')).replaceAll('{TO}', s.email),
+        'latin1',
+      );
       sent.set(name, raw);
       expect(await f.service.deliver({ raw, recipients: [s.email] })).toEqual({ delivered: 1 });
     }
     for (const [i, name] of names.entries()) {
       expect((await f.service.rawMessage(s.token, i + 1)).equals(sent.get(name)!), name).toBe(true);
     }
-    const read = async (prefix: string) => f.service.readMail(s.token, names.findIndex((n) => n.startsWith(prefix)) + 1);
+    const read = async (prefix: string) =>
+      f.service.readMail(s.token, names.findIndex((n) => n.startsWith(prefix)) + 1);
     expect((await read('01')).subject).toBe('Your code \u001b[2J\u001b[31mRED\u001b[0m inside');
     expect((await read('01')).text).toContain('\u001b[10;10H');
     expect((await read('02')).senderName).toBe('\u202eevil\u202c Bank');
@@ -238,7 +282,11 @@ describe('storage failure', () => {
     expect(err).toMatchObject({ code: 'storage_unavailable', status: 503 });
     // The answer never carries the reason (an errno, a path, a database's address): the log does.
     expect((err as Error).message).toBe('Mail storage is unavailable; try again later');
-    expect((await f.service.health())).toMatchObject({ ok: false, storage: 'failing', detail: 'ENOTDIR: not a directory' });
+    expect(await f.service.health()).toMatchObject({
+      ok: false,
+      storage: 'failing',
+      detail: 'ENOTDIR: not a directory',
+    });
     expect(f.logs.join('\n')).toContain('storage failing: ENOTDIR');
     expect(await f.service.checkMail(s.token)).toEqual([]); // nothing half-stored
     // Still failing for creation when the sessions directory breaks too.
@@ -252,7 +300,7 @@ describe('storage failure', () => {
     await rm(msgDir);
     await mkdir(msgDir, { mode: 0o700 });
     expect(await f.service.deliver({ raw, recipients: [s.email] })).toEqual({ delivered: 1 });
-    expect((await f.service.health())).toMatchObject({ ok: true, storage: 'ok' });
+    expect(await f.service.health()).toMatchObject({ ok: true, storage: 'ok' });
     expect((await f.service.health()).detail).toBeUndefined();
   });
 });
@@ -262,7 +310,10 @@ describe('close', () => {
     const f = await svc({}, true);
     const s = await f.service.createSession(client);
     await f.service.close();
-    await expect(f.service.checkMail(s.token)).rejects.toMatchObject({ code: 'storage_unavailable', message: /shutting down/ });
+    await expect(f.service.checkMail(s.token)).rejects.toMatchObject({
+      code: 'storage_unavailable',
+      message: /shutting down/,
+    });
     expect((await f.service.health()).storage).toBe('ok');
     await f.store.close(); // idempotent
   });
@@ -290,16 +341,25 @@ describe('watchInbox (the in-process news of new mail)', () => {
     expect((await f.service.checkMail(ann.token)).map((m) => m.subject)).toEqual(['one']);
 
     heard.length = 0;
-    await f.service.deliver({ raw: await compose({ to: [ann.email, bob.email], subject: 'two', text: '2' }), recipients: [ann.email, bob.email] });
+    await f.service.deliver({
+      raw: await compose({ to: [ann.email, bob.email], subject: 'two', text: '2' }),
+      recipients: [ann.email, bob.email],
+    });
     expect(heard.sort()).toEqual(['ann', 'ann again', 'bob']);
 
     heard.length = 0;
     stopAnn();
     stopAgain();
     stopAgain(); // twice is harmless
-    await f.service.deliver({ raw: await compose({ to: ann.email, subject: 'three', text: '3' }), recipients: [ann.email] });
+    await f.service.deliver({
+      raw: await compose({ to: ann.email, subject: 'three', text: '3' }),
+      recipients: [ann.email],
+    });
     // Nobody is told of mail that was not stored (unknown address), nor after stopping.
-    await f.service.deliver({ raw: await compose({ to: 'nobody@tempmail.test', subject: 'four', text: '4' }), recipients: ['nobody@tempmail.test'] });
+    await f.service.deliver({
+      raw: await compose({ to: 'nobody@tempmail.test', subject: 'four', text: '4' }),
+      recipients: ['nobody@tempmail.test'],
+    });
     expect(heard).toEqual([]);
   });
 
@@ -308,9 +368,16 @@ describe('watchInbox (the in-process news of new mail)', () => {
     const s = await f.service.createSession({ ...client, prefix: 'full' });
     let heard = 0;
     f.service.watchInbox(s.token, () => heard++);
-    for (let i = 0; i < 3; i++) await f.service.deliver({ raw: await compose({ to: s.email, subject: `m${i}`, text: 'x' }), recipients: [s.email] });
+    for (let i = 0; i < 3; i++)
+      await f.service.deliver({
+        raw: await compose({ to: s.email, subject: `m${i}`, text: 'x' }),
+        recipients: [s.email],
+      });
     expect(heard).toBe(3);
-    const refused = await f.service.deliver({ raw: await compose({ to: s.email, subject: 'over', text: 'x' }), recipients: [s.email] });
+    const refused = await f.service.deliver({
+      raw: await compose({ to: s.email, subject: 'over', text: 'x' }),
+      recipients: [s.email],
+    });
     expect(refused.delivered).toBe(0);
     expect(heard).toBe(3);
   });

@@ -64,7 +64,14 @@ describe.each([
         hasAttachments: false,
       });
       const listed = (await f.service.checkMail(s.token)).find((x) => x.id === id)!;
-      expect(listed).toEqual({ id, senderName: m.senderName, senderEmail: m.senderEmail, subject: m.subject, receivedAt: m.receivedAt, hasAttachments: false });
+      expect(listed).toEqual({
+        id,
+        senderName: m.senderName,
+        senderEmail: m.senderEmail,
+        subject: m.subject,
+        receivedAt: m.receivedAt,
+        hasAttachments: false,
+      });
     }
     expect((await f.service.readMail(s.token, 1)).text).toContain('482913. Grüße 🎉');
     expect((await f.service.readMail(s.token, 2)).html).toBe('<p>Code <b>123456</b></p>');
@@ -75,7 +82,12 @@ describe.each([
     const f = await svc({ inboxLimit: 10, maxMessageBytes: 4 * PARSE_ON_READ_MAX }, file);
     const s = await f.service.createSession({ ...client, prefix: 'bob' });
     const sessionId = (await f.service.describeSession(s.token)).id;
-    const withFile = await compose({ to: s.email, subject: 'Invoice', text: 'attached', attachments: [{ filename: 'a.txt', content: 'hi' }] });
+    const withFile = await compose({
+      to: s.email,
+      subject: 'Invoice',
+      text: 'attached',
+      attachments: [{ filename: 'a.txt', content: 'hi' }],
+    });
     const large = plain(s.email, `${'long line of text '.repeat(PARSE_ON_READ_MAX / 16)}\r\n`);
     for (const raw of [withFile, large]) await f.service.deliver({ raw, recipients: [s.email] });
     expect((await f.store.getMessage(sessionId, 1))?.parseOnRead).toBeUndefined();

@@ -72,7 +72,9 @@ describe('createSession', () => {
 
   it('takes a custom prefix lower-cased, on the chosen domain', async () => {
     const { service } = await svc();
-    expect((await service.createSession({ ...client, prefix: 'Alice.B_1-x', domainId: 2 })).email).toBe('alice.b_1-x@inbox.test');
+    expect((await service.createSession({ ...client, prefix: 'Alice.B_1-x', domainId: 2 })).email).toBe(
+      'alice.b_1-x@inbox.test',
+    );
     expect((await service.createSession({ ...client, prefix: '   ' })).email).toMatch(/@tempmail\.test$/);
   });
 
@@ -88,7 +90,11 @@ describe('createSession', () => {
   it('answers 409 for a prefix held by a live session, on that domain only', async () => {
     const { service } = await svc();
     await service.createSession({ ...client, prefix: 'bob' });
-    const e = await rejectsWith(service.createSession({ ...client, prefix: 'BOB' }), 'prefix_taken', /bob@tempmail\.test/);
+    const e = await rejectsWith(
+      service.createSession({ ...client, prefix: 'BOB' }),
+      'prefix_taken',
+      /bob@tempmail\.test/,
+    );
     expect(e.status).toBe(409);
     expect((await service.createSession({ ...client, prefix: 'bob', domainId: 2 })).email).toBe('bob@inbox.test');
   });
@@ -112,7 +118,11 @@ describe('createSession', () => {
 
   it.each([0, 3, -1, 1.5, Number.NaN])('refuses domain_id %s', async (domainId) => {
     const { service } = await svc();
-    await rejectsWith(service.createSession({ ...client, domainId }), 'bad_request', /domain_id .* not an offered domain/);
+    await rejectsWith(
+      service.createSession({ ...client, domainId }),
+      'bad_request',
+      /domain_id .* not an offered domain/,
+    );
   });
 
   it('picks external-mail accounts round robin for use_extmail alone or with extmail_auto', async () => {
@@ -130,14 +140,25 @@ describe('createSession', () => {
     expect((await service.createSession({ ...client, useExtmail: true, extmailId: 2, prefix: 'Shop' })).email).toBe(
       'jane+shop@mail.test',
     );
-    await rejectsWith(service.createSession({ ...client, useExtmail: true, extmailId: 2, prefix: 'shop' }), 'prefix_taken');
-    await rejectsWith(service.createSession({ ...client, useExtmail: true, extmailId: 3 }), 'bad_request', /extmail_id 3/);
+    await rejectsWith(
+      service.createSession({ ...client, useExtmail: true, extmailId: 2, prefix: 'shop' }),
+      'prefix_taken',
+    );
+    await rejectsWith(
+      service.createSession({ ...client, useExtmail: true, extmailId: 3 }),
+      'bad_request',
+      /extmail_id 3/,
+    );
     await rejectsWith(service.createSession({ ...client, extmailId: 0 }), 'bad_request', /extmail_id 0/);
   });
 
   it('says so when no external-mail account is configured', async () => {
     const { service } = await svc({ extmailAccounts: [] });
-    await rejectsWith(service.createSession({ ...client, useExtmail: true }), 'bad_request', /no external mail accounts/);
+    await rejectsWith(
+      service.createSession({ ...client, useExtmail: true }),
+      'bad_request',
+      /no external mail accounts/,
+    );
   });
 });
 
@@ -195,7 +216,11 @@ describe('tokens and expiry', () => {
     const e = await rejectsWith(f.service.checkMail(s.token), 'session_expired', /expired at 2026-11-21 10:10:00 UTC/);
     expect(e.status).toBe(410);
     expect(e.message).not.toContain(s.token);
-    for (const op of [f.service.readMail(s.token, 1), f.service.deleteMail(s.token, 1), f.service.rawMessage(s.token, 1)]) {
+    for (const op of [
+      f.service.readMail(s.token, 1),
+      f.service.deleteMail(s.token, 1),
+      f.service.rawMessage(s.token, 1),
+    ]) {
       await rejectsWith(op, 'session_expired');
     }
     expect(await f.service.checkRecipient(s.email)).toBe('expired');

@@ -19,7 +19,10 @@ import { sendMail } from '../harness/service';
 import { makeCa, type TestCa } from '../harness/tls-certs';
 
 const cleanup = cleanupAfterEach();
-const SITE = readFileSync(fileURLToPath(new URL('../../scripts/deploy/nginx-tempmail-tui.conf', import.meta.url)), 'utf8');
+const SITE = readFileSync(
+  fileURLToPath(new URL('../../scripts/deploy/nginx-tempmail-tui.conf', import.meta.url)),
+  'utf8',
+);
 // Without nginx, says what to install and leaves this file out (CI: fails); vitest.config.ts leaves it out of a whole run.
 const NGINX = requireDebianProgram('nginx', 'nginx-light', 'test/server/nginx-site.test.ts');
 
@@ -31,18 +34,25 @@ describe.skipIf(!NGINX)('the nginx site in scripts/deploy', () => {
   it('passes the event stream through at once, and keeps a token out of its logs when the backend is down', async () => {
     const dir = await cleanup.tempDir('tempmail-nginx-');
     const ca = makeCa(dir);
-    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--trust-proxy']), (p) => stopServe(p, 'SIGKILL'));
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--trust-proxy']), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
     const nginx = await startNginx(dir, Number(new URL(serve.baseUrl).port), ca);
 
     // The event stream, through nginx, with the token in a header: each message said as it is stored.
     const box = await newSession(serve.baseUrl);
-    const stream = await get(nginx.port, ca, '/events', { authorization: `Bearer ${box.token}`, accept: 'text/event-stream' });
+    const stream = await get(nginx.port, ca, '/events', {
+      authorization: `Bearer ${box.token}`,
+      accept: 'text/event-stream',
+    });
     expect(stream.statusCode).toBe(200);
     cleanup.defer(stream, (s) => s.destroy());
     const events = readEvents(stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     await sendMail(serve, { to: box.email, subject: 'through nginx' });
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no event through nginx within 5 s')), 5000)));
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error('no event through nginx within 5 s')), 5000)),
+    );
     const first = await Promise.race([events.next(), late]).finally(() => clearTimeout(timer));
     expect(first.value).toMatchObject({ event: 'mail' });
     stream.destroy();
@@ -72,7 +82,15 @@ describe.skipIf(!NGINX)('the nginx site in scripts/deploy', () => {
     const admin = { authorization: `Bearer ${token}` };
     // Direct to serve the admin API answers; through nginx it is not there.
     expect((await fetch(new URL('admin/stats', serve.baseUrl), { headers: admin })).status).toBe(200);
-    for (const path of ['/admin/stats', '/admin/stats/', '/admin/block?kind=ip&value=1.2.3.4', '/%61dmin/stats', '//admin/stats', '/x/../admin/stats', '/admin/%73tats']) {
+    for (const path of [
+      '/admin/stats',
+      '/admin/stats/',
+      '/admin/block?kind=ip&value=1.2.3.4',
+      '/%61dmin/stats',
+      '//admin/stats',
+      '/x/../admin/stats',
+      '/admin/%73tats',
+    ]) {
       expect(await status(path, admin), path).toBe(404);
     }
     // The rest of the API passes.

@@ -17,7 +17,8 @@ const cleanup = cleanupAfterEach();
 
 /** What each reader makes of `path`: the text, or the refusal's code and reason. */
 async function both(path: string, maxBytes: number): Promise<[string, string]> {
-  const show = (error: unknown) => (error instanceof OperatorFileError ? `${error.code}: ${error.reason}` : `not ours: ${String(error)}`);
+  const show = (error: unknown) =>
+    error instanceof OperatorFileError ? `${error.code}: ${error.reason}` : `not ours: ${String(error)}`;
   const async = await readOperatorFile(path, { maxBytes, timeoutMs: 5000 }).then((b) => b.toString('utf8'), show);
   let sync: string;
   try {

@@ -67,7 +67,14 @@ describe('tempmail-tui serve', () => {
   });
 
   it('exits 2 with a clear message for a bad flag or value, 0 for --help', async () => {
-    for (const args of [['--bogus'], ['--http-port', 'abc'], ['--domain', 'not a domain'], ['--extmail-account', 'nobody'], ['--lifetime-minutes', '0'], ['stray']]) {
+    for (const args of [
+      ['--bogus'],
+      ['--http-port', 'abc'],
+      ['--domain', 'not a domain'],
+      ['--extmail-account', 'nobody'],
+      ['--lifetime-minutes', '0'],
+      ['stray'],
+    ]) {
       const proc = spawnCli(['serve', ...args]);
       const { code } = await proc.exited;
       expect(code, args.join(' ')).toBe(2);
@@ -78,7 +85,10 @@ describe('tempmail-tui serve', () => {
     for (const [args, message] of [
       [['--bogus'], 'unknown option --bogus'],
       [['--data-dir'], 'option --data-dir needs a value'],
-      [['--lifetime-minutes', '-5'], 'option --lifetime-minutes needs a value; write one that starts with "-" as --lifetime-minutes=-VALUE'],
+      [
+        ['--lifetime-minutes', '-5'],
+        'option --lifetime-minutes needs a value; write one that starts with "-" as --lifetime-minutes=-VALUE',
+      ],
       [['stray'], 'unexpected argument stray'],
     ] as const) {
       const proc = spawnCli(['serve', ...args]);
@@ -93,11 +103,22 @@ describe('tempmail-tui serve', () => {
   it('reads a JSON config file, lets flags override it, and refuses unknown keys', async () => {
     const dir = await tempDir();
     const file = join(dir, 'serve.json');
-    await writeFile(file, JSON.stringify({ domains: ['file.test'], extmailAccounts: ['a.b@gmail.com', { email: 'c@corp.example', dotInsensitive: true }], lifetimeMinutes: 5, dataDir: join(dir, 'data') }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        domains: ['file.test'],
+        extmailAccounts: ['a.b@gmail.com', { email: 'c@corp.example', dotInsensitive: true }],
+        lifetimeMinutes: 5,
+        dataDir: join(dir, 'data'),
+      }),
+    );
     const proc = track(await startServeProcess(['--config', file]));
     const domains = (await call(proc.baseUrl, '/domains')).json!;
     expect(domains.domains).toEqual([{ id: 1, domain: 'file.test' }]);
-    expect(domains.extmail_accounts.map((a: { email: string }) => a.email)).toEqual(['a.b@gmail.com', 'c@corp.example']);
+    expect(domains.extmail_accounts.map((a: { email: string }) => a.email)).toEqual([
+      'a.b@gmail.com',
+      'c@corp.example',
+    ]);
     const s = (await call(proc.baseUrl, '/create-session', { form: {} })).json!;
     const minutes = (Date.parse(`${s.expires_at.replace(' ', 'T')}Z`) - Date.now()) / 60_000;
     expect(minutes).toBeGreaterThan(4);
@@ -148,18 +169,31 @@ describe('tempmail-tui serve', () => {
     expect(version.stdout()).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
     const help = spawnCli(['serve', '--help']);
     expect((await help.exited).code).toBe(0);
-    for (const said of ['GET  /events?token', 'GET  /health', '/admin/stats', 'Authorization: Bearer', 'SIGHUP', 'SIGTERM', 'Exit codes: 0', '--admin-token-file']) {
+    for (const said of [
+      'GET  /events?token',
+      'GET  /health',
+      '/admin/stats',
+      'Authorization: Bearer',
+      'SIGHUP',
+      'SIGTERM',
+      'Exit codes: 0',
+      '--admin-token-file',
+    ]) {
       expect(help.stdout(), said).toContain(said);
     }
   });
 
   it('--data-dir beats TEMPMAIL_DATABASE_URL, and says so', async () => {
     const dir = await tempDir();
-    const proc = track(await startServeProcess(['--data-dir', dir], { TEMPMAIL_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' }));
+    const proc = track(
+      await startServeProcess(['--data-dir', dir], { TEMPMAIL_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' }),
+    );
     // stdout (the addresses, which startServeProcess waits for) and stderr (the log) are two pipes with no
     // order between them: wait for the log lines.
     await waitFor(() => proc.stderr().includes(`data in ${dir}`));
-    expect(proc.stderr()).toContain('storage: the data dir of the flags overrides the database of TEMPMAIL_DATABASE_URL');
+    expect(proc.stderr()).toContain(
+      'storage: the data dir of the flags overrides the database of TEMPMAIL_DATABASE_URL',
+    );
     expect((await call(proc.baseUrl, '/health')).status).toBe(200);
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
   });

@@ -48,8 +48,12 @@ describe('refused values are echoed terminal-safe', () => {
   it('keeps the readable part of the message', async () => {
     const file = await configFile(JSON.stringify({ '\u001b[2Jdomians': ['x.test'] }));
     // JSON quoting shows a C0 control as a visible escape; nothing of it reaches the terminal as ESC.
-    expect(usageRefusal(() => applyConfigFile(defaultServerConfig({}), file))).toContain('unknown key "\\u001b[2Jdomians"');
-    expect(usageRefusal(() => buildServerConfig({ domain: ['not a domain'] }, {}))).toBe('--domain: "not a domain" is not a domain name');
+    expect(usageRefusal(() => applyConfigFile(defaultServerConfig({}), file))).toContain(
+      'unknown key "\\u001b[2Jdomians"',
+    );
+    expect(usageRefusal(() => buildServerConfig({ domain: ['not a domain'] }, {}))).toBe(
+      '--domain: "not a domain" is not a domain name',
+    );
   });
 });
 

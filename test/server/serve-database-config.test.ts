@@ -16,7 +16,9 @@ describe('the database URL setting', () => {
     const env = { TEMPMAIL_DATABASE_URL: 'postgresql://env@db/two' };
     expect(buildServerConfig({ config: file }, {}).databaseUrl).toBe('postgres://file@db/one');
     expect(buildServerConfig({ config: file }, env).databaseUrl).toBe('postgresql://env@db/two');
-    expect(buildServerConfig({ config: file, 'database-url': 'postgres://flag@db/three' }, env).databaseUrl).toBe('postgres://flag@db/three');
+    expect(buildServerConfig({ config: file, 'database-url': 'postgres://flag@db/three' }, env).databaseUrl).toBe(
+      'postgres://flag@db/three',
+    );
     expect(buildServerConfig({}, {}).databaseUrl).toBeUndefined();
     expect(buildServerConfig({}, {}).databasePoolSize).toBe(10);
   });
@@ -36,9 +38,13 @@ describe('the database URL setting', () => {
 
   it('refuses a data dir and a database given by one source; between sources the higher one wins, and says so', async () => {
     const url = 'postgres://u@db/x';
-    expect(usageRefusal(() => buildServerConfig({ 'data-dir': '/tmp/x', 'database-url': url }, {}))).toMatch(/^give --data-dir or --database-url, not both$/);
+    expect(usageRefusal(() => buildServerConfig({ 'data-dir': '/tmp/x', 'database-url': url }, {}))).toMatch(
+      /^give --data-dir or --database-url, not both$/,
+    );
     const both = await configFile({ dataDir: '/tmp/x', databaseUrl: url });
-    expect(usageRefusal(() => buildServerConfig({ config: both }, {}))).toMatch(/^give dataDir or databaseUrl in the config file, not both$/);
+    expect(usageRefusal(() => buildServerConfig({ config: both }, {}))).toMatch(
+      /^give dataDir or databaseUrl in the config file, not both$/,
+    );
     const env = { TEMPMAIL_DATABASE_URL: url };
     // Flags beat the environment: --data-dir with TEMPMAIL_DATABASE_URL set keeps the data in the dir.
     let notes: string[] = [];
@@ -58,14 +64,18 @@ describe('the database URL setting', () => {
       'storage: the data dir of the flags overrides the database of the config file',
     ]);
     notes = [];
-    expect(buildServerConfig({ config: dirFile, 'database-url': 'postgres://flag@db/y' }, {}, notes).databaseUrl).toBe('postgres://flag@db/y');
+    expect(buildServerConfig({ config: dirFile, 'database-url': 'postgres://flag@db/y' }, {}, notes).databaseUrl).toBe(
+      'postgres://flag@db/y',
+    );
     expect(notes).toEqual(['storage: the database of the flags overrides the data dir of the config file']);
   });
 
   it('checks the pool size and the trusted proxies', async () => {
     expect(buildServerConfig({ config: await configFile({ databasePoolSize: 25 }) }, {}).databasePoolSize).toBe(25);
     const zero = await configFile({ databasePoolSize: 0 });
-    expect(usageRefusal(() => buildServerConfig({ config: zero }, {}))).toMatch(/databasePoolSize: expected a whole number from 1 to 1000/);
+    expect(usageRefusal(() => buildServerConfig({ config: zero }, {}))).toMatch(
+      /databasePoolSize: expected a whole number from 1 to 1000/,
+    );
     const proxies = await configFile({ trustedProxies: ['10.0.0.2', '::1'] });
     expect(buildServerConfig({ config: proxies }, {}).trustedProxies).toEqual(['10.0.0.2', '::1']);
     const bad = await configFile({ trustedProxies: ['lb.example'] });
@@ -75,8 +85,12 @@ describe('the database URL setting', () => {
 
 describe('the password never shows', () => {
   it('is redacted in the URL, in either place a URL can hold it', () => {
-    expect(redactDatabaseUrl('postgres://ann:s3cr%40t@db:5432/mail?sslmode=require')).toBe('postgres://ann:***@db:5432/mail?sslmode=require');
-    expect(redactDatabaseUrl('postgresql://ann@db/mail?password=pw123&sslmode=require')).toBe('postgresql://ann@db/mail?password=***&sslmode=require');
+    expect(redactDatabaseUrl('postgres://ann:s3cr%40t@db:5432/mail?sslmode=require')).toBe(
+      'postgres://ann:***@db:5432/mail?sslmode=require',
+    );
+    expect(redactDatabaseUrl('postgresql://ann@db/mail?password=pw123&sslmode=require')).toBe(
+      'postgresql://ann@db/mail?password=***&sslmode=require',
+    );
     expect(redactDatabaseUrl('postgres://db/mail')).toBe('postgres://db/mail');
     expect(urlHasPassword('postgres://ann:x@db/mail')).toBe(true);
     expect(urlHasPassword('postgres://ann@db/mail')).toBe(false);

@@ -75,13 +75,20 @@ beforeAll(async () => {
   // Both start together; each is kept as soon as it is up, so afterAll stops it even if the other failed.
   const started = await Promise.allSettled([
     startServeProcess([
-      '--data-dir', dirs[0]!,
-      '--domain', 'limits.test',
-      '--extmail-account', 'j.doe@corp.example:dots',
-      '--lifetime-seconds', String(LIFETIME_SECONDS),
-      '--max-message-bytes', String(MAX_BYTES),
-      '--max-recipients', String(MAX_RECIPIENTS),
-      '--create-per-minute', String(CREATE_PER_MINUTE),
+      '--data-dir',
+      dirs[0]!,
+      '--domain',
+      'limits.test',
+      '--extmail-account',
+      'j.doe@corp.example:dots',
+      '--lifetime-seconds',
+      String(LIFETIME_SECONDS),
+      '--max-message-bytes',
+      String(MAX_BYTES),
+      '--max-recipients',
+      String(MAX_RECIPIENTS),
+      '--create-per-minute',
+      String(CREATE_PER_MINUTE),
     ]).then((p) => (serve = p)),
     startServeProcess(['--data-dir', dirs[1]!, '--lifetime-minutes', LIFETIME_MINUTES]).then((p) => (minutes = p)),
   ]);
@@ -166,8 +173,12 @@ describe('serve limit flags, on the built program', () => {
     expect(info.rejected).toEqual([b.email]);
     const errors = (info as { rejectedErrors?: { responseCode?: number; response?: string }[] }).rejectedErrors ?? [];
     expect(errors.map((e) => e.responseCode)).toEqual([452]);
-    expect(errors[0]?.response).toMatch(new RegExp(`^452 4\\.5\\.3 Too many recipients \\(at most ${MAX_RECIPIENTS} per message\\)`));
-    await waitFor(async () => (await subjects(serve!, alias.token)).includes('for two'), { message: 'the message at the alias' });
+    expect(errors[0]?.response).toMatch(
+      new RegExp(`^452 4\\.5\\.3 Too many recipients \\(at most ${MAX_RECIPIENTS} per message\\)`),
+    );
+    await waitFor(async () => (await subjects(serve!, alias.token)).includes('for two'), {
+      message: 'the message at the alias',
+    });
     expect(await subjects(serve!, a.token)).toContain('for two');
     expect(await subjects(serve!, b.token)).not.toContain('for two');
   });

@@ -39,7 +39,9 @@ describe('serve refusing to start', () => {
     const dir = await cleanup.tempDir('tempmail-serve-msg-');
     const proc = run(['--data-dir', dir, '--http-port', '0', '--smtp-port', String(port)]);
     expect((await proc.exited).code).toBe(1);
-    expect(proc.stderr()).toBe(`tempmail-tui serve: SMTP port ${port} on 127.0.0.1 is already in use (try another port, or 0 for any free one)\n`);
+    expect(proc.stderr()).toBe(
+      `tempmail-tui serve: SMTP port ${port} on 127.0.0.1 is already in use (try another port, or 0 for any free one)\n`,
+    );
     expect(proc.stdout()).toBe('');
   });
 
@@ -65,10 +67,14 @@ describe('serve refusing to start', () => {
     await writeFile(file, '{"domains": [');
     const broken = run(['--config', file]);
     expect((await broken.exited).code).toBe(2);
-    expect(broken.stderr()).toMatch(new RegExp(`^tempmail-tui serve: --config: the file is not valid JSON \\(.+\\) \\(in ${file}\\)\\n$`));
+    expect(broken.stderr()).toMatch(
+      new RegExp(`^tempmail-tui serve: --config: the file is not valid JSON \\(.+\\) \\(in ${file}\\)\\n$`),
+    );
     const missing = run(['--config', join(dir, 'nope.json')]);
     expect((await missing.exited).code).toBe(2);
-    expect(missing.stderr()).toBe(`tempmail-tui serve: --config: cannot read the file (ENOENT) (in ${join(dir, 'nope.json')})\n`);
+    expect(missing.stderr()).toBe(
+      `tempmail-tui serve: --config: cannot read the file (ENOENT) (in ${join(dir, 'nope.json')})\n`,
+    );
   });
 
   it('keeps the --help hint for a flag mistake, also next to a good config file', async () => {
@@ -77,7 +83,9 @@ describe('serve refusing to start', () => {
     await writeFile(file, JSON.stringify({ domains: ['file.test'] }));
     const proc = run(['--config', file, '--http-port', 'abc']);
     expect((await proc.exited).code).toBe(2);
-    expect(proc.stderr()).toBe(`tempmail-tui serve: --http-port: expected a whole number from 0 to 65535, got "abc"\n${HINT}\n`);
+    expect(proc.stderr()).toBe(
+      `tempmail-tui serve: --http-port: expected a whole number from 0 to 65535, got "abc"\n${HINT}\n`,
+    );
   });
 
   it('--help points at the docs that describe the API, and at no file the repository does not have', async () => {
@@ -86,7 +94,14 @@ describe('serve refusing to start', () => {
     // Wrapped to the width: a phrase may span lines.
     expect(proc.stdout().replace(/\s+/g, ' ')).toContain('the HTTP API described in docs/server/http-api.md');
     const named = proc.stdout().match(/[\w./-]+\.md\b/g) ?? [];
-    expect(named).toEqual(['docs/server/http-api.md', 'docs/server/imap.md', 'docs/server/operations.md', 'docs/server/ssh.md', 'docs/server/operations.md']);
-    for (const path of named) expect(existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))), path).toBe(true);
+    expect(named).toEqual([
+      'docs/server/http-api.md',
+      'docs/server/imap.md',
+      'docs/server/operations.md',
+      'docs/server/ssh.md',
+      'docs/server/operations.md',
+    ]);
+    for (const path of named)
+      expect(existsSync(fileURLToPath(new URL(`../../${path}`, import.meta.url))), path).toBe(true);
   });
 });

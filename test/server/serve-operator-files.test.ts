@@ -68,9 +68,17 @@ describe('files serve reads from paths the operator named', () => {
     execFileSync('mkfifo', [fifo]);
     const zero = join(dir, 'password-zero');
     symlinkSync('/dev/zero', zero);
-    for (const [file, why] of [[fifo, 'a FIFO'], [zero, 'a character device']] as const) {
+    for (const [file, why] of [
+      [fifo, 'a FIFO'],
+      [zero, 'a character device'],
+    ] as const) {
       const config = join(dir, 'serve.json');
-      writeFileSync(config, JSON.stringify({ extmailAccounts: [{ email: 'me@ext.test', imap: { host: '127.0.0.1', tls: 'none', passwordFile: file } }] }));
+      writeFileSync(
+        config,
+        JSON.stringify({
+          extmailAccounts: [{ email: 'me@ext.test', imap: { host: '127.0.0.1', tls: 'none', passwordFile: file } }],
+        }),
+      );
       const { code, stderr } = await refusal(['--config', config, '--data-dir', join(dir, 'data'), ...PORTS]);
       expect(code, file).toBe(2);
       expect(stderr).toContain(`passwordFile: cannot read "${file}" (not a regular file but ${why})`);
@@ -83,16 +91,36 @@ describe('files serve reads from paths the operator named', () => {
     writeFileSync(password, 'S3cret-pw\n', { mode: 0o600 });
     const config = join(dir, 'serve.json');
     // Nothing listens on port 1: each attempt fails, and the next one (after 1-2 s) reads the file again.
-    writeFileSync(config, JSON.stringify({ extmailAccounts: [{ email: 'me@ext.test', imap: { host: '127.0.0.1', port: 1, tls: 'none', passwordFile: password } }] }));
-    const proc = cleanup.defer(await startServeProcess(['--config', config, '--data-dir', join(dir, 'data')]), (p) => stopServe(p, 'SIGKILL'));
-    await waitFor(() => proc.stderr().includes('connection refused by 127.0.0.1:1'), { timeoutMs: 10_000, message: 'the first failed attempt' });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        extmailAccounts: [
+          { email: 'me@ext.test', imap: { host: '127.0.0.1', port: 1, tls: 'none', passwordFile: password } },
+        ],
+      }),
+    );
+    const proc = cleanup.defer(await startServeProcess(['--config', config, '--data-dir', join(dir, 'data')]), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
+    await waitFor(() => proc.stderr().includes('connection refused by 127.0.0.1:1'), {
+      timeoutMs: 10_000,
+      message: 'the first failed attempt',
+    });
     // Swapped in by a rename: no attempt in between can find the file missing.
     execFileSync('mkfifo', [`${password}.fifo`]);
     renameSync(`${password}.fifo`, password);
-    await waitFor(() => proc.stderr().includes(`inactive (not offered by GET /domains): cannot read the password file ${password} (not a regular file but a FIFO)`), {
-      timeoutMs: 15_000,
-      message: 'the password file to be refused',
-    });
+    await waitFor(
+      () =>
+        proc
+          .stderr()
+          .includes(
+            `inactive (not offered by GET /domains): cannot read the password file ${password} (not a regular file but a FIFO)`,
+          ),
+      {
+        timeoutMs: 15_000,
+        message: 'the password file to be refused',
+      },
+    );
     let exited: { code: number | null } | undefined;
     void proc.exited.then((how) => (exited = how));
     proc.child.kill('SIGTERM');
@@ -106,7 +134,9 @@ describe('files serve reads from paths the operator named', () => {
     execFileSync('mkfifo', [join(data, 'service.lock')]);
     const { code, stderr } = await refusal(['--data-dir', data, ...PORTS]);
     expect(code).toBe(1);
-    expect(stderr).toBe(`tempmail-tui serve: cannot open the data directory ${data}: cannot read ${data}/service.lock (not a regular file but a FIFO)\n`);
+    expect(stderr).toBe(
+      `tempmail-tui serve: cannot open the data directory ${data}: cannot read ${data}/service.lock (not a regular file but a FIFO)\n`,
+    );
   });
 
   it('sets aside a fetch-cursors.json that is a FIFO and starts', async () => {
@@ -114,7 +144,9 @@ describe('files serve reads from paths the operator named', () => {
     const data = join(dir, 'data');
     mkdirSync(data, { mode: 0o700 });
     execFileSync('mkfifo', [join(data, 'fetch-cursors.json')]);
-    const proc = cleanup.defer(await startServeProcess(['--data-dir', data], {}, 10_000), (p) => stopServe(p, 'SIGKILL'));
+    const proc = cleanup.defer(await startServeProcess(['--data-dir', data], {}, 10_000), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
     expect(proc.stderr()).toContain(`store: set aside ${data}/fetch-cursors.json: not a cursor file`);
     expect(existsSync(join(data, 'fetch-cursors.json.corrupt'))).toBe(true);
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
@@ -125,7 +157,9 @@ describe('files serve reads from paths the operator named', () => {
     const data = join(dir, 'data');
     mkdirSync(data, { mode: 0o700 });
     execFileSync('mkfifo', [join(data, 'blocks.json')]);
-    const proc = cleanup.defer(await startServeProcess(['--data-dir', data], {}, 10_000), (p) => stopServe(p, 'SIGKILL'));
+    const proc = cleanup.defer(await startServeProcess(['--data-dir', data], {}, 10_000), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
     await waitFor(() => proc.stderr().includes(`store: set aside ${data}/blocks.json: not a block list`));
     expect(existsSync(join(data, 'blocks.json.corrupt'))).toBe(true);
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });

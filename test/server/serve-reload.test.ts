@@ -20,32 +20,53 @@ const cleanup = cleanupAfterEach();
 async function hangup(proc: ServeReady, until: RegExp): Promise<string> {
   const before = proc.stderr().length;
   proc.child.kill('SIGHUP');
-  return waitFor(() => {
-    const said = proc.stderr().slice(before);
-    return until.test(said) ? said : undefined;
-  }, { message: `the reload to log ${until}` });
+  return waitFor(
+    () => {
+      const said = proc.stderr().slice(before);
+      return until.test(said) ? said : undefined;
+    },
+    { message: `the reload to log ${until}` },
+  );
 }
 
-const domainsOf = async (proc: ServeReady) => (await call(proc.baseUrl, '/domains')).json!.domains.map((d: { domain: string }) => d.domain);
+const domainsOf = async (proc: ServeReady) =>
+  (await call(proc.baseUrl, '/domains')).json!.domains.map((d: { domain: string }) => d.domain);
 
 describe('serve reloads its config file on SIGHUP', () => {
   it('puts domains and limits in effect, names what takes a restart, and keeps what the flags say', async () => {
     const dir = await cleanup.tempDir('tempmail-reload-');
     const file = join(dir, 'serve.json');
-    await writeFile(file, JSON.stringify({ domains: ['one.test'], inboxLimit: 1, maxMessageBytes: 100_000, createPerMinute: 50 }));
-    const proc = cleanup.defer(await startServeProcess(['--config', file, '--data-dir', join(dir, 'data'), '--create-per-minute', '40']), (p) => stopServe(p, 'SIGKILL'));
+    await writeFile(
+      file,
+      JSON.stringify({ domains: ['one.test'], inboxLimit: 1, maxMessageBytes: 100_000, createPerMinute: 50 }),
+    );
+    const proc = cleanup.defer(
+      await startServeProcess(['--config', file, '--data-dir', join(dir, 'data'), '--create-per-minute', '40']),
+      (p) => stopServe(p, 'SIGKILL'),
+    );
     expect(await domainsOf(proc)).toEqual(['one.test']);
     const box = await newSession(proc.baseUrl);
     await sendMail(proc, { to: box.email, subject: 'first' });
-    const full = await sendMail(proc, { to: box.email, subject: 'second' }).catch((e: { response: string }) => e.response);
+    const full = await sendMail(proc, { to: box.email, subject: 'second' }).catch(
+      (e: { response: string }) => e.response,
+    );
     expect(full).toMatch(/^452 4\.2\.2 /);
 
     await writeFile(
       file,
-      JSON.stringify({ domains: ['one.test', 'two.test'], extmailAccounts: ['me@corp.example'], inboxLimit: 2, maxMessageBytes: 50_000, createPerMinute: 60, trustProxy: true }),
+      JSON.stringify({
+        domains: ['one.test', 'two.test'],
+        extmailAccounts: ['me@corp.example'],
+        inboxLimit: 2,
+        maxMessageBytes: 50_000,
+        createPerMinute: 60,
+        trustProxy: true,
+      }),
     );
     const said = await hangup(proc, /SIGHUP: config reloaded: /);
-    expect(said).toMatch(/SIGHUP: config reloaded: domains one\.test -> one\.test, two\.test; extmailAccounts \(none\) -> me@corp\.example; maxMessageBytes 100000 -> 50000; inboxLimit 1 -> 2\n/);
+    expect(said).toMatch(
+      /SIGHUP: config reloaded: domains one\.test -> one\.test, two\.test; extmailAccounts \(none\) -> me@corp\.example; maxMessageBytes 100000 -> 50000; inboxLimit 1 -> 2\n/,
+    );
     expect(said).toContain('SIGHUP: trustProxy changed; that takes a restart (the running value stays)');
     // The flag's create rate beats the file's, before and after: not a change.
     expect(said).not.toContain('createPerMinute');
@@ -56,7 +77,9 @@ describe('serve reloads its config file on SIGHUP', () => {
     expect((await sendMail(proc, { to: two.email, subject: 'to the new domain' })).response).toMatch(/^250 /);
     expect((await sendMail(proc, { to: box.email, subject: 'second, now it fits' })).response).toMatch(/^250 /);
     // The account added: listed, its aliases handed out, and mail to one is taken.
-    expect((await call(proc.baseUrl, '/domains')).json!.extmail_accounts).toEqual([{ id: 1, email: 'me@corp.example' }]);
+    expect((await call(proc.baseUrl, '/domains')).json!.extmail_accounts).toEqual([
+      { id: 1, email: 'me@corp.example' },
+    ]);
     const alias = (await call(proc.baseUrl, '/create-session', { form: { use_extmail: 1 } })).json!;
     expect(alias.email).toMatch(/^me\+[a-z0-9-]+@corp\.example$/);
     expect((await sendMail(proc, { to: alias.email, subject: 'to the alias' })).response).toMatch(/^250 /);
@@ -70,11 +93,16 @@ describe('serve reloads its config file on SIGHUP', () => {
     const dir = await cleanup.tempDir('tempmail-reload-');
     const file = join(dir, 'serve.json');
     await writeFile(file, JSON.stringify({ domains: ['kept.test'] }));
-    const proc = cleanup.defer(await startServeProcess(['--config', file, '--data-dir', join(dir, 'data')]), (p) => stopServe(p, 'SIGKILL'));
+    const proc = cleanup.defer(await startServeProcess(['--config', file, '--data-dir', join(dir, 'data')]), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
     for (const [content, why] of [
       ['{"domains": ["new.test"], ', 'the file is not valid JSON'],
       [JSON.stringify({ domains: ['new.test'], inboxLimt: 3 }), 'unknown key "inboxLimt"'],
-      [JSON.stringify({ domains: ['new.test'], inboxLimit: 0 }), 'inboxLimit: expected a whole number from 1 to 1000000'],
+      [
+        JSON.stringify({ domains: ['new.test'], inboxLimit: 0 }),
+        'inboxLimit: expected a whole number from 1 to 1000000',
+      ],
     ]) {
       await writeFile(file, content!);
       const said = await hangup(proc, /SIGHUP: kept the config in use: [^\n]*\n/);
@@ -98,8 +126,12 @@ describe('serve reloads its config file on SIGHUP', () => {
     const dir = await cleanup.tempDir('tempmail-reload-');
     const tokenFile = join(dir, 'admin-token');
     await writeFile(tokenFile, 'first-admin-token-0123456789', { mode: 0o600 });
-    const proc = cleanup.defer(await startServeProcess(['--admin-token-file', tokenFile, '--data-dir', join(dir, 'data')]), (p) => stopServe(p, 'SIGKILL'));
-    const stats = (token: string) => call(proc.baseUrl, '/admin/stats', { headers: { authorization: `Bearer ${token}` } });
+    const proc = cleanup.defer(
+      await startServeProcess(['--admin-token-file', tokenFile, '--data-dir', join(dir, 'data')]),
+      (p) => stopServe(p, 'SIGKILL'),
+    );
+    const stats = (token: string) =>
+      call(proc.baseUrl, '/admin/stats', { headers: { authorization: `Bearer ${token}` } });
     expect((await stats('first-admin-token-0123456789')).status).toBe(200);
     await writeFile(tokenFile, 'second-admin-token-0123456789\n');
     await hangup(proc, /SIGHUP: config reloaded: nothing else changed\n/);

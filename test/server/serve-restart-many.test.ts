@@ -46,7 +46,9 @@ async function seed(dataDir: string) {
     await Promise.all(
       inboxes.map(async (box, i) => {
         const subject = `inbox ${i} message ${n}`;
-        const raw = Buffer.from(`From: Seed <seed@example.org>\r\nTo: ${box.email}\r\nSubject: ${subject}\r\n\r\nbody of ${subject}\r\n`);
+        const raw = Buffer.from(
+          `From: Seed <seed@example.org>\r\nTo: ${box.email}\r\nSubject: ${subject}\r\n\r\nbody of ${subject}\r\n`,
+        );
         expect((await long.deliver({ raw, recipients: [box.email] })).delivered).toBe(1);
         box.subjects.push(subject);
       }),
@@ -74,14 +76,22 @@ describe('serve restarted on thousands of stored messages', () => {
     const inboxes = await seed(dataDir);
     const configFile = join(dataDir, '..', 'serve.json');
     await writeFile(configFile, JSON.stringify({ purgeIntervalMs: 1000 }));
-    const serve = await startServeProcess(['--data-dir', dataDir, '--config', configFile, '--inbox-limit', String(LIMIT)]);
+    const serve = await startServeProcess([
+      '--data-dir',
+      dataDir,
+      '--config',
+      configFile,
+      '--inbox-limit',
+      String(LIMIT),
+    ]);
     cleanup.defer(serve, (s) => stopServe(s, 'SIGKILL'));
     const live = inboxes.filter((_, i) => i % 10 !== 9);
     const short = inboxes.filter((_, i) => i % 10 === 9);
 
     // Mail to an inbox nobody has listed yet: the limit counts its stored messages (RCPT and DATA).
     const full = live[0]!;
-    for (let n = PER_INBOX; n < LIMIT; n++) await sendMail(serve, { to: full.email, subject: `inbox 0 message ${n}`, text: 'more' });
+    for (let n = PER_INBOX; n < LIMIT; n++)
+      await sendMail(serve, { to: full.email, subject: `inbox 0 message ${n}`, text: 'more' });
     const smtp = await openSmtp(serve);
     await smtp.command('EHLO restart.test');
     await smtp.command('MAIL FROM:<x@example.org>');
@@ -93,7 +103,12 @@ describe('serve restarted on thousands of stored messages', () => {
     for (const [i, box] of live.entries()) {
       const { status, messages } = await listing(serve.baseUrl, box.token);
       expect(status).toBe(200);
-      const extra = i === 0 ? Array.from({ length: LIMIT - PER_INBOX }, (_, k) => `inbox 0 message ${PER_INBOX + k}`) : i === 1 ? ['after the restart'] : [];
+      const extra =
+        i === 0
+          ? Array.from({ length: LIMIT - PER_INBOX }, (_, k) => `inbox 0 message ${PER_INBOX + k}`)
+          : i === 1
+            ? ['after the restart']
+            : [];
       expect(messages.map((m) => m.subject).sort(), `inbox ${i}`).toEqual([...box.subjects, ...extra].sort());
       expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
       if (i === 1) expect(messages[0]).toMatchObject({ id: PER_INBOX + 1, subject: 'after the restart' });
@@ -102,7 +117,9 @@ describe('serve restarted on thousands of stored messages', () => {
         const read = await call(serve.baseUrl, '/read-mail', { query: { token: box.token, id: m.id } });
         expect(read.status).toBe(200);
         const seeded = box.subjects.includes(m.subject);
-        expect(read.json!.message.body_text).toContain(seeded ? `body of ${m.subject}` : m.subject === 'after the restart' ? 'new' : 'more');
+        expect(read.json!.message.body_text).toContain(
+          seeded ? `body of ${m.subject}` : m.subject === 'after the restart' ? 'new' : 'more',
+        );
       }
     }
     // The short-lived ones: listed whole while they live (if still alive), then 410, then purged with their files.
@@ -112,10 +129,16 @@ describe('serve restarted on thousands of stored messages', () => {
       else expect([401, 410]).toContain(status);
     }
     for (const box of short) {
-      await waitFor(async () => (await listing(serve.baseUrl, box.token)).status === 401, { timeoutMs: 20_000, message: 'expired session purged' });
+      await waitFor(async () => (await listing(serve.baseUrl, box.token)).status === 401, {
+        timeoutMs: 20_000,
+        message: 'expired session purged',
+      });
       // The record goes at once; the messages, unreachable from then on, just after.
       expect(existsSync(join(dataDir, 'sessions', `${box.id}.json`))).toBe(false);
-      await waitFor(() => !existsSync(join(dataDir, 'messages', box.id)), { timeoutMs: 10_000, message: 'the expired inbox removed' });
+      await waitFor(() => !existsSync(join(dataDir, 'messages', box.id)), {
+        timeoutMs: 10_000,
+        message: 'the expired inbox removed',
+      });
     }
     for (const box of live) expect(existsSync(join(dataDir, 'messages', box.id))).toBe(true);
     expect(await stopServe(serve)).toEqual({ code: 0, signal: null });

@@ -52,7 +52,9 @@ describe('serve stopped in the middle of DATA', () => {
     expect(await smtp.command('MAIL FROM:<sender@example.org>')).toMatch(/^250/);
     expect(await smtp.command(`RCPT TO:<${session.email}>`)).toMatch(/^250/);
     expect(await smtp.command('DATA')).toMatch(/^354/);
-    smtp.write(`From: Sender <sender@example.org>\r\nSubject: signalled mid-DATA\r\n\r\nfirst half ${'a'.repeat(2000)}\r\n`);
+    smtp.write(
+      `From: Sender <sender@example.org>\r\nSubject: signalled mid-DATA\r\n\r\nfirst half ${'a'.repeat(2000)}\r\n`,
+    );
 
     first.child.kill('SIGTERM');
     await waitFor(() => first.stderr().includes('SIGTERM: closing'), { message: 'serve to start closing' });
@@ -65,7 +67,10 @@ describe('serve stopped in the middle of DATA', () => {
       },
       { timeoutMs: 5_000, message: 'a new connection to be refused' },
     );
-    expect(attempts.filter((a) => a === 'served'), `attempts: ${attempts.join(', ')}`).toEqual([]);
+    expect(
+      attempts.filter((a) => a === 'served'),
+      `attempts: ${attempts.join(', ')}`,
+    ).toEqual([]);
     expect(first.child.exitCode, 'serve must wait for the message in flight').toBeNull();
 
     smtp.write(`second half ${'b'.repeat(2000)}\r\n.\r\n`);

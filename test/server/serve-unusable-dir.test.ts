@@ -37,7 +37,9 @@ describe('serve with a data dir it cannot create', () => {
       const lines = proc.stderr().split('\n').filter(Boolean);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
-        new RegExp(`^tempmail-tui serve: cannot open the data directory ${dataDir}: ENOENT: the parent directory does not allow creating directories in it, mkdir '/proc/[^']+'$`),
+        new RegExp(
+          `^tempmail-tui serve: cannot open the data directory ${dataDir}: ENOENT: the parent directory does not allow creating directories in it, mkdir '/proc/[^']+'$`,
+        ),
       );
       expect(proc.stdout()).toBe('');
     },
@@ -49,7 +51,9 @@ describe('serve with a data dir it cannot create', () => {
     writeFileSync(file, 'x');
     const asDir = serve(file);
     expect(await exitWithin(asDir)).toEqual({ code: 1, signal: null });
-    expect(asDir.stderr()).toBe(`tempmail-tui serve: cannot open the data directory ${file}: EEXIST: exists and is not a directory, mkdir '${file}'\n`);
+    expect(asDir.stderr()).toBe(
+      `tempmail-tui serve: cannot open the data directory ${file}: EEXIST: exists and is not a directory, mkdir '${file}'\n`,
+    );
     const under = serve(join(file, 'sub'));
     expect(await exitWithin(under)).toEqual({ code: 1, signal: null });
     expect(under.stderr()).toBe(

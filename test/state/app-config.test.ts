@@ -93,7 +93,14 @@ describe('loadSettings', () => {
     const fromFlags = loadSettings({
       env,
       paths,
-      flags: { baseUrl: 'http://flag.example/', pollInterval: '1', bell: true, serverTz: 'UTC', postEncoding: 'form', downloadDir: '/tmp/flag-dl' },
+      flags: {
+        baseUrl: 'http://flag.example/',
+        pollInterval: '1',
+        bell: true,
+        serverTz: 'UTC',
+        postEncoding: 'form',
+        downloadDir: '/tmp/flag-dl',
+      },
     });
     expect(fromFlags).toEqual({
       baseUrl: 'http://flag.example/',
@@ -131,12 +138,16 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
 
   it('poll interval below one second', () => {
     writeConfig({ pollIntervalSeconds: 0.5 });
-    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(/config\.json: pollIntervalSeconds .*got 0\.5/);
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(
+      /config\.json: pollIntervalSeconds .*got 0\.5/,
+    );
     clearConfig();
     expect(errorOf(() => loadSettings({ env: { TEMPMAIL_POLL_INTERVAL: '0' }, paths })).message).toMatch(
       /^TEMPMAIL_POLL_INTERVAL must be a number of seconds >= 1, got "0"/,
     );
-    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { pollInterval: '-3' } })).message).toMatch(/^--poll-interval /);
+    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { pollInterval: '-3' } })).message).toMatch(
+      /^--poll-interval /,
+    );
   });
 
   it('invalid JSON names the file', () => {
@@ -158,7 +169,9 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
 
   it('wrong types', () => {
     writeConfig({ bell: 'yes' });
-    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: bell must be true or false, got "yes"');
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain(
+      'config.json: bell must be true or false, got "yes"',
+    );
     writeConfig({ baseUrl: 42 });
     expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: baseUrl must be a string');
     writeConfig({ pollIntervalSeconds: '5' });
@@ -167,24 +180,36 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
 
   it('base URL must be http(s)', () => {
     writeConfig({ baseUrl: 'file:///etc/passwd' });
-    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: baseUrl must be an http(s) URL');
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain(
+      'config.json: baseUrl must be an http(s) URL',
+    );
     clearConfig();
-    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_BASE_URL: 'not a url' }, paths })).message).toMatch(/^TEMPMAIL_BASE_URL must be/);
-    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { baseUrl: 'ftp://x/' } })).message).toMatch(/^--base-url must be/);
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_BASE_URL: 'not a url' }, paths })).message).toMatch(
+      /^TEMPMAIL_BASE_URL must be/,
+    );
+    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { baseUrl: 'ftp://x/' } })).message).toMatch(
+      /^--base-url must be/,
+    );
   });
 
   it('time zone validated', () => {
     writeConfig({ serverTz: 'Mars/Olympus' });
-    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: serverTz must be a time zone');
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain(
+      'config.json: serverTz must be a time zone',
+    );
     clearConfig();
-    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_SERVER_TZ: '+25:00' }, paths })).message).toMatch(/^TEMPMAIL_SERVER_TZ/);
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_SERVER_TZ: '+25:00' }, paths })).message).toMatch(
+      /^TEMPMAIL_SERVER_TZ/,
+    );
   });
 
   it('post encoding and bell from the environment', () => {
     expect(errorOf(() => loadSettings({ env: { TEMPMAIL_POST_ENCODING: 'xml' }, paths })).message).toBe(
       'TEMPMAIL_POST_ENCODING must be one of form, json, query, got "xml"',
     );
-    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_BELL: 'maybe' }, paths })).message).toMatch(/^TEMPMAIL_BELL must be true or false/);
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_BELL: 'maybe' }, paths })).message).toMatch(
+      /^TEMPMAIL_BELL must be true or false/,
+    );
   });
 
   it('a hostile value is shown without control characters', () => {
@@ -195,7 +220,9 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
 
   it('a bad file is reported even when the environment overrides its key', () => {
     writeConfig({ pollIntervalSeconds: 'fast' });
-    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_POLL_INTERVAL: '2' }, paths })).message).toContain('pollIntervalSeconds');
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_POLL_INTERVAL: '2' }, paths })).message).toContain(
+      'pollIntervalSeconds',
+    );
   });
 
   it('an unreadable config path is an error, not a default', () => {
@@ -209,11 +236,15 @@ describe('provider', () => {
     writeConfig({ provider: 'guerrilla' });
     expect(loadSettings({ env: {}, paths }).provider).toBe('guerrilla');
     expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'MailTM' }, paths }).provider).toBe('mailtm');
-    expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'mailtm' }, paths, flags: { provider: 'tempmail' } }).provider).toBe('tempmail');
+    expect(
+      loadSettings({ env: { TEMPMAIL_PROVIDER: 'mailtm' }, paths, flags: { provider: 'tempmail' } }).provider,
+    ).toBe('tempmail');
     expect(errorOf(() => loadSettings({ env: {}, paths, flags: { provider: '1secmail' } })).message).toBe(
       '--provider must be one of tempmail, mailtm, guerrilla, tempmaillol or auto, got "1secmail"',
     );
-    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_PROVIDER: 'x' }, paths })).message).toContain('TEMPMAIL_PROVIDER must be one of');
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_PROVIDER: 'x' }, paths })).message).toContain(
+      'TEMPMAIL_PROVIDER must be one of',
+    );
   });
 
   it('a base URL belongs to the provider named where it was set', () => {
@@ -221,8 +252,14 @@ describe('provider', () => {
     const env = { TEMPMAIL_BASE_URL: 'http://127.0.0.1:8025/' };
     expect(loadSettings({ env, paths, flags: { provider: 'mailtm' } })).not.toHaveProperty('baseUrl');
     // Named together, they go together; naming tempmail keeps a tempmail URL from further out.
-    expect(loadSettings({ env, paths, flags: { provider: 'mailtm', baseUrl: 'https://api.mail.gw' } })).toMatchObject({ provider: 'mailtm', baseUrl: 'https://api.mail.gw' });
-    expect(loadSettings({ env, paths, flags: { provider: 'tempmail' } })).toMatchObject({ provider: 'tempmail', baseUrl: 'http://127.0.0.1:8025/' });
+    expect(loadSettings({ env, paths, flags: { provider: 'mailtm', baseUrl: 'https://api.mail.gw' } })).toMatchObject({
+      provider: 'mailtm',
+      baseUrl: 'https://api.mail.gw',
+    });
+    expect(loadSettings({ env, paths, flags: { provider: 'tempmail' } })).toMatchObject({
+      provider: 'tempmail',
+      baseUrl: 'http://127.0.0.1:8025/',
+    });
     writeConfig({ provider: 'mailtm', baseUrl: 'https://api.mail.gw' });
     expect(loadSettings({ env: {}, paths })).toMatchObject({ provider: 'mailtm', baseUrl: 'https://api.mail.gw' });
     expect(loadSettings({ env: { TEMPMAIL_PROVIDER: 'guerrilla' }, paths })).not.toHaveProperty('baseUrl');

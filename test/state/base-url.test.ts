@@ -11,6 +11,8 @@ describe('displayBaseUrl', () => {
 
   it('strips credentials from what is not a URL too, and leaves keys such as local:<dir> alone', () => {
     expect(displayBaseUrl('http://u:p@exa mple/')).toBe('http://exa mple/');
-    expect(displayBaseUrl('local:/home/me/.local/share/tempmail-tui/')).toBe('local:/home/me/.local/share/tempmail-tui/');
+    expect(displayBaseUrl('local:/home/me/.local/share/tempmail-tui/')).toBe(
+      'local:/home/me/.local/share/tempmail-tui/',
+    );
   });
 });

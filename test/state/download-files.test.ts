@@ -1,8 +1,26 @@
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_NAME_BYTES, numbered, replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../src/state/download-files';
+import {
+  MAX_NAME_BYTES,
+  numbered,
+  replaceFile,
+  safeFileName,
+  uniquePath,
+  writeFileIfNew,
+  writeNewFile,
+} from '../../src/state/download-files';
 import { isTerminalSafe } from '../../src/text/safe-text';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
@@ -66,7 +84,12 @@ describe('safeFileName', () => {
   });
 
   it('is terminal-safe for the hostile and the random', () => {
-    const samples = ['\u001bP+q\u001b\\x', '\u0085\u009d8;;http://x\u009c', `${'\u202e'.repeat(10)}gpj.exe`, String.fromCharCode(...Array.from({ length: 64 }, (_, i) => i))];
+    const samples = [
+      '\u001bP+q\u001b\\x',
+      '\u0085\u009d8;;http://x\u009c',
+      `${'\u202e'.repeat(10)}gpj.exe`,
+      String.fromCharCode(...Array.from({ length: 64 }, (_, i) => i)),
+    ];
     for (const s of samples) {
       const out = safeFileName(s);
       expect(isTerminalSafe(out)).toBe(true);

@@ -17,19 +17,26 @@ beforeEach(() => {
   mkdirSync(paths.config, { mode: 0o700 });
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-const writeConfig = (value: unknown) => writeFileSync(join(paths.config, 'config.json'), JSON.stringify(value), { mode: 0o600 });
+const writeConfig = (value: unknown) =>
+  writeFileSync(join(paths.config, 'config.json'), JSON.stringify(value), { mode: 0o600 });
 
 describe('providers and providerOrder', () => {
   it('reads each provider base URL and key, the order, and auto; the variable beats the file for the key', () => {
     writeConfig({
       provider: 'auto',
-      providers: { mailtm: { baseUrl: 'https://api.mail.gw/' }, tempmaillol: { baseUrl: 'http://127.0.0.1:9/', apiKey: 'tm.file.key' } },
+      providers: {
+        mailtm: { baseUrl: 'https://api.mail.gw/' },
+        tempmaillol: { baseUrl: 'http://127.0.0.1:9/', apiKey: 'tm.file.key' },
+      },
       providerOrder: ['guerrilla', 'mailtm', 'tempmaillol'],
     });
     const s = loadSettings({ env: {}, paths });
     expect(s).toMatchObject({
       provider: 'auto',
-      providers: { mailtm: { baseUrl: 'https://api.mail.gw/' }, tempmaillol: { baseUrl: 'http://127.0.0.1:9/', apiKey: 'tm.file.key' } },
+      providers: {
+        mailtm: { baseUrl: 'https://api.mail.gw/' },
+        tempmaillol: { baseUrl: 'http://127.0.0.1:9/', apiKey: 'tm.file.key' },
+      },
       providerOrder: ['guerrilla', 'mailtm', 'tempmaillol'],
     });
     expect(orderedRefs(s)).toEqual([
@@ -38,20 +45,39 @@ describe('providers and providerOrder', () => {
       { provider: 'tempmaillol', baseUrl: 'http://127.0.0.1:9/' },
     ]);
     expect(configuredRef(s)).toEqual({ provider: 'guerrilla', baseUrl: 'https://api.guerrillamail.com/' });
-    expect(loadSettings({ env: { TEMPMAIL_TEMPMAILLOL_KEY: 'tm.env.key' }, paths }).providers.tempmaillol).toEqual({ baseUrl: 'http://127.0.0.1:9/', apiKey: 'tm.env.key' });
+    expect(loadSettings({ env: { TEMPMAIL_TEMPMAILLOL_KEY: 'tm.env.key' }, paths }).providers.tempmaillol).toEqual({
+      baseUrl: 'http://127.0.0.1:9/',
+      apiKey: 'tm.env.key',
+    });
   });
 
   it("a named provider's own base URL comes from `providers`; --base-url still beats it", () => {
     writeConfig({ providers: { mailtm: { baseUrl: 'https://api.mail.gw/' } } });
-    expect(configuredRef(loadSettings({ env: {}, paths, flags: { provider: 'mailtm' } }))).toEqual({ provider: 'mailtm', baseUrl: 'https://api.mail.gw/' });
-    expect(configuredRef(loadSettings({ env: {}, paths, flags: { provider: 'mailtm', baseUrl: 'http://127.0.0.1:1/' } }))).toEqual({ provider: 'mailtm', baseUrl: 'http://127.0.0.1:1/' });
+    expect(configuredRef(loadSettings({ env: {}, paths, flags: { provider: 'mailtm' } }))).toEqual({
+      provider: 'mailtm',
+      baseUrl: 'https://api.mail.gw/',
+    });
+    expect(
+      configuredRef(loadSettings({ env: {}, paths, flags: { provider: 'mailtm', baseUrl: 'http://127.0.0.1:1/' } })),
+    ).toEqual({ provider: 'mailtm', baseUrl: 'http://127.0.0.1:1/' });
   });
 
   it("p's choices follow the order and never offer the provider it starts on again", () => {
     const s = loadSettings({ env: {}, paths, flags: { provider: 'mailtm', baseUrl: 'http://127.0.0.1:1/' } });
-    expect(providerChoices(configuredRef(s)!, s).map((r) => r.provider)).toEqual(['mailtm', 'tempmaillol', 'guerrilla', 'tempmail']);
+    expect(providerChoices(configuredRef(s)!, s).map((r) => r.provider)).toEqual([
+      'mailtm',
+      'tempmaillol',
+      'guerrilla',
+      'tempmail',
+    ]);
     // The app's own local service is not the public tempmail service: that one is still offered.
-    expect(providerChoices({ provider: 'tempmail', baseUrl: 'local:/x' }, s).map((r) => r.provider)).toEqual(['tempmail', 'mailtm', 'tempmaillol', 'guerrilla', 'tempmail']);
+    expect(providerChoices({ provider: 'tempmail', baseUrl: 'local:/x' }, s).map((r) => r.provider)).toEqual([
+      'tempmail',
+      'mailtm',
+      'tempmaillol',
+      'guerrilla',
+      'tempmail',
+    ]);
   });
 
   it.each([
@@ -70,7 +96,9 @@ describe('providers and providerOrder', () => {
   });
 
   it('never says the key it refuses', () => {
-    expect(() => loadSettings({ env: { TEMPMAIL_TEMPMAILLOL_KEY: 'secret key with spaces' }, paths })).toThrow(/^TEMPMAIL_TEMPMAILLOL_KEY must be an API key/);
+    expect(() => loadSettings({ env: { TEMPMAIL_TEMPMAILLOL_KEY: 'secret key with spaces' }, paths })).toThrow(
+      /^TEMPMAIL_TEMPMAILLOL_KEY must be an API key/,
+    );
     try {
       loadSettings({ env: { TEMPMAIL_TEMPMAILLOL_KEY: 'secret key with spaces' }, paths });
     } catch (error) {

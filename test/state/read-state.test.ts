@@ -48,7 +48,7 @@ describe('read state', () => {
     expect([...open().load(SERVICE, 'a@x.test')]).toEqual(['2', '3', '4']);
   });
 
-  it('keeps the marks of an address that does not expire (mail.tm) until it is forgotten; ids are any provider\'s', () => {
+  it("keeps the marks of an address that does not expire (mail.tm) until it is forgotten; ids are any provider's", () => {
     open().save(SERVICE, 'acct@mail.test', null, ['6512ab34cd', '6512ab34ce']);
     now = minutes(100_000);
     expect([...open().load(SERVICE, 'acct@mail.test')]).toEqual(['6512ab34cd', '6512ab34ce']);
@@ -94,7 +94,10 @@ describe('read state', () => {
     expect(store.load(SERVICE, 'a@x.test').size).toBe(0);
     writeFileSync(
       store.file,
-      JSON.stringify({ version: 1, addresses: [{ service: SERVICE, email: 'a@x.test', expiresAt: 'soon', updatedAt: '', read: ['1'] }, 7] }),
+      JSON.stringify({
+        version: 1,
+        addresses: [{ service: SERVICE, email: 'a@x.test', expiresAt: 'soon', updatedAt: '', read: ['1'] }, 7],
+      }),
       { mode: 0o600 },
     );
     expect(store.load(SERVICE, 'a@x.test').size).toBe(0);
@@ -115,7 +118,9 @@ describe('read state', () => {
     const dir = appPaths(env()).state;
     const run = (first: number) =>
       new Promise<number | null>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', child, dir, String(first), '25'], { stdio: ['ignore', 'ignore', 'inherit'] });
+        const p = spawn(process.execPath, ['--import', 'tsx', child, dir, String(first), '25'], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
         p.on('error', reject);
         p.on('exit', resolve);
       });

@@ -1,5 +1,15 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +46,15 @@ describe('saved sessions', () => {
     expect(mode(store.file)).toBe(0o600);
     const live = open().listLive(minutes(2));
     expect(live.map((s) => s.email)).toEqual(['b@x.test', 'a@x.test']);
-    expect(live[1]).toEqual({ email: 'a@x.test', token: 'tok-a', expiresAt: minutes(60), provider: 'tempmail', baseUrl: BASE, createdAt: T0, usedAt: T0 });
+    expect(live[1]).toEqual({
+      email: 'a@x.test',
+      token: 'tok-a',
+      expiresAt: minutes(60),
+      provider: 'tempmail',
+      baseUrl: BASE,
+      createdAt: T0,
+      usedAt: T0,
+    });
     const stored = JSON.parse(readFileSync(store.file, 'utf8'));
     expect(stored.sessions[0]).toEqual({
       email: 'b@x.test',
@@ -61,7 +79,12 @@ describe('saved sessions', () => {
     const store = open();
     store.save({ email: 'short@x.test', token: 't1', expiresAt: minutes(10) }, BASE);
     store.save({ email: 'long@x.test', token: 't2', expiresAt: minutes(60) }, BASE);
-    expect(store.listLive(minutes(9)).map((s) => s.email).sort()).toEqual(['long@x.test', 'short@x.test']);
+    expect(
+      store
+        .listLive(minutes(9))
+        .map((s) => s.email)
+        .sort(),
+    ).toEqual(['long@x.test', 'short@x.test']);
     expect(store.listLive(minutes(10)).map((s) => s.email)).toEqual(['long@x.test']);
     expect(readFileSync(store.file, 'utf8')).not.toContain('short@x.test');
     expect(store.listLive(minutes(61))).toEqual([]);
@@ -113,13 +136,31 @@ describe('saved sessions', () => {
     expect(store.markUsed('A@x.test', 'http://127.0.0.1:8025', minutes(3))).toBe(true);
     expect(store.markUsed('c@x.test', BASE, minutes(3))).toBe(false);
     // Persisted, the list order (newest created first) unchanged.
-    expect(open().listLive(now, BASE).map((s) => [s.email, s.createdAt, s.usedAt])).toEqual([
+    expect(
+      open()
+        .listLive(now, BASE)
+        .map((s) => [s.email, s.createdAt, s.usedAt]),
+    ).toEqual([
       ['b@x.test', minutes(1), minutes(1)],
       ['a@x.test', T0, minutes(3)],
     ]);
-    const entry = { email: 'old@x.test', token: 't', expiresAt: minutes(5).toISOString(), baseUrl: BASE, createdAt: T0.toISOString() };
-    writeFileSync(store.file, JSON.stringify({ version: 1, sessions: [entry, { ...entry, email: 'bad@x.test', usedAt: 'yesterday' }] }), { mode: 0o600 });
-    expect(open().listLive(now).map((s) => [s.email, s.usedAt])).toEqual([
+    const entry = {
+      email: 'old@x.test',
+      token: 't',
+      expiresAt: minutes(5).toISOString(),
+      baseUrl: BASE,
+      createdAt: T0.toISOString(),
+    };
+    writeFileSync(
+      store.file,
+      JSON.stringify({ version: 1, sessions: [entry, { ...entry, email: 'bad@x.test', usedAt: 'yesterday' }] }),
+      { mode: 0o600 },
+    );
+    expect(
+      open()
+        .listLive(now)
+        .map((s) => [s.email, s.usedAt]),
+    ).toEqual([
       ['old@x.test', undefined],
       ['bad@x.test', undefined],
     ]);
@@ -127,10 +168,27 @@ describe('saved sessions', () => {
 
   it('ignores a refusedAt that is not a date, keeping the address and its token', () => {
     mkdirSync(stateDir, { recursive: true, mode: 0o700 });
-    const entry = { email: 'a@x.test', token: 't', expiresAt: minutes(5).toISOString(), baseUrl: BASE, createdAt: T0.toISOString() };
-    const body = { version: 1, sessions: [{ ...entry, refusedAt: 'soon' }, { ...entry, email: 'b@x.test', refusedAt: T0.toISOString() }, { ...entry, email: 'c@x.test', refusedAt: 7 }] };
+    const entry = {
+      email: 'a@x.test',
+      token: 't',
+      expiresAt: minutes(5).toISOString(),
+      baseUrl: BASE,
+      createdAt: T0.toISOString(),
+    };
+    const body = {
+      version: 1,
+      sessions: [
+        { ...entry, refusedAt: 'soon' },
+        { ...entry, email: 'b@x.test', refusedAt: T0.toISOString() },
+        { ...entry, email: 'c@x.test', refusedAt: 7 },
+      ],
+    };
     writeFileSync(join(stateDir, 'sessions.json'), JSON.stringify(body), { mode: 0o600 });
-    expect(open().listLive().map((s) => [s.email, s.token, s.refusedAt])).toEqual([
+    expect(
+      open()
+        .listLive()
+        .map((s) => [s.email, s.token, s.refusedAt]),
+    ).toEqual([
       ['a@x.test', 't', undefined],
       ['b@x.test', 't', T0],
       ['c@x.test', 't', undefined],
@@ -140,11 +198,26 @@ describe('saved sessions', () => {
   it('tightens a 0644 sessions file and a 0755 directory when reading', () => {
     mkdirSync(stateDir, { recursive: true });
     const file = join(stateDir, 'sessions.json');
-    const body = { version: 1, sessions: [{ email: 'a@x.test', token: 't', expiresAt: minutes(5).toISOString(), baseUrl: BASE, createdAt: T0.toISOString() }] };
+    const body = {
+      version: 1,
+      sessions: [
+        {
+          email: 'a@x.test',
+          token: 't',
+          expiresAt: minutes(5).toISOString(),
+          baseUrl: BASE,
+          createdAt: T0.toISOString(),
+        },
+      ],
+    };
     writeFileSync(file, JSON.stringify(body));
     chmodSync(file, 0o644);
     chmodSync(stateDir, 0o755);
-    expect(open().listLive().map((s) => s.email)).toEqual(['a@x.test']);
+    expect(
+      open()
+        .listLive()
+        .map((s) => s.email),
+    ).toEqual(['a@x.test']);
     expect(mode(file)).toBe(0o600);
     expect(mode(stateDir)).toBe(0o700);
   });
@@ -153,11 +226,15 @@ describe('saved sessions', () => {
     const store = open();
     store.save({ email: 'a@x.test', token: 't', expiresAt: minutes(5) }, BASE);
     // What a crash between writing the temp file and the rename leaves behind: half a JSON document.
-    writeFileSync(join(stateDir, '.sessions.json.deadbeef0000.tmp'), '{"version":1,"sessions":[{"email":"half', { mode: 0o600 });
+    writeFileSync(join(stateDir, '.sessions.json.deadbeef0000.tmp'), '{"version":1,"sessions":[{"email":"half', {
+      mode: 0o600,
+    });
     expect(store.listLive().map((s) => s.email)).toEqual(['a@x.test']);
     store.save({ email: 'b@x.test', token: 't', expiresAt: minutes(5) }, BASE);
     expect(store.listLive().map((s) => s.email)).toEqual(['b@x.test', 'a@x.test']);
-    expect(readdirSync(stateDir).filter((n) => n.endsWith('.tmp') && n !== '.sessions.json.deadbeef0000.tmp')).toEqual([]);
+    expect(readdirSync(stateDir).filter((n) => n.endsWith('.tmp') && n !== '.sessions.json.deadbeef0000.tmp')).toEqual(
+      [],
+    );
     expect(readdirSync(stateDir)).not.toContain('.sessions.json.lock');
     // Once it is clearly a crash's leftover (minutes old), the next write removes it: it may hold tokens.
     const old = new Date(Date.now() - 5 * 60_000);
@@ -188,19 +265,27 @@ describe('saved sessions', () => {
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
     open().save({ email: 'a@x.test', token: 't', expiresAt: minutes(5) }, BASE);
-    expect(open().listLive().map((s) => s.email)).toEqual(['a@x.test']);
+    expect(
+      open()
+        .listLive()
+        .map((s) => s.email),
+    ).toEqual(['a@x.test']);
   });
 
   it('two processes saving at the same time lose nothing', async () => {
     const child = fileURLToPath(new URL('./save-sessions-child.ts', import.meta.url));
     const run = (tag: string) =>
       new Promise<number | null>((resolve, reject) => {
-        const p = spawn(process.execPath, ['--import', 'tsx', child, stateDir, tag, '25'], { stdio: ['ignore', 'ignore', 'inherit'] });
+        const p = spawn(process.execPath, ['--import', 'tsx', child, stateDir, tag, '25'], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        });
         p.on('error', reject);
         p.on('exit', resolve);
       });
     expect(await Promise.all([run('p1'), run('p2')])).toEqual([0, 0]);
-    const emails = openSavedSessions({ dir: stateDir }).listLive(new Date()).map((s) => s.email);
+    const emails = openSavedSessions({ dir: stateDir })
+      .listLive(new Date())
+      .map((s) => s.email);
     expect(emails).toHaveLength(50);
     expect(new Set(emails).size).toBe(50);
   });

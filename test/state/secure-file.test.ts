@@ -1,8 +1,25 @@
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensurePrivateDir, isTempFileName, readPrivateFile, SecureFileError, writePrivateFile } from '../../src/state/secure-file';
+import {
+  ensurePrivateDir,
+  isTempFileName,
+  readPrivateFile,
+  SecureFileError,
+  writePrivateFile,
+} from '../../src/state/secure-file';
 import { appPaths } from '../../src/state/paths';
 
 let home: string;

@@ -19,7 +19,13 @@ describe('a From with escape codes', () => {
     const api = createApi({ baseUrl: svc.baseUrl });
     const provider = tempmailProvider(api, svc.baseUrl);
     const session = await provider.createSession({});
-    await sendRaw(svc, session.email, Buffer.from(`From: Evil \x1b[31mRED\x1b[0m <evil@x.example>\r\nTo: ${session.email}\r\nSubject: Hi \x1b[31mred\x1b[0m\r\n\r\nbody\r\n`));
+    await sendRaw(
+      svc,
+      session.email,
+      Buffer.from(
+        `From: Evil \x1b[31mRED\x1b[0m <evil@x.example>\r\nTo: ${session.email}\r\nSubject: Hi \x1b[31mred\x1b[0m\r\n\r\nbody\r\n`,
+      ),
+    );
     const [m] = await provider.listMessages(session);
     expect(m?.senderName).toBe('Evil RED');
     expect(m?.subject).toBe('Hi red');

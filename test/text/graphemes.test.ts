@@ -18,13 +18,66 @@ function* codePoints(): Generator<string> {
 // One of each kind of code point the fast path keeps: letters, digits, space, LF, controls, ESC,
 // symbols (pictographs, emoji with text and emoji presentation), CJK, halfwidth kana, Indic and Thai
 // consonants (which marks would join), Arabic, private use, Hangul syllables (which only jamo join).
-const NEIGHBOURS = ['a', '0', ' ', '\n', '\x00', '\x1b', '\x7f', '\x85', '…', '·', '©', '❤', '😀', '⌚', '日', 'ｶ', '\u0915', '\u0e01', '\u0627', '\ue000', '\u{1f3f4}', '€', '한', '가'];
+const NEIGHBOURS = [
+  'a',
+  '0',
+  ' ',
+  '\n',
+  '\x00',
+  '\x1b',
+  '\x7f',
+  '\x85',
+  '…',
+  '·',
+  '©',
+  '❤',
+  '😀',
+  '⌚',
+  '日',
+  'ｶ',
+  '\u0915',
+  '\u0e01',
+  '\u0627',
+  '\ue000',
+  '\u{1f3f4}',
+  '€',
+  '한',
+  '가',
+];
 
 const ALPHABET = [
   ...'abc XYZ 09.,-_#*…·─│\n\r\t\x1b',
   ...'日本語한국어ｱｲｳＡ𠀋ÜñéПрกิ',
-  '\u0301', '\u200b', '\u200c', '\u200d', '\u00ad', '\ufe0f', '\u20e3', '\u3164', '\u1100', '\u1161', '\u11a8', '\uac00', '\uff9e',
-  '😀', '👍', '🏽', '👨', '❤', '©', '🏴', '\u{e0067}', '\u{e007f}', '🇩', '🇪', '\u0915', '\u094d', '\u0600', '\u0d4e', '\u0e33', '\ud800',
+  '\u0301',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u00ad',
+  '\ufe0f',
+  '\u20e3',
+  '\u3164',
+  '\u1100',
+  '\u1161',
+  '\u11a8',
+  '\uac00',
+  '\uff9e',
+  '😀',
+  '👍',
+  '🏽',
+  '👨',
+  '❤',
+  '©',
+  '🏴',
+  '\u{e0067}',
+  '\u{e007f}',
+  '🇩',
+  '🇪',
+  '\u0915',
+  '\u094d',
+  '\u0600',
+  '\u0d4e',
+  '\u0e33',
+  '\ud800',
 ];
 
 function random(seed: number) {
@@ -37,7 +90,22 @@ function random(seed: number) {
 describe('graphemes', () => {
   it('keeps letters, symbols and controls on the fast path, not what joins', () => {
     for (const s of NEIGHBOURS) expect(MAY_JOIN.test(s), JSON.stringify(s)).toBe(false);
-    for (const s of ['\r', '\u0301', '\u200d', '\ufe0f', '\u{1f1e6}', '\u{1f3fb}', '\u1100', '\u1161', '\u11a8', '\ud7b0', '\u0e33', '\uff9e', '\u0600', '\ud800']) {
+    for (const s of [
+      '\r',
+      '\u0301',
+      '\u200d',
+      '\ufe0f',
+      '\u{1f1e6}',
+      '\u{1f3fb}',
+      '\u1100',
+      '\u1161',
+      '\u11a8',
+      '\ud7b0',
+      '\u0e33',
+      '\uff9e',
+      '\u0600',
+      '\ud800',
+    ]) {
       expect(MAY_JOIN.test(s), JSON.stringify(s)).toBe(true);
     }
   });
@@ -51,7 +119,8 @@ describe('graphemes', () => {
       const s = c + NEIGHBOURS.map((n) => c + n).join('') + c;
       let clusters = 0;
       for (const _ of segmenter.segment(s)) clusters++;
-      if (clusters !== 2 * NEIGHBOURS.length + 2) expect.fail(`${JSON.stringify(s)} is ${clusters} clusters to Intl.Segmenter`);
+      if (clusters !== 2 * NEIGHBOURS.length + 2)
+        expect.fail(`${JSON.stringify(s)} is ${clusters} clusters to Intl.Segmenter`);
     }
     expect(fast).toBeGreaterThan(100_000);
   }, 120_000);

@@ -27,7 +27,10 @@ describe('fitHelp', () => {
     for (const width of [80, 60, 40]) {
       const fitted = fitHelp(HELP, width);
       expect(words(fitted), `width ${width}`).toEqual(words(HELP));
-      expect(fitted.split('\n').filter((l) => l.length > width), `width ${width}`).toEqual([]);
+      expect(
+        fitted.split('\n').filter((l) => l.length > width),
+        `width ${width}`,
+      ).toEqual([]);
       expect(fitted.endsWith('\n')).toBe(true);
     }
   });
@@ -63,7 +66,9 @@ describe('fitHelp', () => {
   it('keeps a line that fits as written, and a paragraph ends at a sentence or a heading', () => {
     const fitted = fitHelp(HELP, 80).split('\n');
     expect(fitted).toContain('  GET  /health                       ok (200)');
-    expect(fitted.filter((l) => l.endsWith('its verification code.') || l.endsWith('(or A), then prints'))).toHaveLength(1);
+    expect(
+      fitted.filter((l) => l.endsWith('its verification code.') || l.endsWith('(or A), then prints')),
+    ).toHaveLength(1);
     expect(fitted).toContain('Options:');
   });
 
@@ -76,7 +81,7 @@ describe('fitHelp', () => {
     expect(fitted.slice(get, get + 2)).toEqual(['  GET  /health', '      ok (200)']);
   });
 
-  it('is 80 columns wide off a terminal, and the terminal\'s width on one', () => {
+  it("is 80 columns wide off a terminal, and the terminal's width on one", () => {
     expect(helpWidth({ isTTY: false, columns: 120 })).toBe(80);
     expect(helpWidth({})).toBe(80);
     expect(helpWidth({ isTTY: true, columns: 60 })).toBe(60);

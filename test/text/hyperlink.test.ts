@@ -21,7 +21,13 @@ describe('hyperlink', () => {
   });
 
   it('links only http(s) URLs no longer than terminals keep; any other stays text', () => {
-    for (const url of ['javascript:alert(1)', 'mailto:a@b.example', 'file:///etc/passwd', 'not a url', `https://example.org/${'a'.repeat(2100)}`]) {
+    for (const url of [
+      'javascript:alert(1)',
+      'mailto:a@b.example',
+      'file:///etc/passwd',
+      'not a url',
+      `https://example.org/${'a'.repeat(2100)}`,
+    ]) {
       expect(hyperlink(url, 'text')).toBe('text');
     }
     expect(hyperlink('https://example.org/', '   ')).toBe('   ');

@@ -79,7 +79,9 @@ describe('safeText: single characters', () => {
     expect(out).toBe('ab');
   });
   it('removes bidi overrides, embeddings, isolates and marks', () => {
-    const out = safeText('\u202eevil\u202c Bank \u2066x\u2069 \u2067y\u2068z\u2069 \u202a\u202b\u202d \u200e\u200f\u061c!');
+    const out = safeText(
+      '\u202eevil\u202c Bank \u2066x\u2069 \u2067y\u2068z\u2069 \u202a\u202b\u202d \u200e\u200f\u061c!',
+    );
     expect(out).toBe('evil Bank x yz  !');
     expectInert(out);
   });
@@ -109,7 +111,7 @@ describe('safeText: what is left of a colour sequence whose ESC went before it c
     expect(safeLine('[1;31mAlert[m now')).toBe('Alert now');
     expect(safeLine('x[38;5;196mred[0m')).toBe('xred');
   });
-  it('keeps brackets that are text: [1] references, [2m] measures, [mailto, a body\'s [0m', () => {
+  it("keeps brackets that are text: [1] references, [2m] measures, [mailto, a body's [0m", () => {
     expect(safeLine('See [1] and [x]')).toBe('See [1] and [x]');
     expect(safeLine('Invoice [2026]')).toBe('Invoice [2026]');
     expect(safeLine('Room [2m] [mailto:x]')).toBe('Room [2m] [mailto:x]');
@@ -169,13 +171,18 @@ describe('safeText on the hostile fixtures (parsed by mailparser)', () => {
   const dir = HOSTILE_DIR;
   // Words that must survive, per fixture; payload fragments that must not.
   const expectations: Record<string, { words: string[]; gone?: string[] }> = {
-    '01-raw-csi-subject.eml': { words: ['Your code', 'RED', 'inside', 'Plain body', 'here.'], gone: ['[2J', '[31m', '[10;10H'] },
+    '01-raw-csi-subject.eml': {
+      words: ['Your code', 'RED', 'inside', 'Plain body', 'here.'],
+      gone: ['[2J', '[31m', '[10;10H'],
+    },
     '02-bidi-sender.eml': { words: ['evil', 'Bank', 'Invoice ready', 'right-to-left override'] },
     '03-qp-escape.eml': { words: ['blinking', 'and a bell', 'here.'], gone: ['[5m', '[0m'] },
     '04-html-script.eml': { words: ['Welcome', 'Confirm your account'] },
     '05-nul-and-del.eml': { words: ['NUL', 'and DEL', 'in subject', 'XYZ'] },
   };
-  const files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.eml'))
+    .sort();
 
   it('finds every fixture this test knows about', () => {
     expect(files).toEqual(Object.keys(expectations).sort());

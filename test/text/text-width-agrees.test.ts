@@ -20,12 +20,52 @@ const ALPHABET = [
   ...'abc XYZ 09.,-_',
   ...'日本語中文한국어カタカナｱｲｳＡＢＣ𠀋',
   ...'ÜñéПриветΑλφα─│┌',
-  '\u0301', '\u0308', '\u200b', '\u200c', '\u200d', '\u00ad', '\ufe0f', '\ufe0e', '\u20e3', '\u3164', '\u115f',
-  '😀', '👍', '🏽', '👨', '👩', '👧', '❤', '♀', '©', '#', '1',
-  '🇩', '🇪', '\u1100', '\u1161', '\u11a8', '가',
-  '\u0915', '\u094d', '\u0937', '\u093f', '\u0d4e', '\u0e01', '\u0e31', '\u0627', '\u064b', '\u0600', '\t', '\r', '\n',
+  '\u0301',
+  '\u0308',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u00ad',
+  '\ufe0f',
+  '\ufe0e',
+  '\u20e3',
+  '\u3164',
+  '\u115f',
+  '😀',
+  '👍',
+  '🏽',
+  '👨',
+  '👩',
+  '👧',
+  '❤',
+  '♀',
+  '©',
+  '#',
+  '1',
+  '🇩',
+  '🇪',
+  '\u1100',
+  '\u1161',
+  '\u11a8',
+  '가',
+  '\u0915',
+  '\u094d',
+  '\u0937',
+  '\u093f',
+  '\u0d4e',
+  '\u0e01',
+  '\u0e31',
+  '\u0627',
+  '\u064b',
+  '\u0600',
+  '\t',
+  '\r',
+  '\n',
   // Letters that join without being marks: halfwidth sound marks, Thai and Lao AM.
-  'ﾞ', 'ﾟ', '\u0e33', '\u0eb3',
+  'ﾞ',
+  'ﾟ',
+  '\u0e33',
+  '\u0eb3',
 ];
 
 const SEGMENTER = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
@@ -73,13 +113,21 @@ describe('one measure for the app and Ink', () => {
       expect(terminalWidth(s), JSON.stringify(s)).toBe(want);
       expect(textWidth(s), JSON.stringify(s)).toBe(want);
       const stops = clusterStops(s);
-      expect(stops.widths.reduce((a, b) => a + b, 0), JSON.stringify(s)).toBe(want);
+      expect(
+        stops.widths.reduce((a, b) => a + b, 0),
+        JSON.stringify(s),
+      ).toBe(want);
       expect(stops.starts, JSON.stringify(s)).toEqual(segments.map((g) => g.index));
     }
   });
 
   it('on long single-script runs (the fast path that skips segmenting)', () => {
-    for (const s of ['日本語のテキスト'.repeat(500), 'Привет мир '.repeat(500), 'ｱｲｳｴｵ'.repeat(300), '─│┌┐'.repeat(400)]) {
+    for (const s of [
+      '日本語のテキスト'.repeat(500),
+      'Привет мир '.repeat(500),
+      'ｱｲｳｴｵ'.repeat(300),
+      '─│┌┐'.repeat(400),
+    ]) {
       const want = [...SEGMENTER.segment(s)].reduce((sum, g) => sum + clusterWidth(g.segment), 0);
       expect(textWidth(s)).toBe(want);
     }

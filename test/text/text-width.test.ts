@@ -44,7 +44,8 @@ describe('textWidth', () => {
   it('counts an RGI emoji cluster two columns where the terminal clusters graphemes (mode 2027), but the newest emoji and other scripts as before', () => {
     setGraphemeClustering(true);
     try {
-      for (const emoji of ['👍🏽', '👩🏽‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '❤️', '1️⃣', '⛹🏻‍♂️']) expect(textWidth(emoji), emoji).toBe(2);
+      for (const emoji of ['👍🏽', '👩🏽‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '❤️', '1️⃣', '⛹🏻‍♂️'])
+        expect(textWidth(emoji), emoji).toBe(2);
       // Emoji 17: foot 1.25 drew this five columns wide, its tables a version behind.
       expect(textWidth('👨🏻‍🫯‍👨🏼')).toBe(12);
       expect(textWidth('ทำ'.repeat(40))).toBe(80);

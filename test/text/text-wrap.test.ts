@@ -64,13 +64,15 @@ describe('wrapText', () => {
   });
 
   it('breaks a mixed English and Japanese line at spaces and beside wide characters, keeping Latin words and URLs whole', () => {
-    const line = 'Your code for アカウント登録 is 739201、有効期限は10分です。Please enter it at https://example.com/verify soon.';
+    const line =
+      'Your code for アカウント登録 is 739201、有効期限は10分です。Please enter it at https://example.com/verify soon.';
     for (const width of [28, 32, 40]) {
       const out = wrapText(line, width);
       expect(lineProblems(out, width), `at ${width}:\n${out}`).toEqual([]);
       expect(squeezed(out)).toBe(squeezed(line));
       const words = out.split(/[\s\n]+/).join(' ');
-      for (const word of ['Your', 'code', '739201', 'Please', 'enter', 'https://example.com/verify', 'soon.']) expect(words).toContain(word);
+      for (const word of ['Your', 'code', '739201', 'Please', 'enter', 'https://example.com/verify', 'soon.'])
+        expect(words).toContain(word);
     }
     expect(wrapText(line, 28).split('\n')).toEqual([
       'Your code for アカウント登録',
@@ -98,14 +100,24 @@ describe('wrapText', () => {
         const next = [...new Intl.Segmenter().segment(lines[i + 1]!)][0]!.segment;
         expect(textWidth(lines[i]!) + textWidth(next), `at ${width}:\n${out}`).toBeGreaterThan(width - (width % 2) - 2);
       }
-      if (width >= 6) expect(lineProblems(out, width).filter((p) => !/ is only /.test(p)), `at ${width}:\n${out}`).toEqual([]);
+      if (width >= 6)
+        expect(
+          lineProblems(out, width).filter((p) => !/ is only /.test(p)),
+          `at ${width}:\n${out}`,
+        ).toEqual([]);
     }
   });
 
   it('hangs continuation lines under a list bullet and repeats quote markers when asked', () => {
-    expect(wrapText(' * first item which is long enough to wrap', 20, { hang: true })).toBe(' * first item which\n   is long enough to\n   wrap');
-    expect(wrapText('> > quoted text that wraps here', 16, { hang: true })).toBe('> > quoted text\n> > that wraps\n> > here');
-    expect(wrapText(' 1. 日本語のリスト項目はとても長い', 20, { hang: true })).toBe(' 1. 日本語のリスト項\n    目はとても長い');
+    expect(wrapText(' * first item which is long enough to wrap', 20, { hang: true })).toBe(
+      ' * first item which\n   is long enough to\n   wrap',
+    );
+    expect(wrapText('> > quoted text that wraps here', 16, { hang: true })).toBe(
+      '> > quoted text\n> > that wraps\n> > here',
+    );
+    expect(wrapText(' 1. 日本語のリスト項目はとても長い', 20, { hang: true })).toBe(
+      ' 1. 日本語のリスト項\n    目はとても長い',
+    );
     expect(wrapText('    indented words here', 12)).toBe('    indented\nwords here');
   });
 });

@@ -49,7 +49,12 @@ export interface HarnessOptions {
 /** Starts a service (unless given) and renders the App against it. */
 export async function startApp(options: HarnessOptions = {}): Promise<AppHarness> {
   const svc = options.svc ?? (await startTestService());
-  const { openEvents, ...polled } = createApi({ baseUrl: svc.baseUrl, timeoutMs: 3000, retries: 0, ...options.apiOptions });
+  const { openEvents, ...polled } = createApi({
+    baseUrl: svc.baseUrl,
+    timeoutMs: 3000,
+    retries: 0,
+    ...options.apiOptions,
+  });
   // Without `push`, the inbox learns of mail by its checks alone (`r`, or the poll interval), so a test
   // decides when the list changes; with it, the service's event stream tells the app at once.
   const created: TempMailApi = options.push ? { ...polled, openEvents } : polled;
@@ -65,7 +70,9 @@ export async function startApp(options: HarnessOptions = {}): Promise<AppHarness
   const api = options.wrapApi ? options.wrapApi(real) : real;
   // The app's tempmail service is the test's, under the key its saved addresses use.
   const ref = { provider: 'tempmail' as const, baseUrl: options.props?.saved?.serviceKey ?? svc.baseUrl };
-  const providers: ProviderSet = options.providers?.(ref, api) ?? createProviderSet({ choices: [ref], known: [[ref, tempmailProvider(api, svc.baseUrl)]] });
+  const providers: ProviderSet =
+    options.providers?.(ref, api) ??
+    createProviderSet({ choices: [ref], known: [[ref, tempmailProvider(api, svc.baseUrl)]] });
   let bells = 0;
   let quits = 0;
   const copied: string[] = [];

@@ -1,8 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageSummary } from '../../src/model/mail-types';
-import { inboxReducer, initialInboxState, selectedMessage, type InboxAction, type InboxState } from '../../src/tui/inbox/inbox-state';
+import {
+  inboxReducer,
+  initialInboxState,
+  selectedMessage,
+  type InboxAction,
+  type InboxState,
+} from '../../src/tui/inbox/inbox-state';
 import { wrapText } from '../../src/text/text-wrap';
-import { lineAt, linkChoice, topAnchor, viewerReducer, initialViewerState, type ViewerAction, type ViewerState } from '../../src/tui/viewer/viewer-state';
+import {
+  lineAt,
+  linkChoice,
+  topAnchor,
+  viewerReducer,
+  initialViewerState,
+  type ViewerAction,
+  type ViewerState,
+} from '../../src/tui/viewer/viewer-state';
 
 const msg = (id: number, subject = `Subject ${id}`): MessageSummary => ({
   id: String(id),
@@ -68,7 +82,7 @@ describe('inbox reducer', () => {
     expect(run(s, { type: 'opened', id: '4' })).toBe(s);
   });
 
-  it('honours the service\'s own read state (seen), and a change of it', () => {
+  it("honours the service's own read state (seen), and a change of it", () => {
     const seen = (m: MessageSummary, value: boolean) => ({ ...m, seen: value });
     let s = run(initialInboxState(5), { type: 'listed', messages: [seen(msg(1), true), seen(msg(2), false)] });
     expect([...s.unread]).toEqual(['2']);
@@ -118,7 +132,10 @@ describe('inbox reducer', () => {
   });
 
   it('filters by sender or subject, case-insensitively', () => {
-    let s = run(initialInboxState(5), { type: 'listed', messages: [msg(1, 'Alpha'), msg(2, 'beta'), msg(3, 'BETA two')] });
+    let s = run(initialInboxState(5), {
+      type: 'listed',
+      messages: [msg(1, 'Alpha'), msg(2, 'beta'), msg(3, 'BETA two')],
+    });
     s = run(s, { type: 'filter', text: 'Beta' });
     expect(s.visible.map((m) => Number(m.id))).toEqual([3, 2]);
     s = run(s, { type: 'filter', text: 's1@' });
@@ -164,7 +181,10 @@ describe('viewer reducer', () => {
 });
 
 describe('viewer re-wrap', () => {
-  const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i + 1} ${'lorem ipsum dolor sit amet '.repeat(6)}${i === 7 ? 'Zanzibar ' : ''}end.`).join('\n\n');
+  const text = Array.from(
+    { length: 12 },
+    (_, i) => `Paragraph ${i + 1} ${'lorem ipsum dolor sit amet '.repeat(6)}${i === 7 ? 'Zanzibar ' : ''}end.`,
+  ).join('\n\n');
   const at = (width: number) => wrapText(text, width).split('\n');
   const view = (...actions: ViewerAction[]) => actions.reduce<ViewerState>(viewerReducer, initialViewerState);
 
@@ -182,7 +202,7 @@ describe('viewer re-wrap', () => {
     expect(lineAt(narrow, topAnchor(wide, 0))).toBe(0);
   });
 
-  it('keeps the reader\'s place through several re-wraps and a window that could not scroll that far', () => {
+  it("keeps the reader's place through several re-wraps and a window that could not scroll that far", () => {
     const w80 = at(80);
     const top = w80.findIndex((l) => l.includes('Zanzibar'));
     let s = view({ type: 'scroll', delta: top, max: 1000 });

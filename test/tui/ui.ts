@@ -89,7 +89,11 @@ export const plain = (frame: string | undefined): string => (frame ?? '').replac
  * The frame's lines joined into one, each line's padding and break a single space: a status or a
  * question that wraps over lines reads as the sentence it is.
  */
-export const joined = (frame: string): string => frame.split('\n').map((l) => l.trim()).join(' ');
+export const joined = (frame: string): string =>
+  frame
+    .split('\n')
+    .map((l) => l.trim())
+    .join(' ');
 
 export interface Screen {
   /** The last frame as plain text. */

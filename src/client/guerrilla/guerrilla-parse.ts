@@ -7,7 +7,19 @@
  */
 import type { AttachmentInfo, Message, MessageSummary } from '../../model/mail-types';
 import { clipRaw, safeLine } from '../../text/safe-text';
-import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, senderParts, time, toId, type Obj } from '../wire/wire-json';
+import {
+  addressList,
+  badResponse,
+  MAX_ATTACHMENTS,
+  body,
+  isObject,
+  line,
+  requireLine,
+  senderParts,
+  time,
+  toId,
+  type Obj,
+} from '../wire/wire-json';
 
 /** The sid_token travels back in query strings: validated, never rewritten. */
 const SID_SHAPE = /^[A-Za-z0-9_-]{1,256}$/;
@@ -22,7 +34,9 @@ export function parseAddress(data: unknown): { email: string; createdAt: Date | 
 
 /** The sid_token an answer carries (it may change at any call), when it carries a valid one. */
 export function sidOf(data: unknown): string | undefined {
-  return isObject(data) && typeof data.sid_token === 'string' && SID_SHAPE.test(data.sid_token) ? data.sid_token : undefined;
+  return isObject(data) && typeof data.sid_token === 'string' && SID_SHAPE.test(data.sid_token)
+    ? data.sid_token
+    : undefined;
 }
 
 function seconds(value: unknown): Date | null {
@@ -42,7 +56,8 @@ export function decodeEntities(text: string): string {
 }
 
 // One-line text: cut to what can show, entities decoded, then made terminal-safe.
-const text = (value: unknown, max = 1000): string => (typeof value === 'string' ? safeLine(decodeEntities(clipRaw(value, max)), max) : line(value, max));
+const text = (value: unknown, max = 1000): string =>
+  typeof value === 'string' ? safeLine(decodeEntities(clipRaw(value, max)), max) : line(value, max);
 
 // The sender as served is cut here before anything reads it: generous, because the address comes last
 // and a long name must not push it out (each part is cut to its own field's length after).
@@ -56,7 +71,12 @@ export function sender(value: unknown): { senderName: string; senderEmail: strin
 function summary(record: Obj): MessageSummary {
   const id = toId(record.mail_id);
   if (id === null) throw badResponse('a message has no valid id');
-  return { id: String(id), ...sender(record.mail_from), subject: text(record.mail_subject), receivedAt: seconds(record.mail_timestamp) };
+  return {
+    id: String(id),
+    ...sender(record.mail_from),
+    subject: text(record.mail_subject),
+    receivedAt: seconds(record.mail_timestamp),
+  };
 }
 
 /** One entry of a list; a bad response for one that is not a message with a usable id. */
@@ -113,7 +133,11 @@ export function parseMessage(data: unknown): Message | null {
   const content = typeof data.mail_body === 'string' && data.mail_body.trim() ? body(data.mail_body) : null;
   return {
     ...base,
-    to: addressList(typeof data.mail_recipient === 'string' ? decodeEntities(clipRaw(data.mail_recipient, RECIPIENTS_MAX)) : data.mail_recipient),
+    to: addressList(
+      typeof data.mail_recipient === 'string'
+        ? decodeEntities(clipRaw(data.mail_recipient, RECIPIENTS_MAX))
+        : data.mail_recipient,
+    ),
     cc: [],
     bodyText: plain ? content : null,
     bodyHtml: plain ? null : content,

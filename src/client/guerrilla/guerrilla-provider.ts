@@ -61,7 +61,17 @@ const IDENTITY = { ip: '127.0.0.1', agent: USER_AGENT, lang: 'en' };
 // A local part Guerrilla Mail accepts; anything else is refused before it is sent.
 const NAME_SHAPE = /^[a-z0-9._+-]{1,64}$/;
 
-export type GuerrillaOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits' | 'pacer' | 'rateLimitWait'> & {
+export type GuerrillaOptions = Pick<
+  ApiOptions,
+  | 'baseUrl'
+  | 'timeoutMs'
+  | 'retries'
+  | 'retryBaseDelayMs'
+  | 'maxResponseBytes'
+  | 'listingLimits'
+  | 'pacer'
+  | 'rateLimitWait'
+> & {
   /** Clock for the 60-minute lifetime and for relinking (tests). */
   now?: () => number;
 };
@@ -78,13 +88,29 @@ const localPart = (email: string) => email.slice(0, Math.max(0, email.lastIndexO
 type Params = Record<string, string | number>;
 
 /** One call; its JSON and the size of its answer. */
-async function sized(http: HttpClient, f: string, params: Params, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<{ data: unknown; bytes: number }> {
+async function sized(
+  http: HttpClient,
+  f: string,
+  params: Params,
+  method: 'GET' | 'POST' = 'GET',
+  secrets: string[] = [],
+): Promise<{ data: unknown; bytes: number }> {
   const query = method === 'GET' ? { f, ...IDENTITY, ...params } : { f, ...IDENTITY };
-  const answer = await http.request(method, 'ajax.php', { searchParams: query, ...(method === 'POST' ? { form: params } : {}), secrets });
+  const answer = await http.request(method, 'ajax.php', {
+    searchParams: query,
+    ...(method === 'POST' ? { form: params } : {}),
+    secrets,
+  });
   const data = parseJson(answer.body);
   if (data === undefined) throw badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
   // A function it cannot serve is answered 200 with {error: "..."}: said in its own words.
-  if (isObject(data) && typeof data.error === 'string' && data.error.trim() && data.email_addr === undefined && data.list === undefined) {
+  if (
+    isObject(data) &&
+    typeof data.error === 'string' &&
+    data.error.trim() &&
+    data.email_addr === undefined &&
+    data.list === undefined
+  ) {
     throw new ApiError('service', `Guerrilla Mail said: ${serviceText(data.error, http.secrets(), 120)}`);
   }
   return { data, bytes: Buffer.byteLength(answer.body) };
@@ -104,7 +130,8 @@ function checkMessageId(id: string): string {
 /** The domain a new address asks for (one of the fixed ones), its custom name checked. */
 export function checkCreateOptions(opts: CreateSessionOptions): string {
   const domain = opts.domain ?? GUERRILLA_DOMAINS[(opts.domainId ?? 1) - 1];
-  if (!domain || !(GUERRILLA_DOMAINS as readonly string[]).includes(domain)) throw new ApiError('bad_request', 'Guerrilla Mail has no such domain');
+  if (!domain || !(GUERRILLA_DOMAINS as readonly string[]).includes(domain))
+    throw new ApiError('bad_request', 'Guerrilla Mail has no such domain');
   if (opts.prefix !== undefined && !NAME_SHAPE.test(opts.prefix.toLowerCase())) {
     throw new ApiError('bad_request', 'A Guerrilla Mail name is 1-64 of a-z 0-9 . _ + -');
   }
@@ -116,10 +143,18 @@ async function newAddress(http: HttpClient, prefix: string | undefined): Promise
   let address = parseAddress((await sized(http, 'get_email_address', {})).data);
   http.addSecret(address.sid);
   if (prefix !== undefined) {
-    const { data } = await sized(http, 'set_email_user', { email_user: prefix.toLowerCase(), sid_token: address.sid }, 'POST', [address.sid]);
+    const { data } = await sized(
+      http,
+      'set_email_user',
+      { email_user: prefix.toLowerCase(), sid_token: address.sid },
+      'POST',
+      [address.sid],
+    );
     // A name it will not give is answered with the old address and its reason in `alias_error`.
-    const refused = isObject(data) && typeof data.alias_error === 'string' ? serviceText(data.alias_error, http.secrets(), 120) : '';
-    if (refused) throw new ApiError('bad_request', `Guerrilla Mail refused the name ${prefix.toLowerCase()}: ${refused}`);
+    const refused =
+      isObject(data) && typeof data.alias_error === 'string' ? serviceText(data.alias_error, http.secrets(), 120) : '';
+    if (refused)
+      throw new ApiError('bad_request', `Guerrilla Mail refused the name ${prefix.toLowerCase()}: ${refused}`);
     address = parseAddress(data);
     http.addSecret(address.sid);
   }
@@ -134,8 +169,12 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
   // The session token each address last got, and when it was last linked to the address.
   const sids = new Map<string, { sid: string; linkedAt: number }>();
 
-  const call = async (f: string, params: Params, method: 'GET' | 'POST' = 'GET', secrets: string[] = []): Promise<unknown> =>
-    (await sized(http, f, params, method, secrets)).data;
+  const call = async (
+    f: string,
+    params: Params,
+    method: 'GET' | 'POST' = 'GET',
+    secrets: string[] = [],
+  ): Promise<unknown> => (await sized(http, f, params, method, secrets)).data;
 
   const keyOf = (s: Session) => s.email.toLowerCase();
 
@@ -143,7 +182,11 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     const sid = sidOf(data);
     const old = sids.get(keyOf(session));
     if (sid) http.addSecret(sid);
-    if (sid || linked) sids.set(keyOf(session), { sid: sid ?? old?.sid ?? session.token, linkedAt: linked ? now() : (old?.linkedAt ?? 0) });
+    if (sid || linked)
+      sids.set(keyOf(session), {
+        sid: sid ?? old?.sid ?? session.token,
+        linkedAt: linked ? now() : (old?.linkedAt ?? 0),
+      });
   }
 
   /** A session token linked to the address: set_email_user with its name, unless done in the last minutes. */
@@ -170,7 +213,8 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
       const list = { ...parseList(data), bytes };
       // The session went stale and the service answered for a new, other address: link again, once.
       if (list.email && localPart(list.email) !== localPart(session.email) && attempt === 0) continue;
-      if (list.email && localPart(list.email) !== localPart(session.email)) throw badResponse('Guerrilla Mail listed another address');
+      if (list.email && localPart(list.email) !== localPart(session.email))
+        throw badResponse('Guerrilla Mail listed another address');
       return list;
     }
   }
@@ -189,7 +233,11 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
       const domain = checkCreateOptions(opts);
       const address = await newAddress(http, opts.prefix);
       const created = address.createdAt?.getTime() ?? now();
-      const session: Session = { email: `${localPart(address.email)}@${domain}`, token: address.sid, expiresAt: new Date(created + LIFETIME_MS) };
+      const session: Session = {
+        email: `${localPart(address.email)}@${domain}`,
+        token: address.sid,
+        expiresAt: new Date(created + LIFETIME_MS),
+      };
       sids.set(keyOf(session), { sid: address.sid, linkedAt: now() });
       return session;
     },
@@ -204,7 +252,9 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
         if (entries.length === 0 || count === undefined || offset >= count || !listing.more()) break;
       }
       const { items, cut } = listing.finish();
-      const mail = items.filter((m) => !isWelcome(m)).sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
+      const mail = items
+        .filter((m) => !isWelcome(m))
+        .sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
       return withCut(mail, cut);
     },
     async readMessage(session, id) {
@@ -212,7 +262,8 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
       const data = await call('fetch_email', { email_id: checkMessageId(id), sid_token: sid }, 'GET', [sid]);
       remember(session, data);
       const message = parseMessage(data);
-      if (!message) throw new ApiError('not_found', 'Guerrilla Mail has no such message (deleted, or older than an hour)');
+      if (!message)
+        throw new ApiError('not_found', 'Guerrilla Mail has no such message (deleted, or older than an hour)');
       return message;
     },
     async deleteMessage(session, id) {
@@ -222,9 +273,16 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     },
     async downloadAttachment(session, messageId, attachment) {
       const sid = await linked(session);
-      if (!/^[0-9.]{1,32}$/.test(attachment.id)) throw new ApiError('bad_request', 'That is not an attachment of this message');
+      if (!/^[0-9.]{1,32}$/.test(attachment.id))
+        throw new ApiError('bad_request', 'That is not an attachment of this message');
       files ??= createHttpClient({ ...options, baseUrl: attachmentBase(http.baseUrl) });
-      const searchParams = { get_att: '', lang: 'en', email_id: checkMessageId(messageId), part_id: attachment.id, sid_token: sid };
+      const searchParams = {
+        get_att: '',
+        lang: 'en',
+        email_id: checkMessageId(messageId),
+        part_id: attachment.id,
+        sid_token: sid,
+      };
       return (await files.requestBuffer('inbox', { searchParams, secrets: [sid] })).body;
     },
     async deleteAddress(session) {

@@ -127,7 +127,11 @@ function wrongService(answer: Answer, payload: Record<string, unknown> | undefin
   if ((status !== 404 && status !== 405 && status !== 501) || payload !== undefined) return null;
   const http = `HTTP ${status}`;
   if (isWebPage(answer)) {
-    return new ApiError('wrong_service', `That address answered with a web page, not this service's API (${http}): ${CHECK_URL}`, { status });
+    return new ApiError(
+      'wrong_service',
+      `That address answered with a web page, not this service's API (${http}): ${CHECK_URL}`,
+      { status },
+    );
   }
   return new ApiError('wrong_service', `That address has no such API (${http}): ${CHECK_URL}`, { status });
 }
@@ -138,9 +142,13 @@ function wrongService(answer: Answer, payload: Record<string, unknown> | undefin
  */
 export function errorFromNonJson(answer: Answer): ApiError {
   if (isWebPage(answer)) {
-    return new ApiError('bad_response', `That address answered with a web page, not this service's API (HTTP ${answer.status}): ${CHECK_URL}`, {
-      status: answer.status,
-    });
+    return new ApiError(
+      'bad_response',
+      `That address answered with a web page, not this service's API (HTTP ${answer.status}): ${CHECK_URL}`,
+      {
+        status: answer.status,
+      },
+    );
   }
   return badResponse(answer.body.trim() ? 'not JSON' : 'empty body');
 }
@@ -156,10 +164,12 @@ export function errorFromRedirect(status: number): ApiError {
  */
 export function errorFromAnswer(answer: Answer, secrets: readonly string[], data?: unknown): ApiError {
   const { status } = answer;
-  const payload = isObject(data) ? data : (() => {
-    const parsed = parseJson(answer.body);
-    return isObject(parsed) ? parsed : undefined;
-  })();
+  const payload = isObject(data)
+    ? data
+    : (() => {
+        const parsed = parseJson(answer.body);
+        return isObject(parsed) ? parsed : undefined;
+      })();
   const wrong = wrongService(answer, payload);
   if (wrong) return wrong;
   const rawCode = payload && typeof payload.error === 'string' ? payload.error : undefined;
@@ -167,7 +177,11 @@ export function errorFromAnswer(answer: Answer, secrets: readonly string[], data
   const said = payload ? serviceText(saidBy(payload), secrets) : '';
   const retryAfterSeconds = parseRetryAfter(answer.headers['retry-after']);
   const kind = (code && CODE_KINDS[code.toLowerCase()]) || kindOfStatus(status);
-  const details = { status, ...(code ? { code } : {}), ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+  const details = {
+    status,
+    ...(code ? { code } : {}),
+    ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+  };
   const http = `HTTP ${status}`;
   switch (kind) {
     case 'rate_limited':
@@ -182,7 +196,11 @@ export function errorFromAnswer(answer: Answer, secrets: readonly string[], data
     case 'not_found':
       return new ApiError(kind, said || `Not found (${http})`, details);
     case 'bad_request':
-      return new ApiError(kind, said || (status === 413 ? `The request was too large (${http})` : `The service refused the request (${http})`), details);
+      return new ApiError(
+        kind,
+        said || (status === 413 ? `The request was too large (${http})` : `The service refused the request (${http})`),
+        details,
+      );
     default: {
       const what = code ? `${code}, ${http}` : http;
       return new ApiError('service', `The service failed (${what})${said ? `: ${said}` : ''}`, details);
@@ -222,7 +240,11 @@ const CERT_CODES: Record<string, string> = {
  * for a code these tables do not know (say "a network error" then, never the code).
  */
 export function networkWords(code: string): string | undefined {
-  return Object.hasOwn(NETWORK_CODES, code) ? NETWORK_CODES[code] : Object.hasOwn(CERT_CODES, code) ? CERT_CODES[code] : undefined;
+  return Object.hasOwn(NETWORK_CODES, code)
+    ? NETWORK_CODES[code]
+    : Object.hasOwn(CERT_CODES, code)
+      ? CERT_CODES[code]
+      : undefined;
 }
 
 /** The error for a failed got request (network, timeout, HTTP error status). Never a raw error code. */
@@ -232,7 +254,12 @@ export function errorFromRequest(error: RequestError, secrets: readonly string[]
     // Downloads ask for a Buffer; their error answers are JSON text all the same.
     const raw = response.body;
     // A text answer is a string; a bytes answer a Uint8Array (got 16; a Buffer is one too).
-    const body = typeof raw === 'string' ? raw : raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 64 * 1024)).toString('utf8') : '';
+    const body =
+      typeof raw === 'string'
+        ? raw
+        : raw instanceof Uint8Array
+          ? Buffer.from(raw.buffer, raw.byteOffset, Math.min(raw.byteLength, 64 * 1024)).toString('utf8')
+          : '';
     return errorFromAnswer({ status: response.statusCode, headers: response.headers, body }, secrets);
   }
   // Only a code that looks like one (ECONNREFUSED, HPE_..., ERR_TLS_...) is read: never got's message.

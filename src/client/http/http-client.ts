@@ -93,7 +93,11 @@ export interface HttpClient {
 }
 
 /** The got options every request of a client carries: its base, timeout, retries and error mapping. */
-export function gotOptions(base: string, options: HttpClientOptions, secretList: () => readonly string[]): ExtendOptions {
+export function gotOptions(
+  base: string,
+  options: HttpClientOptions,
+  secretList: () => readonly string[],
+): ExtendOptions {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const baseDelay = options.retryBaseDelayMs ?? DEFAULT_RETRY_BASE_MS;
   return {
@@ -171,7 +175,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
    * `conditional`: the request carried If-None-Match, so 304 (unchanged) is an answer, not an error.
    * `abort` ends the request when its answer outgrows maxBytes (got 16 cancels through an AbortSignal).
    */
-  async function send<T>(pending: RequestPromise<Response<T>>, abort: AbortController, secretsNow: readonly string[], conditional = false): Promise<HttpAnswer<T>> {
+  async function send<T>(
+    pending: RequestPromise<Response<T>>,
+    abort: AbortController,
+    secretsNow: readonly string[],
+    conditional = false,
+  ): Promise<HttpAnswer<T>> {
     pending.on('downloadProgress', (progress: { transferred: number }) => {
       if (progress.transferred > maxBytes) abort.abort(OVERSIZE);
     });
@@ -193,7 +202,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     return answer;
   }
 
-  const paced = <T>(attempt: () => Promise<T>): Promise<T> => pacedCall(attempt, options.pacer, options.rateLimitWait, options.signal);
+  const paced = <T>(attempt: () => Promise<T>): Promise<T> =>
+    pacedCall(attempt, options.pacer, options.rateLimitWait, options.signal);
   // A request ends when its answer outgrows the cap (`own`) or when the client's caller is done.
   const ends = (own: AbortSignal): AbortSignal => (options.signal ? AbortSignal.any([own, options.signal]) : own);
 
@@ -237,7 +247,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     const secretsNow = remember(request);
     const client = await ready(secretsNow);
     const abort = new AbortController();
-    const pending = client.get(path, { searchParams: request.searchParams, headers: request.headers, responseType: 'buffer', signal: ends(abort.signal) });
+    const pending = client.get(path, {
+      searchParams: request.searchParams,
+      headers: request.headers,
+      responseType: 'buffer',
+      signal: ends(abort.signal),
+    });
     const answer = await send<Uint8Array>(pending, abort, secretsNow);
     // got 16 gives a Uint8Array; callers write it to files and decode it as a Buffer.
     return { ...answer, body: Buffer.from(answer.body.buffer, answer.body.byteOffset, answer.body.byteLength) };

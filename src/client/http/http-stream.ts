@@ -64,7 +64,11 @@ export function openStream(
       pending.off('error', fail);
       if (response.statusCode >= 300) {
         close();
-        reject(new ApiError('bad_response', `The service redirected (HTTP ${response.statusCode}); check the base URL`, { status: response.statusCode }));
+        reject(
+          new ApiError('bad_response', `The service redirected (HTTP ${response.statusCode}); check the base URL`, {
+            status: response.statusCode,
+          }),
+        );
         return;
       }
       const chunks = (async function* (): AsyncGenerator<Buffer> {

@@ -16,6 +16,10 @@ export interface MailtmStreamSource {
 }
 
 /** Starts watching; `events.onMail` for every event, `events.onState` as the channel comes and goes. */
-export function watchMailtm(source: MailtmStreamSource, events: MailWatchEvents, random: () => number = Math.random): MailWatch {
+export function watchMailtm(
+  source: MailtmStreamSource,
+  events: MailWatchEvents,
+  random: () => number = Math.random,
+): MailWatch {
   return watchEventStream(source, events, { random });
 }

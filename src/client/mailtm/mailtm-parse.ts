@@ -5,7 +5,17 @@
  * Every string passes the terminal-safe boundary here, as it enters our types.
  */
 import type { AttachmentInfo, Domain, Message, MessageSummary } from '../../model/mail-types';
-import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireLine, time, type Obj } from '../wire/wire-json';
+import {
+  addressList,
+  badResponse,
+  MAX_ATTACHMENTS,
+  body,
+  isObject,
+  line,
+  requireLine,
+  time,
+  type Obj,
+} from '../wire/wire-json';
 
 /** A collection's items, from JSON-LD (`hydra:member`, or `member` in newer API Platform) or a bare array. */
 export function members(data: unknown, what: string): unknown[] {
@@ -52,7 +62,8 @@ const TOKEN_SHAPE = /^[\x21-\x7e]{1,4096}$/;
 
 /** POST /token -> the token (and the account id it belongs to). */
 export function parseToken(data: unknown): { token: string; accountId?: string } {
-  if (!isObject(data) || typeof data.token !== 'string' || !TOKEN_SHAPE.test(data.token)) throw badResponse('no valid token');
+  if (!isObject(data) || typeof data.token !== 'string' || !TOKEN_SHAPE.test(data.token))
+    throw badResponse('no valid token');
   const id = typeof data.id === 'string' && ID_SHAPE.test(data.id) ? data.id : undefined;
   return { token: data.token, ...(id ? { accountId: id } : {}) };
 }
@@ -111,7 +122,12 @@ function attachments(value: unknown): MailtmAttachment[] {
 
 // `html` is a list of parts (one per HTML part of the mail); some answers give one string.
 function html(value: unknown): string | null {
-  const parts = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((p): p is string => typeof p === 'string') : [];
+  const parts =
+    typeof value === 'string'
+      ? [value]
+      : Array.isArray(value)
+        ? value.filter((p): p is string => typeof p === 'string')
+        : [];
   const joined = parts.join('\n');
   return joined.trim() ? body(joined) : null;
 }

@@ -5,7 +5,14 @@
  * spaced to the documented 8 per second, and a 429 becomes a rate_limited ApiError with its Retry-After.
  */
 import type { MailProvider } from '../client-types';
-import type { AttachmentInfo, CreateSessionOptions, Domain, DomainList, Message, Session } from '../../model/mail-types';
+import type {
+  AttachmentInfo,
+  CreateSessionOptions,
+  Domain,
+  DomainList,
+  Message,
+  Session,
+} from '../../model/mail-types';
 import type { CreateHooks, MailWatchEvents } from '../client-types';
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../http/error-map';
@@ -17,7 +24,16 @@ import { badResponse } from '../wire/wire-json';
 import { watchMailtm } from './mailtm-events';
 import { MAILTM_INFO, mercureUrl } from './mailtm-info';
 import { randomLocalPart, randomPassword } from './mailtm-names';
-import { isResourceId, members, parseAccount, parseDomain, parseMessage, parseSummary, parseToken, totalItems } from './mailtm-parse';
+import {
+  isResourceId,
+  members,
+  parseAccount,
+  parseDomain,
+  parseMessage,
+  parseSummary,
+  parseToken,
+  totalItems,
+} from './mailtm-parse';
 import { authed, call, login, type MailtmContext, type MailtmOptions, sized, tokenOf } from './mailtm-wire';
 
 export { MAILTM_INFO, mercureUrl };
@@ -32,7 +48,6 @@ const MAX_DOWNLOAD_URLS = 4_096;
 const NAME_TRIES = 3;
 
 export type { MailtmContext, MailtmOptions };
-
 
 /** The mail.tm provider at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createMailtmProvider(options: MailtmOptions): MailProvider {
@@ -68,14 +83,20 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
     // The message as mail.tm received it, byte for byte (its `downloadUrl`, documented with /sources/{id}).
     async readSource(session, id) {
       const path = `messages/${checkId(id, 'message')}/download`;
-      const answer = await authed(ctx, session, (token) => http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }));
+      const answer = await authed(ctx, session, (token) =>
+        http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }),
+      );
       return { kind: 'raw', bytes: answer.body };
     },
     // Read state kept at mail.tm too, as its own web client does (a JSON merge patch of `seen`).
     async markRead(session, id) {
       const path = `messages/${checkId(id, 'message')}`;
       await authed(ctx, session, (token) =>
-        call(ctx, 'PATCH', path, { token, json: { seen: true }, headers: { 'content-type': 'application/merge-patch+json' } }),
+        call(ctx, 'PATCH', path, {
+          token,
+          json: { seen: true },
+          headers: { 'content-type': 'application/merge-patch+json' },
+        }),
       );
     },
     async deleteAddress(session) {
@@ -88,7 +109,11 @@ export function createMailtmProvider(options: MailtmOptions): MailProvider {
 
 /** Every page of domains, as one listing under its bounds (a domain named twice is listed once). */
 export async function listDomains(ctx: MailtmContext): Promise<DomainList> {
-  const listing = startListing<Domain | null>((d) => d?.domain ?? '', { maxPages: MAX_PAGES, ...DOMAIN_LISTING, ...ctx.options.listingLimits });
+  const listing = startListing<Domain | null>((d) => d?.domain ?? '', {
+    maxPages: MAX_PAGES,
+    ...DOMAIN_LISTING,
+    ...ctx.options.listingLimits,
+  });
   let listed = 0;
   for (let page = 1; ; page++) {
     const { data, bytes } = await sized(ctx, 'GET', 'domains', { searchParams: { page } });
@@ -144,7 +169,11 @@ async function accountId(ctx: MailtmContext, session: Session): Promise<string> 
 }
 
 /** A new account (a random name drawn again when taken), kept through `hooks.keep` before its sign-in. */
-export async function createAccount(ctx: MailtmContext, options: CreateSessionOptions, hooks: CreateHooks): Promise<Session> {
+export async function createAccount(
+  ctx: MailtmContext,
+  options: CreateSessionOptions,
+  hooks: CreateHooks,
+): Promise<Session> {
   const domain = (await pickDomain(ctx, options)).toLowerCase();
   for (let attempt = 1; ; attempt++) {
     const local = options.prefix ? options.prefix.toLowerCase() : randomLocalPart();
@@ -152,7 +181,9 @@ export async function createAccount(ctx: MailtmContext, options: CreateSessionOp
     ctx.http.addSecret(password);
     let account: { id: string; address: string };
     try {
-      account = parseAccount(await call(ctx, 'POST', 'accounts', { json: { address: `${local}@${domain}`, password }, secrets: [password] }));
+      account = parseAccount(
+        await call(ctx, 'POST', 'accounts', { json: { address: `${local}@${domain}`, password }, secrets: [password] }),
+      );
     } catch (error) {
       // 422 "address: This value is already used." is a taken name; any other 422 is the name's own fault.
       const refused = isApiError(error) && error.details.status === 422;
@@ -181,7 +212,9 @@ export async function listMessages(ctx: MailtmContext, session: Session): Promis
   const listing = startMessageListing({ maxPages: MAX_PAGES, ...ctx.options.listingLimits });
   let listed = 0;
   for (let page = 1; ; page++) {
-    const { data, bytes } = await authed(ctx, session, (token) => sized(ctx, 'GET', 'messages', { token, searchParams: { page } }));
+    const { data, bytes } = await authed(ctx, session, (token) =>
+      sized(ctx, 'GET', 'messages', { token, searchParams: { page } }),
+    );
     const entries = members(data, 'messages');
     // Mail arriving while the pages are read shifts them: a message may come twice (listed once).
     listing.page(bytes, entries, parseSummary);
@@ -191,29 +224,46 @@ export async function listMessages(ctx: MailtmContext, session: Session): Promis
     if (!listing.more()) break;
   }
   const { items, cut } = listing.finish();
-  return withCut(items.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0)), cut);
+  return withCut(
+    items.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0)),
+    cut,
+  );
 }
 
 /** One message; its attachments' download URLs are remembered for `downloadAttachment`. */
 async function readMessage(ctx: MailtmContext, session: Session, id: string): Promise<Message> {
   const path = `messages/${checkId(id, 'message')}`;
   const { message, downloads } = parseMessage(await authed(ctx, session, (token) => call(ctx, 'GET', path, { token })));
-  for (const a of downloads) if (a.downloadUrl) setNewest(ctx.downloadUrls, `${message.id} ${a.id}`, a.downloadUrl, MAX_DOWNLOAD_URLS);
+  for (const a of downloads)
+    if (a.downloadUrl) setNewest(ctx.downloadUrls, `${message.id} ${a.id}`, a.downloadUrl, MAX_DOWNLOAD_URLS);
   return message;
 }
 
 /** An attachment at the download URL its message gave; without one (a message not read in this run), the documented form. */
-async function downloadAttachment(ctx: MailtmContext, session: Session, messageId: string, attachment: AttachmentInfo): Promise<Buffer> {
+async function downloadAttachment(
+  ctx: MailtmContext,
+  session: Session,
+  messageId: string,
+  attachment: AttachmentInfo,
+): Promise<Buffer> {
   const given = ctx.downloadUrls.get(`${messageId} ${attachment.id}`);
-  const path = given ? apiPath(ctx.base, given) : `messages/${checkId(messageId, 'message')}/attachment/${checkId(attachment.id, 'attachment')}`;
-  const answer = await authed(ctx, session, (token) => ctx.http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }));
+  const path = given
+    ? apiPath(ctx.base, given)
+    : `messages/${checkId(messageId, 'message')}/attachment/${checkId(attachment.id, 'attachment')}`;
+  const answer = await authed(ctx, session, (token) =>
+    ctx.http.requestBuffer(path, { headers: { authorization: `Bearer ${token}` }, secrets: [token] }),
+  );
   return answer.body;
 }
 
 /** New mail pushed over the Mercure hub, the stream opened in the pacer's turn. */
 function watchMail(ctx: MailtmContext, session: Session, events: MailWatchEvents) {
   const { options, http } = ctx;
-  const events$ = createHttpClient({ ...options, pacer: undefined, baseUrl: new URL('.', options.eventsUrl ?? mercureUrl(http.baseUrl)).href });
+  const events$ = createHttpClient({
+    ...options,
+    pacer: undefined,
+    baseUrl: new URL('.', options.eventsUrl ?? mercureUrl(http.baseUrl)).href,
+  });
   const path = new URL(options.eventsUrl ?? mercureUrl(http.baseUrl)).pathname.split('/').pop()!;
   return watchMailtm(
     {

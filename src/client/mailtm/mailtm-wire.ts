@@ -14,7 +14,18 @@ import { parseToken } from './mailtm-parse';
 
 const ACCEPT = 'application/ld+json, application/json;q=0.9';
 
-export interface MailtmOptions extends Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits' | 'pacer' | 'rateLimitWait'> {
+export interface MailtmOptions
+  extends Pick<
+    ApiOptions,
+    | 'baseUrl'
+    | 'timeoutMs'
+    | 'retries'
+    | 'retryBaseDelayMs'
+    | 'maxResponseBytes'
+    | 'listingLimits'
+    | 'pacer'
+    | 'rateLimitWait'
+  > {
   /** Requests started per second when no `pacer` is given (default 8, the documented limit; 0: no spacing). */
   requestsPerSecond?: number;
   /** The new-mail event stream (default: mercure.<domain> for an api.<domain> base, else <base>.well-known/mercure). */
@@ -50,7 +61,12 @@ export interface Call {
 }
 
 /** One request; its JSON (undefined for an empty body) and the size of its answer. */
-export async function sized(ctx: MailtmContext, method: HttpMethod, path: string, c: Call = {}): Promise<{ data: unknown; bytes: number }> {
+export async function sized(
+  ctx: MailtmContext,
+  method: HttpMethod,
+  path: string,
+  c: Call = {},
+): Promise<{ data: unknown; bytes: number }> {
   const headers: Record<string, string> = { accept: ACCEPT, ...c.headers };
   if (c.token !== undefined) headers.authorization = `Bearer ${c.token}`;
   const secrets = [...(c.token ? [c.token] : []), ...(c.secrets ?? [])];
@@ -75,7 +91,9 @@ export function login(ctx: MailtmContext, session: Session): Promise<string> {
   const key = keyOf(session);
   const password = session.password;
   if (!password) {
-    return Promise.reject(new ApiError('invalid_token', 'mail.tm refused this address and no password is saved to sign in again'));
+    return Promise.reject(
+      new ApiError('invalid_token', 'mail.tm refused this address and no password is saved to sign in again'),
+    );
   }
   let pending = ctx.refreshing.get(key);
   if (!pending) {
@@ -87,7 +105,9 @@ export function login(ctx: MailtmContext, session: Session): Promise<string> {
 
 async function signIn(ctx: MailtmContext, session: Session, password: string): Promise<string> {
   try {
-    const { token } = parseToken(await call(ctx, 'POST', 'token', { json: { address: session.email, password }, secrets: [password] }));
+    const { token } = parseToken(
+      await call(ctx, 'POST', 'token', { json: { address: session.email, password }, secrets: [password] }),
+    );
     ctx.http.addSecret(token);
     ctx.tokens.set(keyOf(session), token);
     try {

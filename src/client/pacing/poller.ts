@@ -109,7 +109,8 @@ export function failureDelay(
   maxMs: number,
   random: () => number,
 ): number {
-  if (retryAfterMs !== undefined && retryAfterMs > 0) return Math.min(MAX_RETRY_AFTER_MS, retryAfterMs) + Math.round(random() * 250);
+  if (retryAfterMs !== undefined && retryAfterMs > 0)
+    return Math.min(MAX_RETRY_AFTER_MS, retryAfterMs) + Math.round(random() * 250);
   return backoffDelay(failures, baseMs, maxMs, random);
 }
 

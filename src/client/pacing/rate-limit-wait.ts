@@ -22,7 +22,8 @@ export interface RateLimitWait {
 export const RATE_LIMIT_WAIT: Omit<RateLimitWait, 'onWait'> = { perWaitMs: 10_000, totalMs: 30_000 };
 
 /** The words for a wait, as the commands and the app say it: "mail.tm is limiting requests: waiting 3 s, then asking again". */
-export const rateLimitWords = (who: string, seconds: number): string => `${who} is limiting requests: waiting ${seconds} s, then asking again`;
+export const rateLimitWords = (who: string, seconds: number): string =>
+  `${who} is limiting requests: waiting ${seconds} s, then asking again`;
 
 const DEFAULT_RATE_WAIT_MS = 1_000;
 // Retry-After: 0 (or a date already past) is still a pause of a whole second: asking again at once
@@ -36,7 +37,9 @@ let waitsItself: AsyncLocalStorage<true> | undefined;
 
 /** Runs `task` with every 429 in it left to the caller, whatever the client's bounds: it waits itself. */
 export function ownRateWait<T>(task: () => Promise<T>): Promise<T> {
-  const { AsyncLocalStorage: Store } = createRequire(import.meta.url)('node:async_hooks') as typeof import('node:async_hooks');
+  const { AsyncLocalStorage: Store } = createRequire(import.meta.url)(
+    'node:async_hooks',
+  ) as typeof import('node:async_hooks');
   waitsItself ??= new Store<true>();
   return waitsItself.run(true, task);
 }
@@ -45,7 +48,12 @@ export function ownRateWait<T>(task: () => Promise<T>): Promise<T> {
  * Runs `attempt` in its turn; without `limits` (or within ownRateWait), a 429 is the caller's. A `signal`
  * that aborts ends the turn's wait and a 429's (ApiError, nothing more asked).
  */
-export async function pacedCall<T>(attempt: () => Promise<T>, pacer: Pacer | undefined, given: RateLimitWait | undefined, signal?: AbortSignal): Promise<T> {
+export async function pacedCall<T>(
+  attempt: () => Promise<T>,
+  pacer: Pacer | undefined,
+  given: RateLimitWait | undefined,
+  signal?: AbortSignal,
+): Promise<T> {
   const limits = waitsItself?.getStore() ? undefined : given;
   let waited = 0;
   for (;;) {

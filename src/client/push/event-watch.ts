@@ -44,7 +44,11 @@ const BASE_DELAY_MS = 2_000;
 const MAX_DELAY_MS = 60_000;
 
 /** Starts watching; `events.onMail` for news, `events.onState` as the channel comes and goes. */
-export function watchEventStream(source: EventStreamSource, events: MailWatchEvents, options: EventWatchOptions = {}): MailWatch {
+export function watchEventStream(
+  source: EventStreamSource,
+  events: MailWatchEvents,
+  options: EventWatchOptions = {},
+): MailWatch {
   const isMail = options.isMail ?? ((event: ServerEvent) => event.data.trim() !== '');
   const random = options.random ?? Math.random;
   let stopped = false;

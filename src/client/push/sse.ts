@@ -23,13 +23,20 @@ export interface EventLimits {
 }
 
 // A mail.tm event is a message summary (~1 KB of JSON): 64 KiB a line and 1 MiB an event are far past it.
-export const EVENT_LIMITS: Readonly<EventLimits> = Object.freeze({ maxLineBytes: 64 * 1024, maxEventBytes: 1024 * 1024 });
+export const EVENT_LIMITS: Readonly<EventLimits> = Object.freeze({
+  maxLineBytes: 64 * 1024,
+  maxEventBytes: 1024 * 1024,
+});
 
 const size = (n: number) => (n >= 1024 * 1024 ? `${Math.round(n / 1024 / 1024)} MiB` : `${Math.round(n / 1024)} KiB`);
-const tooLong = (what: string, limit: number) => new ApiError('bad_response', `The event stream sent ${what} longer than ${size(limit)}; it was closed`);
+const tooLong = (what: string, limit: number) =>
+  new ApiError('bad_response', `The event stream sent ${what} longer than ${size(limit)}; it was closed`);
 
 /** Parses `chunks` into events, in order; throws an ApiError('bad_response') once a bound is passed. */
-export async function* readEvents(chunks: AsyncIterable<Buffer>, limits: EventLimits = EVENT_LIMITS): AsyncGenerator<ServerEvent> {
+export async function* readEvents(
+  chunks: AsyncIterable<Buffer>,
+  limits: EventLimits = EVENT_LIMITS,
+): AsyncGenerator<ServerEvent> {
   const decoder = new TextDecoder('utf-8');
   let buffer = '';
   let data: string[] = [];
@@ -40,7 +47,8 @@ export async function* readEvents(chunks: AsyncIterable<Buffer>, limits: EventLi
 
   function* take(line: string): Generator<ServerEvent> {
     if (line === '') {
-      if (data.length > 0) yield { event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) };
+      if (data.length > 0)
+        yield { event: event || 'message', data: data.join('\n'), ...(id !== undefined ? { id } : {}) };
       data = [];
       held = 0;
       event = '';

@@ -23,7 +23,11 @@ export async function quickDomains(baseUrl: string): Promise<DomainList> {
   const url = new URL('domains', checkBaseUrl(baseUrl));
   const { get } = url.protocol === 'https:' ? nodeHttps() : nodeHttp();
   const body = await new Promise<string>((resolve, reject) => {
-    const options = { headers: { accept: 'application/json', 'user-agent': USER_AGENT }, timeout: TIMEOUT_MS, signal: AbortSignal.timeout(TIMEOUT_MS) };
+    const options = {
+      headers: { accept: 'application/json', 'user-agent': USER_AGENT },
+      timeout: TIMEOUT_MS,
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    };
     const request = get(url, options, (response) => {
       if (response.statusCode !== 200) {
         response.resume();

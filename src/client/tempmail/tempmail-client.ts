@@ -37,7 +37,11 @@ const KEPT_INBOXES = 8;
  * that did not see it there refuses (401, or 400 "token required"), and the call goes once more with
  * the token as a parameter (capabilities.ts).
  */
-export async function carry<T>(capabilities: Capabilities, token: string, send: (auth: Auth) => Promise<T>): Promise<T> {
+export async function carry<T>(
+  capabilities: Capabilities,
+  token: string,
+  send: (auth: Auth) => Promise<T>,
+): Promise<T> {
   const known = capabilities.get();
   if (known) return send(known.has('bearer') ? inHeader(token) : asParam(token));
   try {
@@ -50,7 +54,11 @@ export async function carry<T>(capabilities: Capabilities, token: string, send: 
 }
 
 /** The data of a `success` answer; an error answer (HTTP 200 with {status:"error"} too) as its ApiError. */
-export function dataOf(capabilities: Capabilities, http: HttpClient, answer: HttpAnswer<string>): Record<string, unknown> {
+export function dataOf(
+  capabilities: Capabilities,
+  http: HttpClient,
+  answer: HttpAnswer<string>,
+): Record<string, unknown> {
   capabilities.learn(answer);
   const { status, headers, body } = answer;
   const data = parseJson(body);
@@ -84,12 +92,25 @@ export function createApi(options: ApiOptions): TempMailApi {
   // service that tags its answers (the reference service does) can say 304 and send no list at all.
   const kept = new Map<string, { etag: string; summaries: MessageList }>();
 
-  async function call(method: 'GET' | 'POST', path: string, params: Params, token?: string): Promise<Record<string, unknown>> {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    params: Params,
+    token?: string,
+  ): Promise<Record<string, unknown>> {
     const send = async (auth: Auth) => {
       const all = { ...params, ...auth.params };
       const sent =
-        method === 'GET' || encoding === 'query' ? { searchParams: all } : encoding === 'json' ? { json: all } : { form: all };
-      return dataOf(capabilities, http, await http.request(method, path, { ...sent, headers: auth.headers, secrets: token ? [token] : [] }));
+        method === 'GET' || encoding === 'query'
+          ? { searchParams: all }
+          : encoding === 'json'
+            ? { json: all }
+            : { form: all };
+      return dataOf(
+        capabilities,
+        http,
+        await http.request(method, path, { ...sent, headers: auth.headers, secrets: token ? [token] : [] }),
+      );
     };
     return token ? carry(capabilities, token, send) : send({ params: {} });
   }
@@ -97,7 +118,11 @@ export function createApi(options: ApiOptions): TempMailApi {
   /** A GET of bytes with `token` (attachments, raw messages). */
   function bytes(path: string, token: string, params: Params): Promise<HttpAnswer<Buffer>> {
     return carry(capabilities, token, async (auth) => {
-      const answer = await http.requestBuffer(path, { searchParams: { ...params, ...auth.params }, headers: auth.headers, secrets: [token] });
+      const answer = await http.requestBuffer(path, {
+        searchParams: { ...params, ...auth.params },
+        headers: auth.headers,
+        secrets: [token],
+      });
       capabilities.learn(answer);
       return answer;
     });
@@ -123,7 +148,12 @@ export function createApi(options: ApiOptions): TempMailApi {
         }),
       );
       if (answer.status === 304 && last) return last.summaries;
-      const summaries = parseSummaries(dataOf(capabilities, http, answer), offset, Buffer.byteLength(answer.body), options.listingLimits);
+      const summaries = parseSummaries(
+        dataOf(capabilities, http, answer),
+        offset,
+        Buffer.byteLength(answer.body),
+        options.listingLimits,
+      );
       kept.delete(token);
       const etag = answer.headers.etag;
       if (typeof etag === 'string' && etag !== '') {
@@ -167,7 +197,11 @@ export function createApi(options: ApiOptions): TempMailApi {
       });
       if (!known.has('events')) return undefined;
       const auth = known.has('bearer') ? inHeader(token) : asParam(token);
-      return http.stream('events', { searchParams: auth.params, headers: { accept: 'text/event-stream', ...auth.headers }, secrets: [token] });
+      return http.stream('events', {
+        searchParams: auth.params,
+        headers: { accept: 'text/event-stream', ...auth.headers },
+        secrets: [token],
+      });
     },
   };
 }
@@ -181,7 +215,10 @@ export function createApi(options: ApiOptions): TempMailApi {
 function isMissingRoute(error: ApiError): boolean {
   // A web server's own 404 page where the route would be says the same.
   if (error.kind === 'wrong_service' && error.details.status === 404) return true;
-  return error.kind === 'not_found' && (error.details.code === undefined || /\broute\b|^Not found \(HTTP/i.test(error.message));
+  return (
+    error.kind === 'not_found' &&
+    (error.details.code === undefined || /\broute\b|^Not found \(HTTP/i.test(error.message))
+  );
 }
 
 /** The wire parameters of create-session. Choosing an account (auto or by id) implies use_extmail=1. */
@@ -200,6 +237,7 @@ export function sessionParams(opts: CreateSessionOptions, encoding: PostEncoding
 // The interface's ids are integers; the project's are strings (other providers' are not numbers). Either is taken.
 function checkId(id: number | string): number {
   const n = typeof id === 'string' && /^\d{1,15}$/.test(id) ? Number(id) : id;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) throw new ApiError('bad_request', 'That is not a message id');
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+    throw new ApiError('bad_request', 'That is not a message id');
   return n;
 }

@@ -7,9 +7,36 @@
  * Every string passes through the terminal-safe boundary here, as it enters our types.
  */
 import { safeBlock, safeLine } from '../../text/safe-text';
-import type { AttachmentInfo, Domain, DomainList, ExtmailAccount, Message, MessageSummary, Session } from '../../model/mail-types';
-import { DOMAIN_LISTING, startListing, startMessageListing, withCut, type ListingLimits, type MessageList } from '../wire/listing';
-import { addressList, badResponse, MAX_ATTACHMENTS, body, isObject, line, requireId, requireLine, time, toId, type Obj } from '../wire/wire-json';
+import type {
+  AttachmentInfo,
+  Domain,
+  DomainList,
+  ExtmailAccount,
+  Message,
+  MessageSummary,
+  Session,
+} from '../../model/mail-types';
+import {
+  DOMAIN_LISTING,
+  startListing,
+  startMessageListing,
+  withCut,
+  type ListingLimits,
+  type MessageList,
+} from '../wire/listing';
+import {
+  addressList,
+  badResponse,
+  MAX_ATTACHMENTS,
+  body,
+  isObject,
+  line,
+  requireId,
+  requireLine,
+  time,
+  toId,
+  type Obj,
+} from '../wire/wire-json';
 
 /**
  * GET /domains -> the domains and external-mail accounts. `domains` is required, accounts optional; an
@@ -59,7 +86,12 @@ function summary(record: Obj, offsetMinutes: number): MessageSummary {
  * GET /check-mail -> the message list: `messages` must be a list; an entry that is not a record with an
  * id is dropped and counted, and the list is bounded as a whole (listing.ts). `bytes`: the answer's size.
  */
-export function parseSummaries(data: Obj, offsetMinutes: number, bytes = 0, limits?: Partial<ListingLimits>): MessageList {
+export function parseSummaries(
+  data: Obj,
+  offsetMinutes: number,
+  bytes = 0,
+  limits?: Partial<ListingLimits>,
+): MessageList {
   if (!Array.isArray(data.messages)) throw badResponse('no list of messages');
   const listing = startMessageListing(limits);
   listing.page(bytes, data.messages, (m) => {
@@ -102,7 +134,12 @@ function headers(value: unknown): Record<string, string> | undefined {
     if (kept >= MAX_HEADERS) break;
     const v = value[key];
     const name = safeLine(key, 128).trim();
-    const text = Array.isArray(v) ? v.slice(0, MAX_HEADERS).map((x) => line(x)).join(', ') : line(v);
+    const text = Array.isArray(v)
+      ? v
+          .slice(0, MAX_HEADERS)
+          .map((x) => line(x))
+          .join(', ')
+      : line(v);
     // `__proto__` as a key would try to replace the record's prototype rather than add a header.
     if (name && name !== '__proto__') {
       out[name] = text;

@@ -13,7 +13,7 @@ export const TEMPMAIL_INFO: ProviderInfo = {
   label: 'tempmail',
   defaultBaseUrl: 'https://mailtemp.us/api/',
   offline: true,
-  note: 'any service of the temporary-email interface: mailtemp.us by default; offline against one on this machine (the app\'s own, or `tempmail-tui serve`)',
+  note: "any service of the temporary-email interface: mailtemp.us by default; offline against one on this machine (the app's own, or `tempmail-tui serve`)",
   limits: { lifetimeMinutes: null, requestsPerSecond: null, customNames: true, publicInbox: false, numericIds: true },
 };
 
@@ -27,7 +27,8 @@ export function tempmailProvider(api: TempMailApi, baseUrl: string): MailProvide
     listMessages: (session) => api.checkMail(session.token),
     readMessage: (session, id) => api.readMail(session.token, id),
     deleteMessage: (session, id) => api.deleteMail(session.token, id),
-    downloadAttachment: (session, messageId, attachment) => api.downloadAttachment(session.token, messageId, attachment.id),
+    downloadAttachment: (session, messageId, attachment) =>
+      api.downloadAttachment(session.token, messageId, attachment.id),
     readSource: (session, id) => api.readSource(session.token, id),
     // News of mail pushed where the service offers GET /events; polling goes on either way.
     ...(api.openEvents ? { watchMail: (session, events) => watchTempmail(api, session, events) } : {}),

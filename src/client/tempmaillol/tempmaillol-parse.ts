@@ -8,7 +8,17 @@
 import { createRequire } from 'node:module';
 import type { Message, MessageSummary } from '../../model/mail-types';
 import { clipRaw } from '../../text/safe-text';
-import { addressList, badResponse, body, isObject, line, requireLine, senderParts, time, type Obj } from '../wire/wire-json';
+import {
+  addressList,
+  badResponse,
+  body,
+  isObject,
+  line,
+  requireLine,
+  senderParts,
+  time,
+  type Obj,
+} from '../wire/wire-json';
 
 // node:crypto is loaded at the first email, not with the app (its start-up draws without it).
 const load = createRequire(import.meta.url);
@@ -43,7 +53,8 @@ function sender(value: unknown): { senderName: string; senderEmail: string } {
 /** The id of an email: hex of a digest of what identifies it (the API gives none). */
 export function emailId(email: Obj): string {
   const hash = crypto().createHash('sha256');
-  for (const field of [email.date, email.from, email.to, email.subject]) hash.update(`${typeof field === 'string' || typeof field === 'number' ? clipRaw(String(field), 4096) : ''}\n`);
+  for (const field of [email.date, email.from, email.to, email.subject])
+    hash.update(`${typeof field === 'string' || typeof field === 'number' ? clipRaw(String(field), 4096) : ''}\n`);
   hash.update(typeof email.body === 'string' ? clipRaw(email.body, ID_BODY_MAX) : '');
   return hash.digest('hex').slice(0, 24);
 }

@@ -38,7 +38,17 @@ const LIFETIME_MS = 60 * 60_000;
 // The emails of one inbox read at most (it holds a few; a hostile one sends more).
 const MAX_EMAILS = 1_000;
 
-export type TempmaillolOptions = Pick<ApiOptions, 'baseUrl' | 'timeoutMs' | 'retries' | 'retryBaseDelayMs' | 'maxResponseBytes' | 'listingLimits' | 'pacer' | 'rateLimitWait'> & {
+export type TempmaillolOptions = Pick<
+  ApiOptions,
+  | 'baseUrl'
+  | 'timeoutMs'
+  | 'retries'
+  | 'retryBaseDelayMs'
+  | 'maxResponseBytes'
+  | 'listingLimits'
+  | 'pacer'
+  | 'rateLimitWait'
+> & {
   /** TempMail Plus/Ultra API key (TEMPMAIL_TEMPMAILLOL_KEY, or the config file). Secret. */
   apiKey?: string;
   now?: () => number;
@@ -49,9 +59,18 @@ function refusal(error: unknown, withKey: boolean): unknown {
   if (!isApiError(error)) return error;
   const { status, code } = error.details;
   if (status === 403 && (/captcha/i.test(code ?? '') || /captcha|country|region/i.test(error.message) || !withKey)) {
-    return asKind(error, 'blocked', 'TempMail.lol wants a captcha solved from this network (it asks some countries and networks), which a terminal cannot do: try another provider');
+    return asKind(
+      error,
+      'blocked',
+      'TempMail.lol wants a captcha solved from this network (it asks some countries and networks), which a terminal cannot do: try another provider',
+    );
   }
-  if (status === 403) return asKind(error, 'bad_request', 'TempMail.lol refused the API key (403): check TEMPMAIL_TEMPMAILLOL_KEY or providers.tempmaillol.apiKey');
+  if (status === 403)
+    return asKind(
+      error,
+      'bad_request',
+      'TempMail.lol refused the API key (403): check TEMPMAIL_TEMPMAILLOL_KEY or providers.tempmaillol.apiKey',
+    );
   if (status === 402) return asKind(error, 'bad_request', 'TempMail.lol says the API key has no time left (402)');
   return error;
 }
@@ -64,10 +83,18 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
   if (key) http.addSecret(key);
   const headers = (): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 
-  async function call(method: 'GET' | 'POST', path: string, request: { json?: unknown; searchParams?: Record<string, string>; secrets?: string[] }) {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    request: { json?: unknown; searchParams?: Record<string, string>; secrets?: string[] },
+  ) {
     let answer: HttpAnswer<string>;
     try {
-      answer = await http.request(method, path, { ...request, headers: { ...headers(), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) }, secrets: [...(request.secrets ?? []), ...(key ? [key] : [])] });
+      answer = await http.request(method, path, {
+        ...request,
+        headers: { ...headers(), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        secrets: [...(request.secrets ?? []), ...(key ? [key] : [])],
+      });
     } catch (error) {
       throw refusal(error, key !== undefined);
     }
@@ -79,11 +106,17 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
   /** The inbox's emails as served (all of them: a caller bounds what it reads); an expired inbox is said as such. */
   async function check(session: Session): Promise<{ emails: unknown[]; bytes: number }> {
     http.addSecret(session.token);
-    const { data, bytes } = await call('GET', 'v2/inbox', { searchParams: { token: session.token }, secrets: [session.token] });
+    const { data, bytes } = await call('GET', 'v2/inbox', {
+      searchParams: { token: session.token },
+      secrets: [session.token],
+    });
     const { expired, emails } = parseCheck(data);
     if (expired) {
       const early = session.expiresAt !== null && session.expiresAt.getTime() > now();
-      throw new ApiError(early ? 'invalid_token' : 'session_expired', early ? 'TempMail.lol no longer knows this inbox' : 'This TempMail.lol inbox has expired (one hour)');
+      throw new ApiError(
+        early ? 'invalid_token' : 'session_expired',
+        early ? 'TempMail.lol no longer knows this inbox' : 'This TempMail.lol inbox has expired (one hour)',
+      );
     }
     return { emails, bytes };
   }
@@ -112,11 +145,16 @@ export function createTempmaillolProvider(options: TempmaillolOptions): MailProv
       const listing = startMessageListing({ maxPages: 1, maxItems: MAX_EMAILS, ...options.listingLimits });
       listing.page(bytes, emails, parseSummary);
       const { items, cut } = listing.finish();
-      return withCut(items.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0)), cut);
+      return withCut(
+        items.sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0)),
+        cut,
+      );
     },
     async readMessage(session, id): Promise<Message> {
       const { emails } = await check(session);
-      const found = emails.slice(0, MAX_EMAILS).find((e) => typeof e === 'object' && e !== null && emailId(e as Record<string, unknown>) === id);
+      const found = emails
+        .slice(0, MAX_EMAILS)
+        .find((e) => typeof e === 'object' && e !== null && emailId(e as Record<string, unknown>) === id);
       if (!found) throw new ApiError('not_found', 'TempMail.lol no longer has that message');
       return parseEmail(found);
     },

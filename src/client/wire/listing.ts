@@ -22,7 +22,11 @@ export interface ListingLimits {
  * 10,000 messages is what the inbox is built to scroll (a key costs the same as with 10); 64 MiB the
  * size of one answer; providers set their own page bound from their page size.
  */
-export const LISTING_LIMITS: Readonly<ListingLimits> = Object.freeze({ maxItems: 10_000, maxBytes: 64 * 1024 * 1024, maxPages: 100 });
+export const LISTING_LIMITS: Readonly<ListingLimits> = Object.freeze({
+  maxItems: 10_000,
+  maxBytes: 64 * 1024 * 1024,
+  maxPages: 100,
+});
 
 /** A domain list: a picker, not an inbox; 1,000 is far past any service's and any screen's. */
 export const DOMAIN_LISTING: Readonly<Partial<ListingLimits>> = Object.freeze({ maxItems: 1_000 });
@@ -51,11 +55,18 @@ export function listingNote(count: number, cut: ListingCut | undefined): string 
   const n = (x: number) => x.toLocaleString('en-US');
   if (cut.stoppedAt) {
     const { bound, limit } = cut.stoppedAt;
-    const why = bound === 'items' ? `${n(limit)} messages` : bound === 'pages' ? `${n(limit)} pages` : `${Math.round(limit / 1024 / 1024)} MiB of answers`;
+    const why =
+      bound === 'items'
+        ? `${n(limit)} messages`
+        : bound === 'pages'
+          ? `${n(limit)} pages`
+          : `${Math.round(limit / 1024 / 1024)} MiB of answers`;
     parts.push(`the service lists more than these ${n(count)} messages (a listing stops at ${why})`);
   }
   if (cut.unreadable > 0) {
-    parts.push(`${n(cut.unreadable)} listed message${cut.unreadable === 1 ? '' : 's'} left out (no usable id in the service's answer)`);
+    parts.push(
+      `${n(cut.unreadable)} listed message${cut.unreadable === 1 ? '' : 's'} left out (no usable id in the service's answer)`,
+    );
   }
   return parts.length > 0 ? `${parts.join('; ')}.`.replace(/^./, (c) => c.toUpperCase()) : null;
 }
@@ -119,10 +130,14 @@ export function startListing<T>(key: (item: T) => string, limits: Partial<Listin
       return !stoppedAt;
     },
     finish() {
-      return { items, cut: unreadable > 0 || stoppedAt ? { unreadable, ...(stoppedAt ? { stoppedAt } : {}) } : undefined };
+      return {
+        items,
+        cut: unreadable > 0 || stoppedAt ? { unreadable, ...(stoppedAt ? { stoppedAt } : {}) } : undefined,
+      };
     },
   };
 }
 
 /** A listing of messages (keyed by id). */
-export const startMessageListing = (limits?: Partial<ListingLimits>): ListingReader<MessageSummary> => startListing((m) => m.id, limits);
+export const startMessageListing = (limits?: Partial<ListingLimits>): ListingReader<MessageSummary> =>
+  startListing((m) => m.id, limits);

@@ -45,7 +45,9 @@ export async function adminCall(
     throw new ScriptError(`cannot reach ${where} (${reason(error)})`);
   }
   if (response.status >= 300 && response.status < 400) {
-    throw new ScriptError(`${where} answered with a redirect (HTTP ${response.status}); give the service's own address with --url`);
+    throw new ScriptError(
+      `${where} answered with a redirect (HTTP ${response.status}); give the service's own address with --url`,
+    );
   }
   const text = await readCapped(response);
   let data: unknown;
@@ -57,7 +59,9 @@ export async function adminCall(
   const body = data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
   if (response.ok && body?.status === 'success') return body;
   if (response.status === 404 && body?.message === 'No such route') {
-    throw new ScriptError(`${where} has no admin API (start serve with --admin-token-file), or this is not tempmail-tui serve`);
+    throw new ScriptError(
+      `${where} has no admin API (start serve with --admin-token-file), or this is not tempmail-tui serve`,
+    );
   }
   if (response.status === 401) throw new ScriptError(`${where} refused the admin token`);
   const said = typeof body?.message === 'string' ? body.message : `HTTP ${response.status}`;

@@ -79,8 +79,11 @@ export async function runAdmin(args: string[], io: ScriptIo = processIo()): Prom
   try {
     return await run(args, io);
   } catch (error) {
-    const e = error instanceof ScriptError ? error : new ScriptError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`);
-    const hint = e.exitCode === EXIT.usage ? " (see tempmail-tui admin --help)" : '';
+    const e =
+      error instanceof ScriptError
+        ? error
+        : new ScriptError(`unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+    const hint = e.exitCode === EXIT.usage ? ' (see tempmail-tui admin --help)' : '';
     io.stderr.write(`tempmail-tui admin: ${safeLine(e.message, 500)}${hint}\n`);
     return e.exitCode;
   }
@@ -89,7 +92,9 @@ export async function runAdmin(args: string[], io: ScriptIo = processIo()): Prom
 async function run(args: string[], io: ScriptIo): Promise<number> {
   // A token on the command line would be in every user's process list: refused without echoing it.
   if (args.some((a) => a === '--token' || a.startsWith('--token='))) {
-    throw new UsageError('the admin token is never given on the command line: use --token-file FILE or TEMPMAIL_ADMIN_TOKEN');
+    throw new UsageError(
+      'the admin token is never given on the command line: use --token-file FILE or TEMPMAIL_ADMIN_TOKEN',
+    );
   }
   const { values, positionals } = parseAdminArgs(args);
   if (values.help || positionals.length === 0) {
@@ -99,23 +104,47 @@ async function run(args: string[], io: ScriptIo): Promise<number> {
   const [command = '', ...rest] = positionals;
   const spec = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!spec) throw new UsageError(`unknown command ${safeLine(JSON.stringify(command), 60)}`);
-  if (rest.length !== spec.args.length) throw new UsageError(`${command} takes ${spec.args.length ? spec.args.join(' ') : 'no arguments'}`);
-  const filterGiven = values.recipient !== undefined || values.sender !== undefined || values['client-ip'] !== undefined || values.limit !== undefined;
-  if (filterGiven && !spec.filter) throw new UsageError(`${command} takes no --recipient, --sender, --client-ip or --limit`);
-  if (spec.filter && values.recipient === undefined && values.sender === undefined && values['client-ip'] === undefined) {
+  if (rest.length !== spec.args.length)
+    throw new UsageError(`${command} takes ${spec.args.length ? spec.args.join(' ') : 'no arguments'}`);
+  const filterGiven =
+    values.recipient !== undefined ||
+    values.sender !== undefined ||
+    values['client-ip'] !== undefined ||
+    values.limit !== undefined;
+  if (filterGiven && !spec.filter)
+    throw new UsageError(`${command} takes no --recipient, --sender, --client-ip or --limit`);
+  if (
+    spec.filter &&
+    values.recipient === undefined &&
+    values.sender === undefined &&
+    values['client-ip'] === undefined
+  ) {
     throw new UsageError(`${command} needs --recipient, --sender or --client-ip`);
   }
 
-  const target: AdminTarget = { baseUrl: baseUrl(values['base-url'] ?? values.url ?? io.env.TEMPMAIL_ADMIN_URL ?? DEFAULT_URL), token: await token(values['token-file'], io.env) };
-  const filter = { recipient: values.recipient, sender: values.sender, client_ip: values['client-ip'], limit: values.limit };
+  const target: AdminTarget = {
+    baseUrl: baseUrl(values['base-url'] ?? values.url ?? io.env.TEMPMAIL_ADMIN_URL ?? DEFAULT_URL),
+    token: await token(values['token-file'], io.env),
+  };
+  const filter = {
+    recipient: values.recipient,
+    sender: values.sender,
+    client_ip: values['client-ip'],
+    limit: values.limit,
+  };
   const [a, b] = rest;
   const answer =
-    command === 'stats' ? await adminCall(target, 'GET', 'stats', {})
-    : command === 'sessions' || command === 'messages' ? await adminCall(target, 'GET', command, filter)
-    : command === 'blocks' ? await adminCall(target, 'GET', 'blocks', {})
-    : command === 'delete-session' ? await adminCall(target, 'POST', 'delete-session', { session_id: a })
-    : command === 'delete-message' ? await adminCall(target, 'POST', 'delete-message', { session_id: a, id: b })
-    : await adminCall(target, 'POST', command, { kind: a, value: b });
+    command === 'stats'
+      ? await adminCall(target, 'GET', 'stats', {})
+      : command === 'sessions' || command === 'messages'
+        ? await adminCall(target, 'GET', command, filter)
+        : command === 'blocks'
+          ? await adminCall(target, 'GET', 'blocks', {})
+          : command === 'delete-session'
+            ? await adminCall(target, 'POST', 'delete-session', { session_id: a })
+            : command === 'delete-message'
+              ? await adminCall(target, 'POST', 'delete-message', { session_id: a, id: b })
+              : await adminCall(target, 'POST', command, { kind: a, value: b });
   if (values.json) {
     io.stdout.write(`${JSON.stringify(safeJson(answer), null, 2)}\n`);
     return EXIT.ok;
@@ -142,10 +171,13 @@ function baseUrl(value: string): string {
   } catch {
     throw new UsageError('--base-url (or TEMPMAIL_ADMIN_URL) must be an http:// or https:// URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('--base-url (or TEMPMAIL_ADMIN_URL) must be an http:// or https:// URL');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError('--base-url (or TEMPMAIL_ADMIN_URL) must be an http:// or https:// URL');
   // Said without the URL: it holds a password. The admin API is reached with its token, never with these.
   if (url.username !== '' || url.password !== '') {
-    throw new UsageError('--base-url (or TEMPMAIL_ADMIN_URL) must not contain a user name or password: the admin API takes its token (--token-file or TEMPMAIL_ADMIN_TOKEN)');
+    throw new UsageError(
+      '--base-url (or TEMPMAIL_ADMIN_URL) must not contain a user name or password: the admin API takes its token (--token-file or TEMPMAIL_ADMIN_TOKEN)',
+    );
   }
   url.search = '';
   url.hash = '';
@@ -166,7 +198,11 @@ async function token(file: string | undefined, env: NodeJS.ProcessEnv): Promise<
       throw new UsageError(`cannot read the admin token file ${safeLine(path, 200)} (${safeLine(why, 60)})`);
     }
   } else if (env.TEMPMAIL_ADMIN_TOKEN) value = env.TEMPMAIL_ADMIN_TOKEN.replace(/\r?\n$/, '');
-  else throw new UsageError('no admin token: give --token-file FILE, or set TEMPMAIL_ADMIN_TOKEN_FILE or TEMPMAIL_ADMIN_TOKEN');
-  if (!/^[\x21-\x7e]{1,512}$/.test(value)) throw new UsageError('the admin token must be one line of printable characters, no spaces');
+  else
+    throw new UsageError(
+      'no admin token: give --token-file FILE, or set TEMPMAIL_ADMIN_TOKEN_FILE or TEMPMAIL_ADMIN_TOKEN',
+    );
+  if (!/^[\x21-\x7e]{1,512}$/.test(value))
+    throw new UsageError('the admin token must be one line of printable characters, no spaces');
   return value;
 }

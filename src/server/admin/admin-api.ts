@@ -58,17 +58,29 @@ export async function readAdminToken(file: string, warn: (line: string) => void 
   let token: string;
   try {
     // As every file an operator names: a regular file of a few KB, read within 5 s (operator-file.ts).
-    token = await readSecretFile(file, { maxBytes: ADMIN_TOKEN_FILE_MAX_BYTES, timeoutMs: ADMIN_TOKEN_READ_TIMEOUT_MS });
+    token = await readSecretFile(file, {
+      maxBytes: ADMIN_TOKEN_FILE_MAX_BYTES,
+      timeoutMs: ADMIN_TOKEN_READ_TIMEOUT_MS,
+    });
   } catch (error) {
     const why = error instanceof OperatorFileError ? error.reason : 'error';
     throw new Error(`cannot read the admin token file ${file} (${why})`);
   }
-  const mode = await stat(file).then((info) => info.mode, () => 0);
+  const mode = await stat(file).then(
+    (info) => info.mode,
+    () => 0,
+  );
   if ((mode & 0o077) !== 0) {
-    logEvent(warn, { level: 'warn', event: 'admin.token_readable', text: `warning: the admin token file ${file} can be read by other users (chmod 600 it)` });
+    logEvent(warn, {
+      level: 'warn',
+      event: 'admin.token_readable',
+      text: `warning: the admin token file ${file} can be read by other users (chmod 600 it)`,
+    });
   }
   if (!/^[\x21-\x7e]+$/.test(token) || token.length < MIN_ADMIN_TOKEN || token.length > MAX_ADMIN_TOKEN) {
-    throw new Error(`the admin token file ${file} must hold one token of ${MIN_ADMIN_TOKEN} to ${MAX_ADMIN_TOKEN} printable characters (no spaces)`);
+    throw new Error(
+      `the admin token file ${file} must hold one token of ${MIN_ADMIN_TOKEN} to ${MAX_ADMIN_TOKEN} printable characters (no spaces)`,
+    );
   }
   return token;
 }
@@ -83,19 +95,29 @@ export function adminTokenFiles(config: Pick<ServerConfig, 'adminTokenFile' | 'a
  * Reads every named token file (readAdminToken each). Refuses two tokens of one name, and one token under
  * two names: the log could not tell who acted.
  */
-export async function readAdminTokens(files: readonly NamedTokenFile[], warn?: (line: string) => void): Promise<NamedToken[]> {
+export async function readAdminTokens(
+  files: readonly NamedTokenFile[],
+  warn?: (line: string) => void,
+): Promise<NamedToken[]> {
   const tokens: NamedToken[] = [];
   for (const { name, file } of files) {
     if (tokens.some((t) => t.name === name)) throw new Error(`two admin tokens are named ${name}`);
     const token = await readAdminToken(file, warn);
     const twin = tokens.find((t) => t.token === token);
-    if (twin) throw new Error(`the admin tokens ${twin.name} and ${name} are the same token (give each its own: the log names who acted)`);
+    if (twin)
+      throw new Error(
+        `the admin tokens ${twin.name} and ${name} are the same token (give each its own: the log names who acted)`,
+      );
     tokens.push({ name, token });
   }
   return tokens;
 }
 
-export function createAdminApi(tokens: readonly NamedToken[], service: AdminService, parts: { log: Logger; events?: EventHub }): AdminApi {
+export function createAdminApi(
+  tokens: readonly NamedToken[],
+  service: AdminService,
+  parts: { log: Logger; events?: EventHub },
+): AdminApi {
   let expected = tokens.map(({ name, token }) => ({ name, digest: digest(token) }));
   return {
     service,
@@ -106,11 +128,17 @@ export function createAdminApi(tokens: readonly NamedToken[], service: AdminServ
       // compared, so the time does not say which one came closest.
       const given = digest(bearer ?? '');
       let actor: string | undefined;
-      for (const { name, digest: want } of expected) if (timingSafeEqual(given, want) && bearer !== undefined) actor ??= name;
+      for (const { name, digest: want } of expected)
+        if (timingSafeEqual(given, want) && bearer !== undefined) actor ??= name;
       if (actor === undefined) {
-        throw new HttpError(401, 'invalid_token', bearer === undefined ? 'The admin API needs Authorization: Bearer <admin token>' : 'Wrong admin token', {
-          'www-authenticate': 'Bearer realm="tempmail-tui admin"',
-        });
+        throw new HttpError(
+          401,
+          'invalid_token',
+          bearer === undefined ? 'The admin API needs Authorization: Bearer <admin token>' : 'Wrong admin token',
+          {
+            'www-authenticate': 'Bearer realm="tempmail-tui admin"',
+          },
+        );
       }
       return actor;
     },

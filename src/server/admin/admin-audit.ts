@@ -6,7 +6,15 @@
 import type { Logger } from '../observe/log';
 
 /** What an admin request did: the route's name, as the log and the metrics call it. */
-export type AdminAction = 'stats' | 'sessions' | 'messages' | 'delete-session' | 'delete-message' | 'blocks' | 'block' | 'unblock';
+export type AdminAction =
+  | 'stats'
+  | 'sessions'
+  | 'messages'
+  | 'delete-session'
+  | 'delete-message'
+  | 'blocks'
+  | 'block'
+  | 'unblock';
 
 /** How it came out: done, or nothing to do (not found, already there). */
 export type AdminResult = 'done' | 'not_found' | 'already';
@@ -22,7 +30,11 @@ const VERBS: Record<AdminAction, string> = {
   unblock: 'unblocked',
 };
 
-const OUTCOME: Record<AdminResult, string> = { done: '', not_found: ' (there was none)', already: ' (already blocked)' };
+const OUTCOME: Record<AdminResult, string> = {
+  done: '',
+  not_found: ' (there was none)',
+  already: ' (already blocked)',
+};
 
 export type AdminAudit = (actor: string, action: AdminAction, target: string, result?: AdminResult) => void;
 
@@ -42,6 +54,13 @@ export function adminAudit(log: Logger): AdminAudit {
 
 /** A search's target as the log shows it: "recipient=a@b sender=c" (the parts given). */
 export function filterTarget(filter: { recipient?: string; sender?: string; clientIp?: string }): string {
-  const parts = [['recipient', filter.recipient], ['sender', filter.sender], ['client_ip', filter.clientIp]] as const;
-  return parts.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join(' ');
+  const parts = [
+    ['recipient', filter.recipient],
+    ['sender', filter.sender],
+    ['client_ip', filter.clientIp],
+  ] as const;
+  return parts
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 }

@@ -26,7 +26,8 @@ function admitted({ extras, bearer }: RouteContext): AdminApi & { actor: string 
 
 function filterOf(params: Params): { filter: AdminFilter; limit: number } {
   const limit = optionalInt(params, 'limit') ?? DEFAULT_LIMIT;
-  if (limit < 1 || limit > MAX_LIMIT) throw new HttpError(400, 'bad_request', `Parameter "limit" must be 1 to ${MAX_LIMIT}`);
+  if (limit < 1 || limit > MAX_LIMIT)
+    throw new HttpError(400, 'bad_request', `Parameter "limit" must be 1 to ${MAX_LIMIT}`);
   return {
     filter: {
       recipient: optionalString(params, 'recipient', 512),
@@ -119,7 +120,12 @@ export const ADMIN_ROUTES: Record<string, Route> = {
       const sessionId = requiredString(ctx.params, 'session_id');
       const id = requiredInt(ctx.params, 'id');
       const removed = await admin.service.deleteMessage(sessionId, id);
-      admin.audit(admin.actor, 'delete-message', `message ${id} of session ${sessionId}`, removed ? 'done' : 'not_found');
+      admin.audit(
+        admin.actor,
+        'delete-message',
+        `message ${id} of session ${sessionId}`,
+        removed ? 'done' : 'not_found',
+      );
       if (!removed) throw new HttpError(404, 'not_found', 'No such message in that session');
       return ok({ message: 'Message deleted' });
     },
@@ -131,7 +137,13 @@ export const ADMIN_ROUTES: Record<string, Route> = {
       const admin = admitted(ctx);
       const blocks = await admin.service.blocks();
       admin.audit(admin.actor, 'blocks', '');
-      return ok({ blocks: blocks.map((b) => ({ kind: b.kind, value: b.value, created_at: formatWireTime(new Date(b.createdAt)) })) });
+      return ok({
+        blocks: blocks.map((b) => ({
+          kind: b.kind,
+          value: b.value,
+          created_at: formatWireTime(new Date(b.createdAt)),
+        })),
+      });
     },
   },
 

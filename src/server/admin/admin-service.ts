@@ -8,7 +8,16 @@ import { recipientKey } from '../mail/addresses';
 import type { Clock, ServerConfig } from '../server-config';
 import { ServiceError } from '../service-types';
 import { ipRange, messageFilter } from '../store/match';
-import { storageErrorText, type Block, type BlockKind, type FoundMessage, type Store, type StorageUsage, type StoredMessageMeta, type StoredSession } from '../store/store';
+import {
+  storageErrorText,
+  type Block,
+  type BlockKind,
+  type FoundMessage,
+  type Store,
+  type StorageUsage,
+  type StoredMessageMeta,
+  type StoredSession,
+} from '../store/store';
 import { BlockRules, parseBlock } from './blocks';
 import { logEvent } from '../observe/log';
 
@@ -61,8 +70,12 @@ function checkFilter(filter: AdminFilter): AdminFilter {
   if (filter.recipient === undefined && filter.sender === undefined && filter.clientIp === undefined) {
     throw bad('Give recipient, sender or client_ip');
   }
-  if (filter.clientIp !== undefined && !ipRange(filter.clientIp)) throw bad('client_ip must be an IP address or a CIDR range');
-  for (const [name, value] of [['recipient', filter.recipient], ['sender', filter.sender]] as const) {
+  if (filter.clientIp !== undefined && !ipRange(filter.clientIp))
+    throw bad('client_ip must be an IP address or a CIDR range');
+  for (const [name, value] of [
+    ['recipient', filter.recipient],
+    ['sender', filter.sender],
+  ] as const) {
     if (value !== undefined && value.trim() === '') throw bad(`${name} must not be empty`);
   }
   return filter;
@@ -77,14 +90,21 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       return await work();
     } catch (error) {
       // The reason is the log's: no answer carries an internal detail (an errno, a path, an address).
-      logEvent(log, { level: 'error', event: 'admin.storage_failed', text: `admin: storage failed: ${storageErrorText(error)}`, jsonFields: { reason: storageErrorText(error) } });
+      logEvent(log, {
+        level: 'error',
+        event: 'admin.storage_failed',
+        text: `admin: storage failed: ${storageErrorText(error)}`,
+        jsonFields: { reason: storageErrorText(error) },
+      });
       throw new ServiceError('storage_unavailable', 'Mail storage is unavailable; try again later');
     }
   }
 
   /** The session holding `recipient`, if any (also on a domain no longer served: its address as given). */
   async function sessionOf(recipient: string): Promise<StoredSession | undefined> {
-    const key = recipientKey({ domains: config.domains, extmailAccounts: config.extmailAccounts }, recipient.trim()) ?? recipient.trim().toLowerCase();
+    const key =
+      recipientKey({ domains: config.domains, extmailAccounts: config.extmailAccounts }, recipient.trim()) ??
+      recipient.trim().toLowerCase();
     return guarded(() => store.findSessionByAddress(key));
   }
 
@@ -97,7 +117,10 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     // One inbox: its listing, filtered here as the stores filter (match.ts).
     const matches = messageFilter({ sender, clientIp });
     const list: StoredMessageMeta[] = (await guarded(() => store.listMessages(session.id))).filter(matches);
-    return list.reverse().slice(0, limit).map((message) => ({ session, message }));
+    return list
+      .reverse()
+      .slice(0, limit)
+      .map((message) => ({ session, message }));
   }
 
   async function refreshBlocks(): Promise<void> {
@@ -105,7 +128,12 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       rules.replace(await store.listBlocks());
     } catch (error) {
       const text = `blocks: could not read them (${storageErrorText(error)}); the ones in effect stay`;
-      logEvent(log, { level: 'error', event: 'blocks.read_failed', text, jsonFields: { reason: storageErrorText(error) } });
+      logEvent(log, {
+        level: 'error',
+        event: 'blocks.read_failed',
+        text,
+        jsonFields: { reason: storageErrorText(error) },
+      });
     }
   }
 
@@ -129,7 +157,8 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
       const out = new Map<string, AdminSession>();
       for (const { session } of found) {
         if (out.size >= limit) break;
-        if (!out.has(session.id)) out.set(session.id, { session, messages: await guarded(() => store.countMessages(session.id)) });
+        if (!out.has(session.id))
+          out.set(session.id, { session, messages: await guarded(() => store.countMessages(session.id)) });
       }
       return [...out.values()];
     },

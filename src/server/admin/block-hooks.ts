@@ -13,7 +13,11 @@ import type { BlockCheck } from './blocks';
 const REFUSED: SmtpRefusal = { code: 550, text: '5.7.1 Mail from this sender is refused', reason: 'blocked' };
 
 /** `onBlocked` hears the kind of each block that refused a connection or a sender (the metrics). */
-export function blockHooks(blocks: BlockCheck, log: Logger, onBlocked: (kind: string) => void = () => undefined): SmtpHooks {
+export function blockHooks(
+  blocks: BlockCheck,
+  log: Logger,
+  onBlocked: (kind: string) => void = () => undefined,
+): SmtpHooks {
   // The sender of each connection's transaction (MAIL FROM), for its recipients.
   const senders = new Map<string, string>();
   return {
@@ -21,7 +25,12 @@ export function blockHooks(blocks: BlockCheck, log: Logger, onBlocked: (kind: st
       const why = blocks.refusal(plainIp(peer.client));
       if (!why) return undefined;
       onBlocked(kindOf(why));
-      log.event({ level: 'info', event: 'smtp.blocked', text: `smtp refused connection from ${peer.client}: blocked (${why})`, fields: { client: peer.client, reason: 'blocked' } });
+      log.event({
+        level: 'info',
+        event: 'smtp.blocked',
+        text: `smtp refused connection from ${peer.client}: blocked (${why})`,
+        fields: { client: peer.client, reason: 'blocked' },
+      });
       return { code: 554, text: '5.7.1 Connections from your address are refused', reason: 'blocked' };
     },
     closed: (peer) => void senders.delete(peer.id),

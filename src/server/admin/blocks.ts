@@ -35,15 +35,18 @@ function blockForm(address: string): string {
   if (at < 0) return address.toLowerCase();
   let local = address.slice(0, at);
   // "spam"@example.com is spam@example.com (RFC 5321 4.1.2: a quoted string is the same local part).
-  if (local.length >= 2 && local.startsWith('"') && local.endsWith('"')) local = local.slice(1, -1).replace(/\\(.)/g, '$1');
+  if (local.length >= 2 && local.startsWith('"') && local.endsWith('"'))
+    local = local.slice(1, -1).replace(/\\(.)/g, '$1');
   const domain = asciiDomain(address.slice(at + 1));
   return `${local.toLowerCase()}@${domain || address.slice(at + 1).toLowerCase()}`;
 }
 
 /** A block as asked for, checked and in the form it is kept in (lower case); or why it is refused. */
 export function parseBlock(kind: unknown, value: unknown): { kind: BlockKind; value: string } | { error: string } {
-  if (typeof kind !== 'string' || !(BLOCK_KINDS as readonly string[]).includes(kind)) return { error: 'kind must be sender, domain or ip' };
-  if (typeof value !== 'string' || value.trim() === '' || value.length > 320) return { error: 'value is required (at most 320 characters)' };
+  if (typeof kind !== 'string' || !(BLOCK_KINDS as readonly string[]).includes(kind))
+    return { error: 'kind must be sender, domain or ip' };
+  if (typeof value !== 'string' || value.trim() === '' || value.length > 320)
+    return { error: 'value is required (at most 320 characters)' };
   const v = value.trim().toLowerCase();
   if (kind === 'ip') {
     if (!ipRange(v)) return { error: 'value must be an IP address or a CIDR range such as 203.0.113.0/24' };
@@ -57,7 +60,8 @@ export function parseBlock(kind: unknown, value: unknown): { kind: BlockKind; va
   }
   const at = v.lastIndexOf('@');
   const domain = at < 1 ? '' : name(v.slice(at + 1));
-  if (at < 1 || !LOCAL.test(v.slice(0, at)) || !DOMAIN.test(domain)) return { error: 'value must be an address such as someone@example.com' };
+  if (at < 1 || !LOCAL.test(v.slice(0, at)) || !DOMAIN.test(domain))
+    return { error: 'value must be an address such as someone@example.com' };
   return { kind: kind as BlockKind, value: `${v.slice(0, at)}@${domain}` };
 }
 

@@ -36,6 +36,15 @@ export function logTokenChange(log: Logger, before: readonly NamedToken[], after
     c.removed.length > 0 ? `removed ${c.removed.join(', ')}` : '',
     c.kept.length > 0 ? `unchanged ${c.kept.join(', ')}` : '',
   ].filter(Boolean);
-  const fields = { rotated: c.rotated.join(',') || undefined, added: c.added.join(',') || undefined, removed: c.removed.join(',') || undefined };
-  log.event({ level: 'info', event: 'admin.tokens', text: `SIGHUP: admin tokens read again: ${parts.join('; ')}`, jsonFields: fields });
+  const fields = {
+    rotated: c.rotated.join(',') || undefined,
+    added: c.added.join(',') || undefined,
+    removed: c.removed.join(',') || undefined,
+  };
+  log.event({
+    level: 'info',
+    event: 'admin.tokens',
+    text: `SIGHUP: admin tokens read again: ${parts.join('; ')}`,
+    jsonFields: fields,
+  });
 }

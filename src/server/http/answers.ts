@@ -11,11 +11,21 @@ import { ServiceError } from '../service-types';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   sendPayload(res, status, Buffer.from(JSON.stringify(body), 'utf8'), headers);
 }
 
-export function sendPayload(res: ServerResponse, status: number, payload: Buffer, headers: Record<string, string> = {}): void {
+export function sendPayload(
+  res: ServerResponse,
+  status: number,
+  payload: Buffer,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, {
     ...headers,
     'content-type': JSON_TYPE,
@@ -64,7 +74,8 @@ export function errorAnswer(error: unknown): ErrorAnswer {
     if (retry !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(retry)));
     return { status: error.status, code: error.code, message: error.message, headers };
   }
-  if (error instanceof HttpError) return { status: error.status, code: error.code, message: error.message, headers: error.headers };
+  if (error instanceof HttpError)
+    return { status: error.status, code: error.code, message: error.message, headers: error.headers };
   return { status: 500, code: 'internal', message: 'Internal error', headers: {} };
 }
 
@@ -85,7 +96,13 @@ export function withoutTrailingSlashes(path: string): string {
  * before any request handler runs: the headers of every other JSON answer (sendPayload's, and what the
  * service offers), then the close.
  */
-export function rawErrorAnswer(status: number, reason: string, code: string, message: string, extra: string[] = []): string {
+export function rawErrorAnswer(
+  status: number,
+  reason: string,
+  code: string,
+  message: string,
+  extra: string[] = [],
+): string {
   const body = JSON.stringify({ status: 'error', error: code, message });
   const head = [
     `HTTP/1.1 ${status} ${reason}`,

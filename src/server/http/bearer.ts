@@ -38,7 +38,11 @@ export function addBearerToken(params: Params, token: string | undefined): void 
   if (token === undefined) return;
   const given = params.get('token');
   if (given !== undefined && String(given) !== token) {
-    throw new HttpError(400, 'bad_request', 'The token was given twice (Authorization header and parameter) with different values');
+    throw new HttpError(
+      400,
+      'bad_request',
+      'The token was given twice (Authorization header and parameter) with different values',
+    );
   }
   params.set('token', token);
 }

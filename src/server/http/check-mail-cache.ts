@@ -108,7 +108,14 @@ export class CheckMailCache {
       rowBytes += row.length;
     }
     const body = Buffer.from(`{"status":"success","messages":[${parts.join(',')}]}`, 'utf8');
-    const entry: Entry = { version: view.version, seq, rows, body, etag: etagOf(body), bytes: body.length + rowBytes * 2 };
+    const entry: Entry = {
+      version: view.version,
+      seq,
+      rows,
+      body,
+      etag: etagOf(body),
+      bytes: body.length + rowBytes * 2,
+    };
     this.keep(view.key, entry);
     return entry;
   }

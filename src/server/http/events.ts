@@ -116,18 +116,30 @@ export class EventHub {
    * bound is reached or the service is closing.
    */
   open(res: ServerResponse, session: StreamSession): void {
-    if (this.closed) throw new HttpError(503, 'storage_unavailable', 'The service is shutting down; try again later', { 'retry-after': '5' });
+    if (this.closed)
+      throw new HttpError(503, 'storage_unavailable', 'The service is shutting down; try again later', {
+        'retry-after': '5',
+      });
     const mine = this.bySession.get(session.id) ?? new Set<Stream>();
     if (mine.size >= this.perSession) {
-      throw new HttpError(429, 'too_many_streams', `This address already has ${this.perSession} event streams open`, { 'retry-after': '60' });
+      throw new HttpError(429, 'too_many_streams', `This address already has ${this.perSession} event streams open`, {
+        'retry-after': '60',
+      });
     }
     const id = String(++this.nextId);
     const verdict = this.counted.admit(id, session.client);
     if (!verdict.ok && verdict.reason === 'total') {
-      throw new HttpError(503, 'too_many_streams', 'The service holds as many event streams as it can; keep polling', { 'retry-after': '60' });
+      throw new HttpError(503, 'too_many_streams', 'The service holds as many event streams as it can; keep polling', {
+        'retry-after': '60',
+      });
     }
     if (!verdict.ok) {
-      throw new HttpError(429, 'too_many_streams', `Too many event streams from your network address (at most ${verdict.limit} at once)`, { 'retry-after': '60' });
+      throw new HttpError(
+        429,
+        'too_many_streams',
+        `Too many event streams from your network address (at most ${verdict.limit} at once)`,
+        { 'retry-after': '60' },
+      );
     }
     let stream: Stream;
     try {

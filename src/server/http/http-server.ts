@@ -110,7 +110,14 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     const session = a.token && a.token.length <= 512 ? sessionField(hashToken(a.token)) : undefined;
     const fields = { client: a.client, session, status: a.status, reason: code };
     const jsonFields = { method: a.method, route: a.route, duration_ms: a.ms, size: a.size, request_id: a.id };
-    log.event({ level, event: 'http.request', text, fields, jsonFields, foldKey: `${a.route} ${a.status} ${code ?? ''}` });
+    log.event({
+      level,
+      event: 'http.request',
+      text,
+      fields,
+      jsonFields,
+      foldKey: `${a.route} ${a.status} ${code ?? ''}`,
+    });
   };
   let requests = 0;
   const idPrefix = randomBytes(3).toString('hex');
@@ -153,22 +160,29 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       path = withoutTrailingSlashes(url.pathname);
       logPath = loggablePath(path);
       const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
-      const found = Object.hasOwn(ROUTES, path) && (!options.adminOnly || path.startsWith('/admin/')) ? ROUTES[path] : undefined;
+      const found =
+        Object.hasOwn(ROUTES, path) && (!options.adminOnly || path.startsWith('/admin/')) ? ROUTES[path] : undefined;
       // The route's name for the metrics and the log's folding: a closed set whatever the path.
       if (plain || found) route = path.slice(1);
       // Counted first: a flood of anything, unknown routes included, meets the per-client limit.
       const wait = hooks.admit ? await hooks.admit(client).catch(() => 0) : 0;
       stillThere();
-      if (wait > 0) throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
+      if (wait > 0)
+        throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
       if (plain && (req.method === 'GET' || req.method === 'HEAD')) {
         const { contentType, body } = await plain();
         stillThere();
-        res.writeHead(200, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)), 'cache-control': 'no-store' });
+        res.writeHead(200, {
+          'content-type': contentType,
+          'content-length': String(Buffer.byteLength(body)),
+          'cache-control': 'no-store',
+        });
         res.end(req.method === 'HEAD' ? undefined : body);
         return done(200);
       }
       // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
-      if (!found || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
+      if (!found || (path.startsWith('/admin/') && !extras.admin))
+        throw new HttpError(404, 'not_found', 'No such route');
       // The admin token before anything else: a caller without it learns nothing of a route, not even
       // the method or media type it takes (405, 415).
       if (path.startsWith('/admin/')) extras.admin!.authorize(bearerToken(req));
@@ -198,7 +212,10 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       });
       stillThere();
       send(res, result, req.method === 'HEAD');
-      access(redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token), now(res.statusCode));
+      access(
+        redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token),
+        now(res.statusCode),
+      );
       done(res.statusCode);
     } catch (error) {
       if (error instanceof ClientLeft || req.socket.destroyed) {
@@ -212,7 +229,12 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       const unexpected = answer.status >= 500 && !(error instanceof ServiceError);
       // Logged once answered, so the line has the answer's size.
       const logged = () => {
-        if (!unexpected) return access(redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token), now(answer.status), answer.code);
+        if (!unexpected)
+          return access(
+            redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token),
+            now(answer.status),
+            answer.code,
+          );
         const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
         access(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token), now(500), 'internal');
       };
@@ -244,7 +266,11 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     },
   );
 
-  guardConnections(server, hooks, (peer) => listedProxies.has(peer) || peer === '127.0.0.1' || peer === '::1' || (trustProxy && isLoopback(peer)));
+  guardConnections(
+    server,
+    hooks,
+    (peer) => listedProxies.has(peer) || peer === '127.0.0.1' || peer === '::1' || (trustProxy && isLoopback(peer)),
+  );
 
   // Malformed HTTP never reaches a handler: answer it in JSON too, then drop the connection.
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
@@ -326,6 +352,9 @@ function guardConnections(server: Server, hooks: HttpHooks, isProxy: (peer: stri
     socket.on('error', () => socket.destroy());
     // What the client sent is read and dropped, so closing does not reset the answer away.
     socket.resume();
-    socket.end(rawErrorAnswer(refusal.status, reason, 'too_many_connections', refusal.message, ['retry-after: 10']), () => socket.destroy());
+    socket.end(
+      rawErrorAnswer(refusal.status, reason, 'too_many_connections', refusal.message, ['retry-after: 10']),
+      () => socket.destroy(),
+    );
   });
 }

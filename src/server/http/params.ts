@@ -61,7 +61,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       }
     });
     req.on('end', () => (over ? reject(tooLarge()) : resolve(Buffer.concat(chunks, size))));
-    req.on('error', (error) => reject(new HttpError(400, 'bad_request', `Request body could not be read (${error.message})`)));
+    req.on('error', (error) =>
+      reject(new HttpError(400, 'bad_request', `Request body could not be read (${error.message})`)),
+    );
   });
 }
 
@@ -80,7 +82,8 @@ function addParam(into: Params, key: string, value: ParamValue | null): void {
   const prev = into.get(key);
   // The same parameter in the query and the body is fine when both agree; two different values are
   // ambiguous, and guessing which one the caller meant is how a delete hits the wrong message.
-  if (prev !== undefined && String(prev) !== String(value)) throw bad(`Parameter "${key}" was given twice with different values`);
+  if (prev !== undefined && String(prev) !== String(value))
+    throw bad(`Parameter "${key}" was given twice with different values`);
   into.set(key, value);
 }
 
@@ -98,7 +101,8 @@ function addJson(into: Params, text: string): void {
     parsed = parseJsonStrict(text);
   } catch (error) {
     // Which value was meant is anyone's guess (JSON.parse would keep the last): refused, at any depth.
-    if (error instanceof DuplicateKeyError) throw bad(`The JSON body names the key ${JSON.stringify(error.key.slice(0, 64))} twice`);
+    if (error instanceof DuplicateKeyError)
+      throw bad(`The JSON body names the key ${JSON.stringify(error.key.slice(0, 64))} twice`);
     throw bad('Request body is not valid JSON');
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('JSON body must be an object');
@@ -142,7 +146,8 @@ export function requireToken(params: Params): string {
   const value = params.get('token');
   if (value === undefined || value === '') throw new ServiceError('invalid_token', 'A session token is required');
   // Never echo the token back: the message stays generic whatever was sent.
-  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH) throw new ServiceError('invalid_token', 'Unknown session token');
+  if (typeof value !== 'string' || value.length > MAX_TOKEN_LENGTH)
+    throw new ServiceError('invalid_token', 'Unknown session token');
   return value;
 }
 

@@ -138,7 +138,11 @@ export const ROUTES: Record<string, Route> = {
     method: 'GET',
     async handle(service, { params }) {
       const token = requireToken(params);
-      const { meta, bytes } = await service.attachment(token, requiredInt(params, 'id'), requiredInt(params, 'attachment_id'));
+      const { meta, bytes } = await service.attachment(
+        token,
+        requiredInt(params, 'id'),
+        requiredInt(params, 'attachment_id'),
+      );
       return {
         kind: 'bytes',
         body: bytes,

@@ -4,7 +4,10 @@
  * within `requestMs` (never less than the head's; 0: no limit), and late requests looked for once a
  * second at most (Node's default 30 s let a 15 s head limit run to 45 s).
  */
-export function serverTimeouts(headersMs: number, requestMs: number): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+export function serverTimeouts(
+  headersMs: number,
+  requestMs: number,
+): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
   return {
     headersTimeout: headersMs,
     requestTimeout: requestMs > 0 ? Math.max(headersMs, requestMs) : 0,

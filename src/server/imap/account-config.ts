@@ -25,7 +25,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function refuseUnknown(o: Record<string, unknown>, known: readonly string[], where: string): void {
   const unknown = Object.keys(o).find((k) => !known.includes(k));
-  if (unknown !== undefined) throw new UsageError(`${where}: unknown key ${show(unknown)} (known: ${known.join(', ')})`);
+  if (unknown !== undefined)
+    throw new UsageError(`${where}: unknown key ${show(unknown)} (known: ${known.join(', ')})`);
 }
 
 function text(value: unknown, where: string, what: string): string {
@@ -38,13 +39,17 @@ function passwordSource(o: Record<string, unknown>, where: string, env: NodeJS.P
   const hasEnv = o.passwordEnv !== undefined;
   const hasFile = o.passwordFile !== undefined;
   if (hasEnv === hasFile) {
-    throw new UsageError(`${where}: give the password by "passwordEnv" (a variable's name) or "passwordFile" (a file's path), one of them`);
+    throw new UsageError(
+      `${where}: give the password by "passwordEnv" (a variable's name) or "passwordFile" (a file's path), one of them`,
+    );
   }
   if (hasEnv) {
     const name = text(o.passwordEnv, `${where} passwordEnv`, 'the name of an environment variable');
-    if (!ENV_NAME.test(name)) throw new UsageError(`${where} passwordEnv: ${show(name)} is not an environment variable's name`);
+    if (!ENV_NAME.test(name))
+      throw new UsageError(`${where} passwordEnv: ${show(name)} is not an environment variable's name`);
     // Said at start, not at the first connection: a missing secret is a deployment mistake.
-    if (!env[name]) throw new UsageError(`${where} passwordEnv: the environment variable ${name} is not set (or empty)`);
+    if (!env[name])
+      throw new UsageError(`${where} passwordEnv: the environment variable ${name} is not set (or empty)`);
     return { env: name };
   }
   const file = resolve(text(o.passwordFile, `${where} passwordFile`, 'a file path'));
@@ -72,9 +77,12 @@ function folderList(value: unknown, where: string): string[] {
 
 /** Checks an account's `imap` object. */
 export function parseImap(value: unknown, email: string, where: string, env: NodeJS.ProcessEnv): ImapAccountConfig {
-  if (!isObject(value)) throw new UsageError(`${where}: expected an object {"host", "port", "tls", "user", "passwordEnv" or "passwordFile", "folders"}`);
+  if (!isObject(value))
+    throw new UsageError(
+      `${where}: expected an object {"host", "port", "tls", "user", "passwordEnv" or "passwordFile", "folders"}`,
+    );
   refuseUnknown(value, IMAP_KEYS, where);
-  const host = text(value.host, `${where} host`, 'the IMAP server\'s host name or address');
+  const host = text(value.host, `${where} host`, "the IMAP server's host name or address");
   const tls = value.tls ?? 'tls';
   if (typeof tls !== 'string' || !TLS_MODES.includes(tls as ImapTls)) {
     throw new UsageError(`${where} tls: expected "tls", "starttls" or "none", got ${show(tls)}`);
@@ -87,20 +95,32 @@ export function parseImap(value: unknown, email: string, where: string, env: Nod
     user: value.user === undefined ? email : text(value.user, `${where} user`, 'the login name'),
     password: passwordSource(value, where, env),
     ...(value.folders === undefined ? {} : { folders: folderList(value.folders, `${where} folders`) }),
-    pollSeconds: value.pollSeconds === undefined ? DEFAULT_POLL_SECONDS : parseIntIn(value.pollSeconds, 1, 3600, `${where} pollSeconds`),
+    pollSeconds:
+      value.pollSeconds === undefined
+        ? DEFAULT_POLL_SECONDS
+        : parseIntIn(value.pollSeconds, 1, 3600, `${where} pollSeconds`),
   };
 }
 
 /** One entry of `extmailAccounts`: a string, or an object with only the known keys. */
 export function parseAccountEntry(item: unknown, where: string, env: NodeJS.ProcessEnv): ExtmailAccountConfig {
   if (typeof item === 'string') return parseExtmailAccount(item, where);
-  if (!isObject(item) || typeof item.email !== 'string' || (item.dotInsensitive !== undefined && typeof item.dotInsensitive !== 'boolean')) {
-    throw new UsageError(`${where}: each account is "name@provider" or {"email": "...", "dotInsensitive": true|false, "imap": {...}}`);
+  if (
+    !isObject(item) ||
+    typeof item.email !== 'string' ||
+    (item.dotInsensitive !== undefined && typeof item.dotInsensitive !== 'boolean')
+  ) {
+    throw new UsageError(
+      `${where}: each account is "name@provider" or {"email": "...", "dotInsensitive": true|false, "imap": {...}}`,
+    );
   }
   const parsed = parseExtmailAccount(item.email, where);
   const at = `${where} ${parsed.email}`;
   refuseUnknown(item, ACCOUNT_KEYS, at);
-  const account: ExtmailAccountConfig = { email: parsed.email, dotInsensitive: item.dotInsensitive ?? parsed.dotInsensitive };
+  const account: ExtmailAccountConfig = {
+    email: parsed.email,
+    dotInsensitive: item.dotInsensitive ?? parsed.dotInsensitive,
+  };
   if (item.imap !== undefined) account.imap = parseImap(item.imap, parsed.email, `${at} imap`, env);
   return account;
 }

@@ -134,14 +134,23 @@ export class AccountFetcher {
     // Shared with the instances standing by (a failure to write is logged by the service).
     if (state === 'active' || state === 'inactive') this.report(state === 'active', state === 'active' ? '' : reason);
     const { imap } = this.deps.account;
-    if (state === 'inactive') this.note('warn', 'imap.inactive', `inactive (not offered by GET /domains): ${reason}; retrying with backoff`);
-    if (state === 'standby') this.note('info', 'imap.standby', 'another instance on the database fetches this account; this one stands by');
-    if (state === 'active') this.note('info', 'imap.active', `active: fetching ${reason} from ${imap.host}:${imap.port}`);
+    if (state === 'inactive')
+      this.note('warn', 'imap.inactive', `inactive (not offered by GET /domains): ${reason}; retrying with backoff`);
+    if (state === 'standby')
+      this.note('info', 'imap.standby', 'another instance on the database fetches this account; this one stands by');
+    if (state === 'active')
+      this.note('info', 'imap.active', `active: fetching ${reason} from ${imap.host}:${imap.port}`);
   }
 
   /** One line about this account, with its address (and state) as fields. */
   private note(level: LogLevel, event: string, text: string): void {
-    logEvent(this.deps.log, { level, event, text: `imap ${this.email}: ${text}`, jsonFields: { account: this.email }, fold: false });
+    logEvent(this.deps.log, {
+      level,
+      event,
+      text: `imap ${this.email}: ${text}`,
+      jsonFields: { account: this.email },
+      fold: false,
+    });
   }
 
   /** Logs trouble of the store (not of the account) once while it stays the same. */
@@ -162,8 +171,14 @@ export class AccountFetcher {
     const before = this.shared;
     this.shared = status;
     if (before?.active === status.active && before.reason === status.reason) return;
-    if (!status.active) this.note('warn', 'imap.inactive', `inactive (not offered by GET /domains), as the instance fetching it reports: ${status.reason}`);
-    else if (before && !before.active) this.note('info', 'imap.active', 'active again, as the instance fetching it reports');
+    if (!status.active)
+      this.note(
+        'warn',
+        'imap.inactive',
+        `inactive (not offered by GET /domains), as the instance fetching it reports: ${status.reason}`,
+      );
+    else if (before && !before.active)
+      this.note('info', 'imap.active', 'active again, as the instance fetching it reports');
   }
 
   private async run(): Promise<void> {
@@ -230,7 +245,12 @@ export class AccountFetcher {
         await this.pause(backoffMs(failures));
       }
     }
-    if (lost && !this.stopped) this.note('warn', 'imap.claim_lost', 'lost the claim on this account (database connection); it is fetched again once the claim is won back');
+    if (lost && !this.stopped)
+      this.note(
+        'warn',
+        'imap.claim_lost',
+        'lost the claim on this account (database connection); it is fetched again once the claim is won back',
+      );
     return failures;
   }
 
@@ -257,7 +277,9 @@ export class AccountFetcher {
       const found = await foldersToFetch(client, imap.folders);
       if (!Array.isArray(found)) {
         const has = found.present.map((f) => JSON.stringify(f)).join(', ');
-        throw new ImapFailure(`the folder ${JSON.stringify(found.missing)} does not exist on ${this.where} (the account has ${has})`);
+        throw new ImapFailure(
+          `the folder ${JSON.stringify(found.missing)} does not exist on ${this.where} (the account has ${has})`,
+        );
       }
       const folders = found;
       const idle = client.capabilities.has('IDLE');
@@ -275,18 +297,23 @@ export class AccountFetcher {
       };
       while (!this.stopped && !lost()) {
         this.woken = false;
-        for (const folder of order) trusted.set(folder, await syncFolder(client, folder, trusted.get(folder) ?? false, syncDeps));
+        for (const folder of order)
+          trusted.set(folder, await syncFolder(client, folder, trusted.get(folder) ?? false, syncDeps));
         if (!progress.healthy) {
           progress.healthy = true;
           this.lastTrouble = '';
-          const how = idle ? `IDLE on ${folders[0]}, every folder checked every ${imap.pollSeconds} s` : `no IDLE on this server: checked every ${imap.pollSeconds} s`;
+          const how = idle
+            ? `IDLE on ${folders[0]}, every folder checked every ${imap.pollSeconds} s`
+            : `no IDLE on this server: checked every ${imap.pollSeconds} s`;
           this.setState('active', `${folders.join(', ')} (${how})`);
         }
         if (this.stopped || lost()) break;
-        if (!client.usable) throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
+        if (!client.usable)
+          throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
         if (idle) void client.idle().catch(() => undefined);
         await this.pause(imap.pollSeconds * 1000);
-        if (!client.usable && !this.stopped && !lost()) throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
+        if (!client.usable && !this.stopped && !lost())
+          throw new ImapFailure(describeImapError(lastError ?? { code: 'NoConnection' }, this.where, password));
       }
     } catch (error) {
       if (error instanceof ServiceError || error instanceof ImapFailure) throw error;

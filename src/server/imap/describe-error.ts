@@ -25,7 +25,12 @@ function str(v: unknown): string {
 export function maskSecret(text: string, secret: string | undefined): string {
   if (!secret) return text;
   let out = text;
-  const forms = [secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+  const forms = [
+    secret,
+    Buffer.from(secret).toString('base64'),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ];
   for (const form of forms) if (form.length >= 3) out = out.split(form).join('***');
   return out;
 }
@@ -44,7 +49,13 @@ export function describeImapError(error: unknown, where: string, secret?: string
     text = `connection refused by ${where}`;
   } else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') {
     text = `cannot resolve the host of ${where} (${code})`;
-  } else if (code === 'CONNECT_TIMEOUT' || code === 'GREETING_TIMEOUT' || code === 'UPGRADE_TIMEOUT' || code === 'ETIMEDOUT' || code === 'ETIMEOUT') {
+  } else if (
+    code === 'CONNECT_TIMEOUT' ||
+    code === 'GREETING_TIMEOUT' ||
+    code === 'UPGRADE_TIMEOUT' ||
+    code === 'ETIMEDOUT' ||
+    code === 'ETIMEOUT'
+  ) {
     text = `${where} did not answer in time (${code})`;
   } else if (TLS_CODE.test(code) || e.tlsFailed === true) {
     text = `TLS with ${where} failed: ${message}${code ? ` (${code})` : ''}`;

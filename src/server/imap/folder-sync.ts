@@ -63,7 +63,11 @@ function fromOf(head: string): string {
  */
 async function fetchHeads(client: ImapFlow, uids: number[]): Promise<Head[]> {
   const heads: Head[] = [];
-  for await (const m of client.fetch(uids.join(','), { uid: true, size: true, headers: [...FETCHED_HEADERS] }, { uid: true })) {
+  for await (const m of client.fetch(
+    uids.join(','),
+    { uid: true, size: true, headers: [...FETCHED_HEADERS] },
+    { uid: true },
+  )) {
     heads.push({ uid: m.uid, size: m.size, head: routingHead(m.headers) });
   }
   return heads.sort((a, b) => a.uid - b.uid);
@@ -74,7 +78,12 @@ async function fetchHeads(client: ImapFlow, uids: number[]): Promise<Head[]> {
  * the folder's cursor, so no message past it can have been stored before; otherwise the first message
  * to store is checked against the inboxes. Returns whether the cursor is trusted after the pass.
  */
-export async function syncFolder(client: ImapFlow, folder: string, trusted: boolean, deps: FolderSyncDeps): Promise<boolean> {
+export async function syncFolder(
+  client: ImapFlow,
+  folder: string,
+  trusted: boolean,
+  deps: FolderSyncDeps,
+): Promise<boolean> {
   const { intake, account, log } = deps;
   const now = deps.now ?? Date.now;
   const lock = await client.getMailboxLock(folder, { readOnly: true });
@@ -88,16 +97,29 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
     const renumberedAt = fresh ? (cursor ? now() : undefined) : cursor.renumberedAt;
     const settling = renumberedAt !== undefined && now() - renumberedAt < deps.lifetimeMs;
     // Carried in every save while the folder settles; dropped after.
-    const save = (lastUid: number) => intake.saveFetchCursor(account, folder, settling ? { uidValidity, lastUid, renumberedAt } : { uidValidity, lastUid });
+    const save = (lastUid: number) =>
+      intake.saveFetchCursor(
+        account,
+        folder,
+        settling ? { uidValidity, lastUid, renumberedAt } : { uidValidity, lastUid },
+      );
     // No shortcut on UIDNEXT: for the folder that stays selected (IDLE) it is the one of its SELECT.
 
     let uids: number[];
     if (fresh) {
-      if (cursor) logEvent(log, { level: 'warn', event: 'imap.renumbered', jsonFields: { account }, text: `imap ${account} ${folder}: UIDVALIDITY changed (${cursor.uidValidity} -> ${uidValidity}): the folder was renumbered; looking again at its recent mail` });
+      if (cursor)
+        logEvent(log, {
+          level: 'warn',
+          event: 'imap.renumbered',
+          jsonFields: { account },
+          text: `imap ${account} ${folder}: UIDVALIDITY changed (${cursor.uidValidity} -> ${uidValidity}): the folder was renumbered; looking again at its recent mail`,
+        });
       const since = new Date(now() - deps.lifetimeMs - DAY_MS);
       uids = (await client.search({ since }, { uid: true })) || [];
     } else {
-      uids = ((await client.search({ uid: `${cursor.lastUid + 1}:*` }, { uid: true })) || []).filter((u) => u > cursor.lastUid);
+      uids = ((await client.search({ uid: `${cursor.lastUid + 1}:*` }, { uid: true })) || []).filter(
+        (u) => u > cursor.lastUid,
+      );
     }
     uids.sort((a, b) => a - b);
 
@@ -127,7 +149,13 @@ export async function syncFolder(client: ImapFlow, folder: string, trusted: bool
 }
 
 /** Routes and (for a live alias) stores one message; true when its delivery changed an inbox or was decided. */
-async function handle(client: ImapFlow, m: Head, skipHeld: boolean, folder: string, deps: FolderSyncDeps): Promise<boolean> {
+async function handle(
+  client: ImapFlow,
+  m: Head,
+  skipHeld: boolean,
+  folder: string,
+  deps: FolderSyncDeps,
+): Promise<boolean> {
   const { intake, account, accountId } = deps;
   const where = `(${account} ${folder} uid ${m.uid})`;
   /** One line about this message: its account and size as fields (JSON only: the sentence says them). */
@@ -136,33 +164,66 @@ async function handle(client: ImapFlow, m: Head, skipHeld: boolean, folder: stri
   let aliasCount: number | undefined;
   const { aliases, unchecked } = await intake.liveAliases(accountId, recipientsOf(m.head));
   if (unchecked > 0) {
-    log('warn', 'imap.recipients_capped', `imap looked up only the first ${deps.maxRecipients} aliases a message ${fromOf(m.head)} names ${where}: ${unchecked} more were not (at most ${deps.maxRecipients} per message, as for SMTP)`);
+    log(
+      'warn',
+      'imap.recipients_capped',
+      `imap looked up only the first ${deps.maxRecipients} aliases a message ${fromOf(m.head)} names ${where}: ${unchecked} more were not (at most ${deps.maxRecipients} per message, as for SMTP)`,
+    );
   }
   if (aliases.length === 0) return false; // nobody's here: left in the account as it is
   aliasCount = aliases.length;
   const who = `${fromOf(m.head)} for ${aliases.join(', ')}`;
   if ((m.size ?? 0) > deps.maxMessageBytes) {
-    log('warn', 'imap.left', `imap left ${m.size} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`, m.size);
+    log(
+      'warn',
+      'imap.left',
+      `imap left ${m.size} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`,
+      m.size,
+    );
     return true;
   }
   // fetchOne answers false, not a message, for a UID that is no longer there.
   const full = await client.fetchOne(String(m.uid), { uid: true, source: true }, { uid: true });
   const raw = full === false ? undefined : full.source;
   if (!raw) {
-    log('info', 'imap.skipped', `imap skipped a message ${who} ${where}: it was removed from the account before it could be read`);
+    log(
+      'info',
+      'imap.skipped',
+      `imap skipped a message ${who} ${where}: it was removed from the account before it could be read`,
+    );
     return true;
   }
   try {
     const outcome = await intake.deliverFetched({ accountId, raw, aliases, skipHeld });
     if (outcome.full.length > 0) {
-      log('warn', 'imap.left', `imap left ${raw.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`, raw.length);
+      log(
+        'warn',
+        'imap.left',
+        `imap left ${raw.length} bytes ${who} in the account ${where}: inbox full (${outcome.full.join(', ')})`,
+        raw.length,
+      );
     } else if (outcome.stored.length > 0) {
-      log('info', 'imap.stored', `imap stored ${raw.length} bytes ${fromOf(m.head)} for ${outcome.stored.join(', ')} ${where}`, raw.length);
+      log(
+        'info',
+        'imap.stored',
+        `imap stored ${raw.length} bytes ${fromOf(m.head)} for ${outcome.stored.join(', ')} ${where}`,
+        raw.length,
+      );
     }
-    if (outcome.held.length > 0) log('info', 'imap.duplicate', `imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart or a renumbering): not stored twice`);
+    if (outcome.held.length > 0)
+      log(
+        'info',
+        'imap.duplicate',
+        `imap found ${where} already stored for ${outcome.held.join(', ')} (before a restart or a renumbering): not stored twice`,
+      );
   } catch (error) {
     if (!(error instanceof ServiceError && error.code === 'too_large')) throw error;
-    log('warn', 'imap.left', `imap left ${raw.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`, raw.length);
+    log(
+      'warn',
+      'imap.left',
+      `imap left ${raw.length} bytes ${who} in the account ${where}: over the message size limit (${deps.maxMessageBytes} bytes)`,
+      raw.length,
+    );
   }
   return true;
 }

@@ -31,7 +31,9 @@ export function newClient(imap: ImapAccountConfig, password: string): ImapFlow {
 
 /** INBOX and the folder the server marks \Junk (SPECIAL-USE), or failing that one named like it. */
 export function defaultFolders(list: readonly ListResponse[]): string[] {
-  const junk = list.find((b) => b.specialUse === '\\Junk' && b.specialUseSource === 'extension') ?? list.find((b) => b.specialUse === '\\Junk');
+  const junk =
+    list.find((b) => b.specialUse === '\\Junk' && b.specialUseSource === 'extension') ??
+    list.find((b) => b.specialUse === '\\Junk');
   return junk && junk.path.toUpperCase() !== 'INBOX' ? ['INBOX', junk.path] : ['INBOX'];
 }
 

@@ -25,7 +25,10 @@ export async function readPassword(source: PasswordSource, env: NodeJS.ProcessEn
   }
   let password: string;
   try {
-    password = await readSecretFile(source.file, { maxBytes: PASSWORD_FILE_MAX_BYTES, timeoutMs: PASSWORD_READ_TIMEOUT_MS });
+    password = await readSecretFile(source.file, {
+      maxBytes: PASSWORD_FILE_MAX_BYTES,
+      timeoutMs: PASSWORD_READ_TIMEOUT_MS,
+    });
   } catch (error) {
     const why = error instanceof OperatorFileError ? error.reason : 'error';
     throw new PasswordUnavailableError(`cannot read the password file ${source.file} (${why})`);

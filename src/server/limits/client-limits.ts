@@ -123,7 +123,12 @@ export class ClientLimits {
 }
 
 /** The rates a configuration sets. */
-export function ratesOf(config: Pick<ServerConfig, 'createPerMinute' | 'httpRequestsPerMinute' | 'smtpMessagesPerMinute' | 'smtpRecipientsPerMinute'>): RateLimits {
+export function ratesOf(
+  config: Pick<
+    ServerConfig,
+    'createPerMinute' | 'httpRequestsPerMinute' | 'smtpMessagesPerMinute' | 'smtpRecipientsPerMinute'
+  >,
+): RateLimits {
   return {
     create: config.createPerMinute,
     http: config.httpRequestsPerMinute,

@@ -56,7 +56,8 @@ export class ConnectionLimit {
     const client = rateLimitKey(address);
     if (this.admitted.size >= this.rules.total) return { ok: false, reason: 'total', limit: this.rules.total };
     const mine = this.open.get(client) ?? 0;
-    if (ownShare && this.rules.perClient > 0 && mine >= this.rules.perClient) return { ok: false, reason: 'per-client', limit: this.rules.perClient };
+    if (ownShare && this.rules.perClient > 0 && mine >= this.rules.perClient)
+      return { ok: false, reason: 'per-client', limit: this.rules.perClient };
     this.open.set(client, mine + 1);
     this.admitted.set(id, client);
     return { ok: true };

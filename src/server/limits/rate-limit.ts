@@ -93,5 +93,8 @@ export function rateLimitKey(address: string): string {
   const g = ip.groups;
   if (g[0] === 0x2002) return dottedIpv4(g[1]!, g[2]!);
   if (g[0] === 0x2001 && g[1] === 0) return dottedIpv4(g[6]! ^ 0xffff, g[7]! ^ 0xffff);
-  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+  return `${g
+    .slice(0, 4)
+    .map((x) => x.toString(16))
+    .join(':')}::/64`;
 }

@@ -139,7 +139,10 @@ export class StorageCap {
     if (!u) return true;
     const messages = u.messages + this.reserved.messages + copies;
     const total = u.bytes + this.reserved.bytes + copies * bytes;
-    return (this.caps.maxMessages <= 0 || messages <= this.caps.maxMessages) && (this.caps.maxBytes <= 0 || total <= this.caps.maxBytes);
+    return (
+      (this.caps.maxMessages <= 0 || messages <= this.caps.maxMessages) &&
+      (this.caps.maxBytes <= 0 || total <= this.caps.maxBytes)
+    );
   }
 
   /** Mail was deleted: the next refusal measures again first. */
@@ -162,7 +165,12 @@ export class StorageCap {
         },
         (error: unknown) => {
           const why = error instanceof Error ? error.message : String(error);
-          this.options.log.event({ level: 'warn', event: 'storage.measure_failed', text: `measuring the stored mail failed: ${why}`, fields: { reason: why } });
+          this.options.log.event({
+            level: 'warn',
+            event: 'storage.measure_failed',
+            text: `measuring the stored mail failed: ${why}`,
+            fields: { reason: why },
+          });
         },
       )
       .finally(() => {
@@ -191,10 +199,20 @@ export class StorageCap {
           : undefined;
     if (over && !this.isFull) {
       this.isFull = true;
-      this.options.log.event({ level: 'error', event: 'storage.full', text: `storage full: ${over}; new mail is refused (452 4.3.1) until expired mail is purged`, fields: { reason: 'storage_full' } });
+      this.options.log.event({
+        level: 'error',
+        event: 'storage.full',
+        text: `storage full: ${over}; new mail is refused (452 4.3.1) until expired mail is purged`,
+        fields: { reason: 'storage_full' },
+      });
     } else if (!over && this.isFull) {
       this.isFull = false;
-      this.options.log.event({ level: 'info', event: 'storage.room', text: `storage has room again: ${u.messages} messages, ${u.bytes} bytes stored; new mail is taken`, ends: true });
+      this.options.log.event({
+        level: 'info',
+        event: 'storage.room',
+        text: `storage has room again: ${u.messages} messages, ${u.bytes} bytes stored; new mail is taken`,
+        ends: true,
+      });
     }
   }
 }

@@ -69,7 +69,13 @@ export function splitAddress(address: string): { local: string; domain: string }
   const a = address.trim().replace(/^<(.*)>$/, '$1');
   const at = a.lastIndexOf('@');
   if (at <= 0 || at === a.length - 1) return null;
-  return { local: a.slice(0, at), domain: a.slice(at + 1).toLowerCase().replace(/\.$/, '') };
+  return {
+    local: a.slice(0, at),
+    domain: a
+      .slice(at + 1)
+      .toLowerCase()
+      .replace(/\.$/, ''),
+  };
 }
 
 /** The account part of an external-mail account as the provider compares it. */

@@ -65,7 +65,8 @@ export async function parseMessage(raw: Buffer, envelopeFrom = ''): Promise<Pars
  */
 export async function fieldsToStore(raw: Buffer, envelopeFrom = ''): Promise<ParsedFields & { parseOnRead?: true }> {
   const quick = quickSummary(raw, envelopeFrom);
-  if (quick) return { ...quick, to: [], cc: [], text: null, html: null, headers: {}, attachments: [], parseOnRead: true };
+  if (quick)
+    return { ...quick, to: [], cc: [], text: null, html: null, headers: {}, attachments: [], parseOnRead: true };
   return parseMessage(raw, envelopeFrom);
 }
 
@@ -103,7 +104,17 @@ async function fallbackFields(raw: Buffer, envelopeFrom: string): Promise<Parsed
   try {
     header = fieldsOf(await parse(headerDigest(raw)), envelopeFrom);
   } catch {
-    header = { senderName: '', senderEmail: envelopeFrom, subject: '', to: [], cc: [], text: null, html: null, headers: {}, attachments: [] };
+    header = {
+      senderName: '',
+      senderEmail: envelopeFrom,
+      subject: '',
+      to: [],
+      cc: [],
+      text: null,
+      html: null,
+      headers: {},
+      attachments: [],
+    };
   }
   return { ...header, text, html: null, attachments: [] };
 }

@@ -63,7 +63,8 @@ function readFields(lines: readonly string[]): Fields | undefined {
   return flush() ? fields : undefined;
 }
 
-const ADDRESS = '([A-Za-z0-9][A-Za-z0-9._+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)';
+const ADDRESS =
+  '([A-Za-z0-9][A-Za-z0-9._+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+)';
 /** A word of a display name: atext and dots. */
 const WORD = "[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~.]+";
 const FROM_FORMS = [
@@ -76,7 +77,10 @@ const FROM_FORMS = [
 ];
 
 /** The sender of a From value, when it is one plain address. */
-function sender(value: string | undefined, envelopeFrom: string): { senderName: string; senderEmail: string } | undefined {
+function sender(
+  value: string | undefined,
+  envelopeFrom: string,
+): { senderName: string; senderEmail: string } | undefined {
   if (value === undefined) return { senderName: '', senderEmail: envelopeFrom };
   if (value.includes('xn--') || value.includes('=?')) return undefined;
   for (const form of FROM_FORMS) {

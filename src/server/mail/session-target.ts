@@ -36,7 +36,8 @@ export function chooseTarget(
   if (!wantsExtmail) {
     if (domains.length === 0) throw new ServiceError('bad_request', 'This service offers no domains');
     if (input.domainId === undefined) return { kind: 'domain', domain: domains[0] as string };
-    const domain = Number.isSafeInteger(input.domainId) && input.domainId >= 1 ? domains[input.domainId - 1] : undefined;
+    const domain =
+      Number.isSafeInteger(input.domainId) && input.domainId >= 1 ? domains[input.domainId - 1] : undefined;
     if (domain === undefined) {
       throw new ServiceError('bad_request', `domain_id ${input.domainId} is not an offered domain (see GET /domains)`);
     }
@@ -48,15 +49,22 @@ export function chooseTarget(
   if (input.extmailId !== undefined) {
     const ok = Number.isSafeInteger(input.extmailId) && input.extmailId >= 1 && input.extmailId <= accounts.length;
     if (!ok) {
-      throw new ServiceError('bad_request', `extmail_id ${input.extmailId} is not an offered account (see GET /domains)`);
+      throw new ServiceError(
+        'bad_request',
+        `extmail_id ${input.extmailId} is not an offered account (see GET /domains)`,
+      );
     }
     if (!active(input.extmailId)) {
-      throw new ServiceError('bad_request', `extmail_id ${input.extmailId} is not available right now: its mail cannot be fetched (see GET /domains)`);
+      throw new ServiceError(
+        'bad_request',
+        `extmail_id ${input.extmailId} is not available right now: its mail cannot be fetched (see GET /domains)`,
+      );
     }
     return { kind: 'extmail', accountId: input.extmailId };
   }
   const ids = accounts.map((_, i) => i + 1).filter((id) => active(id));
-  if (ids.length === 0) throw new ServiceError('bad_request', 'No external mail account is available right now (see GET /domains)');
+  if (ids.length === 0)
+    throw new ServiceError('bad_request', 'No external mail account is available right now (see GET /domains)');
   return { kind: 'extmail', accountId: ids[pickAccount(ids.length) - 1] as number };
 }
 

@@ -113,11 +113,18 @@ export function createLogger(options: LoggerOptions): Logger {
     if (repeats > 0) fields.push(['repeats', repeats]);
     const text = clean(e.text, MAX_TEXT);
     if (options.format === 'json') {
-      const object: Record<string, unknown> = { time: new Date(clock()).toISOString(), level: e.level, event: e.event, msg: text };
+      const object: Record<string, unknown> = {
+        time: new Date(clock()).toISOString(),
+        level: e.level,
+        event: e.event,
+        msg: text,
+      };
       for (const [key, value] of fields) object[key] = value;
       return JSON.stringify(object);
     }
-    const suffix = fields.map(([key, value]) => `${key}=${typeof value === 'boolean' ? (value ? 'yes' : 'no') : textValue(value)}`).join(' ');
+    const suffix = fields
+      .map(([key, value]) => `${key}=${typeof value === 'boolean' ? (value ? 'yes' : 'no') : textValue(value)}`)
+      .join(' ');
     // The level is JSON's: a text line reads as it always did, its fields after a bar.
     return `${text}${suffix ? ` | ${suffix}` : ''}`;
   }

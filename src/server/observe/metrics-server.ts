@@ -30,25 +30,32 @@ export interface MetricsTimeouts {
 }
 
 /** Listens on `where` (port 0 = any free one) and answers GET /metrics with `render`. */
-export function startMetricsServer(where: { host: string; port: number }, render: RenderMetrics, timeouts: MetricsTimeouts): Promise<MetricsServer> {
-  const server = nodeHttp().createServer(serverTimeouts(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs), (req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end('not found\n');
-      return;
-    }
-    render().then(
-      ({ contentType, body }) => {
-        res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
-        res.end(req.method === 'HEAD' ? undefined : body);
-      },
-      () => {
-        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end('metrics unavailable\n');
-      },
-    );
-  });
+export function startMetricsServer(
+  where: { host: string; port: number },
+  render: RenderMetrics,
+  timeouts: MetricsTimeouts,
+): Promise<MetricsServer> {
+  const server = nodeHttp().createServer(
+    serverTimeouts(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      if (path !== METRICS_PATH || (req.method !== 'GET' && req.method !== 'HEAD')) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end('not found\n');
+        return;
+      }
+      render().then(
+        ({ contentType, body }) => {
+          res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+          res.end(req.method === 'HEAD' ? undefined : body);
+        },
+        () => {
+          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end('metrics unavailable\n');
+        },
+      );
+    },
+  );
   server.maxConnections = MAX_METRICS_CONNECTIONS;
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>

@@ -41,14 +41,20 @@ export function registerAlertMetrics(registry: Registry, observer: Observer, sco
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers,
   });
-  const created = new Counter({ name: 'tempmail_sessions_created_total', help: 'Sessions (addresses) created', registers });
+  const created = new Counter({
+    name: 'tempmail_sessions_created_total',
+    help: 'Sessions (addresses) created',
+    registers,
+  });
   new Gauge({
     name: 'tempmail_sessions_active',
     help: 'Sessions stored now (an expired one until the purge removes it)',
     registers,
     async collect() {
       // A store that cannot count keeps the last value: the scrape must not fail with the storage.
-      const n = await observer.gauge('sessionsActive')?.().catch(() => undefined);
+      const n = await observer
+        .gauge('sessionsActive')?.()
+        .catch(() => undefined);
       if (n !== undefined) this.set(n);
     },
   });
@@ -60,7 +66,12 @@ export function registerAlertMetrics(registry: Registry, observer: Observer, sco
       this.set(observer.gauge('eventStreams')?.() ?? 0);
     },
   });
-  const reloads = new Counter({ name: 'tempmail_reloads_total', help: 'Reloads (SIGHUP), by result: ok, refused (the running config kept), failed', labelNames: ['result'], registers });
+  const reloads = new Counter({
+    name: 'tempmail_reloads_total',
+    help: 'Reloads (SIGHUP), by result: ok, refused (the running config kept), failed',
+    labelNames: ['result'],
+    registers,
+  });
   for (const result of RELOAD_RESULTS) reloads.inc({ result }, 0);
   const blocked = new Counter({
     name: 'tempmail_smtp_blocked_total',
@@ -69,10 +80,12 @@ export function registerAlertMetrics(registry: Registry, observer: Observer, sco
     registers,
   });
   for (const kind of BLOCK_KINDS) blocked.inc({ kind }, 0);
-  new Gauge({ name: 'tempmail_build_info', help: 'The running version and Node.js (always 1)', labelNames: ['version', 'node'], registers }).set(
-    { version: VERSION, node: process.version },
-    1,
-  );
+  new Gauge({
+    name: 'tempmail_build_info',
+    help: 'The running version and Node.js (always 1)',
+    labelNames: ['version', 'node'],
+    registers,
+  }).set({ version: VERSION, node: process.version }, 1);
   if (scope.database) registerDatabaseMetrics(registry, observer);
   if (scope.tls) {
     new Gauge({
@@ -118,7 +131,7 @@ function registerDatabaseMetrics(registry: Registry, observer: Observer): void {
   });
   new Gauge({
     name: 'tempmail_push_listen_up',
-    help: '1 while the connection that LISTENs for the other instances\' mail notices is up',
+    help: "1 while the connection that LISTENs for the other instances' mail notices is up",
     registers,
     collect() {
       this.set(observer.gauge('pushUp')?.() ? 1 : 0);

@@ -51,8 +51,18 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
       this.set(observer.gauge('httpConnections')?.() ?? 0);
     },
   });
-  const tls = new Counter({ name: 'tempmail_tls_handshakes_total', help: 'STARTTLS handshakes, by result', labelNames: ['result'], registers: [registry] });
-  const requests = new Counter({ name: 'tempmail_http_requests_total', help: 'HTTP requests, by route and status', labelNames: ['route', 'status'], registers: [registry] });
+  const tls = new Counter({
+    name: 'tempmail_tls_handshakes_total',
+    help: 'STARTTLS handshakes, by result',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const requests = new Counter({
+    name: 'tempmail_http_requests_total',
+    help: 'HTTP requests, by route and status',
+    labelNames: ['route', 'status'],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: 'tempmail_http_request_duration_seconds',
     help: 'Time from a request to its answer, by route',
@@ -60,7 +70,11 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  const storageErrors = new Counter({ name: 'tempmail_storage_errors_total', help: 'Store operations that failed', registers: [registry] });
+  const storageErrors = new Counter({
+    name: 'tempmail_storage_errors_total',
+    help: 'Store operations that failed',
+    registers: [registry],
+  });
 
   new Gauge({
     name: 'tempmail_smtp_connections_open',
@@ -142,7 +156,8 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
     registers: [registry],
     collect() {
       this.reset();
-      for (const [reason, n] of Object.entries(observer.gauge('ssh')?.().refused ?? {})) if (n > 0) this.inc({ reason }, n);
+      for (const [reason, n] of Object.entries(observer.gauge('ssh')?.().refused ?? {}))
+        if (n > 0) this.inc({ reason }, n);
     },
   });
 

@@ -77,7 +77,14 @@ export class StorageHealth {
       this.failing.detail = detail;
     }
     // The start of an outage is always written; its further failures are folded (one line a second).
-    this.options.log.event({ level: 'error', event: 'storage.failing', text: `storage failing: ${detail}`, fields: { reason: detail }, foldKey: '', fold: !first });
+    this.options.log.event({
+      level: 'error',
+      event: 'storage.failing',
+      text: `storage failing: ${detail}`,
+      fields: { reason: detail },
+      foldKey: '',
+      fold: !first,
+    });
   }
 
   /** A store write (or a probe) succeeded. */

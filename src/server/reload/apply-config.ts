@@ -111,7 +111,11 @@ export class ReloadError extends Error {
 function shown(key: keyof ServerConfig, value: unknown): string {
   if (value === undefined) return '(none)';
   if (key === 'adminTokens') return (value as { name: string }[]).map((t) => t.name).join(', ') || '(none)';
-  if (key === 'extmailAccounts') return (value as ServerConfig['extmailAccounts']).map((a) => `${a.email}${a.imap ? ' (imap)' : ''}`).join(', ') || '(none)';
+  if (key === 'extmailAccounts')
+    return (
+      (value as ServerConfig['extmailAccounts']).map((a) => `${a.email}${a.imap ? ' (imap)' : ''}`).join(', ') ||
+      '(none)'
+    );
   if (Array.isArray(value)) return value.join(', ') || '(none)';
   return String(value);
 }
@@ -124,8 +128,15 @@ export async function applyConfig(parts: LiveParts, next: ServerConfig): Promise
   const restart: string[] = RESTART_KEYS.filter((k) => !same(live[k], next[k]));
   const tlsWas = live.tlsCertFile !== undefined;
   const tlsNow = next.tlsCertFile !== undefined && next.tlsKeyFile !== undefined;
-  if (tlsWas !== tlsNow) restart.push(tlsNow ? 'tlsCert and tlsKey (STARTTLS is off until a restart)' : 'tlsCert and tlsKey (STARTTLS stays on until a restart)');
-  const changed = LIVE_KEYS.filter((k) => !same(live[k], next[k]) && !((k === 'tlsCertFile' || k === 'tlsKeyFile') && tlsWas !== tlsNow));
+  if (tlsWas !== tlsNow)
+    restart.push(
+      tlsNow
+        ? 'tlsCert and tlsKey (STARTTLS is off until a restart)'
+        : 'tlsCert and tlsKey (STARTTLS stays on until a restart)',
+    );
+  const changed = LIVE_KEYS.filter(
+    (k) => !same(live[k], next[k]) && !((k === 'tlsCertFile' || k === 'tlsKeyFile') && tlsWas !== tlsNow),
+  );
 
   // Read and checked before anything changes: a certificate or token that does not check out keeps it all.
   let tls: Awaited<ReturnType<LiveParts['loadTls']>> | undefined;
@@ -146,7 +157,8 @@ export async function applyConfig(parts: LiveParts, next: ServerConfig): Promise
   const lines = changed.map((k) => `${k} ${shown(k, live[k])} -> ${shown(k, next[k])}`);
   // The fetchers keep the accounts, the lifetime and the size limit they were started with.
   const fetching = [...live.extmailAccounts, ...next.extmailAccounts].some((a) => a.imap);
-  const accountsChanged = fetching && changed.some((k) => k === 'extmailAccounts' || k === 'lifetimeSeconds' || k === 'maxMessageBytes');
+  const accountsChanged =
+    fetching && changed.some((k) => k === 'extmailAccounts' || k === 'lifetimeSeconds' || k === 'maxMessageBytes');
   for (const k of changed satisfies LiveKey[]) (live as unknown as Record<string, unknown>)[k] = next[k];
   tls?.put();
   parts.setAdminTokens(adminTokens);

@@ -30,14 +30,26 @@ export async function reloadConfig(running: RunningServer, flags: ServeFlags, lo
     // Not a refusal of what was read: something broke on the way (an error line, and the reload counted as failed).
     const why = text(error);
     running.ops.observer.reload('failed');
-    log.event({ level: 'error', event: 'reload.failed', text: `SIGHUP: reload failed: ${why}`, jsonFields: { reason: why }, fold: false });
+    log.event({
+      level: 'error',
+      event: 'reload.failed',
+      text: `SIGHUP: reload failed: ${why}`,
+      jsonFields: { reason: why },
+      fold: false,
+    });
   }
 }
 
 async function reload(running: RunningServer, flags: ServeFlags, log: Logger): Promise<void> {
   const refused = (part: string, why: string) => {
     running.ops.observer.reload('refused');
-    log.event({ level: 'warn', event: 'reload.refused', text: `SIGHUP: kept the ${part} in use: ${why}`, jsonFields: { reason: why, part }, fold: false });
+    log.event({
+      level: 'warn',
+      event: 'reload.refused',
+      text: `SIGHUP: kept the ${part} in use: ${why}`,
+      jsonFields: { reason: why, part },
+      fold: false,
+    });
   };
   let next: ServerConfig;
   try {
@@ -54,10 +66,17 @@ async function reload(running: RunningServer, flags: ServeFlags, log: Logger): P
     return refused(error instanceof ReloadError ? error.part : 'config', text(error));
   }
   running.ops.observer.reload('ok');
-  if (report.tls !== undefined) log.event({ level: 'info', event: 'reload.tls', text: `SIGHUP: STARTTLS now offers ${report.tls}` });
+  if (report.tls !== undefined)
+    log.event({ level: 'info', event: 'reload.tls', text: `SIGHUP: STARTTLS now offers ${report.tls}` });
   const changed = report.changed.length > 0 ? report.changed.join('; ') : 'nothing else changed';
   log.event({ level: 'info', event: 'reload.done', text: `SIGHUP: config reloaded: ${changed}` });
   for (const what of report.restart) {
-    log.event({ level: 'warn', event: 'reload.needs_restart', text: `SIGHUP: ${what} changed; that takes a restart (the running value stays)`, jsonFields: { setting: what }, fold: false });
+    log.event({
+      level: 'warn',
+      event: 'reload.needs_restart',
+      text: `SIGHUP: ${what} changed; that takes a restart (the running value stays)`,
+      jsonFields: { setting: what },
+      fold: false,
+    });
   }
 }

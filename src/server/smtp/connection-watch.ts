@@ -25,7 +25,8 @@ export function peerOf(session: SMTPServerSession): SmtpPeer {
 function tlsReason(error: unknown): string {
   const e = error as { code?: unknown; message?: unknown; meta?: { message?: unknown } };
   // smtp-server replaces OpenSSL's own words with "Failed to establish TLS session" and keeps them in meta.
-  const message = typeof e?.meta?.message === 'string' ? e.meta.message : typeof e?.message === 'string' ? e.message : String(error);
+  const message =
+    typeof e?.meta?.message === 'string' ? e.meta.message : typeof e?.message === 'string' ? e.message : String(error);
   return typeof e?.code === 'string' && !message.includes(e.code) ? `${e.code}: ${message}` : message;
 }
 

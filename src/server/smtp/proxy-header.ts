@@ -21,7 +21,8 @@ export type ProxyHeader =
   | { kind: 'ok'; length: number; client?: { address: string; port: number } };
 
 /** Whether `bytes` so far could still be the start of `prefix`. */
-const startsLike = (bytes: Buffer, prefix: Buffer) => bytes.subarray(0, prefix.length).equals(prefix.subarray(0, Math.min(bytes.length, prefix.length)));
+const startsLike = (bytes: Buffer, prefix: Buffer) =>
+  bytes.subarray(0, prefix.length).equals(prefix.subarray(0, Math.min(bytes.length, prefix.length)));
 
 /** Reads a header at the start of `bytes` (everything received so far). */
 export function parseProxyHeader(bytes: Buffer): ProxyHeader {
@@ -35,7 +36,10 @@ const PORT = /^(0|[1-9]\d{0,4})$/;
 
 function parseV1(bytes: Buffer): ProxyHeader {
   const end = bytes.subarray(0, MAX_V1_BYTES).indexOf('\r\n');
-  if (end < 0) return bytes.length >= MAX_V1_BYTES ? { kind: 'bad', reason: 'PROXY v1 line longer than 107 bytes' } : { kind: 'more' };
+  if (end < 0)
+    return bytes.length >= MAX_V1_BYTES
+      ? { kind: 'bad', reason: 'PROXY v1 line longer than 107 bytes' }
+      : { kind: 'more' };
   const line = bytes.subarray(0, end).toString('latin1');
   const length = end + 2;
   const [, family, source, target, sourcePort, targetPort, ...rest] = line.split(' ');
@@ -52,7 +56,8 @@ function parseV2(bytes: Buffer): ProxyHeader {
   const versionCommand = bytes[12]!;
   const familyProtocol = bytes[13]!;
   const bodyLength = bytes.readUInt16BE(14);
-  if (versionCommand >> 4 !== 2 || (versionCommand & 0xf) > 1) return { kind: 'bad', reason: 'PROXY v2 header of an unknown version or command' };
+  if (versionCommand >> 4 !== 2 || (versionCommand & 0xf) > 1)
+    return { kind: 'bad', reason: 'PROXY v2 header of an unknown version or command' };
   if (bodyLength > MAX_V2_BODY) return { kind: 'bad', reason: `PROXY v2 header longer than ${16 + MAX_V2_BODY} bytes` };
   const length = 16 + bodyLength;
   if (bytes.length < length) return { kind: 'more' };
@@ -78,7 +83,8 @@ function parseV2(bytes: Buffer): ProxyHeader {
  */
 function ipv6At(bytes: Buffer, at: number): string {
   const raw = bytes.subarray(at, at + 16);
-  if (raw.subarray(0, 10).every((b) => b === 0) && raw[10] === 0xff && raw[11] === 0xff) return [...raw.subarray(12)].join('.');
+  if (raw.subarray(0, 10).every((b) => b === 0) && raw[10] === 0xff && raw[11] === 0xff)
+    return [...raw.subarray(12)].join('.');
   const groups: string[] = [];
   for (let i = 0; i < 8; i++) groups.push(raw.readUInt16BE(i * 2).toString(16));
   return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);

@@ -33,7 +33,10 @@ export interface ProxyIntake {
 }
 
 /** An id like smtp-server's own (base32 of 80 random bits). */
-const sessionId = () => BigInt(`0x${randomBytes(10).toString('hex')}`).toString(32).padStart(16, '0');
+const sessionId = () =>
+  BigInt(`0x${randomBytes(10).toString('hex')}`)
+    .toString(32)
+    .padStart(16, '0');
 
 /** Takes over `smtp`'s listener so trusted proxies' connections are read for a PROXY header first. */
 export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions): ProxyIntake {
@@ -50,7 +53,12 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
       return;
     }
     if (waiting.size >= options.maxWaiting) {
-      options.log.event({ level: 'warn', event: 'smtp.proxy_refused', text: `smtp closed a connection from proxy ${peer}: ${waiting.size} already wait for their PROXY header`, fields: { client: peer, reason: 'too_many_waiting' } });
+      options.log.event({
+        level: 'warn',
+        event: 'smtp.proxy_refused',
+        text: `smtp closed a connection from proxy ${peer}: ${waiting.size} already wait for their PROXY header`,
+        fields: { client: peer, reason: 'too_many_waiting' },
+      });
       socket.destroy();
       return;
     }
@@ -59,7 +67,13 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
       waiting.delete(socket);
       if (outcome.kind === 'gone') return;
       if (outcome.kind === 'bad') {
-        options.log.event({ level: 'warn', event: 'smtp.proxy_refused', text: `smtp closed a connection from proxy ${peer}: ${outcome.reason}`, fields: { client: peer, reason: 'bad_proxy_header' }, foldKey: `smtp.proxy_refused ${peer}` });
+        options.log.event({
+          level: 'warn',
+          event: 'smtp.proxy_refused',
+          text: `smtp closed a connection from proxy ${peer}: ${outcome.reason}`,
+          fields: { client: peer, reason: 'bad_proxy_header' },
+          foldKey: `smtp.proxy_refused ${peer}`,
+        });
         socket.destroy();
         return;
       }
@@ -76,7 +90,10 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
   };
 }
 
-type Outcome = { kind: 'gone' } | { kind: 'bad'; reason: string } | { kind: 'ok'; client?: { address: string; port: number } };
+type Outcome =
+  | { kind: 'gone' }
+  | { kind: 'bad'; reason: string }
+  | { kind: 'ok'; client?: { address: string; port: number } };
 
 /**
  * Reads a PROXY header from the start of `socket` (at most MAX_HEADER_BYTES, within `deadlineMs`), then
@@ -94,7 +111,10 @@ function readHeader(socket: Socket, deadlineMs: number, done: (outcome: Outcome)
     socket.off('error', onError);
     done(outcome);
   };
-  const timer = setTimeout(() => finish({ kind: 'bad', reason: `no PROXY header within ${deadlineMs / 1000} s` }), deadlineMs);
+  const timer = setTimeout(
+    () => finish({ kind: 'bad', reason: `no PROXY header within ${deadlineMs / 1000} s` }),
+    deadlineMs,
+  );
   const onClose = () => finish({ kind: 'gone' });
   const onError = () => {
     socket.destroy();

@@ -17,7 +17,14 @@ export interface SmtpDeliveryDeps {
   service: MailService;
   hooks: SmtpHooks;
   /** One line about `session`, with its client and TLS as fields. */
-  note(session: SMTPServerSession, level: LogLevel, event: string, text: string, reason?: string, more?: LogFields): void;
+  note(
+    session: SMTPServerSession,
+    level: LogLevel,
+    event: string,
+    text: string,
+    reason?: string,
+    more?: LogFields,
+  ): void;
 }
 
 /** The envelope sender for a log line: `<>` for a bounce (null sender), `?` before MAIL FROM. */
@@ -75,7 +82,11 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
     const who = `from ${senderOf(session)} for ${listed(recipients)}`;
     const messageId = messageIdOf(raw);
     const refuse = (code: number, text: string, reason: string, level: LogLevel = 'info') => {
-      note(session, level, 'smtp.refused', `smtp refused DATA (${raw.length} bytes ${who}): ${code} ${text}`, reason, { messageId, size: raw.length, recipients: recipients.length });
+      note(session, level, 'smtp.refused', `smtp refused DATA (${raw.length} bytes ${who}): ${code} ${text}`, reason, {
+        messageId,
+        size: raw.length,
+        recipients: recipients.length,
+      });
       hooks.refused?.(peerOf(session), reason);
       return reply(code, text, reason);
     };
@@ -107,10 +118,23 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
     let capped: true | undefined;
     try {
       const clientIp = plainIp(session.remoteAddress);
-      ({ delivered, full, capped } = await service.deliver({ raw, recipients, envelopeFrom, mailboxes: accepted, clientIp }));
+      ({ delivered, full, capped } = await service.deliver({
+        raw,
+        recipients,
+        envelopeFrom,
+        mailboxes: accepted,
+        clientIp,
+      }));
     } catch (error) {
       const what = error instanceof ServiceError ? error.code : error instanceof Error ? error.message : String(error);
-      note(session, 'warn', 'smtp.deliver_failed', `smtp deliver failed (${raw.length} bytes ${who}): ${what}`, 'storage_unavailable', { messageId, size: raw.length, recipients: recipients.length });
+      note(
+        session,
+        'warn',
+        'smtp.deliver_failed',
+        `smtp deliver failed (${raw.length} bytes ${who}): ${what}`,
+        'storage_unavailable',
+        { messageId, size: raw.length, recipients: recipients.length },
+      );
       hooks.refused?.(peerOf(session), 'storage_unavailable');
       // Never 250 and never a permanent refusal for our own trouble: the sender keeps the message and retries.
       throw reply(451, '4.3.0 Temporary failure storing the message, try again later', 'storage_unavailable');
@@ -125,7 +149,11 @@ export function smtpDelivery(deps: SmtpDeliveryDeps) {
     if (delivered === 0) throw refuse(550, '5.1.1 No live mailbox for this message', 'no_live_mailbox');
     // Fewer than listed: some expired between RCPT and the end of DATA.
     const some = delivered < recipients.length ? ` (${delivered} of ${recipients.length} still live)` : '';
-    note(session, 'info', 'smtp.stored', `smtp stored ${raw.length} bytes ${who}${some}`, undefined, { messageId, size: raw.length, recipients: delivered });
+    note(session, 'info', 'smtp.stored', `smtp stored ${raw.length} bytes ${who}${some}`, undefined, {
+      messageId,
+      size: raw.length,
+      recipients: delivered,
+    });
     return `2.0.0 Ok: stored for ${delivered} mailbox(es)`;
   }
 

@@ -51,20 +51,24 @@ export interface SmtpHooks {
  * asked), and every set hears of what happened (closed, tls, refused).
  */
 export function joinSmtpHooks(...sets: SmtpHooks[]): SmtpHooks {
-  const first = <A extends unknown[]>(pick: (h: SmtpHooks) => ((...args: A) => SmtpRefusal | undefined) | undefined) => (...args: A) => {
-    for (const h of sets) {
-      const refusal = pick(h)?.call(h, ...args);
-      if (refusal) return refusal;
-    }
-    return undefined;
-  };
-  const firstAsync = <A extends unknown[]>(pick: (h: SmtpHooks) => ((...args: A) => Promise<SmtpRefusal | undefined>) | undefined) => async (...args: A) => {
-    for (const h of sets) {
-      const refusal = await pick(h)?.call(h, ...args);
-      if (refusal) return refusal;
-    }
-    return undefined;
-  };
+  const first =
+    <A extends unknown[]>(pick: (h: SmtpHooks) => ((...args: A) => SmtpRefusal | undefined) | undefined) =>
+    (...args: A) => {
+      for (const h of sets) {
+        const refusal = pick(h)?.call(h, ...args);
+        if (refusal) return refusal;
+      }
+      return undefined;
+    };
+  const firstAsync =
+    <A extends unknown[]>(pick: (h: SmtpHooks) => ((...args: A) => Promise<SmtpRefusal | undefined>) | undefined) =>
+    async (...args: A) => {
+      for (const h of sets) {
+        const refusal = await pick(h)?.call(h, ...args);
+        if (refusal) return refusal;
+      }
+      return undefined;
+    };
   return {
     connect: first((h) => h.connect),
     closed: (peer) => {

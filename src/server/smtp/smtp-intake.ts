@@ -55,10 +55,23 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const hooks = options.hooks ?? {};
   const watch = new ConnectionWatch(hooks);
   /** One line about `session`, with its client and TLS as fields. */
-  const note = (session: SMTPServerSession, level: LogLevel, event: string, text: string, reason?: string, more?: LogFields) => {
+  const note = (
+    session: SMTPServerSession,
+    level: LogLevel,
+    event: string,
+    text: string,
+    reason?: string,
+    more?: LogFields,
+  ) => {
     // The size and recipients are in the sentence already: fields for JSON only.
     const { size, recipients, ...fields } = more ?? {};
-    log.event({ level, event, text, fields: { client: session.remoteAddress, tls: Boolean(session.secure), ...fields, reason }, jsonFields: { size, recipients } });
+    log.event({
+      level,
+      event,
+      text,
+      fields: { client: session.remoteAddress, tls: Boolean(session.secure), ...fields, reason },
+      jsonFields: { size, recipients },
+    });
   };
   /** A refusal of a message or recipient: its line, and the hooks (metrics) hear its reason. */
   const refused = (session: SMTPServerSession, text: string, reason: string, level: LogLevel = 'info') => {
@@ -105,12 +118,19 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   }
 
   /** Why `rcpt` is refused (an SMTP reply), or undefined when it is accepted. */
-  async function rcptRefusal(address: SMTPServerAddress, session: SMTPServerSession): Promise<ReturnType<typeof reply> | undefined> {
+  async function rcptRefusal(
+    address: SMTPServerAddress,
+    session: SMTPServerSession,
+  ): Promise<ReturnType<typeof reply> | undefined> {
     const rcpt = address.address;
     if (closing) return reply(421, SHUTTING_DOWN_RETRY, 'shutting_down');
     const known = session.envelope.rcptTo.some((r) => r.address.toLowerCase() === rcpt.toLowerCase());
     if (!known && session.envelope.rcptTo.length >= config.maxRecipients) {
-      return reply(452, `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`, 'too_many_recipients');
+      return reply(
+        452,
+        `4.5.3 Too many recipients (at most ${config.maxRecipients} per message)`,
+        'too_many_recipients',
+      );
     }
     const args = session.envelope.mailFrom ? (session.envelope.mailFrom.args as Record<string, string> | false) : false;
     const size = Number(args ? args.SIZE : 0) || 0;
@@ -142,20 +162,27 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
         return release(session);
       }
       if (result.kind === 'over-budget') {
-        refused(session, `smtp refused DATA (${result.bytes} bytes ${who()}): 451 ${overBudget} (${budget.limit} bytes of messages in flight at once)`, 'over_budget', 'warn');
+        refused(
+          session,
+          `smtp refused DATA (${result.bytes} bytes ${who()}): 451 ${overBudget} (${budget.limit} bytes of messages in flight at once)`,
+          'over_budget',
+          'warn',
+        );
         callback(reply(451, overBudget, 'over_budget'));
         return release(session);
       }
       const job = delivery.store(result.raw, session);
       pending.add(job);
-      job.then(
-        (message) => callback(null, message),
-        (error: Error) => callback(error),
-      ).finally(() => {
-        result.release();
-        pending.delete(job);
-        release(session);
-      });
+      job
+        .then(
+          (message) => callback(null, message),
+          (error: Error) => callback(error),
+        )
+        .finally(() => {
+          result.release();
+          pending.delete(job);
+          release(session);
+        });
     });
   }
 
@@ -211,7 +238,12 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
       hooks.mailFrom(peerOf(session), address.address).then(
         (refusal) => {
           if (!refusal) return callback();
-          refused(session, `smtp refused MAIL FROM ${sender}: ${refusal.code} ${refusal.text}`, refusal.reason, levelOf(refusal.code, refusal.reason));
+          refused(
+            session,
+            `smtp refused MAIL FROM ${sender}: ${refusal.code} ${refusal.text}`,
+            refusal.reason,
+            levelOf(refusal.code, refusal.reason),
+          );
           callback(reply(refusal.code, refusal.text, refusal.reason));
         },
         (error: Error) => callback(error),
@@ -221,14 +253,26 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   });
   // Connection errors (resets, timeouts, garbage) arrive here; without a listener they would crash us.
   // A failed listen arrives here too, but listen() rejects with it and the caller words it: not logged twice.
-  server.on('error', (error: NodeJS.ErrnoException & { remoteAddress?: string; meta?: { stage?: unknown; tlsProtocol?: unknown } }) => {
-    // A failed STARTTLS handshake is the watch's to report (with its reason), once.
-    if (error.syscall === 'listen' || ConnectionWatch.isHandshakeError(error)) return;
-    log.event({ level: 'warn', event: 'smtp.connection_error', text: `smtp connection error: ${error.message}`, fields: { client: error.remoteAddress, reason: error.code } });
-  });
+  server.on(
+    'error',
+    (error: NodeJS.ErrnoException & { remoteAddress?: string; meta?: { stage?: unknown; tlsProtocol?: unknown } }) => {
+      // A failed STARTTLS handshake is the watch's to report (with its reason), once.
+      if (error.syscall === 'listen' || ConnectionWatch.isHandshakeError(error)) return;
+      log.event({
+        level: 'warn',
+        event: 'smtp.connection_error',
+        text: `smtp connection error: ${error.message}`,
+        fields: { client: error.remoteAddress, reason: error.code },
+      });
+    },
+  );
 
   // From a load balancer in trustedProxies, a PROXY header names the client (proxy-intake.ts).
-  const proxies = acceptProxyHeaders(server, { trustedProxies: config.trustedProxies, log, maxWaiting: options.maxClients ?? 200 });
+  const proxies = acceptProxyHeaders(server, {
+    trustedProxies: config.trustedProxies,
+    log,
+    maxWaiting: options.maxClients ?? 200,
+  });
 
   let closed: Promise<void> | undefined;
   return {
@@ -246,7 +290,11 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
     applyConfig(next) {
       isOurs = ourAddresses(next);
       tooBig = `5.3.4 Message too big (limit ${next.maxMessageBytes} bytes)`;
-      Object.assign(server.options, { size: next.maxMessageBytes, socketTimeout: next.smtpSocketTimeoutMs, name: next.domains[0] ?? 'localhost' });
+      Object.assign(server.options, {
+        size: next.maxMessageBytes,
+        socketTimeout: next.smtpSocketTimeoutMs,
+        name: next.domains[0] ?? 'localhost',
+      });
       budget.limit = Math.max(next.smtpInflightBytes, next.maxMessageBytes);
       Object.assign(timeLimits, { sessionMs: next.smtpSessionTimeoutMs, dataMs: next.smtpDataTimeoutMs });
     },

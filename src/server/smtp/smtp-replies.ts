@@ -42,7 +42,10 @@ export function rewordSizeRefusals(connection: SmtpConnection, text: string, ref
  */
 export function ourAddresses(config: Pick<ServerConfig, 'domains' | 'extmailAccounts'>): (address: string) => boolean {
   const servedDomains = new Set(config.domains.map((d) => d.toLowerCase()));
-  const split = (a: string) => ({ local: a.slice(0, a.lastIndexOf('@')), domain: a.slice(a.lastIndexOf('@') + 1).toLowerCase() });
+  const split = (a: string) => ({
+    local: a.slice(0, a.lastIndexOf('@')),
+    domain: a.slice(a.lastIndexOf('@') + 1).toLowerCase(),
+  });
   return (address) => {
     const rcpt = split(address);
     if (servedDomains.has(rcpt.domain)) return true;

@@ -62,7 +62,12 @@ export class SmtpTimeLimits {
       cut();
       const text = `4.4.2 Message took too long to arrive (limit ${seconds(this.limits.dataMs)}), closing connection`;
       const line = `smtp cut off DATA from ${session.remoteAddress} after ${seconds(Date.now() - started)}: 421 ${text}`;
-      logEvent(this.log, { level: 'warn', event: 'smtp.timeout', text: line, jsonFields: { client: session.remoteAddress, reason: 'data_timeout' } });
+      logEvent(this.log, {
+        level: 'warn',
+        event: 'smtp.timeout',
+        text: line,
+        jsonFields: { client: session.remoteAddress, reason: 'data_timeout' },
+      });
       entry.connection.send(421, text);
     }, this.limits.dataMs);
     timer.unref();
@@ -114,7 +119,12 @@ export class SmtpTimeLimits {
 
   private close(entry: Tracked, remote: string): void {
     const text = `4.4.2 Connection time limit reached (${seconds(this.limits.sessionMs)}), closing connection`;
-    logEvent(this.log, { level: 'warn', event: 'smtp.timeout', text: `smtp closed the connection from ${remote}: 421 ${text}`, jsonFields: { client: remote, reason: 'session_timeout' } });
+    logEvent(this.log, {
+      level: 'warn',
+      event: 'smtp.timeout',
+      text: `smtp closed the connection from ${remote}: 421 ${text}`,
+      jsonFields: { client: remote, reason: 'session_timeout' },
+    });
     entry.connection.send(421, text);
   }
 }

@@ -66,8 +66,14 @@ export async function loadTls(files: TlsFiles): Promise<LoadedTls> {
   } catch (error) {
     throw new Error(`OpenSSL refuses ${files.certFile} with ${files.keyFile} (${reason(error)})`);
   }
-  const subject = x509.subject.split('\n').find((line) => line.startsWith('CN=')) ?? x509.subject.replaceAll('\n', ', ');
+  const subject =
+    x509.subject.split('\n').find((line) => line.startsWith('CN=')) ?? x509.subject.replaceAll('\n', ', ');
   const notAfter = Date.parse(x509.validTo);
   const expired = notAfter < Date.now() ? ' (EXPIRED: senders that check will refuse it)' : '';
-  return { cert, key, notAfter, summary: `${subject}, valid until ${x509.validTo}${expired}, SHA-256 ${x509.fingerprint256}` };
+  return {
+    cert,
+    key,
+    notAfter,
+    summary: `${subject}, valid until ${x509.validTo}${expired}, SHA-256 ${x509.fingerprint256}`,
+  };
 }

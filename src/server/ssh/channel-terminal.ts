@@ -43,7 +43,11 @@ export function boundedSize(columns: number, rows: number): { columns: number; r
   return { columns: clamp(columns, MIN_COLUMNS, MAX_COLUMNS, 80), rows: clamp(rows, MIN_ROWS, MAX_ROWS, 24) };
 }
 
-export function channelTerminal(sink: Sink, size: { columns: number; rows: number }, onOverflow: () => void): ChannelTerminal {
+export function channelTerminal(
+  sink: Sink,
+  size: { columns: number; rows: number },
+  onOverflow: () => void,
+): ChannelTerminal {
   const stdin = Object.assign(new PassThrough(), {
     isTTY: true,
     setRawMode: () => stdin,

@@ -36,7 +36,14 @@ export function newHostKeyPem(): string {
   const pub = pair.publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
   const publicBlob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)]);
   const check = randomBytes(4);
-  let secret = Buffer.concat([check, check, sshString('ssh-ed25519'), sshString(pub), sshString(Buffer.concat([seed, pub])), sshString('tempmail-tui')]);
+  let secret = Buffer.concat([
+    check,
+    check,
+    sshString('ssh-ed25519'),
+    sshString(pub),
+    sshString(Buffer.concat([seed, pub])),
+    sshString('tempmail-tui'),
+  ]);
   const padding = [];
   for (let i = 1; (secret.length + padding.length) % 8 !== 0; i++) padding.push(i);
   secret = Buffer.concat([secret, Buffer.from(padding)]);
@@ -62,7 +69,8 @@ export function fingerprintOf(publicBlob: Buffer): string {
 export function describeHostKey(pem: string, where: string): HostKey {
   const parsed = utils.parseKey(pem);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
-  if (!key || key instanceof Error) throw new Error(`${where}: not a private key ssh can use (${key instanceof Error ? key.message : 'empty'})`);
+  if (!key || key instanceof Error)
+    throw new Error(`${where}: not a private key ssh can use (${key instanceof Error ? key.message : 'empty'})`);
   if (!key.isPrivateKey()) throw new Error(`${where}: a public key; give the private key`);
   if (key.getPrivatePEM() === '' || key.type === undefined) throw new Error(`${where}: not a private key ssh can use`);
   const blob = key.getPublicSSH();

@@ -24,5 +24,10 @@ export function refusalBytes(reason: string): Buffer {
   const head = Buffer.alloc(5);
   head.writeUInt32BE(1 + payload.length + padding);
   head[4] = padding;
-  return Buffer.concat([Buffer.from(`tempmail-tui: ${reason}\r\nSSH-2.0-tempmail-tui\r\n`), head, payload, Buffer.alloc(padding)]);
+  return Buffer.concat([
+    Buffer.from(`tempmail-tui: ${reason}\r\nSSH-2.0-tempmail-tui\r\n`),
+    head,
+    payload,
+    Buffer.alloc(padding),
+  ]);
 }

@@ -19,7 +19,6 @@ import type { ChannelTerminal } from './channel-terminal';
 import type { UserData } from './user-data';
 import { SSH_SERVICE_KEY } from './ssh-service-key';
 
-
 export interface RemoteAppOptions {
   terminal: ChannelTerminal;
   /** The service's own HTTP API, on loopback. */
@@ -41,7 +40,8 @@ function colorsForClients(): void {
 const REMOTE_MAX_FPS = 250;
 
 /** What `a` says over SSH: files are not written on the server, nor can they reach the client's disk. */
-export const NO_DOWNLOAD = 'Attachments are not saved over SSH: run tempmail-tui on your machine with --base-url of this service, and press a there.';
+export const NO_DOWNLOAD =
+  'Attachments are not saved over SSH: run tempmail-tui on your machine with --base-url of this service, and press a there.';
 
 /** Runs the app until the user quits (or `stop` is called); resolves with its exit status. */
 export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>; stop: () => void } {
@@ -58,15 +58,15 @@ export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>
   const instance = render(
     <RemoteProvider value>
       <App
-      providers={providers}
-      settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
-      serviceLabel="Service: this SSH host"
-      saved={{ store: user.sessions, serviceKey: SSH_SERVICE_KEY }}
-      readMarks={user.readMarks}
-      clearScreen={() => terminal.stdout.write('\x1b[H\x1b[2J')}
-      ringBell={() => terminal.stdout.write('\x07')}
-      copy={copy}
-      noColor={options.noColor}
+        providers={providers}
+        settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
+        serviceLabel="Service: this SSH host"
+        saved={{ store: user.sessions, serviceKey: SSH_SERVICE_KEY }}
+        readMarks={user.readMarks}
+        clearScreen={() => terminal.stdout.write('\x1b[H\x1b[2J')}
+        ringBell={() => terminal.stdout.write('\x07')}
+        copy={copy}
+        noColor={options.noColor}
       />
     </RemoteProvider>,
     {

@@ -55,7 +55,8 @@ export function storeAt(store: SavedSessionStore, apiUrl: string): SavedSessionS
   const out = <T extends { baseUrl: string }>(s: T): T => (s.baseUrl === SSH_SERVICE_KEY ? { ...s, baseUrl: url } : s);
   return {
     file: store.file,
-    listLive: (now, baseUrl, provider) => store.listLive(now, baseUrl === undefined ? undefined : key(baseUrl), provider).map(out),
+    listLive: (now, baseUrl, provider) =>
+      store.listLive(now, baseUrl === undefined ? undefined : key(baseUrl), provider).map(out),
     save: (session, baseUrl, provider) => out(store.save(session, key(baseUrl), provider)),
     forget: (email, baseUrl, provider) => store.forget(email, key(baseUrl), provider),
     setToken: (email, baseUrl, token, provider) => store.setToken(email, key(baseUrl), token, provider),
@@ -65,13 +66,22 @@ export function storeAt(store: SavedSessionStore, apiUrl: string): SavedSessionS
 }
 
 /** Runs one command line for a caller; resolves with its exit status. */
-export async function runExec(line: string, options: { apiUrl: string; sessions: SavedSessionStore; out: ExecOutput; signal: AbortSignal; columns?: number }): Promise<number> {
+export async function runExec(
+  line: string,
+  options: { apiUrl: string; sessions: SavedSessionStore; out: ExecOutput; signal: AbortSignal; columns?: number },
+): Promise<number> {
   const words = line.length > MAX_COMMAND ? null : splitWords(line);
   const [command, ...args] = words ?? [];
   const allowed = (EXEC_COMMANDS as readonly string[]).includes(command ?? '');
   if (!words || !allowed) {
-    const what = words ? (command === undefined ? 'no command' : `unknown command ${safeLine(JSON.stringify(command), 60)}`) : 'a command line it cannot read';
-    options.out.writeError(`tempmail-tui: ${what}; over SSH: ${EXEC_COMMANDS.join(', ')} (or no command for the app)\n`);
+    const what = words
+      ? command === undefined
+        ? 'no command'
+        : `unknown command ${safeLine(JSON.stringify(command), 60)}`
+      : 'a command line it cannot read';
+    options.out.writeError(
+      `tempmail-tui: ${what}; over SSH: ${EXEC_COMMANDS.join(', ')} (or no command for the app)\n`,
+    );
     return 2;
   }
   const { runScript } = await import('../../scripting/index');

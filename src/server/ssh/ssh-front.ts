@@ -48,7 +48,9 @@ export function createSshFront(options: SshFrontOptions): SshFront {
   // Each socket's handshake and authentication deadline, by "address port", until the client is in.
   const deadlines = new Map<string, NodeJS.Timeout>();
   const peerKey = (ip: string | undefined, port: number | undefined) => `${ip} ${port}`;
-  const ssh = new Server({ hostKeys: [options.hostKey.pem], ident: 'tempmail-tui' }, (client, info) => onClient(client, info.ip, peerKey(info.ip, info.port)));
+  const ssh = new Server({ hostKeys: [options.hostKey.pem], ident: 'tempmail-tui' }, (client, info) =>
+    onClient(client, info.ip, peerKey(info.ip, info.port)),
+  );
   const onClient = (client: Connection, ip: string, peer: string) => {
     let who: Identity | undefined;
     client.on('error', () => undefined);
@@ -62,12 +64,22 @@ export function createSshFront(options: SshFrontOptions): SshFront {
   const ready = (client: Connection, ip: string, who: Identity) => {
     counts.stats.logins[who.kind]++;
     const name = who.kind === 'key' ? `key ${who.fingerprint}` : undefined;
-    log.event({ level: 'info', event: 'ssh.login', text: `ssh login from ${ip}: ${who.kind === 'key' ? who.fingerprint : 'anonymous'}`, fields: { client: ip, login: who.kind } });
+    log.event({
+      level: 'info',
+      event: 'ssh.login',
+      text: `ssh login from ${ip}: ${who.kind === 'key' ? who.fingerprint : 'anonymous'}`,
+      fields: { client: ip, login: who.kind },
+    });
     // Read while the client opens its session: the handlers below must be there before its first request.
     const user: Promise<UserData> = openUserData(options.kv, name, log);
     user.catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
-      log.event({ level: 'error', event: 'ssh.read_failed', text: `ssh: reading a user's addresses failed: ${why}`, jsonFields: { reason: why } });
+      log.event({
+        level: 'error',
+        event: 'ssh.read_failed',
+        text: `ssh: reading a user's addresses failed: ${why}`,
+        jsonFields: { reason: why },
+      });
       client.end();
     });
     client.on('request', (_accept, reject) => reject?.());
@@ -90,7 +102,12 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     socket.on('error', () => undefined);
     const why = options.blocked(ip) !== undefined ? counts.refuse('blocked') : counts.connect(ip);
     if (why !== undefined) {
-      log.event({ level: 'info', event: 'ssh.refused', text: `ssh refused ${ip}: ${why}`, fields: { client: ip, reason: why } });
+      log.event({
+        level: 'info',
+        event: 'ssh.refused',
+        text: `ssh refused ${ip}: ${why}`,
+        fields: { client: ip, reason: why },
+      });
       socket.end(refusalBytes(REFUSALS[why]!));
       socket.setTimeout(5000, () => socket.destroy());
       return;

@@ -92,14 +92,21 @@ export async function databaseKv(url: string, log: (line: string) => void): Prom
     await pool.end().catch(() => undefined);
     throw error;
   }
-  const get = async (name: string) => (await pool.query<{ value: string }>('SELECT value FROM tempmail_ssh WHERE name = $1', [name])).rows[0]?.value;
+  const get = async (name: string) =>
+    (await pool.query<{ value: string }>('SELECT value FROM tempmail_ssh WHERE name = $1', [name])).rows[0]?.value;
   return {
     get,
     async put(name, value) {
-      await pool.query('INSERT INTO tempmail_ssh (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value', [name, value]);
+      await pool.query(
+        'INSERT INTO tempmail_ssh (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value',
+        [name, value],
+      );
     },
     async insertIfAbsent(name, value) {
-      await pool.query('INSERT INTO tempmail_ssh (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [name, value]);
+      await pool.query('INSERT INTO tempmail_ssh (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+        name,
+        value,
+      ]);
       return (await get(name)) ?? value;
     },
     describe: (name) => `the database's tempmail_ssh table (${name})`,
@@ -108,7 +115,10 @@ export async function databaseKv(url: string, log: (line: string) => void): Prom
 }
 
 /** The place `config` keeps its data in. */
-export function openSshKv(config: Pick<ServerConfig, 'databaseUrl' | 'dataDir'>, log: (line: string) => void): Promise<SshKv> {
+export function openSshKv(
+  config: Pick<ServerConfig, 'databaseUrl' | 'dataDir'>,
+  log: (line: string) => void,
+): Promise<SshKv> {
   if (config.databaseUrl !== undefined) return databaseKv(config.databaseUrl, log);
   return Promise.resolve(config.dataDir ? fileKv(config.dataDir) : memoryKv());
 }

@@ -26,7 +26,8 @@ export class SshCounts {
   /** A connection from `client`: undefined when taken (and counted), else the reason it is refused. */
   connect(client: string): 'too-many-connections' | 'too-many-from-client' | undefined {
     if (this.stats.connections >= this.limits.maxConnections) return this.refuse('too-many-connections');
-    if ((this.perClient.get(client) ?? 0) >= this.limits.connectionsPerClient) return this.refuse('too-many-from-client');
+    if ((this.perClient.get(client) ?? 0) >= this.limits.connectionsPerClient)
+      return this.refuse('too-many-from-client');
     this.stats.connections++;
     this.perClient.set(client, (this.perClient.get(client) ?? 0) + 1);
     return undefined;

@@ -56,7 +56,12 @@ export function handleSession(session: SshSession, ctx: SessionContext): void {
   session.on('signal', (accept) => accept?.());
 }
 
-function startApp(channel: ServerChannel, size: { columns: number; rows: number }, noColor: boolean, ctx: SessionContext) {
+function startApp(
+  channel: ServerChannel,
+  size: { columns: number; rows: number },
+  noColor: boolean,
+  ctx: SessionContext,
+) {
   if (!ctx.openApp()) {
     channel.stderr.write('tempmail-tui: too many sessions open with this key; close one and try again\r\n');
     channel.exit(1);
@@ -76,7 +81,12 @@ function startApp(channel: ServerChannel, size: { columns: number; rows: number 
     channel.end();
   };
   const terminal = channelTerminal(channel, size, () => {
-    logEvent(ctx.log, { level: 'warn', event: 'ssh.session_closed', text: 'ssh: a client did not read its output; session closed', jsonFields: { reason: 'not_reading' } });
+    logEvent(ctx.log, {
+      level: 'warn',
+      event: 'ssh.session_closed',
+      text: 'ssh: a client did not read its output; session closed',
+      jsonFields: { reason: 'not_reading' },
+    });
     channel.destroy();
     end();
   });
@@ -97,7 +107,12 @@ function startApp(channel: ServerChannel, size: { columns: number; rows: number 
     })
     .catch((error: unknown) => {
       const why = safeLine(error instanceof Error ? error.message : String(error), 200);
-      logEvent(ctx.log, { level: 'warn', event: 'ssh.session_error', text: `ssh: a session ended on an error: ${why}`, jsonFields: { reason: why } });
+      logEvent(ctx.log, {
+        level: 'warn',
+        event: 'ssh.session_error',
+        text: `ssh: a session ended on an error: ${why}`,
+        jsonFields: { reason: why },
+      });
       end(`tempmail-tui: this session ended on an error: ${why}`, 1);
     });
   return terminal.resize;
@@ -109,10 +124,18 @@ function startExec(channel: ServerChannel, command: string, ctx: SessionContext)
   channel.on('error', () => abort.abort());
   // The command's input is not read: a client that sends some gets it thrown away.
   channel.on('data', () => undefined);
-  const out = { write: (text: string) => void channel.write(text), writeError: (text: string) => void channel.stderr.write(text) };
+  const out = {
+    write: (text: string) => void channel.write(text),
+    writeError: (text: string) => void channel.stderr.write(text),
+  };
   ctx.user
     .then(async (user) => {
-      const code = await runExec(command, { apiUrl: ctx.apiUrl, sessions: user.sessions, out, signal: abort.signal }).catch(() => 1);
+      const code = await runExec(command, {
+        apiUrl: ctx.apiUrl,
+        sessions: user.sessions,
+        out,
+        signal: abort.signal,
+      }).catch(() => 1);
       await user.flushed();
       return code;
     })

@@ -25,7 +25,12 @@ export function loopbackUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
 }
 
-export async function startSsh(config: ServerConfig, http: { host: string; port: number }, log: Logger, blocked: (ip: string) => string | undefined): Promise<RunningSsh> {
+export async function startSsh(
+  config: ServerConfig,
+  http: { host: string; port: number },
+  log: Logger,
+  blocked: (ip: string) => string | undefined,
+): Promise<RunningSsh> {
   const host = config.sshHost ?? config.host;
   const port = config.sshPort ?? 2222;
   const kv = await openSshKv(config, log);
@@ -48,7 +53,13 @@ export async function startSsh(config: ServerConfig, http: { host: string; port:
     });
     const listening = await front.listen(port, host).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new Error(code === 'EADDRINUSE' ? `SSH port ${port} on ${host} is already in use (try another port, or 0 for any free one)` : code === 'EACCES' ? `SSH port ${port} on ${host} needs privileges (see docs/server/ssh.md)` : `SSH could not listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(
+        code === 'EADDRINUSE'
+          ? `SSH port ${port} on ${host} is already in use (try another port, or 0 for any free one)`
+          : code === 'EACCES'
+            ? `SSH port ${port} on ${host} needs privileges (see docs/server/ssh.md)`
+            : `SSH could not listen on ${host}:${port}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     });
     return { host, port: listening, fingerprint: hostKey.fingerprint, publicKey: hostKey.publicLine, front };
   } catch (error) {

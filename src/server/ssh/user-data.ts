@@ -15,7 +15,12 @@ const MAX_READ_ADDRESSES = 200;
 const MAX_READ_IDS = 2000;
 
 interface Kept {
-  sessions: (Omit<SavedSession, 'expiresAt' | 'createdAt' | 'usedAt' | 'refusedAt'> & { expiresAt: string | null; createdAt: string; usedAt?: string; refusedAt?: string })[];
+  sessions: (Omit<SavedSession, 'expiresAt' | 'createdAt' | 'usedAt' | 'refusedAt'> & {
+    expiresAt: string | null;
+    createdAt: string;
+    usedAt?: string;
+    refusedAt?: string;
+  })[];
   read: Record<string, string[]>;
 }
 
@@ -26,13 +31,14 @@ export interface UserData {
   flushed(): Promise<void>;
 }
 
-const revive = (k: Kept['sessions'][number]): SavedSession => ({
-  ...k,
-  expiresAt: k.expiresAt === null ? null : new Date(k.expiresAt),
-  createdAt: new Date(k.createdAt),
-  usedAt: k.usedAt ? new Date(k.usedAt) : undefined,
-  refusedAt: k.refusedAt ? new Date(k.refusedAt) : undefined,
-}) as SavedSession;
+const revive = (k: Kept['sessions'][number]): SavedSession =>
+  ({
+    ...k,
+    expiresAt: k.expiresAt === null ? null : new Date(k.expiresAt),
+    createdAt: new Date(k.createdAt),
+    usedAt: k.usedAt ? new Date(k.usedAt) : undefined,
+    refusedAt: k.refusedAt ? new Date(k.refusedAt) : undefined,
+  }) as SavedSession;
 
 function parseKept(text: string | undefined): { sessions: SavedSession[]; read: Map<string, string[]> } {
   try {
@@ -44,16 +50,27 @@ function parseKept(text: string | undefined): { sessions: SavedSession[]; read: 
 }
 
 /** The stores of the user `name` ("key SHA256:..."), or of an anonymous user when `name` is undefined. */
-export async function openUserData(kv: SshKv, name: string | undefined, log: (line: string) => void): Promise<UserData> {
+export async function openUserData(
+  kv: SshKv,
+  name: string | undefined,
+  log: (line: string) => void,
+): Promise<UserData> {
   const { sessions, read } = parseKept(name === undefined ? undefined : await kv.get(name));
   let writing = Promise.resolve();
   const changed = () => {
     if (name === undefined) return;
     const text = JSON.stringify({ sessions, read: Object.fromEntries(read) });
-    writing = writing.then(() => kv.put(name, text)).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
-      logEvent(log, { level: 'error', event: 'ssh.save_failed', text: `ssh: saving a user's addresses failed: ${why}`, jsonFields: { reason: why } });
-    });
+    writing = writing
+      .then(() => kv.put(name, text))
+      .catch((error: unknown) => {
+        const why = error instanceof Error ? error.message : String(error);
+        logEvent(log, {
+          level: 'error',
+          event: 'ssh.save_failed',
+          text: `ssh: saving a user's addresses failed: ${why}`,
+          jsonFields: { reason: why },
+        });
+      });
   };
   return { sessions: savedStore(sessions, changed), readMarks: readStore(read, changed), flushed: () => writing };
 }
@@ -62,7 +79,12 @@ const same = (s: SavedSession, email: string, baseUrl: string, provider: Provide
   s.email.toLowerCase() === email.toLowerCase() && s.baseUrl === baseUrl && s.provider === provider;
 
 function savedStore(list: SavedSession[], changed: () => void): SavedSessionStore {
-  const update = (email: string, baseUrl: string, provider: ProviderId | undefined, change: (s: SavedSession) => void) => {
+  const update = (
+    email: string,
+    baseUrl: string,
+    provider: ProviderId | undefined,
+    change: (s: SavedSession) => void,
+  ) => {
     const found = list.find((s) => same(s, email, baseUrl, provider));
     if (found) {
       change(found);
@@ -75,7 +97,9 @@ function savedStore(list: SavedSession[], changed: () => void): SavedSessionStor
     listLive(now = new Date(), baseUrl, provider = 'tempmail') {
       const live = list.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime());
       if (live.length !== list.length) list.splice(0, list.length, ...live);
-      return live.filter((s) => baseUrl === undefined || (s.baseUrl === baseUrl && s.provider === provider)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+      return live
+        .filter((s) => baseUrl === undefined || (s.baseUrl === baseUrl && s.provider === provider))
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     },
     save(session: Session, baseUrl: string, provider: ProviderId = 'tempmail') {
       const saved: SavedSession = { ...session, provider, baseUrl, createdAt: new Date() };
@@ -93,7 +117,8 @@ function savedStore(list: SavedSession[], changed: () => void): SavedSessionStor
       return at >= 0;
     },
     setToken: (email, baseUrl, token, provider) => update(email, baseUrl, provider, (s) => (s.token = token)),
-    markRefused: (email, baseUrl, at, provider) => update(email, baseUrl, provider, (s) => (s.refusedAt = at ?? undefined)),
+    markRefused: (email, baseUrl, at, provider) =>
+      update(email, baseUrl, provider, (s) => (s.refusedAt = at ?? undefined)),
     markUsed: (email, baseUrl, at, provider) => update(email, baseUrl, provider, (s) => (s.usedAt = at)),
   };
 }

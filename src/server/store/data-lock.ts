@@ -213,7 +213,10 @@ async function removeStale(file: string, staleText: string): Promise<boolean> {
     await writeFile(guard, String(process.pid), { flag: 'wx', mode: 0o600 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const age = await stat(guard).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(guard).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     if (age > GUARD_STALE_MS) await unlink(guard).catch(() => undefined);
     return false;
   }
@@ -244,7 +247,8 @@ export async function acquireDataDirLock(dataDir: string): Promise<DataDirLock> 
     const holder = parseLock(text);
     if (holder && alive(holder, file)) throw new DataDirInUseError(dataDir, holder);
     if (await removeStale(file, text)) continue;
-    if (Date.now() > deadline) throw new Error(`could not lock the data dir ${dataDir}: another process keeps taking ${LOCK_FILE} over`);
+    if (Date.now() > deadline)
+      throw new Error(`could not lock the data dir ${dataDir}: another process keeps taking ${LOCK_FILE} over`);
     await new Promise((r) => setTimeout(r, 25));
   }
 

@@ -5,7 +5,15 @@
  */
 import { LimitersByRule } from '../limits/rate-limit';
 import { LocalClaims } from './local-claims';
-import type { Block, FetchCursor, FetchStatus, NewMessage, StoredMessage, StoredMessageMeta, StoredSession } from './store';
+import type {
+  Block,
+  FetchCursor,
+  FetchStatus,
+  NewMessage,
+  StoredMessage,
+  StoredMessageMeta,
+  StoredSession,
+} from './store';
 
 export interface MemoryMessage {
   message: StoredMessage;

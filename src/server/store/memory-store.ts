@@ -201,7 +201,10 @@ export class MemoryStore implements Store {
 
   async putFetchCursor(account: string, folder: string, cursor: FetchCursor): Promise<void> {
     const { uidValidity, lastUid, renumberedAt } = cursor;
-    this.live().cursors.set(`${account}\n${folder}`, renumberedAt === undefined ? { uidValidity, lastUid } : { uidValidity, lastUid, renumberedAt });
+    this.live().cursors.set(
+      `${account}\n${folder}`,
+      renumberedAt === undefined ? { uidValidity, lastUid } : { uidValidity, lastUid, renumberedAt },
+    );
   }
 
   async claimFetch(account: string): Promise<FetchClaim | undefined> {
@@ -238,7 +241,8 @@ export class MemoryStore implements Store {
     const matches = messageFilter(filter);
     const found: FoundMessage[] = [];
     for (const e of this.live().sessions.values()) {
-      for (const m of e.messages.values()) if (matches(m.message)) found.push({ session: copy(e.session), message: metaOf(m.message) });
+      for (const m of e.messages.values())
+        if (matches(m.message)) found.push({ session: copy(e.session), message: metaOf(m.message) });
     }
     return found.sort((a, b) => b.message.receivedAt - a.message.receivedAt).slice(0, limit);
   }

@@ -90,11 +90,17 @@ export interface SessionInbox {
  * costs no round trip (the file and memory stores; Postgres asks the database once).
  */
 export const joinedReads = {
-  async recipientInbox(store: Pick<Store, 'findSessionByAddress' | 'countMessages'>, addressKey: string): Promise<RecipientInbox | undefined> {
+  async recipientInbox(
+    store: Pick<Store, 'findSessionByAddress' | 'countMessages'>,
+    addressKey: string,
+  ): Promise<RecipientInbox | undefined> {
     const session = await store.findSessionByAddress(addressKey);
     return session && { session, messages: await store.countMessages(session.id) };
   },
-  async inboxByTokenHash(store: Pick<Store, 'getSessionByTokenHash' | 'inboxVersion'>, tokenHash: string): Promise<SessionInbox | undefined> {
+  async inboxByTokenHash(
+    store: Pick<Store, 'getSessionByTokenHash' | 'inboxVersion'>,
+    tokenHash: string,
+  ): Promise<SessionInbox | undefined> {
     const session = await store.getSessionByTokenHash(tokenHash);
     const version = session && (await store.inboxVersion(session.id));
     return session && version !== undefined ? { session, version } : undefined;
@@ -180,7 +186,12 @@ export interface Store extends FetchStore, AdminStore {
    * cap, nothing is stored and `capped` says so. A store one service owns (file, memory) ignores it:
    * that service's own count is exact (src/server/limits/storage-cap.ts).
    */
-  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number, caps?: StorageCaps): Promise<Delivery>;
+  deliver(
+    sessionIds: readonly string[],
+    message: NewMessage,
+    inboxLimit: number,
+    caps?: StorageCaps,
+  ): Promise<Delivery>;
   /**
    * A message for deliver() is on its way (an SMTP client is sending its body): a store that groups
    * deliveries into one COMMIT (Postgres) holds a batch a moment for it. Call the returned function once
@@ -240,7 +251,6 @@ export interface Store extends FetchStore, AdminStore {
    * the storage does not serve.
    */
   probe(): Promise<boolean>;
-
 }
 
 /** The error a store rejects with when used after close(). */
@@ -264,7 +274,7 @@ export class UnknownSessionError extends Error {
 /** "ENOTDIR: not a directory" from a Node error, without the path. */
 export function storageErrorText(err: unknown): string {
   const e = err as NodeJS.ErrnoException;
-  const message = typeof e?.message === 'string' ? e.message.split(',')[0] ?? '' : String(err);
+  const message = typeof e?.message === 'string' ? (e.message.split(',')[0] ?? '') : String(err);
   if (e?.code && message === '') return String(e.code); // an AggregateError of a failed connect has no message
   return e?.code && !message.startsWith(e.code) ? `${e.code}: ${message}` : message;
 }

@@ -44,7 +44,13 @@ export function pythonSendLines(host: string, port: number, address: string): st
  * entries out (`cut`) says so first: then the service did list something. `nearHost`: the host of a
  * tempmail service on this machine (thisMachineHost), outside local mode.
  */
-export function emptyLines(address: string, intervalMs: number | null, local?: LocalServiceInfo, cut?: ListingCut | null, nearHost?: string): string[] {
+export function emptyLines(
+  address: string,
+  intervalMs: number | null,
+  local?: LocalServiceInfo,
+  cut?: ListingCut | null,
+  nearHost?: string,
+): string[] {
   const note = listingNote(0, cut ?? undefined);
   const lines = note ? [`No mail to show for ${address}:`, note, ''] : [`No mail yet for ${address}.`, ''];
   if (local) {

@@ -71,7 +71,12 @@ const Row = memo(function Row(props: RowProps) {
   const theme = useTheme();
   // Bold is emphasis colour terminals show well; under NO_COLOR the row's N (or +) says it plainly.
   return (
-    <Text wrap="truncate" inverse={props.selected} bold={props.unread && !theme.noColor} color={props.fresh ? theme.color('fresh') : undefined}>
+    <Text
+      wrap="truncate"
+      inverse={props.selected}
+      bold={props.unread && !theme.noColor}
+      color={props.fresh ? theme.color('fresh') : undefined}
+    >
       {rowText(props.message, props.flags, props.columns, props.now, props.badge)}
     </Text>
   );
@@ -80,7 +85,9 @@ const Row = memo(function Row(props: RowProps) {
 /** What the listing left out, in a few words for the summary line (the status line said it whole). */
 function cutText({ cut }: Pick<InboxState, 'cut'>): string {
   if (!cut) return '';
-  return (cut.stoppedAt ? ' · more not listed' : '') + (cut.unreadable > 0 ? ` · ${cut.unreadable} unreadable left out` : '');
+  return (
+    (cut.stoppedAt ? ' · more not listed' : '') + (cut.unreadable > 0 ? ` · ${cut.unreadable} unreadable left out` : '')
+  );
 }
 
 /** How many of `ids` are in `set`: with a filter, the counts are of what matches (one pass, only then). */

@@ -98,7 +98,9 @@ export function InboxScreen(props: InboxScreenProps) {
     ));
   } else if (state.visible.length === 0) {
     body = (
-      <Text wrap="truncate">{fitToWidth(`Nothing matches "${state.filter}". Press / and Esc to clear the filter.`, columns)}</Text>
+      <Text wrap="truncate">
+        {fitToWidth(`Nothing matches "${state.filter}". Press / and Esc to clear the filter.`, columns)}
+      </Text>
     );
   } else {
     body = <InboxList state={state} columns={columns} now={now} badge={props.badge} attached={props.attached} />;

@@ -122,7 +122,11 @@ export function sameListing(a: readonly MessageSummary[], b: readonly MessageSum
 /** Two listings left out the same (both whole, or the same bound and count). */
 export function sameCut(a: ListingCut | null | undefined, b: ListingCut | null | undefined): boolean {
   if (!a || !b) return !a && !b;
-  return a.unreadable === b.unreadable && a.stoppedAt?.bound === b.stoppedAt?.bound && a.stoppedAt?.limit === b.stoppedAt?.limit;
+  return (
+    a.unreadable === b.unreadable &&
+    a.stoppedAt?.bound === b.stoppedAt?.bound &&
+    a.stoppedAt?.limit === b.stoppedAt?.limit
+  );
 }
 
 /** Index of the selection in `visible` (0 when none or gone): O(1) where the kept index is right. */
@@ -206,7 +210,11 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const unread = new Set(incoming.filter((m) => !state.read.has(m.id) && m.seen !== true).map((m) => m.id));
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
       for (const id of arrived) if (unread.has(id)) fresh.add(id);
-      const next = revisit({ ...state, unread, fresh, deleted, zoneErrorMs, cut, loaded: true }, merged(state.all, incoming), state.filter);
+      const next = revisit(
+        { ...state, unread, fresh, deleted, zoneErrorMs, cut, loaded: true },
+        merged(state.all, incoming),
+        state.filter,
+      );
       return arrived.length > 0 ? { ...next, arrivals: state.arrivals + 1, lastArrived: arrived.length } : next;
     }
     case 'move':

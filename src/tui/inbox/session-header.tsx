@@ -102,7 +102,13 @@ export function pollLine(poll: string, where: string | undefined, columns: numbe
  * that changes every second, so it alone ticks. It is a Text of its own, so a tick re-renders this
  * component only and Ink lays out and cuts into cells its few characters, not the address beside it.
  */
-function Countdown({ session, zoneErrorMs, poll, clock, cols }: {
+function Countdown({
+  session,
+  zoneErrorMs,
+  poll,
+  clock,
+  cols,
+}: {
   session: Session;
   zoneErrorMs: number;
   poll: PollStatus;
@@ -113,7 +119,9 @@ function Countdown({ session, zoneErrorMs, poll, clock, cols }: {
   const theme = useTheme();
   const now = useNow(clock);
   const expires = session.expiresAt !== null;
-  const left = expires ? secondsLeft(new Date(session.expiresAt!.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS) : 1;
+  const left = expires
+    ? secondsLeft(new Date(session.expiresAt!.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS)
+    : 1;
   const countdown = expiryText(left, poll, expires);
   const refused = !expires && poll.phase === 'stopped' && poll.stopReason !== 'left';
   const color = left > 0 && !refused ? undefined : theme.color('error');
@@ -126,15 +134,43 @@ function Countdown({ session, zoneErrorMs, poll, clock, cols }: {
 }
 
 /** The poll line; only a retry's countdown ("retrying in 8 s") reads the clock, so only then it ticks. */
-function PollLine(props: { poll: PollStatus; intervalMs: number; clock: () => number; right: string; columns: number }) {
-  return props.poll.phase === 'retrying' ? <TickingPollLine {...props} /> : <PollLineAt {...props} now={props.clock()} />;
+function PollLine(props: {
+  poll: PollStatus;
+  intervalMs: number;
+  clock: () => number;
+  right: string;
+  columns: number;
+}) {
+  return props.poll.phase === 'retrying' ? (
+    <TickingPollLine {...props} />
+  ) : (
+    <PollLineAt {...props} now={props.clock()} />
+  );
 }
 
-function TickingPollLine(props: { poll: PollStatus; intervalMs: number; clock: () => number; right: string; columns: number }) {
+function TickingPollLine(props: {
+  poll: PollStatus;
+  intervalMs: number;
+  clock: () => number;
+  right: string;
+  columns: number;
+}) {
   return <PollLineAt {...props} now={useNow(props.clock)} />;
 }
 
-function PollLineAt({ poll, intervalMs, right, columns, now }: { poll: PollStatus; intervalMs: number; right: string; columns: number; now: number }) {
+function PollLineAt({
+  poll,
+  intervalMs,
+  right,
+  columns,
+  now,
+}: {
+  poll: PollStatus;
+  intervalMs: number;
+  right: string;
+  columns: number;
+  now: number;
+}) {
   const theme = useTheme();
   const failing = poll.phase === 'retrying' || poll.phase === 'held' || poll.phase === 'stopped';
   return (
@@ -145,7 +181,18 @@ function PollLineAt({ poll, intervalMs, right, columns, now }: { poll: PollStatu
 }
 
 /** Address, countdown, poll state, its provider, the unread count (viewer) and (local mode) the SMTP target. */
-export function SessionHeader({ session, zoneErrorMs = 0, poll, intervalMs, clock, columns, local, where, push, unread }: SessionHeaderProps) {
+export function SessionHeader({
+  session,
+  zoneErrorMs = 0,
+  poll,
+  intervalMs,
+  clock,
+  columns,
+  local,
+  where,
+  push,
+  unread,
+}: SessionHeaderProps) {
   const theme = useTheme();
   const { lines, besideCountdown } = addressLines(session.email, columns);
   const provider = where && push === 'live' ? `${where} · instant` : where;

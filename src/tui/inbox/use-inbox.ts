@@ -16,7 +16,14 @@ import { expiryMs, type MessageId, type Session } from '../../model/mail-types';
 import { pollVerdict } from '../wording/error-text';
 import { createValueStore, useStoreValue, type ValueStore } from '../widgets/value-store';
 import type { MessageList } from '../../client/wire/listing';
-import { inboxReducer, initialInboxState, sameCut, sameListing, type InboxAction, type InboxState } from './inbox-state';
+import {
+  inboxReducer,
+  initialInboxState,
+  sameCut,
+  sameListing,
+  type InboxAction,
+  type InboxState,
+} from './inbox-state';
 
 export interface UseInboxOptions {
   api: MailProvider;
@@ -98,7 +105,12 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
         listed = messages;
         if (!unchanged) {
           known = new Set(messages.map((m) => m.id));
-          dispatch({ type: 'listed', messages, zoneErrorMs: votes.errorMs, ...(messages.cut ? { cut: messages.cut } : {}) });
+          dispatch({
+            type: 'listed',
+            messages,
+            zoneErrorMs: votes.errorMs,
+            ...(messages.cut ? { cut: messages.cut } : {}),
+          });
         }
         if (!answered) {
           answered = true;
@@ -149,7 +161,15 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     };
   }, [api, session, expiresAtMs, intervalMs, clock, poll]);
 
-  return { state, dispatch, poll, live, refresh: () => pollerRef.current?.refresh() ?? false, zoneErrorMs: state.zoneErrorMs, push };
+  return {
+    state,
+    dispatch,
+    poll,
+    live,
+    refresh: () => pollerRef.current?.refresh() ?? false,
+    zoneErrorMs: state.zoneErrorMs,
+    push,
+  };
 }
 
 const isLive = (status: PollStatus) => status.phase !== 'stopped';

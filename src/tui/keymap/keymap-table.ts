@@ -16,14 +16,24 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'down',
     keys: [char('j'), special('downArrow')],
-    description: { picker: 'next choice', inbox: 'next message', viewer: 'scroll down one line', switch: 'next address' },
+    description: {
+      picker: 'next choice',
+      inbox: 'next message',
+      viewer: 'scroll down one line',
+      switch: 'next address',
+    },
     screens: ['picker', 'inbox', 'viewer', 'switch'],
     hint: 'move',
   },
   {
     command: 'up',
     keys: [char('k'), special('upArrow')],
-    description: { picker: 'previous choice', inbox: 'previous message', viewer: 'scroll up one line', switch: 'previous address' },
+    description: {
+      picker: 'previous choice',
+      inbox: 'previous message',
+      viewer: 'scroll up one line',
+      switch: 'previous address',
+    },
     screens: ['picker', 'inbox', 'viewer', 'switch'],
     hint: 'move',
   },
@@ -101,7 +111,11 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'refresh',
     keys: [char('r')],
-    description: { picker: 'retry loading the domains now', inbox: 'check for mail now', viewer: 'retry loading the message (or its source)' },
+    description: {
+      picker: 'retry loading the domains now',
+      inbox: 'check for mail now',
+      viewer: 'retry loading the message (or its source)',
+    },
     screens: ['picker', 'inbox', 'viewer'],
     hint: 'refresh',
     // The inbox checks by itself and the viewer retries only after an error: the footer room goes elsewhere.
@@ -111,7 +125,8 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'sample',
     keys: [char('T')],
-    description: 'send this address a sample message (local mode): HTML with a code and a link, over the local SMTP port',
+    description:
+      'send this address a sample message (local mode): HTML with a code and a link, over the local SMTP port',
     screens: ['inbox'],
     hint: 'sample',
     footer: [],
@@ -123,7 +138,13 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['inbox'],
     hint: 'new',
   },
-  { command: 'copy', keys: [char('c')], description: 'copy the address to the clipboard', screens: ['inbox'], hint: 'copy' },
+  {
+    command: 'copy',
+    keys: [char('c')],
+    description: 'copy the address to the clipboard',
+    screens: ['inbox'],
+    hint: 'copy',
+  },
   {
     command: 'switch',
     keys: [char('s')],
@@ -134,7 +155,8 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'provider',
     keys: [char('p')],
-    description: 'create on the next provider of providerOrder (mail.tm, TempMail.lol, Guerrilla Mail, ...), named on the status line: a public one gets mail from anywhere',
+    description:
+      'create on the next provider of providerOrder (mail.tm, TempMail.lol, Guerrilla Mail, ...), named on the status line: a public one gets mail from anywhere',
     screens: ['picker'],
     hint: 'provider',
   },
@@ -182,11 +204,29 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['viewer'],
     hint: 'save',
   },
-  { command: 'filter', keys: [char('/')], description: 'filter by sender or subject', screens: ['inbox'], hint: 'filter' },
-  { command: 'nextMatch', keys: [char('n')], description: 'next match (from the last, the first again)', screens: ['found'], hint: 'match' },
+  {
+    command: 'filter',
+    keys: [char('/')],
+    description: 'filter by sender or subject',
+    screens: ['inbox'],
+    hint: 'filter',
+  },
+  {
+    command: 'nextMatch',
+    keys: [char('n')],
+    description: 'next match (from the last, the first again)',
+    screens: ['found'],
+    hint: 'match',
+  },
   { command: 'previousMatch', keys: [char('N')], description: 'previous match', screens: ['found'], hint: 'match' },
   // Esc ends the search first; q still goes back to the inbox.
-  { command: 'clearSearch', keys: [special('escape')], description: 'clear the search', screens: ['found'], hint: 'clear' },
+  {
+    command: 'clearSearch',
+    keys: [special('escape')],
+    description: 'clear the search',
+    screens: ['found'],
+    hint: 'clear',
+  },
   // In the help only: the footer's room goes to the keys of codes, links and attachments.
   {
     command: 'source',
@@ -214,7 +254,14 @@ export const KEYMAP: readonly Binding[] = [
     footer: [],
   },
   // In the help only: the footer's room goes to the keys of codes, links and attachments.
-  { command: 'headers', keys: [char('H')], description: 'show or hide the headers', screens: ['viewer'], hint: 'headers', footer: [] },
+  {
+    command: 'headers',
+    keys: [char('H')],
+    description: 'show or hide the headers',
+    screens: ['viewer'],
+    hint: 'headers',
+    footer: [],
+  },
   {
     command: 'link',
     keys: [{ digits: '0-9' }],
@@ -251,7 +298,13 @@ export const KEYMAP: readonly Binding[] = [
   {
     command: 'help',
     keys: [char('?')],
-    description: { picker: 'this help', inbox: 'this help', viewer: 'this help', switch: 'this help', help: 'close the help' },
+    description: {
+      picker: 'this help',
+      inbox: 'this help',
+      viewer: 'this help',
+      switch: 'this help',
+      help: 'close the help',
+    },
     screens: ['picker', 'inbox', 'viewer', 'switch', 'help'],
     hint: 'help',
   },
@@ -276,7 +329,13 @@ export const KEYMAP: readonly Binding[] = [
     screens: ['forgetAccount'],
     hint: 'delete there too',
   },
-  { command: 'no', keys: [{ any: true }], description: 'no, leave it as it is', screens: ['confirm', 'forgetAccount'], hint: 'no' },
+  {
+    command: 'no',
+    keys: [{ any: true }],
+    description: 'no, leave it as it is',
+    screens: ['confirm', 'forgetAccount'],
+    hint: 'no',
+  },
   {
     command: 'choose',
     keys: [{ digits: '0-9' }],
@@ -285,7 +344,13 @@ export const KEYMAP: readonly Binding[] = [
     hint: 'save',
   },
   // The attachment's name is taken in the download directory: never replaced without this answer.
-  { command: 'overwrite', keys: [char('o'), char('O')], description: 'replace the existing file', screens: ['overwrite'], hint: 'overwrite' },
+  {
+    command: 'overwrite',
+    keys: [char('o'), char('O')],
+    description: 'replace the existing file',
+    screens: ['overwrite'],
+    hint: 'overwrite',
+  },
   {
     command: 'keepBoth',
     keys: [char('k'), char('K')],
@@ -312,10 +377,30 @@ export const KEYMAP: readonly Binding[] = [
   // Only changed cells are drawn: what another program wrote over the screen stays until this.
   { command: 'redraw', keys: [{ ctrl: 'l' }], description: 'draw the whole screen anew', screens: ['global'] },
   // The help scrolls when its lines do not fit (a small window); its last line then says these keys.
-  { command: 'down', keys: [char('j'), special('downArrow')], description: 'scroll the help down one line', screens: ['help'] },
-  { command: 'up', keys: [char('k'), special('upArrow')], description: 'scroll the help up one line', screens: ['help'] },
-  { command: 'pageDown', keys: [char(' '), special('pageDown')], description: 'next page of the help', screens: ['help'] },
-  { command: 'pageUp', keys: [char('b'), special('pageUp')], description: 'previous page of the help', screens: ['help'] },
+  {
+    command: 'down',
+    keys: [char('j'), special('downArrow')],
+    description: 'scroll the help down one line',
+    screens: ['help'],
+  },
+  {
+    command: 'up',
+    keys: [char('k'), special('upArrow')],
+    description: 'scroll the help up one line',
+    screens: ['help'],
+  },
+  {
+    command: 'pageDown',
+    keys: [char(' '), special('pageDown')],
+    description: 'next page of the help',
+    screens: ['help'],
+  },
+  {
+    command: 'pageUp',
+    keys: [char('b'), special('pageUp')],
+    description: 'previous page of the help',
+    screens: ['help'],
+  },
   { command: 'first', keys: [char('g'), special('home')], description: 'top of the help', screens: ['help'] },
   { command: 'last', keys: [char('G'), special('end')], description: 'bottom of the help', screens: ['help'] },
 ];

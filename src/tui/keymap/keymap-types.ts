@@ -27,7 +27,6 @@ export type Screen =
   | 'overwrite'
   | 'global';
 
-
 export type Command =
   | 'up'
   | 'down'
@@ -79,7 +78,13 @@ export type Special = 'upArrow' | 'downArrow' | 'pageUp' | 'pageDown' | 'home' |
  * One key: a typed character (case matters), a special key, the digits 1-9, a Ctrl+letter, or any key
  * at all; `only` limits it to some of the binding's screens (`q` goes back in the viewer but quits the inbox).
  */
-export type KeySpec = ({ char: string } | { special: Special } | { digits: '1-9' | '0-9' } | { ctrl: string } | { any: true }) & {
+export type KeySpec = (
+  | { char: string }
+  | { special: Special }
+  | { digits: '1-9' | '0-9' }
+  | { ctrl: string }
+  | { any: true }
+) & {
   only?: readonly Screen[];
 };
 

@@ -71,19 +71,30 @@ const NO_KEY = {} as Key;
  * of the screen it inherits from, less the keys its own rows take, then the global ones.
  */
 export function effectiveBindings(screen: Screen, inherited = true): { binding: Binding; keys: KeySpec[] }[] {
-  const own = bindingsFor(screen).map((binding) => ({ binding, keys: binding.keys.filter((k) => !k.only || k.only.includes(screen)) }));
+  const own = bindingsFor(screen).map((binding) => ({
+    binding,
+    keys: binding.keys.filter((k) => !k.only || k.only.includes(screen)),
+  }));
   const parent = INHERITS[screen];
   if (!inherited) return own;
   const taken = (spec: KeySpec) => {
     const sample = sampleKey(spec);
-    return sample !== null && commandFor(screen, sample[0], { ...NO_KEY, ...sample[1] }) !== commandFor(parent ?? screen, sample[0], { ...NO_KEY, ...sample[1] });
+    return (
+      sample !== null &&
+      commandFor(screen, sample[0], { ...NO_KEY, ...sample[1] }) !==
+        commandFor(parent ?? screen, sample[0], { ...NO_KEY, ...sample[1] })
+    );
   };
   const from = parent
     ? bindingsFor(parent)
-        .map((binding) => ({ binding, keys: binding.keys.filter((k) => (!k.only || k.only.includes(parent)) && !taken(k)) }))
+        .map((binding) => ({
+          binding,
+          keys: binding.keys.filter((k) => (!k.only || k.only.includes(parent)) && !taken(k)),
+        }))
         .filter((b) => b.keys.length > 0)
     : [];
-  const global = screen === 'global' ? [] : bindingsFor('global').map((binding) => ({ binding, keys: [...binding.keys] }));
+  const global =
+    screen === 'global' ? [] : bindingsFor('global').map((binding) => ({ binding, keys: [...binding.keys] }));
   return [...own, ...from, ...global];
 }
 
@@ -128,7 +139,10 @@ export function describe(binding: Binding, screen: Screen): string {
 export function helpRows(screen: Screen, inherited = true, remote = false): { keys: string; description: string }[] {
   return effectiveBindings(screen, inherited)
     .filter(({ binding }) => !remote || binding.remote !== null)
-    .map(({ binding, keys }) => ({ keys: keys.map(keyLabel).join(' / '), description: (remote && binding.remote) || describe(binding, screen) }));
+    .map(({ binding, keys }) => ({
+      keys: keys.map(keyLabel).join(' / '),
+      description: (remote && binding.remote) || describe(binding, screen),
+    }));
 }
 
 /**
@@ -141,7 +155,13 @@ export function footerHints(screen: Screen, columns = Number.POSITIVE_INFINITY, 
   for (const { binding: b, keys } of effectiveBindings(screen)) {
     const first = keys[0] ? keyLabel(keys[0]) : undefined;
     const home = b.screens.includes(screen) ? screen : INHERITS[screen];
-    if (b.hint === undefined || first === undefined || (b.footer && home && !b.footer.includes(home)) || hide.includes(b.command)) continue;
+    if (
+      b.hint === undefined ||
+      first === undefined ||
+      (b.footer && home && !b.footer.includes(home)) ||
+      hide.includes(b.command)
+    )
+      continue;
     groups.set(b.hint, [...(groups.get(b.hint) ?? []), first]);
   }
   const entries = [...groups].map(([hint, keys]) => `${keys.join('/')} ${hint}`);
@@ -180,7 +200,10 @@ export function keymapMarkdown(screens?: readonly Screen[]): string {
     if (screens && !screens.includes(screen)) continue;
     parts.push(`**${title}**`, '', '| Keys | Action |', '|---|---|');
     for (const row of helpRows(screen, false)) {
-      const keys = row.keys.split(' / ').map((k) => `\`${k === '|' ? '\\|' : k}\``).join(', ');
+      const keys = row.keys
+        .split(' / ')
+        .map((k) => `\`${k === '|' ? '\\|' : k}\``)
+        .join(', ');
       parts.push(`| ${keys} | ${row.description} |`);
     }
     parts.push('');

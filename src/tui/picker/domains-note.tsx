@@ -25,7 +25,8 @@ export function domainsNote(
   columns: number,
 ): DomainsNoteLines | null {
   if (domains.status === 'ready') return null;
-  if (domains.status === 'loading') return { loading: true, reason: ['Loading the domains from the service…'], hint: [], rows: 1 };
+  if (domains.status === 'loading')
+    return { loading: true, reason: ['Loading the domains from the service…'], hint: [], rows: 1 };
   // A provider that is down, blocked or not this service: another may not be.
   const again = domains.held ? 'try again' : 'retry now';
   const keys = at.canGoBack

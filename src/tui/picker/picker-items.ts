@@ -39,7 +39,8 @@ export function savedItems(saved: readonly SavedSession[], now: number, here?: s
 }
 
 /** The item key of a saved address: unique across providers. */
-export const savedKey = (s: Pick<SavedSession, 'email' | 'provider' | 'baseUrl'>): string => `s${s.provider} ${s.baseUrl} ${s.email}`;
+export const savedKey = (s: Pick<SavedSession, 'email' | 'provider' | 'baseUrl'>): string =>
+  `s${s.provider} ${s.baseUrl} ${s.email}`;
 
 /** The domain of a provider that picks it itself (TempMail.lol): asked for with no domain. */
 const ANY_DOMAIN: Domain = Object.freeze({ id: 0, domain: '' });
@@ -54,17 +55,33 @@ export const isAnyDomain = (domain: Domain): boolean => domain.domain === '';
 export function pickerItems(list: DomainList, who = 'the provider'): PickerItem[] {
   const items: PickerItem[] = [];
   if (list.anyDomain && list.domains.length === 0) {
-    items.push({ key: 'r*', label: `Random address (${who} picks the domain)`, value: { kind: 'random', domain: ANY_DOMAIN } });
-    items.push({ key: 'c*', label: `Custom name (${who} picks the domain)…`, value: { kind: 'custom', domain: ANY_DOMAIN } });
+    items.push({
+      key: 'r*',
+      label: `Random address (${who} picks the domain)`,
+      value: { kind: 'random', domain: ANY_DOMAIN },
+    });
+    items.push({
+      key: 'c*',
+      label: `Custom name (${who} picks the domain)…`,
+      value: { kind: 'custom', domain: ANY_DOMAIN },
+    });
   }
   for (const domain of list.domains) {
-    items.push({ key: `r${domain.id}`, label: `Random address on ${domain.domain}`, value: { kind: 'random', domain } });
+    items.push({
+      key: `r${domain.id}`,
+      label: `Random address on ${domain.domain}`,
+      value: { kind: 'random', domain },
+    });
   }
   for (const domain of list.domains) {
     items.push({ key: `c${domain.id}`, label: `Custom name on ${domain.domain}…`, value: { kind: 'custom', domain } });
   }
   for (const account of list.extmailAccounts) {
-    items.push({ key: `e${account.id}`, label: `External alias of ${account.email}`, value: { kind: 'extmail', account } });
+    items.push({
+      key: `e${account.id}`,
+      label: `External alias of ${account.email}`,
+      value: { kind: 'extmail', account },
+    });
   }
   if (list.extmailAccounts.length > 0) {
     items.push({ key: 'auto', label: 'External alias, picked for me', value: { kind: 'extmailAuto' } });
@@ -78,7 +95,9 @@ export function sessionOptions(choice: NewChoice, prefix?: string): CreateSessio
     case 'random':
       return isAnyDomain(choice.domain) ? {} : { domainId: choice.domain.id, domain: choice.domain.domain };
     case 'custom':
-      return isAnyDomain(choice.domain) ? { prefix } : { domainId: choice.domain.id, domain: choice.domain.domain, prefix };
+      return isAnyDomain(choice.domain)
+        ? { prefix }
+        : { domainId: choice.domain.id, domain: choice.domain.domain, prefix };
     case 'extmail':
       return { useExtmail: true, extmailId: choice.account.id };
     case 'extmailAuto':

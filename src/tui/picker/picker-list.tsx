@@ -47,7 +47,12 @@ export function PickerList({ items, index, top, rows, columns }: PickerListProps
       {items.slice(top, top + shown).map((item, i) => {
         const selected = top + i === index;
         return (
-          <Text key={item.key} inverse={selected && theme.noColor} color={selected ? theme.color('accent') : undefined} wrap="truncate">
+          <Text
+            key={item.key}
+            inverse={selected && theme.noColor}
+            color={selected ? theme.color('accent') : undefined}
+            wrap="truncate"
+          >
             {fitToWidth(`${selected ? '> ' : '  '}${digitOf(top + i)}${item.label}`, columns)}
           </Text>
         );

@@ -28,9 +28,23 @@ import { DomainsNote, domainsNote } from './domains-note';
 import { providerLine, providerName, providerNote } from '../wording/provider-text';
 import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
 import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
-import { isAnyDomain, pickerItems, savedItems, sessionOptions, type PickerChoice, type PickerItem } from './picker-items';
+import {
+  isAnyDomain,
+  pickerItems,
+  savedItems,
+  sessionOptions,
+  type PickerChoice,
+  type PickerItem,
+} from './picker-items';
 import { listLayout, PickerList } from './picker-list';
-import { initialPickerState, type PickerAction, pickerReducer, pickerScreen, pickerWindow, type PickerMove } from './picker-state';
+import {
+  initialPickerState,
+  type PickerAction,
+  pickerReducer,
+  pickerScreen,
+  pickerWindow,
+  type PickerMove,
+} from './picker-state';
 import { startKey } from './picker-start';
 import { normalizePrefix, prefixProblem } from './prefix-feedback';
 import { type PickerHandle, usePicker } from './use-picker';
@@ -81,16 +95,27 @@ const FORGET = ['forget'] as const;
 const NO_PROVIDER = ['provider'] as const;
 
 /** The picker's title lines and its status: what creating, a failure, or the last word says. */
-function pickerLines(props: PickerScreenProps, picker: PickerHandle, at: { said: string | null; typing: boolean; now: number }) {
+function pickerLines(
+  props: PickerScreenProps,
+  picker: PickerHandle,
+  at: { said: string | null; typing: boolean; now: number },
+) {
   const { local, columns } = props;
   const serviceLine = local
     ? // A borrowed service ends with the process that runs it: say whose it is.
       `${local.sharedPid ? `Shared local service (pid ${local.sharedPid})` : 'Local service'}: mail is received via SMTP ${local.smtpHost}:${local.smtpPort}`
     : (props.serviceLabel ?? providerLine(props.where));
-  const note = local ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns) : providerNote(props.where, props.next, columns);
+  const note = local
+    ? providerNote({ provider: 'tempmail', baseUrl: 'local:' }, props.next, columns)
+    : providerNote(props.where, props.next, columns);
   // A failed creation on a provider that is down, blocked or limiting: say where else to try.
   const wait = props.waiting && props.waiting.untilMs > at.now ? ` ${props.waiting.text}` : '';
-  const busy = picker.creating && !at.typing ? `Creating the address…${wait}` : picker.error && props.next ? `${picker.error} · p: try ${providerName(props.next)}` : picker.error;
+  const busy =
+    picker.creating && !at.typing
+      ? `Creating the address…${wait}`
+      : picker.error && props.next
+        ? `${picker.error} · p: try ${providerName(props.next)}`
+        : picker.error;
   let status: StatusMessage | null = props.notice ?? null;
   if (busy) status = { text: busy, kind: picker.error ? 'error' : 'info' };
   else if (at.said) status = { text: at.said, kind: 'info' };
@@ -141,7 +166,14 @@ function pickerKeyHandlers(props: PickerScreenProps, picker: PickerHandle, k: Pi
 export function PickerScreen(props: PickerScreenProps) {
   const { columns, rows, isActive } = props;
   const theme = useTheme();
-  const picker = usePicker(props.provider, props.onCreated, props.domains, props.clock, props.onKept, props.onUnavailable);
+  const picker = usePicker(
+    props.provider,
+    props.onCreated,
+    props.domains,
+    props.clock,
+    props.onKept,
+    props.onUnavailable,
+  );
   const now = useNow(props.clock ?? Date.now);
   const [state, dispatch] = useReducer(pickerReducer, initialPickerState);
   const { mode, said } = state;
@@ -155,7 +187,11 @@ export function PickerScreen(props: PickerScreenProps) {
 
   // The current address is not offered: Esc goes back to it.
   const here = providerName(props.where);
-  const resumable = savedItems((props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)), now, here);
+  const resumable = savedItems(
+    (props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)),
+    now,
+    here,
+  );
   const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list, providerName(props.where)) : [];
   // The saved addresses first, as the docs say; opened by `n` the highlight starts on a new choice.
   const items = [...resumable, ...offered];
@@ -168,14 +204,22 @@ export function PickerScreen(props: PickerScreenProps) {
   const { serviceLine, note, status } = pickerLines(props, picker, { said, typing: custom !== null, now });
   // Title, service line, provider note, blank (or the way back); status (or a question, wrapped) and
   // footer at the bottom.
-  const bottomRows = forgetting ? forgetLines(forgetting.email, forgetting.provider, columns).length : statusLines(status?.text ?? '', columns).length;
+  const bottomRows = forgetting
+    ? forgetLines(forgetting.email, forgetting.provider, columns).length
+    : statusLines(status?.text ?? '', columns).length;
   const bodyRows = Math.max(3, rows - 5 - bottomRows);
-  const loadNote = domainsNote(picker.domains, { canGoBack, next: props.next ? providerName(props.next) : undefined }, now, columns);
+  const loadNote = domainsNote(
+    picker.domains,
+    { canGoBack, next: props.next ? providerName(props.next) : undefined },
+    now,
+    columns,
+  );
   const listRows = Math.max(1, bodyRows - (loadNote?.rows ?? 0));
   const { shown } = listLayout(items.length, listRows);
   const { index, top } = pickerWindow(state, itemsKey, items.length, shown, start);
   const highlighted = items[index];
-  const move = (to: PickerMove) => dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to, start });
+  const move = (to: PickerMove) =>
+    dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to, start });
 
   const choose = (choice: PickerChoice) => {
     dispatch({ type: 'chose' });
@@ -190,7 +234,11 @@ export function PickerScreen(props: PickerScreenProps) {
   };
   const keys = pickerKeyHandlers(props, picker, { items, highlighted, move, choose, dispatch });
   useKeys('picker', keys, { isActive: pickerKeys });
-  useKeys('prefix', { back: () => dispatch({ type: 'back' }) }, { isActive: isActive && !help && custom !== null && !picker.creating });
+  useKeys(
+    'prefix',
+    { back: () => dispatch({ type: 'back' }) },
+    { isActive: isActive && !help && custom !== null && !picker.creating },
+  );
   useForgetAnswer(forgetting?.provider ?? null, isActive && forgetting !== null, (choice) => {
     if (forgetting && choice !== 'no') props.onForget?.(forgetting, choice === 'there');
     dispatch({ type: 'answered-forget', confirmed: choice !== 'no' });
@@ -236,9 +284,13 @@ export function PickerScreen(props: PickerScreenProps) {
   } else {
     body = (
       <Box flexDirection="column">
-        {items.length > 0 ? <PickerList items={items} index={index} top={top} rows={listRows} columns={columns} /> : null}
+        {items.length > 0 ? (
+          <PickerList items={items} index={index} top={top} rows={listRows} columns={columns} />
+        ) : null}
         {loadNote ? <DomainsNote note={loadNote} columns={columns} /> : null}
-        {items.length === 0 && !loadNote ? <Text>The service offers no domains and no external accounts. Press q to quit.</Text> : null}
+        {items.length === 0 && !loadNote ? (
+          <Text>The service offers no domains and no external accounts. Press q to quit.</Text>
+        ) : null}
       </Box>
     );
   }
@@ -261,9 +313,19 @@ export function PickerScreen(props: PickerScreenProps) {
         {body}
       </Box>
       {help ? (
-        <HelpScreen screen="picker" columns={columns} rows={bodyRows} onClose={() => dispatch({ type: 'help', open: false })} isActive={isActive && help} />
+        <HelpScreen
+          screen="picker"
+          columns={columns}
+          rows={bodyRows}
+          onClose={() => dispatch({ type: 'help', open: false })}
+          isActive={isActive && help}
+        />
       ) : null}
-      {forgetting ? <ForgetLine email={forgetting.email} provider={forgetting.provider} columns={columns} /> : <StatusLine status={status} columns={columns} />}
+      {forgetting ? (
+        <ForgetLine email={forgetting.email} provider={forgetting.provider} columns={columns} />
+      ) : (
+        <StatusLine status={status} columns={columns} />
+      )}
       <Footer
         screen={forgetting ? forgetScreen(forgetting.provider) : screen}
         columns={columns}

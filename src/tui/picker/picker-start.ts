@@ -6,7 +6,11 @@
 import type { PickerItem } from './picker-items';
 
 /** The key of the choice to highlight first, among the saved ones (`resumable`) and the new ones (`offered`). */
-export function startKey(resumable: readonly PickerItem[], offered: readonly PickerItem[], openedOver: boolean): string | undefined {
+export function startKey(
+  resumable: readonly PickerItem[],
+  offered: readonly PickerItem[],
+  openedOver: boolean,
+): string | undefined {
   if (openedOver) return offered[0]?.key;
   let best: { key: string; at: number } | undefined;
   for (const item of resumable) {

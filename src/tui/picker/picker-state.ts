@@ -60,7 +60,14 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
       const { items, count, rows, start } = action;
       const at = pickerWindow(state, items, count, rows, start);
       const page = Math.max(1, rows - 1);
-      const target = { up: at.index - 1, down: at.index + 1, pageUp: at.index - page, pageDown: at.index + page, first: 0, last: count - 1 }[action.to];
+      const target = {
+        up: at.index - 1,
+        down: at.index + 1,
+        pageUp: at.index - page,
+        pageDown: at.index + page,
+        first: 0,
+        last: count - 1,
+      }[action.to];
       // No wraparound: a move past an end stays at that end. A page turns the window with it, as the inbox does.
       const index = Math.min(Math.max(0, count - 1), Math.max(0, target));
       const turn = action.to === 'pageDown' ? page : action.to === 'pageUp' ? -page : 0;
@@ -84,7 +91,9 @@ export function pickerReducer(state: PickerState, action: PickerAction): PickerS
     case 'ask-forget':
       return { ...state, mode: { kind: 'forgetting', session: action.session } };
     case 'answered-forget':
-      return mode.kind === 'forgetting' ? { ...state, mode: { kind: 'list' }, said: action.confirmed ? null : 'Cancelled' } : state;
+      return mode.kind === 'forgetting'
+        ? { ...state, mode: { kind: 'list' }, said: action.confirmed ? null : 'Cancelled' }
+        : state;
     case 'say':
       return { ...state, said: action.text };
   }
@@ -105,7 +114,13 @@ function carried(h: PickerState['highlight'], items: string, start?: string): { 
  * rows: the highlight kept inside the window with the least scrolling, the window never past the end
  * (a resize or a shorter list pulls it back).
  */
-export function pickerWindow(state: PickerState, items: string, count: number, rows: number, start?: string): { index: number; top: number } {
+export function pickerWindow(
+  state: PickerState,
+  items: string,
+  count: number,
+  rows: number,
+  start?: string,
+): { index: number; top: number } {
   const h = carried(state.highlight, items, start);
   const shown = Math.max(1, rows);
   const index = Math.min(Math.max(0, count - 1), Math.max(0, h.index));

@@ -45,7 +45,8 @@ export interface PickerHandle {
 
 /** The error state for a failed load, the `failures`-th in a row. */
 function failed(error: unknown, failures: number, clock: () => number): DomainsState {
-  if (pollVerdict(error).hold) return { status: 'error', error: describeError(error), retryAt: null, held: true, cause: error };
+  if (pollVerdict(error).hold)
+    return { status: 'error', error: describeError(error), retryAt: null, held: true, cause: error };
   return { status: 'error', error: describeError(error), retryAt: clock() + retryDelay(failures, error), cause: error };
 }
 

@@ -22,11 +22,26 @@ const SAMPLE_FROM = 'tempmail-tui sample <sample@example.com>';
 const SAMPLE_SUBJECT = 'Your tempmail-tui sample: confirm this address';
 
 /** A sample message to `to`; `code` and `token` are drawn at random unless given. */
-export function sampleMessage(to: string, code = String(randomInt(100_000, 1_000_000)), token = randomBytes(9).toString('hex')): SampleMessage {
+export function sampleMessage(
+  to: string,
+  code = String(randomInt(100_000, 1_000_000)),
+  token = randomBytes(9).toString('hex'),
+): SampleMessage {
   const link = `https://example.com/confirm?token=${token}`;
-  const intro = "This is a sample message. T sent it to this address through the local service's SMTP port, as any mail program on this machine can.";
-  const tips = 'Try it: c copies the code, o opens the link (1 picks it first), R shows the raw message, q goes back to the inbox.';
-  const text = [intro, '', `Your verification code is ${code}.`, '', `Confirm your address: ${link}`, '', tips, ''].join('\n');
+  const intro =
+    "This is a sample message. T sent it to this address through the local service's SMTP port, as any mail program on this machine can.";
+  const tips =
+    'Try it: c copies the code, o opens the link (1 picks it first), R shows the raw message, q goes back to the inbox.';
+  const text = [
+    intro,
+    '',
+    `Your verification code is ${code}.`,
+    '',
+    `Confirm your address: ${link}`,
+    '',
+    tips,
+    '',
+  ].join('\n');
   const html = [
     '<h2>Welcome to tempmail-tui</h2>',
     `<p>${intro}</p>`,

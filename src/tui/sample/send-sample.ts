@@ -21,7 +21,10 @@ const DIALOG_MS = 10_000;
 /** Sends `message`; rejects with a SampleError that says why in words. */
 export async function sendSample(target: SmtpTarget, message: SampleMessage): Promise<void> {
   // The SMTP transport and the composer alone: nodemailer's other transports stay out of the chunk.
-  const [{ default: Mail }, { default: SMTPTransport }] = await Promise.all([import('nodemailer/lib/mailer'), import('nodemailer/lib/smtp-transport')]);
+  const [{ default: Mail }, { default: SMTPTransport }] = await Promise.all([
+    import('nodemailer/lib/mailer'),
+    import('nodemailer/lib/smtp-transport'),
+  ]);
   const options = {
     host: target.smtpHost,
     port: target.smtpPort,
@@ -34,7 +37,13 @@ export async function sendSample(target: SmtpTarget, message: SampleMessage): Pr
   };
   const transport = new Mail(new SMTPTransport(options), options);
   try {
-    await transport.sendMail({ from: message.from, to: message.to, subject: message.subject, text: message.text, html: message.html });
+    await transport.sendMail({
+      from: message.from,
+      to: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html,
+    });
   } catch (error) {
     throw new SampleError(sampleFailure(error, target));
   } finally {
@@ -48,7 +57,12 @@ export class SampleError extends Error {}
 /** Why a send failed, in a few words: what the service answered, or what became of the connection. */
 function sampleFailure(error: unknown, target: SmtpTarget): string {
   const where = `${safeLine(target.smtpHost, 100)}:${target.smtpPort}`;
-  const e = (typeof error === 'object' && error !== null ? error : {}) as { responseCode?: unknown; response?: unknown; code?: unknown; message?: unknown };
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    responseCode?: unknown;
+    response?: unknown;
+    code?: unknown;
+    message?: unknown;
+  };
   if (typeof e.responseCode === 'number' && typeof e.response === 'string') {
     return `the service at ${where} answered: ${safeLine(e.response, 160)}`;
   }

@@ -24,23 +24,27 @@ export function useSample({ email, local, where, status, mounted }: SampleInput)
   const sending = useRef(false);
   return () => {
     if (!local) {
-      return status.info(`No sample sent: T mails one only through the app's own local service, and ${email} lives on ${where}.`);
+      return status.info(
+        `No sample sent: T mails one only through the app's own local service, and ${email} lives on ${where}.`,
+      );
     }
     if (sending.current) return status.info('Still sending the sample message…');
     sending.current = true;
     const target = `SMTP ${local.smtpHost}:${local.smtpPort}`;
     status.note(`Sending a sample message via ${target}…`);
     // Its module (and node:crypto, for the code) loads on the first T, not before the first frame.
-    import('./sample-message').then(({ sampleMessage }) => sendSample(local, sampleMessage(email))).then(
-      () => {
-        sending.current = false;
-        if (mounted.current) status.info(`Sample message sent via ${target}: open it, then c copies its code.`);
-      },
-      (error: unknown) => {
-        sending.current = false;
-        const why = error instanceof SampleError ? error.message : 'it could not be sent';
-        if (mounted.current) status.fail(`Sample message not sent: ${why}`);
-      },
-    );
+    import('./sample-message')
+      .then(({ sampleMessage }) => sendSample(local, sampleMessage(email)))
+      .then(
+        () => {
+          sending.current = false;
+          if (mounted.current) status.info(`Sample message sent via ${target}: open it, then c copies its code.`);
+        },
+        (error: unknown) => {
+          sending.current = false;
+          const why = error instanceof SampleError ? error.message : 'it could not be sent';
+          if (mounted.current) status.fail(`Sample message not sent: ${why}`);
+        },
+      );
   };
 }

@@ -18,7 +18,11 @@ export const forgetScreen = (provider: ProviderId): Screen => (deleteWording(pro
 export function forgetLines(email: string, provider: ProviderId, columns: number): string[] {
   const wording = deleteWording(provider);
   if (!wording) return confirmLines(`Forget ${email}? It cannot be reopened.`, columns);
-  const answers = [`? y: here only · D: also ${wording} · other key: no`, '? y: here only · D: delete it there too · other key: no', '? y here · D there too'];
+  const answers = [
+    `? y: here only · D: also ${wording} · other key: no`,
+    '? y: here only · D: delete it there too · other key: no',
+    '? y here · D there too',
+  ];
   return confirmLines(`Forget ${email}`, columns, answers);
 }
 
@@ -28,9 +32,17 @@ export function ForgetLine({ email, provider, columns }: { email: string; provid
 }
 
 /** Reads the answer while `active`: `here` (y), `there` too (D, where the provider can), or neither. */
-export function useForgetAnswer(provider: ProviderId | null, active: boolean, answer: (choice: 'here' | 'there' | 'no') => void): void {
+export function useForgetAnswer(
+  provider: ProviderId | null,
+  active: boolean,
+  answer: (choice: 'here' | 'there' | 'no') => void,
+): void {
   const screen = provider === null ? 'confirm' : forgetScreen(provider);
-  useKeys('confirm', { yes: () => answer('here'), no: () => answer('no') }, { isActive: active && screen === 'confirm' });
+  useKeys(
+    'confirm',
+    { yes: () => answer('here'), no: () => answer('no') },
+    { isActive: active && screen === 'confirm' },
+  );
   useKeys(
     'forgetAccount',
     { yes: () => answer('here'), deleteAccount: () => answer('there'), no: () => answer('no') },

@@ -27,9 +27,12 @@ export interface CurrentAddress {
 
 /** True when the saved entry is the address on screen. */
 export function isCurrent(s: SavedSession, current: CurrentAddress | null): boolean {
-  return current !== null && s.email.toLowerCase() === current.email.toLowerCase() && sameRef({ provider: s.provider, baseUrl: s.baseUrl }, current.ref);
+  return (
+    current !== null &&
+    s.email.toLowerCase() === current.email.toLowerCase() &&
+    sameRef({ provider: s.provider, baseUrl: s.baseUrl }, current.ref)
+  );
 }
-
 
 export interface SwitchScreenProps {
   /** Live saved addresses, newest first. */
@@ -53,7 +56,14 @@ const nameOf = (s: SavedSession) => providerName({ provider: s.provider, baseUrl
  * One row: number, address (padded to `emailCols`), time left, its provider when the list holds more
  * than one (else the title names it), whether it is the current one, and a refusal.
  */
-export function switchRow(s: SavedSession, index: number, now: number, current: CurrentAddress | null, emailCols = 0, showProvider = true): string {
+export function switchRow(
+  s: SavedSession,
+  index: number,
+  now: number,
+  current: CurrentAddress | null,
+  emailCols = 0,
+  showProvider = true,
+): string {
   const mark = isCurrent(s, current) ? '  (current)' : '';
   const email = s.email + ' '.repeat(Math.max(0, emailCols - textWidth(s.email)));
   const where = showProvider ? ` · ${nameOf(s)}` : '';
@@ -103,7 +113,9 @@ export function SwitchScreen(props: SwitchScreenProps) {
   });
 
   // Title, blank, rows, blank, status (or the question, wrapped), footer.
-  const bottomRows = asking ? forgetLines(asking.email, asking.provider, columns).length : statusLines(props.status?.text ?? '', columns).length;
+  const bottomRows = asking
+    ? forgetLines(asking.email, asking.provider, columns).length
+    : statusLines(props.status?.text ?? '', columns).length;
   const listRows = Math.max(1, rows - 4 - bottomRows);
   // Just enough scrolling to keep the highlighted row in view.
   const first = Math.max(0, index - listRows + 1);
@@ -117,10 +129,20 @@ export function SwitchScreen(props: SwitchScreenProps) {
         {fitToWidth(switchTitle(list), columns)}
       </Text>
       <Text> </Text>
-      {help ? <HelpScreen screen="switch" columns={columns} rows={listRows + 1} onClose={() => setHelp(false)} isActive={isActive} /> : null}
+      {help ? (
+        <HelpScreen
+          screen="switch"
+          columns={columns}
+          rows={listRows + 1}
+          onClose={() => setHelp(false)}
+          isActive={isActive}
+        />
+      ) : null}
       <Box display={help ? 'none' : 'flex'} flexDirection="column" height={listRows} overflowY="hidden">
         {list.length === 0 ? (
-          <Text wrap="truncate">{fitToWidth('No saved address is still live. Esc goes back; n in the inbox makes a new one.', columns)}</Text>
+          <Text wrap="truncate">
+            {fitToWidth('No saved address is still live. Esc goes back; n in the inbox makes a new one.', columns)}
+          </Text>
         ) : (
           shown.map((s, i) => (
             <Text key={`${s.provider} ${s.baseUrl} ${s.email}`} wrap="truncate" inverse={first + i === index}>
@@ -130,7 +152,11 @@ export function SwitchScreen(props: SwitchScreenProps) {
         )}
       </Box>
       {help ? null : <Text> </Text>}
-      {asking ? <ForgetLine email={asking.email} provider={asking.provider} columns={columns} /> : <StatusLine status={props.status} columns={columns} />}
+      {asking ? (
+        <ForgetLine email={asking.email} provider={asking.provider} columns={columns} />
+      ) : (
+        <StatusLine status={props.status} columns={columns} />
+      )}
       <Footer screen={asking ? forgetScreen(asking.provider) : help ? 'help' : 'switch'} columns={columns} />
     </Box>
   );

@@ -44,9 +44,16 @@ const sameEntry = (s: SavedSession, email: string, ref: ProviderRef) =>
   s.email.toLowerCase() === email.toLowerCase() && sameRef({ provider: s.provider, baseUrl: s.baseUrl }, ref);
 
 /** Saved addresses that `reachable` accepts; with no config, an empty list and no saving. */
-export function useSaved(config: SavedConfig | undefined, clock: () => number, reachable: (s: SavedSession) => boolean = () => true): SavedHandle {
+export function useSaved(
+  config: SavedConfig | undefined,
+  clock: () => number,
+  reachable: (s: SavedSession) => boolean = () => true,
+): SavedHandle {
   // The reason first, the path last (see fs-reason.ts): the status line is cut at the right edge.
-  const why = useCallback((error: unknown) => (config ? fsProblem(error, [config.store.file, dirname(config.store.file)]) : ''), [config]);
+  const why = useCallback(
+    (error: unknown) => (config ? fsProblem(error, [config.store.file, dirname(config.store.file)]) : ''),
+    [config],
+  );
   const read = useCallback((): { list: SavedSession[]; error: string | null } => {
     if (!config) return { list: [], error: null };
     try {
@@ -65,7 +72,10 @@ export function useSaved(config: SavedConfig | undefined, clock: () => number, r
         config.store.save(session, ref.baseUrl, ref.provider);
         setState(read());
       } catch (error) {
-        setState((s) => ({ ...s, error: `Address not saved: ${why(error)}; it works until it expires but cannot be resumed` }));
+        setState((s) => ({
+          ...s,
+          error: `Address not saved: ${why(error)}; it works until it expires but cannot be resumed`,
+        }));
       }
     },
     [config, read, why],

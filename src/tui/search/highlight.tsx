@@ -19,8 +19,14 @@ export const HighlightedLine = memo(function HighlightedLine({ segments }: { seg
         s.hit === 'none' ? (
           s.text
         ) : (
-          // biome-ignore lint/suspicious/noArrayIndexKey: the pieces of one line, cut again as a whole when the line or the search changes; a piece is its place in the line
-          <Text key={i} inverse={s.hit === 'current'} bold={s.hit === 'current'} underline={s.hit === 'match'} color={s.hit === 'match' ? theme.color('warn') : undefined}>
+          <Text
+            // biome-ignore lint/suspicious/noArrayIndexKey: the pieces of one line, cut again as a whole when the line or the search changes; a piece is its place in the line
+            key={i}
+            inverse={s.hit === 'current'}
+            bold={s.hit === 'current'}
+            underline={s.hit === 'match'}
+            color={s.hit === 'match' ? theme.color('warn') : undefined}
+          >
             {s.text}
           </Text>
         ),

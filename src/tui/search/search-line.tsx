@@ -24,7 +24,13 @@ export function countText(c: SearchCount | null): string {
 }
 
 /** The search input with its count. */
-export function SearchLine(props: { value: string; focus: boolean; count: SearchCount | null; columns: number; onChange: (clean: string) => void }) {
+export function SearchLine(props: {
+  value: string;
+  focus: boolean;
+  count: SearchCount | null;
+  columns: number;
+  onChange: (clean: string) => void;
+}) {
   const theme = useTheme();
   // Figures of the pattern as typed only: a key ahead of them shows none rather than the last one's.
   const current = props.count?.pattern === props.value ? props.count : undefined;

@@ -75,7 +75,8 @@ export function useSearch({ search, lines, scroll, reveal, onCount, onKept }: Us
   const kept = search !== null && !search.typing;
   // biome-ignore lint/correctness/useExhaustiveDependencies: an edge, not a state: it runs when typing starts or ends (typing.current holds the last), and Enter's words are this render's matches; onKept is a new function each render
   useEffect(() => {
-    if (kept && typing.current) onKept?.(searchSetText(pattern, matches ? { pattern, current: current + 1, count, capped } : null));
+    if (kept && typing.current)
+      onKept?.(searchSetText(pattern, matches ? { pattern, current: current + 1, count, capped } : null));
     typing.current = search?.typing ?? false;
   }, [kept, search?.typing]);
 

@@ -13,7 +13,14 @@ import type { OpenResult } from '../../platform/browser';
 import { replaceFile, safeFileName, uniquePath, writeFileIfNew, writeNewFile } from '../../state/download-files';
 import { makeDirSync } from '../../platform/make-dir';
 import { safeLine } from '../../text/safe-text';
-import { expiryMs, type AttachmentInfo, type MessageId, type MessageSource, type MessageSummary, type Session } from '../../model/mail-types';
+import {
+  expiryMs,
+  type AttachmentInfo,
+  type MessageId,
+  type MessageSource,
+  type MessageSummary,
+  type Session,
+} from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
 import { byteSize } from '../wording/display-format';
 import { fsReason } from '../wording/fs-reason';
@@ -118,7 +125,14 @@ async function deleteOnService(input: SessionActionsInput, id: MessageId): Promi
     const expired =
       isApiError(error) &&
       (error.kind === 'session_expired' || (error.kind === 'invalid_token' && expiryMs(session) <= input.clock()));
-    live(input, input.fail)(expired ? 'Not deleted: this address has expired · press n for a new address' : `Not deleted: ${describeError(error)}`);
+    live(
+      input,
+      input.fail,
+    )(
+      expired
+        ? 'Not deleted: this address has expired · press n for a new address'
+        : `Not deleted: ${describeError(error)}`,
+    );
     return false;
   }
   return true;
@@ -153,7 +167,14 @@ function openUrl(input: SessionActionsInput, n: number, url: string): void {
  * the size rather than the name), or why not (the reason first: a long folder could push it off the
  * line). False when `write` found the name taken.
  */
-function writeOut(input: SessionActionsInput, name: string, dir: string, size: number, write: () => string | null, done = 'Saved to'): boolean {
+function writeOut(
+  input: SessionActionsInput,
+  name: string,
+  dir: string,
+  size: number,
+  write: () => string | null,
+  done = 'Saved to',
+): boolean {
   let path: string | null;
   try {
     path = write();
@@ -167,9 +188,18 @@ function writeOut(input: SessionActionsInput, name: string, dir: string, size: n
 }
 
 /** Writes downloaded bytes into the download directory as `filename` (made safe), asking when it is taken. */
-function saveBytes(input: SessionActionsInput, name: string, filename: string, download: () => Promise<Uint8Array>, what: string): void {
+function saveBytes(
+  input: SessionActionsInput,
+  name: string,
+  filename: string,
+  download: () => Promise<Uint8Array>,
+  what: string,
+): void {
   const dir = input.downloadDir;
-  if (!dir) return input.fail(input.noDownload ?? 'No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).');
+  if (!dir)
+    return input.fail(
+      input.noDownload ?? 'No download directory is set (downloadDir in config.json or TEMPMAIL_DOWNLOAD_DIR).',
+    );
   if (input.saving.current) return input.info('Still saving the previous file…');
   input.saving.current = true;
   input.progress(what);
@@ -183,7 +213,8 @@ function saveBytes(input: SessionActionsInput, name: string, filename: string, d
       };
       if (writeOut(input, name, dir, bytes.length, fresh)) return;
       // The name is taken. Nobody left to ask (the user left this address): keep both, never replace.
-      if (!input.mounted.current) return void writeOut(input, name, dir, bytes.length, () => writeNewFile(dir, filename, bytes));
+      if (!input.mounted.current)
+        return void writeOut(input, name, dir, bytes.length, () => writeNewFile(dir, filename, bytes));
       const safe = safeFileName(filename);
       const keepName = basename(uniquePath(dir, safe));
       input.ask({ kind: 'overwrite', filename, name: safe, dir, where: homeRelative(dir), keepName, bytes });
@@ -221,7 +252,8 @@ function saveMessage(input: SessionActionsInput, message: MessageSummary, source
 
 function answerConflict(input: SessionActionsInput, q: SaveConflict, choice: ConflictChoice): void {
   const size = q.bytes.length;
-  if (choice === 'overwrite') writeOut(input, q.name, q.dir, size, () => replaceFile(q.dir, q.filename, q.bytes), 'Replaced');
+  if (choice === 'overwrite')
+    writeOut(input, q.name, q.dir, size, () => replaceFile(q.dir, q.filename, q.bytes), 'Replaced');
   else if (choice === 'keep') writeOut(input, q.name, q.dir, size, () => writeNewFile(q.dir, q.filename, q.bytes));
   else input.info(`Cancelled: ${q.name} left as it was`);
 }

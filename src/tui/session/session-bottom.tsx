@@ -31,7 +31,11 @@ export function questionScreen(question: Question): Screen {
 
 /** How "report.pdf exists" is answered, longest wording first: the line keeps the keys, cutting the question. */
 export function overwriteAnswers(q: SaveConflict): string[] {
-  return [`: o overwrite · k keep both (${q.keepName}) · other key cancels`, ': o overwrite · k keep both · other key cancels', ': o overwrite · k keep both'];
+  return [
+    `: o overwrite · k keep both (${q.keepName}) · other key cancels`,
+    ': o overwrite · k keep both · other key cancels',
+    ': o overwrite · k keep both',
+  ];
 }
 
 type AttachmentQuestion = Extract<Question, { kind: 'attachment' }>;
@@ -40,7 +44,10 @@ type AttachmentQuestion = Extract<Question, { kind: 'attachment' }>;
  * A digit typed at "Save which attachment?": like link numbers, it saves one at once when no longer
  * number could follow ("2" of 12), else waits for another digit or Enter ("1" of 12).
  */
-export function attachmentDigit(q: AttachmentQuestion, digit: string): { save?: AttachmentInfo; wait?: AttachmentQuestion; none?: string } {
+export function attachmentDigit(
+  q: AttachmentQuestion,
+  digit: string,
+): { save?: AttachmentInfo; wait?: AttachmentQuestion; none?: string } {
   const count = q.attachments.length;
   const choice = linkChoice(q.typed ?? '', digit, count);
   if (choice.wait) return { wait: { ...q, typed: choice.wait } };
@@ -72,7 +79,13 @@ export function questionLines(question: Question, email: string, columns: number
 }
 
 /** Rows above the footer: a question's lines, one for an input (filter, search), else the status's lines. */
-export function bottomHeight(at: { question: Question | null; email: string; input: boolean; status: StatusMessage | null; columns: number }): number {
+export function bottomHeight(at: {
+  question: Question | null;
+  email: string;
+  input: boolean;
+  status: StatusMessage | null;
+  columns: number;
+}): number {
   if (at.question) return questionLines(at.question, at.email, at.columns).length;
   return at.input ? 1 : statusLines(at.status?.text ?? '', at.columns).length;
 }

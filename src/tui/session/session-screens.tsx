@@ -191,7 +191,15 @@ export function sessionBottom(p: SessionParts, b: BottomState): React.ReactNode 
     );
   }
   if (b.typingSearch && reading.search) {
-    return <SearchLine value={reading.search.pattern} focus={p.screen === 'search'} count={reading.searchCount} columns={columns} onChange={reading.typeSearch} />;
+    return (
+      <SearchLine
+        value={reading.search.pattern}
+        focus={p.screen === 'search'}
+        count={reading.searchCount}
+        columns={columns}
+        onChange={reading.typeSearch}
+      />
+    );
   }
   return <StatusLine status={b.shownStatus} columns={columns} />;
 }
@@ -218,6 +226,12 @@ export function sessionHeader(p: SessionParts, unread: number | undefined): Reac
 /** The `?` help of the screen under it. */
 export function sessionHelp(p: SessionParts, under: Screen): React.ReactNode {
   return (
-    <HelpScreen screen={under} columns={p.props.columns} rows={p.height} onClose={() => p.setHelp(false)} isActive={p.screen === 'help'} />
+    <HelpScreen
+      screen={under}
+      columns={p.props.columns}
+      rows={p.height}
+      onClose={() => p.setHelp(false)}
+      isActive={p.screen === 'help'}
+    />
   );
 }

@@ -15,7 +15,15 @@ import { useReadMarks } from '../inbox/use-read-marks';
 import type { Screen } from '../keymap/keymap';
 import { sessionActions } from './session-actions';
 import { bottomHeight, questionScreen, type Question } from './session-bottom';
-import { type SessionParts, type SessionViewProps, sessionBottom, sessionHeader, sessionHelp, sessionInbox, sessionViewer } from './session-screens';
+import {
+  type SessionParts,
+  type SessionViewProps,
+  sessionBottom,
+  sessionHeader,
+  sessionHelp,
+  sessionInbox,
+  sessionViewer,
+} from './session-screens';
 import { useFaded, useStatus } from './session-status';
 import { useReading } from './use-reading';
 import { removeMessage, useSessionKeys } from './use-session-keys';
@@ -35,7 +43,14 @@ const NO_ATTACHMENTS = ['save'] as const;
 export function SessionView(props: SessionViewProps) {
   const { provider: api, session, columns, rows, active } = props;
   const marks = useReadMarks(props.readMarks, session);
-  const inbox = useInbox({ api, session, intervalMs: props.intervalMs, clock: props.clock, onTokenAnswer: props.onTokenAnswer, read: marks.initial });
+  const inbox = useInbox({
+    api,
+    session,
+    intervalMs: props.intervalMs,
+    clock: props.clock,
+    onTokenAnswer: props.onTokenAnswer,
+    read: marks.initial,
+  });
   const kept = props.marks;
   const cache = useMessageCache(api, session, undefined, kept.set);
   const sources = useMessageSources(api, session);
@@ -49,13 +64,32 @@ export function SessionView(props: SessionViewProps) {
   const { view } = reading;
 
   const { unread } = inbox.state;
-  useSessionEffects({ inbox, cache, marks, kept, status: { info, note, fail }, ring: props.bell ? props.ringBell : null });
-  const sendSample = useSample({ email: session.email, local: props.local, where: props.where ?? api.info.label, status: { info, note, fail }, mounted });
+  useSessionEffects({
+    inbox,
+    cache,
+    marks,
+    kept,
+    status: { info, note, fail },
+    ring: props.bell ? props.ringBell : null,
+  });
+  const sendSample = useSample({
+    email: session.email,
+    local: props.local,
+    where: props.where ?? api.info.label,
+    status: { info, note, fail },
+    mounted,
+  });
 
   // Above the footer: a question, the filter or search input, or the status (fading; a long one wraps).
   const shownStatus = useFaded(status, props.clock) ?? props.notice ?? null;
   const typingSearch = Boolean(reading.search?.typing && view.kind === 'viewer');
-  const bottomRows = bottomHeight({ question, email: session.email, input: filtering || typingSearch, status: shownStatus, columns });
+  const bottomRows = bottomHeight({
+    question,
+    email: session.email,
+    input: filtering || typingSearch,
+    status: shownStatus,
+    columns,
+  });
   const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - bottomRows - 1);
   useEffect(() => {
     inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) });
@@ -65,7 +99,8 @@ export function SessionView(props: SessionViewProps) {
   const { live } = inbox;
   const asking: Screen | null = question ? questionScreen(question) : null;
   const searchScreen: Screen | null = reading.search ? (reading.search.typing ? 'search' : 'found') : null;
-  const screen: Screen = asking ?? (help ? 'help' : filtering ? 'filter' : view.kind === 'viewer' ? (searchScreen ?? 'viewer') : 'inbox');
+  const screen: Screen =
+    asking ?? (help ? 'help' : filtering ? 'filter' : view.kind === 'viewer' ? (searchScreen ?? 'viewer') : 'inbox');
 
   // Esc in the filter input, or in the list while a filter is set.
   const clearFilter = () => {
@@ -93,11 +128,15 @@ export function SessionView(props: SessionViewProps) {
 
   if (!active) return null;
 
-  const newAddress = () => (live ? setQuestion({ kind: 'leave', lasts: keepsWorking(api.info, session.expiresAt !== null) }) : props.onNewAddress());
+  const newAddress = () =>
+    live
+      ? setQuestion({ kind: 'leave', lasts: keepsWorking(api.info, session.expiresAt !== null) })
+      : props.onNewAddress();
 
   // A message without attachments has nothing for `a` to save: its footer leaves it out.
   const opened = view.kind === 'viewer' ? cache.get(view.message.id) : undefined;
-  const viewerHidden = opened?.status === 'ready' && opened.message.attachments.length === 0 ? NO_ATTACHMENTS : undefined;
+  const viewerHidden =
+    opened?.status === 'ready' && opened.message.attachments.length === 0 ? NO_ATTACHMENTS : undefined;
   const parts: SessionParts = {
     props,
     screen,
@@ -128,7 +167,9 @@ export function SessionView(props: SessionViewProps) {
       <Box display={help ? 'none' : 'flex'} flexDirection="column">
         {content}
       </Box>
-      {help ? sessionHelp(parts, view.kind === 'viewer' ? (searchScreen === 'found' ? 'found' : 'viewer') : 'inbox') : null}
+      {help
+        ? sessionHelp(parts, view.kind === 'viewer' ? (searchScreen === 'found' ? 'found' : 'viewer') : 'inbox')
+        : null}
       {bottom}
       <Footer screen={screen} columns={columns} hide={viewerHidden} />
     </Box>

@@ -91,7 +91,11 @@ export function useReading({ api, session, inbox, cache, sources, status }: Read
     const next = i >= 0 ? list[i + direction] : undefined;
     if (next) return show(next);
     if (i < 0) return status.info('This message is no longer in the list: q goes back to it');
-    status.info(direction > 0 ? 'No next message: this is the last one in the list' : 'No previous message: this is the first one in the list');
+    status.info(
+      direction > 0
+        ? 'No next message: this is the last one in the list'
+        : 'No previous message: this is the first one in the list',
+    );
   };
 
   // The source view of a message asks for its source (once: the cache keeps it).

@@ -20,7 +20,9 @@ export interface SaveQuestionsInput {
 }
 
 /** Listens for the answers; returns what `a` calls with the opened message's attachments. */
-export function useSaveQuestions(input: SaveQuestionsInput): (message: MessageSummary, attachments: readonly AttachmentInfo[]) => void {
+export function useSaveQuestions(
+  input: SaveQuestionsInput,
+): (message: MessageSummary, attachments: readonly AttachmentInfo[]) => void {
   const { question, setQuestion, actions, info } = input;
   const cancel = () => {
     setQuestion(null);
@@ -37,7 +39,10 @@ export function useSaveQuestions(input: SaveQuestionsInput): (message: MessageSu
         if (none) info(none);
       },
       submit: () => {
-        const chosen = question?.kind === 'attachment' && question.typed ? question.attachments[Number(question.typed) - 1] : undefined;
+        const chosen =
+          question?.kind === 'attachment' && question.typed
+            ? question.attachments[Number(question.typed) - 1]
+            : undefined;
         if (question?.kind !== 'attachment' || !chosen) return cancel();
         setQuestion(null);
         actions.saveAttachment(question.message.id, chosen);

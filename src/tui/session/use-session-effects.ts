@@ -59,7 +59,10 @@ export function useSessionEffects({ inbox, cache, marks, kept, status, ring }: S
   // Mail showed the service's times off by a zone: say so (it stays: it explains the times shown).
   const zoneError = inbox.zoneErrorMs;
   useEffect(() => {
-    if (zoneError !== 0) status.note(`The service's times read ${formatZoneError(zoneError)} off; corrected from arriving mail (see --server-tz)`);
+    if (zoneError !== 0)
+      status.note(
+        `The service's times read ${formatZoneError(zoneError)} off; corrected from arriving mail (see --server-tz)`,
+      );
   }, [zoneError, status.note]);
 
   // Opened messages are remembered for this address (a deleted one's mark goes once the list lacks it).

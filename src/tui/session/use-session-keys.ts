@@ -73,7 +73,11 @@ export function useSessionKeys(input: SessionKeysInput) {
     },
     { isActive: active && input.filtering && !question },
   );
-  useKeys('search', { submit: input.reading.keepSearch, back: input.reading.clearSearch }, { isActive: active && screen === 'search' });
+  useKeys(
+    'search',
+    { submit: input.reading.keepSearch, back: input.reading.clearSearch },
+    { isActive: active && screen === 'search' },
+  );
   return saveFrom;
 }
 

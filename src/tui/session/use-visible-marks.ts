@@ -19,7 +19,8 @@ export const REST_MS = 250;
 const MAX_ROWS = 80;
 
 /** True when nothing was read of this message yet (no body cached or asked for, no mark kept). */
-const unmarked = (cache: MessageCache, kept: AddressMarks, m: MessageSummary): boolean => cache.get(m.id) === undefined && kept.get(m.id) === undefined;
+const unmarked = (cache: MessageCache, kept: AddressMarks, m: MessageSummary): boolean =>
+  cache.get(m.id) === undefined && kept.get(m.id) === undefined;
 
 /** Queues the background fetches of the list's marks. */
 export function useVisibleMarks(state: InboxState, cache: MessageCache, kept: AddressMarks): void {

@@ -73,9 +73,11 @@ Exit status: 0 done, 1 error, 2 bad usage or setting.
 `;
 }
 
-
 /** Parses flags into settings; a usage or setting problem becomes a message (exit 2). */
-export function parseAppArgs(argv: string[], env: NodeJS.ProcessEnv): { help?: true; version?: true; settings?: Settings; error?: string } {
+export function parseAppArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+): { help?: true; version?: true; settings?: Settings; error?: string } {
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;

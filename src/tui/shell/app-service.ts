@@ -6,7 +6,15 @@
  * code yet (the first request of a tempmail service goes without it: quick-domains.ts).
  */
 import type { MailProvider, TempMailApi } from '../../client/client-types';
-import { configuredRef, createProvider, createProviderSet, providerChoices, type ProviderOptions, type ProviderRef, type ProviderSet } from '../../client/providers';
+import {
+  configuredRef,
+  createProvider,
+  createProviderSet,
+  providerChoices,
+  type ProviderOptions,
+  type ProviderRef,
+  type ProviderSet,
+} from '../../client/providers';
 import { quickDomains } from '../../client/tempmail/quick-domains';
 import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
@@ -45,12 +53,18 @@ export interface AppService {
  * in-process service's data directory: it gets a new HTTP port every run, and the data dir is what holds
  * its addresses across runs.
  */
-export function startRef(settings: Partial<Pick<Settings, 'provider' | 'baseUrl' | 'providers' | 'providerOrder'>>, env: NodeJS.ProcessEnv): ProviderRef {
+export function startRef(
+  settings: Partial<Pick<Settings, 'provider' | 'baseUrl' | 'providers' | 'providerOrder'>>,
+  env: NodeJS.ProcessEnv,
+): ProviderRef {
   return configuredRef(settings) ?? { provider: 'tempmail', baseUrl: `local:${appPaths(env).data}` };
 }
 
 /** Starts what the app needs from its providers; an error is a line for stderr (exit 1). */
-export async function connectService(settings: Settings, env: NodeJS.ProcessEnv): Promise<AppService | { error: string }> {
+export async function connectService(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+): Promise<AppService | { error: string }> {
   const start = startRef(settings, env);
   const rateWaits = createRateWaits();
   const state = appPaths(env).state;
@@ -65,7 +79,12 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
       state,
       sessions,
       onWait: (seconds) => rateWaits.tell({ label: providerName(ref), seconds }),
-      onPacing: (note) => rateWaits.tell({ label: providerName(ref), seconds: 'seconds' in note ? note.seconds : 0, text: pacingWords(providerName(ref), note) }),
+      onPacing: (note) =>
+        rateWaits.tell({
+          label: providerName(ref),
+          seconds: 'seconds' in note ? note.seconds : 0,
+          text: pacingWords(providerName(ref), note),
+        }),
     }),
   });
   let local: LocalService | undefined;
@@ -80,7 +99,13 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
       }
       // The in-process service is not paced: nobody else's limits apply to it.
       const { pacerFor: _p, rateLimitWait: _w, ...plain } = options(start);
-      first = withLocalPush(tempmailProvider(followingApi(local, (url) => createApi({ ...plain, baseUrl: url })), local.httpUrl), local);
+      first = withLocalPush(
+        tempmailProvider(
+          followingApi(local, (url) => createApi({ ...plain, baseUrl: url })),
+          local.httpUrl,
+        ),
+        local,
+      );
     } else {
       first = createProvider(start.provider, { ...options(start), baseUrl: start.baseUrl });
     }
@@ -96,7 +121,15 @@ export async function connectService(settings: Settings, env: NodeJS.ProcessEnv)
     known: [[start, first], ...(last ? [[last.ref, last.provider] as const] : [])],
     make: (ref) => createProvider(ref.provider, { ...options(ref), baseUrl: ref.baseUrl }),
   });
-  return { providers, start, baseUrl: local?.httpUrl ?? start.baseUrl, local, autoLocal: last, domains: early(firstDomains(start, first)), rateWaits };
+  return {
+    providers,
+    start,
+    baseUrl: local?.httpUrl ?? start.baseUrl,
+    local,
+    autoLocal: last,
+    domains: early(firstDomains(start, first)),
+    rateWaits,
+  };
 }
 
 /**
@@ -140,6 +173,9 @@ export function withLocalPush(provider: MailProvider, local: LocalService): Mail
   return {
     ...provider,
     watchMail: (session, events) =>
-      local.watchInbox(session.token, { onMail: events.onMail, onState: (live) => events.onState(live ? 'live' : 'down') }),
+      local.watchInbox(session.token, {
+        onMail: events.onMail,
+        onState: (live) => events.onState(live ? 'live' : 'down'),
+      }),
   };
 }

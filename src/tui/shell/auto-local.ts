@@ -42,7 +42,8 @@ export function autoLocal(env: NodeJS.ProcessEnv, options: Omit<ApiOptions, 'bas
   };
   // Every call of the wire client waits for the service, then goes to it.
   const api = new Proxy({} as TempMailApi, {
-    get: (_target, name) =>
+    get:
+      (_target, name) =>
       async (...args: unknown[]) => {
         const { api: real } = await ready();
         return (Reflect.get(real, name) as (...a: unknown[]) => unknown).apply(real, args);

@@ -82,7 +82,10 @@ export function portFree(port: number, host = HOST): Promise<boolean> {
  * Starts the reference service for the app, or uses the one already running on its data directory;
  * `env` picks the directory (XDG, TEMPMAIL_TUI_HOME).
  */
-export async function startLocalService(env: NodeJS.ProcessEnv = process.env, ports = SMTP_PORTS): Promise<LocalService> {
+export async function startLocalService(
+  env: NodeJS.ProcessEnv = process.env,
+  ports = SMTP_PORTS,
+): Promise<LocalService> {
   const { appPaths } = await import('../../state/paths');
   const catchAll = new Set<CatchAllListener>();
   const tell: CatchAllListener = (made) => {
@@ -92,7 +95,12 @@ export async function startLocalService(env: NodeJS.ProcessEnv = process.env, po
 }
 
 /** The app's own service, or the running one it borrows. */
-async function startOrBorrow(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[], tell: CatchAllListener): Promise<Where> {
+async function startOrBorrow(
+  env: NodeJS.ProcessEnv,
+  smtpPorts: number[],
+  httpPorts: number[],
+  tell: CatchAllListener,
+): Promise<Where> {
   const { DataDirInUseError } = await import('../../server/store/data-lock');
   for (let attempt = 0; ; attempt++) {
     try {
@@ -214,7 +222,12 @@ class LocalHandle implements LocalService {
   }
 }
 
-async function startOwn(env: NodeJS.ProcessEnv, smtpPorts: number[], httpPorts: number[], tell: CatchAllListener): Promise<Where> {
+async function startOwn(
+  env: NodeJS.ProcessEnv,
+  smtpPorts: number[],
+  httpPorts: number[],
+  tell: CatchAllListener,
+): Promise<Where> {
   // Imported here, not at the top: a run against a remote service never loads the server code.
   const { startServer } = await import('../../server/assemble');
   const { defaultServerConfig } = await import('../../server/server-config');

@@ -24,7 +24,9 @@ async function stillHeld(dataDir: string, holder: LockHolder): Promise<boolean> 
   } catch {
     return true; // unreadable this moment (EACCES, EISDIR): nothing to act on; ask again later
   }
-  return lock !== undefined && lock.pid === holder.pid && lock.startedAt === holder.startedAt && holderAlive(dataDir, lock);
+  return (
+    lock !== undefined && lock.pid === holder.pid && lock.startedAt === holder.startedAt && holderAlive(dataDir, lock)
+  );
 }
 
 /**

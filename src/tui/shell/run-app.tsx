@@ -28,7 +28,6 @@ import type { GraphemeAnswer } from '../terminal/grapheme-query';
 
 export { serviceLabel };
 
-
 /**
  * The key under which a tempmail service's addresses are saved: its normalized URL (what the scripting
  * commands use too), or for the in-process service "local:" plus its data directory (see startRef).
@@ -67,13 +66,23 @@ export async function runApp({
   const ringBell = () => stdout.write('\x07');
   // The cursor home and the screen erased; the diff writer's next frame goes whole (Ink clears first).
   const clearScreen = () => stdout.write('\x1b[H\x1b[2J');
-  const copy = async (text: string, write: (data: string) => void) => (await copyToClipboard(text, { write, env })).message;
+  const copy = async (text: string, write: (data: string) => void) =>
+    (await copyToClipboard(text, { write, env })).message;
   const openLink = (url: string) => openInBrowser(url, { env });
   const app = () => (
     <App
       providers={providers}
       settings={settings}
-      local={local ? { smtpHost: local.smtpHost, smtpPort: local.smtpPort, sharedPid: local.sharedPid, onCatchAll: (l) => local.onCatchAll(l) } : undefined}
+      local={
+        local
+          ? {
+              smtpHost: local.smtpHost,
+              smtpPort: local.smtpPort,
+              sharedPid: local.sharedPid,
+              onCatchAll: (l) => local.onCatchAll(l),
+            }
+          : undefined
+      }
       serviceLabel={start.provider === 'tempmail' ? serviceLabel(local?.httpUrl ?? baseUrl) : undefined}
       saved={saved}
       readMarks={readMarks}

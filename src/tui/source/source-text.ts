@@ -31,7 +31,9 @@ export function decodeSource(bytes: Uint8Array): string {
 
 /** Field lines: "name: value", a value of several lines indented under its name. */
 export function fieldText(note: string, fields: readonly (readonly [string, string])[]): string {
-  const body = fields.map(([name, value]) => (value.includes('\n') ? `${name}:\n${value.replace(/^/gm, '  ')}` : `${name}: ${value}`));
+  const body = fields.map(([name, value]) =>
+    value.includes('\n') ? `${name}:\n${value.replace(/^/gm, '  ')}` : `${name}: ${value}`,
+  );
   return [`[${note}]`, '', ...body].join('\n');
 }
 
@@ -46,7 +48,8 @@ export function messageFields(m: Message): [string, string][] {
     ['received', m.receivedAt ? longTime(m.receivedAt) : ''],
   ];
   for (const [name, value] of Object.entries(m.headers ?? {})) fields.push([`header ${name}`, value]);
-  for (const a of m.attachments) fields.push([`attachment ${a.id}`, `${a.filename} · ${a.contentType} · ${a.size} bytes`]);
+  for (const a of m.attachments)
+    fields.push([`attachment ${a.id}`, `${a.filename} · ${a.contentType} · ${a.size} bytes`]);
   fields.push(['body_text', m.bodyText ?? '(none)'], ['body_html', m.bodyHtml ?? '(none)']);
   return fields;
 }
@@ -79,7 +82,12 @@ export function sourceLines(text: string, width: number, words = false): string[
 }
 
 /** The lines of any source, yielding between slices; rejects with the signal's reason when aborted. */
-export async function sourceLinesAsync(text: string, width: number, words = false, signal?: AbortSignal): Promise<string[]> {
+export async function sourceLinesAsync(
+  text: string,
+  width: number,
+  words = false,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const lines: string[] = [];
   for (let pos = 0; pos < text.length; ) {
     if (pos > 0) await yieldToEventLoop();

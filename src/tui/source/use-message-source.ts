@@ -9,7 +9,10 @@ import type { MailProvider } from '../../client/client-types';
 import type { MessageId, MessageSource, Session } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
 
-export type SourceEntry = { status: 'loading' } | { status: 'ready'; source: MessageSource } | { status: 'error'; error: string };
+export type SourceEntry =
+  | { status: 'loading' }
+  | { status: 'ready'; source: MessageSource }
+  | { status: 'error'; error: string };
 
 export interface SourceCache {
   /** False when the provider cannot give sources at all. */

@@ -44,11 +44,18 @@ export function wrapValue(label: string, value: string, width: number, maxLines:
  * The header rows wrapped for `columns`, with as many lines per value as leave `rows` room for
  * `extra` more rows (code, link, attachments), the rule and a few lines of body.
  */
-export function wrappedHeaders(headers: readonly [string, string][], columns: number, rows: number, extra: number): [string, string][] {
+export function wrappedHeaders(
+  headers: readonly [string, string][],
+  columns: number,
+  rows: number,
+  extra: number,
+): [string, string][] {
   const width = Math.max(1, columns - LABEL_COLS);
   let out: [string, string][] = [];
   for (let maxLines = MAX_HEADER_LINES; maxLines >= 1; maxLines--) {
-    out = headers.flatMap(([label, value]) => (label === 'Date' ? [[label, value] as [string, string]] : wrapValue(label, value, width, maxLines)));
+    out = headers.flatMap(([label, value]) =>
+      label === 'Date' ? [[label, value] as [string, string]] : wrapValue(label, value, width, maxLines),
+    );
     if (out.length + extra + 1 + MIN_BODY_ROWS <= rows) break;
   }
   return out;

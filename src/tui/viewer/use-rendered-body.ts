@@ -18,7 +18,10 @@ export type BodyView = { status: 'rendering' } | { status: 'ready'; body: Render
 // html-text.ts's SLICE_BYTES; spelled out so this module does not load the converter at start.)
 const SYNC_LIMIT = 48 * 1024;
 
-const fallback = (error: unknown): RenderedBody => ({ text: `[could not show this message: ${describeError(error)}]`, links: [] });
+const fallback = (error: unknown): RenderedBody => ({
+  text: `[could not show this message: ${describeError(error)}]`,
+  links: [],
+});
 
 /** Length of the body that will be shown: the HTML part when it has any content, else the text part. */
 export function shownLength(message: Pick<Message, 'bodyHtml' | 'bodyText'>): number {
@@ -56,7 +59,10 @@ export function useRenderedBody(message: Message | undefined, width: number): Bo
   useEffect(() => {
     if (!reader || !message || whole) return;
     const abort = new AbortController();
-    const partial = shownOf.current === message ? undefined : (body: RenderedBody) => !abort.signal.aborted && setBig({ message, width, body });
+    const partial =
+      shownOf.current === message
+        ? undefined
+        : (body: RenderedBody) => !abort.signal.aborted && setBig({ message, width, body });
     reader.renderBodyAsync(message, width, abort.signal, partial).then(
       (body) => setBig({ message, width, body }),
       (error: unknown) => {

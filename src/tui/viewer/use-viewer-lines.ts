@@ -7,7 +7,15 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { Link } from '../../content/html-text';
 import type { Message } from '../../model/mail-types';
-import { fieldText, isSmallSource, messageFields, PARSED_NOTE, sourceLines, sourceLinesAsync, sourceText } from '../source/source-text';
+import {
+  fieldText,
+  isSmallSource,
+  messageFields,
+  PARSED_NOTE,
+  sourceLines,
+  sourceLinesAsync,
+  sourceText,
+} from '../source/source-text';
 import type { SourceEntry } from '../source/use-message-source';
 import { useRenderedBody } from './use-rendered-body';
 import type { ViewerMode } from './viewer-state';
@@ -43,10 +51,19 @@ export interface ViewerLinesResult {
  * The viewer's lines for `message` (undefined while it loads) in `mode`. `source` is the fetched source
  * entry; with `sourcesAvailable` false the parsed message's fields stand in for it.
  */
-export function useViewerLines(message: Message | undefined, mode: ViewerMode, source: SourceEntry | undefined, sourcesAvailable: boolean, columns: number): ViewerLinesResult {
+export function useViewerLines(
+  message: Message | undefined,
+  mode: ViewerMode,
+  source: SourceEntry | undefined,
+  sourcesAvailable: boolean,
+  columns: number,
+): ViewerLinesResult {
   const part = shownPart(message, mode);
   // The text part alone is given to the converter when it is the one shown; same object while nothing changes.
-  const input = useMemo(() => (message && part === 'text' && message.bodyHtml !== null ? { ...message, bodyHtml: null } : message), [message, part]);
+  const input = useMemo(
+    () => (message && part === 'text' && message.bodyHtml !== null ? { ...message, bodyHtml: null } : message),
+    [message, part],
+  );
   const view = useRenderedBody(input, columns);
   // The rendered body is the same object while nothing changes (the view around it is not).
   const body = view?.status === 'ready' ? view.body : null;
@@ -61,7 +78,10 @@ export function useViewerLines(message: Message | undefined, mode: ViewerMode, s
     return source?.status === 'ready' ? sourceText(source.source) : null;
   }, [mode.source, sourcesAvailable, message, source]);
   const small = rawText !== null && isSmallSource(rawText);
-  const smallLines = useMemo(() => (rawText !== null && small ? sourceLines(rawText, columns, words) : null), [rawText, small, columns, words]);
+  const smallLines = useMemo(
+    () => (rawText !== null && small ? sourceLines(rawText, columns, words) : null),
+    [rawText, small, columns, words],
+  );
   const [big, setBig] = useState<{ text: string; columns: number; lines: string[] } | null>(null);
   useEffect(() => {
     if (rawText === null || small) return;
@@ -76,12 +96,17 @@ export function useViewerLines(message: Message | undefined, mode: ViewerMode, s
   const parts = partsOf(message);
   if (mode.source) {
     const label = sourcesAvailable && source?.status === 'ready' && source.source.kind === 'raw' ? 'source' : 'fields';
-    if (sourcesAvailable && source?.status === 'error') return { view: { status: 'error', error: source.error }, links, label: 'source' };
+    if (sourcesAvailable && source?.status === 'error')
+      return { view: { status: 'error', error: source.error }, links, label: 'source' };
     if (rawText === null) return { view: { status: 'loading', what: 'the source' }, links, label: 'source' };
     const lines = smallLines ?? (big && big.text === rawText && big.columns === columns ? big.lines : null);
     return { view: lines ? { status: 'ready', lines } : { status: 'rendering', what: 'the source' }, links, label };
   }
   const label = parts.html && parts.text ? `${part === 'html' ? 'HTML' : 'text'} part` : '';
   if (!message) return { view: { status: 'loading', what: 'the message' }, links, label };
-  return { view: bodyLines ? { status: 'ready', lines: bodyLines } : { status: 'rendering', what: 'the message' }, links, label };
+  return {
+    view: bodyLines ? { status: 'ready', lines: bodyLines } : { status: 'rendering', what: 'the message' },
+    links,
+    label,
+  };
 }

@@ -38,7 +38,8 @@ export function extraLines({ mark, picked, attachments, columns }: ExtrasInput):
   if (picked) {
     const wrapped = wrapText(`[${picked.n}] ${picked.url}`, width, { breakAtSpaces: false }).split('\n');
     const shown = wrapped.slice(0, MAX_LINK_LINES);
-    if (wrapped.length > MAX_LINK_LINES) shown[MAX_LINK_LINES - 1] = `${truncateToWidth(shown[MAX_LINK_LINES - 1]!, width - 1, '')}…`;
+    if (wrapped.length > MAX_LINK_LINES)
+      shown[MAX_LINK_LINES - 1] = `${truncateToWidth(shown[MAX_LINK_LINES - 1]!, width - 1, '')}…`;
     for (const [i, line] of shown.entries()) rows.push([i === 0 ? 'Link' : '', line, picked.url]);
   } else if (mark?.link) {
     rows.push(['Link', `[${mark.link.n}] ${mark.link.url}`, mark.link.url]);

@@ -118,7 +118,15 @@ export function ViewerScreen(props: ViewerScreenProps) {
   } else {
     const last = Math.min(count, state.scroll + bodyRows);
     position = positionLine(label, state.scroll + 1, last, count, mode.source ? 0 : links.length);
-    body = <ViewerBody lines={view.lines} scroll={state.scroll} rows={bodyRows} matches={search.matches} current={search.current} />;
+    body = (
+      <ViewerBody
+        lines={view.lines}
+        scroll={state.scroll}
+        rows={bodyRows}
+        matches={search.matches}
+        current={search.current}
+      />
+    );
   }
   return (
     <Box flexDirection="column" height={rows} overflowY="hidden">
@@ -201,14 +209,21 @@ function ViewerWait(props: { entry: BodyEntry | undefined; view: ViewerLines; co
   const { entry, view, theme } = props;
   if (!entry || entry.status === 'loading') return <Text color={theme.color('muted')}>{LOADING_MESSAGE}</Text>;
   if (entry.status === 'error' || view.status === 'error') {
-    const what = entry.status === 'error' ? `this message: ${entry.error}` : `its source: ${view.status === 'error' ? view.error : ''}`;
+    const what =
+      entry.status === 'error'
+        ? `this message: ${entry.error}`
+        : `its source: ${view.status === 'error' ? view.error : ''}`;
     return (
       <Text wrap="truncate" color={theme.color('error')}>
         {fitToWidth(couldNotLoad(what), props.columns)}
       </Text>
     );
   }
-  return <Text color={theme.color('muted')}>{preparing(view.status === 'loading', view.status === 'ready' ? '' : view.what)}</Text>;
+  return (
+    <Text color={theme.color('muted')}>
+      {preparing(view.status === 'loading', view.status === 'ready' ? '' : view.what)}
+    </Text>
+  );
 }
 
 /** The header rows above the rule: a name column, then the value cut to the width. */

@@ -54,7 +54,9 @@ export function viewerReducer(state: ViewerState, action: ViewerAction): ViewerS
   switch (action.type) {
     case 'scroll': {
       const scroll = clamp(state.scroll + action.delta, action.max);
-      return scroll === state.scroll ? state : { ...state, scroll, atEnd: action.max > 0 && scroll >= action.max, anchor: null };
+      return scroll === state.scroll
+        ? state
+        : { ...state, scroll, atEnd: action.max > 0 && scroll >= action.max, anchor: null };
     }
     case 'top':
       return state.scroll === 0 && !state.atEnd ? state : { ...state, scroll: 0, atEnd: false, anchor: null };

@@ -28,7 +28,13 @@ export function statusLines(text: string, columns: number): string[] {
 }
 
 /** One or more lines: the last message, red when it is an error. */
-export const StatusLine = memo(function StatusLine({ status, columns }: { status: StatusMessage | null; columns: number }) {
+export const StatusLine = memo(function StatusLine({
+  status,
+  columns,
+}: {
+  status: StatusMessage | null;
+  columns: number;
+}) {
   const theme = useTheme();
   const color = status?.kind === 'error' ? theme.color('error') : undefined;
   return (
@@ -44,7 +50,15 @@ export const StatusLine = memo(function StatusLine({ status, columns }: { status
 });
 
 /** One line of key hints for `screen`, generated from the keymap; `hide` leaves out keys that cannot act now. */
-export const Footer = memo(function Footer({ screen, columns, hide }: { screen: Screen; columns: number; hide?: readonly Command[] }) {
+export const Footer = memo(function Footer({
+  screen,
+  columns,
+  hide,
+}: {
+  screen: Screen;
+  columns: number;
+  hide?: readonly Command[];
+}) {
   const theme = useTheme();
   return (
     <Text wrap="truncate" color={theme.color('muted')} dimColor={theme.noColor}>
@@ -99,7 +113,9 @@ export function confirmLines(question: string, columns: number, answers: readonl
   }
   const last = answers.at(-1) ?? '';
   // The question over the lines there are, its last line cut to leave room for the answer keys.
-  const lines = wrapText(question, cols).split('\n').slice(0, MAX_STATUS_LINES + 1);
+  const lines = wrapText(question, cols)
+    .split('\n')
+    .slice(0, MAX_STATUS_LINES + 1);
   const kept = lines.slice(0, MAX_STATUS_LINES);
   const room = Math.max(1, cols - textWidth(last));
   const next = lines[MAX_STATUS_LINES];

@@ -26,7 +26,15 @@ interface Edit {
 
 // Keys that belong to the screen around the input, not to the text.
 const passThrough = (input: string, key: Key) =>
-  key.upArrow || key.downArrow || key.tab || key.escape || key.pageUp || key.pageDown || key.ctrl || key.meta || input === '';
+  key.upArrow ||
+  key.downArrow ||
+  key.tab ||
+  key.escape ||
+  key.pageUp ||
+  key.pageDown ||
+  key.ctrl ||
+  key.meta ||
+  input === '';
 
 /** The edit a key makes to `edit` (null: the key is not for the input). */
 export function applyKey(edit: Edit, input: string, key: Key): Edit | null {

@@ -6,7 +6,8 @@ import { textWidth } from '../../text/text-width';
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/i;
 
 /** True for the app's in-process service's key ("local:<data dir>"). */
-export const isLocalKey = (ref: ProviderRef): boolean => ref.provider === 'tempmail' && ref.baseUrl.startsWith('local:');
+export const isLocalKey = (ref: ProviderRef): boolean =>
+  ref.provider === 'tempmail' && ref.baseUrl.startsWith('local:');
 
 /**
  * A provider's name in a few words: "mail.tm", "Guerrilla Mail", "local service" (the in-process one),
@@ -53,15 +54,27 @@ export function providerLine(ref: ProviderRef): string {
 
 // What to know about creating on each, longest wording first: the picker takes the longest that fits
 // its width with the way to the next provider (" · p: mail.tm") kept whole.
-const LOCAL_NOTES = ['Only mail sent from this machine arrives here: a website cannot reach it', 'Only mail sent from this machine arrives here', 'Mail from this machine only'];
+const LOCAL_NOTES = [
+  'Only mail sent from this machine arrives here: a website cannot reach it',
+  'Only mail sent from this machine arrives here',
+  'Mail from this machine only',
+];
 const NOTES: Record<Exclude<ProviderRef['provider'], 'tempmail'>, readonly string[]> = {
-  mailtm: ['mail.tm: Public: any website can send here; the account has no expiry', 'mail.tm: public, any website can send here; no expiry', 'mail.tm: public; no expiry'],
+  mailtm: [
+    'mail.tm: Public: any website can send here; the account has no expiry',
+    'mail.tm: public, any website can send here; no expiry',
+    'mail.tm: public; no expiry',
+  ],
   guerrilla: [
     'Guerrilla Mail: Public; anyone who types the same name reads the inbox; 60 minutes',
     'Guerrilla Mail: public; anyone typing the name reads it; 60 min',
     'Guerrilla Mail: public inbox; 60 min',
   ],
-  tempmaillol: ['TempMail.lol: Public: any website can send here; it picks the domain; one hour', 'TempMail.lol: public; it picks the domain; 1 hour', 'TempMail.lol: public; 1 hour'],
+  tempmaillol: [
+    'TempMail.lol: Public: any website can send here; it picks the domain; one hour',
+    'TempMail.lol: public; it picks the domain; 1 hour',
+    'TempMail.lol: public; 1 hour',
+  ],
 };
 
 /**
@@ -69,10 +82,18 @@ const NOTES: Record<Exclude<ProviderRef['provider'], 'tempmail'>, readonly strin
  * this machine, so the picker says so and names the provider one key away. Fitted to `columns`: a
  * shorter wording before the way to the next provider is ever cut.
  */
-export function providerNote(ref: ProviderRef, next: ProviderRef | undefined, columns = Number.POSITIVE_INFINITY): { text: string; warn: boolean } {
+export function providerNote(
+  ref: ProviderRef,
+  next: ProviderRef | undefined,
+  columns = Number.POSITIVE_INFINITY,
+): { text: string; warn: boolean } {
   const switchTo = next ? ` · p: ${providerName(next)}` : '';
   const local = isLocalKey(ref);
-  const notes = local ? LOCAL_NOTES : ref.provider === 'tempmail' ? ['A service of the temporary-email interface', 'A tempmail service'] : NOTES[ref.provider];
+  const notes = local
+    ? LOCAL_NOTES
+    : ref.provider === 'tempmail'
+      ? ['A service of the temporary-email interface', 'A tempmail service']
+      : NOTES[ref.provider];
   const text = notes.find((n) => textWidth(n + switchTo) <= columns) ?? notes.at(-1)!;
   return { text: `${text}${switchTo}`, warn: local };
 }

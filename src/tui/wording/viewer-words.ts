@@ -14,7 +14,9 @@ export const linkPicked = (n: number): string => `Link ${n} picked: o opens it, 
 
 /** `y` with nothing to copy. */
 export const nothingToYank = (linkCount: number): string =>
-  linkCount ? 'No code found here: type a link number first, then y copies it.' : 'No code or link found in this message.';
+  linkCount
+    ? 'No code found here: type a link number first, then y copies it.'
+    : 'No code or link found in this message.';
 
 /** `c` with no code: what y would copy instead, if anything. */
 export function noCode(linkCount: number, linkToYank: number | undefined): string {

@@ -35,8 +35,16 @@ describe('guerrilla provider on hostile answers', () => {
 
   it('a sender or subject of a megabyte is cut to what its field shows before anything reads it', async () => {
     const { fake, gm, session } = await setup();
-    fake.deliver(session.email, { from: `"${'n'.repeat(500_000)}" <${'a'.repeat(500_000)}@x.example>`, subject: '&'.repeat(200_000), at: at(1) });
-    fake.deliver(session.email, { from: `${' '.repeat(1_000_000)}"Name" <${'&lt;'.repeat(100_000)}>`, subject: 's', at: at(2) });
+    fake.deliver(session.email, {
+      from: `"${'n'.repeat(500_000)}" <${'a'.repeat(500_000)}@x.example>`,
+      subject: '&'.repeat(200_000),
+      at: at(1),
+    });
+    fake.deliver(session.email, {
+      from: `${' '.repeat(1_000_000)}"Name" <${'&lt;'.repeat(100_000)}>`,
+      subject: 's',
+      at: at(2),
+    });
     const list = await gm.listMessages(session);
     expect(list).toHaveLength(2);
     for (const m of list) {
@@ -50,7 +58,14 @@ describe('guerrilla provider on hostile answers', () => {
 
   it('names, quotes and addresses as before: "Name" <a@b>, Name <a@b>, a bare address, a <a> b', async () => {
     const { fake, gm, session } = await setup();
-    const senders = ['"Shop" <hello@shop.example>', 'Bank  <otp@bank.example> ', 'solo@x.example', 'a <b> c', '<only@x.example>', 'x <y>>'];
+    const senders = [
+      '"Shop" <hello@shop.example>',
+      'Bank  <otp@bank.example> ',
+      'solo@x.example',
+      'a <b> c',
+      '<only@x.example>',
+      'x <y>>',
+    ];
     for (const [i, from] of senders.entries()) fake.deliver(session.email, { from, subject: String(i), at: at(i) });
     const list = (await gm.listMessages(session)).sort((a, b) => Number(a.subject) - Number(b.subject));
     expect(list.map((m) => [m.senderName, m.senderEmail])).toEqual([
@@ -80,6 +95,8 @@ describe('guerrilla provider on hostile answers', () => {
     expect(list).toHaveLength(1_000);
     expect(list.cut).toEqual({ unreadable: 0, stoppedAt: { bound: 'pages', limit: 100 } });
     expect(list[0]!.subject).toBe('m1004');
-    expect(listingNote(list.length, list.cut)).toBe('The service lists more than these 1,000 messages (a listing stops at 100 pages).');
+    expect(listingNote(list.length, list.cut)).toBe(
+      'The service lists more than these 1,000 messages (a listing stops at 100 pages).',
+    );
   }, 60_000);
 });

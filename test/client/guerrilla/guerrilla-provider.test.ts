@@ -52,11 +52,15 @@ describe('guerrilla provider', () => {
     expect(await gm.listMessages(s)).toEqual([]);
   });
 
-  it('a named address: set_email_user; its inbox is the name\'s, on any of the domains', async () => {
+  it("a named address: set_email_user; its inbox is the name's, on any of the domains", async () => {
     const { fake, gm } = await setup();
     const s = await gm.createSession({ prefix: 'Jane.Doe', domain: 'grr.la' });
     expect(s.email).toBe('jane.doe@grr.la');
-    fake.deliver('jane.doe@guerrillamailblock.com', { from: 'Shop <hello@shop.example>', subject: 'Tom & Jerry <3', body: '<p>Hi</p>' });
+    fake.deliver('jane.doe@guerrillamailblock.com', {
+      from: 'Shop <hello@shop.example>',
+      subject: 'Tom & Jerry <3',
+      body: '<p>Hi</p>',
+    });
     const [m] = await gm.listMessages(s);
     expect(m).toMatchObject({ senderName: 'Shop', senderEmail: 'hello@shop.example', subject: 'Tom & Jerry <3' });
     expect((await failure(gm.createSession({ prefix: 'no spaces' }))).kind).toBe('bad_request');
@@ -66,7 +70,8 @@ describe('guerrilla provider', () => {
     const { fake, gm } = await setup();
     const s = await gm.createSession();
     const base = Date.now() - 100_000;
-    for (let i = 0; i < 25; i++) fake.deliver(s.email, { subject: `Message ${i}`, body: 'x', at: new Date(base + i * 1000) });
+    for (let i = 0; i < 25; i++)
+      fake.deliver(s.email, { subject: `Message ${i}`, body: 'x', at: new Date(base + i * 1000) });
     const list = await gm.listMessages(s);
     expect(list).toHaveLength(25);
     expect(list[0]!.subject).toBe('Message 24');
@@ -77,7 +82,11 @@ describe('guerrilla provider', () => {
   it('HTML and plain bodies, the recipient, attachments and their bytes', async () => {
     const { fake, gm } = await setup();
     const s = await gm.createSession({ prefix: 'reader' });
-    const html = fake.deliver(s.email, { from: 'no-reply@acme.example', subject: 'Code &amp; more', body: '<p>Your code is <b>482913</b></p>' });
+    const html = fake.deliver(s.email, {
+      from: 'no-reply@acme.example',
+      subject: 'Code &amp; more',
+      body: '<p>Your code is <b>482913</b></p>',
+    });
     const file = Buffer.from('col1,col2\n1,2\n');
     const plain = fake.deliver(s.email, {
       from: '"Bank" <otp@bank.example>',
@@ -87,10 +96,21 @@ describe('guerrilla provider', () => {
       attachments: [{ filename: 'report.csv', contentType: 'text/csv', content: file }],
     });
     const h = await gm.readMessage(s, String(html));
-    expect(h).toMatchObject({ id: String(html), senderEmail: 'no-reply@acme.example', subject: 'Code &amp; more', bodyText: null, to: ['reader@guerrillamailblock.com'] });
+    expect(h).toMatchObject({
+      id: String(html),
+      senderEmail: 'no-reply@acme.example',
+      subject: 'Code &amp; more',
+      bodyText: null,
+      to: ['reader@guerrillamailblock.com'],
+    });
     expect(h.bodyHtml).toContain('<b>482913</b>');
     const p = await gm.readMessage(s, String(plain));
-    expect(p).toMatchObject({ senderName: 'Bank', senderEmail: 'otp@bank.example', bodyText: 'Your code is 204816.', bodyHtml: null });
+    expect(p).toMatchObject({
+      senderName: 'Bank',
+      senderEmail: 'otp@bank.example',
+      bodyText: 'Your code is 204816.',
+      bodyHtml: null,
+    });
     expect(p.attachments).toEqual([{ id: '2', filename: 'report.csv', contentType: 'text/csv', size: 0 }]);
     expect((await gm.downloadAttachment(s, String(plain), p.attachments[0]!)).equals(file)).toBe(true);
   });
@@ -134,7 +154,10 @@ describe('guerrilla provider', () => {
     const { fake, gm } = await setup();
     const s = await gm.createSession();
     fake.failNext(429, 1, 7);
-    expect(await failure(gm.listMessages(s))).toMatchObject({ kind: 'rate_limited', details: { status: 429, retryAfterSeconds: 7 } });
+    expect(await failure(gm.listMessages(s))).toMatchObject({
+      kind: 'rate_limited',
+      details: { status: 429, retryAfterSeconds: 7 },
+    });
     await gm.deleteAddress!(s);
     expect(fake.log.at(-1)).toEqual({ f: 'forget_me', status: 200 });
   });

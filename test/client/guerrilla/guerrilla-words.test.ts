@@ -16,8 +16,12 @@ it('a refused name says why, in its words', async () => {
   const fake = await startGuerrillaFake({ refuseNames: { webmaster: 'That name is reserved' } });
   fakes.push(fake);
   const provider = createGuerrillaProvider({ baseUrl: fake.baseUrl, retries: 0 });
-  await expect(provider.createSession({ prefix: 'webmaster' })).rejects.toThrow('Guerrilla Mail refused the name webmaster: That name is reserved');
-  await expect(provider.createSession({ prefix: 'someone-else' })).resolves.toMatchObject({ email: 'someone-else@guerrillamail.com' });
+  await expect(provider.createSession({ prefix: 'webmaster' })).rejects.toThrow(
+    'Guerrilla Mail refused the name webmaster: That name is reserved',
+  );
+  await expect(provider.createSession({ prefix: 'someone-else' })).resolves.toMatchObject({
+    email: 'someone-else@guerrillamail.com',
+  });
 });
 
 it('an {error} answer is said as Guerrilla Mail said it, made terminal-safe', async () => {

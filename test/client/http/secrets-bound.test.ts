@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 describe('the secrets an HTTP client keeps', () => {
-  it('keeps the newest 1,024, and a request\'s own secret is redacted from its error whatever came before', async () => {
+  it("keeps the newest 1,024, and a request's own secret is redacted from its error whatever came before", async () => {
     const http = createHttpClient({ baseUrl: srv.baseUrl, retries: 0 });
     const token = 'tok-of-this-request-7f3a9c';
     http.addSecret(token);
@@ -26,7 +26,9 @@ describe('the secrets an HTTP client keeps', () => {
     expect(http.secrets()).not.toContain('rotated-sid-3975');
     expect(http.secrets()).not.toContain(token);
 
-    srv.handle((req, res) => sendJson(res, 400, { status: 'error', error: 'bad_request', message: `no session ${req.query.get('token')}` }));
+    srv.handle((req, res) =>
+      sendJson(res, 400, { status: 'error', error: 'bad_request', message: `no session ${req.query.get('token')}` }),
+    );
     const error = await http.request('GET', 'check-mail', { searchParams: { token }, secrets: [token] }).then(
       () => null,
       (e: unknown) => e,

@@ -18,7 +18,10 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 it('says tempmail-tui/<version> (+<home>) on every provider', async () => {
-  for (const id of ['tempmail', 'mailtm'] as const) await createProvider(id, { baseUrl: server.baseUrl }).listDomains().catch(() => undefined);
+  for (const id of ['tempmail', 'mailtm'] as const)
+    await createProvider(id, { baseUrl: server.baseUrl })
+      .listDomains()
+      .catch(() => undefined);
   expect(agents.length).toBeGreaterThanOrEqual(2);
   for (const agent of agents) expect(agent).toBe(`tempmail-tui/0.0.0-test (+${PROJECT_HOME})`);
 });

@@ -31,12 +31,16 @@ async function watching(options: MailtmFakeOptions = {}) {
 describe('mail.tm new-mail push', () => {
   it('says live once the hub answers, and calls onMail for each delivery', async () => {
     const w = await watching();
-    await waitFor(() => w.states.includes('live') && w.fake.subscribers(w.session.accountId!) === 1, { message: 'the stream to open' });
+    await waitFor(() => w.states.includes('live') && w.fake.subscribers(w.session.accountId!) === 1, {
+      message: 'the stream to open',
+    });
     expect(w.states[0]).toBe('connecting');
     w.fake.deliver(w.session.email, { subject: 'pushed', text: 'x' });
     await waitFor(() => w.mail() >= 1, { message: 'the pushed event' });
     // The hub asked with the account's topic and its token (a bearer), nothing in the query but the topic.
-    expect(w.fake.log.filter((l) => l.path === '/.well-known/mercure')).toEqual([{ method: 'GET', path: '/.well-known/mercure', status: 200, bearer: true, at: expect.any(Number) }]);
+    expect(w.fake.log.filter((l) => l.path === '/.well-known/mercure')).toEqual([
+      { method: 'GET', path: '/.well-known/mercure', status: 200, bearer: true, at: expect.any(Number) },
+    ]);
     watch!.stop();
     await waitFor(() => w.fake.subscribers(w.session.accountId!) === 0, { message: 'the stream to close' });
   });
@@ -59,19 +63,27 @@ describe('mail.tm new-mail push', () => {
     const w = await watching({ mercure: 'fail' });
     await waitFor(() => w.states.includes('down'), { message: 'down' });
     expect(w.states).not.toContain('live');
-    await waitFor(() => w.fake.log.filter((l) => l.path === '/.well-known/mercure').length >= 2, { timeoutMs: 8000, message: 'a second try after the backoff' });
+    await waitFor(() => w.fake.log.filter((l) => l.path === '/.well-known/mercure').length >= 2, {
+      timeoutMs: 8000,
+      message: 'a second try after the backoff',
+    });
     expect(w.mail()).toBe(0);
   });
 
   it('a stream the hub closes is down, then opened again', async () => {
     const w = await watching({ mercure: 'close' });
-    await waitFor(() => w.states.filter((s) => s === 'live').length >= 1 && w.states.includes('down'), { message: 'live then down' });
+    await waitFor(() => w.states.filter((s) => s === 'live').length >= 1 && w.states.includes('down'), {
+      message: 'live then down',
+    });
     await waitFor(() => w.states.filter((s) => s === 'live').length >= 2, { timeoutMs: 8000, message: 'opened again' });
   });
 
   it('a hub that streams data lines and never ends an event: closed at the 1 MiB bound, down, opened again', async () => {
     const w = await watching({ mercure: 'flood' });
-    await waitFor(() => w.fake.floods.length >= 2, { timeoutMs: 20_000, message: 'the flooded stream closed and opened again' });
+    await waitFor(() => w.fake.floods.length >= 2, {
+      timeoutMs: 20_000,
+      message: 'the flooded stream closed and opened again',
+    });
     expect(w.states.slice(0, 3)).toEqual(['connecting', 'live', 'down']);
     // The client closed it once the event passed 1 MiB: the hub got a little more into the sockets'
     // buffers, nowhere near the 64 MiB it would send (before, all of it was read and kept).

@@ -34,7 +34,9 @@ describe('mail.tm listings under their bounds', () => {
     const list = await mt.listMessages(session);
     expect(list.map((m) => m.id)).toEqual([later, good]);
     expect(list.cut).toEqual({ unreadable: 2 });
-    expect(listingNote(list.length, list.cut)).toBe("2 listed messages left out (no usable id in the service's answer).");
+    expect(listingNote(list.length, list.cut)).toBe(
+      "2 listed messages left out (no usable id in the service's answer).",
+    );
   });
 
   it('keeps at most 10,000 messages however many a page holds, and says the service lists more', async () => {
@@ -47,7 +49,9 @@ describe('mail.tm listings under their bounds', () => {
     expect(list[0]!.subject).toBe('m11999');
     expect(list.at(-1)!.subject).toBe('m2000');
     expect(fake.log.filter((l) => l.path === '/messages')).toHaveLength(3);
-    expect(listingNote(list.length, list.cut)).toBe('The service lists more than these 10,000 messages (a listing stops at 10,000 messages).');
+    expect(listingNote(list.length, list.cut)).toBe(
+      'The service lists more than these 10,000 messages (a listing stops at 10,000 messages).',
+    );
   }, 60_000);
 
   it('reads at most 50 pages, and says so when the service has more', async () => {
@@ -71,7 +75,9 @@ describe('mail.tm listings under their bounds', () => {
     expect(list).toHaveLength(60);
     expect(list.cut).toEqual({ unreadable: 0, stoppedAt: { bound: 'bytes', limit: 1024 * 1024 } });
     expect(fake.log.filter((l) => l.path === '/messages')).toHaveLength(2);
-    expect(listingNote(list.length, list.cut)).toBe('The service lists more than these 60 messages (a listing stops at 1 MiB of answers).');
+    expect(listingNote(list.length, list.cut)).toBe(
+      'The service lists more than these 60 messages (a listing stops at 1 MiB of answers).',
+    );
   });
 
   it('100,000 domains: the first 1,000 are kept (a duplicate check made the list quadratic: 64 s)', async () => {
@@ -85,7 +91,14 @@ describe('mail.tm listings under their bounds', () => {
 
   it('a domain named twice is listed once, inactive and private ones are left out, a bad entry costs only itself', async () => {
     const { mt } = await setup({
-      domains: [{ domain: 'a.test' }, { domain: 'old.test', isActive: false }, { domain: 'a.test' }, { domain: '' }, { domain: 'b.test', isPrivate: true }, { domain: 'c.test' }],
+      domains: [
+        { domain: 'a.test' },
+        { domain: 'old.test', isActive: false },
+        { domain: 'a.test' },
+        { domain: '' },
+        { domain: 'b.test', isPrivate: true },
+        { domain: 'c.test' },
+      ],
     });
     expect((await mt.listDomains()).domains).toEqual([
       { id: 1, domain: 'a.test' },

@@ -72,14 +72,18 @@ describe('mailtm provider', () => {
     expect(taken.kind).toBe('prefix_taken');
     expect(taken.details.status).toBe(422);
     const bad = await failure(mt.createSession({ prefix: 'ab', domain: 'mailtm.test' }));
-    expect(bad).toMatchObject({ kind: 'bad_request', message: 'mail.tm refused ab@mailtm.test: address: This value is not valid.' });
+    expect(bad).toMatchObject({
+      kind: 'bad_request',
+      message: 'mail.tm refused ab@mailtm.test: address: This value is not valid.',
+    });
   });
 
   it('reads every page of messages, newest first', async () => {
     const { fake, mt } = await setup();
     const s = await mt.createSession();
     const base = Date.now() - 100_000;
-    for (let i = 0; i < 65; i++) fake.deliver(s.email, { subject: `Message ${i}`, text: `body ${i}`, at: new Date(base + i * 1000) });
+    for (let i = 0; i < 65; i++)
+      fake.deliver(s.email, { subject: `Message ${i}`, text: `body ${i}`, at: new Date(base + i * 1000) });
     fake.log.length = 0;
     const list = await mt.listMessages(s);
     expect(list).toHaveLength(65);
@@ -95,13 +99,19 @@ describe('mailtm provider', () => {
     for (let i = 0; i < 31; i++) fake.deliver(s.email, { subject: `Plain ${i}`, text: 'x' });
     expect((await mt.listDomains()).domains.map((d) => d.domain)).toEqual(['mailtm.test', 'inbox-tm.test']);
     expect(await mt.listMessages(s)).toHaveLength(31);
-    expect((await failure(mt.createSession({ prefix: s.email.split('@')[0]!, domain: 'mailtm.test' }))).kind).toBe('prefix_taken');
+    expect((await failure(mt.createSession({ prefix: s.email.split('@')[0]!, domain: 'mailtm.test' }))).kind).toBe(
+      'prefix_taken',
+    );
   });
 
   it('an HTML-only message, a text one with its sender, and attachments through their download URL', async () => {
     const { fake, mt } = await setup();
     const s = await mt.createSession();
-    const htmlId = fake.deliver(s.email, { from: { name: 'Shop', address: 'hello@shop.example' }, subject: 'HTML only', html: '<p>Confirm <a href="https://shop.example/c?t=1">here</a></p>' });
+    const htmlId = fake.deliver(s.email, {
+      from: { name: 'Shop', address: 'hello@shop.example' },
+      subject: 'HTML only',
+      html: '<p>Confirm <a href="https://shop.example/c?t=1">here</a></p>',
+    });
     const pdf = Buffer.from('%PDF-1.4 fake pdf bytes \u0000\u0001', 'latin1');
     const attId = fake.deliver(s.email, {
       from: { name: 'Bank', address: 'otp@bank.example' },
@@ -111,18 +121,35 @@ describe('mailtm provider', () => {
       attachments: [{ filename: 'statement.pdf', contentType: 'application/pdf', content: pdf }],
     });
     const html = await mt.readMessage(s, htmlId);
-    expect(html).toMatchObject({ id: htmlId, senderName: 'Shop', senderEmail: 'hello@shop.example', subject: 'HTML only', bodyText: null, attachments: [] });
+    expect(html).toMatchObject({
+      id: htmlId,
+      senderName: 'Shop',
+      senderEmail: 'hello@shop.example',
+      subject: 'HTML only',
+      bodyText: null,
+      attachments: [],
+    });
     expect(html.bodyHtml).toContain('https://shop.example/c?t=1');
     const withFile = await mt.readMessage(s, attId);
     expect(withFile.bodyText).toBe('Your code is 482913.');
     expect(withFile.bodyHtml).toBeNull();
     expect(withFile.cc).toEqual(['copy@example.org']);
     expect(withFile.to).toEqual([s.email]);
-    expect(withFile.attachments).toEqual([{ id: 'ATTACH000001', filename: 'statement.pdf', contentType: 'application/pdf', size: pdf.length }]);
+    expect(withFile.attachments).toEqual([
+      { id: 'ATTACH000001', filename: 'statement.pdf', contentType: 'application/pdf', size: pdf.length },
+    ]);
     fake.log.length = 0;
     const bytes = await mt.downloadAttachment(s, attId, withFile.attachments[0]!);
     expect(bytes.equals(pdf)).toBe(true);
-    expect(fake.log).toEqual([{ method: 'GET', path: `/messages/${attId}/attachment/ATTACH000001`, status: 200, bearer: true, at: expect.any(Number) }]);
+    expect(fake.log).toEqual([
+      {
+        method: 'GET',
+        path: `/messages/${attId}/attachment/ATTACH000001`,
+        status: 200,
+        bearer: true,
+        at: expect.any(Number),
+      },
+    ]);
   });
 
   it('a refused token (401 "Expired JWT Token") gets a new one from the saved password, once for calls at the same time', async () => {
@@ -145,11 +172,18 @@ describe('mailtm provider', () => {
     const { mt } = await setup();
     const s = await mt.createSession();
     await mt.deleteAddress!(s);
-    const gone = await failure(createMailtmProvider({ baseUrl: fake!.baseUrl, retries: 0, requestsPerSecond: 0 }).listMessages(s));
+    const gone = await failure(
+      createMailtmProvider({ baseUrl: fake!.baseUrl, retries: 0, requestsPerSecond: 0 }).listMessages(s),
+    );
     expect(gone.kind).toBe('invalid_token');
     expect(gone.message).toBe('mail.tm no longer knows this account (deleted, or its password changed)');
     const { password: _p, ...noPassword } = s;
-    const refused = await failure(createMailtmProvider({ baseUrl: fake!.baseUrl, retries: 0 }).listMessages({ ...noPassword, token: 'not-a-token' }));
+    const refused = await failure(
+      createMailtmProvider({ baseUrl: fake!.baseUrl, retries: 0 }).listMessages({
+        ...noPassword,
+        token: 'not-a-token',
+      }),
+    );
     expect(refused.kind).toBe('invalid_token');
   });
 
@@ -159,9 +193,13 @@ describe('mailtm provider', () => {
     const results = await Promise.allSettled(Array.from({ length: 12 }, () => mt.listDomains()));
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as ApiError] : []));
     expect(refused.length).toBeGreaterThan(0);
-    for (const e of refused) expect(e).toMatchObject({ kind: 'rate_limited', details: { status: 429, retryAfterSeconds: 1 } });
+    for (const e of refused)
+      expect(e).toMatchObject({ kind: 'rate_limited', details: { status: 429, retryAfterSeconds: 1 } });
     fake.failNext(429, 1, 3, 'domains');
-    expect(await failure(mt.listDomains())).toMatchObject({ kind: 'rate_limited', details: { status: 429, retryAfterSeconds: 3 } });
+    expect(await failure(mt.listDomains())).toMatchObject({
+      kind: 'rate_limited',
+      details: { status: 429, retryAfterSeconds: 3 },
+    });
   });
 
   it('deletes a message (then not_found) and the account', async () => {

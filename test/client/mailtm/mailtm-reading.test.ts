@@ -25,7 +25,11 @@ describe('mailtm provider: read state and sources', () => {
     const { fake, mt } = await setup();
     const s = await mt.createSession();
     const plain = fake.deliver(s.email, { subject: 'Plain', text: 'x' });
-    const filed = fake.deliver(s.email, { subject: 'Filed', text: 'y', attachments: [{ filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('a') }] });
+    const filed = fake.deliver(s.email, {
+      subject: 'Filed',
+      text: 'y',
+      attachments: [{ filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('a') }],
+    });
     let list = await mt.listMessages(s);
     expect(list.map((m) => [m.id, m.seen, m.hasAttachments])).toEqual(
       expect.arrayContaining([
@@ -37,7 +41,9 @@ describe('mailtm provider: read state and sources', () => {
     await mt.markRead!(s, plain);
     expect(fake.seen(plain)).toBe(true);
     expect(fake.seen(filed)).toBe(false);
-    expect(fake.log).toEqual([{ method: 'PATCH', path: `/messages/${plain}`, status: 200, bearer: true, at: expect.any(Number) }]);
+    expect(fake.log).toEqual([
+      { method: 'PATCH', path: `/messages/${plain}`, status: 200, bearer: true, at: expect.any(Number) },
+    ]);
     list = await mt.listMessages(s);
     expect(list.find((m) => m.id === plain)?.seen).toBe(true);
   });
@@ -45,12 +51,18 @@ describe('mailtm provider: read state and sources', () => {
   it('readSource is the raw message, byte for byte, with a new token when the old one is refused', async () => {
     const { fake, mt } = await setup();
     const s = await mt.createSession();
-    const id = fake.deliver(s.email, { from: { name: 'Ann', address: 'ann@example.org' }, subject: 'Raw me', text: 'The body.' });
+    const id = fake.deliver(s.email, {
+      from: { name: 'Ann', address: 'ann@example.org' },
+      subject: 'Raw me',
+      text: 'The body.',
+    });
     fake.expireTokens();
     const source = await mt.readSource!(s, id);
     expect(source.kind).toBe('raw');
     const text = source.kind === 'raw' ? source.bytes.toString('utf8') : '';
-    expect(text).toBe(`From: Ann <ann@example.org>\r\nTo: ${s.email}\r\nSubject: Raw me\r\nMessage-ID: <${id}@fake.mail.tm>\r\n\r\nThe body.\r\n`);
+    expect(text).toBe(
+      `From: Ann <ann@example.org>\r\nTo: ${s.email}\r\nSubject: Raw me\r\nMessage-ID: <${id}@fake.mail.tm>\r\n\r\nThe body.\r\n`,
+    );
     expect(fake.log.filter((l) => l.path === `/messages/${id}/download`).map((l) => l.status)).toContain(200);
   });
 });

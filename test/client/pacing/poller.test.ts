@@ -173,7 +173,12 @@ describe('poller', () => {
     const p = createPoller({ intervalMs: 5000, task: t.task, onResult: () => undefined, classify });
     p.start();
     await t.reject(new Fail({ message: 'That address answered with a web page', hold: true }));
-    expect(p.status()).toMatchObject({ phase: 'held', error: 'That address answered with a web page', nextAt: null, failures: 1 });
+    expect(p.status()).toMatchObject({
+      phase: 'held',
+      error: 'That address answered with a web page',
+      nextAt: null,
+      failures: 1,
+    });
     expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(3_600_000);
     expect(t.calls()).toBe(1);

@@ -13,7 +13,9 @@ async function events(chunks: string[], limits?: { maxLineBytes: number; maxEven
 
 describe('server-sent events', () => {
   it('joins data lines, keeps event and id, skips comments, dispatches on a blank line', async () => {
-    expect(await events([':keep-alive\n\n', 'id: 7\nevent: update\ndata: {"a":\ndata: 1}\n\n', 'data: two\n\n'])).toEqual([
+    expect(
+      await events([':keep-alive\n\n', 'id: 7\nevent: update\ndata: {"a":\ndata: 1}\n\n', 'data: two\n\n']),
+    ).toEqual([
       { event: 'update', data: '{"a":\n1}', id: '7' },
       { event: 'message', data: 'two', id: '7' },
     ]);
@@ -33,17 +35,20 @@ describe('server-sent events', () => {
 
   it('stops with a bad response at an over-long line or an over-large event, whether or not it ends', async () => {
     const limits = { maxLineBytes: 32, maxEventBytes: 40 };
-    const refused = (chunks: string[]) => expect(events(chunks, limits)).rejects.toMatchObject({ name: 'ApiError', kind: 'bad_response' });
+    const refused = (chunks: string[]) =>
+      expect(events(chunks, limits)).rejects.toMatchObject({ name: 'ApiError', kind: 'bad_response' });
     // A line past the bound, ended or still open.
     await refused([`data: ${'x'.repeat(100)}\n\ndata: ok\n\n`]);
     await refused([`data: ${'x'.repeat(20)}`, 'y'.repeat(100)]);
     // Data lines each under the line bound, together over the event bound.
     await refused(['data: 0123456789012345678901234\ndata: 0123456789012345678901234\n\ndata: small\n\n']);
     // Up to the bounds is fine.
-    expect(await events(['data: 0123456789012345678901234\n\ndata: 0123456789\ndata: 0123456789\n\n'], limits)).toEqual([
-      { event: 'message', data: '0123456789012345678901234' },
-      { event: 'message', data: '0123456789\n0123456789' },
-    ]);
+    expect(await events(['data: 0123456789012345678901234\n\ndata: 0123456789\ndata: 0123456789\n\n'], limits)).toEqual(
+      [
+        { event: 'message', data: '0123456789012345678901234' },
+        { event: 'message', data: '0123456789\n0123456789' },
+      ],
+    );
   });
 
   it('bounds the event being assembled as it arrives: data lines that never end an event are not all read', async () => {
@@ -61,7 +66,10 @@ describe('server-sent events', () => {
     const read = async () => {
       for await (const _ of readEvents(flood())) throw new Error('no event ends in this stream');
     };
-    await expect(read()).rejects.toMatchObject({ kind: 'bad_response', message: expect.stringContaining('an event longer than 1 MiB') });
+    await expect(read()).rejects.toMatchObject({
+      kind: 'bad_response',
+      message: expect.stringContaining('an event longer than 1 MiB'),
+    });
     // The line that took the event past 1 MiB is the last one read (each adds 60 KiB and its line end).
     expect(pulled).toBe(Math.floor(EVENT_LIMITS.maxEventBytes / (60 * 1024 + 1)) + 1);
   });

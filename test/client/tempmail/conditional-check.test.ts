@@ -69,7 +69,10 @@ describe('check-mail with services that send no ETag', () => {
     fixture.handle((req, res, raw) => {
       seen.push(raw.headers['if-none-match']);
       if (req.path !== '/check-mail') return sendJson(res, 404, { status: 'error', error: 'not_found' });
-      sendJson(res, 200, { status: 'success', messages: [{ id: 1, sender_name: 'A', sender_email: 'a@x.test', subject, received_at: '2026-01-01 10:00:00' }] });
+      sendJson(res, 200, {
+        status: 'success',
+        messages: [{ id: 1, sender_name: 'A', sender_email: 'a@x.test', subject, received_at: '2026-01-01 10:00:00' }],
+      });
     });
     const provider = createTempmailProvider({ baseUrl: fixture.baseUrl });
     const session: Session = { email: 'a@x.test', token: 'tok-123456', expiresAt: null };
@@ -99,7 +102,15 @@ describe('check-mail with services that send no ETag', () => {
         res.writeHead(304, { etag: '"v1"' });
         return void res.end();
       }
-      sendJson(res, 200, { status: 'success', messages: [{ id: 1, sender_name: '', sender_email: 'a@x.test', subject, received_at: '2026-01-01 10:00:00' }] }, tagged ? { etag: '"v1"' } : {});
+      sendJson(
+        res,
+        200,
+        {
+          status: 'success',
+          messages: [{ id: 1, sender_name: '', sender_email: 'a@x.test', subject, received_at: '2026-01-01 10:00:00' }],
+        },
+        tagged ? { etag: '"v1"' } : {},
+      );
     });
     const provider = createTempmailProvider({ baseUrl: fixture.baseUrl });
     const session: Session = { email: 'a@x.test', token: 'tok-zzzzzz', expiresAt: null };

@@ -64,10 +64,13 @@ describe('503 storage_unavailable', () => {
       const client = createApi({ baseUrl: broken.baseUrl, retryBaseDelayMs: 10 });
       const s = await client.createSession({ prefix: 'soon-broken' });
       await sendMail(broken, { to: s.email, subject: 'stored before', text: 'x' });
-      const [m] = await waitFor(async () => {
-        const list = await client.checkMail(s.token);
-        return list.length === 1 ? list : undefined;
-      }, { message: 'the message listed' });
+      const [m] = await waitFor(
+        async () => {
+          const list = await client.checkMail(s.token);
+          return list.length === 1 ? list : undefined;
+        },
+        { message: 'the message listed' },
+      );
       // A real failure, not a mock: the messages directory becomes a plain file (works as root too).
       await rm(join(broken.dataDir, 'messages'), { recursive: true, force: true });
       await writeFile(join(broken.dataDir, 'messages'), 'not a directory');
@@ -80,7 +83,9 @@ describe('503 storage_unavailable', () => {
       for (const e of failures) {
         expect(e.details).toEqual({ status: 503, code: 'storage_unavailable', retryAfterSeconds: 30 });
         // The reason (an errno, a path) is the log's, not an answer's.
-        expect(e.message).toBe('The service failed (storage_unavailable, HTTP 503): Mail storage is unavailable; try again later');
+        expect(e.message).toBe(
+          'The service failed (storage_unavailable, HTTP 503): Mail storage is unavailable; try again later',
+        );
         // The data dir is the server's business, not the user's: no path reaches the message.
         expect(e.message).not.toContain(broken.dataDir);
       }

@@ -32,21 +32,35 @@ describe('hostile mail end to end', () => {
       '05-nul-and-del.eml': ['NUL', 'DEL', 'XYZ'],
     };
     const hostile = await api.createSession({ prefix: 'hostile' });
-    const files = readdirSync(dir).filter((f) => f.endsWith('.eml')).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
     // Every known sample is there: an empty or renamed fixture dir must fail here, not pass vacuously.
     expect(files).toEqual(expect.arrayContaining(Object.keys(words)));
     for (const file of files) {
       await sendRaw(svc, hostile.email, readFileSync(join(dir, file), 'utf8').replaceAll('{TO}', hostile.email));
     }
-    const list = await waitFor(async () => {
-      const l = await api.checkMail(hostile.token);
-      return l.length === files.length ? l : undefined;
-    }, { timeoutMs: 10_000, message: 'all hostile fixtures listed' });
+    const list = await waitFor(
+      async () => {
+        const l = await api.checkMail(hostile.token);
+        return l.length === files.length ? l : undefined;
+      },
+      { timeoutMs: 10_000, message: 'all hostile fixtures listed' },
+    );
     for (const [index, file] of [...files].reverse().entries()) {
       const summary = list[index];
       if (!summary) throw new Error(`missing ${file}`);
       const m = await api.readMail(hostile.token, summary.id);
-      const fields = [m.subject, m.senderName, m.senderEmail, m.bodyText ?? '', m.bodyHtml ?? '', ...m.to, summary.subject, summary.senderName];
+      const fields = [
+        m.subject,
+        m.senderName,
+        m.senderEmail,
+        m.bodyText ?? '',
+        m.bodyHtml ?? '',
+        ...m.to,
+        summary.subject,
+        summary.senderName,
+      ];
       for (const f of fields) expect(isTerminalSafe(f), `${file}: ${JSON.stringify(f)}`).toBe(true);
       const all = fields.join('\n');
       for (const word of words[file] ?? []) expect(all, file).toContain(word);

@@ -198,7 +198,9 @@ describe('mail through SMTP, read through the client', () => {
     // Tabs are expanded on the way in: what reaches the UI is plain, safe text.
     expect(message.bodyText).toContain('        your code is 482913.');
     expect(message.bodyHtml).toContain('<b>482913</b>');
-    expect(message.attachments).toEqual([{ id: expect.stringMatching(/^\d+$/), filename: 'notes.txt', contentType: 'text/plain', size: 14 }]);
+    expect(message.attachments).toEqual([
+      { id: expect.stringMatching(/^\d+$/), filename: 'notes.txt', contentType: 'text/plain', size: 14 },
+    ]);
   });
 
   it('on the wire: check-mail and read-mail field types and time format', async () => {

@@ -17,7 +17,13 @@ beforeAll(async () => {
 afterAll(() => srv?.close());
 
 const session: Session = { email: 'a@x.test', token: 'tok-listing', expiresAt: null };
-const message = (id: unknown, subject = `m${String(id)}`) => ({ id, sender_name: 'A', sender_email: 'a@x.test', subject, received_at: '2026-01-01 10:00:00' });
+const message = (id: unknown, subject = `m${String(id)}`) => ({
+  id,
+  sender_name: 'A',
+  sender_email: 'a@x.test',
+  subject,
+  received_at: '2026-01-01 10:00:00',
+});
 
 describe('tempmail listings under their bounds', () => {
   it('entries without a usable id or not records are dropped and counted; the rest is listed, also after a 304', async () => {
@@ -26,20 +32,40 @@ describe('tempmail listings under their bounds', () => {
         res.writeHead(304, { etag: '"v1"' });
         return void res.end();
       }
-      const messages = [message(3), message('../x'), message('a?b=c'), { subject: 'no id' }, 'not a record', null, message(-1), message('2'), message(1)];
+      const messages = [
+        message(3),
+        message('../x'),
+        message('a?b=c'),
+        { subject: 'no id' },
+        'not a record',
+        null,
+        message(-1),
+        message('2'),
+        message(1),
+      ];
       sendJson(res, 200, { status: 'success', messages }, { etag: '"v1"' });
     });
     const provider = createTempmailProvider({ baseUrl: srv.baseUrl });
     for (const round of [1, 2]) {
       const list = await provider.listMessages(session);
-      expect(list.map((m) => m.id), `round ${round}`).toEqual(['3', '2', '1']);
+      expect(
+        list.map((m) => m.id),
+        `round ${round}`,
+      ).toEqual(['3', '2', '1']);
       expect(list.cut).toEqual({ unreadable: 6 });
     }
-    expect(listingNote(3, { unreadable: 6 })).toBe("6 listed messages left out (no usable id in the service's answer).");
+    expect(listingNote(3, { unreadable: 6 })).toBe(
+      "6 listed messages left out (no usable id in the service's answer).",
+    );
   });
 
   it('a check-mail of 12,000 messages keeps the first 10,000 and says so', async () => {
-    srv.handle((_req, res) => sendJson(res, 200, { status: 'success', messages: Array.from({ length: 12_000 }, (_, i) => message(12_000 - i)) }));
+    srv.handle((_req, res) =>
+      sendJson(res, 200, {
+        status: 'success',
+        messages: Array.from({ length: 12_000 }, (_, i) => message(12_000 - i)),
+      }),
+    );
     const list = await createTempmailProvider({ baseUrl: srv.baseUrl }).listMessages(session);
     expect(list).toHaveLength(10_000);
     expect(list[0]!.id).toBe('12000');
@@ -51,8 +77,17 @@ describe('tempmail listings under their bounds', () => {
     srv.handle((_req, res) =>
       sendJson(res, 200, {
         status: 'success',
-        domains: [{ id: 1, domain: 'a.test' }, { id: 2 }, 'x', { id: 'two', domain: 'b.test' }, ...Array.from({ length: 2_000 }, (_, i) => ({ id: i + 3, domain: `d${i}.test` }))],
-        extmail_accounts: [{ id: 1 }, ...Array.from({ length: 2_000 }, (_, i) => ({ id: i + 2, email: `box${i}@mail.test` }))],
+        domains: [
+          { id: 1, domain: 'a.test' },
+          { id: 2 },
+          'x',
+          { id: 'two', domain: 'b.test' },
+          ...Array.from({ length: 2_000 }, (_, i) => ({ id: i + 3, domain: `d${i}.test` })),
+        ],
+        extmail_accounts: [
+          { id: 1 },
+          ...Array.from({ length: 2_000 }, (_, i) => ({ id: i + 2, email: `box${i}@mail.test` })),
+        ],
       }),
     );
     const list = await createTempmailProvider({ baseUrl: srv.baseUrl }).listDomains();

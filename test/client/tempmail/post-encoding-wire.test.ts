@@ -44,7 +44,13 @@ async function startRecordingProxy(target: string, hideCapabilities: boolean): P
         authorization: req.headers.authorization,
       });
       const out = httpRequest(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+        },
         (answer) => {
           if (hideCapabilities) delete answer.headers['tempmail-capabilities'];
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -127,10 +133,13 @@ describe('POST parameters on the wire, through a recording proxy to the referenc
       await expect(client.checkMail(session.token)).resolves.toEqual([]);
 
       await sendMail(svc, { to: session.email, subject: `bye ${name}`, text: 'x' });
-      const message = await waitFor(async () => (await client.checkMail(session.token)).find((m) => m.subject === `bye ${name}`), {
-        timeoutMs: 10_000,
-        message: 'the message in the inbox',
-      });
+      const message = await waitFor(
+        async () => (await client.checkMail(session.token)).find((m) => m.subject === `bye ${name}`),
+        {
+          timeoutMs: 10_000,
+          message: 'the message in the inbox',
+        },
+      );
       await client.deleteMail(session.token, message.id);
       expectOnWire(lastTo('/delete-mail'), wire, { token: session.token, id: Number(message.id) });
       expect(await client.checkMail(session.token)).toEqual([]);
@@ -151,11 +160,19 @@ describe('POST parameters on the wire, through a recording proxy to the referenc
     for (const postEncoding of ['form', 'json', 'query'] as PostEncoding[]) {
       const client = createApi({ baseUrl: bearerProxy.url, postEncoding });
       const session = await client.createSession({ prefix: `bearer-${postEncoding}` });
-      await sendMail(svc, { to: session.email, subject: 'in the header', text: 'x', attachments: [{ filename: 'a.txt', content: 'A' }] });
-      const [message] = await waitFor(async () => {
-        const list = await client.checkMail(session.token);
-        return list.length === 1 ? list : undefined;
-      }, { message: 'the message in the inbox' });
+      await sendMail(svc, {
+        to: session.email,
+        subject: 'in the header',
+        text: 'x',
+        attachments: [{ filename: 'a.txt', content: 'A' }],
+      });
+      const [message] = await waitFor(
+        async () => {
+          const list = await client.checkMail(session.token);
+          return list.length === 1 ? list : undefined;
+        },
+        { message: 'the message in the inbox' },
+      );
       const read = await client.readMail(session.token, message!.id);
       await client.downloadAttachment(session.token, message!.id, read.attachments[0]!.id);
       await client.readSource(session.token, message!.id);

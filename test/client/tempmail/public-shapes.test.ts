@@ -25,11 +25,17 @@ async function publicAnswer(req: Recorded): Promise<{ status: number; body: unkn
   switch (req.path) {
     case '/domains': {
       const { json } = await call(ref.baseUrl, 'domains');
-      return { status: 200, body: { status: 'success', domains: json?.domains, extmail_accounts: json?.extmail_accounts } };
+      return {
+        status: 200,
+        body: { status: 'success', domains: json?.domains, extmail_accounts: json?.extmail_accounts },
+      };
     }
     case '/create-session': {
       const { status, json } = await call(ref.baseUrl, 'create-session', { form });
-      return { status, body: { status: json?.status, email: json?.email, token: json?.token, expires_at: json?.expires_at } };
+      return {
+        status,
+        body: { status: json?.status, email: json?.email, token: json?.token, expires_at: json?.expires_at },
+      };
     }
     case '/check-mail': {
       const { json } = await call(ref.baseUrl, 'check-mail', { query: { token } });
@@ -110,11 +116,19 @@ describe('the client on the public service shapes', () => {
       html: '<p>The <i>HTML</i> part.</p>',
     });
     // No display name: sender_name is "" on both services.
-    await sendMail(ref, { from: 'plain@example.org', to: session.email, subject: 'HTML only', html: '<p>Only HTML here.</p>' });
-    const refList = await waitFor(async () => {
-      const list = await refApi.checkMail(session.token);
-      return list.length === 2 ? list : undefined;
-    }, { timeoutMs: 10_000, message: 'two messages' });
+    await sendMail(ref, {
+      from: 'plain@example.org',
+      to: session.email,
+      subject: 'HTML only',
+      html: '<p>Only HTML here.</p>',
+    });
+    const refList = await waitFor(
+      async () => {
+        const list = await refApi.checkMail(session.token);
+        return list.length === 2 ? list : undefined;
+      },
+      { timeoutMs: 10_000, message: 'two messages' },
+    );
     const pubList = await pubApi.checkMail(session.token);
     // The public shape has no has_attachments (a reference-service extension) either.
     expect(pubList).toEqual(refList.map(({ hasAttachments: _has, ...m }) => ({ ...m, senderEmail: '' })));
@@ -159,14 +173,28 @@ describe('a hostile service that is not ours', () => {
   let hostile: FixtureServer;
   beforeAll(async () => {
     hostile = await startFixtureServer((req, res) => {
-      const summary = { id: '7', sender_name: evil.name, sender_email: `a${ESC}[1m@b.test`, subject: evil.subject, received_at: '2026-11-21 10:00:00' };
+      const summary = {
+        id: '7',
+        sender_name: evil.name,
+        sender_email: `a${ESC}[1m@b.test`,
+        subject: evil.subject,
+        received_at: '2026-11-21 10:00:00',
+      };
       if (req.path === '/check-mail') sendJson(res, 200, { status: 'success', messages: [summary] });
       else if (req.path === '/read-mail') {
         sendJson(res, 200, {
           status: 'success',
           message: {
-            ...summary, body_text: evil.text, body_html: evil.html, to: [`me${ESC}]0;t\x07@x.test`], cc: 'a@x.test, b\x00@x.test',
-            headers: { Date: `Sat${ESC}[5m`, ['__proto__']: 'x' }, attachments: [{ id: 1, filename: `\u202egpj.exe`, content_type: `text/${ESC}[2Jplain`, size: '12' }, { filename: 'no id' }],
+            ...summary,
+            body_text: evil.text,
+            body_html: evil.html,
+            to: [`me${ESC}]0;t\x07@x.test`],
+            cc: 'a@x.test, b\x00@x.test',
+            headers: { Date: `Sat${ESC}[5m`, ['__proto__']: 'x' },
+            attachments: [
+              { id: 1, filename: `\u202egpj.exe`, content_type: `text/${ESC}[2Jplain`, size: '12' },
+              { filename: 'no id' },
+            ],
           },
         });
       } else sendJson(res, 404, { status: 'error', error: 'not_found' });
@@ -177,7 +205,13 @@ describe('a hostile service that is not ours', () => {
   it('every string is terminal-safe by the time it is in our types, words intact', async () => {
     const client = createApi({ baseUrl: hostile.baseUrl });
     const [summary] = await client.checkMail('some-token');
-    expect(summary).toEqual({ id: '7', senderName: 'evil Bank X-Injected: 1', senderEmail: 'a@b.test', subject: 'Hi there ', receivedAt: new Date('2026-11-21T10:00:00Z') });
+    expect(summary).toEqual({
+      id: '7',
+      senderName: 'evil Bank X-Injected: 1',
+      senderEmail: 'a@b.test',
+      subject: 'Hi there ',
+      receivedAt: new Date('2026-11-21T10:00:00Z'),
+    });
     const m = await client.readMail('some-token', 7);
     expect(m.bodyText).toBe('line one\nlink \ufffd end');
     expect(m.bodyHtml).toBe('<p>visible</p>');

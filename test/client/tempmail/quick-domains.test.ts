@@ -34,7 +34,11 @@ describe('quick domains', () => {
       ['a redirect', (res) => res.writeHead(302, { location: 'http://elsewhere.invalid/domains' }).end()],
       ['an error status in a 200', (res) => sendJson(res, 200, { status: 'error', error: 'x' })],
       ['not JSON', (res) => res.writeHead(200).end('<html>')],
-      ['too big', (res) => res.writeHead(200).end(`{"status":"success","domains":[${'{"id":1,"domain":"a.test"},'.repeat(20_000)}]}`)],
+      [
+        'too big',
+        (res) =>
+          res.writeHead(200).end(`{"status":"success","domains":[${'{"id":1,"domain":"a.test"},'.repeat(20_000)}]}`),
+      ],
     ];
     for (const [what, answer] of answers) {
       fixture.handle((_req, res) => answer(res));

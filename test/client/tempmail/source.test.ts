@@ -78,7 +78,14 @@ describe('readSource', () => {
     const source = await client.readSource!('tok-0123456789', 7);
     expect(source.kind).toBe('fields');
     if (source.kind !== 'fields') return;
-    expect(source.fields.map(([name]) => name)).toEqual(['id', 'subject', 'sender_email', 'body_text', 'spam_score', 'labels']);
+    expect(source.fields.map(([name]) => name)).toEqual([
+      'id',
+      'subject',
+      'sender_email',
+      'body_text',
+      'spam_score',
+      'labels',
+    ]);
     const byName = Object.fromEntries(source.fields);
     expect(byName.id).toBe('7');
     expect(byName.subject).toBe('Hi there');
@@ -101,7 +108,12 @@ describe('has_attachments in the listing', () => {
   it('says which listed messages carry attachments', async () => {
     const session = await api.createSession();
     await sendMail(svc, { to: session.email, subject: 'plain', text: 'no files' });
-    await sendMail(svc, { to: session.email, subject: 'files', text: 'see', attachments: [{ filename: 'a.txt', content: 'a' }] });
+    await sendMail(svc, {
+      to: session.email,
+      subject: 'files',
+      text: 'see',
+      attachments: [{ filename: 'a.txt', content: 'a' }],
+    });
     const list = await waitFor(async () => {
       const l = await api.checkMail(session.token);
       return l.length === 2 ? l : null;

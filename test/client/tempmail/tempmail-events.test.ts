@@ -101,7 +101,10 @@ describe('tempmail new-mail push (GET /events)', () => {
     const w = await watching(r.url);
     await waitFor(() => w.states.includes('live'), { message: 'the stream to open' });
     r.cut();
-    await waitFor(() => w.states.filter((s) => s === 'live').length === 2, { timeoutMs: 10_000, message: 'the stream to open again' });
+    await waitFor(() => w.states.filter((s) => s === 'live').length === 2, {
+      timeoutMs: 10_000,
+      message: 'the stream to open again',
+    });
     expect(w.states).toEqual(['connecting', 'live', 'down', 'connecting', 'live']);
     await waitFor(() => w.mail() === 2, { message: 'the news that mail may have come while the stream was away' });
     await sendMail(svc, { to: w.session.email, subject: 'after the cut' });
@@ -116,7 +119,10 @@ describe('tempmail new-mail push (GET /events)', () => {
     const w = await watching(r.url);
     await waitFor(() => w.states.includes('live'), { message: 'the stream to open' });
     r.freeze();
-    await waitFor(() => w.states.filter((s) => s === 'live').length === 2, { timeoutMs: 15_000, message: 'the stream to open again after its silence' });
+    await waitFor(() => w.states.filter((s) => s === 'live').length === 2, {
+      timeoutMs: 15_000,
+      message: 'the stream to open again after its silence',
+    });
     expect(w.states).toEqual(['connecting', 'live', 'down', 'connecting', 'live']);
     await sendMail(svc, { to: w.session.email, subject: 'after the silence' });
     await waitFor(() => w.mail() === 3, { message: 'news on the new stream' });
@@ -134,20 +140,44 @@ describe('tempmail new-mail push (GET /events)', () => {
     const withAdmin = cleanup.defer(await startTestService({ adminTokenFile: join(dir, 'token') }), (s) => s.close());
     const d = await watching(withAdmin.baseUrl);
     await waitFor(() => d.states.includes('live'), { message: 'the stream to open' });
-    const [{ id }] = (await call(withAdmin.baseUrl, '/admin/sessions', { query: { recipient: d.session.email }, headers: { authorization: 'Bearer admin-token-for-the-events-test' } })).json!.sessions;
-    expect((await call(withAdmin.baseUrl, '/admin/delete-session', { form: { session_id: id }, headers: { authorization: 'Bearer admin-token-for-the-events-test' } })).status).toBe(200);
+    const [{ id }] = (
+      await call(withAdmin.baseUrl, '/admin/sessions', {
+        query: { recipient: d.session.email },
+        headers: { authorization: 'Bearer admin-token-for-the-events-test' },
+      })
+    ).json!.sessions;
+    expect(
+      (
+        await call(withAdmin.baseUrl, '/admin/delete-session', {
+          form: { session_id: id },
+          headers: { authorization: 'Bearer admin-token-for-the-events-test' },
+        })
+      ).status,
+    ).toBe(200);
     // Cut by the delete, asked again once (401: the session is gone), and given up.
-    await waitFor(() => d.states.at(-1) === 'down' && streamsOpened(withAdmin) === 1 && withAdmin.logs.some((l) => / \/events 401 /.test(l)), {
-      timeoutMs: 10_000,
-      message: 'the watch to end after the delete',
-    });
+    await waitFor(
+      () =>
+        d.states.at(-1) === 'down' &&
+        streamsOpened(withAdmin) === 1 &&
+        withAdmin.logs.some((l) => / \/events 401 /.test(l)),
+      {
+        timeoutMs: 10_000,
+        message: 'the watch to end after the delete',
+      },
+    );
     expect(d.states).toEqual(['connecting', 'live', 'down', 'connecting', 'down']);
   });
 
   it('never asks a service that does not offer it', async () => {
     const srv = cleanup.defer(
       await startFixtureServer((req, res) => {
-        if (req.path === '/create-session') return sendJson(res, 200, { status: 'success', email: 'a@x.test', token: 'tok_abcdefghijklmnop', expires_at: '2030-01-01 00:00:00' });
+        if (req.path === '/create-session')
+          return sendJson(res, 200, {
+            status: 'success',
+            email: 'a@x.test',
+            token: 'tok_abcdefghijklmnop',
+            expires_at: '2030-01-01 00:00:00',
+          });
         sendJson(res, 200, { status: 'success', messages: [] });
       }),
       (s) => s.close(),

@@ -15,7 +15,10 @@ import { startTestService } from '../../harness/service';
 
 const TOKEN = 'tok_0123456789abcdef0123456789abcdef';
 const empty = { status: 'success', messages: [] };
-const message = { status: 'success', message: { id: 1, subject: 's', sender_email: 'a@b.example', received_at: '2030-01-01 00:00:00', body_text: 'x' } };
+const message = {
+  status: 'success',
+  message: { id: 1, subject: 's', sender_email: 'a@b.example', received_at: '2030-01-01 00:00:00', body_text: 'x' },
+};
 
 const cleanup = cleanupAfterEach();
 let srv: FixtureServer | undefined;
@@ -41,7 +44,12 @@ describe('the token of a call', () => {
       seen.push(`${req.path} ${where}`);
       const caps = { 'tempmail-capabilities': 'bearer, events' };
       if (where !== 'header') return sendJson(res, 401, { status: 'error', error: 'invalid_token' }, caps);
-      return sendJson(res, 200, req.path === '/read-mail' ? message : req.path === '/delete-mail' ? { status: 'success' } : empty, caps);
+      return sendJson(
+        res,
+        200,
+        req.path === '/read-mail' ? message : req.path === '/delete-mail' ? { status: 'success' } : empty,
+        caps,
+      );
     });
     const api = createApi({ baseUrl: srv.baseUrl });
     await api.checkMail(TOKEN);
@@ -55,22 +63,39 @@ describe('the token of a call', () => {
     srv = await startFixtureServer((req, res, raw) => {
       const where = carried(raw, req.query, req.body);
       seen.push(`${req.path} ${where}`);
-      if (where === 'header' || where === 'none') return sendJson(res, 401, { status: 'error', error: 'invalid_token', message: 'token required' });
-      return sendJson(res, 200, req.path === '/read-mail' ? message : req.path === '/delete-mail' ? { status: 'success' } : empty);
+      if (where === 'header' || where === 'none')
+        return sendJson(res, 401, { status: 'error', error: 'invalid_token', message: 'token required' });
+      return sendJson(
+        res,
+        200,
+        req.path === '/read-mail' ? message : req.path === '/delete-mail' ? { status: 'success' } : empty,
+      );
     });
     const api = createApi({ baseUrl: srv.baseUrl });
     await expect(api.checkMail(TOKEN)).resolves.toEqual([]);
     await api.readMail(TOKEN, 1);
     await api.deleteMail(TOKEN, 1);
     await api.checkMail(TOKEN);
-    expect(seen).toEqual(['/check-mail header', '/check-mail query', '/read-mail query', '/delete-mail body', '/check-mail query']);
+    expect(seen).toEqual([
+      '/check-mail header',
+      '/check-mail query',
+      '/read-mail query',
+      '/delete-mail body',
+      '/check-mail query',
+    ]);
   });
 
   it('learns from a call without a token (create-session): a service that said nothing gets it as a parameter at once', async () => {
     seen.length = 0;
     srv = await startFixtureServer((req, res, raw) => {
       seen.push(`${req.path} ${carried(raw, req.query, req.body)}`);
-      if (req.path === '/create-session') return sendJson(res, 200, { status: 'success', email: 'a@tempmail.test', token: TOKEN, expires_at: '2030-01-01 00:00:00' });
+      if (req.path === '/create-session')
+        return sendJson(res, 200, {
+          status: 'success',
+          email: 'a@tempmail.test',
+          token: TOKEN,
+          expires_at: '2030-01-01 00:00:00',
+        });
       return sendJson(res, 200, empty);
     });
     const api = createApi({ baseUrl: srv.baseUrl });
@@ -84,7 +109,8 @@ describe('the token of a call', () => {
     srv = await startFixtureServer((req, res, raw) => {
       seen.push(`${req.path} ${carried(raw, req.query, req.body)}`);
       if (req.path === '/check-mail') return sendJson(res, 503, { status: 'error', error: 'storage_unavailable' });
-      if (req.path === '/read-mail') return sendJson(res, 404, { status: 'error', error: 'not_found', message: 'No message with id 9' });
+      if (req.path === '/read-mail')
+        return sendJson(res, 404, { status: 'error', error: 'not_found', message: 'No message with id 9' });
       raw.socket.destroy();
     });
     const api = createApi({ baseUrl: srv.baseUrl, retries: 0 });
@@ -100,7 +126,12 @@ describe('the token of a call', () => {
     seen.length = 0;
     srv = await startFixtureServer((req, res, raw) => {
       seen.push(`${req.path} ${carried(raw, req.query, req.body)}`);
-      return sendJson(res, 401, { status: 'error', error: 'invalid_token', message: 'Unknown session token' }, { 'tempmail-capabilities': 'bearer, events' });
+      return sendJson(
+        res,
+        401,
+        { status: 'error', error: 'invalid_token', message: 'Unknown session token' },
+        { 'tempmail-capabilities': 'bearer, events' },
+      );
     });
     const api = createApi({ baseUrl: srv.baseUrl });
     await expectFailure(api.checkMail(TOKEN), 'invalid_token', TOKEN);
@@ -110,6 +141,8 @@ describe('the token of a call', () => {
     // The same against the reference service: one request, not a second one with the token in its URL.
     const svc = cleanup.defer(await startTestService(), (s) => s.close());
     await expectFailure(createApi({ baseUrl: svc.baseUrl }).checkMail(TOKEN), 'invalid_token', TOKEN);
-    expect(svc.logs.filter((l) => l.startsWith('http GET /check-mail '))).toEqual([expect.stringMatching(/^http GET \/check-mail 401 invalid_token/)]);
+    expect(svc.logs.filter((l) => l.startsWith('http GET /check-mail '))).toEqual([
+      expect.stringMatching(/^http GET \/check-mail 401 invalid_token/),
+    ]);
   });
 });

@@ -21,7 +21,13 @@ const EXTRA = {
   bodyText: 'not the wire name either',
 };
 
-const summaryWire = { id: '41', sender_name: 'Ada', sender_email: 'ada@example.org', subject: 'Hello', received_at: '2026-03-04 05:06:07' };
+const summaryWire = {
+  id: '41',
+  sender_name: 'Ada',
+  sender_email: 'ada@example.org',
+  subject: 'Hello',
+  received_at: '2026-03-04 05:06:07',
+};
 
 let srv: FixtureServer;
 let api: TempMailApi;
@@ -65,7 +71,17 @@ beforeAll(async () => {
             to: ['me@one.test'],
             cc: [],
             raw_size: 99,
-            attachments: [{ id: 3, filename: 'a.txt', content_type: 'text/plain', size: 12, ...EXTRA, sha256: 'ab'.repeat(32), inline: false }],
+            attachments: [
+              {
+                id: 3,
+                filename: 'a.txt',
+                content_type: 'text/plain',
+                size: 12,
+                ...EXTRA,
+                sha256: 'ab'.repeat(32),
+                inline: false,
+              },
+            ],
           },
         });
       case '/delete-mail':
@@ -96,7 +112,13 @@ describe('unknown fields in the answers are ignored', () => {
 
   it('checkMail: top level and list items', async () => {
     expect(await api.checkMail(TOKEN)).toStrictEqual([
-      { id: '41', senderName: 'Ada', senderEmail: 'ada@example.org', subject: 'Hello', receivedAt: new Date('2026-03-04T05:06:07Z') },
+      {
+        id: '41',
+        senderName: 'Ada',
+        senderEmail: 'ada@example.org',
+        subject: 'Hello',
+        receivedAt: new Date('2026-03-04T05:06:07Z'),
+      },
     ]);
   });
 

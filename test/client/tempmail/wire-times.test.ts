@@ -17,8 +17,12 @@ afterAll(() => srv?.close());
 /** The service answers create-session with this expiry and lists one message received at `received`. */
 function answer(expires: unknown, received: unknown): void {
   srv.handle((req, res) => {
-    if (req.path === '/create-session') return sendJson(res, 200, { status: 'success', email: 'a@b.test', token: 'tok-times-1', expires_at: expires });
-    sendJson(res, 200, { status: 'success', messages: [{ id: 1, sender_name: 'S', sender_email: 's@x.test', subject: 'hi', received_at: received }] });
+    if (req.path === '/create-session')
+      return sendJson(res, 200, { status: 'success', email: 'a@b.test', token: 'tok-times-1', expires_at: expires });
+    sendJson(res, 200, {
+      status: 'success',
+      messages: [{ id: 1, sender_name: 'S', sender_email: 's@x.test', subject: 'hi', received_at: received }],
+    });
   });
 }
 
@@ -30,12 +34,15 @@ describe('epoch times', () => {
     expect((await api.checkMail('tok-times-1'))[0]!.receivedAt?.toISOString()).toBe('2027-01-15T08:00:00.000Z');
   });
 
-  it.each([1e20, 1e300, 8.64e15 + 1])('refuses %d, which no Date can hold: no expiry is a bad response, no receive time is null', async (n) => {
-    answer(n, n);
-    const api = createApi({ baseUrl: srv.baseUrl });
-    const e = await expectFailure(api.createSession(), 'bad_response');
-    expect(e.message).toContain('no valid expiry time');
-    const [m] = await api.checkMail('tok-times-1');
-    expect(m!.receivedAt).toBeNull();
-  });
+  it.each([1e20, 1e300, 8.64e15 + 1])(
+    'refuses %d, which no Date can hold: no expiry is a bad response, no receive time is null',
+    async (n) => {
+      answer(n, n);
+      const api = createApi({ baseUrl: srv.baseUrl });
+      const e = await expectFailure(api.createSession(), 'bad_response');
+      expect(e.message).toContain('no valid expiry time');
+      const [m] = await api.checkMail('tok-times-1');
+      expect(m!.receivedAt).toBeNull();
+    },
+  );
 });

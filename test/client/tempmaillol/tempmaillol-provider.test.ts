@@ -7,7 +7,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../../src/client/api-error';
 import { createProvider } from '../../../src/client/providers';
-import { startTempmaillolFake, type TempmaillolFake, type TempmaillolFakeOptions } from '../../providers/tempmaillol-fake';
+import {
+  startTempmaillolFake,
+  type TempmaillolFake,
+  type TempmaillolFakeOptions,
+} from '../../providers/tempmaillol-fake';
 
 const fakes: TempmaillolFake[] = [];
 afterEach(async () => {
@@ -18,7 +22,11 @@ async function fake(options: TempmaillolFakeOptions = {}) {
   fakes.push(f);
   return f;
 }
-const failure = (p: Promise<unknown>) => p.then(() => null, (e: unknown) => e as ApiError);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as ApiError,
+  );
 
 describe('tempmaillol provider', () => {
   it('makes an inbox (a name, TempMail.lol picks the domain), lists and reads its mail, newest first', async () => {
@@ -32,8 +40,19 @@ describe('tempmaillol provider', () => {
     expect(s.expiresAt!.getTime() - before).toBeLessThanOrEqual(60 * 60_000 + 5000);
     expect(f.log.at(-1)).toEqual({ method: 'POST', path: '/v2/inbox/create', status: 201 });
 
-    f.deliver(s.email, { from: '"Acme Accounts" <accounts@acme.example>', subject: 'Your code', body: 'Your code is 482913.', at: new Date('2026-01-02T03:04:05Z') });
-    f.deliver(s.email, { from: 'news@shop.example', subject: 'Newer', body: 'plain', html: '<p>Hello <b>there</b></p>', at: new Date('2026-01-02T04:00:00Z') });
+    f.deliver(s.email, {
+      from: '"Acme Accounts" <accounts@acme.example>',
+      subject: 'Your code',
+      body: 'Your code is 482913.',
+      at: new Date('2026-01-02T03:04:05Z'),
+    });
+    f.deliver(s.email, {
+      from: 'news@shop.example',
+      subject: 'Newer',
+      body: 'plain',
+      html: '<p>Hello <b>there</b></p>',
+      at: new Date('2026-01-02T04:00:00Z'),
+    });
     const list = await lol.listMessages(s);
     expect(list.map((m) => [m.subject, m.senderName, m.senderEmail, m.receivedAt?.toISOString()])).toEqual([
       ['Newer', '', 'news@shop.example', '2026-01-02T04:00:00.000Z'],
@@ -43,17 +62,35 @@ describe('tempmaillol provider', () => {
     const again = await createProvider('tempmaillol', { baseUrl: f.baseUrl }).listMessages(s);
     expect(again.map((m) => m.id)).toEqual(list.map((m) => m.id));
     const message = await lol.readMessage(s, list[0]!.id);
-    expect(message).toMatchObject({ subject: 'Newer', bodyText: 'plain', bodyHtml: '<p>Hello <b>there</b></p>', to: [s.email], attachments: [] });
+    expect(message).toMatchObject({
+      subject: 'Newer',
+      bodyText: 'plain',
+      bodyHtml: '<p>Hello <b>there</b></p>',
+      to: [s.email],
+      attachments: [],
+    });
     expect((await lol.readMessage(s, list[1]!.id)).bodyHtml).toBeNull();
-    expect(await failure(lol.readMessage(s, 'abc123'))).toMatchObject({ kind: 'not_found', message: 'TempMail.lol no longer has that message' });
-    expect(await failure(lol.deleteMessage(s, list[0]!.id))).toMatchObject({ kind: 'bad_request', message: expect.stringContaining('cannot delete') });
+    expect(await failure(lol.readMessage(s, 'abc123'))).toMatchObject({
+      kind: 'not_found',
+      message: 'TempMail.lol no longer has that message',
+    });
+    expect(await failure(lol.deleteMessage(s, list[0]!.id))).toMatchObject({
+      kind: 'bad_request',
+      message: expect.stringContaining('cannot delete'),
+    });
   });
 
   it('lists at most 1,000 emails of an inbox and says that it left the rest out', async () => {
     const f = await fake();
     const lol = createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0 });
     const s = await lol.createSession();
-    for (let i = 0; i < 1_005; i++) f.deliver(s.email, { from: 'flood@example.test', subject: `#${i}`, body: `mail ${i}`, at: new Date(1_767_225_600_000 + i * 1000) });
+    for (let i = 0; i < 1_005; i++)
+      f.deliver(s.email, {
+        from: 'flood@example.test',
+        subject: `#${i}`,
+        body: `mail ${i}`,
+        at: new Date(1_767_225_600_000 + i * 1000),
+      });
     const list = await lol.listMessages(s);
     expect(list).toHaveLength(1_000);
     expect(list.cut).toEqual({ unreadable: 0, stoppedAt: { bound: 'items', limit: 1_000 } });
@@ -64,7 +101,10 @@ describe('tempmaillol provider', () => {
     const lol = createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0 });
     const s = await lol.createSession();
     f.expire(s.email);
-    expect(await failure(lol.listMessages({ ...s, expiresAt: new Date(Date.now() - 1000) }))).toMatchObject({ kind: 'session_expired', message: 'This TempMail.lol inbox has expired (one hour)' });
+    expect(await failure(lol.listMessages({ ...s, expiresAt: new Date(Date.now() - 1000) }))).toMatchObject({
+      kind: 'session_expired',
+      message: 'This TempMail.lol inbox has expired (one hour)',
+    });
     expect(await failure(lol.listMessages(s))).toMatchObject({ kind: 'invalid_token' });
   });
 
@@ -74,10 +114,17 @@ describe('tempmaillol provider', () => {
     const lol = createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0, apiKey: key });
     await lol.createSession();
     expect(f.log.at(-1)).toMatchObject({ status: 201, key });
-    const wrong = await failure(createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0, apiKey: 'tm.0.wrong' }).createSession());
-    expect(wrong).toMatchObject({ kind: 'bad_request', message: expect.stringMatching(/^TempMail\.lol refused the API key \(403\)/) });
+    const wrong = await failure(
+      createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0, apiKey: 'tm.0.wrong' }).createSession(),
+    );
+    expect(wrong).toMatchObject({
+      kind: 'bad_request',
+      message: expect.stringMatching(/^TempMail\.lol refused the API key \(403\)/),
+    });
     expect(wrong!.message).not.toContain('tm.0.wrong');
-    const spent = await failure(createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0, apiKey: 'tm.spent.key' }).createSession());
+    const spent = await failure(
+      createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0, apiKey: 'tm.spent.key' }).createSession(),
+    );
     expect(spent!.message).toBe('TempMail.lol says the API key has no time left (402)');
   });
 
@@ -85,6 +132,8 @@ describe('tempmaillol provider', () => {
     const f = await fake({ captcha: true });
     const error = await failure(createProvider('tempmaillol', { baseUrl: f.baseUrl, retries: 0 }).createSession());
     expect(error).toMatchObject({ kind: 'blocked', details: { status: 403 } });
-    expect(error!.message).toBe('TempMail.lol wants a captcha solved from this network (it asks some countries and networks), which a terminal cannot do: try another provider');
+    expect(error!.message).toBe(
+      'TempMail.lol wants a captcha solved from this network (it asks some countries and networks), which a terminal cannot do: try another provider',
+    );
   });
 });

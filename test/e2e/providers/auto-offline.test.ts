@@ -25,7 +25,12 @@ it('auto with every provider down falls back to the local service, says so, and 
   await mkdir(join(home, 'config'), { mode: 0o700 });
   const config = {
     provider: 'auto',
-    providers: { mailtm: { baseUrl: await refused() }, tempmaillol: { baseUrl: await refused() }, guerrilla: { baseUrl: await refused() }, tempmail: { baseUrl: await refused() } },
+    providers: {
+      mailtm: { baseUrl: await refused() },
+      tempmaillol: { baseUrl: await refused() },
+      guerrilla: { baseUrl: await refused() },
+      tempmail: { baseUrl: await refused() },
+    },
   };
   await writeFile(join(home, 'config', 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const app = spawnApp({ args: [], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
@@ -35,9 +40,15 @@ it('auto with every provider down falls back to the local service, says so, and 
   await app.waitForScreen(/Trying TempMail\.lol instead/, 20_000);
   let screen = '';
   for (let i = 0; i < 5 && !/Trying local service instead/.test(screen); i++) {
-    screen = await app.press(KEYS.ENTER, (s) => /Trying (Guerrilla Mail|this machine|tempmail|local service)[^\n]* instead/.test(s) && s !== screen, 20_000);
+    screen = await app.press(
+      KEYS.ENTER,
+      (s) => /Trying (Guerrilla Mail|this machine|tempmail|local service)[^\n]* instead/.test(s) && s !== screen,
+      20_000,
+    );
   }
-  expect(screen.replace(/\s+/g, ' ')).toMatch(/The service is unreachable \(connection refused\)\. Trying local service instead/);
+  expect(screen.replace(/\s+/g, ' ')).toMatch(
+    /The service is unreachable \(connection refused\)\. Trying local service instead/,
+  );
   screen = await app.waitForScreen(/Random address on tempmail\.test/, 20_000);
 
   await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in/.test(s), 20_000);
@@ -46,7 +57,9 @@ it('auto with every provider down falls back to the local service, says so, and 
   await app.press('q');
   expect(await app.exited()).toBe(0);
   const saved = openSavedSessions({ env: { TEMPMAIL_TUI_HOME: home } }).listLive();
-  expect(saved.map((s) => [s.email, s.provider, s.baseUrl])).toEqual([[address, 'tempmail', `local:${join(home, 'data')}/`]]);
+  expect(saved.map((s) => [s.email, s.provider, s.baseUrl])).toEqual([
+    [address, 'tempmail', `local:${join(home, 'data')}/`],
+  ]);
   // The service it started stopped with it.
   expect(existsSync(join(home, 'data', 'service.lock'))).toBe(false);
 }, 90_000);

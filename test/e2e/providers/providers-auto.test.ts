@@ -30,7 +30,8 @@ async function refusedUrl(): Promise<string> {
 
 // The picker's and the inbox's lines at 80 columns: said whole, or in a shorter wording, never cut.
 // A line cut to the width ends in "…" at its last columns ("Loading the inbox…" is not cut).
-const cutLines = (screen: string) => screen.split('\n').filter((line) => line.trimEnd().endsWith('…') && line.trimEnd().length >= 78);
+const cutLines = (screen: string) =>
+  screen.split('\n').filter((line) => line.trimEnd().endsWith('…') && line.trimEnd().length >= 78);
 
 it('auto at 80x24: falls back past a provider that is down and one that wants a captcha, saying why, and p names where it goes', async () => {
   const guerrilla = await startGuerrillaFake();
@@ -42,7 +43,12 @@ it('auto at 80x24: falls back past a provider that is down and one that wants a 
   await mkdir(join(home, 'config'), { mode: 0o700 });
   const config = {
     provider: 'auto',
-    providers: { mailtm: { baseUrl: await refusedUrl() }, tempmaillol: { baseUrl: lol.baseUrl }, guerrilla: { baseUrl: guerrilla.baseUrl }, tempmail: { baseUrl: await refusedUrl() } },
+    providers: {
+      mailtm: { baseUrl: await refusedUrl() },
+      tempmaillol: { baseUrl: lol.baseUrl },
+      guerrilla: { baseUrl: guerrilla.baseUrl },
+      tempmail: { baseUrl: await refusedUrl() },
+    },
   };
   await writeFile(join(home, 'config', 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const app = spawnApp({ args: [], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 80, rows: 24 });
@@ -94,7 +100,12 @@ it('mail.tm at 80x24: the hint offers the next provider, not mail.tm again; n sa
   const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-mailtm80-'));
   cleanup.after(() => rm(home, { recursive: true, force: true }));
   // Another host of mail.tm's API (as mail.gw is): before, the hint said "p: mail.tm" here.
-  const app = spawnApp({ args: ['--provider', 'mailtm', '--base-url', fake.baseUrl], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 80, rows: 24 });
+  const app = spawnApp({
+    args: ['--provider', 'mailtm', '--base-url', fake.baseUrl],
+    env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home },
+    cols: 80,
+    rows: 24,
+  });
   cleanup.after(() => app.kill());
   let screen = await app.waitForScreen(/Random address on mailtm\.test/);
   expect(screen).toMatch(/^mail\.tm: .*no expiry · p: TempMail\.lol *$/m);
@@ -102,7 +113,9 @@ it('mail.tm at 80x24: the hint offers the next provider, not mail.tm again; n sa
   screen = await app.press(KEYS.ENTER, (s) => isInbox(s) && /no expiry/.test(s));
   expect(cutLines(screen)).toEqual([]);
   screen = await app.press('n', /Leave .* for a new address\?/);
-  expect(screen.replace(/\s+/g, ' ')).toContain('It keeps working: mail.tm accounts do not expire (x deletes one). y = yes');
+  expect(screen.replace(/\s+/g, ' ')).toContain(
+    'It keeps working: mail.tm accounts do not expire (x deletes one). y = yes',
+  );
   expect(screen.replace(/\s+/g, ' ')).not.toContain('until it expires');
   await app.press('x');
   await app.press('q');

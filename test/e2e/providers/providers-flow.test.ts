@@ -20,12 +20,20 @@ const cleanup = cleanupAfterEach();
 async function appOn(provider: string, baseUrl: string, extra: string[] = []): Promise<{ app: PtyApp; home: string }> {
   const home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-providers-'));
   cleanup.after(() => rm(home, { recursive: true, force: true }));
-  const app = spawnApp({ args: ['--provider', provider, '--base-url', baseUrl, ...extra], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home }, cols: 100, rows: 30 });
+  const app = spawnApp({
+    args: ['--provider', provider, '--base-url', baseUrl, ...extra],
+    env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home },
+    cols: 100,
+    rows: 30,
+  });
   cleanup.after(() => app.kill());
   return { app, home };
 }
 
-const CODE = { subject: 'Your Acme verification code', text: 'Your verification code is 482913. It expires in 10 minutes.' };
+const CODE = {
+  subject: 'Your Acme verification code',
+  text: 'Your verification code is 482913. It expires in 10 minutes.',
+};
 
 describe('the app on the public providers, in a pseudo-terminal', () => {
   it('mail.tm: create, mail pushed at once, read, delete, forget with the account deleted', async () => {
@@ -68,8 +76,15 @@ describe('the app on the public providers, in a pseudo-terminal', () => {
     await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in (59|60):/.test(s) && /Guerrilla Mail/.test(s));
     const address = addressOnScreen(app);
     expect(address).toMatch(/@guerrillamail\.com$/);
-    fake.deliver(address, { from: 'Acme Accounts <accounts@acme.example>', subject: CODE.subject, body: `<p>${CODE.text}</p>` });
-    await app.waitForScreen((s) => isInbox(s) && s.includes(CODE.subject) && !s.includes('Welcome to Guerrilla Mail'), 10_000);
+    fake.deliver(address, {
+      from: 'Acme Accounts <accounts@acme.example>',
+      subject: CODE.subject,
+      body: `<p>${CODE.text}</p>`,
+    });
+    await app.waitForScreen(
+      (s) => isInbox(s) && s.includes(CODE.subject) && !s.includes('Welcome to Guerrilla Mail'),
+      10_000,
+    );
     await app.press(KEYS.ENTER, (s) => isViewer(s) && s.includes('Your verification code is 482913.'));
     await app.press('d', isConfirm);
     await app.press('y', (s) => isInbox(s) && s.includes(`No mail yet for ${address}.`));

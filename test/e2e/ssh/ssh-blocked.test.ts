@@ -17,7 +17,10 @@ let key: string;
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'));
   writeFileSync(join(dir, 'admin-token'), `${TOKEN}\n`, { mode: 0o600 });
-  serve = await startSshServe(['--admin-token-file', join(dir, 'admin-token'), '--metrics', '--log-format', 'json'], dir);
+  serve = await startSshServe(
+    ['--admin-token-file', join(dir, 'admin-token'), '--metrics', '--log-format', 'json'],
+    dir,
+  );
   key = newKey(serve.dir, 'key');
 }, 30_000);
 
@@ -54,7 +57,10 @@ describe('admin blocks over ssh', () => {
     expect(refused.stderr).toContain('connections from your address are refused');
     const metrics = await (await fetch(`${serve.baseUrl}metrics`)).text();
     expect(metrics).toMatch(/^tempmail_ssh_refused_total\{reason="blocked"\} 1$/m);
-    const line = await waitFor(() => logged('ssh.refused')[0], { timeoutMs: 5000, message: 'the ssh.refused log line' });
+    const line = await waitFor(() => logged('ssh.refused')[0], {
+      timeoutMs: 5000,
+      message: 'the ssh.refused log line',
+    });
     expect(line).toMatchObject({ client: '127.0.0.1', reason: 'blocked' });
     await admin('/admin/unblock', { kind: 'ip', value: '127.0.0.1' });
     const again = await sshExec(serve.sshPort, key, ['new']);

@@ -30,10 +30,27 @@ describe('ssh host COMMAND', () => {
     const json = await sshExec(serve.sshPort, alice, ['new', '--json']);
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout).email).toMatch(/@tempmail\.test$/);
-    const nothing = await sshExec(serve.sshPort, alice, ['wait', '--address', address, '--print', 'code', '--timeout', '1']);
+    const nothing = await sshExec(serve.sshPort, alice, [
+      'wait',
+      '--address',
+      address,
+      '--print',
+      'code',
+      '--timeout',
+      '1',
+    ]);
     expect(nothing.code).toBe(1);
     await sendMail(serve, { to: address, subject: 'Sign-up', text: 'Your code is 482913' });
-    const code = await sshExec(serve.sshPort, alice, ['wait', '--address', address, '--existing', '--print', 'code', '--timeout', '20']);
+    const code = await sshExec(serve.sshPort, alice, [
+      'wait',
+      '--address',
+      address,
+      '--existing',
+      '--print',
+      'code',
+      '--timeout',
+      '20',
+    ]);
     expect(code).toMatchObject({ code: 0, stdout: '482913\n' });
     const list = await sshExec(serve.sshPort, alice, ['list', '--address', address]);
     expect(list.code).toBe(0);

@@ -17,10 +17,16 @@ export interface SshServe extends ServeReady {
 }
 
 /** `serve --ssh-port 0` on a fresh data dir (or `args` naming a database), with `args` added. */
-export async function startSshServe(args: string[] = [], dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'))): Promise<SshServe> {
+export async function startSshServe(
+  args: string[] = [],
+  dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-')),
+): Promise<SshServe> {
   const storage = args.includes('--database-url') ? [] : ['--data-dir', join(dir, 'data')];
   // CI=true as CI sets it: the app drawn for an SSH client must not read the server's environment.
-  const serve = await startServeProcess(['--ssh-port', '0', ...storage, ...args], { TEMPMAIL_TUI_HOME: join(dir, 'home'), CI: 'true' });
+  const serve = await startServeProcess(['--ssh-port', '0', ...storage, ...args], {
+    TEMPMAIL_TUI_HOME: join(dir, 'home'),
+    CI: 'true',
+  });
   const found = await waitFor(
     () => {
       const port = /^SSH \S+:(\d+)$/m.exec(serve.stdout());
@@ -38,7 +44,8 @@ function sshListenJson(stdout: string): { sshPort: number; fingerprint: string }
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{') || !line.endsWith('}')) continue;
     const l = JSON.parse(line) as { event?: string; protocol?: string; port?: number; fingerprint?: string };
-    if (l.event === 'listen' && l.protocol === 'ssh' && l.port && l.fingerprint) return { sshPort: l.port, fingerprint: l.fingerprint };
+    if (l.event === 'listen' && l.protocol === 'ssh' && l.port && l.fingerprint)
+      return { sshPort: l.port, fingerprint: l.fingerprint };
   }
   return undefined;
 }
@@ -50,16 +57,31 @@ export function newKey(dir: string, name: string): string {
   return file;
 }
 
-const COMMON = ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-F', '/dev/null'];
+const COMMON = [
+  '-o',
+  'StrictHostKeyChecking=no',
+  '-o',
+  'UserKnownHostsFile=/dev/null',
+  '-o',
+  'LogLevel=ERROR',
+  '-F',
+  '/dev/null',
+];
 
 /** ssh's options for `key` (BatchMode), or for no key (keyboard-interactive, which BatchMode turns off). */
 export function sshArgs(port: number, key: string | undefined): string[] {
-  const who = key ? ['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-i', key] : ['-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=keyboard-interactive'];
+  const who = key
+    ? ['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-i', key]
+    : ['-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=keyboard-interactive'];
   return [...COMMON, ...who, '-p', String(port)];
 }
 
 /** Runs `ssh host COMMAND`; resolves with its output and exit status. */
-export function sshExec(port: number, key: string | undefined, command: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
+export function sshExec(
+  port: number,
+  key: string | undefined,
+  command: string[],
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const child = spawn('ssh', [...sshArgs(port, key), '127.0.0.1', ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -84,17 +106,41 @@ export interface TmuxSsh {
  * `ssh -t` to the app in a tmux window of `cols` x `rows` with `term` as TERM; with `record`, what ssh
  * writes is also kept as it comes, before tmux reads it (escape sequences tmux does not draw included).
  */
-export function tmuxSsh(port: number, key: string | undefined, options: { cols?: number; rows?: number; term?: string; env?: Record<string, string>; record?: boolean } = {}): TmuxSsh {
+export function tmuxSsh(
+  port: number,
+  key: string | undefined,
+  options: { cols?: number; rows?: number; term?: string; env?: Record<string, string>; record?: boolean } = {},
+): TmuxSsh {
   const dir = mkdtempSync(join(tmpdir(), 'tempmail-tmux-ssh-'));
   const socket = join(dir, 'sock');
   const env: NodeJS.ProcessEnv = { ...process.env, LC_ALL: 'C.UTF-8', ...options.env };
   delete env.TMUX;
   const tmux = (...a: string[]) => execFileSync('tmux', ['-S', socket, ...a], { encoding: 'utf8', env });
   const sendEnv = Object.keys(options.env ?? {}).flatMap((name) => ['-o', `SendEnv=${name}`]);
-  const command = ['env', `TERM=${options.term ?? 'xterm-256color'}`, 'ssh', ...sshArgs(port, key), ...sendEnv, '-t', '127.0.0.1']
+  const command = [
+    'env',
+    `TERM=${options.term ?? 'xterm-256color'}`,
+    'ssh',
+    ...sshArgs(port, key),
+    ...sendEnv,
+    '-t',
+    '127.0.0.1',
+  ]
     .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
     .join(' ');
-  tmux('-f', '/dev/null', 'new-session', '-d', '-x', String(options.cols ?? 80), '-y', String(options.rows ?? 24), '-s', 'app', `${command}; sleep 60`);
+  tmux(
+    '-f',
+    '/dev/null',
+    'new-session',
+    '-d',
+    '-x',
+    String(options.cols ?? 80),
+    '-y',
+    String(options.rows ?? 24),
+    '-s',
+    'app',
+    `${command}; sleep 60`,
+  );
   tmux('set-option', '-g', 'window-size', 'manual');
   const rawFile = join(dir, 'raw');
   if (options.record) tmux('pipe-pane', '-o', '-t', 'app', `cat >> '${rawFile}'`);

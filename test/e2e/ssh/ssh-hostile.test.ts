@@ -36,7 +36,10 @@ async function stillServes(): Promise<void> {
 }
 
 /** An ssh2 client's shell with `pty` (as sent, unchecked) and login `username`. */
-function shell(pty: { term: string; cols: number; rows: number }, username = 'me'): Promise<{ client: Client; stream: ClientChannel; output: () => string }> {
+function shell(
+  pty: { term: string; cols: number; rows: number },
+  username = 'me',
+): Promise<{ client: Client; stream: ClientChannel; output: () => string }> {
   return new Promise((resolve, reject) => {
     const client = new Client();
     client.on('error', reject);
@@ -63,7 +66,10 @@ describe('ssh limits and hostile clients', () => {
     } finally {
       for (const t of held) t.close();
     }
-    await waitFor(async () => (await sshExec(serve.sshPort, key, ['new'])).code === 0 || undefined, { timeoutMs: 10_000, message: 'a connection to be taken again' });
+    await waitFor(async () => (await sshExec(serve.sshPort, key, ['new'])).code === 0 || undefined, {
+      timeoutMs: 10_000,
+      message: 'a connection to be taken again',
+    });
   });
 
   it('counts refusals by reason, key logins and open sessions in /metrics', async () => {
@@ -108,9 +114,15 @@ describe('ssh limits and hostile clients', () => {
 
   it('draws for a 0x0 window, a 10000x10000 one, a flood of resizes, and an escape in TERM and the login name', async () => {
     const zero = await shell({ term: 'xterm\x1b[31m', cols: 0, rows: 0 }, 'x\x1b]0;evil\x07');
-    await waitFor(() => zero.output().includes('choose an address') || undefined, { timeoutMs: 10_000, message: 'a frame at 0x0' });
+    await waitFor(() => zero.output().includes('choose an address') || undefined, {
+      timeoutMs: 10_000,
+      message: 'a frame at 0x0',
+    });
     const huge = await shell({ term: 'xterm', cols: 10000, rows: 10000 });
-    await waitFor(() => huge.output().includes('choose an address') || undefined, { timeoutMs: 10_000, message: 'a frame at 10000x10000' });
+    await waitFor(() => huge.output().includes('choose an address') || undefined, {
+      timeoutMs: 10_000,
+      message: 'a frame at 10000x10000',
+    });
     for (let i = 0; i < 1000; i++) huge.stream.setWindow(10 + (i % 300), 5 + (i % 100), 0, 0);
     huge.stream.write('\x1b[<garbage\x00\xff\x1b');
     await stillServes();

@@ -89,7 +89,10 @@ function masterChildren(pidFile: string): number[] {
     return [];
   }
   const out = spawnSync('ps', ['-o', 'pid=', '--ppid', String(master)], { encoding: 'utf8' }).stdout ?? '';
-  return out.split('\n').map((l) => Number(l.trim())).filter((pid) => Number.isSafeInteger(pid) && pid > 0);
+  return out
+    .split('\n')
+    .map((l) => Number(l.trim()))
+    .filter((pid) => Number.isSafeInteger(pid) && pid > 0);
 }
 
 /** Writes the config and passwd-file into a new temp dir and starts the server. */
@@ -111,7 +114,9 @@ export async function startDovecot(options: DovecotOptions): Promise<Dovecot> {
   const passwd = join(root, 'passwd');
   writeFileSync(
     passwd,
-    options.users.map((u) => `${u.name}:{PLAIN}${u.password}:${mailOwner.uid}:${mailOwner.gid}::${join(mailDir, u.name)}::\n`).join(''),
+    options.users
+      .map((u) => `${u.name}:{PLAIN}${u.password}:${mailOwner.uid}:${mailOwner.gid}::${join(mailDir, u.name)}::\n`)
+      .join(''),
     { mode: 0o644 },
   );
   const config = join(root, 'dovecot.conf');

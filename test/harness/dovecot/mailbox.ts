@@ -12,7 +12,11 @@ import type { Cleanup } from '../cleanup';
 import type { Dovecot, DovecotUser } from './dovecot';
 
 /** Runs `work` on a fresh connection to `user`'s account, logged out after. */
-export async function withMailbox<T>(dovecot: Dovecot, user: DovecotUser, work: (client: ImapFlow) => Promise<T>): Promise<T> {
+export async function withMailbox<T>(
+  dovecot: Dovecot,
+  user: DovecotUser,
+  work: (client: ImapFlow) => Promise<T>,
+): Promise<T> {
   const client = new ImapFlow({
     host: dovecot.host,
     port: dovecot.port,
@@ -31,7 +35,12 @@ export async function withMailbox<T>(dovecot: Dovecot, user: DovecotUser, work: 
 }
 
 /** Files `raw` into `folder` of `user`'s account; resolves with its UID. */
-export async function appendMail(dovecot: Dovecot, user: DovecotUser, raw: string | Buffer, folder = 'INBOX'): Promise<number> {
+export async function appendMail(
+  dovecot: Dovecot,
+  user: DovecotUser,
+  raw: string | Buffer,
+  folder = 'INBOX',
+): Promise<number> {
   return withMailbox(dovecot, user, async (client) => {
     const result = await client.append(folder, raw);
     if (!result || result.uid === undefined) throw new Error(`APPEND to ${folder} failed`);
@@ -40,7 +49,11 @@ export async function appendMail(dovecot: Dovecot, user: DovecotUser, raw: strin
 }
 
 /** Every message of `folder`: its UID and flags (to see that nothing was marked or removed). */
-export async function listMailbox(dovecot: Dovecot, user: DovecotUser, folder = 'INBOX'): Promise<{ uid: number; flags: string[] }[]> {
+export async function listMailbox(
+  dovecot: Dovecot,
+  user: DovecotUser,
+  folder = 'INBOX',
+): Promise<{ uid: number; flags: string[] }[]> {
   return withMailbox(dovecot, user, async (client) => {
     const lock = await client.getMailboxLock(folder, { readOnly: true });
     try {
@@ -62,7 +75,9 @@ export function message(headers: Record<string, string>, body = 'Your code is 48
     'Message-ID': `<${Math.random().toString(36).slice(2)}@example.org>`,
     ...headers,
   };
-  return `${Object.entries(all).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}\r\n`;
+  return `${Object.entries(all)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n${body}\r\n`;
 }
 
 /**
@@ -83,6 +98,14 @@ export async function accountOn(
     email: `${user.name}@ext.test`,
     dotInsensitive: false,
     ...account,
-    imap: { host: dovecot.host, port: dovecot.port, tls: 'none', user: user.name, password: { file }, pollSeconds: 1, ...imap },
+    imap: {
+      host: dovecot.host,
+      port: dovecot.port,
+      tls: 'none',
+      user: user.name,
+      password: { file },
+      pollSeconds: 1,
+      ...imap,
+    },
   };
 }

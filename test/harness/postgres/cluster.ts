@@ -40,7 +40,9 @@ export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string | 
   if (env.PG_BIN) return existsSync(join(env.PG_BIN, 'initdb')) ? env.PG_BIN : undefined;
   const base = '/usr/lib/postgresql';
   if (existsSync(base)) {
-    const versions = readdirSync(base).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(base)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
   }
   const which = spawnSync('sh', ['-c', 'command -v initdb'], { encoding: 'utf8' });
@@ -84,12 +86,33 @@ export async function startCluster(bin: string, options: { durable?: boolean } =
     const gid = Number(execFileSync('id', ['-g', runAs], { encoding: 'utf8' }).trim());
     chownSync(root, uid, gid);
   }
-  const info: ClusterInfo = { bin, root, dataDir: join(root, 'data'), socketDir: root, port: await freePort(), runAs, durable: options.durable ?? false };
+  const info: ClusterInfo = {
+    bin,
+    root,
+    dataDir: join(root, 'data'),
+    socketDir: root,
+    port: await freePort(),
+    runAs,
+    durable: options.durable ?? false,
+  };
   try {
     const pwfile = join(root, 'pw');
     writeFileSync(pwfile, 'unused\n', { mode: 0o600 });
     if (runAs) execFileSync('chown', [runAs, pwfile]);
-    run(info, 'initdb', ['-D', info.dataDir, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--pwfile', pwfile, '--no-sync', '-E', 'UTF8', '--locale=C']);
+    run(info, 'initdb', [
+      '-D',
+      info.dataDir,
+      '-U',
+      'postgres',
+      '--auth-local=trust',
+      '--auth-host=scram-sha-256',
+      '--pwfile',
+      pwfile,
+      '--no-sync',
+      '-E',
+      'UTF8',
+      '--locale=C',
+    ]);
     rmSync(pwfile);
     startServer(info);
     psql(info, `CREATE ROLE ${TCP_USER} LOGIN CREATEDB PASSWORD '${TCP_PASSWORD}'`);
@@ -113,7 +136,18 @@ export function startServer(info: ClusterInfo): void {
     ...(info.durable ? [] : ['-c fsync=off', '-c full_page_writes=off']),
     '-c max_connections=300',
   ].join(' ');
-  run(info, 'pg_ctl', ['-D', info.dataDir, '-l', join(info.root, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
+  run(info, 'pg_ctl', [
+    '-D',
+    info.dataDir,
+    '-l',
+    join(info.root, 'server.log'),
+    '-o',
+    options,
+    '-w',
+    '-t',
+    '60',
+    'start',
+  ]);
 }
 
 /** pg_ctl stop (fast: open transactions are rolled back, connections cut). */
@@ -132,7 +166,9 @@ export function restartServer(info: ClusterInfo): Promise<void> {
   const [file, argv] = info.runAs ? ['runuser', ['-u', info.runAs, '--', command, ...args]] : [command, args];
   return new Promise((resolve, reject) => {
     // pg_ctl's server keeps the pipes open: its output goes to the cluster's log file instead.
-    execFile(file, [...argv.slice(0, -1), '-l', join(info.root, 'server.log'), 'restart'], (error) => (error ? reject(error) : resolve()));
+    execFile(file, [...argv.slice(0, -1), '-l', join(info.root, 'server.log'), 'restart'], (error) =>
+      error ? reject(error) : resolve(),
+    );
   });
 }
 
@@ -148,7 +184,24 @@ export function stopCluster(info: ClusterInfo): void {
 
 /** Runs SQL as the superuser over the socket (psql from the same bin dir). */
 export function psql(info: ClusterInfo, sql: string, database = 'postgres'): string {
-  return run(info, 'psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', info.socketDir, '-p', String(info.port), '-U', 'postgres', '-d', database, '-c', sql]);
+  return run(info, 'psql', [
+    '-X',
+    '-q',
+    '-A',
+    '-t',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-h',
+    info.socketDir,
+    '-p',
+    String(info.port),
+    '-U',
+    'postgres',
+    '-d',
+    database,
+    '-c',
+    sql,
+  ]);
 }
 
 /**
@@ -165,7 +218,18 @@ export function dumpDatabase(info: ClusterInfo, database: string): string {
 export function restoreDatabase(info: ClusterInfo, database: string, file: string): void {
   psql(info, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   psql(info, `CREATE DATABASE ${database} OWNER ${TCP_USER}`);
-  run(info, 'pg_restore', ['-h', info.socketDir, '-p', String(info.port), '-U', 'postgres', '-d', database, '--exit-on-error', file]);
+  run(info, 'pg_restore', [
+    '-h',
+    info.socketDir,
+    '-p',
+    String(info.port),
+    '-U',
+    'postgres',
+    '-d',
+    database,
+    '--exit-on-error',
+    file,
+  ]);
 }
 
 /** The URL of `database` over the socket as TCP_USER (no password: the socket trusts the OS user). */

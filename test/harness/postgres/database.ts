@@ -24,7 +24,10 @@ function adminPool(info: ClusterInfo): pg.Pool {
 }
 
 /** A new empty database; returns its socket URL (dropped with `cleanup` after the test). */
-export async function freshDatabase(cleanup: Cleanup, info: ClusterInfo = cluster()): Promise<{ name: string; url: string }> {
+export async function freshDatabase(
+  cleanup: Cleanup,
+  info: ClusterInfo = cluster(),
+): Promise<{ name: string; url: string }> {
   const name = `t${process.pid}_${++count}_${Math.random().toString(36).slice(2, 8)}`;
   await adminPool(info).query(`CREATE DATABASE ${name} OWNER ${TCP_USER}`);
   cleanup.defer(name, (n) => adminPool(info).query(`DROP DATABASE IF EXISTS ${n} WITH (FORCE)`));

@@ -24,7 +24,9 @@ export function foreignBytes(output: string, baseline: ReadonlySet<string>, ownO
   for (const osc of ownOsc) text = text.replaceAll(osc, '');
   const problems: string[] = [];
   for (const [token, n] of unexpectedTokens(text, new Set(baseline))) {
-    problems.push(`control sequence the app does not write: ${showToken(token)} x${n}, first at ${around(text, text.indexOf(token))}`);
+    problems.push(
+      `control sequence the app does not write: ${showToken(token)} x${n}, first at ${around(text, text.indexOf(token))}`,
+    );
   }
   // The pty turns the app's newlines into CR LF; a CR on its own moves the cursor back over a line.
   const bare = /\r(?!\n)/.exec(text);
@@ -51,7 +53,8 @@ export function markedRegions(output: string, problems: string[]): number {
     if (z < 0) continue;
     regions++;
     const between = line.slice(0, z);
-    if (/[\x00-\x1f\x7f-\x9f]/.test(between)) problems.push(`#${m[1]} ${m[2]}: control inside the marked text ${JSON.stringify(between.slice(0, 200))}`);
+    if (/[\x00-\x1f\x7f-\x9f]/.test(between))
+      problems.push(`#${m[1]} ${m[2]}: control inside the marked text ${JSON.stringify(between.slice(0, 200))}`);
   }
   return regions;
 }

@@ -9,7 +9,8 @@ import { encodedWords, htmlText, percentEncoded, quoted, transferEncoded, type M
 import { hostileValue, type Field, type Payload } from '../payloads';
 import type { FilePath, HeaderPath, Spec } from './pty-plan';
 
-const values = (payloads: Payload[], field: Field, sep: string) => payloads.map((p) => hostileValue(p, field)).join(sep);
+const values = (payloads: Payload[], field: Field, sep: string) =>
+  payloads.map((p) => hostileValue(p, field)).join(sep);
 
 const subjectOf = (spec: Spec) => `${spec.tag} ${values(spec.subject, 'subject', ' | ')}`.trimEnd();
 const namesOf = (spec: Spec) => (spec.names.length ? values(spec.names, 'senderName', ' | ') : `Plain ${spec.tag}`);
@@ -17,7 +18,8 @@ const textOf = (spec: Spec) => `${spec.tag} text\n${values(spec.body.payloads, '
 
 /** The HTML body: a paragraph per payload, then a link per payload (its text and its URL hostile). */
 function htmlOf(spec: Spec, path: MimePath | 'json'): string {
-  const h = (p: Payload, f: Field) => (path === 'json' ? htmlText(hostileValue(p, f), 'raw8') : htmlText(hostileValue(p, f), path));
+  const h = (p: Payload, f: Field) =>
+    path === 'json' ? htmlText(hostileValue(p, f), 'raw8') : htmlText(hostileValue(p, f), path);
   const { payloads } = spec.body;
   return [
     `<html><body><p>${spec.tag} html</p>`,
@@ -63,7 +65,14 @@ export function toEml(spec: Spec, to: string): Buffer {
   for (const f of spec.files) {
     if (f.path === 'json') throw new Error(`${spec.tag}: a JSON attachment in a mail`);
     const disposition = fileDisposition(hostileValue(f.payload, 'attachmentName'), f.path);
-    lines.push('--=_pty_q', 'Content-Type: application/octet-stream', `Content-Disposition: ${disposition}`, 'Content-Transfer-Encoding: base64', '', 'eA==');
+    lines.push(
+      '--=_pty_q',
+      'Content-Type: application/octet-stream',
+      `Content-Disposition: ${disposition}`,
+      'Content-Transfer-Encoding: base64',
+      '',
+      'eA==',
+    );
   }
   lines.push('--=_pty_q--', '');
   return Buffer.from(lines.join('\r\n'), 'utf8');
@@ -78,6 +87,11 @@ export function toWire(spec: Spec): Omit<WireMessage, 'id' | 'received_at'> {
     sender_email: `${emails}@example.org`,
     body_text: spec.body.type === 'text' ? textOf(spec) : null,
     body_html: spec.body.type === 'html' ? htmlOf(spec, 'json') : null,
-    attachments: spec.files.map((f, i) => ({ id: i + 1, filename: hostileValue(f.payload, 'attachmentName'), content_type: 'application/octet-stream', size: 1 })),
+    attachments: spec.files.map((f, i) => ({
+      id: i + 1,
+      filename: hostileValue(f.payload, 'attachmentName'),
+      content_type: 'application/octet-stream',
+      size: 1,
+    })),
   };
 }

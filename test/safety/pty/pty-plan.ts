@@ -58,7 +58,9 @@ function words(payload: Payload, field: Field): string[] {
 
 /** The cases a spec carries. Within one message each payload is in a field at most once. */
 export function casesOf(spec: Spec): Case[] {
-  const c = (field: Field, path: DecodePath) => (payload: Payload): Case => ({ payload, field, path, words: words(payload, field) });
+  const c =
+    (field: Field, path: DecodePath) =>
+    (payload: Payload): Case => ({ payload, field, path, words: words(payload, field) });
   const bodyFields: Field[] = spec.body.type === 'text' ? ['textBody'] : ['htmlBody', 'linkText', 'linkUrl'];
   return [
     ...spec.subject.map(c('subject', spec.headerPath)),
@@ -74,7 +76,11 @@ export const caseKey = (c: Pick<Case, 'payload' | 'field' | 'path'>) => `${c.pat
 /** The whole matrix from the definitions: every payload, every path, every field it can travel in. */
 export function fullMatrix(): Set<string> {
   const paths: DecodePath[] = [...MIME_PATHS, 'json'];
-  return new Set(paths.flatMap((path) => PAYLOADS.flatMap((payload) => fieldsFor(path, payload).map((field) => caseKey({ payload, field, path })))));
+  return new Set(
+    paths.flatMap((path) =>
+      PAYLOADS.flatMap((payload) => fieldsFor(path, payload).map((field) => caseKey({ payload, field, path }))),
+    ),
+  );
 }
 
 interface Batch {
@@ -87,12 +93,16 @@ interface Batch {
 function batches(size: number): Batch[] {
   const normal = PAYLOADS.filter((p) => !p.long);
   const out: Batch[] = [];
-  for (let i = 0; i < normal.length; i += size) out.push({ name: `B${i / size}`, index: i / size, payloads: normal.slice(i, i + size) });
+  for (let i = 0; i < normal.length; i += size)
+    out.push({ name: `B${i / size}`, index: i / size, payloads: normal.slice(i, i + size) });
   for (const [i, p] of PAYLOADS.filter((p) => p.long).entries()) out.push({ name: `L${i}`, index: i, payloads: [p] });
   return out;
 }
 
-const halves = <T>(list: T[]): [T[], T[]] => [list.slice(0, Math.ceil(list.length / 2)), list.slice(Math.ceil(list.length / 2))];
+const halves = <T>(list: T[]): [T[], T[]] => [
+  list.slice(0, Math.ceil(list.length / 2)),
+  list.slice(Math.ceil(list.length / 2)),
+];
 
 function mimeBatch({ name, index: b, payloads }: Batch): Spec[] {
   // A raw header cannot carry CR, LF or NUL: those payloads are left out of it (they travel encoded).
@@ -102,7 +112,15 @@ function mimeBatch({ name, index: b, payloads }: Batch): Spec[] {
   for (let r = 0; r < TEXT_PATHS.length; r++) {
     const headerPath = HEADER_PATHS[(b + r) % HEADER_PATHS.length]!;
     const body = { type: 'text' as const, path: TEXT_PATHS[(b + r) % TEXT_PATHS.length]!, payloads };
-    specs.push({ tag: `${name}T${r}`, headerPath, subject: inHeader(headerPath), names: [], emails: [], body, files: [] });
+    specs.push({
+      tag: `${name}T${r}`,
+      headerPath,
+      subject: inHeader(headerPath),
+      names: [],
+      emails: [],
+      body,
+      files: [],
+    });
   }
   for (let r = 0; r < HTML_PATHS.length; r++) {
     const headerPath = HEADER_PATHS[(b + r) % HEADER_PATHS.length]!;
@@ -135,8 +153,24 @@ function mimeBatch({ name, index: b, payloads }: Batch): Spec[] {
 function jsonBatch({ name, payloads }: Batch): Spec[] {
   const [a, z] = halves(payloads);
   return [
-    { tag: `${name}T`, headerPath: 'json', subject: payloads, names: payloads, emails: a, body: { type: 'text', path: 'json', payloads }, files: a.map((payload) => ({ payload, path: 'json' })) },
-    { tag: `${name}H`, headerPath: 'json', subject: payloads, names: [], emails: z, body: { type: 'html', path: 'json', payloads }, files: z.map((payload) => ({ payload, path: 'json' })) },
+    {
+      tag: `${name}T`,
+      headerPath: 'json',
+      subject: payloads,
+      names: payloads,
+      emails: a,
+      body: { type: 'text', path: 'json', payloads },
+      files: a.map((payload) => ({ payload, path: 'json' })),
+    },
+    {
+      tag: `${name}H`,
+      headerPath: 'json',
+      subject: payloads,
+      names: [],
+      emails: z,
+      body: { type: 'html', path: 'json', payloads },
+      files: z.map((payload) => ({ payload, path: 'json' })),
+    },
   ];
 }
 

@@ -44,14 +44,23 @@ async function startMime(specs: Spec[]): Promise<Run> {
   const address = await pickFirstDomain(e2e.app);
   await e2e.app.settle();
   const baselineEnd = e2e.app.mark();
-  await sendRawBatch(e2e.serve, address, specs.map((s) => toEml(s, address)));
+  await sendRawBatch(
+    e2e.serve,
+    address,
+    specs.map((s) => toEml(s, address)),
+  );
   return { app: e2e.app, address, baselineEnd, close: e2e.close };
 }
 
 async function startJson(specs: Spec[]): Promise<Run> {
   const spec = await startSpecService({ escapeJson: true, token: JSON_TOKEN });
   const home = await mkdtemp(join(tmpdir(), 'tempmail-pty-json-home-'));
-  const app = spawnApp({ args: ['--base-url', spec.baseUrl, ...APP_ARGS], env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home, ...APP_ENV }, cols: COLS, rows: ROWS });
+  const app = spawnApp({
+    args: ['--base-url', spec.baseUrl, ...APP_ARGS],
+    env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home, ...APP_ENV },
+    cols: COLS,
+    rows: ROWS,
+  });
   const close = async () => {
     app.kill();
     await spec.close();
@@ -83,7 +92,8 @@ async function wholeViewer(app: PtyApp): Promise<string> {
     await app.settle();
     const text = app.screenText();
     if (isViewer(text) && position(text) !== null) return text;
-    if (Date.now() > deadline) throw new Error(`the viewer never showed a whole frame; screen was:\n${text.slice(0, 3000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the viewer never showed a whole frame; screen was:\n${text.slice(0, 3000)}`);
   }
 }
 
@@ -118,12 +128,16 @@ export function ptyMatrixSuite(shard: Shard): void {
   describe(`terminal safety in a real pty (${shard}): the built app, every payload x field x path of the shard`, () => {
     it('the shards together cover every payload x field x path of the definitions', () => {
       const full = fullMatrix();
-      const union = new Set((Object.keys(SHARDS) as Shard[]).flatMap((s) => shardSpecs(s).flatMap(casesOf).map(caseKey)));
+      const union = new Set(
+        (Object.keys(SHARDS) as Shard[]).flatMap((s) => shardSpecs(s).flatMap(casesOf).map(caseKey)),
+      );
       expect([...full].filter((k) => !union.has(k))).toEqual([]);
       expect(union.size).toBe(full.size);
       // Every shard has its test file, so none of them can drop out unnoticed.
       for (const file of Object.values(SHARDS)) expect(existsSync(new URL(file, import.meta.url)), file).toBe(true);
-      console.log(`pty safety matrix: ${full.size} payload x field x path cases over ${Object.keys(SHARDS).length} shards (${perPath(full)})`);
+      console.log(
+        `pty safety matrix: ${full.size} payload x field x path cases over ${Object.keys(SHARDS).length} shards (${perPath(full)})`,
+      );
     });
 
     it('shows every case of every hostile message with its marker words, and no unsafe character', async () => {
@@ -136,7 +150,10 @@ export function ptyMatrixSuite(shard: Shard): void {
         if (i > 0) await app.press('j');
         const text = await readSelected(app);
         const tag = /^Subject: +(\S+)/m.exec(text)?.[1] ?? '';
-        expect(specs.some((s) => s.tag === tag) && !seen.has(tag), `a new message, subject tag ${tag}:\n${text.slice(0, 2000)}`).toBe(true);
+        expect(
+          specs.some((s) => s.tag === tag) && !seen.has(tag),
+          `a new message, subject tag ${tag}:\n${text.slice(0, 2000)}`,
+        ).toBe(true);
         seen.set(tag, text);
       }
       const missing: string[] = [];
@@ -170,7 +187,9 @@ export function ptyMatrixSuite(shard: Shard): void {
       expect(problems, problems.slice(0, 20).join('\n')).toEqual([]);
       // Every frame repeats its marked text: far more regions than cases, or the search found nothing.
       expect(regions).toBeGreaterThan(checked.size);
-      console.log(`pty safety raw bytes (${shard}): ${raw.length} bytes checked, ${regions} marked regions clean, baseline of ${baseline.size} tokens`);
+      console.log(
+        `pty safety raw bytes (${shard}): ${raw.length} bytes checked, ${regions} marked regions clean, baseline of ${baseline.size} tokens`,
+      );
     });
 
     it('the byte check is not vacuous: each control payload written raw into this output is caught', () => {
@@ -180,7 +199,9 @@ export function ptyMatrixSuite(shard: Shard): void {
       const tail = text.slice(text.indexOf('\n', Math.max(0, text.length - 200_000)) + 1);
       expect(foreignBytes(tail, baseline)).toEqual([]);
       const mid = tail.indexOf('\n', tail.length / 2) + 1;
-      const missed = CONTROL_PAYLOADS.filter((p) => foreignBytes(tail.slice(0, mid) + hostileValue(p, 'textBody') + tail.slice(mid), baseline).length === 0);
+      const missed = CONTROL_PAYLOADS.filter(
+        (p) => foreignBytes(tail.slice(0, mid) + hostileValue(p, 'textBody') + tail.slice(mid), baseline).length === 0,
+      );
       expect(missed.map((p) => p.name)).toEqual([]);
     });
 

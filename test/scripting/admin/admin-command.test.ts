@@ -29,7 +29,11 @@ async function setup(): Promise<{ svc: TestService; tokenFile: string }> {
 
 async function admin(args: string[], env: NodeJS.ProcessEnv = {}) {
   const out = { stdout: '', stderr: '' };
-  const code = await runAdmin(args, { stdout: { write: (s: string) => (out.stdout += s) }, stderr: { write: (s: string) => (out.stderr += s) }, env });
+  const code = await runAdmin(args, {
+    stdout: { write: (s: string) => (out.stdout += s) },
+    stderr: { write: (s: string) => (out.stderr += s) },
+    env,
+  });
   return { code, ...out };
 }
 
@@ -49,19 +53,48 @@ describe('tempmail-tui admin', () => {
     expect(messages.code).toBe(0);
     const [line] = messages.stdout.trimEnd().split('\n');
     const [sessionId, id, , clientIp, envelopeFrom, sender, recipient, subject] = line!.split('\t');
-    expect([id, clientIp, envelopeFrom, sender, recipient]).toEqual(['1', '127.0.0.1', 'spam@bad.example', 'spam@bad.example', box.email]);
+    expect([id, clientIp, envelopeFrom, sender, recipient]).toEqual([
+      '1',
+      '127.0.0.1',
+      'spam@bad.example',
+      'spam@bad.example',
+      box.email,
+    ]);
     expect(subject).toContain('Win');
     expect(messages.stdout).not.toMatch(/[\u001b\u202e]/);
-    const json = await admin(['sessions', ...url, '--recipient', box.email, '--json'], { TEMPMAIL_ADMIN_TOKEN_FILE: tokenFile });
-    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'success', sessions: [{ id: sessionId, email: box.email, messages: 1 }] });
+    const json = await admin(['sessions', ...url, '--recipient', box.email, '--json'], {
+      TEMPMAIL_ADMIN_TOKEN_FILE: tokenFile,
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'success',
+      sessions: [{ id: sessionId, email: box.email, messages: 1 }],
+    });
 
-    expect(await admin(['block', 'domain', 'Bad.Example', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({ code: 0, stderr: 'Blocked: domain bad.example\n' });
-    expect(await admin(['block', 'domain', 'bad.example', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({ code: 0, stderr: 'Already blocked: domain bad.example\n' });
-    expect((await admin(['blocks', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).stdout).toMatch(/^domain\tbad\.example\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/);
-    expect(await admin(['delete-message', sessionId!, '1', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({ code: 0 });
-    expect(await admin(['delete-message', sessionId!, '1', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({ code: 1, stderr: 'tempmail-tui admin: No such message in that session\n' });
-    expect(await admin(['delete-session', sessionId!, ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({ code: 0, stderr: `Deleted session ${sessionId}\n` });
-    expect(await admin(['unblock', 'domain', 'bad.example', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({ code: 0 });
+    expect(await admin(['block', 'domain', 'Bad.Example', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({
+      code: 0,
+      stderr: 'Blocked: domain bad.example\n',
+    });
+    expect(await admin(['block', 'domain', 'bad.example', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({
+      code: 0,
+      stderr: 'Already blocked: domain bad.example\n',
+    });
+    expect((await admin(['blocks', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).stdout).toMatch(
+      /^domain\tbad\.example\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n$/,
+    );
+    expect(await admin(['delete-message', sessionId!, '1', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({
+      code: 0,
+    });
+    expect(await admin(['delete-message', sessionId!, '1', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({
+      code: 1,
+      stderr: 'tempmail-tui admin: No such message in that session\n',
+    });
+    expect(await admin(['delete-session', sessionId!, ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({
+      code: 0,
+      stderr: `Deleted session ${sessionId}\n`,
+    });
+    expect(await admin(['unblock', 'domain', 'bad.example', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN })).toMatchObject({
+      code: 0,
+    });
     expect(svc.logs.join('\n')).not.toContain(TOKEN);
   });
 
@@ -77,7 +110,10 @@ describe('tempmail-tui admin', () => {
       expect(bare.stderr).not.toContain('client_ip');
     }
     const withPassword = svc.baseUrl.replace('http://', 'http://ops:hunter2secret@');
-    for (const res of [await admin(['stats'], { ...env, TEMPMAIL_ADMIN_URL: withPassword }), await admin(['stats', '--base-url', withPassword], env)]) {
+    for (const res of [
+      await admin(['stats'], { ...env, TEMPMAIL_ADMIN_URL: withPassword }),
+      await admin(['stats', '--base-url', withPassword], env),
+    ]) {
       expect(res.code).toBe(2);
       expect(res.stderr).toContain('must not contain a user name or password');
       expect(res.stderr).not.toContain('hunter2secret');
@@ -90,16 +126,66 @@ describe('tempmail-tui admin', () => {
     const url = ['--url', svc.baseUrl];
     const nobody = `http://127.0.0.1:${await closedPort()}`;
     for (const [args, env, code, said] of [
-      [['stats', ...url], {}, 2, 'tempmail-tui admin: no admin token: give --token-file FILE, or set TEMPMAIL_ADMIN_TOKEN_FILE or TEMPMAIL_ADMIN_TOKEN (see tempmail-tui admin --help)'],
-      [['stats', ...url, `--token=${TOKEN}`], {}, 2, 'tempmail-tui admin: the admin token is never given on the command line: use --token-file FILE or TEMPMAIL_ADMIN_TOKEN (see tempmail-tui admin --help)'],
-      [['stats', ...url, '--token', TOKEN], {}, 2, 'tempmail-tui admin: the admin token is never given on the command line: use --token-file FILE or TEMPMAIL_ADMIN_TOKEN (see tempmail-tui admin --help)'],
-      [['stats', ...url], { TEMPMAIL_ADMIN_TOKEN: 'not-the-token-at-all' }, 1, `tempmail-tui admin: ${new URL(svc.baseUrl).origin} refused the admin token`],
-      [['stats', ...url, '--token-file', `${tokenFile}.missing`], {}, 2, `tempmail-tui admin: cannot read the admin token file ${tokenFile}.missing (ENOENT) (see tempmail-tui admin --help)`],
-      [['delete-message', 'abc', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 2, 'tempmail-tui admin: delete-message takes SESSION_ID ID (see tempmail-tui admin --help)'],
-      [['stats', '--sender', 'x', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 2, 'tempmail-tui admin: stats takes no --recipient, --sender, --client-ip or --limit (see tempmail-tui admin --help)'],
-      [['block', 'host', 'x', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 1, 'tempmail-tui admin: kind must be sender, domain or ip'],
-      [['messages', ...url], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 2, 'tempmail-tui admin: messages needs --recipient, --sender or --client-ip (see tempmail-tui admin --help)'],
-      [['stats', '--url', `${nobody}/`], { TEMPMAIL_ADMIN_TOKEN: TOKEN }, 1, `tempmail-tui admin: cannot reach ${nobody} (connection refused)`],
+      [
+        ['stats', ...url],
+        {},
+        2,
+        'tempmail-tui admin: no admin token: give --token-file FILE, or set TEMPMAIL_ADMIN_TOKEN_FILE or TEMPMAIL_ADMIN_TOKEN (see tempmail-tui admin --help)',
+      ],
+      [
+        ['stats', ...url, `--token=${TOKEN}`],
+        {},
+        2,
+        'tempmail-tui admin: the admin token is never given on the command line: use --token-file FILE or TEMPMAIL_ADMIN_TOKEN (see tempmail-tui admin --help)',
+      ],
+      [
+        ['stats', ...url, '--token', TOKEN],
+        {},
+        2,
+        'tempmail-tui admin: the admin token is never given on the command line: use --token-file FILE or TEMPMAIL_ADMIN_TOKEN (see tempmail-tui admin --help)',
+      ],
+      [
+        ['stats', ...url],
+        { TEMPMAIL_ADMIN_TOKEN: 'not-the-token-at-all' },
+        1,
+        `tempmail-tui admin: ${new URL(svc.baseUrl).origin} refused the admin token`,
+      ],
+      [
+        ['stats', ...url, '--token-file', `${tokenFile}.missing`],
+        {},
+        2,
+        `tempmail-tui admin: cannot read the admin token file ${tokenFile}.missing (ENOENT) (see tempmail-tui admin --help)`,
+      ],
+      [
+        ['delete-message', 'abc', ...url],
+        { TEMPMAIL_ADMIN_TOKEN: TOKEN },
+        2,
+        'tempmail-tui admin: delete-message takes SESSION_ID ID (see tempmail-tui admin --help)',
+      ],
+      [
+        ['stats', '--sender', 'x', ...url],
+        { TEMPMAIL_ADMIN_TOKEN: TOKEN },
+        2,
+        'tempmail-tui admin: stats takes no --recipient, --sender, --client-ip or --limit (see tempmail-tui admin --help)',
+      ],
+      [
+        ['block', 'host', 'x', ...url],
+        { TEMPMAIL_ADMIN_TOKEN: TOKEN },
+        1,
+        'tempmail-tui admin: kind must be sender, domain or ip',
+      ],
+      [
+        ['messages', ...url],
+        { TEMPMAIL_ADMIN_TOKEN: TOKEN },
+        2,
+        'tempmail-tui admin: messages needs --recipient, --sender or --client-ip (see tempmail-tui admin --help)',
+      ],
+      [
+        ['stats', '--url', `${nobody}/`],
+        { TEMPMAIL_ADMIN_TOKEN: TOKEN },
+        1,
+        `tempmail-tui admin: cannot reach ${nobody} (connection refused)`,
+      ],
     ] as [string[], NodeJS.ProcessEnv, number, string][]) {
       const res = await admin(args, env);
       expect(res.code, args.join(' ')).toBe(code);
@@ -109,19 +195,27 @@ describe('tempmail-tui admin', () => {
     // A serve without an admin token has no admin API.
     const plain = cleanup.defer(await startTestService(), (s) => s.close());
     const none = await admin(['stats', '--url', plain.baseUrl], { TEMPMAIL_ADMIN_TOKEN: TOKEN });
-    expect(none).toMatchObject({ code: 1, stderr: `tempmail-tui admin: ${new URL(plain.baseUrl).origin} has no admin API (start serve with --admin-token-file), or this is not tempmail-tui serve\n` });
+    expect(none).toMatchObject({
+      code: 1,
+      stderr: `tempmail-tui admin: ${new URL(plain.baseUrl).origin} has no admin API (start serve with --admin-token-file), or this is not tempmail-tui serve\n`,
+    });
   });
 
   it('says a certificate it cannot trust in words, as the app does, never its error code', async () => {
     // A server whose certificate comes from a CA nobody told the command about.
     const ca = makeCa(await cleanup.tempDir('tempmail-admin-ca-'));
     const pair = makeServerCert(ca, 'server', 'localhost');
-    const server = createServer({ cert: await readFile(pair.cert), key: await readFile(pair.key) }, (_req, res) => res.end('{}'));
+    const server = createServer({ cert: await readFile(pair.cert), key: await readFile(pair.key) }, (_req, res) =>
+      res.end('{}'),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanup.defer(server, (s) => new Promise<void>((resolve) => s.close(() => resolve())));
     const origin = `https://localhost:${(server.address() as AddressInfo).port}`;
     const res = await admin(['stats', '--url', `${origin}/`], { TEMPMAIL_ADMIN_TOKEN: TOKEN });
-    expect(res).toMatchObject({ code: 1, stderr: `tempmail-tui admin: cannot reach ${origin} (its certificate cannot be checked)\n` });
+    expect(res).toMatchObject({
+      code: 1,
+      stderr: `tempmail-tui admin: cannot reach ${origin} (its certificate cannot be checked)\n`,
+    });
   });
 
   it('the built binary takes the token from the environment and never prints it', async () => {

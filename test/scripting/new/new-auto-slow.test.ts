@@ -12,7 +12,12 @@ import { startGuerrillaFake, type GuerrillaFake } from '../../providers/guerrill
 import { makeRunner, type Runner } from '../run';
 
 /** A provider that answers 200 and then one space every 200 ms, for ever: each request it was sent. */
-async function startTrickler(): Promise<{ baseUrl: string; requests: string[]; open: () => number; close: () => Promise<void> }> {
+async function startTrickler(): Promise<{
+  baseUrl: string;
+  requests: string[];
+  open: () => number;
+  close: () => Promise<void>;
+}> {
   const requests: string[] = [];
   const live = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
@@ -49,8 +54,16 @@ beforeAll(async () => {
   guerrilla = await startGuerrillaFake();
   r = makeRunner();
   mkdirSync(join(r.home, 'config'), { recursive: true, mode: 0o700 });
-  const providers = { mailtm: { baseUrl: slowMailtm.baseUrl }, tempmaillol: { baseUrl: slowLol.baseUrl }, guerrilla: { baseUrl: guerrilla.baseUrl } };
-  writeFileSync(join(r.home, 'config', 'config.json'), JSON.stringify({ providers, providerOrder: ['mailtm', 'tempmaillol', 'guerrilla'] }), { mode: 0o600 });
+  const providers = {
+    mailtm: { baseUrl: slowMailtm.baseUrl },
+    tempmaillol: { baseUrl: slowLol.baseUrl },
+    guerrilla: { baseUrl: guerrilla.baseUrl },
+  };
+  writeFileSync(
+    join(r.home, 'config', 'config.json'),
+    JSON.stringify({ providers, providerOrder: ['mailtm', 'tempmaillol', 'guerrilla'] }),
+    { mode: 0o600 },
+  );
 });
 afterAll(async () => {
   r.cleanup();

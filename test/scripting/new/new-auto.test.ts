@@ -32,7 +32,11 @@ beforeAll(async () => {
   writeFileSync(
     join(r.home, 'config', 'config.json'),
     JSON.stringify({
-      providers: { mailtm: { baseUrl: downUrl }, tempmaillol: { baseUrl: lol.baseUrl }, guerrilla: { baseUrl: guerrilla.baseUrl } },
+      providers: {
+        mailtm: { baseUrl: downUrl },
+        tempmaillol: { baseUrl: lol.baseUrl },
+        guerrilla: { baseUrl: guerrilla.baseUrl },
+      },
       providerOrder: ['mailtm', 'tempmaillol', 'guerrilla'],
     }),
     { mode: 0o600 },
@@ -52,9 +56,15 @@ it('falls back along the order to the first that answers, saying why, and saves 
   const lines = made.stderr.trimEnd().split('\n');
   expect(lines[0]).toBe('trying mail.tm');
   expect(lines[1]).toBe('mail.tm: The service is unreachable (connection refused); trying TempMail.lol');
-  expect(lines[2]).toBe('TempMail.lol: TempMail.lol wants a captcha solved from this network (it asks some countries and networks), which a terminal cannot do: try another provider; trying Guerrilla Mail');
+  expect(lines[2]).toBe(
+    'TempMail.lol: TempMail.lol wants a captcha solved from this network (it asks some countries and networks), which a terminal cannot do: try another provider; trying Guerrilla Mail',
+  );
   expect(lines[3]).toMatch(new RegExp(`^Saved ${address.replace('.', '\\.')} on Guerrilla Mail; expires in`));
-  expect(openSavedSessions({ env: r.env }).listLive().map((s) => [s.email, s.provider, s.baseUrl])).toEqual([[address, 'guerrilla', guerrilla.baseUrl]]);
+  expect(
+    openSavedSessions({ env: r.env })
+      .listLive()
+      .map((s) => [s.email, s.provider, s.baseUrl]),
+  ).toEqual([[address, 'guerrilla', guerrilla.baseUrl]]);
 
   // It remembers where it lives: list, with auto still in effect, asks Guerrilla Mail.
   guerrilla.deliver(address, { from: 'Shop <hi@shop.example>', subject: 'Found you', body: '<p>hi</p>' });
@@ -64,9 +74,15 @@ it('falls back along the order to the first that answers, saying why, and saves 
 });
 
 it('"provider": "auto" in config.json does the same; when none answers, each reason is said', async () => {
-  const config = { provider: 'auto', providers: { mailtm: { baseUrl: downUrl }, tempmaillol: { baseUrl: lol.baseUrl } }, providerOrder: ['mailtm', 'tempmaillol'] };
+  const config = {
+    provider: 'auto',
+    providers: { mailtm: { baseUrl: downUrl }, tempmaillol: { baseUrl: lol.baseUrl } },
+    providerOrder: ['mailtm', 'tempmaillol'],
+  };
   writeFileSync(join(r.home, 'config', 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const failed = await r.run('new', []);
   expect(failed).toMatchObject({ code: 1, stdout: '' });
-  expect(failed.stderr).toMatch(/^trying mail\.tm\nmail\.tm: The service is unreachable \(connection refused\); trying TempMail\.lol\ntempmail-tui new: no provider made an address \(mail\.tm: The service is unreachable \(connection refused\); TempMail\.lol: TempMail\.lol wants a captcha .*\); see tempmail-tui providers --check\n$/);
+  expect(failed.stderr).toMatch(
+    /^trying mail\.tm\nmail\.tm: The service is unreachable \(connection refused\); trying TempMail\.lol\ntempmail-tui new: no provider made an address \(mail\.tm: The service is unreachable \(connection refused\); TempMail\.lol: TempMail\.lol wants a captcha .*\); see tempmail-tui providers --check\n$/,
+  );
 });

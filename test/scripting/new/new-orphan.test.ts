@@ -71,5 +71,9 @@ it('--show-token fails when there is no token to show, the address still printed
   expect(address).toMatch(/@(mailtm|inbox-tm)\.test$/);
   expect(made.stderr).toContain(`${address} was created and saved, but mail.tm did not sign it in yet`);
   expect(made.stderr).toContain('no token to show yet');
-  expect(openSavedSessions({ env: r.env }).listLive().map((s) => s.email)).toContain(address);
+  expect(
+    openSavedSessions({ env: r.env })
+      .listLive()
+      .map((s) => s.email),
+  ).toContain(address);
 });

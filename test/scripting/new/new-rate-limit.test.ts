@@ -23,5 +23,7 @@ it('a 429 on new says when to try again', async () => {
   expect((await r.run('new', base)).code).toBe(0);
   const limited = await r.run('new', base);
   expect(limited).toMatchObject({ code: 1, stdout: '' });
-  expect(limited.stderr).toMatch(/^tempmail-tui new: Too many requests to the service; try again in \d+ s; or try another provider \(tempmail-tui providers\)\n$/);
+  expect(limited.stderr).toMatch(
+    /^tempmail-tui new: Too many requests to the service; try again in \d+ s; or try another provider \(tempmail-tui providers\)\n$/,
+  );
 });

@@ -29,7 +29,9 @@ describe('new, when saving fails', () => {
     const res = await r.run('new', ['--base-url', svc.baseUrl, '--prefix', 'unsaved-one', '--domain', 'tempmail.test']);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('unsaved-one@tempmail.test\n');
-    expect(res.stderr).toMatch(/^tempmail-tui new: unsaved-one@tempmail\.test was created but not saved \(.+\); list, wait, read and the app will not find it\n$/);
+    expect(res.stderr).toMatch(
+      /^tempmail-tui new: unsaved-one@tempmail\.test was created but not saved \(.+\); list, wait, read and the app will not find it\n$/,
+    );
     expect(res.stderr).not.toMatch(/\n\s+at /); // no stack
     // It does exist on the service: the name is held.
     expect((await call(svc.baseUrl, '/create-session', { form: { prefix: 'unsaved-one' } })).status).toBe(409);
@@ -49,7 +51,9 @@ describe('new, when saving fails', () => {
 
   // Node's recursive mkdir loops forever (at full CPU) under a parent that refuses entries; ours fails.
   it.skipIf(!existsSync('/proc/self'))('a state directory under /proc fails at once instead of hanging', async () => {
-    const res = await r.run('new', ['--base-url', svc.baseUrl, '--prefix', 'proc-home'], { env: { TEMPMAIL_TUI_HOME: '/proc/tempmail-test-home' } });
+    const res = await r.run('new', ['--base-url', svc.baseUrl, '--prefix', 'proc-home'], {
+      env: { TEMPMAIL_TUI_HOME: '/proc/tempmail-test-home' },
+    });
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/^proc-home@/);
     expect(res.stderr).toMatch(/was created but not saved \(.*(ENOENT|does not allow)/);

@@ -13,7 +13,9 @@ beforeAll(async () => {
   site = await startFixtureServer((req, res) => {
     const status = req.method === 'POST' ? 501 : 404;
     res.writeHead(status, { 'content-type': 'text/html;charset=utf-8' });
-    res.end(`<!DOCTYPE HTML><html><head><title>Error response</title></head><body><h1>Error response</h1><p>Error code: ${status}</p></body></html>`);
+    res.end(
+      `<!DOCTYPE HTML><html><head><title>Error response</title></head><body><h1>Error response</h1><p>Error code: ${status}</p></body></html>`,
+    );
   });
   r = makeRunner();
 });
@@ -25,7 +27,9 @@ afterAll(async () => {
 it('new and domains at a web page both say it is a web page and to check the base URL', async () => {
   const made = await r.run('new', ['--base-url', site.baseUrl]);
   expect(made).toMatchObject({ code: 1, stdout: '' });
-  expect(made.stderr).toMatch(/^tempmail-tui new: That address answered with a web page, not this service's API \(HTTP 501\): check the base URL\n$/);
+  expect(made.stderr).toMatch(
+    /^tempmail-tui new: That address answered with a web page, not this service's API \(HTTP 501\): check the base URL\n$/,
+  );
   const domains = await r.run('domains', ['--base-url', site.baseUrl]);
   expect(domains.stderr).toMatch(/answered with a web page, not this service's API \(HTTP 404\): check the base URL/);
 });

@@ -47,10 +47,14 @@ describe('scripting on a listing that left something out', () => {
     const email = await address();
     mailtm.deliver(email, { subject: 'Query', id: 'a?b=c' });
     const running = r.run('wait', ['--print', 'code', '--timeout', '20', '--interval', '0.2']);
-    await waitFor(() => running.live.stderr.includes('Waiting for') || running.live.code !== -1, { message: 'wait to start' });
+    await waitFor(() => running.live.stderr.includes('Waiting for') || running.live.code !== -1, {
+      message: 'wait to start',
+    });
     // Several looks at the same listing: the note is said once.
     const looks = mailtm.log.filter((l) => l.path === '/messages').length;
-    await waitFor(() => mailtm.log.filter((l) => l.path === '/messages').length >= looks + 3, { message: 'three more looks' });
+    await waitFor(() => mailtm.log.filter((l) => l.path === '/messages').length >= looks + 3, {
+      message: 'three more looks',
+    });
     mailtm.deliver(email, { subject: 'Your code', text: 'Your verification code is 640215.' });
     const done = await running;
     expect(done).toMatchObject({ code: 0, stdout: '640215\n' });

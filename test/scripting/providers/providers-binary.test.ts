@@ -50,28 +50,45 @@ async function cli(args: string[]) {
 /** Runs `wait` until it says it is waiting, then `send`s; resolves with what `wait` printed. */
 async function waitWhile(args: string[], send: () => void) {
   const proc = start(['wait', ...args]);
-  await waitFor(() => proc.stderr().includes('Waiting for') || proc.child.exitCode !== null, { timeoutMs: 20_000, message: 'wait to start' });
+  await waitFor(() => proc.stderr().includes('Waiting for') || proc.child.exitCode !== null, {
+    timeoutMs: 20_000,
+    message: 'wait to start',
+  });
   send();
   const { code } = await proc.exited;
   transcript.push(proc.stdout(), proc.stderr());
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
-const CODE_MAIL = { subject: 'Your Acme verification code', text: 'Your verification code is 640215. It expires in 10 minutes.' };
+const CODE_MAIL = {
+  subject: 'Your Acme verification code',
+  text: 'Your verification code is 640215. It expires in 10 minutes.',
+};
 
 describe('the built program on the public providers (fakes)', () => {
   it('providers lists them with base URLs and offline; domains --provider guerrilla lists its fixed domains', async () => {
     const listed = await cli(['providers']);
     expect(listed.code).toBe(0);
-    const rows = listed.stdout.trim().split('\n').map((l) => l.split('\t'));
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(rows.map((r) => r.slice(0, 3))).toEqual([
       ['tempmail', 'https://mailtemp.us/api/', 'offline yes'],
       ['mailtm', 'https://api.mail.tm/', 'offline no'],
       ['guerrilla', 'https://api.guerrillamail.com/', 'offline no'],
       ['tempmaillol', 'https://api.tempmail.lol/', 'offline no'],
     ]);
-    const json = JSON.parse((await cli(['providers', '--json', '--provider', 'mailtm', '--base-url', 'https://api.mail.gw'])).stdout);
-    expect(json.providers.find((p: { name: string }) => p.name === 'mailtm')).toMatchObject({ baseUrl: 'https://api.mail.gw/', configured: true, offline: false, requestsPerSecond: 8, lifetimeMinutes: null });
+    const json = JSON.parse(
+      (await cli(['providers', '--json', '--provider', 'mailtm', '--base-url', 'https://api.mail.gw'])).stdout,
+    );
+    expect(json.providers.find((p: { name: string }) => p.name === 'mailtm')).toMatchObject({
+      baseUrl: 'https://api.mail.gw/',
+      configured: true,
+      offline: false,
+      requestsPerSecond: 8,
+      lifetimeMinutes: null,
+    });
     const domains = await cli(['domains', '--provider', 'guerrilla', '--base-url', guerrilla.baseUrl]);
     expect(domains.code).toBe(0);
     expect(domains.stdout.split('\n')[0]).toBe('1\tdomain\tguerrillamail.com');
@@ -82,15 +99,28 @@ describe('the built program on the public providers (fakes)', () => {
     const made = await cli(['new', '--provider', 'mailtm', '--base-url', mailtm.baseUrl, '--json']);
     expect(made.code).toBe(0);
     const session = JSON.parse(made.stdout);
-    expect(session).toEqual({ email: expect.stringMatching(/@(mailtm|inbox-tm)\.test$/), expiresAt: null, provider: 'mailtm', baseUrl: mailtm.baseUrl, createdAt: expect.any(String) });
+    expect(session).toEqual({
+      email: expect.stringMatching(/@(mailtm|inbox-tm)\.test$/),
+      expiresAt: null,
+      provider: 'mailtm',
+      baseUrl: mailtm.baseUrl,
+      createdAt: expect.any(String),
+    });
     expect(made.stderr).toContain(`Saved ${session.email} on mail.tm; no expiry`);
-    const saved = openSavedSessions({ env: env() }).listLive().find((s) => s.email === session.email)!;
+    const saved = openSavedSessions({ env: env() })
+      .listLive()
+      .find((s) => s.email === session.email)!;
     expect(saved).toMatchObject({ provider: 'mailtm', expiresAt: null, accountId: mailtm.accounts()[0]!.id });
     expect(saved.password).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(statSync(openSavedSessions({ env: env() }).file).mode & 0o777).toBe(0o600);
 
     // No --provider now: the saved address carries its own.
-    const waited = await waitWhile(['--print', 'code', '--timeout', '30'], () => mailtm.deliver(session.email, { from: { name: 'Acme Accounts', address: 'accounts@acme.example' }, ...CODE_MAIL }));
+    const waited = await waitWhile(['--print', 'code', '--timeout', '30'], () =>
+      mailtm.deliver(session.email, {
+        from: { name: 'Acme Accounts', address: 'accounts@acme.example' },
+        ...CODE_MAIL,
+      }),
+    );
     expect(waited).toMatchObject({ code: 0, stdout: '640215\n' });
 
     const listed = JSON.parse((await cli(['list', '--json'])).stdout);
@@ -98,7 +128,12 @@ describe('the built program on the public providers (fakes)', () => {
     const id = listed.messages[0].id as string;
     expect(id).toMatch(/^[0-9a-f]{24}$/);
     const read = await cli(['read', id, '--json']);
-    expect(JSON.parse(read.stdout)).toMatchObject({ id, subject: CODE_MAIL.subject, code: '640215', senderEmail: 'accounts@acme.example' });
+    expect(JSON.parse(read.stdout)).toMatchObject({
+      id,
+      subject: CODE_MAIL.subject,
+      code: '640215',
+      senderEmail: 'accounts@acme.example',
+    });
     expect((await cli(['delete', id])).code).toBe(0);
     expect(JSON.parse((await cli(['list', '--json'])).stdout).messages).toEqual([]);
 
@@ -106,20 +141,42 @@ describe('the built program on the public providers (fakes)', () => {
     expect(forgot).toMatchObject({ code: 0 });
     expect(forgot.stderr).toContain(`Deleted ${session.email} at mail.tm`);
     expect(mailtm.accounts()).toEqual([]);
-    expect(openSavedSessions({ env: env() }).listLive().some((s) => s.email === session.email)).toBe(false);
+    expect(
+      openSavedSessions({ env: env() })
+        .listLive()
+        .some((s) => s.email === session.email),
+    ).toBe(false);
     // The password and tokens never left the sessions file.
     const secrets = [saved.password!, saved.token];
-    for (const text of [...transcript, ...argvs.flat()]) for (const secret of secrets) expect(text.includes(secret)).toBe(false);
+    for (const text of [...transcript, ...argvs.flat()])
+      for (const secret of secrets) expect(text.includes(secret)).toBe(false);
   });
 
   it('Guerrilla Mail: new --json, wait for a code, read, delete', async () => {
-    const made = await cli(['new', '--provider', 'guerrilla', '--base-url', guerrilla.baseUrl, '--domain', 'sharklasers.com', '--json']);
+    const made = await cli([
+      'new',
+      '--provider',
+      'guerrilla',
+      '--base-url',
+      guerrilla.baseUrl,
+      '--domain',
+      'sharklasers.com',
+      '--json',
+    ]);
     expect(made.code).toBe(0);
     const session = JSON.parse(made.stdout);
-    expect(session).toMatchObject({ email: expect.stringMatching(/@sharklasers\.com$/), provider: 'guerrilla', baseUrl: guerrilla.baseUrl });
+    expect(session).toMatchObject({
+      email: expect.stringMatching(/@sharklasers\.com$/),
+      provider: 'guerrilla',
+      baseUrl: guerrilla.baseUrl,
+    });
     expect(Date.parse(session.expiresAt) - Date.now()).toBeGreaterThan(58 * 60_000);
     const waited = await waitWhile(['--print', 'code', '--timeout', '30', '--address', session.email], () =>
-      guerrilla.deliver(session.email, { from: 'Acme Accounts <accounts@acme.example>', subject: CODE_MAIL.subject, body: `<p>${CODE_MAIL.text}</p>` }),
+      guerrilla.deliver(session.email, {
+        from: 'Acme Accounts <accounts@acme.example>',
+        subject: CODE_MAIL.subject,
+        body: `<p>${CODE_MAIL.text}</p>`,
+      }),
     );
     expect(waited).toMatchObject({ code: 0, stdout: '640215\n' });
     const listed = JSON.parse((await cli(['list', '--json', '--address', session.email])).stdout);
@@ -132,7 +189,9 @@ describe('the built program on the public providers (fakes)', () => {
     expect(read.stdout).toContain('From: Acme Accounts <accounts@acme.example>\n');
     expect((await cli(['delete', String(id), '--address', session.email])).code).toBe(0);
     expect(guerrilla.inbox(session.email)).toEqual([1]);
-    const saved = openSavedSessions({ env: env() }).listLive().find((s) => s.email === session.email)!;
+    const saved = openSavedSessions({ env: env() })
+      .listLive()
+      .find((s) => s.email === session.email)!;
     for (const text of [...transcript, ...argvs.flat()]) expect(text.includes(saved.token)).toBe(false);
   });
 
@@ -140,6 +199,8 @@ describe('the built program on the public providers (fakes)', () => {
     mailtm.failNext(503, 10);
     const res = await cli(['new', '--provider', 'mailtm', '--base-url', mailtm.baseUrl]);
     expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/^tempmail-tui new: The service failed \(HTTP 503\).*; or try another provider \(tempmail-tui providers\)\n$/);
+    expect(res.stderr).toMatch(
+      /^tempmail-tui new: The service failed \(HTTP 503\).*; or try another provider \(tempmail-tui providers\)\n$/,
+    );
   });
 });

@@ -40,7 +40,11 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}/`;
   r = makeRunner();
   mkdirSync(join(r.home, 'config'), { recursive: true, mode: 0o700 });
-  writeFileSync(join(r.home, 'config', 'config.json'), JSON.stringify({ providers: { mailtm: { baseUrl } }, providerOrder: ['mailtm'] }), { mode: 0o600 });
+  writeFileSync(
+    join(r.home, 'config', 'config.json'),
+    JSON.stringify({ providers: { mailtm: { baseUrl } }, providerOrder: ['mailtm'] }),
+    { mode: 0o600 },
+  );
 });
 afterAll(async () => {
   r.cleanup();
@@ -51,7 +55,10 @@ afterAll(async () => {
 it('a provider streaming an endless answer fails the check at 64 KiB, saying so, and the request is ended there', async () => {
   const res = await r.run('providers', ['--check']);
   expect(res.code).toBe(1);
-  const [row] = res.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+  const [row] = res.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
   expect([row![0], row![2]]).toEqual(['mailtm', 'not this kind of service']);
   expect(row![4]).toBe('The service sent an unexpected answer (answer larger than 64 KiB)');
   await waitFor(() => closed === 1, { message: 'the server to see the client close' });

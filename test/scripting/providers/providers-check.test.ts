@@ -50,11 +50,19 @@ const configure = (providers: Record<string, { baseUrl: string }>) =>
   writeFileSync(join(r.home, 'config', 'config.json'), JSON.stringify({ providers }), { mode: 0o600 });
 
 it('none working: each verdict in words, and exit 1', async () => {
-  configure({ mailtm: { baseUrl: mailtm.baseUrl }, tempmaillol: { baseUrl: lolBlocked.baseUrl }, guerrilla: { baseUrl: downUrl }, tempmail: { baseUrl: site.baseUrl } });
+  configure({
+    mailtm: { baseUrl: mailtm.baseUrl },
+    tempmaillol: { baseUrl: lolBlocked.baseUrl },
+    guerrilla: { baseUrl: downUrl },
+    tempmail: { baseUrl: site.baseUrl },
+  });
   mailtm.failNext(429, 1, 30, 'domains');
   const res = await r.run('providers', ['--check']);
   expect(res.code).toBe(1);
-  const rows = res.stdout.trimEnd().split('\n').map((l) => l.split('\t'));
+  const rows = res.stdout
+    .trimEnd()
+    .split('\n')
+    .map((l) => l.split('\t'));
   expect(rows.map((c) => [c[0], c[1], c[2]])).toEqual([
     ['mailtm', mailtm.baseUrl, 'rate-limited'],
     ['tempmaillol', lolBlocked.baseUrl, 'blocked'],
@@ -68,11 +76,19 @@ it('none working: each verdict in words, and exit 1', async () => {
 });
 
 it('all working: --json, exit 0; one cheap call each', async () => {
-  configure({ mailtm: { baseUrl: mailtm.baseUrl }, tempmaillol: { baseUrl: lol.baseUrl }, guerrilla: { baseUrl: guerrilla.baseUrl }, tempmail: { baseUrl: svc.baseUrl } });
+  configure({
+    mailtm: { baseUrl: mailtm.baseUrl },
+    tempmaillol: { baseUrl: lol.baseUrl },
+    guerrilla: { baseUrl: guerrilla.baseUrl },
+    tempmail: { baseUrl: svc.baseUrl },
+  });
   const before = { mailtm: mailtm.log.length, lol: lol.log.length, guerrilla: guerrilla.log.length };
   const res = await r.run('providers', ['--check', '--json']);
   expect(res.code, res.stderr).toBe(0);
-  const out = JSON.parse(res.stdout) as { providers: { name: string; verdict: string; latencyMs: number; label: string }[]; working: number };
+  const out = JSON.parse(res.stdout) as {
+    providers: { name: string; verdict: string; latencyMs: number; label: string }[];
+    working: number;
+  };
   expect(out.working).toBe(4);
   expect(out.providers.map((p) => [p.name, p.label, p.verdict])).toEqual([
     ['mailtm', 'mail.tm', 'ok'],

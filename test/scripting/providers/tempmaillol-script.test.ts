@@ -31,7 +31,11 @@ it('new, wait, read and domains on TempMail.lol', async () => {
   const waiting = r.run('wait', ['--print', 'code', '--timeout', '20', '--interval', '1']);
   // The mail comes after wait's first look, so it is new to it.
   await waitFor(() => fake.log.filter((l) => l.path === '/v2/inbox').length > looks, { message: "wait's first look" });
-  fake.deliver(address, { from: 'Acme <no-reply@acme.example>', subject: 'Your code', body: 'Your verification code is 482913.' });
+  fake.deliver(address, {
+    from: 'Acme <no-reply@acme.example>',
+    subject: 'Your code',
+    body: 'Your verification code is 482913.',
+  });
   const waited = await waiting;
   expect(waited, waited.stderr).toMatchObject({ code: 0, stdout: '482913\n' });
   const listed = await r.run('list', ['--json']);
@@ -40,7 +44,11 @@ it('new, wait, read and domains on TempMail.lol', async () => {
   expect(read.code, read.stderr).toBe(0);
   expect(read.stdout).toContain('Your verification code is 482913.');
   const domains = await r.run('domains', on);
-  expect(domains).toMatchObject({ code: 0, stdout: '', stderr: 'TempMail.lol lists no domains: it picks one for each new address\n' });
+  expect(domains).toMatchObject({
+    code: 0,
+    stdout: '',
+    stderr: 'TempMail.lol lists no domains: it picks one for each new address\n',
+  });
 });
 
 it('a captcha refusal is said in words, with another provider to try', async () => {

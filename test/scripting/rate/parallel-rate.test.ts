@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 async function cli(args: string[]) {
-  const proc = spawnCli([...args, '--provider', 'mailtm', '--base-url', fake.baseUrl], { ...neutralEnv(), TEMPMAIL_TUI_HOME: home });
+  const proc = spawnCli([...args, '--provider', 'mailtm', '--base-url', fake.baseUrl], {
+    ...neutralEnv(),
+    TEMPMAIL_TUI_HOME: home,
+  });
   const { code } = await proc.exited;
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
@@ -58,7 +61,9 @@ describe('mail.tm rate limit across processes', () => {
     fake.failNext(429, 2, 1, 'messages');
     const res = await cli(['list']);
     expect(res.code, res.stderr).toBe(0);
-    expect(res.stderr).toMatch(/^mail\.tm is limiting requests: waiting 1 s, then asking again\nmail\.tm is limiting requests: waiting 1 s, then asking again\n/);
+    expect(res.stderr).toMatch(
+      /^mail\.tm is limiting requests: waiting 1 s, then asking again\nmail\.tm is limiting requests: waiting 1 s, then asking again\n/,
+    );
   }, 30_000);
 
   it('a 429 asking for longer than 10 s is not waited on: the error says when to come back', async () => {

@@ -18,7 +18,12 @@ describe('wait with a service that streams news of mail', () => {
     const running = fx.r.run('wait', ['--print', 'code', '--interval', '600', '--timeout', '25']);
     await waitFor(() => running.live.stderr.includes('Waiting for'), { message: 'wait to start' });
     await waitFor(() => fx.svc.logs.some((l) => / \/events 200 /.test(l)), { message: 'the event stream to open' });
-    await sendMail(fx.svc, { from: 'accounts@acme.test', to: email, subject: 'Your Acme code', text: 'Your verification code is 582017.' });
+    await sendMail(fx.svc, {
+      from: 'accounts@acme.test',
+      to: email,
+      subject: 'Your Acme code',
+      text: 'Your verification code is 582017.',
+    });
     const res = await running;
     expect(res.code).toBe(0);
     expect(res.stdout).toBe('582017\n');

@@ -27,16 +27,37 @@ beforeAll(async () => {
       checks.push(Date.now());
       // 1: baseline (empty); 2: rate limited for 2 s; 3+: the message is there.
       if (checks.length === 1) return send(200, { status: 'success', messages: [] });
-      if (checks.length === 2) return send(refusal.status, { status: 'error', error: refusal.error, message: 'Slow down' }, { 'retry-after': '2' });
+      if (checks.length === 2)
+        return send(
+          refusal.status,
+          { status: 'error', error: refusal.error, message: 'Slow down' },
+          { 'retry-after': '2' },
+        );
       return send(200, {
         status: 'success',
-        messages: [{ id: 7, sender_name: 'Bank', sender_email: 'otp@bank.test', subject: 'Your one-time code', received_at: '2026-03-01 12:00:00' }],
+        messages: [
+          {
+            id: 7,
+            sender_name: 'Bank',
+            sender_email: 'otp@bank.test',
+            subject: 'Your one-time code',
+            received_at: '2026-03-01 12:00:00',
+          },
+        ],
       });
     }
     if (url.pathname === '/read-mail') {
       return send(200, {
         status: 'success',
-        message: { id: 7, subject: 'Your one-time code', sender_name: 'Bank', sender_email: 'otp@bank.test', received_at: '2026-03-01 12:00:00', body_text: 'Your one-time code is 204816. Never share it.', body_html: null },
+        message: {
+          id: 7,
+          subject: 'Your one-time code',
+          sender_name: 'Bank',
+          sender_email: 'otp@bank.test',
+          received_at: '2026-03-01 12:00:00',
+          body_text: 'Your one-time code is 204816. Never share it.',
+          body_html: null,
+        },
       });
     }
     send(404, { status: 'error', error: 'not_found', message: 'no such route' });
@@ -44,7 +65,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   r = makeRunner();
-  openSavedSessions({ env: r.env }).save({ email: 'me@bank.test', token: 'tok-rate-secret', expiresAt: new Date(Date.now() + 600_000) }, baseUrl);
+  openSavedSessions({ env: r.env }).save(
+    { email: 'me@bank.test', token: 'tok-rate-secret', expiresAt: new Date(Date.now() + 600_000) },
+    baseUrl,
+  );
 });
 afterAll(async () => {
   r.cleanup();

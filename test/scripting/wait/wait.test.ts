@@ -16,7 +16,9 @@ async function newAddress(): Promise<string> {
 /** Starts `wait` and resolves once it has taken its baseline: its "Waiting for" line says so. */
 async function startWait(args: string[], options: { signal?: AbortSignal } = {}) {
   const running = fx.r.run('wait', ['--interval', '0.2', ...args], options);
-  await waitFor(() => running.live.stderr.includes('Waiting for') || running.live.code !== -1, { message: 'wait to start' });
+  await waitFor(() => running.live.stderr.includes('Waiting for') || running.live.code !== -1, {
+    message: 'wait to start',
+  });
   // Not the promise itself: returning a thenable from an async function would await the whole wait.
   return { live: running.live, done: running as Promise<RunResult> };
 }
@@ -55,7 +57,12 @@ describe('wait', () => {
   it('--from and --subject (case-insensitive regexes) skip other mail; --print link and json', async () => {
     const email = await newAddress();
     const running = await startWait(['--from', 'GITHUB', '--subject', 'confirm', '--print', 'link', '--timeout', '20']);
-    await sendMail(fx.svc, { from: 'Newsletter <news@shop.test>', to: email, subject: 'Please confirm', text: 'https://shop.test/confirm?t=1' });
+    await sendMail(fx.svc, {
+      from: 'Newsletter <news@shop.test>',
+      to: email,
+      subject: 'Please confirm',
+      text: 'https://shop.test/confirm?t=1',
+    });
     await sendMail(fx.svc, { from: 'GitHub <noreply@github.test>', to: email, subject: 'Welcome', text: 'hello' });
     await sendMail(fx.svc, {
       from: 'GitHub <noreply@github.test>',
@@ -70,7 +77,12 @@ describe('wait', () => {
     const json = await startWait(['--print', 'json', '--timeout', '20']);
     await sendMail(fx.svc, signup(email, '605118'));
     const out = JSON.parse((await json.done).stdout);
-    expect(out).toMatchObject({ subject: 'Your Acme verification code', senderEmail: 'accounts@acme.test', code: '605118', to: [email] });
+    expect(out).toMatchObject({
+      subject: 'Your Acme verification code',
+      senderEmail: 'accounts@acme.test',
+      code: '605118',
+      to: [email],
+    });
 
     // --json, listed with every command's options, means the same here.
     const same = await startWait(['--json', '--timeout', '20']);
@@ -82,7 +94,10 @@ describe('wait', () => {
     const email = await newAddress();
     const running = await startWait(['--print', 'code', '--timeout', '20']);
     await sendMail(fx.svc, { to: email, subject: 'Welcome aboard', text: 'Thanks for joining. No code here.' });
-    await waitFor(() => running.live.stderr.includes('has no code; still waiting'), { timeoutMs: 10_000, message: 'skip note' });
+    await waitFor(() => running.live.stderr.includes('has no code; still waiting'), {
+      timeoutMs: 10_000,
+      message: 'skip note',
+    });
     await sendMail(fx.svc, signup(email, '908172'));
     expect((await running.done).stdout).toBe('908172\n');
   });
@@ -118,7 +133,10 @@ describe('wait', () => {
   it('keeps trying while the service is unreachable, then times out naming the problem', async () => {
     // A saved session whose service is a closed port on loopback.
     const store = openSavedSessions({ env: fx.r.env });
-    store.save({ email: 'gone@down.test', token: 'tok-down-secret', expiresAt: new Date(Date.now() + 600_000) }, 'http://127.0.0.1:9/');
+    store.save(
+      { email: 'gone@down.test', token: 'tok-down-secret', expiresAt: new Date(Date.now() + 600_000) },
+      'http://127.0.0.1:9/',
+    );
     const res = await fx.r.run('wait', ['--address', 'gone@down.test', '--timeout', '1.5', '--interval', '0.2']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/unreachable.*retrying in \d+ s/i);
@@ -129,7 +147,10 @@ describe('wait', () => {
 
   it('a forgotten token (invalid at the service) ends the wait at once', async () => {
     const store = openSavedSessions({ env: fx.r.env });
-    store.save({ email: 'ghost@tempmail.test', token: 'not-a-real-token-secret', expiresAt: new Date(Date.now() + 600_000) }, fx.svc.baseUrl);
+    store.save(
+      { email: 'ghost@tempmail.test', token: 'not-a-real-token-secret', expiresAt: new Date(Date.now() + 600_000) },
+      fx.svc.baseUrl,
+    );
     const res = await fx.r.run('wait', ['--address', 'ghost@tempmail.test', '--timeout', '20']);
     expect(res.code).toBe(1);
     expect(res.stderr).not.toContain('not-a-real-token-secret');

@@ -20,7 +20,9 @@ async function withAdmin(dataDir?: string): Promise<TestService> {
   const dir = await cleanup.tempDir('tempmail-admin-');
   const tokenFile = join(dir, 'admin-token');
   await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-  return cleanup.defer(await startTestService({ adminTokenFile: tokenFile, ...(dataDir ? { dataDir } : {}) }), (s) => s.close());
+  return cleanup.defer(await startTestService({ adminTokenFile: tokenFile, ...(dataDir ? { dataDir } : {}) }), (s) =>
+    s.close(),
+  );
 }
 
 const admin = (svc: TestService, path: string, options: CallOptions = {}) =>
@@ -58,7 +60,10 @@ describe('the admin API', () => {
       ['/admin/stats', { method: 'POST', form: { x: '1' } }],
       ['/admin/block', { method: 'GET' }],
       ['/admin/block', { method: 'POST', body: 'kind=ip', headers: { 'content-type': 'text/plain' } }],
-      ['/admin/delete-session', { method: 'PUT', body: 'x', headers: { authorization: 'Bearer wrong-token-wrong-token' } }],
+      [
+        '/admin/delete-session',
+        { method: 'PUT', body: 'x', headers: { authorization: 'Bearer wrong-token-wrong-token' } },
+      ],
     ] as [string, CallOptions][]) {
       const res = await call(svc.baseUrl, path, options);
       expect(res.status, `${options.method} ${path}`).toBe(401);
@@ -66,7 +71,10 @@ describe('the admin API', () => {
     }
     // With the token, the method and the body are judged as before.
     expect((await admin(svc, '/admin/stats', { method: 'POST', form: { x: '1' } })).status).toBe(405);
-    expect((await admin(svc, '/admin/block', { method: 'POST', body: 'kind=ip', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    expect(
+      (await admin(svc, '/admin/block', { method: 'POST', body: 'kind=ip', headers: { 'content-type': 'text/plain' } }))
+        .status,
+    ).toBe(415);
   });
 
   it('counts, finds by recipient, sender and client address, and deletes a message and a session', async () => {
@@ -82,7 +90,9 @@ describe('the admin API', () => {
     const subjects = async (query: Record<string, string>) => {
       const res = await admin(svc, '/admin/messages', { query });
       expect(res.status, JSON.stringify(res.json)).toBe(200);
-      return res.json!.messages.map((m: { subject: string; recipient: string }) => `${m.subject} ${m.recipient === box.email ? 'box' : 'other'}`);
+      return res.json!.messages.map(
+        (m: { subject: string; recipient: string }) => `${m.subject} ${m.recipient === box.email ? 'box' : 'other'}`,
+      );
     };
     expect(await subjects({ recipient: box.email.toUpperCase() })).toEqual(['two box', 'one box']);
     // Newest first; the two copies of "two" came at the same moment.
@@ -93,18 +103,37 @@ describe('the admin API', () => {
     expect(await subjects({ client_ip: '10.0.0.0/8' })).toEqual([]);
     expect(await subjects({ recipient: other.email, sender: 'good.example' })).toEqual(['three other']);
     const [one] = (await admin(svc, '/admin/messages', { query: { sender: 'spam@bad.example' } })).json!.messages;
-    expect(one).toMatchObject({ recipient: box.email, id: 1, sender_email: 'spam@bad.example', envelope_from: 'spam@bad.example', client_ip: '127.0.0.1', subject: 'one' });
+    expect(one).toMatchObject({
+      recipient: box.email,
+      id: 1,
+      sender_email: 'spam@bad.example',
+      envelope_from: 'spam@bad.example',
+      client_ip: '127.0.0.1',
+      subject: 'one',
+    });
 
     const sessions = (await admin(svc, '/admin/sessions', { query: { sender: 'bad.example' } })).json!.sessions;
-    expect(sessions.map((s: { email: string; messages: number }) => [s.email, s.messages]).sort()).toEqual([[box.email, 2], [other.email, 2]].sort());
+    expect(sessions.map((s: { email: string; messages: number }) => [s.email, s.messages]).sort()).toEqual(
+      [
+        [box.email, 2],
+        [other.email, 2],
+      ].sort(),
+    );
     for (const query of [{}, { client_ip: 'not-an-address' }, { limit: '0' }] as Record<string, string>[]) {
       const res = await admin(svc, '/admin/messages', { query });
       expect(res.status, JSON.stringify(query)).toBe(400);
     }
 
-    const stream = cleanup.defer(await openEvents(svc.baseUrl, { headers: { authorization: `Bearer ${box.token}` } }), (s) => s.close());
-    expect((await admin(svc, '/admin/delete-message', { form: { session_id: one.session_id, id: 1 } })).status).toBe(200);
-    expect((await admin(svc, '/admin/delete-message', { form: { session_id: one.session_id, id: 1 } })).status).toBe(404);
+    const stream = cleanup.defer(
+      await openEvents(svc.baseUrl, { headers: { authorization: `Bearer ${box.token}` } }),
+      (s) => s.close(),
+    );
+    expect((await admin(svc, '/admin/delete-message', { form: { session_id: one.session_id, id: 1 } })).status).toBe(
+      200,
+    );
+    expect((await admin(svc, '/admin/delete-message', { form: { session_id: one.session_id, id: 1 } })).status).toBe(
+      404,
+    );
     expect((await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages).toHaveLength(1);
     expect((await admin(svc, '/admin/delete-session', { json: { session_id: one.session_id } })).status).toBe(200);
     // The session is gone for its holder, and its event stream ended.
@@ -127,9 +156,16 @@ describe('the admin API', () => {
     const box = await newSession(svc.baseUrl);
     const block = (kind: string, value: string) => admin(svc, '/admin/block', { form: { kind, value } });
 
-    expect((await block('sender', 'Spam@Bad.example')).json).toEqual({ status: 'success', kind: 'sender', value: 'spam@bad.example', added: true });
+    expect((await block('sender', 'Spam@Bad.example')).json).toEqual({
+      status: 'success',
+      kind: 'sender',
+      value: 'spam@bad.example',
+      added: true,
+    });
     expect((await block('sender', 'spam@bad.example')).json).toMatchObject({ added: false });
-    const refused = await sendMail(svc, { from: 'spam@bad.example', to: box.email, subject: 'x' }).catch((e: { response: string }) => e.response);
+    const refused = await sendMail(svc, { from: 'spam@bad.example', to: box.email, subject: 'x' }).catch(
+      (e: { response: string }) => e.response,
+    );
     expect(refused).toMatch(/^550 5\.7\.1 Mail from this sender is refused/);
 
     // A domain blocked while a sender of a subdomain is connected: its next recipient is refused.
@@ -145,18 +181,30 @@ describe('the admin API', () => {
     const blocked = await openSmtp(svc);
     expect(blocked.greeting).toMatch(/^554 5\.7\.1 Connections from your address are refused/);
     blocked.destroy();
-    for (const [kind, value, why] of [['ip', '300.1.1.1', 'IP address'], ['domain', 'no dots', 'domain'], ['sender', 'nobody', 'address'], ['host', 'x', 'kind']]) {
+    for (const [kind, value, why] of [
+      ['ip', '300.1.1.1', 'IP address'],
+      ['domain', 'no dots', 'domain'],
+      ['sender', 'nobody', 'address'],
+      ['host', 'x', 'kind'],
+    ]) {
       const res = await block(kind!, value!);
       expect(res.status, `${kind} ${value}`).toBe(400);
       expect(res.json!.message).toContain(why);
     }
-    expect((await admin(svc, '/admin/blocks')).json!.blocks.map((b: { kind: string; value: string }) => `${b.kind} ${b.value}`)).toEqual([
-      'sender spam@bad.example',
-      'domain other.example',
-      'ip 127.0.0.0/8',
-    ]);
+    expect(
+      (await admin(svc, '/admin/blocks')).json!.blocks.map(
+        (b: { kind: string; value: string }) => `${b.kind} ${b.value}`,
+      ),
+    ).toEqual(['sender spam@bad.example', 'domain other.example', 'ip 127.0.0.0/8']);
     expect((await admin(svc, '/admin/stats')).json).toMatchObject({ blocks: 3 });
-    expect(svc.logs).toEqual(expect.arrayContaining([expect.stringMatching(/^admin: admin blocked ip 127\.0\.0\.0\/8 \| actor=admin action=block/), expect.stringMatching(/^smtp refused connection from 127\.0\.0\.1: blocked \(ip 127\.0\.0\.0\/8\)( \|.*reason=blocked.*)?$/)]));
+    expect(svc.logs).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^admin: admin blocked ip 127\.0\.0\.0\/8 \| actor=admin action=block/),
+        expect.stringMatching(
+          /^smtp refused connection from 127\.0\.0\.1: blocked \(ip 127\.0\.0\.0\/8\)( \|.*reason=blocked.*)?$/,
+        ),
+      ]),
+    );
 
     // Kept in the data dir: a restart applies them before its first connection.
     await svc.close();
@@ -166,7 +214,9 @@ describe('the admin API', () => {
     still.destroy();
     expect((await admin(again, '/admin/unblock', { form: { kind: 'ip', value: '127.0.0.0/8' } })).status).toBe(200);
     expect((await admin(again, '/admin/unblock', { form: { kind: 'ip', value: '127.0.0.0/8' } })).status).toBe(404);
-    expect((await sendMail(again, { from: 'friend@good.example', to: box.email, subject: 'let in' })).response).toMatch(/^250 /);
+    expect((await sendMail(again, { from: 'friend@good.example', to: box.email, subject: 'let in' })).response).toMatch(
+      /^250 /,
+    );
   });
 
   it('blocks an international domain however the sender spells it, and a sender however it is quoted', async () => {
@@ -175,9 +225,18 @@ describe('the admin API', () => {
     const svc = await withAdmin();
     const box = await newSession(svc.baseUrl);
     const block = (kind: string, value: string) => admin(svc, '/admin/block', { form: { kind, value } });
-    expect((await block('domain', 'Bücher.example')).json).toMatchObject({ status: 'success', value: 'xn--bcher-kva.example' });
-    expect((await block('domain', 'xn--mnchen-3ya.example')).json).toMatchObject({ status: 'success', value: 'xn--mnchen-3ya.example' });
-    expect((await block('sender', 'spam@evil.example')).json).toMatchObject({ status: 'success', value: 'spam@evil.example' });
+    expect((await block('domain', 'Bücher.example')).json).toMatchObject({
+      status: 'success',
+      value: 'xn--bcher-kva.example',
+    });
+    expect((await block('domain', 'xn--mnchen-3ya.example')).json).toMatchObject({
+      status: 'success',
+      value: 'xn--mnchen-3ya.example',
+    });
+    expect((await block('sender', 'spam@evil.example')).json).toMatchObject({
+      status: 'success',
+      value: 'spam@evil.example',
+    });
     const mailFrom = async (sender: string) => {
       const c = cleanup.defer(await openSmtp(svc), (x) => x.destroy());
       await c.command('EHLO client.test');
@@ -202,8 +261,12 @@ describe('the admin API', () => {
     for (const sender of ['x@bucher.example', 'x@xn--bcher-kva.example.other', '"spam.x"@evil.example']) {
       expect(await mailFrom(sender), sender).toMatch(/^250 /);
     }
-    expect((await sendMail(svc, { from: 'friend@good.example', to: box.email, subject: 'let in' })).response).toMatch(/^250 /);
-    expect((await admin(svc, '/admin/unblock', { form: { kind: 'domain', value: 'bücher.example' } })).status).toBe(200);
+    expect((await sendMail(svc, { from: 'friend@good.example', to: box.email, subject: 'let in' })).response).toMatch(
+      /^250 /,
+    );
+    expect((await admin(svc, '/admin/unblock', { form: { kind: 'domain', value: 'bücher.example' } })).status).toBe(
+      200,
+    );
     expect(await mailFrom('x@bücher.example')).toMatch(/^250 /);
   });
 });

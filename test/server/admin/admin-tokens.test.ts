@@ -17,7 +17,11 @@ import { waitFor } from '../../harness/wait';
 
 const cleanup = cleanupAfterEach();
 const configFile = configFiles('tempmail-admin-tokens-');
-const TOKENS = { admin: 'single-admin-token-0123456789abcdef', alice: 'alice-admin-token-0123456789abcdef', bob: 'bob-admin-token-0123456789abcdef0' };
+const TOKENS = {
+  admin: 'single-admin-token-0123456789abcdef',
+  alice: 'alice-admin-token-0123456789abcdef',
+  bob: 'bob-admin-token-0123456789abcdef0',
+};
 
 async function tokenFiles(): Promise<Record<keyof typeof TOKENS, string>> {
   const dir = await cleanup.tempDir('tempmail-admin-tokens-');
@@ -34,17 +38,39 @@ const as = (name: keyof typeof TOKENS) => ({ headers: { authorization: `Bearer $
 describe('named admin tokens', () => {
   it('each opens the admin API, and the log names who did what to what, never a token', async () => {
     const files = await tokenFiles();
-    const adminTokens = [{ name: 'alice', file: files.alice }, { name: 'bob', file: files.bob }];
+    const adminTokens = [
+      { name: 'alice', file: files.alice },
+      { name: 'bob', file: files.bob },
+    ];
     const svc = cleanup.defer(await startTestService({ adminTokenFile: files.admin, adminTokens }), (s) => s.close());
     const box = await newSession(svc.baseUrl);
-    const sessionId = (await call(svc.baseUrl, '/admin/sessions', { ...as('admin'), query: { recipient: box.email } })).json!.sessions[0].id;
-    expect((await call(svc.baseUrl, '/admin/block', { ...as('alice'), form: { kind: 'domain', value: 'Bad.Example' } })).status).toBe(200);
-    expect((await call(svc.baseUrl, '/admin/block', { ...as('bob'), form: { kind: 'domain', value: 'bad.example' } })).json).toMatchObject({ added: false });
-    expect((await call(svc.baseUrl, '/admin/unblock', { ...as('bob'), form: { kind: 'domain', value: 'BAD.example' } })).status).toBe(200);
-    expect((await call(svc.baseUrl, '/admin/delete-session', { ...as('alice'), form: { session_id: sessionId } })).status).toBe(200);
-    expect((await call(svc.baseUrl, '/admin/delete-session', { ...as('bob'), form: { session_id: sessionId } })).status).toBe(404);
+    const sessionId = (await call(svc.baseUrl, '/admin/sessions', { ...as('admin'), query: { recipient: box.email } }))
+      .json!.sessions[0].id;
+    expect(
+      (await call(svc.baseUrl, '/admin/block', { ...as('alice'), form: { kind: 'domain', value: 'Bad.Example' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call(svc.baseUrl, '/admin/block', { ...as('bob'), form: { kind: 'domain', value: 'bad.example' } })).json,
+    ).toMatchObject({ added: false });
+    expect(
+      (await call(svc.baseUrl, '/admin/unblock', { ...as('bob'), form: { kind: 'domain', value: 'BAD.example' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await call(svc.baseUrl, '/admin/delete-session', { ...as('alice'), form: { session_id: sessionId } })).status,
+    ).toBe(200);
+    expect(
+      (await call(svc.baseUrl, '/admin/delete-session', { ...as('bob'), form: { session_id: sessionId } })).status,
+    ).toBe(404);
     expect((await call(svc.baseUrl, '/admin/stats', as('bob'))).status).toBe(200);
-    expect((await call(svc.baseUrl, '/admin/stats', { headers: { authorization: 'Bearer carol-admin-token-0123456789abcdef' } })).status).toBe(401);
+    expect(
+      (
+        await call(svc.baseUrl, '/admin/stats', {
+          headers: { authorization: 'Bearer carol-admin-token-0123456789abcdef' },
+        })
+      ).status,
+    ).toBe(401);
 
     const actions = svc.logs.filter((l) => l.startsWith('admin: '));
     expect(actions).toEqual([
@@ -61,20 +87,44 @@ describe('named admin tokens', () => {
 
   it('refuses one token under two names, two tokens of one name, a bad name, and "admin" beside --admin-token-file', async () => {
     const files = await tokenFiles();
-    await expect(startTestService({ adminTokens: [{ name: 'alice', file: files.alice }, { name: 'carol', file: files.alice }] })).rejects.toThrow(
+    await expect(
+      startTestService({
+        adminTokens: [
+          { name: 'alice', file: files.alice },
+          { name: 'carol', file: files.alice },
+        ],
+      }),
+    ).rejects.toThrow(
       'the admin tokens alice and carol are the same token (give each its own: the log names who acted)',
     );
     const refusal = async (adminTokens: unknown, flags: Record<string, string> = {}) => {
       const config = await configFile({ adminTokens });
       return usageRefusal(() => buildServerConfig({ config, ...flags }, {}));
     };
-    expect(await refusal([{ name: 'alice', file: files.alice }, { name: 'alice', file: files.bob }])).toMatch(/^--config adminTokens: the name "alice" is given twice/);
-    expect(await refusal([{ name: 'al ice', file: files.alice }])).toMatch(/^--config adminTokens\[0\]\.name: expected 1 to 64 letters/);
-    expect(await refusal([{ name: 'alice', file: files.alice, token: 'x' }])).toMatch(/^--config adminTokens\[0\]: unknown key "token"/);
+    expect(
+      await refusal([
+        { name: 'alice', file: files.alice },
+        { name: 'alice', file: files.bob },
+      ]),
+    ).toMatch(/^--config adminTokens: the name "alice" is given twice/);
+    expect(await refusal([{ name: 'al ice', file: files.alice }])).toMatch(
+      /^--config adminTokens\[0\]\.name: expected 1 to 64 letters/,
+    );
+    expect(await refusal([{ name: 'alice', file: files.alice, token: 'x' }])).toMatch(
+      /^--config adminTokens\[0\]: unknown key "token"/,
+    );
     expect(await refusal([{ name: 'alice' }])).toMatch(/^--config adminTokens\[0\]\.file: expected a file path/);
-    expect(await refusal([{ name: 'admin', file: files.alice }], { 'admin-token-file': files.admin })).toMatch(/^adminTokens: the name "admin" is the token of --admin-token-file/);
+    expect(await refusal([{ name: 'admin', file: files.alice }], { 'admin-token-file': files.admin })).toMatch(
+      /^adminTokens: the name "admin" is the token of --admin-token-file/,
+    );
     // Named tokens alone turn the admin API on, on its own listener too.
-    const config = buildServerConfig({ config: await configFile({ adminTokens: [{ name: 'alice', file: files.alice }] }), 'admin-listen': '127.0.0.1:0' }, {});
+    const config = buildServerConfig(
+      {
+        config: await configFile({ adminTokens: [{ name: 'alice', file: files.alice }] }),
+        'admin-listen': '127.0.0.1:0',
+      },
+      {},
+    );
     expect(config.adminTokens).toEqual([{ name: 'alice', file: files.alice }]);
   });
 
@@ -82,12 +132,36 @@ describe('named admin tokens', () => {
     const files = await tokenFiles();
     const dir = await cleanup.tempDir('tempmail-admin-tokens-');
     const file = join(dir, 'serve.json');
-    const settings = { dataDir: join(dir, 'data'), logFormat: 'json', adminTokens: [{ name: 'alice', file: files.alice }, { name: 'bob', file: files.bob }] };
+    const settings = {
+      dataDir: join(dir, 'data'),
+      logFormat: 'json',
+      adminTokens: [
+        { name: 'alice', file: files.alice },
+        { name: 'bob', file: files.bob },
+      ],
+    };
     await writeFile(file, JSON.stringify(settings));
     const serve = cleanup.defer(await startServeProcess(['--config', file]), (p) => stopServe(p, 'SIGKILL'));
-    expect((await call(serve.baseUrl, '/admin/block', { ...as('bob'), form: { kind: 'ip', value: '203.0.113.0/24' } })).status).toBe(200);
-    const line = await waitFor(() => serve.stderr().split('\n').find((l) => l.includes('"admin.action"')), { message: 'the admin action in the log' });
-    expect(JSON.parse(line)).toMatchObject({ level: 'info', event: 'admin.action', actor: 'bob', action: 'block', target: 'ip 203.0.113.0/24', result: 'done' });
+    expect(
+      (await call(serve.baseUrl, '/admin/block', { ...as('bob'), form: { kind: 'ip', value: '203.0.113.0/24' } }))
+        .status,
+    ).toBe(200);
+    const line = await waitFor(
+      () =>
+        serve
+          .stderr()
+          .split('\n')
+          .find((l) => l.includes('"admin.action"')),
+      { message: 'the admin action in the log' },
+    );
+    expect(JSON.parse(line)).toMatchObject({
+      level: 'info',
+      event: 'admin.action',
+      actor: 'bob',
+      action: 'block',
+      target: 'ip 203.0.113.0/24',
+      result: 'done',
+    });
 
     await writeFile(file, JSON.stringify({ ...settings, adminTokens: [{ name: 'alice', file: files.alice }] }));
     const before = serve.stderr().length;

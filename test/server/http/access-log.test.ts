@@ -29,10 +29,13 @@ describe('the access log of serve', () => {
     ];
     for (const path of paths) expect((await call(proc.baseUrl, path)).status, path).toBe(404);
     await call(proc.baseUrl, '/check-mail', { query: { token } });
-    const log = await waitFor(() => {
-      const text = proc.stderr();
-      return (text.match(/ http GET /g) ?? []).length >= paths.length + 1 ? text : undefined;
-    }, { message: 'one access-log line per request' });
+    const log = await waitFor(
+      () => {
+        const text = proc.stderr();
+        return (text.match(/ http GET /g) ?? []).length >= paths.length + 1 ? text : undefined;
+      },
+      { message: 'one access-log line per request' },
+    );
     expect(log).not.toContain(token);
     expect(log).not.toContain(token.slice(0, 20));
     expect(log).toContain('http GET /check-mail/[redacted] 404 not_found');

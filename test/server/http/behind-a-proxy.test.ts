@@ -12,7 +12,10 @@ import { openSmtp } from '../../harness/smtp-dialog';
 
 const cleanup = cleanupAfterEach();
 const create = (baseUrl: string, forwardedFor?: string) =>
-  call(baseUrl, '/create-session', { form: {}, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } });
+  call(baseUrl, '/create-session', {
+    form: {},
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  });
 
 /** True when something accepts TCP connections on host:port. */
 const accepts = (host: string, port: number) =>
@@ -41,7 +44,7 @@ describe('serve behind a reverse proxy', () => {
     expect((await create(svc.baseUrl, 'garbage')).status).toBe(429);
   });
 
-  it("counts a 6to4 or Teredo client as the IPv4 host it is: a new /64 of its own is no new allowance", async () => {
+  it('counts a 6to4 or Teredo client as the IPv4 host it is: a new /64 of its own is no new allowance', async () => {
     // 2002:c000:204::/48 is 192.0.2.4's: keyed by /64, one host had 65,536 allowances.
     const svc = cleanup.defer(await startTestService({ createPerMinute: 2, trustProxy: true }), (s) => s.close());
     expect((await create(svc.baseUrl, '2002:c000:204:1::1')).status).toBe(200);
@@ -62,7 +65,10 @@ describe('serve behind a reverse proxy', () => {
   });
 
   it('listens for HTTP and SMTP on separate addresses when told', async () => {
-    const svc = cleanup.defer(await startTestService({ host: '127.0.0.1', httpHost: '127.0.0.1', smtpHost: '127.0.0.2' }), (s) => s.close());
+    const svc = cleanup.defer(
+      await startTestService({ host: '127.0.0.1', httpHost: '127.0.0.1', smtpHost: '127.0.0.2' }),
+      (s) => s.close(),
+    );
     expect(svc.smtpHost).toBe('127.0.0.2');
     const httpPort = Number(new URL(svc.baseUrl).port);
     expect(await accepts('127.0.0.1', httpPort)).toBe(true);

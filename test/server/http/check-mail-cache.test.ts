@@ -31,15 +31,23 @@ async function instance(data: MemoryData): Promise<{ service: MailService; baseU
   return { service, baseUrl: `http://127.0.0.1:${port}/` };
 }
 
-const raw = (to: string, subject: string) => Buffer.from(`From: a@example.org\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\nbody\r\n`);
+const raw = (to: string, subject: string) =>
+  Buffer.from(`From: a@example.org\r\nTo: ${to}\r\nSubject: ${subject}\r\n\r\nbody\r\n`);
 
 async function subjects(baseUrl: string, token: string, ifNoneMatch?: string) {
-  const res = await call(baseUrl, '/check-mail', { query: { token }, headers: ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {} });
-  return { status: res.status, etag: res.headers.get('etag'), subjects: (res.json?.messages ?? []).map((m: { subject: string }) => m.subject) };
+  const res = await call(baseUrl, '/check-mail', {
+    query: { token },
+    headers: ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {},
+  });
+  return {
+    status: res.status,
+    etag: res.headers.get('etag'),
+    subjects: (res.json?.messages ?? []).map((m: { subject: string }) => m.subject),
+  };
 }
 
 describe('check-mail cache', () => {
-  it('two services on one store: each sees the other\'s mail and deletes at once, and their tags agree', async () => {
+  it("two services on one store: each sees the other's mail and deletes at once, and their tags agree", async () => {
     const data = createMemoryData();
     const a = await instance(data);
     const b = await instance(data);
@@ -68,7 +76,8 @@ describe('check-mail cache', () => {
     for (let i = 0; i < 12; i++) {
       const box = await service.createSession({ clientAddress: '127.0.0.1' });
       // ~90 bytes a row: each answer is some 2-9 KB, their sum well past the bound.
-      for (let n = 0; n < 10 + 5 * i; n++) await service.deliver({ raw: raw(box.email, `box ${i} mail ${n}`), recipients: [box.email] });
+      for (let n = 0; n < 10 + 5 * i; n++)
+        await service.deliver({ raw: raw(box.email, `box ${i} mail ${n}`), recipients: [box.email] });
       boxes.push(box);
     }
     for (let round = 0; round < 3; round++) {
@@ -82,7 +91,8 @@ describe('check-mail cache', () => {
     }
     // One inbox bigger than the whole bound is answered, not kept.
     const huge = await service.createSession({ clientAddress: '127.0.0.1' });
-    for (let n = 0; n < 400; n++) await service.deliver({ raw: raw(huge.email, `huge ${n}`), recipients: [huge.email] });
+    for (let n = 0; n < 400; n++)
+      await service.deliver({ raw: raw(huge.email, `huge ${n}`), recipients: [huge.email] });
     const before = cache.size;
     const { body } = await cache.answer(await service.inbox(huge.token));
     expect((JSON.parse(body.toString('utf8')) as { messages: unknown[] }).messages).toHaveLength(400);

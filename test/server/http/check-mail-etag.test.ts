@@ -15,7 +15,10 @@ afterEach(async () => {
 });
 
 async function checkMail(baseUrl: string, token: string, ifNoneMatch?: string) {
-  return call(baseUrl, '/check-mail', { query: { token }, headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch } });
+  return call(baseUrl, '/check-mail', {
+    query: { token },
+    headers: ifNoneMatch === undefined ? {} : { 'if-none-match': ifNoneMatch },
+  });
 }
 
 /** The listing as the uncached service path gives it, in wire form. */

@@ -30,7 +30,11 @@ const CLIENTS = [2, 3, 4, 5, 6, 7].map((n) => `127.0.0.${n}`);
  * Six clients (127.0.0.2-7, each counted under a key of its own) ask GET /events while `hold` keeps their
  * requests waiting in the database, and reset their connections there; then `release` lets the database go.
  */
-async function leaveWhileWaiting(hold: (db: pg.PoolClient) => Promise<void>, release: (db: pg.PoolClient) => Promise<void>, waitingOn: string) {
+async function leaveWhileWaiting(
+  hold: (db: pg.PoolClient) => Promise<void>,
+  release: (db: pg.PoolClient) => Promise<void>,
+  waitingOn: string,
+) {
   const { url } = await freshDatabase(cleanup);
   const svc = cleanup.defer(await startTestService({ databaseUrl: url, eventStreamsPerSession: 2 }), (s) => s.close());
   const box = await newSession(svc.baseUrl);
@@ -41,16 +45,28 @@ async function leaveWhileWaiting(hold: (db: pg.PoolClient) => Promise<void>, rel
   await hold(holder);
   const before = svc.ops.stats().http.requests;
   const sockets: net.Socket[] = [];
-  for (const client of CLIENTS) sockets.push(await sendAndHold(port, client, `GET /events?token=${box.token} HTTP/1.1\r\nHost: x\r\n\r\n`));
+  for (const client of CLIENTS)
+    sockets.push(await sendAndHold(port, client, `GET /events?token=${box.token} HTTP/1.1\r\nHost: x\r\n\r\n`));
   const waiting = async () =>
-    Number((await db.query("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1", [`%${waitingOn}%`])).rows[0].n);
+    Number(
+      (
+        await db.query("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1", [
+          `%${waitingOn}%`,
+        ])
+      ).rows[0].n,
+    );
   await waitFor(async () => (await waiting()) === CLIENTS.length, { message: 'six requests waiting in the database' });
   for (const socket of sockets) socket.resetAndDestroy();
   // The clients are gone (the service saw their connections close) before the database lets them on.
   await waitFor(() => svc.ops.stats().http.connectionsOpen === 0, { message: 'the connections closed' });
   await release(holder);
-  await waitFor(() => svc.ops.stats().http.requests - before === CLIENTS.length, { message: 'the six requests counted in the metrics' });
-  await waitFor(() => svc.logs.filter((l) => l.includes('http GET /events 499 client_left')).length === CLIENTS.length, { message: 'the six requests logged' });
+  await waitFor(() => svc.ops.stats().http.requests - before === CLIENTS.length, {
+    message: 'the six requests counted in the metrics',
+  });
+  await waitFor(
+    () => svc.logs.filter((l) => l.includes('http GET /events 499 client_left')).length === CLIENTS.length,
+    { message: 'the six requests logged' },
+  );
   // The session's two places are free: two streams open now.
   for (let i = 0; i < 2; i++) {
     const stream = cleanup.defer(await openEvents(svc.baseUrl, { query: { token: box.token } }), (s) => s.close());

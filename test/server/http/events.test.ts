@@ -66,7 +66,10 @@ describe('GET /events', () => {
     const svc = await service({ eventsHeartbeatMs: 1000 });
     const box = await newSession(svc.baseUrl);
     const stream = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(box.token) }), (s) => s.close());
-    await waitFor(() => stream.text().split(': keep-alive\n\n').length - 1 >= 2, { timeoutMs: 6000, message: 'two keep-alive comments' });
+    await waitFor(() => stream.text().split(': keep-alive\n\n').length - 1 >= 2, {
+      timeoutMs: 6000,
+      message: 'two keep-alive comments',
+    });
     expect(stream.events()).toEqual([]);
   });
 
@@ -87,12 +90,15 @@ describe('GET /events', () => {
     expect(overTotal.json).toMatchObject({ error: 'too_many_streams' });
     // A stream the client closes frees its place.
     first.close();
-    const again = await waitFor(async () => {
-      const s = await openEvents(svc.baseUrl, { headers: bearer(a.token) });
-      if (s.status === 200) return s;
-      s.close();
-      return undefined;
-    }, { message: 'a place freed by the closed stream' });
+    const again = await waitFor(
+      async () => {
+        const s = await openEvents(svc.baseUrl, { headers: bearer(a.token) });
+        if (s.status === 200) return s;
+        s.close();
+        return undefined;
+      },
+      { message: 'a place freed by the closed stream' },
+    );
     cleanup.defer(again, (s) => s.close());
     await sendMail(svc, { to: a.email, subject: 'still told' });
     await again.waitForEvent('mail');
@@ -104,15 +110,23 @@ describe('GET /events', () => {
     const svc = await service({ eventStreamsPerClient: 2, eventStreamsTotal: 10 });
     const boxes = [await newSession(svc.baseUrl), await newSession(svc.baseUrl), await newSession(svc.baseUrl)];
     for (const box of boxes.slice(0, 2)) {
-      const s = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(box.token), from: '127.0.0.1' }), (x) => x.close());
+      const s = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(box.token), from: '127.0.0.1' }), (x) =>
+        x.close(),
+      );
       expect(s.status).toBe(200);
     }
-    const third = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(boxes[2]!.token), from: '127.0.0.1' }), (x) => x.close());
+    const third = cleanup.defer(
+      await openEvents(svc.baseUrl, { headers: bearer(boxes[2]!.token), from: '127.0.0.1' }),
+      (x) => x.close(),
+    );
     expect(third.status).toBe(429);
     expect(JSON.parse(third.text())).toMatchObject({ status: 'error', error: 'too_many_streams' });
     expect(third.headers['retry-after']).toBe('60');
     // Another client (another loopback address) is not held to the first one's count.
-    const other = cleanup.defer(await openEvents(svc.baseUrl, { headers: bearer(boxes[2]!.token), from: '127.0.0.2' }), (x) => x.close());
+    const other = cleanup.defer(
+      await openEvents(svc.baseUrl, { headers: bearer(boxes[2]!.token), from: '127.0.0.2' }),
+      (x) => x.close(),
+    );
     expect(other.status).toBe(200);
     await sendMail(svc, { to: boxes[2]!.email, subject: 'told' });
     await other.waitForEvent('mail');
@@ -123,7 +137,9 @@ describe('GET /events', () => {
     const box = await newSession(svc.baseUrl);
     const [a, b] = [await newSession(svc.baseUrl), await newSession(svc.baseUrl)];
     const openFor = async (token: string, client: string) =>
-      cleanup.defer(await openEvents(svc.baseUrl, { headers: { ...bearer(token), 'x-forwarded-for': client } }), (x) => x.close());
+      cleanup.defer(await openEvents(svc.baseUrl, { headers: { ...bearer(token), 'x-forwarded-for': client } }), (x) =>
+        x.close(),
+      );
     expect((await openFor(a.token, '2001:db8:1:2::1')).status).toBe(200);
     expect((await openFor(b.token, '2001:db8:1:2::2')).status).toBe(200);
     // A third stream of the same /64 (the same client, whatever its session) is one too many: 20 / 10.
@@ -156,7 +172,10 @@ describe('GET /events', () => {
   it('ends every stream cleanly when the service closes', async () => {
     const svc = await startTestService();
     const box = await newSession(svc.baseUrl);
-    const streams = [await openEvents(svc.baseUrl, { headers: bearer(box.token) }), await openEvents(svc.baseUrl, { headers: bearer(box.token) })];
+    const streams = [
+      await openEvents(svc.baseUrl, { headers: bearer(box.token) }),
+      await openEvents(svc.baseUrl, { headers: bearer(box.token) }),
+    ];
     await svc.close();
     // Ended by the service (a whole chunked answer), not cut when its grace time ran out.
     expect(await Promise.all(streams.map((s) => s.ended))).toEqual(['end', 'end']);
@@ -172,11 +191,20 @@ describe('the token in an Authorization: Bearer header', () => {
     expect(list.status).toBe(200);
     expect(list.json!.messages.map((m: { subject: string }) => m.subject)).toEqual(['by header']);
     const id = list.json!.messages[0].id;
-    expect((await call(svc.baseUrl, '/read-mail', { query: { id }, headers: bearer(box.token) })).json!.message.subject).toBe('by header');
-    expect((await call(svc.baseUrl, '/raw-mail', { query: { id }, headers: bearer(box.token) })).bytes.toString()).toContain('Subject: by header');
+    expect(
+      (await call(svc.baseUrl, '/read-mail', { query: { id }, headers: bearer(box.token) })).json!.message.subject,
+    ).toBe('by header');
+    expect(
+      (await call(svc.baseUrl, '/raw-mail', { query: { id }, headers: bearer(box.token) })).bytes.toString(),
+    ).toContain('Subject: by header');
     // The same token in both places is one token; another one is refused before anything is done.
-    expect((await call(svc.baseUrl, '/check-mail', { query: { token: box.token }, headers: bearer(box.token) })).status).toBe(200);
-    const clash = await call(svc.baseUrl, '/delete-mail', { form: { token: 'someone-else', id }, headers: bearer(box.token) });
+    expect(
+      (await call(svc.baseUrl, '/check-mail', { query: { token: box.token }, headers: bearer(box.token) })).status,
+    ).toBe(200);
+    const clash = await call(svc.baseUrl, '/delete-mail', {
+      form: { token: 'someone-else', id },
+      headers: bearer(box.token),
+    });
     expect(clash.status).toBe(400);
     expect(clash.json).toMatchObject({ error: 'bad_request' });
     expect((await call(svc.baseUrl, '/delete-mail', { form: { id }, headers: bearer(box.token) })).status).toBe(200);
@@ -195,7 +223,11 @@ describe('the token in an Authorization: Bearer header', () => {
 
   it('without an admin token the admin routes are not there, whatever the method', async () => {
     const svc = await service();
-    for (const [method, path] of [['GET', '/admin/stats'], ['POST', '/admin/stats'], ['GET', '/admin/block']] as const) {
+    for (const [method, path] of [
+      ['GET', '/admin/stats'],
+      ['POST', '/admin/stats'],
+      ['GET', '/admin/block'],
+    ] as const) {
       const res = await call(svc.baseUrl, path, { method, headers: bearer('a'.repeat(32)) });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.json).toMatchObject({ error: 'not_found', message: 'No such route' });

@@ -43,7 +43,9 @@ beforeAll(async () => {
   svc = await startTestService();
   const s = await newSession(svc.baseUrl);
   token = s.token;
-  const files = readdirSync(HOSTILE_DIR).filter((f) => f.endsWith('.eml')).sort();
+  const files = readdirSync(HOSTILE_DIR)
+    .filter((f) => f.endsWith('.eml'))
+    .sort();
   // Every known sample is there: an empty or renamed fixture dir must fail here, not pass vacuously.
   expect(files).toEqual(Object.keys(CONTROLS));
   for (const file of files) {
@@ -51,12 +53,21 @@ beforeAll(async () => {
     const raw = Buffer.from(readFileSync(join(HOSTILE_DIR, file), 'latin1').replaceAll('{TO}', s.email), 'latin1');
     await sendRaw(svc, s.email, raw);
     const known = new Set(sent.map((x) => x.id));
-    const added = await waitFor(async () => {
-      const res = await call(svc.baseUrl, '/check-mail', { query: { token } });
-      return (res.json?.messages as { id: number }[] | undefined)?.find((m) => !known.has(m.id));
-    }, { message: `${file} listed` });
+    const added = await waitFor(
+      async () => {
+        const res = await call(svc.baseUrl, '/check-mail', { query: { token } });
+        return (res.json?.messages as { id: number }[] | undefined)?.find((m) => !known.has(m.id));
+      },
+      { message: `${file} listed` },
+    );
     // What mailparser makes of the same bytes, with the options that decide text and HTML as the service has them.
-    const parsed = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true, keepCidLinks: true });
+    const parsed = await simpleParser(raw, {
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+      skipImageLinks: true,
+      skipTextLinks: true,
+      keepCidLinks: true,
+    });
     sent.push({ file, parsed, id: added.id });
   }
 });
@@ -101,7 +112,11 @@ describe('hostile fixtures over SMTP, served back as JSON', () => {
     for (const { file, parsed, id } of sent) {
       const m = listed.find((x) => x.id === id);
       const want = expectedOf(parsed);
-      expect(m, file).toMatchObject({ subject: want.subject, sender_name: want.sender_name, sender_email: want.sender_email });
+      expect(m, file).toMatchObject({
+        subject: want.subject,
+        sender_name: want.sender_name,
+        sender_email: want.sender_email,
+      });
     }
   });
 
@@ -110,7 +125,8 @@ describe('hostile fixtures over SMTP, served back as JSON', () => {
       const { json } = await rawJson('/read-mail', { token, id });
       const want = expectedOf(parsed);
       const m = json.message as Record<string, unknown>;
-      for (const key of Object.keys(want) as (keyof typeof want)[]) expect(m[key], `${file} ${key}`).toStrictEqual(want[key]);
+      for (const key of Object.keys(want) as (keyof typeof want)[])
+        expect(m[key], `${file} ${key}`).toStrictEqual(want[key]);
       expect((m.headers as Record<string, string>).Subject, file).toBe(want.subject);
     }
   });
@@ -123,7 +139,8 @@ describe('hostile fixtures over SMTP, served back as JSON', () => {
       wire.set(file, { check: list, read: read.text, readBytes: read.bytes });
     }
     const csi = wire.get('01-raw-csi-subject.eml')!;
-    for (const text of [csi.check, csi.read]) expect(text).toContain('Your code \\u001b[2J\\u001b[31mRED\\u001b[0m inside');
+    for (const text of [csi.check, csi.read])
+      expect(text).toContain('Your code \\u001b[2J\\u001b[31mRED\\u001b[0m inside');
     expect(csi.read).toContain('\\u001b[10;10H');
 
     const bidi = wire.get('02-bidi-sender.eml')!;

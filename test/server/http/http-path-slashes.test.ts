@@ -34,7 +34,10 @@ describe('request paths', () => {
     const path = `/a${'/'.repeat(16_000)}x`;
     let statuses: number[] | undefined;
     // (Killed by the cleanup while still frozen, the service resets what is left: not this test's report.)
-    void Promise.all(Array.from({ length: 200 }, () => get(proc.baseUrl, path, agent))).then((s) => (statuses = s), () => undefined);
+    void Promise.all(Array.from({ length: 200 }, () => get(proc.baseUrl, path, agent))).then(
+      (s) => (statuses = s),
+      () => undefined,
+    );
     await waitFor(() => statuses, { timeoutMs: 10_000, message: 'the 200 answers' });
     expect(new Set(statuses)).toEqual(new Set([404]));
     expect((await call(proc.baseUrl, 'health')).status).toBe(200);

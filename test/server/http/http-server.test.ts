@@ -22,7 +22,13 @@ let now = Date.UTC(2030, 0, 15, 12, 0, 0);
 
 beforeAll(async () => {
   svc = await startTestService(
-    { createPerMinute: 10_000, extmailAccounts: [{ email: 'john.doe@gmail.com', dotInsensitive: true }, { email: 'box@example.net', dotInsensitive: false }] },
+    {
+      createPerMinute: 10_000,
+      extmailAccounts: [
+        { email: 'john.doe@gmail.com', dotInsensitive: true },
+        { email: 'box@example.net', dotInsensitive: false },
+      ],
+    },
     { clock: () => now },
   );
 });
@@ -74,7 +80,10 @@ describe('POST /create-session', () => {
     const inbox = domains.find((d) => d.domain === 'inbox.test')!;
     const viaForm = await call(svc.baseUrl, '/create-session', { form: { prefix: 'form-user', domain_id: inbox.id } });
     const viaJson = await call(svc.baseUrl, '/create-session', { json: { prefix: 'json-user', domain_id: inbox.id } });
-    const viaQuery = await call(svc.baseUrl, '/create-session', { method: 'POST', query: { prefix: 'query-user', domain_id: inbox.id } });
+    const viaQuery = await call(svc.baseUrl, '/create-session', {
+      method: 'POST',
+      query: { prefix: 'query-user', domain_id: inbox.id },
+    });
     expect(viaForm.json?.email).toBe('form-user@inbox.test');
     expect(viaJson.json?.email).toBe('json-user@inbox.test');
     expect(viaQuery.json?.email).toBe('query-user@inbox.test');
@@ -114,7 +123,11 @@ describe('POST /create-session', () => {
     const box = accounts.find((a) => a.email === 'box@example.net')!;
     const chosen = await call(svc.baseUrl, '/create-session', { json: { use_extmail: 1, extmail_id: box.id } });
     expect(chosen.json?.email).toMatch(/^box\+.+@example\.net$/);
-    expectError(await call(svc.baseUrl, '/create-session', { form: { use_extmail: 1, extmail_id: 777 } }), 400, 'bad_request');
+    expectError(
+      await call(svc.baseUrl, '/create-session', { form: { use_extmail: 1, extmail_id: 777 } }),
+      400,
+      'bad_request',
+    );
   });
 });
 
@@ -123,7 +136,14 @@ describe('check-mail, read-mail, delete-mail', () => {
     const s = await newSession();
     await sendMail(svc, { from: 'Ann <ann@example.org>', to: s.email, subject: 'first', text: 'one' });
     now += 1000;
-    await sendMail(svc, { from: 'Bob <bob@example.org>', to: s.email, cc: 'other@example.org', subject: 'second', text: 'two', html: '<p>two</p>' });
+    await sendMail(svc, {
+      from: 'Bob <bob@example.org>',
+      to: s.email,
+      cc: 'other@example.org',
+      subject: 'second',
+      text: 'two',
+      html: '<p>two</p>',
+    });
     const list = await call(svc.baseUrl, '/check-mail', { query: { token: s.token } });
     expect(list.status).toBe(200);
     const messages = list.json!.messages as Record<string, unknown>[];
@@ -171,10 +191,16 @@ describe('check-mail, read-mail, delete-mail', () => {
   it('accepts the token in a JSON body, a form body and the query string of a POST', async () => {
     const s = await newSession();
     for (const subject of ['a', 'b', 'c']) await sendMail(svc, { to: s.email, subject, text: subject });
-    const ids = ((await call(svc.baseUrl, '/check-mail', { query: { token: s.token } })).json!.messages as { id: number }[]).map((m) => m.id);
-    expect((await call(svc.baseUrl, '/delete-mail', { json: { token: s.token, id: String(ids[0]) } })).status).toBe(200);
+    const ids = (
+      (await call(svc.baseUrl, '/check-mail', { query: { token: s.token } })).json!.messages as { id: number }[]
+    ).map((m) => m.id);
+    expect((await call(svc.baseUrl, '/delete-mail', { json: { token: s.token, id: String(ids[0]) } })).status).toBe(
+      200,
+    );
     expect((await call(svc.baseUrl, '/delete-mail', { form: { token: s.token, id: ids[1]! } })).status).toBe(200);
-    expect((await call(svc.baseUrl, '/delete-mail', { method: 'POST', query: { token: s.token, id: ids[2]! } })).status).toBe(200);
+    expect(
+      (await call(svc.baseUrl, '/delete-mail', { method: 'POST', query: { token: s.token, id: ids[2]! } })).status,
+    ).toBe(200);
     // The optional t and force of the public service are ignored.
     const list = await call(svc.baseUrl, '/check-mail', { query: { token: s.token, t: 123, force: 1 } });
     expect(list.json?.messages).toEqual([]);
@@ -209,10 +235,33 @@ describe('errors of the HTTP layer', () => {
     const json = { 'content-type': 'application/json' };
     expectError(await call(svc.baseUrl, '/create-session', { body: '{"prefix":', headers: json }), 400, 'bad_request');
     expectError(await call(svc.baseUrl, '/create-session', { body: '[1,2]', headers: json }), 400, 'bad_request');
-    expectError(await call(svc.baseUrl, '/create-session', { body: Buffer.from([0x70, 0x3d, 0xff, 0xfe]), headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400, 'bad_request');
-    expectError(await call(svc.baseUrl, '/create-session', { body: 'prefix=x', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
-    expectError(await call(svc.baseUrl, '/create-session', { method: 'POST', query: { prefix: 'a-one' }, form: { prefix: 'a-two' } }), 400, 'bad_request');
-    expectError(await call(svc.baseUrl, '/create-session', { form: { prefix: 'x'.repeat(100 * 1024) } }), 413, 'too_large');
+    expectError(
+      await call(svc.baseUrl, '/create-session', {
+        body: Buffer.from([0x70, 0x3d, 0xff, 0xfe]),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      400,
+      'bad_request',
+    );
+    expectError(
+      await call(svc.baseUrl, '/create-session', { body: 'prefix=x', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_media_type',
+    );
+    expectError(
+      await call(svc.baseUrl, '/create-session', {
+        method: 'POST',
+        query: { prefix: 'a-one' },
+        form: { prefix: 'a-two' },
+      }),
+      400,
+      'bad_request',
+    );
+    expectError(
+      await call(svc.baseUrl, '/create-session', { form: { prefix: 'x'.repeat(100 * 1024) } }),
+      413,
+      'too_large',
+    );
     // Still alive and well after all that.
     expect((await call(svc.baseUrl, '/domains')).status).toBe(200);
   });
@@ -226,9 +275,28 @@ describe('errors of the HTTP layer', () => {
 
   it('never answers 500 or crashes on odd parameter values', async () => {
     const s = await newSession();
-    const odd = ['', ' ', '-1', '1e3', '0x10', '9'.repeat(40), 'null', '\u0000', '\u202e', '😀'.repeat(300), '%', '[]', '{}'];
+    const odd = [
+      '',
+      ' ',
+      '-1',
+      '1e3',
+      '0x10',
+      '9'.repeat(40),
+      'null',
+      '\u0000',
+      '\u202e',
+      '😀'.repeat(300),
+      '%',
+      '[]',
+      '{}',
+    ];
     for (const value of odd) {
-      for (const [path, method] of [['/create-session', 'POST'], ['/read-mail', 'GET'], ['/delete-mail', 'POST'], ['/attachment', 'GET']] as const) {
+      for (const [path, method] of [
+        ['/create-session', 'POST'],
+        ['/read-mail', 'GET'],
+        ['/delete-mail', 'POST'],
+        ['/attachment', 'GET'],
+      ] as const) {
         for (const key of ['prefix', 'domain_id', 'use_extmail', 'extmail_auto', 'extmail_id', 'id', 'attachment_id']) {
           const query = { token: s.token, [key]: value };
           const res = await call(svc.baseUrl, path, { method, query });
@@ -254,7 +322,8 @@ describe('rate limit, health, logs', () => {
   it('answers 429 with Retry-After past the per-client limit', async () => {
     const limited = await startTestService({ createPerMinute: 3 });
     try {
-      for (let i = 0; i < 3; i++) expect((await call(limited.baseUrl, '/create-session', { form: {} })).status).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await call(limited.baseUrl, '/create-session', { form: {} })).status).toBe(200);
       const res = await call(limited.baseUrl, '/create-session', { form: {} });
       expectError(res, 429, 'rate_limited');
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

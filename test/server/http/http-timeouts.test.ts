@@ -78,7 +78,8 @@ describe('slow HTTP clients', () => {
   });
 
   it('a body that trickles in: 408 after the whole-request limit, connection closed', async () => {
-    const head = 'POST /create-session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000\r\n\r\n';
+    const head =
+      'POST /create-session HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000\r\n\r\n';
     const result = await slowClient(head, 'a', 200);
     expect408(result);
     expect(result.closedAfterMs).toBeGreaterThanOrEqual(REQUEST_MS - 50);
@@ -116,7 +117,9 @@ describe('the limits as settings', () => {
       expect([config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs]).toEqual([5000, 9000]);
 
       await writeFile(file, JSON.stringify({ httpHeadersTimeoutMs: 40_000 }));
-      expect(() => buildServerConfig({ config: file }, {})).toThrow(/httpRequestTimeoutMs: must be at least httpHeadersTimeoutMs/);
+      expect(() => buildServerConfig({ config: file }, {})).toThrow(
+        /httpRequestTimeoutMs: must be at least httpHeadersTimeoutMs/,
+      );
       await writeFile(file, JSON.stringify({ httpHeadersTimeoutMs: 10 }));
       expect(() => applyConfigFile(defaultServerConfig({}), file)).toThrow(UsageError);
     } finally {

@@ -36,14 +36,24 @@ describe('JSON bodies with a key given twice', () => {
     ];
     for (const [body, key] of bodies) {
       // With its media type, and without one (a bare `curl --data-binary '{...}'`: a Buffer gets none).
-      for (const [sent, headers] of [[body, JSON_TYPE], [Buffer.from(body), {}]] as const) {
+      for (const [sent, headers] of [
+        [body, JSON_TYPE],
+        [Buffer.from(body), {}],
+      ] as const) {
         const res = await call(svc.baseUrl, '/create-session', { body: sent, headers });
         expect(res.status, body).toBe(400);
-        expect(res.json, body).toEqual({ status: 'error', error: 'bad_request', message: `The JSON body names the key "${key}" twice` });
+        expect(res.json, body).toEqual({
+          status: 'error',
+          error: 'bad_request',
+          message: `The JSON body names the key "${key}" twice`,
+        });
       }
     }
     // A delete that names its id twice deletes nothing.
-    const del = await call(svc.baseUrl, '/delete-mail', { body: `{"token":"${s.token}","id":1,"id":2}`, headers: JSON_TYPE });
+    const del = await call(svc.baseUrl, '/delete-mail', {
+      body: `{"token":"${s.token}","id":1,"id":2}`,
+      headers: JSON_TYPE,
+    });
     expect(del.status).toBe(400);
     expect(del.json?.error).toBe('bad_request');
     // Nothing was created by any of the refused bodies.
@@ -52,11 +62,17 @@ describe('JSON bodies with a key given twice', () => {
   });
 
   it('a key repeated in different objects, or a value equal to a key, is fine', async () => {
-    const ok = await call(svc.baseUrl, '/create-session', { body: '{"prefix":"prefix","domain_id":1}', headers: JSON_TYPE });
+    const ok = await call(svc.baseUrl, '/create-session', {
+      body: '{"prefix":"prefix","domain_id":1}',
+      headers: JSON_TYPE,
+    });
     expect(ok.status, JSON.stringify(ok.json)).toBe(200);
     expect(ok.json?.email).toBe('prefix@tempmail.test');
     // Nested objects are still refused as parameter values, for that reason and not as duplicates.
-    const nested = await call(svc.baseUrl, '/create-session', { body: '{"a":{"k":1},"b":{"k":2}}', headers: JSON_TYPE });
+    const nested = await call(svc.baseUrl, '/create-session', {
+      body: '{"a":{"k":1},"b":{"k":2}}',
+      headers: JSON_TYPE,
+    });
     expect(nested.status).toBe(400);
     expect(nested.json?.message).toBe('Parameter "a" must be a string, number or boolean');
   });
@@ -66,6 +82,8 @@ describe('JSON bodies with a key given twice', () => {
     const file = join(dir, 'serve.json');
     await writeFile(file, '{"httpPort": 8025, "domains": ["a.test"], "httpPort": 9025}');
     expect(() => applyConfigFile(defaultServerConfig({}), file)).toThrow(UsageError);
-    expect(() => applyConfigFile(defaultServerConfig({}), file)).toThrow(`--config: the key "httpPort" is given twice (in ${file})`);
+    expect(() => applyConfigFile(defaultServerConfig({}), file)).toThrow(
+      `--config: the key "httpPort" is given twice (in ${file})`,
+    );
   });
 });

@@ -43,13 +43,20 @@ function parseJson(body: Buffer): JsonAnswer | undefined {
 
 function encode(call: Call): { sent: Sent; url: URL; body?: Buffer } {
   const query = Object.fromEntries(Object.entries(call.query ?? {}).map(([k, v]) => [k, String(v)]));
-  const headers: Record<string, string> = Object.fromEntries(Object.entries(call.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(call.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+  );
   let body: Buffer | undefined;
   let params: Sent['body'];
   if (call.form) {
-    body = Buffer.from(new URLSearchParams(Object.entries(call.form).map(([k, v]): [string, string] => [k, String(v)])).toString());
+    body = Buffer.from(
+      new URLSearchParams(Object.entries(call.form).map(([k, v]): [string, string] => [k, String(v)])).toString(),
+    );
     headers['content-type'] = 'application/x-www-form-urlencoded';
-    params = { type: headers['content-type'], params: Object.fromEntries(Object.entries(call.form).map(([k, v]) => [k, String(v)])) };
+    params = {
+      type: headers['content-type'],
+      params: Object.fromEntries(Object.entries(call.form).map(([k, v]) => [k, String(v)])),
+    };
   } else if (call.json) {
     body = Buffer.from(JSON.stringify(call.json));
     headers['content-type'] = 'application/json';
@@ -72,7 +79,15 @@ export function request(baseUrl: string, call: Call): Promise<Exchanged> {
   const base = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: base.hostname, port: base.port, path: `${url.pathname}${url.search}`, method: sent.method, headers: sent.headers, localAddress: call.from, agent: false },
+      {
+        host: base.hostname,
+        port: base.port,
+        path: `${url.pathname}${url.search}`,
+        method: sent.method,
+        headers: sent.headers,
+        localAddress: call.from,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -87,7 +102,8 @@ export function request(baseUrl: string, call: Call): Promise<Exchanged> {
 
 function exchanged(sent: Sent, res: http.IncomingMessage, body: Buffer): Exchanged {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(res.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
   return { sent, answer: { status: res.statusCode ?? 0, headers, body }, json: parseJson(body) };
 }
 
@@ -105,7 +121,14 @@ export function openStream(baseUrl: string, call: Call): Promise<OpenStream> {
   const base = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: base.hostname, port: base.port, path: `${url.pathname}${url.search}`, method: 'GET', headers: sent.headers, agent: false },
+      {
+        host: base.hostname,
+        port: base.port,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: sent.headers,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

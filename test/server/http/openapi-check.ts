@@ -43,7 +43,10 @@ export interface OperationObject {
 export interface Spec {
   info: { version: string };
   paths: Record<string, Record<string, OperationObject>>;
-  components: { responses: Record<string, ResponseObject>; securitySchemes: Record<string, { type: string; in?: string; name?: string }> };
+  components: {
+    responses: Record<string, ResponseObject>;
+    securitySchemes: Record<string, { type: string; in?: string; name?: string }>;
+  };
 }
 
 /** The HTTP methods an OpenAPI path item may describe. */
@@ -60,7 +63,9 @@ export async function loadSpec(): Promise<{ valid: boolean; version: string; err
 
 /** Every operation of `spec`, as "GET /path". */
 export function operationsOf(spec: Spec): string[] {
-  return Object.entries(spec.paths).flatMap(([path, item]) => METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${path}`));
+  return Object.entries(spec.paths).flatMap(([path, item]) =>
+    METHODS.filter((m) => m in item).map((m) => `${m.toUpperCase()} ${path}`),
+  );
 }
 
 /** `schema` and everything in it, objects that name their properties closed to others (see the header). */
@@ -68,13 +73,19 @@ function closeObjects(schema: unknown, seen = new Set<unknown>()): void {
   if (schema === null || typeof schema !== 'object' || seen.has(schema)) return;
   seen.add(schema);
   const s = schema as Schema;
-  if (s.type === 'object' && s.properties && s.additionalProperties === undefined && s.unevaluatedProperties === undefined) {
+  if (
+    s.type === 'object' &&
+    s.properties &&
+    s.additionalProperties === undefined &&
+    s.unevaluatedProperties === undefined
+  ) {
     s.unevaluatedProperties = false;
   }
   for (const key of ['properties', 'anyOf', 'oneOf', 'allOf', 'items', 'additionalProperties', 'propertyNames']) {
     const inner = s[key];
     if (Array.isArray(inner)) for (const one of inner) closeObjects(one, seen);
-    else if (key === 'properties' && inner && typeof inner === 'object') for (const one of Object.values(inner)) closeObjects(one, seen);
+    else if (key === 'properties' && inner && typeof inner === 'object')
+      for (const one of Object.values(inner)) closeObjects(one, seen);
     else closeObjects(inner, seen);
   }
 }
@@ -174,10 +185,17 @@ export class ApiCheck {
       response = op.responses[String(answer.status)];
       if (!response) return [`${where}: status ${answer.status} is not described`];
       this.seen.add(where);
-      const ref = (this.raw.paths[sent.path]?.[sent.method.toLowerCase()]?.responses[String(answer.status)] as { $ref?: string } | undefined)?.$ref;
+      const ref = (
+        this.raw.paths[sent.path]?.[sent.method.toLowerCase()]?.responses[String(answer.status)] as
+          | { $ref?: string }
+          | undefined
+      )?.$ref;
       if (ref) this.seen.add(`component ${ref.split('/').pop()}`);
     }
-    const problems = [...this.headerProblems(response, answer, where), ...this.contentProblems(response, answer, where)];
+    const problems = [
+      ...this.headerProblems(response, answer, where),
+      ...this.contentProblems(response, answer, where),
+    ];
     if (as === undefined && answer.status < 400) problems.push(...this.requestProblems(sent));
     return problems;
   }
@@ -201,7 +219,8 @@ export class ApiCheck {
     if (!response.content) return answer.body.length === 0 ? [] : [`${where}: a body where none is described`];
     const type = mediaTypeOf(answer.headers['content-type']);
     const key = [type, `${type.split('/')[0]}/*`, '*/*'].find((k) => k in response.content!);
-    if (key === undefined) return [`${where}: Content-Type ${JSON.stringify(answer.headers['content-type'])} is not described`];
+    if (key === undefined)
+      return [`${where}: Content-Type ${JSON.stringify(answer.headers['content-type'])} is not described`];
     const schema = response.content[key]!.schema;
     if (!schema) return [];
     if (JSON_TYPES.test(type)) {
@@ -267,7 +286,13 @@ export class ApiCheck {
         problems.push(`${opName}: a ${sent.body.type} body is not described`);
       } else {
         // A GET's parameters may come in a body too (the description says so): the query's names hold.
-        problems.push(...this.requestProblems({ ...sent, query: Object.fromEntries(Object.entries(sent.body.params).map(([k, v]) => [k, String(v)])), body: undefined }));
+        problems.push(
+          ...this.requestProblems({
+            ...sent,
+            query: Object.fromEntries(Object.entries(sent.body.params).map(([k, v]) => [k, String(v)])),
+            body: undefined,
+          }),
+        );
       }
     }
     return problems;

@@ -19,7 +19,8 @@ beforeAll(async () => {
   spec = loaded.spec;
 });
 
-const served = () => [...Object.entries(ROUTES).map(([path, route]) => `${route.method} ${path}`), `GET ${METRICS_PATH}`].sort();
+const served = () =>
+  [...Object.entries(ROUTES).map(([path, route]) => `${route.method} ${path}`), `GET ${METRICS_PATH}`].sort();
 
 describe('docs/server/openapi.yaml', () => {
   it('is a valid OpenAPI 3.1 document', () => {
@@ -34,7 +35,10 @@ describe('docs/server/openapi.yaml', () => {
 
   it('describes every route the service serves, with its method, and no route it does not serve', () => {
     const described = operationsOf(spec).sort();
-    expect({ servedButNotDescribed: served().filter((r) => !described.includes(r)), describedButNotServed: described.filter((r) => !served().includes(r)) }).toEqual({
+    expect({
+      servedButNotDescribed: served().filter((r) => !described.includes(r)),
+      describedButNotServed: described.filter((r) => !served().includes(r)),
+    }).toEqual({
       servedButNotDescribed: [],
       describedButNotServed: [],
     });
@@ -54,11 +58,15 @@ describe('docs/server/openapi.yaml', () => {
   it('says every answer carries Tempmail-Capabilities, and every JSON answer no-store and nosniff', () => {
     const responses: [string, ResponseObject][] = Object.entries(spec.components.responses);
     for (const [path, item] of Object.entries(spec.paths)) {
-      for (const m of METHODS.filter((x) => x in item)) for (const [status, r] of Object.entries(item[m]!.responses)) responses.push([`${m} ${path} ${status}`, r]);
+      for (const m of METHODS.filter((x) => x in item))
+        for (const [status, r] of Object.entries(item[m]!.responses)) responses.push([`${m} ${path} ${status}`, r]);
     }
     const missing = responses.flatMap(([where, r]) => {
       const names = Object.keys(r.headers ?? {});
-      const want = ['Tempmail-Capabilities', ...(r.content?.['application/json'] ? ['Cache-Control', 'X-Content-Type-Options'] : [])];
+      const want = [
+        'Tempmail-Capabilities',
+        ...(r.content?.['application/json'] ? ['Cache-Control', 'X-Content-Type-Options'] : []),
+      ];
       return want.filter((h) => !names.includes(h) || !r.headers![h]!.required).map((h) => `${where}: ${h}`);
     });
     expect(missing).toEqual([]);
@@ -67,17 +75,27 @@ describe('docs/server/openapi.yaml', () => {
   it('gives each operation an id, a summary, a tag and a success answer', () => {
     for (const [path, item] of Object.entries(loaded.raw.paths)) {
       for (const m of METHODS.filter((x) => x in item)) {
-        const op = item[m] as unknown as { operationId?: string; summary?: string; tags?: string[]; responses: Record<string, unknown> };
+        const op = item[m] as unknown as {
+          operationId?: string;
+          summary?: string;
+          tags?: string[];
+          responses: Record<string, unknown>;
+        };
         expect(op.operationId, path).toMatch(/^[a-z][A-Za-z]+$/);
         expect(op.summary, path).toBeTruthy();
         expect(op.tags?.length, path).toBe(1);
-        expect(Object.keys(op.responses).filter((s) => s.startsWith('2')), path).toHaveLength(1);
+        expect(
+          Object.keys(op.responses).filter((s) => s.startsWith('2')),
+          path,
+        ).toHaveLength(1);
       }
     }
   });
 
   it("is the package's version", () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(spec.info.version).toBe(pkg.version);
   });
 });
@@ -85,7 +103,13 @@ describe('docs/server/openapi.yaml', () => {
 describe('the checker of answers', () => {
   const json = (body: unknown, extra: Record<string, string> = {}) => ({
     status: 200,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'tempmail-capabilities': 'bearer, events', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'tempmail-capabilities': 'bearer, events',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      ...extra,
+    },
     body: Buffer.from(JSON.stringify(body)),
   });
   const sent = { method: 'GET', path: '/domains', query: {}, headers: {} };
@@ -101,8 +125,12 @@ describe('the checker of answers', () => {
     delete (bare.headers as Record<string, string>)['tempmail-capabilities'];
     expect(api.check(sent, bare)).toEqual(['GET /domains 200: header Tempmail-Capabilities is missing']);
     expect(api.check(sent, { ...json(good), status: 201 })).toEqual(['GET /domains 201: status 201 is not described']);
-    expect(api.check(sent, json(good, { 'content-type': 'text/html' })).join()).toMatch(/Content-Type "text\/html" is not described/);
+    expect(api.check(sent, json(good, { 'content-type': 'text/html' })).join()).toMatch(
+      /Content-Type "text\/html" is not described/,
+    );
     expect(api.check({ ...sent, path: '/nope' }, json(good))).toEqual(['GET /nope is not described']);
-    expect(api.check({ ...sent, query: { verbose: '1' } }, json(good))).toEqual(['GET /domains: query parameter verbose is not described']);
+    expect(api.check({ ...sent, query: { verbose: '1' } }, json(good))).toEqual([
+      'GET /domains: query parameter verbose is not described',
+    ]);
   });
 });

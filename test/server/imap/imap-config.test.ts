@@ -43,7 +43,11 @@ async function refusal(accounts: unknown[], env: NodeJS.ProcessEnv = ENV): Promi
   throw new Error('expected a refusal');
 }
 
-const imap = (extra: Record<string, unknown> = {}) => ({ host: 'imap.ext.test', passwordEnv: 'KEEPER_IMAP_PASSWORD', ...extra });
+const imap = (extra: Record<string, unknown> = {}) => ({
+  host: 'imap.ext.test',
+  passwordEnv: 'KEEPER_IMAP_PASSWORD',
+  ...extra,
+});
 
 describe('extmailAccounts with imap in the config file', () => {
   it('reads the example of docs/server/imap.md and issue 18', async () => {
@@ -51,7 +55,14 @@ describe('extmailAccounts with imap in the config file', () => {
       {
         email: 'keeper@ext.test',
         dotInsensitive: false,
-        imap: { host: 'imap.ext.test', port: 993, tls: 'tls', user: 'keeper', passwordEnv: 'KEEPER_IMAP_PASSWORD', folders: ['INBOX', 'Junk'] },
+        imap: {
+          host: 'imap.ext.test',
+          port: 993,
+          tls: 'tls',
+          user: 'keeper',
+          passwordEnv: 'KEEPER_IMAP_PASSWORD',
+          folders: ['INBOX', 'Junk'],
+        },
       },
       'plain@gmail.com',
     ]);
@@ -59,7 +70,15 @@ describe('extmailAccounts with imap in the config file', () => {
       {
         email: 'keeper@ext.test',
         dotInsensitive: false,
-        imap: { host: 'imap.ext.test', port: 993, tls: 'tls', user: 'keeper', password: { env: 'KEEPER_IMAP_PASSWORD' }, folders: ['INBOX', 'Junk'], pollSeconds: 30 },
+        imap: {
+          host: 'imap.ext.test',
+          port: 993,
+          tls: 'tls',
+          user: 'keeper',
+          password: { env: 'KEEPER_IMAP_PASSWORD' },
+          folders: ['INBOX', 'Junk'],
+          pollSeconds: 30,
+        },
       },
       { email: 'plain@gmail.com', dotInsensitive: true },
     ]);
@@ -79,7 +98,14 @@ describe('extmailAccounts with imap in the config file', () => {
     expect(a).toEqual({
       email: 'me@gmail.com',
       dotInsensitive: true,
-      imap: { host: 'imap.gmail.com', port: 993, tls: 'tls', user: 'me@gmail.com', password: { file }, pollSeconds: 30 },
+      imap: {
+        host: 'imap.gmail.com',
+        port: 993,
+        tls: 'tls',
+        user: 'me@gmail.com',
+        password: { file },
+        pollSeconds: 30,
+      },
     });
     expect(b!.imap).toMatchObject({ port: 143, tls: 'starttls' });
     expect(c!.imap).toMatchObject({ port: 143, tls: 'none', pollSeconds: 5 });
@@ -89,26 +115,48 @@ describe('extmailAccounts with imap in the config file', () => {
     expect(await refusal([{ email: 'keeper@ext.test', dotInsensitve: true }])).toMatch(
       /extmailAccounts keeper@ext\.test: unknown key "dotInsensitve" \(known: email, dotInsensitive, imap\) \(in .*serve\.json\)$/,
     );
-    expect(await refusal([{ email: 'keeper@ext.test', imap: imap({ password_env: 'X' }) }])).toMatch(/keeper@ext\.test imap: unknown key "password_env" \(known: host, port, tls, user, passwordEnv, passwordFile, folders, pollSeconds\)/);
+    expect(await refusal([{ email: 'keeper@ext.test', imap: imap({ password_env: 'X' }) }])).toMatch(
+      /keeper@ext\.test imap: unknown key "password_env" \(known: host, port, tls, user, passwordEnv, passwordFile, folders, pollSeconds\)/,
+    );
   });
 
   it('refuses a password given other than by exactly one of passwordEnv and passwordFile, or not there now', async () => {
-    expect(await refusal([{ email: 'k@ext.test', imap: { host: 'h.test' } }])).toContain('give the password by "passwordEnv"');
+    expect(await refusal([{ email: 'k@ext.test', imap: { host: 'h.test' } }])).toContain(
+      'give the password by "passwordEnv"',
+    );
     const file = await tempFile('pw', 'x');
     expect(await refusal([{ email: 'k@ext.test', imap: imap({ passwordFile: file }) }])).toContain('one of them');
-    expect(await refusal([{ email: 'k@ext.test', imap: imap({ passwordEnv: 'NOT_SET_ANYWHERE' }) }])).toContain('the environment variable NOT_SET_ANYWHERE is not set');
-    expect(await refusal([{ email: 'k@ext.test', imap: imap({ passwordEnv: 'A-B' }) }])).toContain('is not an environment variable\'s name');
-    expect(await refusal([{ email: 'k@ext.test', imap: { host: 'h.test', passwordFile: '/nonexistent/pw' } }])).toContain('passwordFile: cannot read "/nonexistent/pw" (ENOENT)');
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ passwordEnv: 'NOT_SET_ANYWHERE' }) }])).toContain(
+      'the environment variable NOT_SET_ANYWHERE is not set',
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ passwordEnv: 'A-B' }) }])).toContain(
+      "is not an environment variable's name",
+    );
+    expect(
+      await refusal([{ email: 'k@ext.test', imap: { host: 'h.test', passwordFile: '/nonexistent/pw' } }]),
+    ).toContain('passwordFile: cannot read "/nonexistent/pw" (ENOENT)');
   });
 
   it('refuses a bad tls mode, port, folder list, poll interval, and an account listed twice', async () => {
-    expect(await refusal([{ email: 'k@ext.test', imap: imap({ tls: 'ssl' }) }])).toContain('tls: expected "tls", "starttls" or "none", got "ssl"');
-    expect(await refusal([{ email: 'k@ext.test', imap: imap({ port: 0 }) }])).toContain('port: expected a whole number from 1 to 65535');
-    expect(await refusal([{ email: 'k@ext.test', imap: imap({ folders: [] }) }])).toContain('expected a list of folder names');
-    expect(await refusal([{ email: 'k@ext.test', imap: imap({ folders: ['INBOX', 'inbox'] }) }])).toContain('a folder is listed twice');
-    expect(await refusal([{ email: 'k@ext.test', imap: imap({ pollSeconds: 0 }) }])).toContain('pollSeconds: expected a whole number from 1 to 3600');
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ tls: 'ssl' }) }])).toContain(
+      'tls: expected "tls", "starttls" or "none", got "ssl"',
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ port: 0 }) }])).toContain(
+      'port: expected a whole number from 1 to 65535',
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ folders: [] }) }])).toContain(
+      'expected a list of folder names',
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ folders: ['INBOX', 'inbox'] }) }])).toContain(
+      'a folder is listed twice',
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ pollSeconds: 0 }) }])).toContain(
+      'pollSeconds: expected a whole number from 1 to 3600',
+    );
     expect(await refusal([{ email: 'k@ext.test', imap: 'imap.ext.test' }])).toContain('imap: expected an object');
-    expect(await refusal(['k@ext.test', { email: 'K@ext.test' }])).toContain('the account "k@ext.test" is listed twice');
+    expect(await refusal(['k@ext.test', { email: 'K@ext.test' }])).toContain(
+      'the account "k@ext.test" is listed twice',
+    );
   });
 });
 
@@ -124,15 +172,25 @@ describe('secrets and headers', () => {
   it('masks the password in any form it could take in an error', () => {
     const secret = 'Sup3r-Secret!';
     const b64 = Buffer.from(secret).toString('base64');
-    const error = Object.assign(new Error(`LOGIN keeper ${secret} failed`), { responseText: `echo ${b64} "${secret}"`, code: 'X' });
+    const error = Object.assign(new Error(`LOGIN keeper ${secret} failed`), {
+      responseText: `echo ${b64} "${secret}"`,
+      code: 'X',
+    });
     const text = describeImapError(error, 'imap.ext.test:993', secret);
     expect(text).not.toContain(secret);
     expect(text).not.toContain(b64);
     expect(text).toContain('***');
     expect(maskSecret('a%20b a b', 'a b')).toBe('*** ***');
-    expect(describeImapError(Object.assign(new Error('Command failed'), { authenticationFailed: true, responseText: '[AUTHENTICATIONFAILED] Authentication failed.' }), 'h:1', secret)).toBe(
-      'login refused by h:1: [AUTHENTICATIONFAILED] Authentication failed.; check the user and the password',
-    );
+    expect(
+      describeImapError(
+        Object.assign(new Error('Command failed'), {
+          authenticationFailed: true,
+          responseText: '[AUTHENTICATIONFAILED] Authentication failed.',
+        }),
+        'h:1',
+        secret,
+      ),
+    ).toBe('login refused by h:1: [AUTHENTICATIONFAILED] Authentication failed.; check the user and the password');
   });
 
   it('finds every address in Delivered-To, X-Original-To, To and Cc (folded, quoted, grouped), and none elsewhere', () => {
@@ -157,7 +215,9 @@ describe('secrets and headers', () => {
   });
 
   it('knows a loopback host (clear text allowed without a warning) from any other', () => {
-    for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', 'imap.localhost', '::1', '[::1]']) expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['imap.gmail.com', '10.0.0.1', '::ffff:8.8.8.8', 'localhost.example.com', '1270.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
+    for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', 'LOCALHOST', 'imap.localhost', '::1', '[::1]'])
+      expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['imap.gmail.com', '10.0.0.1', '::ffff:8.8.8.8', 'localhost.example.com', '1270.0.0.1'])
+      expect(isLoopbackHost(host), host).toBe(false);
   });
 });

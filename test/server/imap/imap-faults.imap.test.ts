@@ -43,7 +43,10 @@ async function subjects(svc: TestService, token: string): Promise<string[]> {
 }
 
 function waitSubjects(svc: TestService, token: string, expected: string[], what: string) {
-  return waitFor(async () => JSON.stringify(await subjects(svc, token)) === JSON.stringify([...expected].sort()), { timeoutMs: 20_000, message: what });
+  return waitFor(async () => JSON.stringify(await subjects(svc, token)) === JSON.stringify([...expected].sort()), {
+    timeoutMs: 20_000,
+    message: what,
+  });
 }
 
 async function listed(svc: TestService): Promise<string[]> {
@@ -72,11 +75,24 @@ describe('IMAP intake faults', () => {
     await store.close();
 
     const second = await serve([account], { dataDir });
-    await waitSubjects(second, s.token, ['before the restart', 'while it was down'], 'the message sent while it was down');
-    await waitFor(() => second.logs.some((l) => l.includes(`uid ${uid1}) already stored`)), { timeoutMs: 10_000, message: 'the already-stored line' });
+    await waitSubjects(
+      second,
+      s.token,
+      ['before the restart', 'while it was down'],
+      'the message sent while it was down',
+    );
+    await waitFor(() => second.logs.some((l) => l.includes(`uid ${uid1}) already stored`)), {
+      timeoutMs: 10_000,
+      message: 'the already-stored line',
+    });
     // A later message still comes once: nothing was held back, and nothing doubled meanwhile.
     await appendMail(dovecot, user, message({ To: s.email, Subject: 'after the restart' }));
-    await waitSubjects(second, s.token, ['after the restart', 'before the restart', 'while it was down'], 'the message after the restart');
+    await waitSubjects(
+      second,
+      s.token,
+      ['after the restart', 'before the restart', 'while it was down'],
+      'the message after the restart',
+    );
   });
 
   it('looks again at a renumbered folder (UIDVALIDITY changed) and stores only what it had not', async () => {
@@ -111,7 +127,10 @@ describe('IMAP intake faults', () => {
       await client.mailboxDelete('Junk');
       await client.mailboxCreate('Junk');
     });
-    await waitFor(() => svc.logs.some((l) => l.includes('imap renumber@ext.test Junk: UIDVALIDITY changed')), { timeoutMs: 15_000, message: 'a pass over the empty renumbered folder' });
+    await waitFor(() => svc.logs.some((l) => l.includes('imap renumber@ext.test Junk: UIDVALIDITY changed')), {
+      timeoutMs: 15_000,
+      message: 'a pass over the empty renumbered folder',
+    });
     await appendMail(dovecot, user, kept, 'Junk');
     await appendMail(dovecot, user, message({ To: s.email, Subject: 'new after the refill' }), 'Junk');
     await waitSubjects(svc, s.token, ['kept across the refill', 'new after the refill'], 'the new message');
@@ -122,16 +141,24 @@ describe('IMAP intake faults', () => {
     const user = users.locked!;
     const wrong = { ...user, password: 'Wrong-Pa55word-xyz' };
     const svc = await serve([await accountOn(cleanup, dovecot, wrong, { user: user.name })]);
-    await waitFor(() => svc.logs.some((l) => l.includes('imap locked@ext.test: inactive')), { timeoutMs: 15_000, message: 'the inactive line' });
+    await waitFor(() => svc.logs.some((l) => l.includes('imap locked@ext.test: inactive')), {
+      timeoutMs: 15_000,
+      message: 'the inactive line',
+    });
     expect(await listed(svc)).toEqual([]);
     const r = await call(svc.baseUrl, 'create-session', { form: { use_extmail: 1 } });
     expect(r.status).toBe(400);
     expect(r.json!.message).toContain('No external mail account is available right now');
     // Retried with backoff (the server saw several logins), yet logged once.
-    await waitFor(() => (dovecot.log().match(/auth failed/g) ?? []).length >= 2, { timeoutMs: 15_000, message: 'a second login attempt' });
+    await waitFor(() => (dovecot.log().match(/auth failed/g) ?? []).length >= 2, {
+      timeoutMs: 15_000,
+      message: 'a second login attempt',
+    });
     const lines = svc.logs.filter((l) => l.includes('imap locked@ext.test'));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/inactive \(not offered by GET \/domains\): login refused by 127\.0\.0\.1:\d+: .*check the user and the password/);
+    expect(lines[0]).toMatch(
+      /inactive \(not offered by GET \/domains\): login refused by 127\.0\.0\.1:\d+: .*check the user and the password/,
+    );
     for (const line of svc.logs) {
       expect(line).not.toContain(wrong.password);
       expect(line).not.toContain(Buffer.from(wrong.password).toString('base64'));
@@ -144,7 +171,10 @@ describe('IMAP intake with a folder that is not there', () => {
   it('is inactive, naming the missing folder and the ones there are', async () => {
     const user = users.misfiled!;
     const svc = await serve([await accountOn(cleanup, dovecot, user, { folders: ['INBOX', '[Gmail]/Spam'] })]);
-    await waitFor(() => svc.logs.some((l) => l.includes('imap misfiled@ext.test: inactive')), { timeoutMs: 15_000, message: 'the inactive line' });
+    await waitFor(() => svc.logs.some((l) => l.includes('imap misfiled@ext.test: inactive')), {
+      timeoutMs: 15_000,
+      message: 'the inactive line',
+    });
     expect(svc.logs.find((l) => l.includes('imap misfiled@ext.test: inactive'))).toMatch(
       /: the folder "\[Gmail\]\/Spam" does not exist on 127\.0\.0\.1:\d+ \(the account has "INBOX", "Sent", "Junk"\); retrying with backoff$/,
     );
@@ -157,15 +187,26 @@ describe('IMAP intake against a server that goes away, and one without IDLE', ()
     const user = { name: 'flaky', password: 'pw-flaky-S3cret!' };
     const own = cleanup.defer(await startDovecot({ users: [user] }), (d) => d.remove());
     const svc = await serve([await accountOn(cleanup, own, user)]);
-    await waitFor(() => svc.logs.some((l) => l.includes('imap flaky@ext.test: active')), { timeoutMs: 15_000, message: 'the account to be active' });
+    await waitFor(() => svc.logs.some((l) => l.includes('imap flaky@ext.test: active')), {
+      timeoutMs: 15_000,
+      message: 'the account to be active',
+    });
     expect(await listed(svc)).toEqual(['flaky@ext.test']);
     const s = await alias(svc, 'survivor');
 
     await own.stop();
-    await waitFor(async () => (await listed(svc)).length === 0, { timeoutMs: 20_000, message: 'the account to be inactive' });
-    expect(svc.logs.find((l) => l.includes('imap flaky@ext.test: inactive'))).toMatch(/connection refused by 127\.0\.0\.1:\d+; retrying with backoff/);
+    await waitFor(async () => (await listed(svc)).length === 0, {
+      timeoutMs: 20_000,
+      message: 'the account to be inactive',
+    });
+    expect(svc.logs.find((l) => l.includes('imap flaky@ext.test: inactive'))).toMatch(
+      /connection refused by 127\.0\.0\.1:\d+; retrying with backoff/,
+    );
     await own.start();
-    await waitFor(async () => (await listed(svc)).length === 1, { timeoutMs: 30_000, message: 'the account to be offered again' });
+    await waitFor(async () => (await listed(svc)).length === 1, {
+      timeoutMs: 30_000,
+      message: 'the account to be offered again',
+    });
     await appendMail(own, user, message({ To: s.email, Subject: 'after the outage' }));
     await waitSubjects(svc, s.token, ['after the outage'], 'mail after the outage');
     const changes = svc.logs.filter((l) => /imap flaky@ext\.test: (active|inactive)/.test(l));
@@ -177,8 +218,13 @@ describe('IMAP intake against a server that goes away, and one without IDLE', ()
     const own = cleanup.defer(await startDovecot({ users: [user], idle: false }), (d) => d.remove());
     const svc = await serve([await accountOn(cleanup, own, user, { pollSeconds: 1 })]);
     const s = await alias(svc, 'polled');
-    await waitFor(() => svc.logs.some((l) => l.includes('imap oldie@ext.test: active')), { timeoutMs: 15_000, message: 'the account to be active' });
-    expect(svc.logs.find((l) => l.includes('imap oldie@ext.test: active'))).toContain('no IDLE on this server: checked every 1 s');
+    await waitFor(() => svc.logs.some((l) => l.includes('imap oldie@ext.test: active')), {
+      timeoutMs: 15_000,
+      message: 'the account to be active',
+    });
+    expect(svc.logs.find((l) => l.includes('imap oldie@ext.test: active'))).toContain(
+      'no IDLE on this server: checked every 1 s',
+    );
     await appendMail(own, user, message({ To: s.email, Subject: 'polled in' }));
     await waitSubjects(svc, s.token, ['polled in'], 'the polled message');
   });

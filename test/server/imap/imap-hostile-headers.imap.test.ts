@@ -35,10 +35,30 @@ async function serveFetching(user: DovecotUser, settings: Record<string, unknown
   const passwordFile = join(dir, 'password');
   writeFileSync(passwordFile, `${user.password}\n`, { mode: 0o600 });
   const config = join(dir, 'serve.json');
-  const imap = { host: dovecot.host, port: dovecot.port, tls: 'none', user: user.name, passwordFile, pollSeconds: 1, folders: ['INBOX'] };
-  writeFileSync(config, JSON.stringify({ domains: ['tempmail.test'], extmailAccounts: [{ email: `${user.name}@ext.test`, imap }], ...settings }));
-  const proc = cleanup.defer(await startServeProcess(['--config', config, '--data-dir', join(dir, 'data')]), (p) => stopServe(p, 'SIGKILL'));
-  await waitFor(() => proc.stderr().includes(`imap ${user.name}@ext.test: active`), { timeoutMs: 15_000, message: 'the account to be active' });
+  const imap = {
+    host: dovecot.host,
+    port: dovecot.port,
+    tls: 'none',
+    user: user.name,
+    passwordFile,
+    pollSeconds: 1,
+    folders: ['INBOX'],
+  };
+  writeFileSync(
+    config,
+    JSON.stringify({
+      domains: ['tempmail.test'],
+      extmailAccounts: [{ email: `${user.name}@ext.test`, imap }],
+      ...settings,
+    }),
+  );
+  const proc = cleanup.defer(await startServeProcess(['--config', config, '--data-dir', join(dir, 'data')]), (p) =>
+    stopServe(p, 'SIGKILL'),
+  );
+  await waitFor(() => proc.stderr().includes(`imap ${user.name}@ext.test: active`), {
+    timeoutMs: 15_000,
+    message: 'the account to be active',
+  });
   return proc;
 }
 
@@ -57,7 +77,10 @@ async function subjects(proc: ServeReady, token: string): Promise<string[]> {
 /** Waits (15 s at most) until the inbox of `token` lists exactly `expected` (sorted). */
 function inboxIs(proc: ServeReady, token: string, expected: string[], what: string) {
   const want = JSON.stringify([...expected].sort());
-  return waitFor(async () => JSON.stringify(await subjects(proc, token)) === want, { timeoutMs: 15_000, message: what });
+  return waitFor(async () => JSON.stringify(await subjects(proc, token)) === want, {
+    timeoutMs: 15_000,
+    message: what,
+  });
 }
 
 describe('IMAP intake and hostile headers', () => {
@@ -65,7 +88,11 @@ describe('IMAP intake and hostile headers', () => {
     const user = users.stall!;
     const proc = await serveFetching(user);
     const a = await alias(proc, 'after');
-    await appendMail(dovecot, user, message({ To: 'someone@example.org', Cc: 'x'.repeat(300_000), Subject: 'hostile' }));
+    await appendMail(
+      dovecot,
+      user,
+      message({ To: 'someone@example.org', Cc: 'x'.repeat(300_000), Subject: 'hostile' }),
+    );
     await appendMail(dovecot, user, message({ To: a.email, Subject: 'after the hostile one' }));
     await inboxIs(proc, a.token, ['after the hostile one'], 'the message after the hostile one');
 
@@ -74,8 +101,21 @@ describe('IMAP intake and hostile headers', () => {
     const from = 'From: s@example.org\r\n';
     const to = `To: ${a.email}\r\n`;
     const filler = (bytes: number) => 'y'.repeat(bytes - from.length - 'Cc: \r\n'.length - to.length);
-    await appendMail(dovecot, user, message({ From: 's@example.org', Cc: filler(ROUTING_HEAD_MAX_BYTES + 1), To: a.email, Subject: 'a byte past the cap' }));
-    await appendMail(dovecot, user, message({ From: 's@example.org', Cc: filler(ROUTING_HEAD_MAX_BYTES), To: a.email, Subject: 'at the cap' }));
+    await appendMail(
+      dovecot,
+      user,
+      message({
+        From: 's@example.org',
+        Cc: filler(ROUTING_HEAD_MAX_BYTES + 1),
+        To: a.email,
+        Subject: 'a byte past the cap',
+      }),
+    );
+    await appendMail(
+      dovecot,
+      user,
+      message({ From: 's@example.org', Cc: filler(ROUTING_HEAD_MAX_BYTES), To: a.email, Subject: 'at the cap' }),
+    );
     await inboxIs(proc, a.token, ['after the hostile one', 'at the cap'], 'the message whose To ends at the cap');
     expect(await stopServe(proc)).toEqual({ code: 0, signal: null });
   });
@@ -85,7 +125,11 @@ describe('IMAP intake and hostile headers', () => {
     const proc = await serveFetching(user);
     const a = await alias(proc, 'dt');
     const cc = Array.from({ length: 300_000 }, (_, i) => `p${i % 100}@example.org`).join(', ');
-    await appendMail(dovecot, user, message({ 'Delivered-To': a.email, To: 'list@example.org', Cc: cc, Subject: 'huge Cc' }));
+    await appendMail(
+      dovecot,
+      user,
+      message({ 'Delivered-To': a.email, To: 'list@example.org', Cc: cc, Subject: 'huge Cc' }),
+    );
     await appendMail(dovecot, user, message({ To: a.email, Subject: 'after it' }));
     await inboxIs(proc, a.token, ['after it', 'huge Cc'], 'both messages');
     expect(proc.stderr()).not.toContain('inactive');
@@ -96,10 +140,29 @@ describe('IMAP intake and hostile headers', () => {
     const user = users.many!;
     const proc = await serveFetching(user, { maxRecipients: 3 });
     const boxes = await Promise.all(['one', 'two', 'three', 'four', 'five'].map((p) => alias(proc, p)));
-    const [one, two, three, four, five] = boxes as [typeof boxes[0], typeof boxes[0], typeof boxes[0], typeof boxes[0], typeof boxes[0]];
-    await appendMail(dovecot, user, message({ To: [one, two, three, four].map((b) => b.email).join(', '), 'Delivered-To': five.email, Subject: 'to five' }));
-    const line = await waitFor(() => proc.stderr().match(/imap looked up only the first 3 aliases [^\n]*/)?.[0], { timeoutMs: 15_000, message: 'the cut to be logged' });
-    expect(line).toMatch(/a message from sender@example\.org names \(many@ext\.test INBOX uid 1\): 2 more were not \(at most 3 per message, as for SMTP\)$/);
+    const [one, two, three, four, five] = boxes as [
+      (typeof boxes)[0],
+      (typeof boxes)[0],
+      (typeof boxes)[0],
+      (typeof boxes)[0],
+      (typeof boxes)[0],
+    ];
+    await appendMail(
+      dovecot,
+      user,
+      message({
+        To: [one, two, three, four].map((b) => b.email).join(', '),
+        'Delivered-To': five.email,
+        Subject: 'to five',
+      }),
+    );
+    const line = await waitFor(() => proc.stderr().match(/imap looked up only the first 3 aliases [^\n]*/)?.[0], {
+      timeoutMs: 15_000,
+      message: 'the cut to be logged',
+    });
+    expect(line).toMatch(
+      /a message from sender@example\.org names \(many@ext\.test INBOX uid 1\): 2 more were not \(at most 3 per message, as for SMTP\)$/,
+    );
     for (const box of [five, one, two]) await inboxIs(proc, box.token, ['to five'], `the message for ${box.email}`);
     // A marker after it shows the pass is over: the two past the cap got nothing.
     await appendMail(dovecot, user, message({ To: three.email, Subject: 'marker' }));

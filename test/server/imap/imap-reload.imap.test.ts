@@ -28,7 +28,10 @@ afterAll(async () => {
 async function accountFor(dir: string, user: DovecotUser) {
   const passwordFile = join(dir, `${user.name}-password`);
   await writeFile(passwordFile, `${user.password}\n`, { mode: 0o600 });
-  return { email: `${user.name}@ext.test`, imap: { host: dovecot.host, port: dovecot.port, tls: 'none', user: user.name, passwordFile, pollSeconds: 1 } };
+  return {
+    email: `${user.name}@ext.test`,
+    imap: { host: dovecot.host, port: dovecot.port, tls: 'none', user: user.name, passwordFile, pollSeconds: 1 },
+  };
 }
 
 async function alias(proc: ServeReady, extmailId: number) {
@@ -43,19 +46,26 @@ async function subjects(proc: ServeReady, token: string): Promise<string[]> {
 }
 
 const waitSubjects = (proc: ServeReady, token: string, expected: string[], what: string) =>
-  waitFor(async () => JSON.stringify(await subjects(proc, token)) === JSON.stringify([...expected].sort()), { timeoutMs: 20_000, message: what });
+  waitFor(async () => JSON.stringify(await subjects(proc, token)) === JSON.stringify([...expected].sort()), {
+    timeoutMs: 20_000,
+    message: what,
+  });
 
-const offered = async (proc: ServeReady) => ((await call(proc.baseUrl, '/domains')).json!.extmail_accounts as { email: string }[]).map((a) => a.email);
+const offered = async (proc: ServeReady) =>
+  ((await call(proc.baseUrl, '/domains')).json!.extmail_accounts as { email: string }[]).map((a) => a.email);
 
 /** SIGHUP, then `meanwhile` at once (while the reload runs), then the reload's lines once `until` is among them. */
 async function hangup(proc: ServeReady, until: RegExp, meanwhile?: () => Promise<unknown>): Promise<string> {
   const before = proc.stderr().length;
   proc.child.kill('SIGHUP');
   await meanwhile?.();
-  return waitFor(() => {
-    const said = proc.stderr().slice(before);
-    return until.test(said) ? said : undefined;
-  }, { message: `the reload to log ${until}` });
+  return waitFor(
+    () => {
+      const said = proc.stderr().slice(before);
+      return until.test(said) ? said : undefined;
+    },
+    { message: `the reload to log ${until}` },
+  );
 }
 
 describe('serve reloads its IMAP accounts on SIGHUP', () => {
@@ -64,8 +74,13 @@ describe('serve reloads its IMAP accounts on SIGHUP', () => {
     const [kept, added] = [await accountFor(dir, users[0]!), await accountFor(dir, users[1]!)];
     const file = join(dir, 'serve.json');
     await writeFile(file, JSON.stringify({ domains: ['tempmail.test'], extmailAccounts: [kept] }));
-    const proc = cleanup.defer(await startServeProcess(['--config', file, '--data-dir', join(dir, 'data')]), (p) => stopServe(p, 'SIGKILL'));
-    await waitFor(() => /imap kept@ext\.test: active/.test(proc.stderr()), { timeoutMs: 20_000, message: 'the kept account to be active' });
+    const proc = cleanup.defer(await startServeProcess(['--config', file, '--data-dir', join(dir, 'data')]), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
+    await waitFor(() => /imap kept@ext\.test: active/.test(proc.stderr()), {
+      timeoutMs: 20_000,
+      message: 'the kept account to be active',
+    });
     const one = await alias(proc, 1);
     await appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'before the reload' }));
     await waitSubjects(proc, one.token, ['before the reload'], 'the first message');
@@ -75,18 +90,33 @@ describe('serve reloads its IMAP accounts on SIGHUP', () => {
     const said = await hangup(proc, /SIGHUP: config reloaded: /, () =>
       appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'during the reload' })),
     );
-    expect(said).toMatch(/extmailAccounts kept@ext\.test \(imap\) -> kept@ext\.test \(imap\), added@ext\.test \(imap\)/);
-    await waitFor(() => /imap added@ext\.test: active/.test(proc.stderr()), { timeoutMs: 20_000, message: 'the added account to be active' });
+    expect(said).toMatch(
+      /extmailAccounts kept@ext\.test \(imap\) -> kept@ext\.test \(imap\), added@ext\.test \(imap\)/,
+    );
+    await waitFor(() => /imap added@ext\.test: active/.test(proc.stderr()), {
+      timeoutMs: 20_000,
+      message: 'the added account to be active',
+    });
     expect(await offered(proc)).toEqual(['kept@ext.test', 'added@ext.test']);
     const two = await alias(proc, 2);
     expect(two.email).toMatch(/^added\+[a-z0-9-]+@ext\.test$/);
     await appendMail(dovecot, users[1]!, message({ To: two.email, Subject: 'to the added account' }));
     await appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'after the reload' }));
     await waitSubjects(proc, two.token, ['to the added account'], 'mail through the added account');
-    await waitSubjects(proc, one.token, ['after the reload', 'before the reload', 'during the reload'], 'the kept account, each message once');
+    await waitSubjects(
+      proc,
+      one.token,
+      ['after the reload', 'before the reload', 'during the reload'],
+      'the kept account, each message once',
+    );
     // A last one, once it is in: nothing came twice meanwhile either.
     await appendMail(dovecot, users[0]!, message({ To: one.email, Subject: 'last' }));
-    await waitSubjects(proc, one.token, ['after the reload', 'before the reload', 'during the reload', 'last'], 'the last message, and still each once');
+    await waitSubjects(
+      proc,
+      one.token,
+      ['after the reload', 'before the reload', 'during the reload', 'last'],
+      'the last message, and still each once',
+    );
 
     await writeFile(file, JSON.stringify({ domains: ['tempmail.test'], extmailAccounts: [added] }));
     await hangup(proc, /SIGHUP: config reloaded: .*extmailAccounts /);

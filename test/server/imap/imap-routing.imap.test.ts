@@ -16,7 +16,10 @@ import type { ExtmailAccountConfig, ServerConfig } from '../../../src/server/ser
 
 const cleanup = cleanupAfterEach();
 const users: Record<string, DovecotUser> = Object.fromEntries(
-  ['routes', 'dotty', 'spammy', 'gmailish', 'limited', 'untouched'].map((name) => [name, { name, password: `pw-${name}-S3cret!` }]),
+  ['routes', 'dotty', 'spammy', 'gmailish', 'limited', 'untouched'].map((name) => [
+    name,
+    { name, password: `pw-${name}-S3cret!` },
+  ]),
 );
 let dovecot: Dovecot;
 
@@ -46,22 +49,30 @@ async function inbox(svc: TestService, token: string): Promise<{ id: number; sub
 
 /** Waits until the inbox of `token` holds `count` messages; returns them (newest first). */
 function inboxOf(svc: TestService, token: string, count: number, what: string) {
-  return waitFor(async () => {
-    const list = await inbox(svc, token);
-    return list.length === count ? list : undefined;
-  }, { timeoutMs: 15_000, message: what });
+  return waitFor(
+    async () => {
+      const list = await inbox(svc, token);
+      return list.length === count ? list : undefined;
+    },
+    { timeoutMs: 15_000, message: what },
+  );
 }
 
 function active(svc: TestService): Promise<string[]> {
-  return call(svc.baseUrl, 'domains').then((r) => (r.json!.extmail_accounts as { email: string }[]).map((a) => a.email));
+  return call(svc.baseUrl, 'domains').then((r) =>
+    (r.json!.extmail_accounts as { email: string }[]).map((a) => a.email),
+  );
 }
 
 describe('IMAP intake on a real Dovecot', () => {
-  it('routes by Delivered-To, X-Original-To, To and Cc; IDLE brings new mail at once; nobody\'s mail stays untouched', async () => {
+  it("routes by Delivered-To, X-Original-To, To and Cc; IDLE brings new mail at once; nobody's mail stays untouched", async () => {
     const user = users.routes!;
     // A poll once an hour: whatever arrives in INBOX within seconds came through IDLE.
     const svc = await serve([await accountOn(cleanup, dovecot, user, { pollSeconds: 3600, folders: ['INBOX'] })]);
-    await waitFor(() => svc.logs.some((l) => l.includes('imap routes@ext.test: active')), { timeoutMs: 15_000, message: 'the account to be active' });
+    await waitFor(() => svc.logs.some((l) => l.includes('imap routes@ext.test: active')), {
+      timeoutMs: 15_000,
+      message: 'the account to be active',
+    });
     expect(svc.logs.find((l) => l.includes('active'))).toContain('IDLE on INBOX');
     expect(await active(svc)).toEqual(['routes@ext.test']);
     const [a, b, c, d] = await Promise.all(['dlv', 'orig', 'to', 'cc'].map((p) => alias(svc, p)));
@@ -69,9 +80,17 @@ describe('IMAP intake on a real Dovecot', () => {
 
     const raws = {
       dlv: message({ 'Delivered-To': a!.email, To: 'list@lists.example.org', Subject: 'by Delivered-To' }),
-      orig: message({ 'X-Original-To': b!.email.toUpperCase(), To: 'undisclosed-recipients:;', Subject: 'by X-Original-To' }),
+      orig: message({
+        'X-Original-To': b!.email.toUpperCase(),
+        To: 'undisclosed-recipients:;',
+        Subject: 'by X-Original-To',
+      }),
       to: message({ To: `"Someone" <${c!.email}>, other@example.org`, Subject: 'by To' }),
-      cc: message({ To: 'other@example.org', Cc: `first@example.org,\r\n  Routes <ROUTES+CC@ext.test>`, Subject: 'by Cc' }),
+      cc: message({
+        To: 'other@example.org',
+        Cc: `first@example.org,\r\n  Routes <ROUTES+CC@ext.test>`,
+        Subject: 'by Cc',
+      }),
       nobody: message({ To: 'routes+nobody@ext.test', Subject: 'for no live alias' }),
       bare: message({ To: 'routes@ext.test', Subject: 'to the account itself' }),
     };
@@ -80,15 +99,27 @@ describe('IMAP intake on a real Dovecot', () => {
     const unwatch = svc.service.watchInbox(a!.token, () => heard++);
     for (const raw of Object.values(raws)) await appendMail(dovecot, user, raw);
 
-    for (const [who, subject] of [[a!, 'by Delivered-To'], [b!, 'by X-Original-To'], [c!, 'by To'], [d!, 'by Cc']] as const) {
+    for (const [who, subject] of [
+      [a!, 'by Delivered-To'],
+      [b!, 'by X-Original-To'],
+      [c!, 'by To'],
+      [d!, 'by Cc'],
+    ] as const) {
       const list = await inboxOf(svc, who.token, 1, `"${subject}" for ${who.email}`);
       expect(list.map((m) => m.subject)).toEqual([subject]);
     }
-    await waitFor(() => heard === 1, { timeoutMs: 5_000, message: `the watcher of ${a!.email} told of its one message` });
+    await waitFor(() => heard === 1, {
+      timeoutMs: 5_000,
+      message: `the watcher of ${a!.email} told of its one message`,
+    });
     unwatch();
     // Stored as SMTP mail is: the same read, raw and delete routes.
     const read = await call(svc.baseUrl, 'read-mail', { query: { token: c!.token, id: 1 } });
-    expect(read.json!.message).toMatchObject({ subject: 'by To', sender_email: 'sender@example.org', body_text: 'Your code is 482913\n' });
+    expect(read.json!.message).toMatchObject({
+      subject: 'by To',
+      sender_email: 'sender@example.org',
+      body_text: 'Your code is 482913\n',
+    });
     const raw = await call(svc.baseUrl, 'raw-mail', { query: { token: c!.token, id: 1 } });
     expect(raw.bytes.toString('utf8')).toBe(raws.to);
     expect((await call(svc.baseUrl, 'delete-mail', { form: { token: c!.token, id: 1 } })).status).toBe(200);
@@ -132,7 +163,9 @@ describe('IMAP intake on a real Dovecot', () => {
     await appendMail(dovecot, gmailish, message({ To: b.email, Subject: 'in [Gmail]/Spam' }), '[Gmail]/Spam');
     await appendMail(dovecot, gmailish, message({ To: b.email, Subject: 'in Junk, not configured' }), 'Junk');
     await appendMail(dovecot, gmailish, message({ To: b.email, Subject: 'in INBOX' }));
-    expect((await inboxOf(svc, a.token, 1, 'the spam-folder message')).map((m) => m.subject)).toEqual(['filed as spam']);
+    expect((await inboxOf(svc, a.token, 1, 'the spam-folder message')).map((m) => m.subject)).toEqual([
+      'filed as spam',
+    ]);
     const got = await inboxOf(svc, b.token, 2, 'the [Gmail]/Spam and INBOX messages');
     expect(got.map((m) => m.subject).sort()).toEqual(['in INBOX', 'in [Gmail]/Spam']);
     expect(svc.logs.find((l) => l.includes('imap spammy@ext.test: active'))).toContain('INBOX, Junk');
@@ -145,7 +178,10 @@ describe('IMAP intake on a real Dovecot', () => {
     await appendMail(dovecot, user, message({ To: s.email, Subject: 'first' }));
     await inboxOf(svc, s.token, 1, 'the first message');
     await appendMail(dovecot, user, message({ To: s.email, Subject: 'second' }));
-    await waitFor(() => svc.logs.find((l) => l.startsWith('imap left') && l.includes('inbox full')), { timeoutMs: 15_000, message: 'the inbox-full line' });
+    await waitFor(() => svc.logs.find((l) => l.startsWith('imap left') && l.includes('inbox full')), {
+      timeoutMs: 15_000,
+      message: 'the inbox-full line',
+    });
     expect((await inbox(svc, s.token)).map((m) => m.subject)).toEqual(['first']);
     expect(await listMailbox(dovecot, user)).toHaveLength(2);
   });

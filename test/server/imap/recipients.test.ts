@@ -40,17 +40,28 @@ describe('recipientsOf', () => {
       'From: "Name, with comma" <Sender@Example.ORG>',
       '',
     ].join('\r\n');
-    expect(recipientsOf(head)).toEqual(['dlv@ext.test', 'orig@ext.test', 'c+1@ext.test', 'other@example.org', 'first@example.org', 'routes+cc@ext.test']);
+    expect(recipientsOf(head)).toEqual([
+      'dlv@ext.test',
+      'orig@ext.test',
+      'c+1@ext.test',
+      'other@example.org',
+      'first@example.org',
+      'routes+cc@ext.test',
+    ]);
     expect(senderOf(head)).toBe('sender@example.org');
     expect(senderOf('To: a@b.c\r\n')).toBeUndefined();
   });
 
   it('looks at ROUTING_HEAD_MAX_BYTES, cut after the last whole line', () => {
-    const line = (address: string, bytes: number) => `To: ${address}${' '.repeat(bytes - `To: ${address}\r\n`.length)}\r\n`;
+    const line = (address: string, bytes: number) =>
+      `To: ${address}${' '.repeat(bytes - `To: ${address}\r\n`.length)}\r\n`;
     const first = line('in@ext.test', ROUTING_HEAD_MAX_BYTES - 40);
     const fits = line('fits@ext.test', 40);
     expect(routingHead(Buffer.from(first + fits))).toHaveLength(ROUTING_HEAD_MAX_BYTES);
-    expect(recipientsOf(Buffer.from(first + fits + line('past@ext.test', 40)))).toEqual(['in@ext.test', 'fits@ext.test']);
+    expect(recipientsOf(Buffer.from(first + fits + line('past@ext.test', 40)))).toEqual([
+      'in@ext.test',
+      'fits@ext.test',
+    ]);
     // One byte more and the whole second line goes: not the front half of its address.
     expect(recipientsOf(Buffer.from(first + line('fits@ext.test.evil', 41)))).toEqual(['in@ext.test']);
     expect(recipientsOf(`To: ${'x'.repeat(ROUTING_HEAD_MAX_BYTES * 4)}@ext.test\r\n`)).toEqual([]);

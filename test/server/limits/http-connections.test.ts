@@ -40,12 +40,17 @@ async function connect(url: string, from: string): Promise<RawConnection> {
 
 async function service(overrides: Partial<ServerConfig>): Promise<TestService> {
   // Silent connections are held for the whole header limit: long enough that none is let go by it here.
-  return cleanup.defer(await startTestService({ httpHeadersTimeoutMs: 60_000, httpRequestTimeoutMs: 60_000, ...overrides }), (s) => s.close());
+  return cleanup.defer(
+    await startTestService({ httpHeadersTimeoutMs: 60_000, httpRequestTimeoutMs: 60_000, ...overrides }),
+    (s) => s.close(),
+  );
 }
 
 /** Waits for the service to count `n` HTTP connections open. */
 const opened = (svc: TestService, n: number) =>
-  waitFor(() => svc.ops.stats().http.connectionsOpen === n, { message: `${n} HTTP connections counted open (${svc.ops.stats().http.connectionsOpen})` });
+  waitFor(() => svc.ops.stats().http.connectionsOpen === n, {
+    message: `${n} HTTP connections counted open (${svc.ops.stats().http.connectionsOpen})`,
+  });
 
 /** Waits for the service to answer a connection that sent nothing, and to close it. */
 async function answered(c: RawConnection): Promise<string> {
@@ -65,7 +70,11 @@ describe('HTTP connections per client', () => {
       expect(await answered(refused)).toMatch(/^HTTP\/1\.1 429 Too Many Requests\r\n/);
       expect(refused.text().toLowerCase()).toContain('retry-after: 10');
       // The headers every answer carries (docs/server/openapi.yaml), though no request was read.
-      for (const header of ['tempmail-capabilities: bearer, events', 'cache-control: no-store', 'x-content-type-options: nosniff']) {
+      for (const header of [
+        'tempmail-capabilities: bearer, events',
+        'cache-control: no-store',
+        'x-content-type-options: nosniff',
+      ]) {
         expect(refused.text().toLowerCase()).toContain(header);
       }
       expect(JSON.parse(refused.text().slice(refused.text().indexOf('\r\n\r\n') + 4))).toEqual({
@@ -78,7 +87,9 @@ describe('HTTP connections per client', () => {
     expect((await callFrom('127.0.0.6', svc.baseUrl, '/health')).status).toBe(200);
     expect((await callFrom('127.0.0.1', svc.baseUrl, '/health')).status).toBe(200);
     const lines = svc.logs.filter((l) => l.includes('refused a connection from 127.0.0.5'));
-    expect(lines).toEqual(['http refused a connection from 127.0.0.5: 429 (at most 3 at once from one client) | client=127.0.0.5 reason=per-client']);
+    expect(lines).toEqual([
+      'http refused a connection from 127.0.0.5: 429 (at most 3 at once from one client) | client=127.0.0.5 reason=per-client',
+    ]);
     expect(svc.ops.stats().http.connectionsRefused).toEqual({ 'per-client': 4 });
     // One of the three leaves: the client is served again.
     held[0]!.destroy();
@@ -108,15 +119,23 @@ describe('HTTP connections per client', () => {
 });
 
 describe('the metrics listener', () => {
-  it('holds a few connections at once, and lets a silent one go at the HTTP port\'s header limit', async () => {
+  it("holds a few connections at once, and lets a silent one go at the HTTP port's header limit", async () => {
     const svc = cleanup.defer(
-      await startTestService({ metrics: true, metricsListen: { host: '127.0.0.1', port: 0 }, httpHeadersTimeoutMs: 1000, httpRequestTimeoutMs: 1000 }),
+      await startTestService({
+        metrics: true,
+        metricsListen: { host: '127.0.0.1', port: 0 },
+        httpHeadersTimeoutMs: 1000,
+        httpRequestTimeoutMs: 1000,
+      }),
       (s) => s.close(),
     );
     const url = svc.ops.metricsUrl!;
     // A silent connection: 408 at the header limit (Node's defaults held it up to 90 s).
     const silent = await connect(url, '127.0.0.5');
-    await waitFor(() => silent.text() !== '', { timeoutMs: 10_000, message: 'the metrics listener to answer a silent connection' });
+    await waitFor(() => silent.text() !== '', {
+      timeoutMs: 10_000,
+      message: 'the metrics listener to answer a silent connection',
+    });
     expect(silent.text()).toMatch(/^HTTP\/1\.1 408 /);
     await silent.closed;
     // 16 at once; the 17th is closed at once, unanswered.
@@ -127,10 +146,13 @@ describe('the metrics listener', () => {
     expect(over.text()).toBe('');
     for (const c of held) c.destroy();
     await Promise.all(held.map((c) => c.closed));
-    const scrape = await waitFor(async () => {
-      const res = await fetch(url).catch(() => undefined);
-      return res?.status === 200 ? res.text() : undefined;
-    }, { message: 'a scrape once the connections left' });
+    const scrape = await waitFor(
+      async () => {
+        const res = await fetch(url).catch(() => undefined);
+        return res?.status === 200 ? res.text() : undefined;
+      },
+      { message: 'a scrape once the connections left' },
+    );
     expect(scrape).toContain('tempmail_http_connections_open');
   });
 });

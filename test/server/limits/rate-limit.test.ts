@@ -20,7 +20,12 @@ describe('rateLimitKey', () => {
 
   it('keys IPv6 by its /64, whatever the spelling of the address', () => {
     const key = '2001:db8:aa:bb::/64';
-    for (const a of ['2001:db8:aa:bb::1', '2001:0db8:00aa:00bb:0000:0000:0000:0002', '2001:DB8:AA:BB:1234:5678:9abc:def0', '2001:db8:aa:bb::9%eth0']) {
+    for (const a of [
+      '2001:db8:aa:bb::1',
+      '2001:0db8:00aa:00bb:0000:0000:0000:0002',
+      '2001:DB8:AA:BB:1234:5678:9abc:def0',
+      '2001:db8:aa:bb::9%eth0',
+    ]) {
       expect(rateLimitKey(a), a).toBe(key);
     }
     expect(rateLimitKey('2001:db8:aa:bc::1')).toBe('2001:db8:aa:bc::/64');
@@ -32,9 +37,11 @@ describe('rateLimitKey', () => {
 
   it("keys a 6to4 or Teredo address as the IPv4 host's it is, whatever /64 it picks", () => {
     // 2002:c000:0204::/48 is 192.0.2.4's: 65,536 /64s, one host.
-    for (const a of ['2002:c000:204::1', '2002:c000:204:1::1', '2002:c000:204:ffff:1:2:3:4']) expect(rateLimitKey(a), a).toBe('192.0.2.4');
+    for (const a of ['2002:c000:204::1', '2002:c000:204:1::1', '2002:c000:204:ffff:1:2:3:4'])
+      expect(rateLimitKey(a), a).toBe('192.0.2.4');
     // Teredo: server 65.54.227.120, flags and port the client chooses, client 192.0.2.45 inverted.
-    for (const a of ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:4136:e378:0:1234:3fff:fdd2']) expect(rateLimitKey(a), a).toBe('192.0.2.45');
+    for (const a of ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:4136:e378:0:1234:3fff:fdd2'])
+      expect(rateLimitKey(a), a).toBe('192.0.2.45');
     // 2001:db8::/32 (documentation) is no Teredo: a /64 as any other.
     expect(rateLimitKey('2001:db8:0:1::1')).toBe('2001:db8:0:1::/64');
   });
@@ -58,12 +65,16 @@ describe('create-session rate limit by client', () => {
     const create = (clientAddress: string) => f.service.createSession({ clientAddress });
     await create('2001:db8:1:2::a');
     await create('2001:db8:1:2:ffff:ffff:ffff:b');
-    await expect(create('2001:db8:1:2::c')).rejects.toSatisfy((e) => e instanceof ServiceError && e.code === 'rate_limited');
+    await expect(create('2001:db8:1:2::c')).rejects.toSatisfy(
+      (e) => e instanceof ServiceError && e.code === 'rate_limited',
+    );
     await create('2001:db8:1:3::a'); // the next /64 is someone else
 
     await create('198.51.100.9');
     await create('::ffff:198.51.100.9');
-    await expect(create('198.51.100.9')).rejects.toSatisfy((e) => e instanceof ServiceError && e.code === 'rate_limited');
+    await expect(create('198.51.100.9')).rejects.toSatisfy(
+      (e) => e instanceof ServiceError && e.code === 'rate_limited',
+    );
     await create('198.51.100.10');
   });
 });

@@ -23,17 +23,28 @@ afterAll(async () => {
   await dovecot?.remove();
 });
 
-const inbox = async (baseUrl: string, token: string) => (await call(baseUrl, '/check-mail', { query: { token } })).json!.messages as { id: number; subject: string }[];
+const inbox = async (baseUrl: string, token: string) =>
+  (await call(baseUrl, '/check-mail', { query: { token } })).json!.messages as { id: number; subject: string }[];
 
 describe('the storage cap and IMAP intake', () => {
   it('leaves fetched mail in its account while the cap is reached, and fetches it once there is room', async () => {
     const account = await accountOn(cleanup, dovecot, user, { folders: ['INBOX'] });
     const svc = cleanup.defer(
-      await startTestService({ domains: ['tempmail.test'], extmailAccounts: [account], maxStoredMessages: 1, storageUsageIntervalMs: 500 }),
+      await startTestService({
+        domains: ['tempmail.test'],
+        extmailAccounts: [account],
+        maxStoredMessages: 1,
+        storageUsageIntervalMs: 500,
+      }),
       (s) => s.close(),
     );
-    await waitFor(() => svc.logs.some((l) => l.includes('imap capped@ext.test: active')), { timeoutMs: 15_000, message: 'the account to be active' });
-    const alias = (await call(svc.baseUrl, 'create-session', { form: { use_extmail: 1, extmail_id: 1, prefix: 'cap' } })).json as { email: string; token: string };
+    await waitFor(() => svc.logs.some((l) => l.includes('imap capped@ext.test: active')), {
+      timeoutMs: 15_000,
+      message: 'the account to be active',
+    });
+    const alias = (
+      await call(svc.baseUrl, 'create-session', { form: { use_extmail: 1, extmail_id: 1, prefix: 'cap' } })
+    ).json as { email: string; token: string };
     const box = await newSession(svc.baseUrl);
     await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
     await sendMail(svc, { to: box.email, subject: 'fills the cap' });
@@ -50,10 +61,13 @@ describe('the storage cap and IMAP intake', () => {
     // Room again: the delete shows at the next measure, and the fetcher's next try stores the message.
     const [first] = await inbox(svc.baseUrl, box.token);
     expect((await call(svc.baseUrl, '/delete-mail', { form: { token: box.token, id: first!.id } })).status).toBe(200);
-    const got = await waitFor(async () => {
-      const list = await inbox(svc.baseUrl, alias.token);
-      return list.length === 1 ? list : undefined;
-    }, { timeoutMs: 15_000, message: 'the fetched message once there is room' });
+    const got = await waitFor(
+      async () => {
+        const list = await inbox(svc.baseUrl, alias.token);
+        return list.length === 1 ? list : undefined;
+      },
+      { timeoutMs: 15_000, message: 'the fetched message once there is room' },
+    );
     expect(got[0]!.subject).toBe('fetched later');
   });
 });

@@ -27,7 +27,11 @@ async function pair(caps: Partial<ServerConfig>): Promise<{ url: string; a: Test
 }
 
 /** One whole transaction: MAIL FROM, an RCPT TO per box, and DATA when any was taken; the replies' codes. */
-async function transaction(target: TestService, boxes: { email: string }[], body: string): Promise<{ rcpt: string[]; data?: string }> {
+async function transaction(
+  target: TestService,
+  boxes: { email: string }[],
+  body: string,
+): Promise<{ rcpt: string[]; data?: string }> {
   const smtp = await openSmtp(target);
   try {
     await smtp.command('EHLO shared.test');
@@ -46,7 +50,8 @@ async function transaction(target: TestService, boxes: { email: string }[], body
 /** How many messages the inboxes list in all. */
 async function listed(svc: TestService, boxes: { token: string }[]): Promise<number> {
   let messages = 0;
-  for (const box of boxes) messages += (await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages.length;
+  for (const box of boxes)
+    messages += (await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages.length;
   return messages;
 }
 
@@ -65,7 +70,8 @@ describe('the storage cap across instances on one database', () => {
     const { url, a, b } = await pair({ maxStoredMessages: cap.messages, maxStoredBytes: cap.bytes });
     const boxes: { email: string; token: string }[] = [];
     for (let i = 0; i < 4; i++) boxes.push(await newSession(a.baseUrl));
-    for (const svc of [a, b]) await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
+    for (const svc of [a, b])
+      await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
     const body = `Subject: many\r\n\r\n${'m'.repeat(4000)}\r\n.\r\n`;
     const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => transaction(i % 2 ? b : a, boxes, body)));
     let accepted = 0;
@@ -76,7 +82,11 @@ describe('the storage cap across instances on one database', () => {
       if (data.startsWith('250')) accepted += rcpt.filter((r) => r.startsWith('250')).length;
     }
     expect(await listed(a, boxes)).toBe(accepted);
-    const [stored] = (await inspect(cleanup, url).query('SELECT count(*)::int AS messages, sum(size)::int AS bytes FROM tempmail_messages')).rows;
+    const [stored] = (
+      await inspect(cleanup, url).query(
+        'SELECT count(*)::int AS messages, sum(size)::int AS bytes FROM tempmail_messages',
+      )
+    ).rows;
     expect(stored.messages).toBe(accepted);
     expect(stored.messages).toBeLessThanOrEqual(cap.messages);
     expect(stored.bytes).toBeLessThanOrEqual(cap.bytes);
@@ -88,11 +98,14 @@ describe('the storage cap across instances on one database', () => {
   it('sees room a delete on the other instance made at once, not at the next measure', async () => {
     const { a, b } = await pair({ maxStoredMessages: 2 });
     const box = await newSession(a.baseUrl);
-    for (const svc of [a, b]) await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
+    for (const svc of [a, b])
+      await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
     await sendMail(b, { to: box.email, subject: 'one', text: 'x' });
     await sendMail(b, { to: box.email, subject: 'two', text: 'x' });
     // A measured an empty database a minute ago; the database says it is full.
-    await expect(sendMail(a, { to: box.email, subject: 'three', text: 'x' })).rejects.toThrow(/452 4\.3\.1 Insufficient system storage/);
+    await expect(sendMail(a, { to: box.email, subject: 'three', text: 'x' })).rejects.toThrow(
+      /452 4\.3\.1 Insufficient system storage/,
+    );
     const id = (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id;
     expect((await call(b.baseUrl, '/delete-mail', { form: { token: box.token, id } })).status).toBe(200);
     expect((await sendMail(a, { to: box.email, subject: 'three', text: 'x' })).response).toMatch(/^250 /);
@@ -111,7 +124,8 @@ describe('the storage cap across instances on one database', () => {
     now += 61_000;
     expect(await a.service.purgeExpired()).toBe(1);
     const db = inspect(cleanup, url);
-    const totals = async () => (await db.query('SELECT sum(messages)::int AS n, sum(bytes)::int AS b FROM tempmail_usage')).rows[0];
+    const totals = async () =>
+      (await db.query('SELECT sum(messages)::int AS n, sum(bytes)::int AS b FROM tempmail_usage')).rows[0];
     expect(await totals()).toEqual({ n: 0, b: 0 });
     // Room at once: the purge's cascade took the messages off the totals in its own transaction.
     const next = await newSession(a.baseUrl);

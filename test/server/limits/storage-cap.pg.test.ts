@@ -13,7 +13,10 @@ const cleanup = cleanupAfterEach();
 describe('the storage cap on Postgres', () => {
   it('keeps a burst of transactions within --max-stored-messages on one instance', async () => {
     const { url } = await freshDatabase(cleanup);
-    const svc = cleanup.defer(await startTestService({ databaseUrl: url, maxStoredMessages: 12, storageUsageIntervalMs: 60_000 }), (s) => s.close());
+    const svc = cleanup.defer(
+      await startTestService({ databaseUrl: url, maxStoredMessages: 12, storageUsageIntervalMs: 60_000 }),
+      (s) => s.close(),
+    );
     expect(await capBurst(svc)).toEqual({ stored: 2, listed: 10 });
   });
 });

@@ -26,11 +26,15 @@ async function mailFrom(svc: TestService): Promise<string> {
 describe('the storage cap on a data dir', () => {
   it('refuses a message that would pass --max-stored-bytes with 452 4.3.1, and takes it at once after a delete makes room', async () => {
     // A measure a minute apart: the room a delete makes is seen without waiting for it.
-    const svc = cleanup.defer(await startTestService({ maxStoredBytes: 4000, storageUsageIntervalMs: 60_000 }), (s) => s.close());
+    const svc = cleanup.defer(await startTestService({ maxStoredBytes: 4000, storageUsageIntervalMs: 60_000 }), (s) =>
+      s.close(),
+    );
     const box = await newSession(svc.baseUrl);
     await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });
     await sendMail(svc, { to: box.email, subject: 'first', text: 'x'.repeat(2000) });
-    await expect(sendMail(svc, { to: box.email, subject: 'second', text: 'y'.repeat(2000) })).rejects.toThrow(/452 4\.3\.1 Insufficient system storage/);
+    await expect(sendMail(svc, { to: box.email, subject: 'second', text: 'y'.repeat(2000) })).rejects.toThrow(
+      /452 4\.3\.1 Insufficient system storage/,
+    );
     const id = (await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id;
     expect((await call(svc.baseUrl, '/delete-mail', { form: { token: box.token, id } })).status).toBe(200);
     const info = await sendMail(svc, { to: box.email, subject: 'second', text: 'y'.repeat(2000) });
@@ -49,8 +53,11 @@ describe('the storage cap on a data dir', () => {
     }
   });
 
-  it('answers 452 4.3.1 to each recipient past the cap, counting the transaction\'s earlier ones and its declared SIZE', async () => {
-    const svc = cleanup.defer(await startTestService({ maxStoredMessages: 3, maxStoredBytes: 10_000, storageUsageIntervalMs: 60_000 }), (s) => s.close());
+  it("answers 452 4.3.1 to each recipient past the cap, counting the transaction's earlier ones and its declared SIZE", async () => {
+    const svc = cleanup.defer(
+      await startTestService({ maxStoredMessages: 3, maxStoredBytes: 10_000, storageUsageIntervalMs: 60_000 }),
+      (s) => s.close(),
+    );
     const boxes: { email: string; token: string }[] = [];
     for (let i = 0; i < 5; i++) boxes.push(await newSession(svc.baseUrl));
     await waitFor(() => svc.ops.stats().storage.messages === 0, { message: 'the first measure' });

@@ -46,7 +46,16 @@ describe('checkPrefix', () => {
   });
 
   it('refuses reserved names, whatever their case', () => {
-    for (const name of ['postmaster', 'abuse', 'admin', 'root', 'hostmaster', 'webmaster', 'mailer-daemon', 'noreply']) {
+    for (const name of [
+      'postmaster',
+      'abuse',
+      'admin',
+      'root',
+      'hostmaster',
+      'webmaster',
+      'mailer-daemon',
+      'noreply',
+    ]) {
       expect(RESERVED_PREFIXES.has(name)).toBe(true);
       expect(checkPrefix(name.toUpperCase())).toEqual({ ok: false, message: `prefix "${name}" is reserved` });
     }

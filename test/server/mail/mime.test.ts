@@ -27,15 +27,25 @@ function bigHeader(): Buffer {
 
 /** 5,000 MIME parts under an ordinary header. */
 function manyParts(): Buffer {
-  const parts = Array.from({ length: 5000 }, (_, i) => `--p${CRLF}Content-Type: text/plain${CRLF}${CRLF}part ${i}${CRLF}`).join('');
+  const parts = Array.from(
+    { length: 5000 },
+    (_, i) => `--p${CRLF}Content-Type: text/plain${CRLF}${CRLF}part ${i}${CRLF}`,
+  ).join('');
   return Buffer.from(`${TOP}Content-Type: multipart/mixed; boundary=p${CRLF}${CRLF}${parts}--p--${CRLF}`, 'utf8');
 }
 
-describe('parseMessage past mailparser\'s limits', () => {
-  for (const [name, make] of [['a 1.5 MB header', bigHeader], ['5,000 MIME parts', manyParts]] as const) {
+describe("parseMessage past mailparser's limits", () => {
+  for (const [name, make] of [
+    ['a 1.5 MB header', bigHeader],
+    ['5,000 MIME parts', manyParts],
+  ] as const) {
     it(`keeps sender, subject, recipients and date of ${name}`, async () => {
       const fields = await parseMessage(make(), 'bounce@example.net');
-      expect(fields).toMatchObject({ senderName: 'Zoë Ünal', senderEmail: 'zoe@example.org', subject: 'Café menu for you' });
+      expect(fields).toMatchObject({
+        senderName: 'Zoë Ünal',
+        senderEmail: 'zoe@example.org',
+        subject: 'Café menu for you',
+      });
       expect(fields.to).toEqual(['ann@tempmail.test', 'bob@tempmail.test']);
       expect(fields.headers.Date).toBe('Sat, 21 Nov 2026 10:00:00 +0000');
       expect(fields.headers.Subject).toBe('Café menu for you');

@@ -14,7 +14,7 @@ const FROMS = [
   'From: <noreply@example.org>',
   'From: noreply@example.org',
   'From: "Amazon.com" <store-news@amazon.com>',
-  "From: \"Bob O'Neil\" <bob.o-neil+tag@mail.example.co.uk>",
+  'From: "Bob O\'Neil" <bob.o-neil+tag@mail.example.co.uk>',
   'From: "Acme  Shop" <a@example.org>',
   'From: " Acme" <a@example.org>',
   'From: "Acme \\"Q\\" Shop" <a@example.org>',
@@ -64,15 +64,24 @@ const STRUCTURES: { header: string[]; body: string }[] = [
   { header: ['Content-Type: text/calendar'], body: 'BEGIN:VCALENDAR\r\n' },
   {
     header: ['MIME-Version: 1.0', 'Content-Type: multipart/alternative; boundary="b1"'],
-    body: ALT(['Content-Type: text/plain; charset=utf-8\r\n\r\nHello', 'Content-Type: text/html; charset=utf-8\r\n\r\n<p>Hello</p>']),
+    body: ALT([
+      'Content-Type: text/plain; charset=utf-8\r\n\r\nHello',
+      'Content-Type: text/html; charset=utf-8\r\n\r\n<p>Hello</p>',
+    ]),
   },
   {
     header: ['Content-Type: multipart/alternative;\r\n boundary=b1'],
-    body: ALT(['\r\nno header at all', 'Content-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>=3D</p>']),
+    body: ALT([
+      '\r\nno header at all',
+      'Content-Type: text/html\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>=3D</p>',
+    ]),
   },
   {
     header: ['Content-Type: multipart/alternative; boundary="b1"'],
-    body: ALT(['Content-Type: text/plain\r\n\r\nHello', 'Content-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0K']),
+    body: ALT([
+      'Content-Type: text/plain\r\n\r\nHello',
+      'Content-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0K',
+    ]),
   },
   {
     header: ['Content-Type: multipart/alternative; boundary="b1"'],
@@ -80,14 +89,22 @@ const STRUCTURES: { header: string[]; body: string }[] = [
   },
   {
     header: ['Content-Type: multipart/mixed; boundary="b1"'],
-    body: ALT(['Content-Type: text/plain\r\n\r\nHello', 'Content-Type: application/pdf; name="a.pdf"\r\nContent-Disposition: attachment\r\n\r\nJVBE']),
+    body: ALT([
+      'Content-Type: text/plain\r\n\r\nHello',
+      'Content-Type: application/pdf; name="a.pdf"\r\nContent-Disposition: attachment\r\n\r\nJVBE',
+    ]),
   },
   {
     header: ['Content-Type: multipart/alternative; boundary="b1"'],
-    body: ALT(['Content-Type: multipart/related; boundary="b2"\r\n\r\n--b2\r\nContent-Type: text/html\r\n\r\n<p>x</p>\r\n--b2--']),
+    body: ALT([
+      'Content-Type: multipart/related; boundary="b2"\r\n\r\n--b2\r\nContent-Type: text/html\r\n\r\n<p>x</p>\r\n--b2--',
+    ]),
   },
   // No closing delimiter: not read here.
-  { header: ['Content-Type: multipart/alternative; boundary="b1"'], body: '\r\n--b1\r\nContent-Type: text/plain\r\n\r\nHello\r\n' },
+  {
+    header: ['Content-Type: multipart/alternative; boundary="b1"'],
+    body: '\r\n--b1\r\nContent-Type: text/plain\r\n\r\nHello\r\n',
+  },
   // A delimiter line with blanks after it, and an epilogue.
   {
     header: ['Content-Type: multipart/alternative; boundary=b1'],
@@ -98,14 +115,22 @@ const STRUCTURES: { header: string[]; body: string }[] = [
   { header: ['Content-Type: text/plain', 'Content-Type: application/octet-stream'], body: BODY },
   { header: ['Content-Type: TEXT/PLAIN', 'Content-Disposition: INLINE'], body: BODY },
   // mailsplit splits any part that names a boundary, text or not.
-  { header: ['Content-Type: text/plain; boundary=x'], body: 'hi\r\n--x\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--x--\r\n' },
+  {
+    header: ['Content-Type: text/plain; boundary=x'],
+    body: 'hi\r\n--x\r\nContent-Type: application/pdf\r\n\r\nJVBER\r\n--x--\r\n',
+  },
   {
     header: ['Content-Type: multipart/alternative; boundary=b1'],
-    body: ALT(['Content-Type: text/plain; boundary=y\r\n\r\nhi\r\n--y\r\nContent-Type: application/pdf\r\n\r\nJVBE\r\n--y--']),
+    body: ALT([
+      'Content-Type: text/plain; boundary=y\r\n\r\nhi\r\n--y\r\nContent-Type: application/pdf\r\n\r\nJVBE\r\n--y--',
+    ]),
   },
   // With no Content-Type, a filename makes mailsplit guess the type (application/pdf here).
   { header: ['Content-Disposition: inline; filename=x.pdf'], body: 'JVBER\r\n' },
-  { header: ['Content-Type: multipart/alternative; boundary=b1'], body: ALT(['Content-Disposition: inline; filename=x.pdf\r\n\r\nJVBE']) },
+  {
+    header: ['Content-Type: multipart/alternative; boundary=b1'],
+    body: ALT(['Content-Disposition: inline; filename=x.pdf\r\n\r\nJVBE']),
+  },
   // A quoted boundary's trailing blank is trimmed by mailsplit.
   {
     header: ['Content-Type: multipart/alternative; boundary="b "'],
@@ -124,7 +149,10 @@ const STRUCTURES: { header: string[]; body: string }[] = [
 ];
 
 function message(parts: (string | undefined)[], body: string): Buffer {
-  return Buffer.from(`${[...parts.filter((p) => p !== undefined), 'To: <x@tempmail.test>'].join('\r\n')}\r\n\r\n${body}`, 'utf8');
+  return Buffer.from(
+    `${[...parts.filter((p) => p !== undefined), 'To: <x@tempmail.test>'].join('\r\n')}\r\n\r\n${body}`,
+    'utf8',
+  );
 }
 
 describe('quickSummary', () => {
@@ -141,7 +169,9 @@ describe('quickSummary', () => {
           answered++;
           const full = await parseMessage(raw, 'envelope@example.net');
           const what = raw.toString('utf8');
-          expect({ senderName: full.senderName, senderEmail: full.senderEmail, subject: full.subject }, what).toEqual(quick);
+          expect({ senderName: full.senderName, senderEmail: full.senderEmail, subject: full.subject }, what).toEqual(
+            quick,
+          );
           expect(full.attachments, what).toEqual([]);
         }
       }
@@ -152,17 +182,30 @@ describe('quickSummary', () => {
 
   it('answers for the plain shapes mail mostly comes in', () => {
     const plain = [
-      message(['From: "Acme Shop" <acme-shop@example.org>', 'Subject: Your code', 'Content-Type: text/plain; charset=utf-8'], BODY),
+      message(
+        ['From: "Acme Shop" <acme-shop@example.org>', 'Subject: Your code', 'Content-Type: text/plain; charset=utf-8'],
+        BODY,
+      ),
       message(['From: noreply@example.org', 'Subject: Hi'], BODY),
-      message(['From: Acme <a@example.org>', 'Subject: Hi', 'Content-Type: multipart/alternative; boundary="=_abc"'], ALT(['Content-Type: text/plain\r\n\r\nx', 'Content-Type: text/html\r\n\r\n<b>x</b>'], '=_abc')),
+      message(
+        ['From: Acme <a@example.org>', 'Subject: Hi', 'Content-Type: multipart/alternative; boundary="=_abc"'],
+        ALT(['Content-Type: text/plain\r\n\r\nx', 'Content-Type: text/html\r\n\r\n<b>x</b>'], '=_abc'),
+      ),
     ];
     for (const raw of plain) expect(quickSummary(raw), raw.toString()).toBeDefined();
-    expect(quickSummary(message([], BODY), 'bounce@example.net')).toEqual({ senderName: '', senderEmail: 'bounce@example.net', subject: '' });
+    expect(quickSummary(message([], BODY), 'bounce@example.net')).toEqual({
+      senderName: '',
+      senderEmail: 'bounce@example.net',
+      subject: '',
+    });
   });
 
   it('leaves to the parse what has attachments, encoded words, 8-bit headers, no body, or is large', () => {
     const beyond = [
-      message(['From: a@example.org', 'Content-Type: multipart/mixed; boundary=b1'], ALT(['Content-Type: text/plain\r\n\r\nx'])),
+      message(
+        ['From: a@example.org', 'Content-Type: multipart/mixed; boundary=b1'],
+        ALT(['Content-Type: text/plain\r\n\r\nx']),
+      ),
       message(['From: a@example.org', 'Subject: =?UTF-8?B?w4Q=?='], BODY),
       message(['From: a@example.org', 'Subject: naïve'], BODY),
       Buffer.from('From: a@example.org\r\nSubject: header only\r\n'),

@@ -28,15 +28,29 @@ describe('the metrics to alert on (a data dir)', () => {
     await writeFile(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
     const ca = makeCa(dir);
     const cert = makeServerCert(ca, 'server', HOST);
-    const args = ['--data-dir', join(dir, 'data'), '--metrics', '--admin-token-file', tokenFile, '--tls-cert', cert.cert, '--tls-key', cert.key];
+    const args = [
+      '--data-dir',
+      join(dir, 'data'),
+      '--metrics',
+      '--admin-token-file',
+      tokenFile,
+      '--tls-cert',
+      cert.cert,
+      '--tls-key',
+      cert.key,
+    ];
     const serve = cleanup.defer(await startServeProcess(args), (p) => stopServe(p, 'SIGKILL'));
 
     const first = await scrape(serve.baseUrl);
-    expect(typesOf(first)).toEqual(expect.arrayContaining([...ALERT_METRICS, 'tempmail_tls_certificate_expiry_timestamp_seconds gauge']));
+    expect(typesOf(first)).toEqual(
+      expect.arrayContaining([...ALERT_METRICS, 'tempmail_tls_certificate_expiry_timestamp_seconds gauge']),
+    );
     // Postgres's own are not there on a data dir: a series that cannot move would be noise.
     for (const metric of DATABASE_METRICS) expect(typesOf(first)).not.toContain(metric);
-    for (const result of ['ok', 'refused', 'failed']) expect(sample(first, `tempmail_reloads_total{result="${result}"}`)).toBe(0);
-    for (const kind of ['ip', 'sender', 'domain']) expect(sample(first, `tempmail_smtp_blocked_total{kind="${kind}"}`)).toBe(0);
+    for (const result of ['ok', 'refused', 'failed'])
+      expect(sample(first, `tempmail_reloads_total{result="${result}"}`)).toBe(0);
+    for (const kind of ['ip', 'sender', 'domain'])
+      expect(sample(first, `tempmail_smtp_blocked_total{kind="${kind}"}`)).toBe(0);
     expect(sample(first, 'tempmail_smtp_transaction_duration_seconds_count{result="stored"}')).toBe(0);
     expect(sample(first, 'tempmail_sessions_created_total')).toBe(0);
     expect(sample(first, 'tempmail_sessions_active')).toBe(0);
@@ -51,7 +65,10 @@ describe('the metrics to alert on (a data dir)', () => {
     await sendMail(serve, { to: box.email, subject: 'counted', text: 'x' });
     serve.child.kill('SIGHUP');
     await waitFor(() => serve.stderr().includes('SIGHUP: config reloaded'), { message: 'the reload' });
-    const blocked = await call(serve.baseUrl, '/admin/block', { form: { kind: 'ip', value: '127.0.0.9' }, headers: { authorization: `Bearer ${TOKEN}` } });
+    const blocked = await call(serve.baseUrl, '/admin/block', {
+      form: { kind: 'ip', value: '127.0.0.9' },
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
     expect(blocked.status).toBe(200);
     const refused = await openSmtp(serve, 10_000, '127.0.0.9');
     expect(refused.greeting).toMatch(/^554 5\.7\.1/);
@@ -75,7 +92,9 @@ describe('the metrics to alert on (a data dir)', () => {
     // A certificate that does not check out: the reload is refused, and counted so.
     await writeFile(cert.cert, 'not a certificate\n');
     serve.child.kill('SIGHUP');
-    await waitFor(() => serve.stderr().includes('SIGHUP: kept the certificate in use'), { message: 'the refused reload' });
+    await waitFor(() => serve.stderr().includes('SIGHUP: kept the certificate in use'), {
+      message: 'the refused reload',
+    });
     const refusedReload = await scrape(serve.baseUrl);
     expect(sample(refusedReload, 'tempmail_reloads_total{result="refused"}')).toBe(1);
     expect(sample(refusedReload, 'tempmail_reloads_total{result="ok"}')).toBe(1);

@@ -17,7 +17,11 @@ export const ALERT_METRICS = [
 ];
 
 /** The metrics only a database has. */
-export const DATABASE_METRICS = ['tempmail_database_pool_connections gauge', 'tempmail_database_pool_waiting gauge', 'tempmail_push_listen_up gauge'];
+export const DATABASE_METRICS = [
+  'tempmail_database_pool_connections gauge',
+  'tempmail_database_pool_waiting gauge',
+  'tempmail_push_listen_up gauge',
+];
 
 /** The `# TYPE name type` lines of a scrape, as "name type". */
 export function typesOf(text: string): string[] {

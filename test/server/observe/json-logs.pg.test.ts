@@ -23,15 +23,27 @@ const lines = (text: string): Line[] =>
 describe('serve --log-format json on PostgreSQL', () => {
   it('logs the migration as storage.migrated, and a lost push connection as push.lost (warn) then push.back', async () => {
     const { url } = await freshDatabase(cleanup);
-    const serve = cleanup.defer(await startServeProcess(['--database-url', url, '--log-format', 'json']), (p) => stopServe(p, 'SIGKILL'));
+    const serve = cleanup.defer(await startServeProcess(['--database-url', url, '--log-format', 'json']), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
     const box = await newSession(serve.baseUrl);
-    cleanup.defer(await openEvents(serve.baseUrl, { headers: { authorization: `Bearer ${box.token}` } }), (s) => s.close());
+    cleanup.defer(await openEvents(serve.baseUrl, { headers: { authorization: `Bearer ${box.token}` } }), (s) =>
+      s.close(),
+    );
     const find = (event: string) => lines(serve.stderr()).find((l) => l.event === event);
-    expect(find('storage.migrated')).toMatchObject({ level: 'info', msg: expect.stringMatching(/^database schema migrated to version \d+$/) });
+    expect(find('storage.migrated')).toMatchObject({
+      level: 'info',
+      msg: expect.stringMatching(/^database schema migrated to version \d+$/),
+    });
 
     const pool = inspect(cleanup, url);
     const listener = await waitFor(
-      async () => (await pool.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'")).rows[0]?.pid as number | undefined,
+      async () =>
+        (
+          await pool.query(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+          )
+        ).rows[0]?.pid as number | undefined,
       { message: 'the push connection to be listening' },
     );
     await pool.query('SELECT pg_terminate_backend($1)', [listener]);

@@ -9,7 +9,12 @@ import { createLogger } from '../../../src/server/observe/log';
 function logger(format: 'text' | 'json' = 'text') {
   let now = 1_800_000_000_000;
   const lines: string[] = [];
-  const log = createLogger({ format, write: (l) => lines.push(l), clock: () => now, scrub: (s) => s.replaceAll('hunter2', '***') });
+  const log = createLogger({
+    format,
+    write: (l) => lines.push(l),
+    clock: () => now,
+    scrub: (s) => s.replaceAll('hunter2', '***'),
+  });
   return {
     log,
     lines,
@@ -22,12 +27,27 @@ function logger(format: 'text' | 'json' = 'text') {
 describe('the log', () => {
   it('folds a warning repeated within a second into one line, and writes the count of the repeats', () => {
     const { log, lines, advance } = logger();
-    for (let i = 0; i < 500; i++) log.event({ level: 'warn', event: 'smtp.deliver_failed', text: `failed ${i}`, fields: { reason: 'storage_unavailable' } });
+    for (let i = 0; i < 500; i++)
+      log.event({
+        level: 'warn',
+        event: 'smtp.deliver_failed',
+        text: `failed ${i}`,
+        fields: { reason: 'storage_unavailable' },
+      });
     expect(lines).toEqual(['failed 0 | reason=storage_unavailable']);
     advance(1000);
     // The next one after the second: the count of the folded ones first (the last of them), then it.
-    log.event({ level: 'warn', event: 'smtp.deliver_failed', text: 'failed again', fields: { reason: 'storage_unavailable' } });
-    expect(lines).toEqual(['failed 0 | reason=storage_unavailable', 'failed 499 | reason=storage_unavailable repeats=499', 'failed again | reason=storage_unavailable']);
+    log.event({
+      level: 'warn',
+      event: 'smtp.deliver_failed',
+      text: 'failed again',
+      fields: { reason: 'storage_unavailable' },
+    });
+    expect(lines).toEqual([
+      'failed 0 | reason=storage_unavailable',
+      'failed 499 | reason=storage_unavailable repeats=499',
+      'failed again | reason=storage_unavailable',
+    ]);
   });
 
   it('folds by event and reason: another reason, or an info event, is its own line', () => {
@@ -43,14 +63,32 @@ describe('the log', () => {
 
   it('writes JSON objects with time, level, event, msg and the fields; text lines with the fields after a bar', () => {
     const json = logger('json');
-    json.log.event({ level: 'info', event: 'smtp.stored', text: 'smtp stored 10 bytes', fields: { client: '192.0.2.1', tls: true, messageId: '<a@b>', session: undefined } });
+    json.log.event({
+      level: 'info',
+      event: 'smtp.stored',
+      text: 'smtp stored 10 bytes',
+      fields: { client: '192.0.2.1', tls: true, messageId: '<a@b>', session: undefined },
+    });
     json.log('a plain line');
     expect(json.lines.map((l) => JSON.parse(l))).toEqual([
-      { time: '2027-01-15T08:00:00.000Z', level: 'info', event: 'smtp.stored', msg: 'smtp stored 10 bytes', client: '192.0.2.1', tls: true, message_id: '<a@b>' },
+      {
+        time: '2027-01-15T08:00:00.000Z',
+        level: 'info',
+        event: 'smtp.stored',
+        msg: 'smtp stored 10 bytes',
+        client: '192.0.2.1',
+        tls: true,
+        message_id: '<a@b>',
+      },
       { time: '2027-01-15T08:00:00.000Z', level: 'info', event: 'log', msg: 'a plain line' },
     ]);
     const text = logger('text');
-    text.log.event({ level: 'info', event: 'smtp.stored', text: 'smtp stored 10 bytes', fields: { client: '192.0.2.1', tls: false } });
+    text.log.event({
+      level: 'info',
+      event: 'smtp.stored',
+      text: 'smtp stored 10 bytes',
+      fields: { client: '192.0.2.1', tls: false },
+    });
     expect(text.lines).toEqual(['smtp stored 10 bytes | client=192.0.2.1 tls=no']);
   });
 
@@ -59,9 +97,20 @@ describe('the log', () => {
     log.event({ level: 'error', event: 'storage.failing', text: 'failing 0', fields: { reason: 'EIO' }, foldKey: '' });
     log.event({ level: 'error', event: 'storage.failing', text: 'failing 1', fields: { reason: 'EIO' }, foldKey: '' });
     log.event({ level: 'warn', event: 'http.request', text: 'http 503', fields: { reason: 'storage_unavailable' } });
-    log.event({ level: 'warn', event: 'http.request', text: 'http 503 again', fields: { reason: 'storage_unavailable' } });
+    log.event({
+      level: 'warn',
+      event: 'http.request',
+      text: 'http 503 again',
+      fields: { reason: 'storage_unavailable' },
+    });
     log.event({ level: 'info', event: 'storage.back', text: 'storage is back', ends: true });
-    expect(lines).toEqual(['failing 0 | reason=EIO', 'http 503 | reason=storage_unavailable', 'failing 1 | reason=EIO repeats=1', 'http 503 again | reason=storage_unavailable repeats=1', 'storage is back']);
+    expect(lines).toEqual([
+      'failing 0 | reason=EIO',
+      'http 503 | reason=storage_unavailable',
+      'failing 1 | reason=EIO repeats=1',
+      'http 503 again | reason=storage_unavailable repeats=1',
+      'storage is back',
+    ]);
     log.flush();
     expect(lines.at(-1)).toBe('storage is back');
   });
@@ -69,7 +118,12 @@ describe('the log', () => {
   it('scrubs secrets and makes every string terminal-safe, in the text and in each field', () => {
     for (const format of ['text', 'json'] as const) {
       const { log, lines } = logger(format);
-      log.event({ level: 'error', event: 'storage.failing', text: 'password hunter2 \u001b[31mred\u202e', fields: { reason: 'hunter2\u0007bell', messageId: '<\u009b2J@x>' } });
+      log.event({
+        level: 'error',
+        event: 'storage.failing',
+        text: 'password hunter2 \u001b[31mred\u202e',
+        fields: { reason: 'hunter2\u0007bell', messageId: '<\u009b2J@x>' },
+      });
       expect(lines.join('')).not.toMatch(/hunter2|\u001b|\u202e|\u0007|\u009b/);
       expect(lines.join('')).toContain('***');
     }

@@ -52,14 +52,36 @@ describe('serve --metrics --log-format json', () => {
     const ca = makeCa(dir);
     const cert = makeServerCert(ca, 'server', HOST);
     const serve = cleanup.defer(
-      await startServeProcess(['--data-dir', `${dir}/data`, '--metrics', '--log-format', 'json', '--tls-cert', cert.cert, '--tls-key', cert.key]),
+      await startServeProcess([
+        '--data-dir',
+        `${dir}/data`,
+        '--metrics',
+        '--log-format',
+        'json',
+        '--tls-cert',
+        cert.cert,
+        '--tls-key',
+        cert.key,
+      ]),
       (p) => stopServe(p, 'SIGKILL'),
     );
     const box = await newSession(serve.baseUrl);
     expect((await call(serve.baseUrl, '/check-mail', { query: { token: box.token } })).status).toBe(200);
-    const transport = nodemailer.createTransport({ host: serve.smtpHost, port: serve.smtpPort, secure: false, requireTLS: true, tls: { ca: ca.pem, servername: HOST } });
+    const transport = nodemailer.createTransport({
+      host: serve.smtpHost,
+      port: serve.smtpPort,
+      secure: false,
+      requireTLS: true,
+      tls: { ca: ca.pem, servername: HOST },
+    });
     try {
-      await transport.sendMail({ from: 'tls@example.org', to: box.email, subject: 'over tls', text: 'x', messageId: '<metrics-test-1@example.org>' });
+      await transport.sendMail({
+        from: 'tls@example.org',
+        to: box.email,
+        subject: 'over tls',
+        text: 'x',
+        messageId: '<metrics-test-1@example.org>',
+      });
     } finally {
       transport.close();
     }
@@ -88,23 +110,40 @@ describe('serve --metrics --log-format json', () => {
     expect(metrics).toMatch(/^# TYPE tempmail_storage_errors_total counter$/m);
     expect(metrics).toMatch(/^# TYPE tempmail_imap_accounts gauge$/m);
 
-    const lines = serve.stderr().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = serve
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const line of lines) expect(Object.keys(line).slice(0, 4)).toEqual(['time', 'level', 'event', 'msg']);
     const stored = lines.find((l) => l.event === 'smtp.stored')!;
-    expect(stored).toMatchObject({ level: 'info', client: '127.0.0.1', tls: true, message_id: '<metrics-test-1@example.org>' });
+    expect(stored).toMatchObject({
+      level: 'info',
+      client: '127.0.0.1',
+      tls: true,
+      message_id: '<metrics-test-1@example.org>',
+    });
     const failed = lines.find((l) => l.event === 'smtp.tls_failed')!;
     expect(failed).toMatchObject({ level: 'warn', client: '127.0.0.1' });
     // The reason is OpenSSL's (a record that is no TLS), not a bare "error".
-    expect(String(failed.reason)).toMatch(/wrong version number|packet length too long|http request|unsupported protocol|record/i);
-    const checked = lines.find((l) => l.event === 'http.request' && String(l.msg).startsWith('http GET /check-mail 200'))!;
+    expect(String(failed.reason)).toMatch(
+      /wrong version number|packet length too long|http request|unsupported protocol|record/i,
+    );
+    const checked = lines.find(
+      (l) => l.event === 'http.request' && String(l.msg).startsWith('http GET /check-mail 200'),
+    )!;
     expect(checked.session).toMatch(/^[0-9a-f]{16}$/);
     expect(serve.stderr()).not.toContain(box.token);
   });
 
   it('--metrics-listen serves /metrics on its own address only', async () => {
     const dir = await cleanup.tempDir('tempmail-metrics-');
-    const serve = cleanup.defer(await startServeProcess(['--data-dir', dir, '--metrics-listen', '127.0.0.1:0']), (p) => stopServe(p, 'SIGKILL'));
-    const url = await waitFor(() => /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(serve.stderr())?.[1], { message: 'the metrics address' });
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', dir, '--metrics-listen', '127.0.0.1:0']), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
+    const url = await waitFor(() => /metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(serve.stderr())?.[1], {
+      message: 'the metrics address',
+    });
     const res = await fetch(url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -117,7 +156,10 @@ describe('serve --metrics --log-format json', () => {
     const loaded = async (args: string[]) => {
       const dir = await cleanup.tempDir('tempmail-metrics-');
       const out = `${dir}/loaded.txt`;
-      const serve = await startServeProcess(['--data-dir', `${dir}/data`, ...args], { NODE_OPTIONS: `--import ${probe}`, LOAD_PROBE_OUT: out });
+      const serve = await startServeProcess(['--data-dir', `${dir}/data`, ...args], {
+        NODE_OPTIONS: `--import ${probe}`,
+        LOAD_PROBE_OUT: out,
+      });
       const metrics = (await call(serve.baseUrl, '/metrics')).status;
       await stopServe(serve);
       return { metrics, modules: readFileSync(out, 'utf8') };

@@ -13,9 +13,17 @@ import { sendMail } from '../../harness/service';
 const cleanup = cleanupAfterEach();
 
 async function check(baseUrl: string, token: string, ifNoneMatch?: string) {
-  const res = await call(baseUrl, '/check-mail', { query: { token }, headers: ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {} });
+  const res = await call(baseUrl, '/check-mail', {
+    query: { token },
+    headers: ifNoneMatch ? { 'if-none-match': ifNoneMatch } : {},
+  });
   const subjects = ((res.json?.messages ?? []) as { subject: string }[]).map((m) => m.subject);
-  return { status: res.status, etag: res.headers.get('etag') ?? '', subjects, ids: ((res.json?.messages ?? []) as { id: number }[]).map((m) => m.id) };
+  return {
+    status: res.status,
+    etag: res.headers.get('etag') ?? '',
+    subjects,
+    ids: ((res.json?.messages ?? []) as { id: number }[]).map((m) => m.id),
+  };
 }
 
 describe('check-mail answers kept per instance, on one database', () => {

@@ -10,7 +10,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call, newSession } from '../../harness/http';
 import { duplicates, sendLoad } from '../../harness/mail-load';
-import { createDatabase, findPostgresBin, restartServer, socketUrl, startCluster, startServer, stopCluster, stopServer, type ClusterInfo } from '../../harness/postgres/cluster';
+import {
+  createDatabase,
+  findPostgresBin,
+  restartServer,
+  socketUrl,
+  startCluster,
+  startServer,
+  stopCluster,
+  stopServer,
+  type ClusterInfo,
+} from '../../harness/postgres/cluster';
 import { startInstance } from '../../harness/postgres/database';
 import { openSmtp } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
@@ -38,13 +48,18 @@ describe('the database down or restarting', () => {
     try {
       const res = await call(a.baseUrl, '/check-mail', { query: { token: box.token } });
       expect(res.status).toBe(503);
-      expect(res.json).toEqual({ status: 'error', error: 'storage_unavailable', message: 'Mail storage is unavailable; try again later' });
+      expect(res.json).toEqual({
+        status: 'error',
+        error: 'storage_unavailable',
+        message: 'Mail storage is unavailable; try again later',
+      });
       expect(res.headers.get('retry-after')).toBe('30');
       const created = await call(b.baseUrl, '/create-session', { form: {} });
       expect(created.status).toBe(503);
       expect(created.json).toMatchObject({ status: 'error', error: 'storage_unavailable' });
       // Nothing a client hears names the database: not its socket, its port, nor the driver's words.
-      for (const answer of [res, created]) expect(answer.bytes.toString()).not.toMatch(/ECONN|127\.0\.0\.1|\/tmp|\.s\.PGSQL|\d{4,5}\b/);
+      for (const answer of [res, created])
+        expect(answer.bytes.toString()).not.toMatch(/ECONN|127\.0\.0\.1|\/tmp|\.s\.PGSQL|\d{4,5}\b/);
       for (const route of ['/health', '/ready']) {
         const health = await call(b.baseUrl, route);
         expect(health.status, route).toBe(503);
@@ -58,17 +73,27 @@ describe('the database down or restarting', () => {
       // lines are folded (one, then one a second with the repeats), not one a request.
       const flood = 200;
       for (let i = 0; i < flood; i += 20) {
-        const batch = await Promise.all(Array.from({ length: 20 }, () => call(a.baseUrl, '/check-mail', { query: { token: box.token } })));
+        const batch = await Promise.all(
+          Array.from({ length: 20 }, () => call(a.baseUrl, '/check-mail', { query: { token: box.token } })),
+        );
         expect(batch.every((r) => r.status === 503)).toBe(true);
       }
       const counted = () => {
-        const lines = a.stderr().split('\n').filter((l) => l.includes('http GET /check-mail 503 storage_unavailable'));
+        const lines = a
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('http GET /check-mail 503 storage_unavailable'));
         // A line with repeats=N stands for the N requests folded into it; a line without, for one.
-        return { lines: lines.length, requests: lines.reduce((n, l) => n + Number(/repeats=(\d+)/.exec(l)?.[1] ?? 1), 0) };
+        return {
+          lines: lines.length,
+          requests: lines.reduce((n, l) => n + Number(/repeats=(\d+)/.exec(l)?.[1] ?? 1), 0),
+        };
       };
-      await waitFor(() => counted().requests === flood + 1, { message: 'every 503 counted in the log' }).catch((e: unknown) => {
-        throw new Error(`${String(e)}: ${JSON.stringify(counted())}\n${a.stderr().slice(-4000)}`);
-      });
+      await waitFor(() => counted().requests === flood + 1, { message: 'every 503 counted in the log' }).catch(
+        (e: unknown) => {
+          throw new Error(`${String(e)}: ${JSON.stringify(counted())}\n${a.stderr().slice(-4000)}`);
+        },
+      );
       expect(counted().lines).toBeLessThan(flood / 10);
       console.log(`database down: ${flood + 1} answers 503 took ${counted().lines} log lines`);
       expect(a.child.exitCode).toBeNull();
@@ -77,11 +102,17 @@ describe('the database down or restarting', () => {
       startServer(own);
     }
     for (const target of [a, b]) {
-      await waitFor(async () => (await call(target.baseUrl, '/check-mail', { query: { token: box.token } })).status === 200, {
-        timeoutMs: 15_000,
-        message: 'the instance to serve again',
+      await waitFor(
+        async () => (await call(target.baseUrl, '/check-mail', { query: { token: box.token } })).status === 200,
+        {
+          timeoutMs: 15_000,
+          message: 'the instance to serve again',
+        },
+      );
+      await waitFor(async () => (await call(target.baseUrl, '/ready')).status === 200, {
+        timeoutMs: 10_000,
+        message: '/ready 200 again',
       });
-      await waitFor(async () => (await call(target.baseUrl, '/ready')).status === 200, { timeoutMs: 10_000, message: '/ready 200 again' });
       expect((await call(target.baseUrl, '/health')).json).toEqual({ status: 'ok' });
       const smtp = await openSmtp(target);
       expect(await smtp.command('EHLO x')).toMatch(/^250/);
@@ -113,7 +144,9 @@ describe('the database down or restarting', () => {
     expect(restarted).toBeDefined();
     expect([...result.failed.keys()]).toEqual([]);
     expect(result.acked.size).toBe(count);
-    const stored = ((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages as { subject: string }[]).map((m) => m.subject);
+    const stored = (
+      (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages as { subject: string }[]
+    ).map((m) => m.subject);
     expect(duplicates(stored)).toEqual([]);
     expect(stored.sort()).toEqual([...result.sent].sort());
     expect(result.failedTries).toBeGreaterThan(0);

@@ -39,7 +39,9 @@ describe('GET /events with two instances on one database', () => {
     expect(info.response).toMatch(/^250 /);
     await stream.waitForEvent('mail', 1, 5000);
     // Said for the record (no assertion on time): from B's 250 to A's event.
-    console.log(`events across instances: "mail" on A ${Date.now() - acknowledged} ms after B's 250 (${acknowledged - sent} ms of SMTP)`);
+    console.log(
+      `events across instances: "mail" on A ${Date.now() - acknowledged} ms after B's 250 (${acknowledged - sent} ms of SMTP)`,
+    );
     expect(stream.events()).toEqual(['mail']);
     // Mail delivered through A itself is said once, not twice (its own notice is skipped).
     await sendMail(a, { to: box.email, subject: 'through A' });
@@ -57,7 +59,10 @@ describe('GET /events with two instances on one database', () => {
     const listeners = await bothListening(pool);
     const before = a.stderr().length;
     await pool.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [listeners.map((r) => r.pid)]);
-    await waitFor(() => a.stderr().slice(before).includes('mail notices: listening again'), { timeoutMs: 10_000, message: 'A to listen again' });
+    await waitFor(() => a.stderr().slice(before).includes('mail notices: listening again'), {
+      timeoutMs: 10_000,
+      message: 'A to listen again',
+    });
     // The gap is said to the stream; after it, news flows again.
     await stream.waitForEvent('mail', 1);
     await sendMail(b, { to: box.email, subject: 'after the gap' });
@@ -70,7 +75,10 @@ describe('GET /events with two instances on one database', () => {
     const tokenFile = join(await cleanup.tempDir('tempmail-pg-events-admin-'), 'token');
     const adminToken = 'pg-events-admin-token-0123456789';
     await writeFile(tokenFile, adminToken, { mode: 0o600 });
-    const [a, b] = await Promise.all([startInstance(cleanup, url, ['--admin-token-file', tokenFile]), startInstance(cleanup, url)]);
+    const [a, b] = await Promise.all([
+      startInstance(cleanup, url, ['--admin-token-file', tokenFile]),
+      startInstance(cleanup, url),
+    ]);
     const [box, other] = [await newSession(b!.baseUrl), await newSession(b!.baseUrl)];
     const stream = cleanup.defer(await openEvents(b!.baseUrl, bearer(box.token)), (s) => s.close());
     const kept = cleanup.defer(await openEvents(b!.baseUrl, bearer(other.token)), (s) => s.close());
@@ -79,7 +87,12 @@ describe('GET /events with two instances on one database', () => {
     await bothListening(inspect(cleanup, url));
     const admin = (path: string, form: Record<string, string>) =>
       call(a!.baseUrl, path, { form, headers: { authorization: `Bearer ${adminToken}` } });
-    const [found] = (await call(a!.baseUrl, '/admin/sessions', { query: { recipient: box.email }, headers: { authorization: `Bearer ${adminToken}` } })).json!.sessions;
+    const [found] = (
+      await call(a!.baseUrl, '/admin/sessions', {
+        query: { recipient: box.email },
+        headers: { authorization: `Bearer ${adminToken}` },
+      })
+    ).json!.sessions;
     expect(found).toMatchObject({ email: box.email });
     expect((await admin('/admin/delete-session', { session_id: found.id })).status).toBe(200);
     // B hears of the deletion by its notice and ends the stream cleanly; the client is told nothing more.
@@ -102,7 +115,10 @@ describe('GET /events with two instances on one database', () => {
     expect(rowCount).toBe(1);
     const before = b.stderr().length;
     await pool.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [listeners.map((r) => r.pid)]);
-    await waitFor(() => b.stderr().slice(before).includes('mail notices: listening again'), { timeoutMs: 10_000, message: 'B to listen again' });
+    await waitFor(() => b.stderr().slice(before).includes('mail notices: listening again'), {
+      timeoutMs: 10_000,
+      message: 'B to listen again',
+    });
     // B looked its watched sessions up again: the deleted one's stream ends, the other's stays.
     expect(await withTimeout(stream.ended, 5000)).toBe('end');
     await kept.waitForEvent('mail', 1);
@@ -113,12 +129,15 @@ describe('GET /events with two instances on one database', () => {
 
 /** Waits until both instances listen for notices; their listening connections' pids. */
 function bothListening(pool: ReturnType<typeof inspect>) {
-  return waitFor(async () => {
-    const { rows } = await pool.query<{ pid: number }>(
-      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN tempmail_mail%'",
-    );
-    return rows.length === 2 ? rows : undefined;
-  }, { message: 'both instances listening' });
+  return waitFor(
+    async () => {
+      const { rows } = await pool.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN tempmail_mail%'",
+      );
+      return rows.length === 2 ? rows : undefined;
+    },
+    { message: 'both instances listening' },
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | 'timed out'> {

@@ -27,7 +27,8 @@ afterAll(async () => {
 });
 
 const fetching = (p: ServeReady) => p.stderr().includes('imap shared@ext.test: active');
-const standingBy = (p: ServeReady) => p.stderr().includes('imap shared@ext.test: another instance on the database fetches this account');
+const standingBy = (p: ServeReady) =>
+  p.stderr().includes('imap shared@ext.test: another instance on the database fetches this account');
 
 async function subjects(p: ServeReady, token: string): Promise<string[]> {
   const r = await call(p.baseUrl, 'check-mail', { query: { token } });
@@ -44,13 +45,29 @@ describe('an external account fetched by one of two instances on one database', 
       JSON.stringify({
         domains: ['tempmail.test'],
         extmailAccounts: [
-          { email: 'shared@ext.test', imap: { host: dovecot.host, port: dovecot.port, tls: 'none', user: user.name, passwordEnv: 'SHARED_IMAP_PASSWORD', pollSeconds: 1 } },
+          {
+            email: 'shared@ext.test',
+            imap: {
+              host: dovecot.host,
+              port: dovecot.port,
+              tls: 'none',
+              user: user.name,
+              passwordEnv: 'SHARED_IMAP_PASSWORD',
+              pollSeconds: 1,
+            },
+          },
         ],
       }),
     );
     const env = { SHARED_IMAP_PASSWORD: user.password };
-    const [a, b] = await Promise.all([startInstance(cleanup, url, ['--config', config], env), startInstance(cleanup, url, ['--config', config], env)]);
-    await waitFor(() => (fetching(a!) && standingBy(b!)) || (fetching(b!) && standingBy(a!)), { timeoutMs: 20_000, message: 'one instance to fetch and the other to stand by' });
+    const [a, b] = await Promise.all([
+      startInstance(cleanup, url, ['--config', config], env),
+      startInstance(cleanup, url, ['--config', config], env),
+    ]);
+    await waitFor(() => (fetching(a!) && standingBy(b!)) || (fetching(b!) && standingBy(a!)), {
+      timeoutMs: 20_000,
+      message: 'one instance to fetch and the other to stand by',
+    });
     const [holder, other] = fetching(a!) ? [a!, b!] : [b!, a!];
     // Both offer the account: the one standing by has not seen it fail.
     for (const p of [holder, other]) {
@@ -61,7 +78,10 @@ describe('an external account fetched by one of two instances on one database', 
     const created = await call(other.baseUrl, 'create-session', { form: { use_extmail: 1, prefix: 'handover' } });
     const { email, token } = created.json as { email: string; token: string };
     await appendMail(dovecot, user, message({ To: email, Subject: 'before the kill' }));
-    await waitFor(async () => (await subjects(other, token)).length === 1, { timeoutMs: 15_000, message: 'the first message' });
+    await waitFor(async () => (await subjects(other, token)).length === 1, {
+      timeoutMs: 15_000,
+      message: 'the first message',
+    });
     // The holder logs the fetch once its store call returns, which can be after the other lists the message.
     const stored = /imap stored \d+ bytes from sender@example\.org for shared\+handover@ext\.test/;
     await waitFor(() => stored.test(holder.stderr()), { timeoutMs: 15_000, message: "the holder's log of the fetch" });
@@ -71,7 +91,10 @@ describe('an external account fetched by one of two instances on one database', 
     expect((await holder.exited).signal).toBe('SIGKILL');
     await waitFor(() => fetching(other), { timeoutMs: 20_000, message: 'the other instance to take over' });
     await appendMail(dovecot, user, message({ To: email, Subject: 'after the kill' }));
-    await waitFor(async () => (await subjects(other, token)).length === 2, { timeoutMs: 15_000, message: 'the message after the kill' });
+    await waitFor(async () => (await subjects(other, token)).length === 2, {
+      timeoutMs: 15_000,
+      message: 'the message after the kill',
+    });
     expect(await subjects(other, token)).toEqual(['after the kill', 'before the kill']);
     for (const p of [holder, other]) expect(p.stderr()).not.toContain(user.password);
   });
@@ -84,21 +107,52 @@ describe('an external account fetched by one of two instances on one database', 
       config,
       JSON.stringify({
         extmailAccounts: [
-          { email: 'shared@ext.test', imap: { host: dovecot.host, port: dovecot.port, tls: 'none', user: user.name, passwordEnv: 'SHARED_IMAP_PASSWORD', pollSeconds: 1 } },
+          {
+            email: 'shared@ext.test',
+            imap: {
+              host: dovecot.host,
+              port: dovecot.port,
+              tls: 'none',
+              user: user.name,
+              passwordEnv: 'SHARED_IMAP_PASSWORD',
+              pollSeconds: 1,
+            },
+          },
         ],
       }),
     );
     const wrong = 'Not-The-Password-42';
     const env = { SHARED_IMAP_PASSWORD: wrong };
-    const [a, b] = await Promise.all([startInstance(cleanup, url, ['--config', config], env), startInstance(cleanup, url, ['--config', config], env)]);
-    const offered = async (p: ServeReady) => ((await call(p.baseUrl, 'domains')).json!.extmail_accounts as unknown[]).length;
-    await waitFor(async () => (await offered(a!)) === 0 && (await offered(b!)) === 0, { timeoutMs: 20_000, message: 'neither instance to offer the account' });
-    const [holder, other] = a!.stderr().includes('imap shared@ext.test: inactive (not offered by GET /domains): login refused') ? [a!, b!] : [b!, a!];
-    expect(holder.stderr()).toMatch(/imap shared@ext\.test: inactive \(not offered by GET \/domains\): login refused by 127\.0\.0\.1:\d+/);
-    await waitFor(() => other.stderr().includes('imap shared@ext.test: inactive (not offered by GET /domains), as the instance fetching it reports: login refused'), {
-      timeoutMs: 10_000,
-      message: 'the instance standing by to log the report',
+    const [a, b] = await Promise.all([
+      startInstance(cleanup, url, ['--config', config], env),
+      startInstance(cleanup, url, ['--config', config], env),
+    ]);
+    const offered = async (p: ServeReady) =>
+      ((await call(p.baseUrl, 'domains')).json!.extmail_accounts as unknown[]).length;
+    await waitFor(async () => (await offered(a!)) === 0 && (await offered(b!)) === 0, {
+      timeoutMs: 20_000,
+      message: 'neither instance to offer the account',
     });
+    const [holder, other] = a!
+      .stderr()
+      .includes('imap shared@ext.test: inactive (not offered by GET /domains): login refused')
+      ? [a!, b!]
+      : [b!, a!];
+    expect(holder.stderr()).toMatch(
+      /imap shared@ext\.test: inactive \(not offered by GET \/domains\): login refused by 127\.0\.0\.1:\d+/,
+    );
+    await waitFor(
+      () =>
+        other
+          .stderr()
+          .includes(
+            'imap shared@ext.test: inactive (not offered by GET /domains), as the instance fetching it reports: login refused',
+          ),
+      {
+        timeoutMs: 10_000,
+        message: 'the instance standing by to log the report',
+      },
+    );
     for (const p of [holder, other]) expect(p.stderr()).not.toContain(wrong);
   });
 });

@@ -65,15 +65,23 @@ describe('kill -9 of one of two instances under load', () => {
     let viaB = 0;
     for (const [i, box] of boxes.entries()) {
       const result = results[i]!;
-      const listed = (await call(b!.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages as { id: number; subject: string }[];
+      const listed = (await call(b!.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages as {
+        id: number;
+        subject: string;
+      }[];
       const stored = listed.map((m) => m.subject);
       const storedSet = new Set(stored);
-      expect([...result.acked.keys()].filter((s) => !storedSet.has(s)), `box ${i}: acknowledged, not stored`).toEqual([]);
+      expect(
+        [...result.acked.keys()].filter((s) => !storedSet.has(s)),
+        `box ${i}: acknowledged, not stored`,
+      ).toEqual([]);
       expect(duplicates(stored), `box ${i}: stored twice`).toEqual([]);
       // B answered every message sent to it: only messages sent to A failed (refused after the kill, or cut mid-DATA).
       expect([...result.failed.values()].filter((f) => f.target !== 0)).toEqual([]);
       const throughB = [...result.acked.values()].filter((t) => t === 1).length;
-      expect(throughB + [...result.acked.values()].filter((t) => t === 0).length + result.failed.size).toBe(COUNT / BOXES);
+      expect(throughB + [...result.acked.values()].filter((t) => t === 0).length + result.failed.size).toBe(
+        COUNT / BOXES,
+      );
       // Acknowledged in this order on one connection, so stored in this order: ids rise with the sends.
       const idOf = new Map(listed.map((m) => [m.subject, m.id]));
       for (const order of result.ackOrder) {

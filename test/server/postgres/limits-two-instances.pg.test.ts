@@ -33,9 +33,10 @@ async function mailFrom(target: Parameters<typeof openSmtp>[0], from: string): P
 }
 
 describe('per-client limits across two instances on one database', () => {
-  it('counts a client\'s HTTP requests on both: past the limit both answer 429, another client is served', async () => {
+  it("counts a client's HTTP requests on both: past the limit both answer 429, another client is served", async () => {
     const { a, b } = await pair(['--http-requests-per-minute', '6']);
-    for (let i = 0; i < 6; i++) expect((await callFrom('127.0.0.5', (i % 2 ? a : b).baseUrl, '/domains')).status).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect((await callFrom('127.0.0.5', (i % 2 ? a : b).baseUrl, '/domains')).status).toBe(200);
     for (const target of [a, b]) {
       const refused = await callFrom('127.0.0.5', target.baseUrl, '/domains');
       expect(refused.status).toBe(429);
@@ -44,7 +45,7 @@ describe('per-client limits across two instances on one database', () => {
     }
   });
 
-  it('counts a client\'s messages on both: the third MAIL FROM in a minute hears 451 4.7.1 wherever it goes', async () => {
+  it("counts a client's messages on both: the third MAIL FROM in a minute hears 451 4.7.1 wherever it goes", async () => {
     const { a, b } = await pair(['--smtp-messages-per-minute', '2']);
     expect(await mailFrom(a, '127.0.0.5')).toMatch(/^250/);
     expect(await mailFrom(b, '127.0.0.5')).toMatch(/^250/);
@@ -64,8 +65,12 @@ describe('per-client limits across two instances on one database', () => {
     await sendMail(b, { to: box.email, subject: 'two', text: 'x' });
     // B learns of A's message at its next measure.
     for (const target of [a, b]) {
-      await waitFor(async () => /^452 4\.3\.1 /.test(await mailFrom(target, '127.0.0.5')), { message: 'MAIL FROM to hear 452 4.3.1 once full' });
-      await waitFor(() => /storage full: 2 messages stored, the cap is 2/.test(target.stderr()), { message: 'the storage-full line' });
+      await waitFor(async () => /^452 4\.3\.1 /.test(await mailFrom(target, '127.0.0.5')), {
+        message: 'MAIL FROM to hear 452 4.3.1 once full',
+      });
+      await waitFor(() => /storage full: 2 messages stored, the cap is 2/.test(target.stderr()), {
+        message: 'the storage-full line',
+      });
       const metrics = await call(target.baseUrl, '/metrics');
       expect(metrics.bytes.toString()).toMatch(/^tempmail_storage_full 1$/m);
       expect(metrics.bytes.toString()).toMatch(/^tempmail_stored_messages 2$/m);
@@ -74,9 +79,13 @@ describe('per-client limits across two instances on one database', () => {
     const id = (await call(a.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id;
     expect((await call(b.baseUrl, '/delete-mail', { form: { token: box.token, id } })).status).toBe(200);
     for (const target of [a, b]) {
-      await waitFor(async () => /^250/.test(await mailFrom(target, '127.0.0.5')), { message: 'MAIL FROM to be taken again once there is room' });
+      await waitFor(async () => /^250/.test(await mailFrom(target, '127.0.0.5')), {
+        message: 'MAIL FROM to be taken again once there is room',
+      });
       // Said at the instance's next measure (each second here): the 250 may come first, from room it already knew of.
-      await waitFor(() => /storage has room again: 1 messages/.test(target.stderr()), { message: 'the room-again line' });
+      await waitFor(() => /storage has room again: 1 messages/.test(target.stderr()), {
+        message: 'the room-again line',
+      });
     }
   });
 });

@@ -28,21 +28,28 @@ async function filledDataDir() {
   const serve = cleanup.defer(await startServeProcess(['--data-dir', dir]), (p) => stopServe(p));
   const [one, two] = [await newSession(serve.baseUrl), await newSession(serve.baseUrl)];
   await sendMail(serve, { to: one.email, subject: 'first for one', text: 'hello one' });
-  await sendMail(serve, { to: [one.email, two.email], subject: 'for both', attachments: [{ filename: 'a.txt', content: 'attached bytes' }] });
-  const list = async (baseUrl: string, token: string) => (await call(baseUrl, '/check-mail', { query: { token } })).json!.messages as Listed;
+  await sendMail(serve, {
+    to: [one.email, two.email],
+    subject: 'for both',
+    attachments: [{ filename: 'a.txt', content: 'attached bytes' }],
+  });
+  const list = async (baseUrl: string, token: string) =>
+    (await call(baseUrl, '/check-mail', { query: { token } })).json!.messages as Listed;
   const before = { one: await list(serve.baseUrl, one.token), two: await list(serve.baseUrl, two.token) };
   expect((await stopServe(serve)).code).toBe(0);
   return { dir, one, two, before, list };
 }
 
 describe('serve migrate from a data dir to Postgres', () => {
-  it("moves sessions and messages: the old tokens get the same messages; a second run adds nothing", async () => {
+  it('moves sessions and messages: the old tokens get the same messages; a second run adds nothing', async () => {
     const { dir, one, two, before, list } = await filledDataDir();
     const { url } = await freshDatabase(cleanup);
     const first = await runMigrate(dir, url);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/: 2 session\(s\) and 3 message\(s\) added; skipped, already in the database: 0 session\(s\), 0 message\(s\)/);
+    expect(first.stdout).toMatch(
+      /: 2 session\(s\) and 3 message\(s\) added; skipped, already in the database: 0 session\(s\), 0 message\(s\)/,
+    );
     const served = await startInstance(cleanup, url);
     expect(await list(served.baseUrl, one.token)).toEqual(before.one);
     expect(await list(served.baseUrl, two.token)).toEqual(before.two);
@@ -50,7 +57,9 @@ describe('serve migrate from a data dir to Postgres', () => {
     const read = await call(served.baseUrl, '/read-mail', { query: { token: two.token, id: String(both.id) } });
     expect(read.json!.message).toMatchObject({ subject: 'for both', attachments: [{ filename: 'a.txt' }] });
     const attachment = read.json!.message.attachments[0];
-    const bytes = await call(served.baseUrl, '/attachment', { query: { token: two.token, id: String(both.id), attachment_id: String(attachment.id) } });
+    const bytes = await call(served.baseUrl, '/attachment', {
+      query: { token: two.token, id: String(both.id), attachment_id: String(attachment.id) },
+    });
     expect(bytes.bytes.toString()).toBe('attached bytes');
     // New mail after the move takes an id above the moved ones.
     await sendMail(served, { to: one.email, subject: 'after the move' });
@@ -59,11 +68,18 @@ describe('serve migrate from a data dir to Postgres', () => {
     expect(now[0]!.id).toBeGreaterThan(Math.max(...before.one.map((m) => m.id)));
 
     const db = inspect(cleanup, url);
-    const count = async () => (await db.query('SELECT (SELECT count(*) FROM tempmail_sessions)::int AS s, (SELECT count(*) FROM tempmail_messages)::int AS m')).rows[0];
+    const count = async () =>
+      (
+        await db.query(
+          'SELECT (SELECT count(*) FROM tempmail_sessions)::int AS s, (SELECT count(*) FROM tempmail_messages)::int AS m',
+        )
+      ).rows[0];
     const counted = await count();
     const again = await runMigrate(dir, url);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/: 0 session\(s\) and 0 message\(s\) added; skipped, already in the database: 2 session\(s\), 3 message\(s\)/);
+    expect(again.stdout).toMatch(
+      /: 0 session\(s\) and 0 message\(s\) added; skipped, already in the database: 2 session\(s\), 3 message\(s\)/,
+    );
     expect(await count()).toEqual(counted);
   });
 
@@ -73,12 +89,16 @@ describe('serve migrate from a data dir to Postgres', () => {
     const { url } = await freshDatabase(cleanup);
     const locked = await runMigrate(dir, url);
     expect(locked.code).toBe(1);
-    expect(locked.stderr).toBe(`tempmail-tui serve migrate: the data dir ${dir} is in use by a running tempmail-tui serve (pid ${serve.child.pid}); stop it first\n`);
+    expect(locked.stderr).toBe(
+      `tempmail-tui serve migrate: the data dir ${dir} is in use by a running tempmail-tui serve (pid ${serve.child.pid}); stop it first\n`,
+    );
     await stopServe(serve);
     const nowhere = `postgres://someone:Secret-Pw-123@127.0.0.1:${await closedPort()}/tempmail`;
     const unreachable = await runMigrate(dir, nowhere);
     expect(unreachable.code).toBe(1);
-    expect(unreachable.stderr).toMatch(/^tempmail-tui serve migrate: cannot open the database postgres:\/\/someone:\*\*\*@127\.0\.0\.1:\d+\/tempmail: .+\n$/);
+    expect(unreachable.stderr).toMatch(
+      /^tempmail-tui serve migrate: cannot open the database postgres:\/\/someone:\*\*\*@127\.0\.0\.1:\d+\/tempmail: .+\n$/,
+    );
     expect(unreachable.stderr).not.toContain('Secret-Pw-123');
     expect(unreachable.stdout).toBe('');
     const missing = await runMigrate(`${dir}/nothing-here`, url);

@@ -21,10 +21,18 @@ import { requireDebianProgram } from '../../harness/debian-program';
 const NGINX = requireDebianProgram('nginx', 'nginx-light', 'test/server/postgres/nginx-two-upstreams.pg.test.ts');
 
 const cleanup = cleanupAfterEach();
-const SITE = readFileSync(fileURLToPath(new URL('../../../scripts/deploy/nginx-tempmail-tui-two.conf', import.meta.url)), 'utf8');
+const SITE = readFileSync(
+  fileURLToPath(new URL('../../../scripts/deploy/nginx-tempmail-tui-two.conf', import.meta.url)),
+  'utf8',
+);
 
 /** A request through nginx: its status and its body as JSON. */
-async function through(port: number, ca: ReturnType<typeof makeCa>, path: string, headers: Record<string, string> = {}) {
+async function through(
+  port: number,
+  ca: ReturnType<typeof makeCa>,
+  path: string,
+  headers: Record<string, string> = {},
+) {
   const res = await nginxGet(port, ca, path, headers);
   let body = '';
   for await (const chunk of res) body += chunk;
@@ -33,23 +41,34 @@ async function through(port: number, ca: ReturnType<typeof makeCa>, path: string
 
 /** How many `GET /domains` an instance's log counts (a folded line stands for its repeats). */
 const domainsServed = (stderr: string) =>
-  stderr.split('\n').filter((l) => l.includes('http GET /domains 200')).reduce((n, l) => n + Number(/repeats=(\d+)/.exec(l)?.[1] ?? 1), 0);
+  stderr
+    .split('\n')
+    .filter((l) => l.includes('http GET /domains 200'))
+    .reduce((n, l) => n + Number(/repeats=(\d+)/.exec(l)?.[1] ?? 1), 0);
 
 describe.skipIf(!NGINX)('the nginx example with two upstreams', () => {
   it('balances requests over both instances, passes /events, and answers with one instance stopped', async () => {
     const dir = await cleanup.tempDir('tempmail-nginx-two-');
     const ca = makeCa(dir);
     const { url } = await freshDatabase(cleanup);
-    const [a, b] = (await Promise.all([startInstance(cleanup, url, ['--trust-proxy']), startInstance(cleanup, url, ['--trust-proxy'])])) as [
-      Awaited<ReturnType<typeof startInstance>>,
-      Awaited<ReturnType<typeof startInstance>>,
-    ];
-    const nginx = await startNginx(cleanup, dir, SITE, [Number(new URL(a.baseUrl).port), Number(new URL(b.baseUrl).port)], ca);
+    const [a, b] = (await Promise.all([
+      startInstance(cleanup, url, ['--trust-proxy']),
+      startInstance(cleanup, url, ['--trust-proxy']),
+    ])) as [Awaited<ReturnType<typeof startInstance>>, Awaited<ReturnType<typeof startInstance>>];
+    const nginx = await startNginx(
+      cleanup,
+      dir,
+      SITE,
+      [Number(new URL(a.baseUrl).port), Number(new URL(b.baseUrl).port)],
+      ca,
+    );
 
     for (let i = 0; i < 10; i++) expect((await through(nginx.port, ca, '/domains')).status).toBe(200);
     // Each instance logs the requests it answered (a line may follow its answer by a moment).
     const served = () => ({ a: domainsServed(a.stderr()), b: domainsServed(b.stderr()) });
-    await waitFor(() => served().a + served().b === 10, { message: `10 requests in the logs: ${JSON.stringify(served())}` });
+    await waitFor(() => served().a + served().b === 10, {
+      message: `10 requests in the logs: ${JSON.stringify(served())}`,
+    });
     expect(served().a, JSON.stringify(served())).toBeGreaterThan(0);
     expect(served().b, JSON.stringify(served())).toBeGreaterThan(0);
     console.log(`nginx with two upstreams: 10 requests, ${served().a} answered by A and ${served().b} by B`);
@@ -58,7 +77,10 @@ describe.skipIf(!NGINX)('the nginx example with two upstreams', () => {
     const session = await postForm(nginx.port, ca, '/create-session');
     expect(session.status).toBe(200);
     const { email, token } = session.json as { email: string; token: string };
-    const stream = cleanup.defer(await nginxGet(nginx.port, ca, '/events', { authorization: `Bearer ${token}`, accept: 'text/event-stream' }), (s) => s.destroy());
+    const stream = cleanup.defer(
+      await nginxGet(nginx.port, ca, '/events', { authorization: `Bearer ${token}`, accept: 'text/event-stream' }),
+      (s) => s.destroy(),
+    );
     expect(stream.statusCode).toBe(200);
     const events = readEvents(stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     for (const [i, via] of [a, b].entries()) {
@@ -87,7 +109,19 @@ function postForm(port: number, ca: ReturnType<typeof makeCa>, path: string, for
       new Promise<{ status: number | undefined; json: Record<string, unknown> }>((resolve, reject) => {
         const body = new URLSearchParams(form).toString();
         const req = https.request(
-          { host: '127.0.0.1', port, path, method: 'POST', servername: 'mail.example.org', ca: ca.pem, headers: { host: 'mail.example.org', 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } },
+          {
+            host: '127.0.0.1',
+            port,
+            path,
+            method: 'POST',
+            servername: 'mail.example.org',
+            ca: ca.pem,
+            headers: {
+              host: 'mail.example.org',
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
           (res) => {
             let text = '';
             res.setEncoding('utf8');
@@ -103,6 +137,8 @@ function postForm(port: number, ca: ReturnType<typeof makeCa>, path: string, for
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -39,8 +39,13 @@ describe('two serve instances on one database', () => {
     const list = (await call(a.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages;
     expect(list).toHaveLength(1);
     const read = await call(a.baseUrl, '/read-mail', { query: { token: box.token, id: list[0].id } });
-    expect(read.json!.message).toMatchObject({ subject: 'through B', body_text: expect.stringContaining('hello from B') });
-    expect((await call(b.baseUrl, '/raw-mail', { query: { token: box.token, id: list[0].id } })).bytes.toString()).toContain('hello from B');
+    expect(read.json!.message).toMatchObject({
+      subject: 'through B',
+      body_text: expect.stringContaining('hello from B'),
+    });
+    expect(
+      (await call(b.baseUrl, '/raw-mail', { query: { token: box.token, id: list[0].id } })).bytes.toString(),
+    ).toContain('hello from B');
     expect((await call(a.baseUrl, '/delete-mail', { form: { token: box.token, id: list[0].id } })).status).toBe(200);
     expect(await subjects(b.baseUrl, box.token)).toEqual([]);
     // Mail through A reaches a session B created, and ids go on where they were (never reused).
@@ -48,7 +53,9 @@ describe('two serve instances on one database', () => {
     await sendMail(a, { to: [box.email, other.email], subject: 'through A' });
     expect(await subjects(b.baseUrl, box.token)).toEqual(['through A']);
     expect(await subjects(a.baseUrl, other.token)).toEqual(['through A']);
-    expect((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id).toBeGreaterThan(list[0].id);
+    expect(
+      (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages[0].id,
+    ).toBeGreaterThan(list[0].id);
     // Exactly one of the two (either) migrated: the other found the work done.
     expect(`${a.stderr()}${b.stderr()}`.match(/database schema migrated to version \d+/g)).toHaveLength(1);
   });
@@ -66,10 +73,13 @@ describe('two serve instances on one database', () => {
   it('takes mail through A at once for an inbox emptied through B (a refusal is never made on a kept RCPT answer)', async () => {
     const { a, b } = await pair(['--inbox-limit', '2']);
     const box = await newSession(a.baseUrl);
-    for (const subject of ['one', 'two']) expect((await sendMail(a, { to: box.email, subject })).response).toMatch(/^250 /);
+    for (const subject of ['one', 'two'])
+      expect((await sendMail(a, { to: box.email, subject })).response).toMatch(/^250 /);
     // Full: A refuses at RCPT (from a read made now, not from what it kept).
     await expect(sendMail(a, { to: box.email, subject: 'three' })).rejects.toMatchObject({ responseCode: 452 });
-    const [first] = (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages as { id: number }[];
+    const [first] = (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json!.messages as {
+      id: number;
+    }[];
     expect((await call(b.baseUrl, '/delete-mail', { form: { token: box.token, id: first!.id } })).status).toBe(200);
     // A kept "2 messages" a moment ago: a refusal is never made on that, so the next message goes in.
     expect((await sendMail(a, { to: box.email, subject: 'three' })).response).toMatch(/^250 /);
@@ -78,7 +88,9 @@ describe('two serve instances on one database', () => {
   it('hands a custom name out once, and counts the create rate across both', async () => {
     const { a, b } = await pair(['--create-per-minute', '5']);
     const tries = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => call(i % 2 ? a.baseUrl : b.baseUrl, '/create-session', { form: { prefix: 'only-once' } })),
+      Array.from({ length: 4 }, (_, i) =>
+        call(i % 2 ? a.baseUrl : b.baseUrl, '/create-session', { form: { prefix: 'only-once' } }),
+      ),
     );
     expect(tries.map((t) => t.status).sort()).toEqual([200, 409, 409, 409]);
     // 4 calls counted (a 409 counts); one more on A is the 5th, then both refuse.
@@ -94,7 +106,9 @@ describe('two serve instances on one database', () => {
   it('answers an expired session as the file store does: 410 and 550 until the sweep, then 401', async () => {
     const { url, a, b } = await pair(['--lifetime-seconds', '1']);
     const box = await newSession(a.baseUrl);
-    await waitFor(async () => (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).status === 410, { timeoutMs: 10_000 });
+    await waitFor(async () => (await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).status === 410, {
+      timeoutMs: 10_000,
+    });
     const expired = await call(a.baseUrl, '/check-mail', { query: { token: box.token } });
     expect(expired.json).toMatchObject({ status: 'error', error: 'session_expired' });
     const smtp = await openSmtp(b);
@@ -104,8 +118,12 @@ describe('two serve instances on one database', () => {
     smtp.destroy();
     // A third instance sweeps at its start (A and B's next sweep is a minute away): then 401 everywhere.
     await startInstance(cleanup, url);
-    await waitFor(async () => (await call(a.baseUrl, '/check-mail', { query: { token: box.token } })).status === 401, { timeoutMs: 10_000 });
-    expect((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json).toMatchObject({ error: 'invalid_token' });
+    await waitFor(async () => (await call(a.baseUrl, '/check-mail', { query: { token: box.token } })).status === 401, {
+      timeoutMs: 10_000,
+    });
+    expect((await call(b.baseUrl, '/check-mail', { query: { token: box.token } })).json).toMatchObject({
+      error: 'invalid_token',
+    });
   });
 });
 
@@ -134,13 +152,21 @@ describe('the database password', () => {
   it('a wrong one or an unreachable database: exit 1, one line naming the database without a password', async () => {
     const { name } = await freshDatabase(cleanup);
     const wrong = 'Wrong-Password-123';
-    const proc = spawnCli(['serve', '--database-url', tcpUrl(cluster(), name), '--http-port', '0', '--smtp-port', '0'], { PGPASSWORD: wrong });
+    const proc = spawnCli(
+      ['serve', '--database-url', tcpUrl(cluster(), name), '--http-port', '0', '--smtp-port', '0'],
+      { PGPASSWORD: wrong },
+    );
     expect((await proc.exited).code).toBe(1);
-    expect(proc.stderr()).toMatch(/^tempmail-tui serve: cannot open the database postgres:\/\/tempmail_tcp@127\.0\.0\.1:\d+\/\w+: password authentication failed/m);
+    expect(proc.stderr()).toMatch(
+      /^tempmail-tui serve: cannot open the database postgres:\/\/tempmail_tcp@127\.0\.0\.1:\d+\/\w+: password authentication failed/m,
+    );
     expect(proc.stderr()).not.toContain(wrong);
     const dir = await cleanup.tempDir();
     const config = join(dir, 'serve.json');
-    await writeFile(config, JSON.stringify({ databaseUrl: `postgres://u:${wrong}@127.0.0.1:1/db`, httpPort: 0, smtpPort: 0 }));
+    await writeFile(
+      config,
+      JSON.stringify({ databaseUrl: `postgres://u:${wrong}@127.0.0.1:1/db`, httpPort: 0, smtpPort: 0 }),
+    );
     const down = spawnCli(['serve', '--config', config]);
     expect((await down.exited).code).toBe(1);
     expect(down.stderr()).toMatch(/cannot open the database postgres:\/\/u:\*\*\*@127\.0\.0\.1:1\/db: .*ECONNREFUSED/);

@@ -42,7 +42,10 @@ describe('the inbox limit under parallel SMTP connections (file store)', () => {
     for (let i = 0; i < LIMIT - 2; i++) await sendMail(svc, { to: crowded.email, subject: `before ${i}` });
     // Two places left in the crowded inbox; six connections name both: four must store for neither.
     const { replies } = await raceIntoInbox([svc], [crowded.email, roomy.email], 6);
-    expect(replies.filter((r) => r.startsWith('250 ')), replies.join('\n')).toHaveLength(2);
+    expect(
+      replies.filter((r) => r.startsWith('250 ')),
+      replies.join('\n'),
+    ).toHaveLength(2);
     expect(replies.filter((r) => /^452 4\.2\.2 /.test(r))).toHaveLength(4);
     expect(await subjects(roomy.token)).toHaveLength(2);
     // A sender's retry: RCPT TO now refuses the full mailbox up front, and the other gets the message once.

@@ -19,7 +19,9 @@ describe('parseProxyHeader', () => {
   it('reads v1 TCP4 and TCP6 lines, and UNKNOWN as the proxy itself', () => {
     const line = Buffer.from('PROXY TCP4 192.0.2.7 198.51.100.1 40000 25\r\nEHLO x\r\n');
     expect(parseProxyHeader(line)).toEqual({ kind: 'ok', length: 44, client: { address: '192.0.2.7', port: 40000 } });
-    expect(parseProxyHeader(Buffer.from('PROXY TCP6 2001:db8::7 2001:db8::1 1 25\r\n'))).toMatchObject({ client: { address: '2001:db8::7', port: 1 } });
+    expect(parseProxyHeader(Buffer.from('PROXY TCP6 2001:db8::7 2001:db8::1 1 25\r\n'))).toMatchObject({
+      client: { address: '2001:db8::7', port: 1 },
+    });
     expect(parseProxyHeader(Buffer.from('PROXY UNKNOWN\r\n'))).toEqual({ kind: 'ok', length: 15 });
   });
 
@@ -42,7 +44,11 @@ describe('parseProxyHeader', () => {
   it('reads v2 PROXY over IPv4 and IPv6 (IPv4-mapped as IPv4), LOCAL as the proxy itself, and refuses a body past the bound', () => {
     const ipv4 = Buffer.from([192, 0, 2, 9, 10, 0, 0, 1, 0x9c, 0x40, 0, 25]);
     const header = v2(1, 0x11, ipv4);
-    expect(parseProxyHeader(Buffer.concat([header, Buffer.from('EHLO')]))).toEqual({ kind: 'ok', length: 28, client: { address: '192.0.2.9', port: 40000 } });
+    expect(parseProxyHeader(Buffer.concat([header, Buffer.from('EHLO')]))).toEqual({
+      kind: 'ok',
+      length: 28,
+      client: { address: '192.0.2.9', port: 40000 },
+    });
     expect(parseProxyHeader(header.subarray(0, 20))).toEqual({ kind: 'more' });
     const ipv6 = Buffer.alloc(36);
     Buffer.from([0x20, 0x01, 0x0d, 0xb8]).copy(ipv6, 0);

@@ -49,19 +49,25 @@ describe.skipIf(!HAPROXY)('serve behind HAProxy with send-proxy-v2', () => {
     const dir = await cleanup.tempDir('tempmail-haproxy-');
     const config = join(dir, 'serve.json');
     await writeFile(config, JSON.stringify({ trustedProxies: [PROXY], smtpConnectionsPerClient: 2 }));
-    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--config', config]), (p) => stopServe(p, 'SIGKILL'));
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--config', config]), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
     const front = { smtpHost: '127.0.0.1', smtpPort: await startHaproxy(dir, serve.smtpPort) };
     const open = async (from: string) => cleanup.defer(await openSmtp(front, 10_000, from), (c) => c.destroy());
 
     for (let i = 0; i < 2; i++) expect((await open('127.0.0.5')).greeting).toMatch(/^220 /);
-    expect((await open('127.0.0.5')).greeting).toBe('421 4.7.0 Too many connections from your address (at most 2 at once), try again later');
+    expect((await open('127.0.0.5')).greeting).toBe(
+      '421 4.7.0 Too many connections from your address (at most 2 at once), try again later',
+    );
     // Another sender through the same proxy still gets in, and the log names it, not the proxy.
     const other = await open('127.0.0.6');
     expect(other.greeting).toMatch(/^220 /);
     expect(await other.command('EHLO other.test')).toMatch(/^250/);
     expect(await other.command('MAIL FROM:<a@x.org>')).toMatch(/^250/);
     expect(await other.command('RCPT TO:<nobody@tempmail.test>')).toMatch(/^550/);
-    await waitFor(() => /smtp refused RCPT nobody@tempmail\.test .*client=127\.0\.0\.6/.test(serve.stderr()), { message: 'the refused RCPT of 127.0.0.6 in the log' });
+    await waitFor(() => /smtp refused RCPT nobody@tempmail\.test .*client=127\.0\.0\.6/.test(serve.stderr()), {
+      message: 'the refused RCPT of 127.0.0.6 in the log',
+    });
     expect(serve.stderr()).toMatch(/smtp refused a connection from 127\.0\.0\.5: 421 .*client=127\.0\.0\.5/);
     expect(serve.stderr()).not.toContain(`client=${PROXY}`);
   });

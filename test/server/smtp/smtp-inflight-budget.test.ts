@@ -17,7 +17,10 @@ const kb = (n: number) => line.repeat(n);
 
 describe('the in-flight budget of SMTP deliveries', () => {
   it('answers 451 4.3.1 to a message that does not fit beside those in flight, and takes it once they are stored', async () => {
-    const svc = cleanup.defer(await startTestService({ maxMessageBytes: 100_000, smtpInflightBytes: 150_000, smtpConnectionsPerClient: 0 }), (s) => s.close());
+    const svc = cleanup.defer(
+      await startTestService({ maxMessageBytes: 100_000, smtpInflightBytes: 150_000, smtpConnectionsPerClient: 0 }),
+      (s) => s.close(),
+    );
     const box = await newSession(svc.baseUrl);
     const open = async () => {
       const c = cleanup.defer(await openSmtp(svc), (d) => d.destroy());
@@ -36,7 +39,13 @@ describe('the in-flight budget of SMTP deliveries', () => {
     expect(await second.reply()).toBe('451 4.3.1 Too much mail arriving at once, try again later');
     // A refused message leaves the connection usable, like any 4xx.
     expect(await second.command('RSET')).toMatch(/^250/);
-    expect(svc.logs.some((l) => /^smtp refused DATA \(\d+ bytes from big@example\.org for .+\): 451 4\.3\.1 Too much mail arriving at once, try again later \(150000 bytes of messages in flight at once\) \| client=127\.0\.0\.1 tls=no reason=over_budget$/.test(l))).toBe(true);
+    expect(
+      svc.logs.some((l) =>
+        /^smtp refused DATA \(\d+ bytes from big@example\.org for .+\): 451 4\.3\.1 Too much mail arriving at once, try again later \(150000 bytes of messages in flight at once\) \| client=127\.0\.0\.1 tls=no reason=over_budget$/.test(
+          l,
+        ),
+      ),
+    ).toBe(true);
 
     first.write('.\r\n');
     expect(await first.reply()).toMatch(/^250 2\.0\.0 Ok: stored/);
@@ -47,10 +56,20 @@ describe('the in-flight budget of SMTP deliveries', () => {
   });
 
   it('gives the budget back for refused, oversize and abandoned messages: a full-size message still fits after each', async () => {
-    const svc = cleanup.defer(await startTestService({ maxMessageBytes: 100_000, smtpInflightBytes: 100_000, smtpSocketTimeoutMs: 1000, smtpConnectionsPerClient: 0 }), (s) => s.close());
+    const svc = cleanup.defer(
+      await startTestService({
+        maxMessageBytes: 100_000,
+        smtpInflightBytes: 100_000,
+        smtpSocketTimeoutMs: 1000,
+        smtpConnectionsPerClient: 0,
+      }),
+      (s) => s.close(),
+    );
     const box = await newSession(svc.baseUrl);
     // Oversize (552), then a sender that vanishes mid-DATA, then one that goes quiet (idle timeout).
-    await expect(sendMail(svc, { to: box.email, subject: 'too big', text: kb(120) })).rejects.toMatchObject({ responseCode: 552 });
+    await expect(sendMail(svc, { to: box.email, subject: 'too big', text: kb(120) })).rejects.toMatchObject({
+      responseCode: 552,
+    });
     for (const end of ['destroy', 'quiet'] as const) {
       const c = await openSmtp(svc);
       await c.command('EHLO gone.test');
@@ -68,7 +87,10 @@ describe('the in-flight budget of SMTP deliveries', () => {
   });
 
   it('is never below one message of the size limit', async () => {
-    const svc = cleanup.defer(await startTestService({ maxMessageBytes: 100_000, smtpInflightBytes: 1024, smtpConnectionsPerClient: 0 }), (s) => s.close());
+    const svc = cleanup.defer(
+      await startTestService({ maxMessageBytes: 100_000, smtpInflightBytes: 1024, smtpConnectionsPerClient: 0 }),
+      (s) => s.close(),
+    );
     const box = await newSession(svc.baseUrl);
     await sendMail(svc, { to: box.email, subject: 'fits alone', text: kb(95) });
     expect((await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json?.messages).toHaveLength(1);

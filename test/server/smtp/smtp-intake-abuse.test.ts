@@ -36,8 +36,13 @@ describe('SMTP under abuse', () => {
   it('stores a message nested 150 multiparts deep', async () => {
     const b = await box();
     let body = 'Content-Type: text/plain\r\n\r\ndeep inside\r\n';
-    for (let i = 0; i < 150; i++) body = `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${body}--b${i}--\r\n`;
-    await sendRaw(svc, b.email, `From: a@example.org\r\nTo: ${b.email}\r\nSubject: deep\r\nMIME-Version: 1.0\r\n${body}`);
+    for (let i = 0; i < 150; i++)
+      body = `Content-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${body}--b${i}--\r\n`;
+    await sendRaw(
+      svc,
+      b.email,
+      `From: a@example.org\r\nTo: ${b.email}\r\nSubject: deep\r\nMIME-Version: 1.0\r\n${body}`,
+    );
     await readBack(b.token);
     await stillServing();
   });
@@ -45,7 +50,11 @@ describe('SMTP under abuse', () => {
   it('stores a message with 20,000 header lines', async () => {
     const b = await box();
     const headers = Array.from({ length: 20_000 }, (_, i) => `X-Filler-${i}: ${'v'.repeat(20)}`).join('\r\n');
-    await sendRaw(svc, b.email, `From: a@example.org\r\nTo: ${b.email}\r\nSubject: many headers\r\n${headers}\r\n\r\nbody\r\n`);
+    await sendRaw(
+      svc,
+      b.email,
+      `From: a@example.org\r\nTo: ${b.email}\r\nSubject: many headers\r\n${headers}\r\n\r\nbody\r\n`,
+    );
     expect((await readBack(b.token)).subject).toBe('many headers');
     await stillServing();
   });
@@ -53,7 +62,8 @@ describe('SMTP under abuse', () => {
   it('drops a client that sends garbage, NUL bytes or an over-long line, and keeps serving', async () => {
     const garbage = await openSmtp(svc);
     let last = '';
-    for (let i = 0; i < 12 && !/^421/.test(last); i++) last = await garbage.command(`XYZZY${i} \u0000\u0001\u00ff`).catch(() => '421 closed');
+    for (let i = 0; i < 12 && !/^421/.test(last); i++)
+      last = await garbage.command(`XYZZY${i} \u0000\u0001\u00ff`).catch(() => '421 closed');
     expect(last).toMatch(/^421/);
     await garbage.closed;
 
@@ -95,7 +105,11 @@ describe('SMTP under abuse', () => {
       expect(extra.greeting).toMatch(/^421 .*Too many connected clients/);
       await extra.closed;
       // Said in the log (it used to be silent), and counted.
-      expect(many.logs.some((l) => l.startsWith('smtp refused a connection from 127.0.0.1: 421 4.3.2 Too many connected clients (200)'))).toBe(true);
+      expect(
+        many.logs.some((l) =>
+          l.startsWith('smtp refused a connection from 127.0.0.1: 421 4.3.2 Too many connected clients (200)'),
+        ),
+      ).toBe(true);
       expect(many.ops.stats().smtp.connectionsRefused).toEqual({ total: 1 });
       // The 200 are still served.
       expect(await held[199]!.command('NOOP')).toMatch(/^250 /);
@@ -103,12 +117,15 @@ describe('SMTP under abuse', () => {
       await held[0]!.closed;
       // The server notices the leaving connection a moment after the client does: wait for the free slot,
       // then it takes a whole delivery.
-      const next = await waitFor(async () => {
-        const c = await openSmtp(many);
-        if (/^220 /.test(c.greeting)) return c;
-        await c.closed;
-        return null;
-      }, { message: 'a free slot after one connection left' });
+      const next = await waitFor(
+        async () => {
+          const c = await openSmtp(many);
+          if (/^220 /.test(c.greeting)) return c;
+          await c.closed;
+          return null;
+        },
+        { message: 'a free slot after one connection left' },
+      );
       const b = await newSession(many.baseUrl);
       await next.command('EHLO room.test');
       expect(await next.command('MAIL FROM:<a@example.org>')).toMatch(/^250 /);

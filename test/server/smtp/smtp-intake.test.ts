@@ -18,7 +18,16 @@ let svc: TestService;
 let now = Date.UTC(2030, 5, 1, 8, 0, 0);
 
 beforeAll(async () => {
-  svc = await startTestService({ maxRecipients: 3, inboxLimit: 5, maxMessageBytes: 64 * 1024, createPerMinute: 10_000, extmailAccounts: [{ email: 'john.doe@gmail.com', dotInsensitive: true }] }, { clock: () => now });
+  svc = await startTestService(
+    {
+      maxRecipients: 3,
+      inboxLimit: 5,
+      maxMessageBytes: 64 * 1024,
+      createPerMinute: 10_000,
+      extmailAccounts: [{ email: 'john.doe@gmail.com', dotInsensitive: true }],
+    },
+    { clock: () => now },
+  );
 });
 afterAll(() => svc?.close());
 
@@ -62,8 +71,11 @@ describe('delivery', () => {
     const rich = (await call(svc.baseUrl, '/read-mail', { query: { token: s.token, id: list[1]!.id } })).json!.message;
     expect(rich.body_html).toContain('<b>text</b>');
 
-    const withFile = (await call(svc.baseUrl, '/read-mail', { query: { token: s.token, id: list[0]!.id } })).json!.message;
-    expect(withFile.attachments).toEqual([{ id: expect.any(Number), filename: 'data "1".bin', content_type: 'application/x-custom', size: 3000 }]);
+    const withFile = (await call(svc.baseUrl, '/read-mail', { query: { token: s.token, id: list[0]!.id } })).json!
+      .message;
+    expect(withFile.attachments).toEqual([
+      { id: expect.any(Number), filename: 'data "1".bin', content_type: 'application/x-custom', size: 3000 },
+    ]);
     const file = await call(svc.baseUrl, '/attachment', {
       query: { token: s.token, id: list[0]!.id, attachment_id: withFile.attachments[0].id },
     });
@@ -71,14 +83,23 @@ describe('delivery', () => {
     expect(file.bytes.equals(bytes)).toBe(true);
     expect(file.headers.get('content-type')).toBe('application/x-custom');
     expect(file.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="data _1_.bin"; filename\*=UTF-8''data%20%221%22.bin$/);
-    const missing = await call(svc.baseUrl, '/attachment', { query: { token: s.token, id: list[0]!.id, attachment_id: 99 } });
+    expect(file.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="data _1_.bin"; filename\*=UTF-8''data%20%221%22.bin$/,
+    );
+    const missing = await call(svc.baseUrl, '/attachment', {
+      query: { token: s.token, id: list[0]!.id, attachment_id: 99 },
+    });
     expect(missing.status).toBe(404);
   });
 
   it('delivers one message to every live recipient (to and cc), once each', async () => {
     const [a, b] = [await session(), await session()];
-    const info = await sendMail(svc, { to: [a.email, a.email.toUpperCase()], cc: b.email, subject: 'to both', text: 'x' });
+    const info = await sendMail(svc, {
+      to: [a.email, a.email.toUpperCase()],
+      cc: b.email,
+      subject: 'to both',
+      text: 'x',
+    });
     expect(info.accepted.length).toBeGreaterThanOrEqual(2);
     expect((await inbox(a.token)).map((m) => m.subject)).toEqual(['to both']);
     expect((await inbox(b.token)).map((m) => m.subject)).toEqual(['to both']);
@@ -86,9 +107,13 @@ describe('delivery', () => {
 
   it('serves the raw message byte for byte, hostile fixtures included', async () => {
     const s = await session();
-    const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.eml')).sort();
+    const files = readdirSync(FIXTURES)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
     expect(files.length).toBeGreaterThan(0);
-    const sent = files.map((f) => Buffer.from(readFileSync(join(FIXTURES, f)).toString('latin1').replaceAll('{TO}', s.email), 'latin1'));
+    const sent = files.map((f) =>
+      Buffer.from(readFileSync(join(FIXTURES, f)).toString('latin1').replaceAll('{TO}', s.email), 'latin1'),
+    );
     for (const raw of sent) await sendRaw(svc, s.email, raw);
     const list = (await inbox(s.token)).reverse(); // oldest first, the order sent
     expect(list.length).toBe(sent.length);
@@ -98,7 +123,10 @@ describe('delivery', () => {
       expect(res.headers.get('content-type')).toBe('message/rfc822');
       expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="message-\d+\.eml"/);
       // nodemailer ends a raw message with CRLF when it lacks one; compare what was on the wire.
-      const expected = sent[i]!.subarray(-2).toString() === '\r\n' || sent[i]!.subarray(-1).toString() === '\n' ? sent[i]! : Buffer.concat([sent[i]!, Buffer.from('\r\n')]);
+      const expected =
+        sent[i]!.subarray(-2).toString() === '\r\n' || sent[i]!.subarray(-1).toString() === '\n'
+          ? sent[i]!
+          : Buffer.concat([sent[i]!, Buffer.from('\r\n')]);
       expect(res.bytes.equals(expected), files[i]).toBe(true);
     }
   });
@@ -106,8 +134,14 @@ describe('delivery', () => {
   it('survives malformed MIME: broken boundaries, NUL and 8-bit bytes', async () => {
     const s = await session();
     const raw = Buffer.concat([
-      Buffer.from(`From: =?bogus?Q?x?= <a@b>\r\nTo: ${s.email}\r\nSubject: broken \xff\xfe\r\nContent-Type: multipart/mixed; boundary="zz"\r\n\r\n`, 'latin1'),
-      Buffer.from('--zz\r\nContent-Type: text/plain; charset=x-unknown\r\n\r\nbody \x00 nul\r\n--zz\r\nContent-Type: multipart/alternative; boundary=\r\n\r\n', 'latin1'),
+      Buffer.from(
+        `From: =?bogus?Q?x?= <a@b>\r\nTo: ${s.email}\r\nSubject: broken \xff\xfe\r\nContent-Type: multipart/mixed; boundary="zz"\r\n\r\n`,
+        'latin1',
+      ),
+      Buffer.from(
+        '--zz\r\nContent-Type: text/plain; charset=x-unknown\r\n\r\nbody \x00 nul\r\n--zz\r\nContent-Type: multipart/alternative; boundary=\r\n\r\n',
+        'latin1',
+      ),
       Buffer.from('\r\n'.repeat(3)),
     ]);
     await sendRaw(svc, s.email, raw);
@@ -116,7 +150,10 @@ describe('delivery', () => {
     expect((await call(svc.baseUrl, '/read-mail', { query: { token: s.token, id: m!.id } })).status).toBe(200);
   });
   it('delivers to an external-mail alias and its dot variants', async () => {
-    const alias = (await call(svc.baseUrl, '/create-session', { form: { use_extmail: 1 } })).json as { email: string; token: string };
+    const alias = (await call(svc.baseUrl, '/create-session', { form: { use_extmail: 1 } })).json as {
+      email: string;
+      token: string;
+    };
     // A dot-insensitive account may hand out a dot variant of its name (joh.ndoe+tag@...).
     expect(alias.email.replace(/\./g, '')).toMatch(/^johndoe\+[^@]+@gmailcom$/);
     const tag = alias.email.slice(alias.email.indexOf('+'), alias.email.indexOf('@'));
@@ -124,8 +161,12 @@ describe('delivery', () => {
     await sendMail(svc, { to: `j.o.h.n.doe${tag}@GMAIL.com`, subject: 'dot variant', text: 'x' });
     expect((await inbox(alias.token)).map((m) => m.subject)).toEqual(['dot variant', 'as given']);
     // An alias nobody holds is an unknown mailbox; another name at the provider is somebody else's.
-    expect((await refusal(sendMail(svc, { to: 'john.doe+nobody-holds-this@gmail.com', text: 'x' }))).response).toMatch(/^550 5\.1\.1/);
-    expect((await refusal(sendMail(svc, { to: 'someone.else@gmail.com', text: 'x' }))).response).toMatch(/^550 5\.7\.1/);
+    expect((await refusal(sendMail(svc, { to: 'john.doe+nobody-holds-this@gmail.com', text: 'x' }))).response).toMatch(
+      /^550 5\.1\.1/,
+    );
+    expect((await refusal(sendMail(svc, { to: 'someone.else@gmail.com', text: 'x' }))).response).toMatch(
+      /^550 5\.7\.1/,
+    );
   });
 });
 
@@ -168,7 +209,9 @@ describe('refusals', () => {
     const c = await openSmtp(svc);
     await c.command('EHLO test.local');
     // smtp-server refuses this one itself, before our handlers see it; it must read like ours.
-    expect(await c.command(`MAIL FROM:<a@example.org> SIZE=${64 * 1024 + 1}`)).toBe(`552 5.3.4 Message too big (limit ${64 * 1024} bytes)`);
+    expect(await c.command(`MAIL FROM:<a@example.org> SIZE=${64 * 1024 + 1}`)).toBe(
+      `552 5.3.4 Message too big (limit ${64 * 1024} bytes)`,
+    );
     expect(await c.command(`MAIL FROM:<a@example.org> SIZE=${64 * 1024}`)).toMatch(/^250 /);
     expect(await c.command(`RCPT TO:<${s.email}>`)).toMatch(/^250 /);
     await c.command('QUIT');
@@ -179,7 +222,8 @@ describe('refusals', () => {
     const info = await sendMail(svc, { to: live.map((s) => s.email), subject: 'many', text: 'x' });
     expect(info.accepted.length).toBe(3);
     expect(info.rejected).toEqual([live[3]!.email]);
-    const tooMany = (info as unknown as { rejectedErrors: { responseCode: number; response: string }[] }).rejectedErrors[0]!;
+    const tooMany = (info as unknown as { rejectedErrors: { responseCode: number; response: string }[] })
+      .rejectedErrors[0]!;
     expect(tooMany.responseCode).toBe(452);
     expect(tooMany.response).toMatch(/4\.5\.3/);
 

@@ -53,16 +53,28 @@ describe('SMTP log lines', () => {
     await sendMail(svc, { from: 'a@x.org', to: bob.email, raw });
     const stored = svc.logs.filter((l) => l.startsWith('smtp stored'));
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatch(/ \| client=127\.0\.0\.1 tls=no message_id="<a@b\.example> \| client=10\.9\.9\.9 tls=yes"$/);
+    expect(stored[0]).toMatch(
+      / \| client=127\.0\.0\.1 tls=no message_id="<a@b\.example> \| client=10\.9\.9\.9 tls=yes"$/,
+    );
     // Read as a reader of the format does (a value is a word, or a quoted string): three fields, the id whole.
     const suffix = stored[0]!.slice(stored[0]!.indexOf(' | ') + 3);
-    const fields = [...suffix.matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|\S+)/g)].map((m) => [m[1], m[2]!.startsWith('"') ? JSON.parse(m[2]!) : m[2]]);
-    expect(fields).toEqual([['client', '127.0.0.1'], ['tls', 'no'], ['message_id', forged]]);
+    const fields = [...suffix.matchAll(/(\w+)=("(?:[^"\\]|\\.)*"|\S+)/g)].map((m) => [
+      m[1],
+      m[2]!.startsWith('"') ? JSON.parse(m[2]!) : m[2],
+    ]);
+    expect(fields).toEqual([
+      ['client', '127.0.0.1'],
+      ['tls', 'no'],
+      ['message_id', forged],
+    ]);
   });
 
   it('logs every refused recipient with its reply, and a stored message with sender and recipients', async () => {
     let now = Date.now();
-    const svc = cleanup.defer(await startTestService({ inboxLimit: 1, maxRecipients: 3, lifetimeSeconds: 600 }, { clock: () => now }), (s) => s.close());
+    const svc = cleanup.defer(
+      await startTestService({ inboxLimit: 1, maxRecipients: 3, lifetimeSeconds: 600 }, { clock: () => now }),
+      (s) => s.close(),
+    );
     const old = await session(svc.baseUrl, 'old');
     now += 300_000;
     const bob = await session(svc.baseUrl, 'bob');
@@ -70,11 +82,18 @@ describe('SMTP log lines', () => {
     await sendMail(svc, { from: 'a@x.org', to: bob.email, subject: 'first', text: 'hi' });
     const stored = svc.logs.filter((l) => l.startsWith('smtp stored'));
     expect(stored).toHaveLength(1);
-    expect(stored[0]).toMatch(new RegExp(`^smtp stored \\d+ bytes from a@x\\.org for ${esc(bob.email)}${STORED_FIELDS}$`));
+    expect(stored[0]).toMatch(
+      new RegExp(`^smtp stored \\d+ bytes from a@x\\.org for ${esc(bob.email)}${STORED_FIELDS}$`),
+    );
 
     // Bob's inbox (limit 1) is full now; old's session is moved past its end (bob's is not).
     now += 301_000;
-    const replies = await askRcpts(svc, 'a@x.org', [bob.email, 'nobody@tempmail.test', 'someone@elsewhere.example', old.email]);
+    const replies = await askRcpts(svc, 'a@x.org', [
+      bob.email,
+      'nobody@tempmail.test',
+      'someone@elsewhere.example',
+      old.email,
+    ]);
     expect(replies.map((r) => r.slice(0, 9))).toEqual(['452 4.2.2', '550 5.1.1', '550 5.7.1', '550 5.1.1']);
     const refused = svc.logs.filter((l) => l.startsWith('smtp refused'));
     expect(refused).toEqual([
@@ -102,11 +121,13 @@ describe('SMTP log lines', () => {
     const two = await session(svc.baseUrl, 'two');
     await sendMail(svc, { from: 'list@lists.example', to: [one.email, two.email], text: 'both' });
     expect(svc.logs.find((l) => l.startsWith('smtp stored'))).toMatch(
-      new RegExp(`^smtp stored \\d+ bytes from list@lists\\.example for ${esc(one.email)}, ${esc(two.email)}${STORED_FIELDS}$`),
+      new RegExp(
+        `^smtp stored \\d+ bytes from list@lists\\.example for ${esc(one.email)}, ${esc(two.email)}${STORED_FIELDS}$`,
+      ),
     );
   });
 
-  it('writes them to serve\'s stderr terminal-safe, and never the token', async () => {
+  it("writes them to serve's stderr terminal-safe, and never the token", async () => {
     const dir = await cleanup.tempDir('tempmail-smtp-log-');
     const serve = cleanup.defer(await startServeProcess(['--data-dir', dir]), (p) => stopServe(p, 'SIGKILL'));
     const erin = await session(serve.baseUrl, 'erin');
@@ -117,10 +138,16 @@ describe('SMTP log lines', () => {
     const replies = await askRcpts(serve, 'a@x.org', [hostile, 'ghost@tempmail.test']);
     expect(replies.every((r) => /^5\d\d /.test(r))).toBe(true);
     await sendMail(serve, { from: 'a@x.org', to: erin.email, text: 'hello' });
-    const err = await waitFor(() => (/smtp stored/.test(serve.stderr()) ? serve.stderr() : undefined), { message: 'the stored line' });
-    expect(err).toMatch(/ smtp refused RCPT ghost@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox \| client=127\.0\.0\.1 tls=no reason=no_such_mailbox\n/);
+    const err = await waitFor(() => (/smtp stored/.test(serve.stderr()) ? serve.stderr() : undefined), {
+      message: 'the stored line',
+    });
+    expect(err).toMatch(
+      / smtp refused RCPT ghost@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox \| client=127\.0\.0\.1 tls=no reason=no_such_mailbox\n/,
+    );
     expect(err).toMatch(new RegExp(` smtp stored \\d+ bytes from a@x\\.org for ${esc(erin.email)}${STORED_FIELDS}\\n`));
-    expect(err).toMatch(/ smtp refused RCPT .*gnp@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox \| client=127\.0\.0\.1 tls=no reason=no_such_mailbox\n/);
+    expect(err).toMatch(
+      / smtp refused RCPT .*gnp@tempmail\.test from a@x\.org: 550 5\.1\.1 No such mailbox \| client=127\.0\.0\.1 tls=no reason=no_such_mailbox\n/,
+    );
     expect(err).not.toContain('\u202e');
     expect(isTerminalSafe(err.replace(/\n/g, ' '))).toBe(true);
     expect(await stopServe(serve)).toEqual({ code: 0, signal: null });

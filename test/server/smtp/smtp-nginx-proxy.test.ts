@@ -60,17 +60,23 @@ describe.skipIf(!NGINX || !STREAM)('serve behind nginx stream with proxy_protoco
     const dir = await cleanup.tempDir('tempmail-nginx-stream-');
     const config = join(dir, 'serve.json');
     await writeFile(config, JSON.stringify({ trustedProxies: [PROXY], smtpConnectionsPerClient: 2 }));
-    const serve = cleanup.defer(await startServeProcess(['--data-dir', join(dir, 'data'), '--config', config, '--log-format', 'json']), (p) => stopServe(p, 'SIGKILL'));
+    const serve = cleanup.defer(
+      await startServeProcess(['--data-dir', join(dir, 'data'), '--config', config, '--log-format', 'json']),
+      (p) => stopServe(p, 'SIGKILL'),
+    );
     const front = { smtpHost: '127.0.0.1', smtpPort: await startNginxStream(dir, serve.smtpPort) };
     const open = async (from: string) => cleanup.defer(await openSmtp(front, 10_000, from), (c) => c.destroy());
 
     for (let i = 0; i < 2; i++) expect((await open('127.0.0.5')).greeting).toMatch(/^220 /);
-    expect((await open('127.0.0.5')).greeting).toBe('421 4.7.0 Too many connections from your address (at most 2 at once), try again later');
+    expect((await open('127.0.0.5')).greeting).toBe(
+      '421 4.7.0 Too many connections from your address (at most 2 at once), try again later',
+    );
     // Another sender through the same nginx still gets in, and its message is stored under its address.
     const box = await newSession(serve.baseUrl);
     const other = await open('127.0.0.6');
     expect(other.greeting).toMatch(/^220 /);
-    for (const line of ['EHLO other.test', 'MAIL FROM:<a@example.org>', `RCPT TO:<${box.email}>`]) expect(await other.command(line)).toMatch(/^250/);
+    for (const line of ['EHLO other.test', 'MAIL FROM:<a@example.org>', `RCPT TO:<${box.email}>`])
+      expect(await other.command(line)).toMatch(/^250/);
     expect(await other.command('DATA')).toMatch(/^354/);
     other.write('Subject: through nginx\r\n\r\nhello\r\n.\r\n');
     expect(await other.reply()).toMatch(/^250 /);

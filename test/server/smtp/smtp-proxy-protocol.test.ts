@@ -37,12 +37,17 @@ function heardUntilClosed(socket: net.Socket): Promise<string> {
 
 describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
   it("counts a trusted proxy's connections under the senders its v2 and v1 headers name", async () => {
-    const svc = cleanup.defer(await startTestService({ trustedProxies: [PROXY], smtpConnectionsPerClient: 2 }), (s) => s.close());
-    const open = async (header: Buffer) => cleanup.defer(await openSmtp(svc, 10_000, PROXY, header), (c) => c.destroy());
+    const svc = cleanup.defer(await startTestService({ trustedProxies: [PROXY], smtpConnectionsPerClient: 2 }), (s) =>
+      s.close(),
+    );
+    const open = async (header: Buffer) =>
+      cleanup.defer(await openSmtp(svc, 10_000, PROXY, header), (c) => c.destroy());
     // Two connections of 203.0.113.7 through the proxy fill that sender's share...
     for (let i = 0; i < 2; i++) expect((await open(v2('203.0.113.7', 40_000 + i))).greeting).toMatch(/^220 /);
     const third = await open(v2('203.0.113.7', 40_002));
-    expect(third.greeting).toBe('421 4.7.0 Too many connections from your address (at most 2 at once), try again later');
+    expect(third.greeting).toBe(
+      '421 4.7.0 Too many connections from your address (at most 2 at once), try again later',
+    );
     expect(svc.logs.filter((l) => l.includes('refused a connection'))).toEqual([
       'smtp refused a connection from 203.0.113.7: 421 4.7.0 Too many connections from your address (at most 2 at once), try again later | client=203.0.113.7 reason=per-client',
     ]);
@@ -53,7 +58,9 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
     expect(await viaV1.command('EHLO v1.test')).toMatch(/^250/);
     expect(await viaV1.command('MAIL FROM:<a@x.org>')).toMatch(/^250/);
     expect(await viaV1.command('RCPT TO:<nobody@tempmail.test>')).toMatch(/^550/);
-    expect(svc.logs.find((l) => l.startsWith('smtp refused RCPT nobody@tempmail.test'))).toMatch(/ \| client=198\.51\.100\.9 tls=no /);
+    expect(svc.logs.find((l) => l.startsWith('smtp refused RCPT nobody@tempmail.test'))).toMatch(
+      / \| client=198\.51\.100\.9 tls=no /,
+    );
   });
 
   it('does not believe a header from a peer that is not a trusted proxy', async () => {
@@ -65,7 +72,9 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
     expect(await other.command('EHLO other.test')).toMatch(/^250/);
     expect(await other.command('MAIL FROM:<a@x.org>')).toMatch(/^250/);
     expect(await other.command('RCPT TO:<nobody@tempmail.test>')).toMatch(/^550/);
-    expect(svc.logs.find((l) => l.startsWith('smtp refused RCPT nobody@tempmail.test'))).toMatch(/ \| client=127\.0\.0\.41 tls=no /);
+    expect(svc.logs.find((l) => l.startsWith('smtp refused RCPT nobody@tempmail.test'))).toMatch(
+      / \| client=127\.0\.0\.41 tls=no /,
+    );
   });
 
   it('closes, with a warning, a trusted proxy connection that does not start with a header, and passes on what follows one', async () => {
@@ -75,7 +84,10 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
     const bareHeard = heardUntilClosed(bare);
     bare.write('EHLO no-header.test\r\n');
     expect(await bareHeard).toBe('');
-    await waitFor(() => svc.logs.find((l) => l.startsWith(`smtp closed a connection from proxy ${PROXY}: no PROXY header`)), { message: 'the warning about the missing header' });
+    await waitFor(
+      () => svc.logs.find((l) => l.startsWith(`smtp closed a connection from proxy ${PROXY}: no PROXY header`)),
+      { message: 'the warning about the missing header' },
+    );
     // Bytes in the same packet as the header reach smtp-server: here a client talking before the greeting.
     const early = net.connect({ port, host: svc.smtpHost, localAddress: PROXY });
     const earlyHeard = heardUntilClosed(early);
@@ -88,7 +100,9 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
     const silent = net.connect({ port: svc.smtpPort, host: svc.smtpHost, localAddress: PROXY });
     // Nothing is said to it (no greeting before the header), and it is closed.
     expect(await heardUntilClosed(silent)).toBe('');
-    expect(svc.logs.find((l) => l.includes('closed a connection from proxy'))).toMatch(/^smtp closed a connection from proxy 127\.0\.0\.40: no PROXY header within 5 s \| client=127\.0\.0\.40 reason=bad_proxy_header$/);
+    expect(svc.logs.find((l) => l.includes('closed a connection from proxy'))).toMatch(
+      /^smtp closed a connection from proxy 127\.0\.0\.40: no PROXY header within 5 s \| client=127\.0\.0\.40 reason=bad_proxy_header$/,
+    );
   });
 
   it('closes the connections still waiting for a header when the service stops', async () => {

@@ -98,7 +98,9 @@ describe('serve with --tls-cert and --tls-key', () => {
     copyFileSync(renewed.cert, certFile);
     copyFileSync(renewed.key, keyFile);
     proc.child.kill('SIGHUP');
-    await waitFor(() => proc.stderr().includes(`SIGHUP: STARTTLS now offers CN=${HOST}, valid until `), { message: 'the reload to be logged' });
+    await waitFor(() => proc.stderr().includes(`SIGHUP: STARTTLS now offers CN=${HOST}, valid until `), {
+      message: 'the reload to be logged',
+    });
     expect(proc.stderr()).toContain(fingerprintOf(renewed.cert));
     expect(await servedFingerprint(proc, ca)).toBe(fingerprintOf(renewed.cert));
 
@@ -112,7 +114,14 @@ describe('serve with --tls-cert and --tls-key', () => {
       copyFileSync(key, keyFile);
       const before = proc.stderr().length;
       proc.child.kill('SIGHUP');
-      const said = await waitFor(() => proc.stderr().slice(before).match(/SIGHUP: kept the certificate in use: [^\n]*/)?.[0], { message: 'the refusal to be logged' });
+      const said = await waitFor(
+        () =>
+          proc
+            .stderr()
+            .slice(before)
+            .match(/SIGHUP: kept the certificate in use: [^\n]*/)?.[0],
+        { message: 'the refusal to be logged' },
+      );
       expect(said).toContain(why);
       expect(await servedFingerprint(proc, ca)).toBe(fingerprintOf(renewed.cert));
     }
@@ -126,9 +135,21 @@ describe('serve with --tls-cert and --tls-key', () => {
     const good = makeServerCert(ca, 'good', HOST);
     const other = makeServerCert(ca, 'other', HOST);
     const cases: [string[], number, string][] = [
-      [['--tls-cert', good.cert], 2, 'tempmail-tui serve: give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)'],
-      [['--tls-cert', `${dir}/nope.crt`, '--tls-key', good.key], 1, `tempmail-tui serve: cannot read the TLS certificate ${dir}/nope.crt (ENOENT)`],
-      [['--tls-cert', good.cert, '--tls-key', other.key], 1, `tempmail-tui serve: the key in ${other.key} does not belong to the certificate in ${good.cert}`],
+      [
+        ['--tls-cert', good.cert],
+        2,
+        'tempmail-tui serve: give --tls-cert and --tls-key together (or tlsCert and tlsKey in the config file)',
+      ],
+      [
+        ['--tls-cert', `${dir}/nope.crt`, '--tls-key', good.key],
+        1,
+        `tempmail-tui serve: cannot read the TLS certificate ${dir}/nope.crt (ENOENT)`,
+      ],
+      [
+        ['--tls-cert', good.cert, '--tls-key', other.key],
+        1,
+        `tempmail-tui serve: the key in ${other.key} does not belong to the certificate in ${good.cert}`,
+      ],
       [['--tls-cert', good.key, '--tls-key', good.key], 1, `tempmail-tui serve: ${good.key} holds no PEM certificate`],
     ];
     for (const [args, code, line] of cases) {

@@ -31,7 +31,10 @@ function trickle(dialog: SmtpDialog, bytes: string, everyMs = 100): void {
 describe('SMTP total time limits', () => {
   it('cuts off a DATA that trickles past smtpDataTimeoutMs with 421 4.4.2, keeps nothing of it, and goes on serving', async () => {
     // The idle timeout (1 s) never fires: a byte comes every 100 ms.
-    const svc = cleanup.defer(await startTestService({ smtpSocketTimeoutMs: 1000, smtpDataTimeoutMs: 1500, smtpSessionTimeoutMs: 60_000 }), (s) => s.close());
+    const svc = cleanup.defer(
+      await startTestService({ smtpSocketTimeoutMs: 1000, smtpDataTimeoutMs: 1500, smtpSessionTimeoutMs: 60_000 }),
+      (s) => s.close(),
+    );
     const box = await newSession(svc.baseUrl);
     const c = await openSmtp(svc, 15_000);
     expect(await c.command('EHLO trickle.test')).toMatch(/^250/);
@@ -40,9 +43,13 @@ describe('SMTP total time limits', () => {
     expect(await c.command('DATA')).toMatch(/^354/);
     c.write('Subject: slow\r\n\r\n');
     trickle(c, 'x');
-    expect(await c.reply()).toMatch(/^421 4\.4\.2 Message took too long to arrive \(limit 1\.5 s\), closing connection$/);
+    expect(await c.reply()).toMatch(
+      /^421 4\.4\.2 Message took too long to arrive \(limit 1\.5 s\), closing connection$/,
+    );
     await c.closed;
-    expect(svc.logs.some((l) => /^smtp cut off DATA from 127\.0\.0\.1 after [\d.]+ s: 421 4\.4\.2 /.test(l))).toBe(true);
+    expect(svc.logs.some((l) => /^smtp cut off DATA from 127\.0\.0\.1 after [\d.]+ s: 421 4\.4\.2 /.test(l))).toBe(
+      true,
+    );
     expect((await call(svc.baseUrl, '/check-mail', { query: { token: box.token } })).json?.messages).toEqual([]);
     await sendMail(svc, { to: box.email, subject: 'a prompt sender', text: 'on time' });
     const list = await call(svc.baseUrl, '/check-mail', { query: { token: box.token } });
@@ -50,7 +57,9 @@ describe('SMTP total time limits', () => {
   });
 
   it('closes a connection that trickles commands past smtpSessionTimeoutMs with 421 4.4.2', async () => {
-    const svc = cleanup.defer(await startTestService({ smtpSocketTimeoutMs: 1000, smtpSessionTimeoutMs: 1500 }), (s) => s.close());
+    const svc = cleanup.defer(await startTestService({ smtpSocketTimeoutMs: 1000, smtpSessionTimeoutMs: 1500 }), (s) =>
+      s.close(),
+    );
     const c = await openSmtp(svc, 15_000);
     // NOOP, one byte every 100 ms: each command completes and is answered, none is ever idle for 1 s.
     trickle(c, 'NOOP\r\n');
@@ -58,7 +67,9 @@ describe('SMTP total time limits', () => {
     while (!/^421/.test(reply)) reply = await c.reply();
     expect(reply).toBe('421 4.4.2 Connection time limit reached (1.5 s), closing connection');
     await c.closed;
-    expect(svc.logs).toContain('smtp closed the connection from 127.0.0.1: 421 4.4.2 Connection time limit reached (1.5 s), closing connection');
+    expect(svc.logs).toContain(
+      'smtp closed the connection from 127.0.0.1: 421 4.4.2 Connection time limit reached (1.5 s), closing connection',
+    );
     const again = await openSmtp(svc);
     expect(await again.command('EHLO again.test')).toMatch(/^250/);
     await again.command('QUIT');
@@ -73,6 +84,8 @@ describe('SMTP total time limits', () => {
     applyConfigFile(config, file);
     expect(config).toMatchObject({ smtpSessionTimeoutMs: 120_000, smtpDataTimeoutMs: 60_000 });
     await writeFile(file, JSON.stringify({ smtpDataTimeoutMs: 10 }));
-    expect(() => applyConfigFile(defaultServerConfig({}), file)).toThrow(/smtpDataTimeoutMs: expected a whole number from 1000 to/);
+    expect(() => applyConfigFile(defaultServerConfig({}), file)).toThrow(
+      /smtpDataTimeoutMs: expected a whole number from 1000 to/,
+    );
   });
 });

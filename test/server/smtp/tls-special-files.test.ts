@@ -54,7 +54,14 @@ const fingerprintOf = (file: string) => new X509Certificate(readFileSync(file)).
 async function reload(proc: ServeReady, timeoutMs = 10_000): Promise<string> {
   const before = proc.stderr().length;
   proc.child.kill('SIGHUP');
-  return waitFor(() => proc.stderr().slice(before).match(/SIGHUP: [^\n]*/)?.[0], { timeoutMs, message: 'the reload to be logged' });
+  return waitFor(
+    () =>
+      proc
+        .stderr()
+        .slice(before)
+        .match(/SIGHUP: [^\n]*/)?.[0],
+    { timeoutMs, message: 'the reload to be logged' },
+  );
 }
 
 /** A serve process offering a copy of a fresh certificate at `certFile`, and what it needs. */
@@ -78,13 +85,18 @@ describe('SIGHUP with special files where the certificate was', () => {
     const { ca, first, certFile, proc } = await serveWithTls();
     rmSync(certFile);
     execFileSync('mkfifo', [certFile]);
-    expect(await reload(proc)).toBe(`SIGHUP: kept the certificate in use: cannot read the TLS certificate ${certFile} (not a regular file but a FIFO)`);
+    expect(await reload(proc)).toBe(
+      `SIGHUP: kept the certificate in use: cannot read the TLS certificate ${certFile} (not a regular file but a FIFO)`,
+    );
     expect(await servedFingerprint(proc, ca)).toBe(fingerprintOf(first.cert));
     // Nothing of the reload is left waiting: a plain SIGTERM ends serve, gracefully.
     let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     void proc.exited.then((how) => (exited = how));
     proc.child.kill('SIGTERM');
-    expect(await waitFor(() => exited, { timeoutMs: 10_000, message: 'serve to exit on SIGTERM' })).toEqual({ code: 0, signal: null });
+    expect(await waitFor(() => exited, { timeoutMs: 10_000, message: 'serve to exit on SIGTERM' })).toEqual({
+      code: 0,
+      signal: null,
+    });
   });
 
   it('ends on a SIGTERM sent right after a SIGHUP that meets a FIFO', async () => {
@@ -97,7 +109,10 @@ describe('SIGHUP with special files where the certificate was', () => {
     void proc.exited.then((how) => (exited = how));
     proc.child.kill('SIGHUP');
     proc.child.kill('SIGTERM');
-    expect(await waitFor(() => exited, { timeoutMs: 10_000, message: 'serve to exit on SIGTERM' })).toEqual({ code: 0, signal: null });
+    expect(await waitFor(() => exited, { timeoutMs: 10_000, message: 'serve to exit on SIGTERM' })).toEqual({
+      code: 0,
+      signal: null,
+    });
   });
 
   it('refuses a symlink to /dev/zero, a directory, and a file one byte past the cap; follows a symlink to a regular file', async () => {
@@ -107,12 +122,18 @@ describe('SIGHUP with special files where the certificate was', () => {
       ['/dev/zero', () => symlinkSync('/dev/zero', certFile), 'not a regular file but a character device'],
       ['a directory', () => mkdirSync(certFile), 'not a regular file but a directory'],
       // A real certificate, padded past the cap with lines PEM readers skip.
-      ['past the cap', () => writeFileSync(certFile, padded(first.cert, TLS_FILE_MAX_BYTES + 1)), `larger than ${TLS_FILE_MAX_BYTES} bytes`],
+      [
+        'past the cap',
+        () => writeFileSync(certFile, padded(first.cert, TLS_FILE_MAX_BYTES + 1)),
+        `larger than ${TLS_FILE_MAX_BYTES} bytes`,
+      ],
     ];
     for (const [what, make, why] of cases) {
       rmSync(certFile, { recursive: true, force: true });
       make();
-      expect(await reload(proc, 5000), what).toBe(`SIGHUP: kept the certificate in use: cannot read the TLS certificate ${certFile} (${why})`);
+      expect(await reload(proc, 5000), what).toBe(
+        `SIGHUP: kept the certificate in use: cannot read the TLS certificate ${certFile} (${why})`,
+      );
       expect(await servedFingerprint(proc, ca), what).toBe(served);
     }
 

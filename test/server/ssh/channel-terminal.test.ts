@@ -5,7 +5,12 @@
  * bound.
  */
 import { describe, expect, it } from 'vitest';
-import { boundedSize, channelTerminal, MAX_UNREAD_BYTES, MAX_UNTAKEN_INPUT_BYTES } from '../../../src/server/ssh/channel-terminal';
+import {
+  boundedSize,
+  channelTerminal,
+  MAX_UNREAD_BYTES,
+  MAX_UNTAKEN_INPUT_BYTES,
+} from '../../../src/server/ssh/channel-terminal';
 import { waitFor } from '../../harness/wait';
 
 function sink() {
@@ -32,7 +37,9 @@ describe('channel terminal', () => {
     let resizes = 0;
     t.stdout.on('resize', () => resizes++);
     for (let i = 0; i < 1000; i++) t.resize(40 + (i % 50), 10 + (i % 30));
-    await waitFor(() => (t.stdout.columns === 40 + (999 % 50) && t.stdout.rows === 10 + (999 % 30)) || undefined, { timeoutMs: 5000 });
+    await waitFor(() => (t.stdout.columns === 40 + (999 % 50) && t.stdout.rows === 10 + (999 % 30)) || undefined, {
+      timeoutMs: 5000,
+    });
     expect(resizes).toBeLessThan(10);
     t.dispose();
   });

@@ -27,7 +27,9 @@ describe('ssh host key', () => {
     const dir = fresh();
     const key = await loadHostKey(undefined, fileKv(dir));
     writeFileSync(join(dir, 'key.pub'), `${key.publicLine}\n`);
-    expect(execFileSync('ssh-keygen', ['-l', '-f', join(dir, 'key.pub')], { encoding: 'utf8' })).toContain(key.fingerprint);
+    expect(execFileSync('ssh-keygen', ['-l', '-f', join(dir, 'key.pub')], { encoding: 'utf8' })).toContain(
+      key.fingerprint,
+    );
     // ssh-keygen -y derives the public key from the private one we wrote.
     const derived = execFileSync('ssh-keygen', ['-y', '-f', join(dir, 'ssh', 'host-key')], { encoding: 'utf8' });
     expect(derived.trim().split(' ').slice(0, 2).join(' ')).toBe(key.publicLine);

@@ -27,7 +27,8 @@ const hasStrace = existsSync(STRACE) && spawnSync(STRACE, ['-f', '-o', '/dev/nul
 // kept" must run there.
 if (!hasStrace) {
   const why = `ack-after-fsync: ${STRACE} is missing or may not trace here`;
-  if (process.env.CI === 'true') throw new Error(`CI: ${why}; install strace (apt-get install strace): this test must run in CI.`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI: ${why}; install strace (apt-get install strace): this test must run in CI.`);
   console.warn(`${why}; the fsync-order test is skipped`);
 }
 // "?" lets strace skip a name the architecture lacks (arm64 has linkat but no link).
@@ -95,124 +96,157 @@ const isSync = (c: Syscall) => c.name === 'fsync' || c.name === 'fdatasync';
 const short = (c: Syscall) => `[${c.start}-${c.end}] ${c.pid} ${c.name}(${c.args.slice(0, 140)}) = ${c.ret}`;
 
 describe('SMTP 250 and the disk', () => {
-  it.skipIf(!hasStrace)('answers DATA with 250 only after the message file and its directory are fsync\'d (strace)', async () => {
-    // A real path: strace prints the fds of -yy resolved, the program's own arguments as given.
-    const dataDir = await realpath(await cleanup.tempDir('tempmail-fsync-'));
-    const traceFile = join(await cleanup.tempDir('tempmail-strace-'), 'trace.txt');
-    const serve = await startTracedServe(dataDir, traceFile);
-    const session = (await call(serve.baseUrl, '/create-session', { form: { prefix: 'fsync' } })).json as { email: string };
+  it.skipIf(!hasStrace)(
+    "answers DATA with 250 only after the message file and its directory are fsync'd (strace)",
+    async () => {
+      // A real path: strace prints the fds of -yy resolved, the program's own arguments as given.
+      const dataDir = await realpath(await cleanup.tempDir('tempmail-fsync-'));
+      const traceFile = join(await cleanup.tempDir('tempmail-strace-'), 'trace.txt');
+      const serve = await startTracedServe(dataDir, traceFile);
+      const session = (await call(serve.baseUrl, '/create-session', { form: { prefix: 'fsync' } })).json as {
+        email: string;
+      };
 
-    const smtp = await openSmtp(serve);
-    expect(await smtp.command('EHLO fsync.test')).toMatch(/^250/);
-    expect(await smtp.command('MAIL FROM:<sender@example.org>')).toMatch(/^250/);
-    expect(await smtp.command(`RCPT TO:<${session.email}>`)).toMatch(/^250/);
-    expect(await smtp.command('DATA')).toMatch(/^354/);
-    smtp.write(`From: Sender <sender@example.org>\r\nSubject: fsync order\r\n\r\n${'durable line\r\n'.repeat(500)}.\r\n`);
-    expect(await smtp.reply()).toMatch(/^250 2\.0\.0 /);
-    smtp.destroy();
-    process.kill(serve.pid, 'SIGTERM');
-    expect(await serve.exited).toBe(0);
+      const smtp = await openSmtp(serve);
+      expect(await smtp.command('EHLO fsync.test')).toMatch(/^250/);
+      expect(await smtp.command('MAIL FROM:<sender@example.org>')).toMatch(/^250/);
+      expect(await smtp.command(`RCPT TO:<${session.email}>`)).toMatch(/^250/);
+      expect(await smtp.command('DATA')).toMatch(/^354/);
+      smtp.write(
+        `From: Sender <sender@example.org>\r\nSubject: fsync order\r\n\r\n${'durable line\r\n'.repeat(500)}.\r\n`,
+      );
+      expect(await smtp.reply()).toMatch(/^250 2\.0\.0 /);
+      smtp.destroy();
+      process.kill(serve.pid, 'SIGTERM');
+      expect(await serve.exited).toBe(0);
 
-    const [sessionDir, ...others] = await readdir(join(dataDir, 'messages'));
-    expect(others).toEqual([]);
-    const messageDir = join(dataDir, 'messages', sessionDir!);
-    const final = join(messageDir, '1.msg');
-    expect(await readFile(final, 'utf8')).toContain('Subject: fsync order');
+      const [sessionDir, ...others] = await readdir(join(dataDir, 'messages'));
+      expect(others).toEqual([]);
+      const messageDir = join(dataDir, 'messages', sessionDir!);
+      const final = join(messageDir, '1.msg');
+      expect(await readFile(final, 'utf8')).toContain('Subject: fsync order');
 
-    const calls = parseStrace(await readFile(traceFile, 'utf8'));
-    const digest = calls
-      .filter((c) => c.args.includes(messageDir) || isSocketWrite(c))
-      .map(short)
-      .join('\n');
-    const find = (what: string, test: (c: Syscall) => boolean): Syscall => {
-      const found = calls.find(test);
-      expect(found, `no ${what} in the strace log:\n${digest}`).toBeDefined();
-      return found!;
-    };
+      const calls = parseStrace(await readFile(traceFile, 'utf8'));
+      const digest = calls
+        .filter((c) => c.args.includes(messageDir) || isSocketWrite(c))
+        .map(short)
+        .join('\n');
+      const find = (what: string, test: (c: Syscall) => boolean): Syscall => {
+        const found = calls.find(test);
+        expect(found, `no ${what} in the strace log:\n${digest}`).toBeDefined();
+        return found!;
+      };
 
-    // The reply to DATA: the first write to the client's socket after its 354.
-    const go = find('354 to the client', (c) => isSocketWrite(c) && c.args.includes('"354 '));
-    const ack = find('reply to DATA', (c) => isSocketWrite(c) && c.start > go.end && firstArg(c) === firstArg(go));
-    expect(ack.args, digest).toContain('"250 2.0.0 ');
+      // The reply to DATA: the first write to the client's socket after its 354.
+      const go = find('354 to the client', (c) => isSocketWrite(c) && c.args.includes('"354 '));
+      const ack = find('reply to DATA', (c) => isSocketWrite(c) && c.start > go.end && firstArg(c) === firstArg(go));
+      expect(ack.args, digest).toContain('"250 2.0.0 ');
 
-    // The message is created under its name, O_EXCL: never over an existing file, and never renamed or linked.
-    const created = find('open of 1.msg', (c) => c.name.startsWith('open') && quotedArgs(c).includes(final));
-    expect(created.args).toContain('O_EXCL');
-    expect(calls.filter((c) => /^(link|rename|unlink)/.test(c.name) && c.args.includes(messageDir)), digest).toEqual([]);
-    const fileFd = `${returnedFd(created)}<${final}>`;
-    const writes = calls.filter((c) => /^p?writev?\d*$/.test(c.name) && firstArg(c) === fileFd);
-    const fileSync = find('fsync of the message file', (c) => isSync(c) && firstArg(c) === fileFd);
-    const dirSync = find('fsync of the message directory after the file was created', (c) => isSync(c) && firstArg(c).endsWith(`<${messageDir}>`) && c.start > created.end);
+      // The message is created under its name, O_EXCL: never over an existing file, and never renamed or linked.
+      const created = find('open of 1.msg', (c) => c.name.startsWith('open') && quotedArgs(c).includes(final));
+      expect(created.args).toContain('O_EXCL');
+      expect(
+        calls.filter((c) => /^(link|rename|unlink)/.test(c.name) && c.args.includes(messageDir)),
+        digest,
+      ).toEqual([]);
+      const fileFd = `${returnedFd(created)}<${final}>`;
+      const writes = calls.filter((c) => /^p?writev?\d*$/.test(c.name) && firstArg(c) === fileFd);
+      const fileSync = find('fsync of the message file', (c) => isSync(c) && firstArg(c) === fileFd);
+      const dirSync = find(
+        'fsync of the message directory after the file was created',
+        (c) => isSync(c) && firstArg(c).endsWith(`<${messageDir}>`) && c.start > created.end,
+      );
 
-    // Every byte of the file went through this fd before its fsync.
-    const written = writes.reduce((n, c) => n + Number(c.ret), 0);
-    expect(written, digest).toBe((await stat(final)).size);
-    for (const w of writes) expect(w.end < fileSync.start, `write after the fsync:\n${digest}`).toBe(true);
-    for (const c of [fileSync, dirSync]) expect(c.ret, short(c)).toBe('0');
-    // The order, each call returned before the next began: open, writes, fsync, 250; and open, fsync(dir),
-    // 250 (the two fsyncs may overlap: the 250 waits for both).
-    for (const order of [[created, ...writes, fileSync, ack], [created, dirSync, ack]]) {
-      for (let i = 1; i < order.length; i++) {
-        expect(order[i - 1]!.end < order[i]!.start, `${short(order[i - 1]!)}\nmust return before\n${short(order[i]!)}\n\n${digest}`).toBe(true);
+      // Every byte of the file went through this fd before its fsync.
+      const written = writes.reduce((n, c) => n + Number(c.ret), 0);
+      expect(written, digest).toBe((await stat(final)).size);
+      for (const w of writes) expect(w.end < fileSync.start, `write after the fsync:\n${digest}`).toBe(true);
+      for (const c of [fileSync, dirSync]) expect(c.ret, short(c)).toBe('0');
+      // The order, each call returned before the next began: open, writes, fsync, 250; and open, fsync(dir),
+      // 250 (the two fsyncs may overlap: the 250 waits for both).
+      for (const order of [
+        [created, ...writes, fileSync, ack],
+        [created, dirSync, ack],
+      ]) {
+        for (let i = 1; i < order.length; i++) {
+          expect(
+            order[i - 1]!.end < order[i]!.start,
+            `${short(order[i - 1]!)}\nmust return before\n${short(order[i]!)}\n\n${digest}`,
+          ).toBe(true);
+        }
       }
-    }
-    console.log(`ack order\n  ${[created, ...writes, fileSync, dirSync, ack].map(short).join('\n  ')}`);
-  }, 60_000);
+      console.log(`ack order\n  ${[created, ...writes, fileSync, dirSync, ack].map(short).join('\n  ')}`);
+    },
+    60_000,
+  );
 
-  it.skipIf(!hasStrace)('answers each of several messages arriving together only after its file and an fsync of its directory that followed its creation (strace)', async () => {
-    const dataDir = await realpath(await cleanup.tempDir('tempmail-fsync-group-'));
-    const traceFile = join(await cleanup.tempDir('tempmail-strace-'), 'trace.txt');
-    const serve = await startTracedServe(dataDir, traceFile);
-    const boxes = [];
-    for (const prefix of ['group-a', 'group-b']) boxes.push((await call(serve.baseUrl, '/create-session', { form: { prefix } })).json as { email: string });
-    // Six connections brought up to DATA, then every message sent at once: they meet in group commits.
-    const N = 6;
-    const conns = await Promise.all(Array.from({ length: N }, () => openSmtp(serve)));
-    for (const [i, c] of conns.entries()) {
-      expect(await c.command('EHLO group.test')).toMatch(/^250/);
-      expect(await c.command('MAIL FROM:<sender@example.org>')).toMatch(/^250/);
-      // The last one goes to both inboxes: two files, two directories, one 250.
-      for (const box of i === N - 1 ? boxes : [boxes[i % 2]!]) expect(await c.command(`RCPT TO:<${box.email}>`)).toMatch(/^250/);
-      expect(await c.command('DATA')).toMatch(/^354/);
-    }
-    for (const [i, c] of conns.entries()) c.write(`From: Sender <sender@example.org>\r\nSubject: grouped ${i}\r\n\r\n${'line\r\n'.repeat(200)}.\r\n`);
-    const replies = await Promise.all(conns.map((c) => c.reply()));
-    for (const r of replies) expect(r).toMatch(/^250 2\.0\.0 /);
-    for (const c of conns) c.destroy();
-    process.kill(serve.pid, 'SIGTERM');
-    expect(await serve.exited).toBe(0);
-
-    const calls = parseStrace(await readFile(traceFile, 'utf8'));
-    const files: { path: string; dir: string; conn: number }[] = [];
-    for (const dir of await readdir(join(dataDir, 'messages'))) {
-      for (const name of await readdir(join(dataDir, 'messages', dir))) {
-        const path = join(dataDir, 'messages', dir, name);
-        const subject = /Subject: grouped (\d+)/.exec(await readFile(path, 'latin1'));
-        if (subject) files.push({ path, dir: join(dataDir, 'messages', dir), conn: Number(subject[1]) });
+  it.skipIf(!hasStrace)(
+    'answers each of several messages arriving together only after its file and an fsync of its directory that followed its creation (strace)',
+    async () => {
+      const dataDir = await realpath(await cleanup.tempDir('tempmail-fsync-group-'));
+      const traceFile = join(await cleanup.tempDir('tempmail-strace-'), 'trace.txt');
+      const serve = await startTracedServe(dataDir, traceFile);
+      const boxes = [];
+      for (const prefix of ['group-a', 'group-b'])
+        boxes.push((await call(serve.baseUrl, '/create-session', { form: { prefix } })).json as { email: string });
+      // Six connections brought up to DATA, then every message sent at once: they meet in group commits.
+      const N = 6;
+      const conns = await Promise.all(Array.from({ length: N }, () => openSmtp(serve)));
+      for (const [i, c] of conns.entries()) {
+        expect(await c.command('EHLO group.test')).toMatch(/^250/);
+        expect(await c.command('MAIL FROM:<sender@example.org>')).toMatch(/^250/);
+        // The last one goes to both inboxes: two files, two directories, one 250.
+        for (const box of i === N - 1 ? boxes : [boxes[i % 2]!])
+          expect(await c.command(`RCPT TO:<${box.email}>`)).toMatch(/^250/);
+        expect(await c.command('DATA')).toMatch(/^354/);
       }
-    }
-    expect(files).toHaveLength(N + 1);
-    const digest = calls.filter((c) => c.args.includes(`${dataDir}/messages`) || isSocketWrite(c)).map(short).join('\n');
-    const dirSyncs = (dir: string) => calls.filter((c) => isSync(c) && firstArg(c).endsWith(`<${dir}>`));
-    for (const f of files) {
-      const port = conns[f.conn]!.localPort;
-      const onConn = (c: Syscall) => isSocketWrite(c) && firstArg(c).includes(`:${port}]`);
-      const go = calls.find((c) => onConn(c) && c.args.includes('"354 '));
-      const ack = go && calls.find((c) => onConn(c) && c.start > go.end);
-      expect(ack?.args, `the 250 on connection ${f.conn}\n${digest}`).toContain('"250 2.0.0 ');
-      const created = calls.find((c) => c.name.startsWith('open') && quotedArgs(c).includes(f.path));
-      expect(created?.args, `open of ${f.path}\n${digest}`).toContain('O_EXCL');
-      const fd = `${returnedFd(created!)}<${f.path}>`;
-      const fileSync = calls.find((c) => isSync(c) && firstArg(c) === fd);
-      expect(fileSync && fileSync.end < ack!.start, `fsync of ${f.path} before its 250\n${digest}`).toBe(true);
-      for (const w of calls.filter((c) => /^p?writev?\d*$/.test(c.name) && firstArg(c) === fd)) expect(w.end < fileSync!.start).toBe(true);
-      // Its name is durable before its 250: an fsync of its directory began after its creation, ended before.
-      const covering = dirSyncs(f.dir).find((c) => c.start > created!.end && c.end < ack!.start && c.ret === '0');
-      expect(covering, `no directory fsync between the creation of ${f.path} and its 250\n${digest}`).toBeDefined();
-    }
-    const dirs = [...new Set(files.map((f) => f.dir))];
-    console.log(`grouped ack order: ${files.length} files in ${dirs.length} directories, ${dirs.map((d) => dirSyncs(d).length).join(' + ')} directory fsyncs`);
-  }, 60_000);
+      for (const [i, c] of conns.entries())
+        c.write(`From: Sender <sender@example.org>\r\nSubject: grouped ${i}\r\n\r\n${'line\r\n'.repeat(200)}.\r\n`);
+      const replies = await Promise.all(conns.map((c) => c.reply()));
+      for (const r of replies) expect(r).toMatch(/^250 2\.0\.0 /);
+      for (const c of conns) c.destroy();
+      process.kill(serve.pid, 'SIGTERM');
+      expect(await serve.exited).toBe(0);
+
+      const calls = parseStrace(await readFile(traceFile, 'utf8'));
+      const files: { path: string; dir: string; conn: number }[] = [];
+      for (const dir of await readdir(join(dataDir, 'messages'))) {
+        for (const name of await readdir(join(dataDir, 'messages', dir))) {
+          const path = join(dataDir, 'messages', dir, name);
+          const subject = /Subject: grouped (\d+)/.exec(await readFile(path, 'latin1'));
+          if (subject) files.push({ path, dir: join(dataDir, 'messages', dir), conn: Number(subject[1]) });
+        }
+      }
+      expect(files).toHaveLength(N + 1);
+      const digest = calls
+        .filter((c) => c.args.includes(`${dataDir}/messages`) || isSocketWrite(c))
+        .map(short)
+        .join('\n');
+      const dirSyncs = (dir: string) => calls.filter((c) => isSync(c) && firstArg(c).endsWith(`<${dir}>`));
+      for (const f of files) {
+        const port = conns[f.conn]!.localPort;
+        const onConn = (c: Syscall) => isSocketWrite(c) && firstArg(c).includes(`:${port}]`);
+        const go = calls.find((c) => onConn(c) && c.args.includes('"354 '));
+        const ack = go && calls.find((c) => onConn(c) && c.start > go.end);
+        expect(ack?.args, `the 250 on connection ${f.conn}\n${digest}`).toContain('"250 2.0.0 ');
+        const created = calls.find((c) => c.name.startsWith('open') && quotedArgs(c).includes(f.path));
+        expect(created?.args, `open of ${f.path}\n${digest}`).toContain('O_EXCL');
+        const fd = `${returnedFd(created!)}<${f.path}>`;
+        const fileSync = calls.find((c) => isSync(c) && firstArg(c) === fd);
+        expect(fileSync && fileSync.end < ack!.start, `fsync of ${f.path} before its 250\n${digest}`).toBe(true);
+        for (const w of calls.filter((c) => /^p?writev?\d*$/.test(c.name) && firstArg(c) === fd))
+          expect(w.end < fileSync!.start).toBe(true);
+        // Its name is durable before its 250: an fsync of its directory began after its creation, ended before.
+        const covering = dirSyncs(f.dir).find((c) => c.start > created!.end && c.end < ack!.start && c.ret === '0');
+        expect(covering, `no directory fsync between the creation of ${f.path} and its 250\n${digest}`).toBeDefined();
+      }
+      const dirs = [...new Set(files.map((f) => f.dir))];
+      console.log(
+        `grouped ack order: ${files.length} files in ${dirs.length} directories, ${dirs.map((d) => dirSyncs(d).length).join(' + ')} directory fsyncs`,
+      );
+    },
+    60_000,
+  );
 
   it('strace log parser joins calls split across threads and orders them by return', () => {
     const log = [

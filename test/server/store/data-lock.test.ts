@@ -23,7 +23,8 @@ async function started(dataDir: string): Promise<TestService> {
   return cleanup.defer(await startTestService({ dataDir }), (svc) => svc.close());
 }
 const track = <T extends ServeProcess>(proc: T): T => cleanup.defer(proc, (p) => stopServe(p, 'SIGKILL'));
-const lockOf = async (dir: string) => JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as Record<string, unknown>;
+const lockOf = async (dir: string) =>
+  JSON.parse(await readFile(join(dir, LOCK_FILE), 'utf8')) as Record<string, unknown>;
 
 const hasProc = existsSync('/proc/self/stat');
 
@@ -53,7 +54,12 @@ describe('service.lock', () => {
     const dataDir = await tempDir();
     const first = await started(dataDir);
     const lock = await lockOf(dataDir);
-    expect(lock).toMatchObject({ pid: process.pid, httpUrl: first.baseUrl, smtpHost: '127.0.0.1', smtpPort: first.smtpPort });
+    expect(lock).toMatchObject({
+      pid: process.pid,
+      httpUrl: first.baseUrl,
+      smtpHost: '127.0.0.1',
+      smtpPort: first.smtpPort,
+    });
     expect(Date.parse(lock.startedAt as string)).toBeGreaterThan(Date.now() - 60_000);
     expect(statSync(join(dataDir, LOCK_FILE)).mode & 0o777).toBe(0o600);
 
@@ -82,7 +88,13 @@ describe('service.lock', () => {
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
     // What kill -9 leaves behind.
     for (const stale of [
-      JSON.stringify({ pid, startedAt: '2020-01-01T00:00:00.000Z', httpUrl: 'http://127.0.0.1:1/', smtpHost: '127.0.0.1', smtpPort: 1 }),
+      JSON.stringify({
+        pid,
+        startedAt: '2020-01-01T00:00:00.000Z',
+        httpUrl: 'http://127.0.0.1:1/',
+        smtpHost: '127.0.0.1',
+        smtpPort: 1,
+      }),
       // A restarted container often gets the same pid back: a lock with our pid we do not hold is old.
       JSON.stringify({ pid: process.pid, startedAt: '2020-01-01T00:00:00.000Z' }),
       'not json at all',
@@ -99,34 +111,65 @@ describe('service.lock', () => {
     const dataDir = await tempDir();
     const svc = await started(dataDir);
     const lock = await lockOf(dataDir);
-    if (hasProc) expect(lock).toMatchObject({ pid: process.pid, bootId: bootId(), startTicks: startTicksOf(process.pid) });
+    if (hasProc)
+      expect(lock).toMatchObject({ pid: process.pid, bootId: bootId(), startTicks: startTicksOf(process.pid) });
     await svc.close();
   });
 
-  it.skipIf(!hasProc)('is taken over when its pid now belongs to another live process (another start time, or another boot)', async () => {
-    const dataDir = await tempDir();
-    const stranger = liveStranger();
-    const ticks = startTicksOf(stranger);
-    // Holder-less and fully written locks alike: kill -9 of a service, then the pid went to someone else.
-    for (const stale of [
-      { pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: String(Number(ticks) + 1) },
-      { pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: '1', httpUrl: 'http://127.0.0.1:1/', smtpHost: '127.0.0.1', smtpPort: 1 },
-      { pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: '00000000-0000-0000-0000-000000000000', startTicks: ticks },
-    ]) {
-      await writeFile(join(dataDir, LOCK_FILE), JSON.stringify(stale), { mode: 0o600 });
-      const svc = await startTestService({ dataDir });
-      expect(await lockOf(dataDir)).toMatchObject({ pid: process.pid, httpUrl: svc.baseUrl });
-      await svc.close();
-    }
-    // The same live process with its own start time is the holder: refused, lock left alone.
-    const held = JSON.stringify({ pid: stranger, startedAt: new Date().toISOString(), bootId: bootId(), startTicks: ticks });
-    await writeFile(join(dataDir, LOCK_FILE), held, { mode: 0o600 });
-    await expect(startTestService({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
-    expect(await readFile(join(dataDir, LOCK_FILE), 'utf8')).toBe(held);
-    // A lock from before start times were recorded names a pid only: a live pid keeps it, as it did.
-    await writeFile(join(dataDir, LOCK_FILE), JSON.stringify({ pid: stranger, startedAt: new Date().toISOString() }), { mode: 0o600 });
-    await expect(startTestService({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
-  });
+  it.skipIf(!hasProc)(
+    'is taken over when its pid now belongs to another live process (another start time, or another boot)',
+    async () => {
+      const dataDir = await tempDir();
+      const stranger = liveStranger();
+      const ticks = startTicksOf(stranger);
+      // Holder-less and fully written locks alike: kill -9 of a service, then the pid went to someone else.
+      for (const stale of [
+        {
+          pid: stranger,
+          startedAt: '2020-01-01T00:00:00.000Z',
+          bootId: bootId(),
+          startTicks: String(Number(ticks) + 1),
+        },
+        {
+          pid: stranger,
+          startedAt: '2020-01-01T00:00:00.000Z',
+          bootId: bootId(),
+          startTicks: '1',
+          httpUrl: 'http://127.0.0.1:1/',
+          smtpHost: '127.0.0.1',
+          smtpPort: 1,
+        },
+        {
+          pid: stranger,
+          startedAt: '2020-01-01T00:00:00.000Z',
+          bootId: '00000000-0000-0000-0000-000000000000',
+          startTicks: ticks,
+        },
+      ]) {
+        await writeFile(join(dataDir, LOCK_FILE), JSON.stringify(stale), { mode: 0o600 });
+        const svc = await startTestService({ dataDir });
+        expect(await lockOf(dataDir)).toMatchObject({ pid: process.pid, httpUrl: svc.baseUrl });
+        await svc.close();
+      }
+      // The same live process with its own start time is the holder: refused, lock left alone.
+      const held = JSON.stringify({
+        pid: stranger,
+        startedAt: new Date().toISOString(),
+        bootId: bootId(),
+        startTicks: ticks,
+      });
+      await writeFile(join(dataDir, LOCK_FILE), held, { mode: 0o600 });
+      await expect(startTestService({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
+      expect(await readFile(join(dataDir, LOCK_FILE), 'utf8')).toBe(held);
+      // A lock from before start times were recorded names a pid only: a live pid keeps it, as it did.
+      await writeFile(
+        join(dataDir, LOCK_FILE),
+        JSON.stringify({ pid: stranger, startedAt: new Date().toISOString() }),
+        { mode: 0o600 },
+      );
+      await expect(startTestService({ dataDir })).rejects.toBeInstanceOf(DataDirInUseError);
+    },
+  );
 
   it.skipIf(!hasProc)("does not block the app's local mode when its pid was reused", async () => {
     const home = await tempDir();
@@ -134,7 +177,15 @@ describe('service.lock', () => {
     await mkdir(join(home, 'data'), { recursive: true, mode: 0o700 });
     await writeFile(
       join(home, 'data', LOCK_FILE),
-      JSON.stringify({ pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: '1', httpUrl: 'http://127.0.0.1:1/', smtpHost: '127.0.0.1', smtpPort: 1 }),
+      JSON.stringify({
+        pid: stranger,
+        startedAt: '2020-01-01T00:00:00.000Z',
+        bootId: bootId(),
+        startTicks: '1',
+        httpUrl: 'http://127.0.0.1:1/',
+        smtpHost: '127.0.0.1',
+        smtpPort: 1,
+      }),
       { mode: 0o600 },
     );
     const local = cleanup.defer(await startLocalService({ TEMPMAIL_TUI_HOME: home }, [0]), (l) => l.close());
@@ -202,11 +253,23 @@ describe('tempmail-tui serve on a locked data dir', () => {
     const stranger = liveStranger();
     await writeFile(
       join(dataDir, LOCK_FILE),
-      JSON.stringify({ pid: stranger, startedAt: '2020-01-01T00:00:00.000Z', bootId: bootId(), startTicks: '1', httpUrl: 'http://127.0.0.1:1/', smtpHost: '127.0.0.1', smtpPort: 1 }),
+      JSON.stringify({
+        pid: stranger,
+        startedAt: '2020-01-01T00:00:00.000Z',
+        bootId: bootId(),
+        startTicks: '1',
+        httpUrl: 'http://127.0.0.1:1/',
+        smtpHost: '127.0.0.1',
+        smtpPort: 1,
+      }),
       { mode: 0o600 },
     );
     const proc = track(await startServeProcess(['--data-dir', dataDir]));
-    expect(await lockOf(dataDir)).toMatchObject({ pid: proc.child.pid, httpUrl: proc.baseUrl, startTicks: startTicksOf(proc.child.pid!) });
+    expect(await lockOf(dataDir)).toMatchObject({
+      pid: proc.child.pid,
+      httpUrl: proc.baseUrl,
+      startTicks: startTicksOf(proc.child.pid!),
+    });
   });
 
   it('a failed write of where it listens (a full disk) leaves the lock its own: release still removes it', async () => {
@@ -214,10 +277,13 @@ describe('tempmail-tui serve on a locked data dir', () => {
     const lock = await acquireDataDirLock(dataDir);
     const before = readFileSync(lock.file, 'utf8');
     // The file-size limit of this process, for the one write: EFBIG, as root too (Node ignores SIGXFSZ).
-    const limit = (soft: string) => execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${soft}:unlimited`]);
+    const limit = (soft: string) =>
+      execFileSync('prlimit', ['--pid', String(process.pid), `--fsize=${soft}:unlimited`]);
     limit(String(before.length + 64));
     try {
-      await expect(lock.listening({ httpUrl: `http://127.0.0.1:1/${'x'.repeat(500)}`, smtpHost: '127.0.0.1', smtpPort: 1 })).rejects.toThrow(/EFBIG/);
+      await expect(
+        lock.listening({ httpUrl: `http://127.0.0.1:1/${'x'.repeat(500)}`, smtpHost: '127.0.0.1', smtpPort: 1 }),
+      ).rejects.toThrow(/EFBIG/);
     } finally {
       limit('unlimited');
     }

@@ -59,11 +59,15 @@ async function sendStream(
       c.write(`${raw}.\r\n`);
       const reply = await c.reply();
       if (!reply.startsWith('250')) throw new Error(`unexpected answer to DATA: ${reply}`);
-      acked.set(id, to.map((b) => b.token));
+      acked.set(
+        id,
+        to.map((b) => b.token),
+      );
     }
   } catch (error) {
     // The kill cuts the connection: that is the point. Anything else is a failure of the test.
-    if (!(error instanceof Error) || !/connection closed|ECONNRESET|EPIPE|ECONNREFUSED/.test(error.message)) throw error;
+    if (!(error instanceof Error) || !/connection closed|ECONNRESET|EPIPE|ECONNREFUSED/.test(error.message))
+      throw error;
   } finally {
     c?.destroy();
   }
@@ -99,10 +103,16 @@ it('loses no acknowledged message and duplicates none across kill -9 and restart
   while (round < ROUNDS || (acked.size < MIN_ACKED && round < ROUNDS * 3)) {
     const before = acked.size;
     const proc = current;
-    const streams = Array.from({ length: CONNECTIONS }, (_, i) => sendStream(proc, boxes, `r${round}c${i}`, sent, acked));
+    const streams = Array.from({ length: CONNECTIONS }, (_, i) =>
+      sendStream(proc, boxes, `r${round}c${i}`, sent, acked),
+    );
     // Kill at a random moment, once the stream is well under way.
     const target = before + 100 + Math.floor(Math.random() * 200);
-    await waitFor(() => acked.size >= target, { timeoutMs: 60_000, intervalMs: 5, message: `${target} acknowledged messages` });
+    await waitFor(() => acked.size >= target, {
+      timeoutMs: 60_000,
+      intervalMs: 5,
+      message: `${target} acknowledged messages`,
+    });
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 50)); // a random offset inside a write, not a sleep-as-wait
     proc.child.kill('SIGKILL');
     expect((await proc.exited).signal).toBe('SIGKILL');
@@ -127,11 +137,15 @@ it('loses no acknowledged message and duplicates none across kill -9 and restart
     // short is set aside, each the file of a message that was never acknowledged.
     for (const dir of await readdir(join(dataDir, 'messages'))) {
       const names = await readdir(join(dataDir, 'messages', dir));
-      expect(names.filter((name) => name.startsWith('.tmp-')), `after round ${round}`).toEqual([]);
+      expect(
+        names.filter((name) => name.startsWith('.tmp-')),
+        `after round ${round}`,
+      ).toEqual([]);
       for (const name of names.filter((n) => n.endsWith('.corrupt') && !setAside.has(`${dir}/${n}`))) {
         setAside.add(`${dir}/${name}`);
         const subject = /Subject: (\S+)/.exec(await readFile(join(dataDir, 'messages', dir, name), 'latin1'))?.[1];
-        if (subject !== undefined) expect(acked.has(subject), `${name} (${subject}) was acknowledged, yet cut short`).toBe(false);
+        if (subject !== undefined)
+          expect(acked.has(subject), `${name} (${subject}) was acknowledged, yet cut short`).toBe(false);
       }
     }
     const inFlight = [...sent].filter((id) => !acked.has(id));
@@ -142,7 +156,9 @@ it('loses no acknowledged message and duplicates none across kill -9 and restart
     round++;
   }
   const foundTotal = [...acked].reduce((n, [, tokens]) => n + tokens.length, 0);
-  report.push(`total: ${round} kills, sent ${sent.size}, acknowledged ${acked.size}, acknowledged copies found ${foundTotal}, lost 0, duplicates 0`);
+  report.push(
+    `total: ${round} kills, sent ${sent.size}, acknowledged ${acked.size}, acknowledged copies found ${foundTotal}, lost 0, duplicates 0`,
+  );
   console.log(`durability\n  ${report.join('\n  ')}`);
   expect(acked.size).toBeGreaterThanOrEqual(MIN_ACKED);
   expect(await stopServe(current)).toEqual({ code: 0, signal: null });

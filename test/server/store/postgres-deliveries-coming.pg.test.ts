@@ -24,7 +24,10 @@ const MINUTE = 60_000;
 async function openStore(gatherMs = MINUTE) {
   const { url } = await freshDatabase(cleanup);
   const batches: BatchReport[] = [];
-  const store = cleanup.defer(new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), batch: { gatherMs } }), (s) => s.close());
+  const store = cleanup.defer(
+    new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), batch: { gatherMs } }),
+    (s) => s.close(),
+  );
   await store.open();
   const a = sessionRecord();
   const b = sessionRecord();
@@ -84,7 +87,10 @@ describe('deliveries on their way (Postgres)', () => {
   it('waits for what comes first: a batch that has ended does not keep the others to its minute', async () => {
     const { url } = await freshDatabase(cleanup);
     const batches: BatchReport[] = [];
-    const store = cleanup.defer(new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), batch: { slowMs: MINUTE, gatherMs: 50 } }), (s) => s.close());
+    const store = cleanup.defer(
+      new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), batch: { slowMs: MINUTE, gatherMs: 50 } }),
+      (s) => s.close(),
+    );
     await store.open();
     const a = sessionRecord();
     await store.putSession(a);
@@ -94,7 +100,14 @@ describe('deliveries on their way (Postgres)', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
     const first = store.deliver([a.id], newMessage({ subject: 'first' }), 10);
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    await waitFor(
+      async () =>
+        (
+          await db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'",
+          )
+        ).rowCount === 1,
+    );
     // The second waits behind it, and for it to turn slow (a wait of a minute)...
     const second = store.deliver([a.id], newMessage({ subject: 'second' }), 10);
     const never = store.deliveryComing();
@@ -114,7 +127,9 @@ describe('SMTP bodies on their way (Postgres)', () => {
   async function openService() {
     const opened = await openStore();
     const config: ServerConfig = { ...defaultServerConfig({}), domains: ['tempmail.test'], maxMessageBytes: 10_000 };
-    const smtp = cleanup.defer(createSmtpFront(createMailService({ store: opened.store, config }), config), (s) => s.close());
+    const smtp = cleanup.defer(createSmtpFront(createMailService({ store: opened.store, config }), config), (s) =>
+      s.close(),
+    );
     const target = { smtpHost: '127.0.0.1', smtpPort: await smtp.listen(0, '127.0.0.1') };
     /** A connection at DATA for `to`, its 354 heard: the service has announced the body by then. */
     const atData = async (to: string): Promise<SmtpDialog> => {

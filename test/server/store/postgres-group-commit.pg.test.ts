@@ -21,7 +21,10 @@ const cleanup = cleanupAfterEach();
 async function openStore(options: { batch?: { deliveries?: number; slowMs?: number } } = {}) {
   const { url } = await freshDatabase(cleanup);
   const batches: BatchReport[] = [];
-  const store = cleanup.defer(new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), ...options }), (s) => s.close());
+  const store = cleanup.defer(
+    new PostgresStore({ url, poolSize: 4, onBatch: (r) => batches.push(r), ...options }),
+    (s) => s.close(),
+  );
   await store.open();
   return { url, store, batches, db: inspect(cleanup, url) };
 }
@@ -30,13 +33,15 @@ async function openStore(options: { batch?: { deliveries?: number; slowMs?: numb
  * A session's messages in id order as "<n> <subject>", n its place (1 for the lowest id): ids come from
  * the clock (migration 8), so the order they were taken in is what a test can say.
  */
-const subjects = async (store: PostgresStore, id: string) => (await store.listMessages(id)).map((m, i) => `${i + 1} ${m.subject}`);
+const subjects = async (store: PostgresStore, id: string) =>
+  (await store.listMessages(id)).map((m, i) => `${i + 1} ${m.subject}`);
 
 /** Each id's place among `ids` (1 for the lowest): [1, 2, 3...] when they were taken in this order. */
 const places = (ids: number[]) => ids.map((id) => [...ids].sort((x, y) => x - y).indexOf(id) + 1);
 
 /** The inbox version (inbox.ts) of a session holding `n` messages: its last id and n. */
-const versionOf = async (store: PostgresStore, sessionId: string, n: number) => `${(await store.listMessages(sessionId)).at(-1)?.id ?? 0}.${n}`;
+const versionOf = async (store: PostgresStore, sessionId: string, n: number) =>
+  `${(await store.listMessages(sessionId)).at(-1)?.id ?? 0}.${n}`;
 
 const hex = () => randomBytes(32).toString('hex');
 
@@ -66,7 +71,13 @@ describe('group commit on Postgres', () => {
     await store.putSession(b);
     const outcomes = await Promise.all(
       // Limits of any size: past what the database's integer holds is no limit at all.
-      Array.from({ length: 10 }, (_, i) => store.deliver(i % 3 === 0 ? [a.id, b.id] : [a.id], newMessage({ subject: `m${i}` }), i % 2 ? 100 : Number.MAX_SAFE_INTEGER)),
+      Array.from({ length: 10 }, (_, i) =>
+        store.deliver(
+          i % 3 === 0 ? [a.id, b.id] : [a.id],
+          newMessage({ subject: `m${i}` }),
+          i % 2 ? 100 : Number.MAX_SAFE_INTEGER,
+        ),
+      ),
     );
     expect(places(outcomes.map((o) => o.stored.get(a.id)!.id))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(await subjects(store, a.id)).toEqual(Array.from({ length: 10 }, (_, i) => `${i + 1} m${i}`));
@@ -86,9 +97,20 @@ describe('group commit on Postgres', () => {
     await store.putSession(other);
     await store.addMessage(s.id, newMessage({ subject: 'first' }));
     const outcomes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => store.deliver(i === 6 ? [other.id, s.id] : [s.id], newMessage({ subject: `m${i}` }), 4)),
+      Array.from({ length: 8 }, (_, i) =>
+        store.deliver(i === 6 ? [other.id, s.id] : [s.id], newMessage({ subject: `m${i}` }), 4),
+      ),
     );
-    expect(outcomes.map((o) => (o.full.length > 0 ? 'full' : 'stored'))).toEqual(['stored', 'stored', 'stored', 'full', 'full', 'full', 'full', 'full']);
+    expect(outcomes.map((o) => (o.full.length > 0 ? 'full' : 'stored'))).toEqual([
+      'stored',
+      'stored',
+      'stored',
+      'full',
+      'full',
+      'full',
+      'full',
+      'full',
+    ]);
     // All or nothing per delivery: the one for both sessions stored for neither.
     expect(outcomes[6]).toEqual({ stored: new Map(), full: [s.id], gone: [] });
     expect(await subjects(store, s.id)).toEqual(['1 first', '2 m0', '3 m1', '4 m2']);
@@ -111,7 +133,11 @@ describe('group commit on Postgres', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     expect((results[1] as PromiseRejectedResult).reason).toMatchObject({ code: expect.stringMatching(/^22/) });
-    expect((results[2] as PromiseFulfilledResult<unknown>).value).toEqual({ stored: new Map(), full: [], gone: ['gone'] });
+    expect((results[2] as PromiseFulfilledResult<unknown>).value).toEqual({
+      stored: new Map(),
+      full: [],
+      gone: ['gone'],
+    });
     expect(await subjects(store, s.id)).toEqual(['1 a', '2 b']);
     // The batch of four failed whole; tried one by one, three committed (the bad one failed alone).
     expect(batches.map((b) => b.deliveries)).toEqual([1, 1, 1]);
@@ -132,7 +158,14 @@ describe('group commit on Postgres', () => {
       done.push('a first');
       return r;
     });
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    await waitFor(
+      async () =>
+        (
+          await db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'",
+          )
+        ).rowCount === 1,
+    );
     // A later delivery to a waits behind the first (it must not take an id before it); b's goes at once.
     const second = store.deliver([a.id], newMessage({ subject: 'a second' }), 10).then((r) => {
       done.push('a second');
@@ -157,8 +190,19 @@ describe('group commit on Postgres', () => {
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [a.id]);
     const first = store.deliver([a.id], newMessage({ subject: 'a' }), 10);
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
-    const others = [store.deliver([b.id], newMessage({ subject: 'b' }), 10), store.deliver([c.id], newMessage({ subject: 'c' }), 10), store.deliver([b.id, c.id], newMessage({ subject: 'bc' }), 10)];
+    await waitFor(
+      async () =>
+        (
+          await db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'",
+          )
+        ).rowCount === 1,
+    );
+    const others = [
+      store.deliver([b.id], newMessage({ subject: 'b' }), 10),
+      store.deliver([c.id], newMessage({ subject: 'c' }), 10),
+      store.deliver([b.id, c.id], newMessage({ subject: 'bc' }), 10),
+    ];
     await holder.query('ROLLBACK');
     holder.release();
     await first;
@@ -185,9 +229,12 @@ describe('group commit on Postgres', () => {
     const first = await store.addMessage(s.id, newMessage());
     const v1 = await store.inboxVersion(s.id);
     // What tempmail-tui before migration 6 ran for a delivery and a delete.
-    await db.query(`WITH bumped AS (UPDATE tempmail_sessions SET last_message_id = last_message_id + 1 WHERE id = $1 RETURNING id, last_message_id)
+    await db.query(
+      `WITH bumped AS (UPDATE tempmail_sessions SET last_message_id = last_message_id + 1 WHERE id = $1 RETURNING id, last_message_id)
       INSERT INTO tempmail_messages (session_id, id, received_at, size, sender_name, sender_email, subject, attachment_list, body, raw, attachments, client_ip, envelope_from)
-      SELECT id, last_message_id, now(), 1, '""', '""', '"old"', '[]', '{}', '\\x00', '{}', '192.0.2.1', '""' FROM bumped`, [s.id]);
+      SELECT id, last_message_id, now(), 1, '""', '""', '"old"', '[]', '{}', '\\x00', '{}', '192.0.2.1', '""' FROM bumped`,
+      [s.id],
+    );
     expect(await store.countMessages(s.id)).toBe(2);
     const v2 = await store.inboxVersion(s.id);
     expect(v2).toBe(await versionOf(store, s.id, 2));
@@ -199,7 +246,11 @@ describe('group commit on Postgres', () => {
 
   it('tells the other instances once per session with new mail, at the COMMIT of the batch, never for one rolled back', async () => {
     const { url, store, db } = await openStore();
-    const [a, b, full] = [sessionRecord({ tokenHash: hex() }), sessionRecord({ tokenHash: hex() }), sessionRecord({ tokenHash: hex() })];
+    const [a, b, full] = [
+      sessionRecord({ tokenHash: hex() }),
+      sessionRecord({ tokenHash: hex() }),
+      sessionRecord({ tokenHash: hex() }),
+    ];
     for (const s of [a, b, full]) await store.putSession(s);
     await store.addMessage(full.id, newMessage());
     const heardSoFar = await listen(url, db);
@@ -214,7 +265,14 @@ describe('group commit on Postgres', () => {
       store.deliver([full.id], newMessage(), 1),
       store.deliver(['gone'], newMessage(), 10),
     ]);
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'")).rowCount === 1);
+    await waitFor(
+      async () =>
+        (
+          await db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'",
+          )
+        ).rowCount === 1,
+    );
     expect(await heardSoFar()).toEqual([]);
     await holder.query('ROLLBACK');
     holder.release();
@@ -238,10 +296,20 @@ describe('group commit on Postgres', () => {
     const many = Array.from({ length: 150 }, () => sessionRecord({ tokenHash: hex() }));
     for (const s of many) await store.putSession(s);
     const heardSoFar = await listen(url, db);
-    expect((await store.deliver(many.map((s) => s.id), newMessage(), 10)).stored.size).toBe(150);
+    expect(
+      (
+        await store.deliver(
+          many.map((s) => s.id),
+          newMessage(),
+          10,
+        )
+      ).stored.size,
+    ).toBe(150);
     const notices = await heardSoFar();
     expect(notices.map((p) => readNotice(p, 'another instance').length).sort((x, y) => y - x)).toEqual([100, 50]);
     expect(notices.every((p) => p.length < 8000)).toBe(true);
-    expect(new Set(notices.flatMap((p) => readNotice(p, 'another instance')))).toEqual(new Set(many.map((s) => s.tokenHash)));
+    expect(new Set(notices.flatMap((p) => readNotice(p, 'another instance')))).toEqual(
+      new Set(many.map((s) => s.tokenHash)),
+    );
   });
 });

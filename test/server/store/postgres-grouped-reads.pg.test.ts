@@ -36,7 +36,12 @@ describe('RCPT reads on Postgres', () => {
     await store.putSession(newer);
     await store.addMessage(sessions[3]!.id, newMessage());
     await store.addMessage(sessions[3]!.id, newMessage());
-    const keys = [...sessions.map((s) => s.addressKey), 'nobody@tempmail.test', sessions[3]!.addressKey, sessions[5]!.addressKey];
+    const keys = [
+      ...sessions.map((s) => s.addressKey),
+      'nobody@tempmail.test',
+      sessions[3]!.addressKey,
+      sessions[5]!.addressKey,
+    ];
     const answers = await Promise.all(keys.map((k) => store.recipientInbox(k)));
     expect(reads).toEqual([13]);
     expect(answers[0]).toEqual({ session: newer, messages: 0 });

@@ -67,7 +67,9 @@ async function setUp() {
   await direct.putSession(s);
   const r = await relay();
   const relayed = `postgres://${TCP_USER}:${TCP_PASSWORD}@127.0.0.1:${r.port}/${name}`;
-  const store = cleanup.defer(new PostgresStore({ url: relayed, poolSize: 1, commitCheckMs: 20_000 }), (x) => x.close());
+  const store = cleanup.defer(new PostgresStore({ url: relayed, poolSize: 1, commitCheckMs: 20_000 }), (x) =>
+    x.close(),
+  );
   await store.open();
   return { s, r, store, direct, db: inspect(cleanup, url) };
 }
@@ -102,7 +104,9 @@ describe('a batch whose answer is lost', () => {
     await r.batchSent;
     let waiting: number | undefined;
     await waitFor(async () => {
-      const found = await db.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'");
+      const found = await db.query(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tempmail_deliver_batch%'",
+      );
       waiting = found.rows[0]?.pid;
       return waiting !== undefined;
     });

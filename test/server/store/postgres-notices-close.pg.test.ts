@@ -19,7 +19,13 @@ describe('mail notices on Postgres', () => {
     await store.open();
     const admin = inspect(cleanup, url);
     const listening = async () =>
-      Number((await admin.query("select count(*) as n from pg_stat_activity where datname = current_database() and query like 'LISTEN tempmail%'")).rows[0].n);
+      Number(
+        (
+          await admin.query(
+            "select count(*) as n from pg_stat_activity where datname = current_database() and query like 'LISTEN tempmail%'",
+          )
+        ).rows[0].n,
+      );
     const notices = store.listenForMail({ onMail: () => undefined, onGap: () => undefined });
     await waitFor(async () => (await listening()) === 1, { message: 'the notices listening' });
     await notices.close();

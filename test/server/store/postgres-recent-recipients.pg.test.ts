@@ -26,7 +26,10 @@ interface Opened {
 async function openStore(url?: string, recentMs = 60_000): Promise<Opened> {
   url ??= (await freshDatabase(cleanup)).url;
   const reads: number[] = [];
-  const store = cleanup.defer(new PostgresStore({ url, poolSize: 4, recipientsRecentMs: recentMs, onRecipientRead: (n) => reads.push(n) }), (s) => s.close());
+  const store = cleanup.defer(
+    new PostgresStore({ url, poolSize: 4, recipientsRecentMs: recentMs, onRecipientRead: (n) => reads.push(n) }),
+    (s) => s.close(),
+  );
   await store.open();
   return { url, store, reads };
 }
@@ -35,7 +38,11 @@ async function openStore(url?: string, recentMs = 60_000): Promise<Opened> {
 async function listeningStore(url?: string, recentMs?: number) {
   const opened = await openStore(url, recentMs);
   const heard = { gone: [] as string[], mail: [] as string[], gaps: 0 };
-  const notices = opened.store.listenForMail({ onMail: (h) => heard.mail.push(...h), onGap: () => heard.gaps++, onGone: (h) => heard.gone.push(...h) });
+  const notices = opened.store.listenForMail({
+    onMail: (h) => heard.mail.push(...h),
+    onGap: () => heard.gaps++,
+    onGone: (h) => heard.gone.push(...h),
+  });
   cleanup.defer(notices, (n) => n.close());
   // Listening once an address found is answered again without a query.
   const probe = sessionRecord();
@@ -122,9 +129,19 @@ describe('RCPT recent answers on Postgres', () => {
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE tempmail_sessions IN ACCESS EXCLUSIVE MODE');
     const reading = a.store.recipientInbox(s.addressKey);
-    await waitFor(async () => (await db.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%address_key = ANY%'")).rowCount === 1);
+    await waitFor(
+      async () =>
+        (
+          await db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%address_key = ANY%'",
+          )
+        ).rowCount === 1,
+    );
     // Another instance's mail into it, heard while the read waits: what the read answers is not kept.
-    await db.query('SELECT pg_notify($1, $2)', [MAIL_CHANNEL, JSON.stringify({ from: 'another instance', t: [s.tokenHash] })]);
+    await db.query('SELECT pg_notify($1, $2)', [
+      MAIL_CHANNEL,
+      JSON.stringify({ from: 'another instance', t: [s.tokenHash] }),
+    ]);
     await waitFor(() => a.heard.mail.includes(s.tokenHash));
     await holder.query('ROLLBACK');
     holder.release();

@@ -25,7 +25,9 @@ async function burst(caps: StorageCaps | undefined): Promise<{ deliveries: Deliv
   for (const s of sessions) await stores[0]!.putSession(s);
   const message = newMessage();
   const deliveries = await Promise.all(
-    Array.from({ length: 120 }, (_, i) => stores[i % 2]!.deliver([sessions[i % 10]!.id, sessions[(i + 1) % 10]!.id], message, Infinity, caps)),
+    Array.from({ length: 120 }, (_, i) =>
+      stores[i % 2]!.deliver([sessions[i % 10]!.id, sessions[(i + 1) % 10]!.id], message, Infinity, caps),
+    ),
   );
   return { deliveries, url, size: message.raw.length };
 }

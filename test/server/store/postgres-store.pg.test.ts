@@ -48,7 +48,9 @@ describe('PostgresStore on the database', () => {
     const stores = Array.from({ length: 4 }, () => new PostgresStore({ url, poolSize: 2, log: (l) => lines.push(l) }));
     await Promise.all(stores.map((s) => s.open()));
     for (const s of stores) cleanup.defer(s, (x) => x.close());
-    expect(lines.filter((l) => l.includes('migrated'))).toEqual([`database schema migrated to version ${MIGRATIONS.length}`]);
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual([
+      `database schema migrated to version ${MIGRATIONS.length}`,
+    ]);
     const pool = inspect(cleanup, url);
     const { rows } = await pool.query('SELECT version FROM tempmail_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
@@ -78,10 +80,16 @@ describe('PostgresStore on the database', () => {
     const lines: string[] = [];
     const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
     await store.open();
-    expect(lines.filter((l) => l.includes('migrated'))).toEqual([`database schema migrated to version ${MIGRATIONS.length}`]);
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual([
+      `database schema migrated to version ${MIGRATIONS.length}`,
+    ]);
     expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 7, lastUid: 41 });
     await store.putFetchCursor('a@ext.test', 'INBOX', { uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
-    expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({ uidValidity: 8, lastUid: 0, renumberedAt: 5000 });
+    expect(await store.getFetchCursor('a@ext.test', 'INBOX')).toEqual({
+      uidValidity: 8,
+      lastUid: 0,
+      renumberedAt: 5000,
+    });
     // Migration 4: the per-client hits are counted by one function, in a table that writes no WAL.
     expect(await store.hitRateLimit('http 192.0.2.1', 1000, { limit: 1, windowMs: 60_000 })).toBe(0);
     expect(await store.hitRateLimit('http 192.0.2.1', 2000, { limit: 1, windowMs: 60_000 })).toBe(59);
@@ -108,7 +116,8 @@ describe('PostgresStore on the database', () => {
     const s = sessionRecord();
     await first.putSession(s);
     await first.putBlock({ kind: 'ip', value: '198.51.100.0/24', createdAt: 1000 });
-    for (let i = 0; i < 3; i++) await first.addMessage(s.id, newMessage({ clientIp: '192.0.2.7', envelopeFrom: 'bounce@example.org' }));
+    for (let i = 0; i < 3; i++)
+      await first.addMessage(s.id, newMessage({ clientIp: '192.0.2.7', envelopeFrom: 'bounce@example.org' }));
     await first.deleteMessage(s.id, 1);
     await first.close();
     // Back to version 5 as a tempmail-tui with the admin API but without group commit left it.
@@ -118,7 +127,9 @@ describe('PostgresStore on the database', () => {
     const lines: string[] = [];
     const store = cleanup.defer(new PostgresStore({ url, log: (l) => lines.push(l) }), (x) => x.close());
     await store.open();
-    expect(lines.filter((l) => l.includes('migrated'))).toEqual([`database schema migrated to version ${MIGRATIONS.length}`]);
+    expect(lines.filter((l) => l.includes('migrated'))).toEqual([
+      `database schema migrated to version ${MIGRATIONS.length}`,
+    ]);
     expect(await store.countMessages(s.id)).toBe(2);
     // Migration 7 counted what was stored (the storage cap's totals).
     expect(await store.usage()).toEqual({ messages: 2, bytes: 2 * newMessage().raw.length });
@@ -168,7 +179,10 @@ describe('PostgresStore on the database', () => {
     const s = sessionRecord();
     await store.putSession(s);
     const subject = 'a\u0000b \ud800 c \\u0000 "q"';
-    const { id } = await store.addMessage(s.id, newMessage({ subject, senderName: '\u0000', headers: { 'X-A': '\u0000\ud83d' } }));
+    const { id } = await store.addMessage(
+      s.id,
+      newMessage({ subject, senderName: '\u0000', headers: { 'X-A': '\u0000\ud83d' } }),
+    );
     const [meta] = await store.listMessages(s.id);
     expect(meta!.subject).toBe(subject);
     expect((await store.getMessage(s.id, id))!.headers).toEqual({ 'X-A': '\u0000\ud83d' });
@@ -180,7 +194,8 @@ describe('PostgresStore on the database', () => {
  * earlier tempmail-tui left it: integer ids counted 1, 2, 3... by migrations 6 and 7's functions.
  */
 async function undoMigration8(pool: ReturnType<typeof inspect>): Promise<void> {
-  const fromSql = (sql: string) => sql.slice(sql.indexOf('CREATE FUNCTION tempmail_deliver_batch'), sql.lastIndexOf('$fn$;') + 5);
+  const fromSql = (sql: string) =>
+    sql.slice(sql.indexOf('CREATE FUNCTION tempmail_deliver_batch'), sql.lastIndexOf('$fn$;') + 5);
   await pool.query('DROP FUNCTION tempmail_deliver_batch(text[], integer[], integer[])');
   await pool.query('DROP FUNCTION tempmail_deliver_batch(text[], integer[], integer[], bigint[], bigint[], integer[])');
   await pool.query('ALTER TABLE tempmail_sessions ALTER COLUMN last_message_id TYPE integer');

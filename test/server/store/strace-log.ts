@@ -46,7 +46,8 @@ export function parseStrace(text: string): Syscall[] {
       const head = open.get(pid);
       open.delete(pid);
       const split = splitReturn(`${head?.head ?? ''}${resumed[2]}`);
-      if (head && head.name === resumed[1] && split) calls.push({ pid, name: head.name, ...split, start: head.start, end: index });
+      if (head && head.name === resumed[1] && split)
+        calls.push({ pid, name: head.name, ...split, start: head.start, end: index });
       return;
     }
     const unfinished = UNFINISHED.exec(body);

@@ -31,7 +31,9 @@ const holderChild = fileURLToPath(new URL('./lock-holder-child.ts', import.meta.
 /** A process marking `count` messages (ids from `first`) read on one shared address in `dir`; its exit code. */
 const markIn = (where: string, first: number, count: number) =>
   new Promise<number | null>((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', markChild, where, String(first), String(count)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', markChild, where, String(first), String(count)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     p.on('error', reject);
     p.on('exit', resolve);
   });
@@ -60,7 +62,7 @@ describe('file lock', () => {
     expect(lockState(lock)).toBe('abandoned');
   });
 
-  it('a directory in the lock\'s place is an error, not a wait that never ends', () => {
+  it("a directory in the lock's place is an error, not a wait that never ends", () => {
     mkdirSync(join(dir, '.x.lock'));
     expect(() => withFileLock(dir, 'x', () => 'ran')).toThrow(/EISDIR/);
   });
@@ -82,7 +84,10 @@ describe('file lock', () => {
       leave();
       if (what === 'in the future') utimesSync(guard, later, later);
       const began = Date.now();
-      expect(withFileLock(dir, 'x', () => 'ran'), what).toBe('ran');
+      expect(
+        withFileLock(dir, 'x', () => 'ran'),
+        what,
+      ).toBe('ran');
       // Milliseconds; it was 10 s or for ever.
       expect(Date.now() - began, what).toBeLessThan(2_000);
       expect(readdirSync(dir), what).toEqual([]);
@@ -100,7 +105,9 @@ describe('file lock', () => {
     // A window stuck for 5 s holding the lock (writing nothing), while three others mark messages. Past
     // the 3 s wait each waiter used to remove whatever lock it found (the one another waiter had just
     // taken too), and the stuck window's release removed a waiter's lock: two writers at once.
-    const holder = spawn(process.execPath, ['--import', 'tsx', holderChild, dir, READ_STATE_FILE, '5000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', holderChild, dir, READ_STATE_FILE, '5000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const held = new Promise<void>((resolve, reject) => {
       holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve());
       holder.on('error', reject);
@@ -115,7 +122,7 @@ describe('file lock', () => {
     expect(readdirSync(dir)).toEqual([READ_STATE_FILE]);
   }, 30_000);
 
-  it('three processes meeting a dead process\'s lock at once: one takes it over, none removes the new owner\'s', async () => {
+  it("three processes meeting a dead process's lock at once: one takes it over, none removes the new owner's", async () => {
     // Each judged the old lock abandoned; the first removed it and took the lock, and the next removed
     // that fresh lock as the abandoned one it had judged: two writers at once, a mark lost.
     const rounds = 40;
@@ -125,7 +132,9 @@ describe('file lock', () => {
     const children = firsts.map(
       (first) =>
         new Promise<number | null>((resolve, reject) => {
-          const p = spawn(process.execPath, ['--import', 'tsx', abandonedChild, dir, String(first), String(rounds)], { stdio: ['ignore', 'ignore', 'inherit'] });
+          const p = spawn(process.execPath, ['--import', 'tsx', abandonedChild, dir, String(first), String(rounds)], {
+            stdio: ['ignore', 'ignore', 'inherit'],
+          });
           p.on('error', reject);
           p.on('exit', resolve);
         }),
@@ -133,10 +142,16 @@ describe('file lock', () => {
     for (let r = 0; r < rounds; r++) {
       aged(join(state, `.${READ_STATE_FILE}.lock`), deadPid());
       writeFileSync(join(dir, `go-${r}`), '');
-      await waitFor(() => firsts.every((first) => existsSync(join(dir, `done-${r}-${first}`))), { timeoutMs: 20_000, intervalMs: 2, message: `round ${r}` });
+      await waitFor(() => firsts.every((first) => existsSync(join(dir, `done-${r}-${first}`))), {
+        timeoutMs: 20_000,
+        intervalMs: 2,
+        message: `round ${r}`,
+      });
     }
     expect(await Promise.all(children)).toEqual([0, 0, 0]);
-    expect(openReadState({ dir: state }).load('http://127.0.0.1:8025/', 'shared@x.test').size).toBe(rounds * firsts.length);
+    expect(openReadState({ dir: state }).load('http://127.0.0.1:8025/', 'shared@x.test').size).toBe(
+      rounds * firsts.length,
+    );
   }, 60_000);
 
   it('three processes marking 150 messages each on one address at once lose no mark', async () => {

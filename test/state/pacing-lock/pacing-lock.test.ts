@@ -39,7 +39,9 @@ const future = (path: string) => {
 
 /** A child process in `mode`; resolves once it said "held" (hang) or exited (race). */
 function start(mode: 'hang' | 'race', count = 0) {
-  const p = spawn(process.execPath, ['--import', 'tsx', child, dir, 'x', mode, String(count)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(process.execPath, ['--import', 'tsx', child, dir, 'x', mode, String(count)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.push(p);
   const exited = new Promise<number | null>((resolve, reject) => {
     p.on('error', reject);
@@ -109,7 +111,9 @@ describe('the pacing lock', () => {
     let ticks = 0;
     const clock = setInterval(() => ticks++, 20);
     try {
-      expect(await runsWithin({ lockWaitMs: 300, onSkip: (heldBy, lock) => skipped.push(`${heldBy} ${lock}`) })).toBe('ran');
+      expect(await runsWithin({ lockWaitMs: 300, onSkip: (heldBy, lock) => skipped.push(`${heldBy} ${lock}`) })).toBe(
+        'ran',
+      );
     } finally {
       clearInterval(clock);
     }

@@ -11,7 +11,15 @@ import { renderAt, type Screen } from '../ui';
 // Expiry on a whole second, as the wire gives it (YYYY-MM-DD HH:MM:SS).
 const EXPIRES = Date.UTC(2026, 0, 1, 12, 0, 0);
 const session = { email: 'clock@tempmail.test', token: 'never-shown', expiresAt: new Date(EXPIRES) };
-const idle: PollStatus = { phase: 'waiting', lastSuccessAt: null, nextAt: null, failures: 0, error: null, rateLimited: false, stopReason: null };
+const idle: PollStatus = {
+  phase: 'waiting',
+  lastSuccessAt: null,
+  nextAt: null,
+  failures: 0,
+  error: null,
+  rateLimited: false,
+  stopReason: null,
+};
 
 let screen: Screen | undefined;
 let now = 0;
@@ -64,7 +72,13 @@ describe('countdowns', () => {
 
   it('"retrying in N s" floors like the expiry: 7.999 s to go reads 7, not 8, and counts down on the same tick', async () => {
     now = EXPIRES - 600_001;
-    const retrying: PollStatus = { ...idle, phase: 'retrying', nextAt: now + 7_999, failures: 1, error: 'Offline: The service is unreachable' };
+    const retrying: PollStatus = {
+      ...idle,
+      phase: 'retrying',
+      nextAt: now + 7_999,
+      failures: 1,
+      error: 'Offline: The service is unreachable',
+    };
     const s = await header(retrying);
     expect(s.frame()).toContain('Offline, retrying in 7 s: The service is unreachable');
     expect(s.frame()).toContain('expires in 10:00');

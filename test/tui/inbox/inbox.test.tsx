@@ -245,10 +245,14 @@ describe('inbox', () => {
       const lines = f.split('\n');
       return lines[lines.findIndex((l) => l.includes('expires in')) + 1] ?? '';
     };
-    let frame = await h.screen.waitFor((f) => /^Offline, retrying in \d+ s: The service is unreachable/.test(pollLine(f)));
+    let frame = await h.screen.waitFor((f) =>
+      /^Offline, retrying in \d+ s: The service is unreachable/.test(pollLine(f)),
+    );
     expect(frame).toContain(address);
     h.screen.resize(40, 24);
-    frame = await h.screen.waitFor((f) => /^Offline, retrying in \d+ s/.test(pollLine(f)) && !f.includes('unreachable'));
+    frame = await h.screen.waitFor(
+      (f) => /^Offline, retrying in \d+ s/.test(pollLine(f)) && !f.includes('unreachable'),
+    );
     expect(frame.split('\n')[0]?.trim()).toBe(address); // whole, not cut to make room for the countdown
     h.screen.resize(80, 24);
     await h.screen.press('?');

@@ -46,6 +46,8 @@ describe('push from a remote service', () => {
       latencies.push(Math.round(performance.now() - acknowledged));
       expect(checks).toBe(2 + i);
     }
-    console.log(`push to the app (in-process render): ms from the SMTP 250 to the row on screen: ${latencies.join(', ')}`);
+    console.log(
+      `push to the app (in-process render): ms from the SMTP 250 to the row on screen: ${latencies.join(', ')}`,
+    );
   });
 });

@@ -86,7 +86,12 @@ describe('the poll status the header is told of', () => {
     expect(sameShownStatus(retrying, { ...retrying, error: 'Offline: refused' })).toBe(false);
     expect(sameShownStatus(retrying, { ...retrying, nextAt: retrying.nextAt! + 4000 })).toBe(false);
     expect(sameShownStatus(retrying, { ...retrying, rateLimited: true })).toBe(false);
-    expect(sameShownStatus(waiting(at, { phase: 'stopped', stopReason: 'left' }), waiting(at, { phase: 'stopped', stopReason: 'expired' }))).toBe(false);
+    expect(
+      sameShownStatus(
+        waiting(at, { phase: 'stopped', stopReason: 'left' }),
+        waiting(at, { phase: 'stopped', stopReason: 'expired' }),
+      ),
+    ).toBe(false);
     expect(sameShownStatus({ ...IDLE_POLL_STATUS }, waiting(at))).toBe(false);
   });
 });

@@ -32,7 +32,10 @@ afterEach(async () => {
 async function setting(): Promise<{ svc: TestService; store: ReadStateStore; dir: string }> {
   const svc = await startTestService();
   const dir = mkdtempSync(join(tmpdir(), 'tui-read-'));
-  cleanup.push(() => svc.close(), () => rmSync(dir, { recursive: true, force: true }));
+  cleanup.push(
+    () => svc.close(),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
   return { svc, store: openReadState({ dir }), dir };
 }
 
@@ -43,7 +46,8 @@ describe('read state', () => {
   it('is kept across a restart: an opened message is not unread when the app starts again', async () => {
     const { svc, store } = await setting();
     const session = await createApi({ baseUrl: svc.baseUrl }).createSession({});
-    for (const subject of ['Old one', 'New one']) await sendMail(svc, { to: session.email, subject, text: `${subject} body` });
+    for (const subject of ['Old one', 'New one'])
+      await sendMail(svc, { to: session.email, subject, text: `${subject} body` });
     h = await startApp({ svc, initialSession: session, props: { readMarks: store } });
     await h.screen.waitFor('2 messages · 2 unread');
     await h.screen.press(KEY.ENTER);
@@ -97,7 +101,10 @@ describe('read state', () => {
     const marked: string[] = [];
     h = await startApp({
       providers: (ref, api) => {
-        const provider: MailProvider = { ...tempmailProvider(api, ref.baseUrl), markRead: async (_session, id) => void marked.push(id) };
+        const provider: MailProvider = {
+          ...tempmailProvider(api, ref.baseUrl),
+          markRead: async (_session, id) => void marked.push(id),
+        };
         return createProviderSet({ choices: [ref], known: [[ref, provider]] });
       },
     });
@@ -131,7 +138,12 @@ describe('the list', () => {
       await h.screen.press(KEY.ENTER);
       const address = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/.exec(await h.screen.waitFor(/expires in \d/))![1]!;
       await sendMail(h.svc, { to: address, subject: 'Plain words', text: 'x' });
-      await sendMail(h.svc, { to: address, subject: 'With a file', text: 'y', attachments: [{ filename: 'a.txt', content: 'a' }] });
+      await sendMail(h.svc, {
+        to: address,
+        subject: 'With a file',
+        text: 'y',
+        attachments: [{ filename: 'a.txt', content: 'a' }],
+      });
       await h.screen.press('r');
       let frame = await h.screen.waitFor('2 messages · 2 unread');
       expect(frame).toMatch(/^\+@ Sender +With a file/m);

@@ -48,14 +48,22 @@ const waitForFrame = (screen: { frames: string[] }, test: (frame: string) => boo
   waitFor(() => test(screen.frames.at(-1) ?? ''), { message: 'a frame' });
 
 const selectedRow = (frame: string) => [...rows(frame)].filter(([, line]) => line.includes(INVERSE)).map(([n]) => n);
-const boldRows = (frame: string) => [...rows(frame)].filter(([, line]) => line.includes(BOLD)).map(([n]) => n).sort((a, b) => a - b);
+const boldRows = (frame: string) =>
+  [...rows(frame)]
+    .filter(([, line]) => line.includes(BOLD))
+    .map(([n]) => n)
+    .sort((a, b) => a - b);
 const marker = (frame: string, n: number) => ui.plain(rows(frame).get(n) ?? '').slice(0, 1);
 
 describe('memoized inbox rows', () => {
   it('follow the selection, the read state, changed listings and the filter', async () => {
     const messages = manyMessages(30);
     let dispatch: (action: InboxAction) => void = () => undefined;
-    const screen = ui.renderAt(createElement(BigInbox, { messages, noColor: false, onDispatch: (d) => (dispatch = d) }), 80, 24);
+    const screen = ui.renderAt(
+      createElement(BigInbox, { messages, noColor: false, onDispatch: (d) => (dispatch = d) }),
+      80,
+      24,
+    );
     const last = () => screen.frames.at(-1) ?? '';
     try {
       await screen.waitFor('Message number 30');
@@ -76,8 +84,15 @@ describe('memoized inbox rows', () => {
       expect(selectedRow(last())).toEqual([29]);
 
       // The service says 27 was seen, renames 26 (same id), and new mail arrives on top.
-      const renamed = messages.map((m) => (m.id === '27' ? { ...m, seen: true } : m.id === '26' ? { ...m, subject: 'Renamed 26' } : m));
-      const fresh: MessageSummary = { ...messages[29]!, id: '31', subject: 'Fresh 31', receivedAt: new Date(Date.UTC(2026, 10, 22)) };
+      const renamed = messages.map((m) =>
+        m.id === '27' ? { ...m, seen: true } : m.id === '26' ? { ...m, subject: 'Renamed 26' } : m,
+      );
+      const fresh: MessageSummary = {
+        ...messages[29]!,
+        id: '31',
+        subject: 'Fresh 31',
+        receivedAt: new Date(Date.UTC(2026, 10, 22)),
+      };
       dispatch({ type: 'listed', messages: [...renamed, fresh] });
       await waitForFrame(screen, (f) => rows(f).has(31) && ui.plain(f).includes('Renamed 26'));
       expect(ui.plain(last())).not.toContain('Message number 26 ');

@@ -9,7 +9,15 @@ import { renderAt, type Screen } from '../ui';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0);
 const clock = () => NOW;
-const idle: PollStatus = { phase: 'waiting', lastSuccessAt: NOW, nextAt: null, failures: 0, error: null, rateLimited: false, stopReason: null };
+const idle: PollStatus = {
+  phase: 'waiting',
+  lastSuccessAt: NOW,
+  nextAt: null,
+  failures: 0,
+  error: null,
+  rateLimited: false,
+  stopReason: null,
+};
 const local = { smtpHost: '127.0.0.1', smtpPort: 2525 };
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 

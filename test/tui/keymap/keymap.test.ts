@@ -14,13 +14,42 @@ import {
 } from '../../../src/tui/keymap/keymap';
 
 const SCREENS: Screen[] = [
-  'picker', 'prefix', 'inbox', 'filter', 'viewer', 'search', 'found', 'confirm', 'help', 'switch', 'attachment', 'overwrite', 'global',
+  'picker',
+  'prefix',
+  'inbox',
+  'filter',
+  'viewer',
+  'search',
+  'found',
+  'confirm',
+  'help',
+  'switch',
+  'attachment',
+  'overwrite',
+  'global',
 ];
 
 const noKey: Key = {
-  upArrow: false, downArrow: false, leftArrow: false, rightArrow: false, pageDown: false, pageUp: false,
-  home: false, end: false, return: false, escape: false, ctrl: false, shift: false, tab: false,
-  backspace: false, delete: false, meta: false, super: false, hyper: false, capsLock: false, numLock: false,
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
 };
 
 /** What Ink would hand a handler for this key. */
@@ -39,44 +68,92 @@ describe('keymap', () => {
         for (const spec of binding.keys) {
           if (spec.only && !spec.only.includes(screen)) continue;
           // Printable keys are text on the input screens: only special keys may be commands there.
-          if ((screen === 'prefix' || screen === 'filter' || screen === 'search') && !('special' in spec) && !('ctrl' in spec)) continue;
+          if (
+            (screen === 'prefix' || screen === 'filter' || screen === 'search') &&
+            !('special' in spec) &&
+            !('ctrl' in spec)
+          )
+            continue;
           const [input, key] = press(spec);
-          expect([screen, binding.command, commandFor(screen, input, key)]).toEqual([screen, binding.command, binding.command]);
+          expect([screen, binding.command, commandFor(screen, input, key)]).toEqual([
+            screen,
+            binding.command,
+            binding.command,
+          ]);
         }
       }
     }
   });
 
   it('follows the aerc/mutt conventions of docs/architecture.md', () => {
-    const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) => commandFor(screen, input, { ...noKey, ...key });
-    expect([cmd('inbox', 'j'), cmd('inbox', 'k'), cmd('inbox', '', { downArrow: true })]).toEqual(['down', 'up', 'down']);
-    expect([cmd('inbox', 'g'), cmd('inbox', 'G'), cmd('inbox', '', { return: true })]).toEqual(['first', 'last', 'open']);
-    expect([cmd('inbox', 'd'), cmd('inbox', 'r'), cmd('inbox', 'n'), cmd('inbox', 'c')]).toEqual(['delete', 'refresh', 'newAddress', 'copy']);
+    const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) =>
+      commandFor(screen, input, { ...noKey, ...key });
+    expect([cmd('inbox', 'j'), cmd('inbox', 'k'), cmd('inbox', '', { downArrow: true })]).toEqual([
+      'down',
+      'up',
+      'down',
+    ]);
+    expect([cmd('inbox', 'g'), cmd('inbox', 'G'), cmd('inbox', '', { return: true })]).toEqual([
+      'first',
+      'last',
+      'open',
+    ]);
+    expect([cmd('inbox', 'd'), cmd('inbox', 'r'), cmd('inbox', 'n'), cmd('inbox', 'c')]).toEqual([
+      'delete',
+      'refresh',
+      'newAddress',
+      'copy',
+    ]);
     expect([cmd('inbox', '/'), cmd('inbox', '?'), cmd('inbox', 'q')]).toEqual(['filter', 'help', 'quit']);
-    expect([cmd('viewer', ' '), cmd('viewer', 'b'), cmd('viewer', 'H'), cmd('viewer', '7')]).toEqual(['pageDown', 'pageUp', 'headers', 'link']);
-    expect([cmd('viewer', 'q'), cmd('viewer', '', { escape: true }), cmd('viewer', 'd')]).toEqual(['back', 'back', 'delete']);
-    expect([cmd('confirm', 'y'), cmd('confirm', 'n'), cmd('confirm', '', { escape: true })]).toEqual(['yes', 'no', 'no']);
+    expect([cmd('viewer', ' '), cmd('viewer', 'b'), cmd('viewer', 'H'), cmd('viewer', '7')]).toEqual([
+      'pageDown',
+      'pageUp',
+      'headers',
+      'link',
+    ]);
+    expect([cmd('viewer', 'q'), cmd('viewer', '', { escape: true }), cmd('viewer', 'd')]).toEqual([
+      'back',
+      'back',
+      'delete',
+    ]);
+    expect([cmd('confirm', 'y'), cmd('confirm', 'n'), cmd('confirm', '', { escape: true })]).toEqual([
+      'yes',
+      'no',
+      'no',
+    ]);
     expect([cmd('picker', 'q'), cmd('picker', '', { escape: true })]).toEqual(['quit', 'back']);
     // Typing a name: letters are text, not commands.
-    expect([cmd('prefix', 'q'), cmd('filter', 'd'), cmd('filter', '', { escape: true })]).toEqual([undefined, undefined, 'back']);
+    expect([cmd('prefix', 'q'), cmd('filter', 'd'), cmd('filter', '', { escape: true })]).toEqual([
+      undefined,
+      undefined,
+      'back',
+    ]);
     // Issue 4: switch and forget addresses, copy the code, open a link, save an attachment.
-    expect([cmd('inbox', 's'), cmd('inbox', 'x'), cmd('switch', 'x'), cmd('switch', '', { return: true }), cmd('switch', '2')]).toEqual([
-      'switch',
-      'forget',
-      'forget',
-      'choose',
-      'choose',
+    expect([
+      cmd('inbox', 's'),
+      cmd('inbox', 'x'),
+      cmd('switch', 'x'),
+      cmd('switch', '', { return: true }),
+      cmd('switch', '2'),
+    ]).toEqual(['switch', 'forget', 'forget', 'choose', 'choose']);
+    expect([cmd('switch', 'q'), cmd('switch', '', { escape: true }), cmd('switch', 'j')]).toEqual([
+      'back',
+      'back',
+      'down',
     ]);
-    expect([cmd('switch', 'q'), cmd('switch', '', { escape: true }), cmd('switch', 'j')]).toEqual(['back', 'back', 'down']);
     expect([cmd('viewer', 'y'), cmd('viewer', 'o'), cmd('viewer', 'a')]).toEqual(['yank', 'openLink', 'save']);
-    expect([cmd('attachment', '2'), cmd('attachment', 'q'), cmd('attachment', '', { escape: true })]).toEqual(['choose', 'no', 'no']);
-    // The attachment's name is taken: o replaces, k keeps both, any other key (the viewer's j and q too) cancels.
-    expect([cmd('overwrite', 'o'), cmd('overwrite', 'k'), cmd('overwrite', 'j'), cmd('overwrite', '', { escape: true })]).toEqual([
-      'overwrite',
-      'keepBoth',
+    expect([cmd('attachment', '2'), cmd('attachment', 'q'), cmd('attachment', '', { escape: true })]).toEqual([
+      'choose',
       'no',
       'no',
     ]);
+    // The attachment's name is taken: o replaces, k keeps both, any other key (the viewer's j and q too) cancels.
+    expect([
+      cmd('overwrite', 'o'),
+      cmd('overwrite', 'k'),
+      cmd('overwrite', 'j'),
+      cmd('overwrite', '', { escape: true }),
+    ]).toEqual(['overwrite', 'keepBoth', 'no', 'no']);
     // Modified keys are not plain letters.
     expect(cmd('inbox', 'd', { ctrl: true })).toBeUndefined();
   });
@@ -115,32 +192,56 @@ describe('keymap', () => {
     // The README's: the screens a newcomer meets first, the same rows. (test/docs/generated.test.ts
     // checks the tables in the docs are these.)
     const main = keymapMarkdown(MAIN_SCREENS);
-    expect(main.match(/^\*\*.*\*\*$/gm)).toEqual(['**Address picker**', '**Inbox**', '**Message viewer**', '**Everywhere**']);
+    expect(main.match(/^\*\*.*\*\*$/gm)).toEqual([
+      '**Address picker**',
+      '**Inbox**',
+      '**Message viewer**',
+      '**Everywhere**',
+    ]);
     for (const block of main.split('\n\n')) expect(md).toContain(block);
   });
 });
 
 describe('keys of issue 16 (reading mail)', () => {
-  const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) => commandFor(screen, input, { ...noKey, ...key });
+  const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) =>
+    commandFor(screen, input, { ...noKey, ...key });
 
   it('adds J/K, /, R, t and S to the viewer without changing a key it had', () => {
-    expect([cmd('viewer', 'J'), cmd('viewer', 'K'), cmd('viewer', '/')]).toEqual(['nextMessage', 'previousMessage', 'search']);
+    expect([cmd('viewer', 'J'), cmd('viewer', 'K'), cmd('viewer', '/')]).toEqual([
+      'nextMessage',
+      'previousMessage',
+      'search',
+    ]);
     expect([cmd('viewer', 'R'), cmd('viewer', 't'), cmd('viewer', 'S')]).toEqual(['source', 'part', 'saveMessage']);
     // What the viewer's keys meant before stays: r retries, d deletes, H headers, digits links, a y o.
-    expect([cmd('viewer', 'r'), cmd('viewer', 'd'), cmd('viewer', 'H'), cmd('viewer', '4')]).toEqual(['refresh', 'delete', 'headers', 'link']);
-    expect([cmd('viewer', 'a'), cmd('viewer', 'y'), cmd('viewer', 'o'), cmd('viewer', 'j'), cmd('viewer', 'k')]).toEqual([
-      'save',
-      'yank',
-      'openLink',
-      'down',
-      'up',
+    expect([cmd('viewer', 'r'), cmd('viewer', 'd'), cmd('viewer', 'H'), cmd('viewer', '4')]).toEqual([
+      'refresh',
+      'delete',
+      'headers',
+      'link',
     ]);
+    expect([
+      cmd('viewer', 'a'),
+      cmd('viewer', 'y'),
+      cmd('viewer', 'o'),
+      cmd('viewer', 'j'),
+      cmd('viewer', 'k'),
+    ]).toEqual(['save', 'yank', 'openLink', 'down', 'up']);
     // n and N mean nothing in the viewer until a search is set; the inbox keeps its n and its / filter.
-    expect([cmd('viewer', 'n'), cmd('viewer', 'N'), cmd('inbox', 'n'), cmd('inbox', '/')]).toEqual([undefined, undefined, 'newAddress', 'filter']);
+    expect([cmd('viewer', 'n'), cmd('viewer', 'N'), cmd('inbox', 'n'), cmd('inbox', '/')]).toEqual([
+      undefined,
+      undefined,
+      'newAddress',
+      'filter',
+    ]);
   });
 
   it('with a search set, n/N move between matches, Esc clears it, q still goes back, the rest is the viewer', () => {
-    expect([cmd('found', 'n'), cmd('found', 'N'), cmd('found', '', { escape: true })]).toEqual(['nextMatch', 'previousMatch', 'clearSearch']);
+    expect([cmd('found', 'n'), cmd('found', 'N'), cmd('found', '', { escape: true })]).toEqual([
+      'nextMatch',
+      'previousMatch',
+      'clearSearch',
+    ]);
     expect([cmd('found', 'q'), cmd('found', 'j'), cmd('found', 'J'), cmd('found', 'y'), cmd('found', '/')]).toEqual([
       'back',
       'down',
@@ -157,12 +258,12 @@ describe('keys of issue 16 (reading mail)', () => {
   });
 
   it('the search input is text: letters are typed, Enter keeps the search, Esc clears it', () => {
-    expect([cmd('search', 'n'), cmd('search', 'q'), cmd('search', '', { return: true }), cmd('search', '', { escape: true })]).toEqual([
-      undefined,
-      undefined,
-      'submit',
-      'back',
-    ]);
+    expect([
+      cmd('search', 'n'),
+      cmd('search', 'q'),
+      cmd('search', '', { return: true }),
+      cmd('search', '', { escape: true }),
+    ]).toEqual([undefined, undefined, 'submit', 'back']);
   });
 
   it('Ctrl-Z suspends and Ctrl-L redraws on every screen, before any "any other key" of a question', () => {
@@ -180,9 +281,24 @@ describe('keys of issue 16 (reading mail)', () => {
 describe('keys of the help screen', () => {
   it('scrolls with the keys that scroll the viewer, and ?, q and Esc still close it', () => {
     const cmd = (input: string, key: Partial<Key> = {}) => commandFor('help', input, { ...noKey, ...key });
-    expect([cmd('j'), cmd('', { downArrow: true }), cmd('k'), cmd('', { upArrow: true })]).toEqual(['down', 'down', 'up', 'up']);
-    expect([cmd(' '), cmd('', { pageDown: true }), cmd('b'), cmd('', { pageUp: true })]).toEqual(['pageDown', 'pageDown', 'pageUp', 'pageUp']);
-    expect([cmd('g'), cmd('', { home: true }), cmd('G'), cmd('', { end: true })]).toEqual(['first', 'first', 'last', 'last']);
+    expect([cmd('j'), cmd('', { downArrow: true }), cmd('k'), cmd('', { upArrow: true })]).toEqual([
+      'down',
+      'down',
+      'up',
+      'up',
+    ]);
+    expect([cmd(' '), cmd('', { pageDown: true }), cmd('b'), cmd('', { pageUp: true })]).toEqual([
+      'pageDown',
+      'pageDown',
+      'pageUp',
+      'pageUp',
+    ]);
+    expect([cmd('g'), cmd('', { home: true }), cmd('G'), cmd('', { end: true })]).toEqual([
+      'first',
+      'first',
+      'last',
+      'last',
+    ]);
     expect([cmd('?'), cmd('q'), cmd('', { escape: true })]).toEqual(['help', 'back', 'back']);
     // The rows added for the help do not change what the keys mean elsewhere.
     expect(commandFor('viewer', 'j', noKey)).toBe('down');
@@ -191,14 +307,22 @@ describe('keys of the help screen', () => {
 });
 
 describe('keys of issue 26 (the first ten minutes)', () => {
-  const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) => commandFor(screen, input, { ...noKey, ...key });
+  const cmd = (screen: Screen, input: string, key: Partial<Key> = {}) =>
+    commandFor(screen, input, { ...noKey, ...key });
 
   it('T in the inbox sends a sample message; c in the viewer copies the code; both in the help, in no footer', () => {
     expect([cmd('inbox', 'T'), cmd('inbox', 't'), cmd('viewer', 'T')]).toEqual(['sample', undefined, undefined]);
     // c keeps copying the address in the inbox; in the viewer (with a search set too) it is the code.
-    expect([cmd('inbox', 'c'), cmd('viewer', 'c'), cmd('found', 'c'), cmd('search', 'c')]).toEqual(['copy', 'copyCode', 'copyCode', undefined]);
+    expect([cmd('inbox', 'c'), cmd('viewer', 'c'), cmd('found', 'c'), cmd('search', 'c')]).toEqual([
+      'copy',
+      'copyCode',
+      'copyCode',
+      undefined,
+    ]);
     expect(helpRows('inbox').find((r) => r.keys === 'T')?.description).toMatch(/^send this address a sample message/);
-    expect(helpRows('viewer').find((r) => r.keys === 'c')?.description).toBe('copy the code (or say why there is none)');
+    expect(helpRows('viewer').find((r) => r.keys === 'c')?.description).toBe(
+      'copy the code (or say why there is none)',
+    );
     expect(footerHints('inbox')).not.toMatch(/\bT\b/);
     expect(footerHints('viewer')).not.toMatch(/\bc copy/);
     expect(keymapMarkdown(MAIN_SCREENS)).toContain('| `T` | send this address a sample message');

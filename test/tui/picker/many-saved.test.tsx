@@ -26,7 +26,10 @@ beforeAll(async () => {
   // Saved one after another: the newest is offered first.
   emails = Array.from({ length: COUNT }, (_, i) => `saved-${String(i + 1).padStart(2, '0')}@tempmail.test`);
   for (const [i, email] of emails.entries()) {
-    store.save({ email, token: `token-${i}-0123456789abcdef`, expiresAt: new Date(Date.now() + 3_600_000 - i * 1000) }, svc.baseUrl);
+    store.save(
+      { email, token: `token-${i}-0123456789abcdef`, expiresAt: new Date(Date.now() + 3_600_000 - i * 1000) },
+      svc.baseUrl,
+    );
   }
   emails.reverse();
 });

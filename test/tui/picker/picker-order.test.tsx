@@ -31,14 +31,17 @@ async function world(): Promise<{ svc: TestService; store: SavedSessionStore }> 
 
 const ADDRESS = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/;
 const highlighted = (frame: string) => frame.split('\n').find((line) => line.startsWith('> ')) ?? '';
-const choices = (frame: string) => frame.split('\n').filter((line) => /^[> ] [1-9 ] (Resume|Random|Custom) /.test(line));
+const choices = (frame: string) =>
+  frame.split('\n').filter((line) => /^[> ] [1-9 ] (Resume|Random|Custom) /.test(line));
 
 /** Enter on the highlighted choice (a new address there) and the address the inbox shows. */
 async function createHighlighted(app: AppHarness): Promise<string> {
   await app.screen.waitFor((f) => /^> \d (Random|Custom)/m.test(f));
   await app.screen.press(KEY.ENTER);
   // The inbox's first row: the address and its countdown (the picker's Resume lines count down too).
-  const frame = await app.screen.waitFor((f) => ADDRESS.test(f.split('\n')[0] ?? '') && /expires in \d/.test(f.split('\n')[0] ?? ''));
+  const frame = await app.screen.waitFor(
+    (f) => ADDRESS.test(f.split('\n')[0] ?? '') && /expires in \d/.test(f.split('\n')[0] ?? ''),
+  );
   return ADDRESS.exec(frame.split('\n')[0] ?? '')![1]!;
 }
 
@@ -79,7 +82,11 @@ describe('the picker', () => {
     h = await startApp({ svc, props: { saved } });
     let frame = await h.screen.waitFor((f) => f.includes('Random address on') && f.includes(`Resume ${first}`));
     // Listed newest created first (the digits stay put), the highlight on the one used last.
-    expect(choices(frame).slice(0, 2).map((l) => ADDRESS.exec(l)?.[1])).toEqual([second, first]);
+    expect(
+      choices(frame)
+        .slice(0, 2)
+        .map((l) => ADDRESS.exec(l)?.[1]),
+    ).toEqual([second, first]);
     expect(highlighted(frame)).toContain(`2 Resume ${first}`);
     await h.screen.press(KEY.ENTER);
     frame = await h.screen.waitFor(`No mail yet for ${first}`);

@@ -44,7 +44,14 @@ describe('the first highlight of the picker', () => {
     expect(pickerWindow(initialPickerState, keys, 5, 5, start)).toEqual({ index: 3, top: 0 });
     // Two rows: scrolled to the start choice.
     expect(pickerWindow(initialPickerState, keys, 5, 2, start)).toEqual({ index: 3, top: 2 });
-    const moved = pickerReducer(initialPickerState, { type: 'move', items: keys, count: 5, rows: 5, to: 'down', start });
+    const moved = pickerReducer(initialPickerState, {
+      type: 'move',
+      items: keys,
+      count: 5,
+      rows: 5,
+      to: 'down',
+      start,
+    });
     expect(pickerWindow(moved, keys, 5, 5, start).index).toBe(4);
     expect(pickerWindow(initialPickerState, keys, 5, 5, 'not-there')).toEqual({ index: 0, top: 0 });
   });

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { Domain } from '../../../src/model/mail-types';
 import type { SavedSession } from '../../../src/state/saved-sessions';
-import { initialPickerState, pickerReducer, pickerScreen, pickerWindow, type PickerAction, type PickerMove, type PickerState } from '../../../src/tui/picker/picker-state';
+import {
+  initialPickerState,
+  pickerReducer,
+  pickerScreen,
+  pickerWindow,
+  type PickerAction,
+  type PickerMove,
+  type PickerState,
+} from '../../../src/tui/picker/picker-state';
 
 const domain: Domain = { id: 1, domain: 'tempmail.test' };
 const saved = { email: 'a@tempmail.test' } as SavedSession;
@@ -45,7 +53,11 @@ describe('picker reducer', () => {
   });
 
   it('a choice clears what was said; the highlight is kept with the items it was moved on', () => {
-    const s = run({ type: 'say', text: 'x forgets a saved address' }, { type: 'move', items: 'a\nb', count: 2, rows: 5, to: 'down' }, { type: 'chose' });
+    const s = run(
+      { type: 'say', text: 'x forgets a saved address' },
+      { type: 'move', items: 'a\nb', count: 2, rows: 5, to: 'down' },
+      { type: 'chose' },
+    );
     expect(s.said).toBeNull();
     expect(pickerWindow(s, 'a\nb', 2, 5)).toEqual({ index: 1, top: 0 });
     // A list without the highlighted choice starts at its top.
@@ -54,7 +66,15 @@ describe('picker reducer', () => {
 
   it('a list that changes keeps the highlighted choice where it is now (domains arriving, a saved one forgotten)', () => {
     const saved = Array.from({ length: 20 }, (_, i) => `s${i}`);
-    const s = run(...Array.from({ length: 12 }, () => ({ type: 'move' as const, items: saved.join('\n'), count: 20, rows: 10, to: 'down' as const })));
+    const s = run(
+      ...Array.from({ length: 12 }, () => ({
+        type: 'move' as const,
+        items: saved.join('\n'),
+        count: 20,
+        rows: 10,
+        to: 'down' as const,
+      })),
+    );
     expect(pickerWindow(s, saved.join('\n'), 20, 10)).toEqual({ index: 12, top: 3 });
     // The service's choices come after the saved ones: s12 stays highlighted, the window where it was.
     const withDomains = [...saved, 'random a', 'custom a'].join('\n');
@@ -79,9 +99,15 @@ describe('picker reducer', () => {
     expect(at(run(...Array.from({ length: 10 }, () => move('down'))))).toEqual({ index: 10, top: 1 });
     expect(at(run(move('pageDown')))).toEqual({ index: 9, top: 9 });
     expect(at(run(move('pageDown'), move('pageDown')))).toEqual({ index: 18, top: 18 });
-    expect(at(run(move('pageDown'), move('pageDown'), move('pageDown'), move('pageDown')))).toEqual({ index: 33, top: 24 });
+    expect(at(run(move('pageDown'), move('pageDown'), move('pageDown'), move('pageDown')))).toEqual({
+      index: 33,
+      top: 24,
+    });
     expect(at(run(move('last'), move('pageUp')))).toEqual({ index: 24, top: 15 });
-    expect(at(run(move('last'), move('pageUp'), move('pageUp'), move('pageUp'), move('pageUp')))).toEqual({ index: 0, top: 0 });
+    expect(at(run(move('last'), move('pageUp'), move('pageUp'), move('pageUp'), move('pageUp')))).toEqual({
+      index: 0,
+      top: 0,
+    });
   });
 
   it('the window follows a resize and a shorter list, the highlight always inside it', () => {

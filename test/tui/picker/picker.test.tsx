@@ -18,7 +18,6 @@ afterEach(async () => {
   await Promise.all(extra.splice(0).map((s) => s.close()));
 });
 
-
 describe('picker', () => {
   it('offers every domain (random and custom name), each external account and "picked for me"', async () => {
     const svc = await startTestService({ extmailAccounts: [{ email: 'someone@gmail.com', dotInsensitive: true }] });
@@ -35,7 +34,10 @@ describe('picker', () => {
     // Nothing saved yet: the footer does not offer x (forget).
     expect(frame).not.toContain('x forget');
     // Each line says the digit that picks it.
-    const numbered = frame.split('\n').map((row) => /^\W*(\d) (.+?)\s*$/.exec(row)).filter((m) => m !== null);
+    const numbered = frame
+      .split('\n')
+      .map((row) => /^\W*(\d) (.+?)\s*$/.exec(row))
+      .filter((m) => m !== null);
     expect(numbered.map((m) => m[1])).toEqual(['1', '2', '3', '4', '5', '6']);
     expect(numbered[0]![2]).toBe('Random address on tempmail.test');
     const third = numbered[2]![2]!;
@@ -132,7 +134,8 @@ describe('picker', () => {
     for (const key of 'quick-fox.2') h.screen.write(key);
     await h.screen.waitFor('✓ quick-fox.2@tempmail.test');
     // Editing keys as fast: two backspaces, a cursor move and an insert, then Enter in the same burst.
-    for (const key of [KEY.BACKSPACE, KEY.BACKSPACE, KEY.ARROW_LEFT, KEY.ARROW_LEFT, 'e', KEY.ENTER]) h.screen.write(key);
+    for (const key of [KEY.BACKSPACE, KEY.BACKSPACE, KEY.ARROW_LEFT, KEY.ARROW_LEFT, 'e', KEY.ENTER])
+      h.screen.write(key);
     const frame = await h.screen.waitFor('expires in');
     expect(frame).toContain('quick-feox@tempmail.test');
   });
@@ -152,7 +155,14 @@ describe('picker', () => {
     const { renderAt } = await import('../ui');
     const { App } = await import('../../../src/tui/app');
     const api = createApi({ baseUrl: `http://127.0.0.1:${port}/`, retries: 0, timeoutMs: 2000 });
-    const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    const screen = renderAt(
+      <App
+        providers={singleProvider(api, `http://127.0.0.1:${port}/`)}
+        settings={{ pollIntervalMs: 60_000, bell: false }}
+        noColor
+        onQuit={() => {}}
+      />,
+    );
     try {
       const frame = await screen.waitFor('Could not load the domains');
       expect(frame).toMatch(/unreachable|refused/i);
@@ -180,7 +190,14 @@ describe('picker', () => {
         return real.listDomains();
       },
     };
-    const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    const screen = renderAt(
+      <App
+        providers={singleProvider(api, `http://127.0.0.1:${port}/`)}
+        settings={{ pollIntervalMs: 60_000, bell: false }}
+        noColor
+        onQuit={() => {}}
+      />,
+    );
     try {
       let frame = await screen.waitFor(/Retrying in [12] s\. Press r to retry now, q to quit\./);
       expect(frame).toContain('Could not load the domains');
@@ -239,7 +256,15 @@ describe('picker', () => {
         return dead.listDomains();
       },
     };
-    const screen = renderAt(<App providers={singleProvider(api, `http://127.0.0.1:${port}/`)} domains={domains} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => {}} />);
+    const screen = renderAt(
+      <App
+        providers={singleProvider(api, `http://127.0.0.1:${port}/`)}
+        domains={domains}
+        settings={{ pollIntervalMs: 60_000, bell: false }}
+        noColor
+        onQuit={() => {}}
+      />,
+    );
     try {
       await screen.waitFor('Loading the domains');
       await screen.waitFor('Could not load the domains');

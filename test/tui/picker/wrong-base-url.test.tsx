@@ -21,7 +21,9 @@ const RAW_CODE = /\b(?:HPE_[A-Z_]+|E[A-Z]{4,}|ERR_[A-Z_]+)\b/;
 // A web server that has never heard of this API: its 404 page for every path.
 const page: Handler = (_req, res) => {
   res.writeHead(404, { 'content-type': 'text/html' });
-  res.end('<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>nginx</p></body></html>');
+  res.end(
+    '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>nginx</p></body></html>',
+  );
 };
 
 let web: FixtureServer;
@@ -30,7 +32,10 @@ beforeAll(async () => {
 });
 afterAll(() => web.close());
 
-function app(columns: number, extra: Partial<React.ComponentProps<typeof App>> = {}): { screen: Screen; api: TempMailApi } {
+function app(
+  columns: number,
+  extra: Partial<React.ComponentProps<typeof App>> = {},
+): { screen: Screen; api: TempMailApi } {
   const api = createApi({ baseUrl: web.baseUrl, retries: 0, timeoutMs: 3000 });
   const screen = renderAt(
     <App
@@ -75,7 +80,11 @@ describe('a base URL that answers a web page', () => {
 
   it('the inbox stops checking, says why in its header and whole on the status line; r checks again', async () => {
     web.handle(page); // and forget the requests so far
-    const session = { email: 'kept@tempmail.test', token: 'tok-wrong-base-0123456789', expiresAt: new Date(Date.now() + 3_600_000) };
+    const session = {
+      email: 'kept@tempmail.test',
+      token: 'tok-wrong-base-0123456789',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    };
     const { screen } = app(80, { initialSession: session });
     try {
       const frame = await screen.waitFor((f) => joined(f).includes(ADVICE) && f.includes('Stopped, r tries again'));

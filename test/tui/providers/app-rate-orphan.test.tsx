@@ -26,11 +26,22 @@ async function appOn(fake: MailtmFake) {
   const providers = createProviderSet({
     choices: [ref],
     make: (r) =>
-      createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0, rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => rateWaits.tell({ label: 'mail.tm', seconds }) } }),
+      createProvider(r.provider, {
+        baseUrl: r.baseUrl,
+        retries: 0,
+        rateLimitWait: { ...RATE_LIMIT_WAIT, onWait: (seconds) => rateWaits.tell({ label: 'mail.tm', seconds }) },
+      }),
   });
   const store = openSavedSessions({ dir });
   const screen = renderAt(
-    <App providers={providers} settings={{ pollIntervalMs: 60_000, bell: false }} saved={{ store, serviceKey: ref.baseUrl }} rateWaits={rateWaits} noColor onQuit={() => undefined} />,
+    <App
+      providers={providers}
+      settings={{ pollIntervalMs: 60_000, bell: false }}
+      saved={{ store, serviceKey: ref.baseUrl }}
+      rateWaits={rateWaits}
+      noColor
+      onQuit={() => undefined}
+    />,
     80,
     24,
   );
@@ -46,12 +57,14 @@ it('a 429 on creating is waited out, said on the status line, and the address is
   fake.failNext(429, 1, 1, 'accounts');
   await screen.press(KEY.ENTER);
   // Beside "Creating the address…", wrapped at 80 columns.
-  await screen.waitFor((f) => joined(f).includes('Creating the address… mail.tm is limiting requests: waiting 1 s, then asking again'));
+  await screen.waitFor((f) =>
+    joined(f).includes('Creating the address… mail.tm is limiting requests: waiting 1 s, then asking again'),
+  );
   await screen.waitFor(/^\S+@mailtm\.test +no expiry/, 10_000);
   expect(fake.accounts()).toHaveLength(1);
 });
 
-it("a sign-in refused after the account was made: the account is saved, offered, and resuming it signs in", async () => {
+it('a sign-in refused after the account was made: the account is saved, offered, and resuming it signs in', async () => {
   const fake = await startMailtmFake();
   cleanup.after(() => fake.close());
   const { screen, store } = await appOn(fake);

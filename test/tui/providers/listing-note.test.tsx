@@ -18,8 +18,15 @@ describe('what a listing left out', () => {
     const mailtm = await startMailtmFake();
     cleanup.after(() => mailtm.close());
     const ref: ProviderRef = { provider: 'mailtm', baseUrl: mailtm.baseUrl };
-    const providers = createProviderSet({ choices: [ref], make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0, timeoutMs: 3000 }) });
-    const screen = renderAt(<App providers={providers} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => undefined} />, 100, 30);
+    const providers = createProviderSet({
+      choices: [ref],
+      make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0, timeoutMs: 3000 }),
+    });
+    const screen = renderAt(
+      <App providers={providers} settings={{ pollIntervalMs: 60_000, bell: false }} noColor onQuit={() => undefined} />,
+      100,
+      30,
+    );
     cleanup.after(() => screen.unmount());
     await screen.waitFor('Random address on mailtm.test');
     await screen.press(KEY.ENTER);
@@ -28,7 +35,9 @@ describe('what a listing left out', () => {
 
     mailtm.deliver(address, { subject: 'Dot dot', id: '../x' });
     await screen.press('r');
-    await screen.waitFor(`No mail to show for ${address}:\n1 listed message left out (no usable id in the service's answer).`);
+    await screen.waitFor(
+      `No mail to show for ${address}:\n1 listed message left out (no usable id in the service's answer).`,
+    );
 
     mailtm.deliver(address, { subject: 'Your code', text: 'It is 482913.' });
     mailtm.deliver(address, { subject: 'Query', id: 'a?b=c' });

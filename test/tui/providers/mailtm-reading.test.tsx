@@ -23,9 +23,17 @@ describe('reading on mail.tm', () => {
     const downloads = mkdtempSync(join(tmpdir(), 'tui-mailtm-eml-'));
     cleanup.after(() => rmSync(downloads, { recursive: true, force: true }));
     const ref: ProviderRef = { provider: 'mailtm', baseUrl: mailtm.baseUrl };
-    const providers = createProviderSet({ choices: [ref], make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0, timeoutMs: 3000 }) });
+    const providers = createProviderSet({
+      choices: [ref],
+      make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0, timeoutMs: 3000 }),
+    });
     const screen = renderAt(
-      <App providers={providers} settings={{ pollIntervalMs: 60_000, bell: false, downloadDir: downloads }} noColor onQuit={() => undefined} />,
+      <App
+        providers={providers}
+        settings={{ pollIntervalMs: 60_000, bell: false, downloadDir: downloads }}
+        noColor
+        onQuit={() => undefined}
+      />,
       100,
       30,
     );
@@ -36,8 +44,17 @@ describe('reading on mail.tm', () => {
     const address = /^(\S+@mailtm\.test)/.exec(frame)![1]!;
 
     // Opened elsewhere (mail.tm's own web client): mail.tm lists it as seen.
-    mailtm.deliver(address, { subject: 'Read on the web', text: 'Already seen there.', seen: true, at: new Date(Date.now() - 60_000) });
-    const file = mailtm.deliver(address, { subject: 'Statement', text: 'See the file.', attachments: [{ filename: 's.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF') }] });
+    mailtm.deliver(address, {
+      subject: 'Read on the web',
+      text: 'Already seen there.',
+      seen: true,
+      at: new Date(Date.now() - 60_000),
+    });
+    const file = mailtm.deliver(address, {
+      subject: 'Statement',
+      text: 'See the file.',
+      attachments: [{ filename: 's.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF') }],
+    });
     await screen.press('r');
     let list = await screen.waitFor('2 messages · 1 unread');
     expect(list).toMatch(/^ {3}\S.* +Read on the web/m);

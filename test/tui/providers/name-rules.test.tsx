@@ -20,9 +20,18 @@ const cleanup = cleanupAfterEach();
 async function appOn(ref: ProviderRef) {
   const dir = mkdtempSync(join(tmpdir(), 'tui-names-'));
   cleanup.after(() => rmSync(dir, { recursive: true, force: true }));
-  const providers = createProviderSet({ choices: [ref], make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0 }) });
+  const providers = createProviderSet({
+    choices: [ref],
+    make: (r) => createProvider(r.provider, { baseUrl: r.baseUrl, retries: 0 }),
+  });
   const screen = renderAt(
-    <App providers={providers} settings={{ pollIntervalMs: 60_000, bell: false }} saved={{ store: openSavedSessions({ dir }), serviceKey: ref.baseUrl }} noColor onQuit={() => undefined} />,
+    <App
+      providers={providers}
+      settings={{ pollIntervalMs: 60_000, bell: false }}
+      saved={{ store: openSavedSessions({ dir }), serviceKey: ref.baseUrl }}
+      noColor
+      onQuit={() => undefined}
+    />,
     80,
     24,
   );
@@ -52,7 +61,15 @@ it("Guerrilla Mail: its characters ('+' is one), not the interface's", async () 
   cleanup.after(() => fake.close());
   const screen = await appOn({ provider: 'guerrilla', baseUrl: fake.baseUrl });
   await screen.waitFor('Custom name on guerrillamail.com');
-  while (!/^>/.test(screen.frame().split('\n').find((l) => l.includes('Custom name on guerrillamail.com')) ?? '')) await screen.press('j');
+  while (
+    !/^>/.test(
+      screen
+        .frame()
+        .split('\n')
+        .find((l) => l.includes('Custom name on guerrillamail.com')) ?? '',
+    )
+  )
+    await screen.press('j');
   await screen.press(KEY.ENTER);
   await screen.waitFor('Custom name on guerrillamail.com (Enter');
   await screen.press('me+news');

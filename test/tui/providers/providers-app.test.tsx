@@ -41,7 +41,11 @@ async function world(options: { mailtm?: MailtmFakeOptions; pollIntervalMs?: num
   cleanup.after(() => rmSync(dir, { recursive: true, force: true }));
   const store = openSavedSessions({ dir });
   const local: ProviderRef = { provider: 'tempmail', baseUrl: `local:${dir}/data` };
-  const choices: ProviderRef[] = [local, { provider: 'mailtm', baseUrl: mailtm.baseUrl }, { provider: 'guerrilla', baseUrl: guerrilla.baseUrl }];
+  const choices: ProviderRef[] = [
+    local,
+    { provider: 'mailtm', baseUrl: mailtm.baseUrl },
+    { provider: 'guerrilla', baseUrl: guerrilla.baseUrl },
+  ];
   const providers = createProviderSet({
     choices,
     known: [[local, createTempmailProvider({ baseUrl: svc.baseUrl, retries: 0 })]],
@@ -80,7 +84,9 @@ describe('the app across providers', () => {
     await w.screen.press('p');
     frame = await w.screen.waitFor('Random address on mailtm.test');
     expect(frame).toContain(`Provider: mail.tm (${new URL(w.mailtm.baseUrl).host})`);
-    expect(frame).toContain('mail.tm: Public: any website can send here; the account has no expiry · p: Guerrilla Mail');
+    expect(frame).toContain(
+      'mail.tm: Public: any website can send here; the account has no expiry · p: Guerrilla Mail',
+    );
     expect(frame).not.toContain('old-tm.test');
     await w.screen.press(KEY.ENTER);
     const address = await mailtmAddress(w.screen);
@@ -91,7 +97,11 @@ describe('the app across providers', () => {
     expect(w.screen.frames.some((f) => f.includes(saved.password!) || f.includes(saved.token))).toBe(false);
 
     // Mail: checked with r (the poll interval is a minute here), read, with its sender.
-    w.mailtm.deliver(address, { from: { name: 'Acme', address: 'accounts@acme.example' }, subject: 'Your Acme code', text: 'Your code is 482913.' });
+    w.mailtm.deliver(address, {
+      from: { name: 'Acme', address: 'accounts@acme.example' },
+      subject: 'Your Acme code',
+      text: 'Your code is 482913.',
+    });
     await w.screen.press('r');
     await w.screen.waitFor('Your Acme code');
     await w.screen.press(KEY.ENTER);
@@ -135,13 +145,25 @@ describe('the app across providers', () => {
     // 100 columns: the shorter wording, so that the way to the next provider stays whole.
     expect(frame).toContain('Guerrilla Mail: public; anyone typing the name reads it; 60 min · p: local service');
     // The list scrolls (ten domains, twice): move to the line instead of typing a digit.
-    while (!/^>/.test(w.screen.frame().split('\n').find((l) => l.includes('Custom name on sharklasers.com')) ?? '')) await w.screen.press('j');
+    while (
+      !/^>/.test(
+        w.screen
+          .frame()
+          .split('\n')
+          .find((l) => l.includes('Custom name on sharklasers.com')) ?? '',
+      )
+    )
+      await w.screen.press('j');
     await w.screen.press(KEY.ENTER);
     await w.screen.waitFor('Custom name on sharklasers.com (Enter');
     await w.screen.press('reader-one', KEY.ENTER);
     frame = await w.screen.waitFor(/reader-one@sharklasers\.com +expires in (59|60):/);
     expect(frame.split('\n')[1]).toMatch(/Guerrilla Mail/);
-    w.guerrilla.deliver('reader-one@sharklasers.com', { from: 'Shop <hello@shop.example>', subject: 'Tom &amp; Jerry', body: '<p>Hi</p>' });
+    w.guerrilla.deliver('reader-one@sharklasers.com', {
+      from: 'Shop <hello@shop.example>',
+      subject: 'Tom &amp; Jerry',
+      body: '<p>Hi</p>',
+    });
     await w.screen.press('r');
     await w.screen.waitFor('Tom &amp; Jerry');
     // The welcome message is not there.
@@ -164,7 +186,9 @@ describe('the app across providers', () => {
     await w.screen.press('x');
     // The question wraps: its whole wording, what D deletes said in full.
     let frame = await w.screen.waitFor((f) =>
-      joined(f).includes(`Forget ${address}? y: here only · D: also delete the mail.tm account (its mail is gone for good) · other key: no`),
+      joined(f).includes(
+        `Forget ${address}? y: here only · D: also delete the mail.tm account (its mail is gone for good) · other key: no`,
+      ),
     );
     expect(frame).toContain('y yes  D delete there too  any other key no');
     await w.screen.press('D');

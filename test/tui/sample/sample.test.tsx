@@ -61,7 +61,9 @@ describe('T in local mode', () => {
     await h.screen.waitFor('No mail yet');
     await h.screen.press('T');
     const frame = await h.screen.waitFor('Sample message not sent');
-    expect(joined(frame)).toContain(`Sample message not sent: nothing answers at 127.0.0.1:${port} (has the local service stopped?)`);
+    expect(joined(frame)).toContain(
+      `Sample message not sent: nothing answers at 127.0.0.1:${port} (has the local service stopped?)`,
+    );
     expect(frame).not.toMatch(/E[A-Z]{4,}/);
   });
 
@@ -74,7 +76,11 @@ describe('T in local mode', () => {
       await h.screen.waitFor('No mail yet');
       await h.screen.press('T');
       const frame = await h.screen.waitFor('Sample message not sent');
-      expect(joined(frame)).toMatch(new RegExp(`Sample message not sent: the service at 127\\.0\\.0\\.1:${other.smtpPort} answered: 550 5\\.7\\.1 `));
+      expect(joined(frame)).toMatch(
+        new RegExp(
+          `Sample message not sent: the service at 127\\.0\\.0\\.1:${other.smtpPort} answered: 550 5\\.7\\.1 `,
+        ),
+      );
     } finally {
       await other.close();
     }
@@ -109,11 +115,13 @@ describe('T outside local mode', () => {
     const before = stored(h);
     await h.screen.press('T');
     const frame = await h.screen.waitFor('No sample sent');
-    expect(joined(frame)).toContain(`No sample sent: T mails one only through the app's own local service, and ${address} lives on`);
+    expect(joined(frame)).toContain(
+      `No sample sent: T mails one only through the app's own local service, and ${address} lives on`,
+    );
     expect(stored(h)).toBe(before);
   });
 
-  it("on a service on this machine the empty inbox shows a python3 command, and that command delivers", async () => {
+  it('on a service on this machine the empty inbox shows a python3 command, and that command delivers', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);
     const frame = await h.screen.waitFor('No mail yet');

@@ -33,7 +33,11 @@ async function setup() {
   store.save(good, svc.baseUrl);
   // A token this service never issued, for an address on its domain, not yet expired: what a wiped
   // data dir leaves in sessions.json. Saved last, so it is the newest and listed first.
-  const wiped = { email: `wiped@${domain.domain}`, token: 'x'.repeat(43), expiresAt: new Date(Date.now() + 30 * 60_000) };
+  const wiped = {
+    email: `wiped@${domain.domain}`,
+    token: 'x'.repeat(43),
+    expiresAt: new Date(Date.now() + 30 * 60_000),
+  };
   store.save(wiped, svc.baseUrl);
   return { svc, store, good, wiped, saved: { store, serviceKey: svc.baseUrl } };
 }
@@ -45,7 +49,9 @@ describe('a saved address the service refuses', () => {
     h = await startApp({ svc, props: { saved }, columns: 110 });
     let frame = await h.screen.waitFor('Random address on');
     const lines = frame.split('\n');
-    expect(lines.findIndex((l) => l.includes(`Resume ${wiped.email}`))).toBeLessThan(lines.findIndex((l) => l.includes(`Resume ${good.email}`)));
+    expect(lines.findIndex((l) => l.includes(`Resume ${wiped.email}`))).toBeLessThan(
+      lines.findIndex((l) => l.includes(`Resume ${good.email}`)),
+    );
 
     await h.screen.press('1');
     await h.screen.waitFor('The service no longer knows this address');
@@ -91,8 +97,12 @@ describe('a saved address the service refuses', () => {
     expect(n).toBe(2); // the unmarked one first
     await h.screen.press(String(n));
     await h.screen.waitFor(`No mail yet for ${good.email}`);
-    await h.screen.waitFor(() => store.listLive(new Date(), svc.baseUrl).find((s) => s.email === good.email)?.refusedAt === undefined);
-    expect(readFileSync(store.file, 'utf8')).not.toMatch(new RegExp(`"${good.email.replace('.', '\\.')}"[^}]*refusedAt`));
+    await h.screen.waitFor(
+      () => store.listLive(new Date(), svc.baseUrl).find((s) => s.email === good.email)?.refusedAt === undefined,
+    );
+    expect(readFileSync(store.file, 'utf8')).not.toMatch(
+      new RegExp(`"${good.email.replace('.', '\\.')}"[^}]*refusedAt`),
+    );
     await h.screen.press('n', 'y');
     frame = await h.screen.waitFor('Random address on');
     expect(frame).not.toContain('unknown to the service');

@@ -35,7 +35,6 @@ async function service(): Promise<TestService> {
   return svc;
 }
 
-
 const ADDRESS = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/;
 
 /** Creates an address from the picker line numbered `line` (1-based) and returns it. */
@@ -51,8 +50,14 @@ describe('saved addresses', () => {
     const svc = await service();
     const { store } = tempStore();
     // Left from earlier: one expired, one of another service. Neither may be offered.
-    store.save({ email: 'gone@tempmail.test', token: 'old-token-1', expiresAt: new Date(Date.now() - 1000) }, svc.baseUrl);
-    store.save({ email: 'elsewhere@other.test', token: 'other-token', expiresAt: new Date(Date.now() + 3_600_000) }, 'http://other.example/');
+    store.save(
+      { email: 'gone@tempmail.test', token: 'old-token-1', expiresAt: new Date(Date.now() - 1000) },
+      svc.baseUrl,
+    );
+    store.save(
+      { email: 'elsewhere@other.test', token: 'other-token', expiresAt: new Date(Date.now() + 3_600_000) },
+      'http://other.example/',
+    );
     const saved = { store, serviceKey: svc.baseUrl };
 
     h = await startApp({ svc, props: { saved } });
@@ -78,7 +83,9 @@ describe('saved addresses', () => {
     const lines = frame.split('\n');
     const resume = lines.findIndex((l) => l.includes(`Resume ${second} (expires in `));
     expect(resume).toBeGreaterThan(0);
-    expect(lines[resume + 1]).toMatch(new RegExp(`Resume ${first.replace('.', '\\.')} \\(expires in (59|60|5\\d):\\d\\d\\)`));
+    expect(lines[resume + 1]).toMatch(
+      new RegExp(`Resume ${first.replace('.', '\\.')} \\(expires in (59|60|5\\d):\\d\\d\\)`),
+    );
     expect(lines.findIndex((l) => l.includes('Random address on'))).toBe(resume + 2);
     expect(frame).not.toContain('gone@');
     expect(frame).not.toContain('elsewhere@');
@@ -88,7 +95,8 @@ describe('saved addresses', () => {
     await sendMail(svc, { to: first, subject: 'Welcome back', text: 'hi' });
     await h.screen.press('r');
     await h.screen.waitFor('Welcome back');
-    for (const s of store.listLive(new Date(), svc.baseUrl)) expect(h.screen.frames.some((f) => f.includes(s.token))).toBe(false);
+    for (const s of store.listLive(new Date(), svc.baseUrl))
+      expect(h.screen.frames.some((f) => f.includes(s.token))).toBe(false);
   });
 
   it('s lists the saved addresses with their remaining time and switches; Esc goes back', async () => {
@@ -136,7 +144,9 @@ describe('saved addresses', () => {
     await h.screen.press('s');
     await h.screen.waitFor('saved addresses (2)');
     await h.screen.press('j', 'x');
-    await h.screen.waitFor((f) => joined(f).includes(`Forget ${first}? It cannot be reopened. y = yes, any other key = no`));
+    await h.screen.waitFor((f) =>
+      joined(f).includes(`Forget ${first}? It cannot be reopened. y = yes, any other key = no`),
+    );
     await h.screen.press('n');
     await h.screen.waitFor('Enter choose');
     expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(2);
@@ -167,7 +177,9 @@ describe('saved addresses', () => {
     h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
     expect(await h.screen.waitFor('Random address on')).toContain('x forget');
     await h.screen.press('j', 'x'); // the second line: the older address
-    await h.screen.waitFor((f) => joined(f).includes(`Forget ${older.email}? It cannot be reopened. y = yes, any other key = no`));
+    await h.screen.waitFor((f) =>
+      joined(f).includes(`Forget ${older.email}? It cannot be reopened. y = yes, any other key = no`),
+    );
     await h.screen.press('n');
     await h.screen.waitFor('Cancelled');
     expect(store.listLive(new Date(), svc.baseUrl)).toHaveLength(2);
@@ -230,7 +242,8 @@ describe('saved addresses', () => {
     writeFileSync(blocked, 'x');
     const store = openSavedSessions({ dir: join(blocked, 'state') });
     // The reason leads (a status line of its own starts with it) and the (long, temporary) path comes last.
-    const leads = (f: string, reason: string) => f.split('\n').some((line) => line.startsWith(reason)) && joined(f).includes(`${reason} (/`);
+    const leads = (f: string, reason: string) =>
+      f.split('\n').some((line) => line.startsWith(reason)) && joined(f).includes(`${reason} (/`);
     h = await startApp({ svc, props: { saved: { store, serviceKey: svc.baseUrl } } });
     await h.screen.waitFor((f) => leads(f, 'Saved addresses could not be read: a part of the path is not a directory'));
     const address = await create(h, 1);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { caseSensitive, findMatches, firstMatchFrom, lineOf, lineSegments, MAX_MATCHES } from '../../../src/tui/search/find-matches';
+import {
+  caseSensitive,
+  findMatches,
+  firstMatchFrom,
+  lineOf,
+  lineSegments,
+  MAX_MATCHES,
+} from '../../../src/tui/search/find-matches';
 import { isTerminalSafe } from '../../../src/text/safe-text';
 
 const LINES = ['Your Code is 482913.', 'Enter the code within', 'ten minutes. CODE again: code.'];
@@ -18,7 +25,8 @@ describe('findMatches', () => {
 
   it('is literal text: what would be regular-expression syntax matches itself', () => {
     expect(findMatches(['a.b axb (x) [y] a+b \\d $5 ^up 1-2'], 'a.b').list).toHaveLength(1);
-    for (const p of ['(x)', '[y]', 'a+b', '\\d', '$5', '^up', '1-2']) expect([p, findMatches(['a.b axb (x) [y] a+b \\d $5 ^up 1-2'], p).list.length]).toEqual([p, 1]);
+    for (const p of ['(x)', '[y]', 'a+b', '\\d', '$5', '^up', '1-2'])
+      expect([p, findMatches(['a.b axb (x) [y] a+b \\d $5 ^up 1-2'], p).list.length]).toEqual([p, 1]);
   });
 
   it('a space in the pattern matches a line break of the wrapping', () => {

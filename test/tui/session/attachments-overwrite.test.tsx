@@ -4,7 +4,17 @@
  * keeps both (today's numbering), any other key leaves the file as it was. A symbolic link there is
  * never followed.
  */
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,7 +45,10 @@ function folders(files: (downloads: string, root: string) => void = () => {}): {
 
 /** Starts the app saving into `dir` and opens a message with one attachment, report.pdf. */
 async function openReport(dir: string, columns = 130): Promise<AppHarness> {
-  const app = await startApp({ columns, props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } } });
+  const app = await startApp({
+    columns,
+    props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } },
+  });
   const address = await pickFirstDomain(app);
   await sendMail(app.svc, {
     to: address,
@@ -58,7 +71,9 @@ describe('saving over a file that exists', () => {
     h = await openReport(dir);
 
     await h.screen.press('a');
-    const asked = await h.screen.waitFor(`report.pdf exists in ${dir}: o overwrite · k keep both (report (1).pdf) · other key cancels`);
+    const asked = await h.screen.waitFor(
+      `report.pdf exists in ${dir}: o overwrite · k keep both (report (1).pdf) · other key cancels`,
+    );
     expect(asked).toContain('o overwrite  k keep both  any other key cancel');
     // The viewer's keys are off while it asks: j neither scrolls nor answers for it, it cancels.
     await h.screen.press('j');
@@ -126,7 +141,9 @@ describe('saving over a file that exists', () => {
     h = await openReport(dir, 80);
     await h.screen.press('a');
     const frame = await h.screen.waitFor((f) =>
-      joined(f).includes('report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels'),
+      joined(f).includes(
+        'report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels',
+      ),
     );
     for (const line of frame.split('\n')) expect(textWidth(line)).toBeLessThanOrEqual(80);
     await h.screen.press(KEY.ESC);

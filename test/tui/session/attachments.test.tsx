@@ -120,7 +120,10 @@ describe('attachments', () => {
     const dir = downloads();
     h = await startApp({ props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } } });
     const address = await pickFirstDomain(h);
-    const attachments = Array.from({ length: 12 }, (_, i) => ({ filename: `part-${i + 1}.txt`, content: `part ${i + 1}\n` }));
+    const attachments = Array.from({ length: 12 }, (_, i) => ({
+      filename: `part-${i + 1}.txt`,
+      content: `part ${i + 1}\n`,
+    }));
     await sendMail(h.svc, { to: address, subject: 'Twelve files', text: 'A dozen.', attachments });
     await h.screen.press('r');
     await h.screen.waitFor('Twelve files');
@@ -155,7 +158,12 @@ describe('attachments', () => {
     const dir = join(blocked, '..', 'file', 'Downloads');
     h = await startApp({ props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: dir } } });
     const address = await pickFirstDomain(h);
-    await sendMail(h.svc, { to: address, subject: 'One file', text: 'Just one.', attachments: [{ filename: 'notes.txt', content: 'x' }] });
+    await sendMail(h.svc, {
+      to: address,
+      subject: 'One file',
+      text: 'Just one.',
+      attachments: [{ filename: 'notes.txt', content: 'x' }],
+    });
     await h.screen.press('r');
     await h.screen.waitFor('One file');
     await h.screen.press(KEY.ENTER);
@@ -163,7 +171,9 @@ describe('attachments', () => {
     await h.screen.press('a');
     const frame = await h.screen.waitFor('notes.txt not saved');
     // The status wraps; its first line leads with the reason.
-    expect(frame.split('\n').some((line) => line.startsWith('notes.txt not saved: a part of the path is not a directory'))).toBe(true);
+    expect(
+      frame.split('\n').some((line) => line.startsWith('notes.txt not saved: a part of the path is not a directory')),
+    ).toBe(true);
     expect(joined(frame)).toMatch(/notes\.txt not saved: a part of the path is not a directory \(in \//);
   });
 
@@ -178,7 +188,13 @@ describe('attachments', () => {
         res.end('<h1>Not Found</h1>');
         return;
       }
-      const options = { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers };
+      const options = {
+        host: target.hostname,
+        port: target.port,
+        path: req.url,
+        method: req.method,
+        headers: req.headers,
+      };
       const upstream = request(options, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

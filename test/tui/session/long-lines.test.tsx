@@ -26,7 +26,9 @@ describe('long questions and errors', () => {
       await h.screen.press('r');
       await h.screen.waitFor('Your order');
       await h.screen.press('d');
-      const frame = await h.screen.waitFor((f) => joined(f).includes(`Delete "${SUBJECT}"? y = yes, any other key = no`));
+      const frame = await h.screen.waitFor((f) =>
+        joined(f).includes(`Delete "${SUBJECT}"? y = yes, any other key = no`),
+      );
       const lines = frame.split('\n');
       expect(lines.every((line) => textWidth(line) <= columns)).toBe(true);
       expect(lines.length).toBeLessThanOrEqual(24);

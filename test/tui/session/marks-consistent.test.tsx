@@ -44,11 +44,19 @@ describe('code marks', () => {
     const app = h;
     await app.screen.waitFor('Random address on');
     await app.screen.press('1');
-    const address = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/.exec((await app.screen.waitFor(/expires in \d/)).split('\n')[0] ?? '')![1]!;
+    const address = /([a-z0-9._-]+@[a-z0-9.-]+\.test)/.exec(
+      (await app.screen.waitFor(/expires in \d/)).split('\n')[0] ?? '',
+    )![1]!;
     // 300 mails alike but for their code, sent ten at a time.
     for (let i = 0; i < N; i += 10) {
       await Promise.all(
-        Array.from({ length: 10 }, (_, k) => sendMail(app.svc, { to: address, subject: SUBJECT, text: `Hi,\n\nyour code is ${codeOf(i + k + 1)}\n\nThanks` })),
+        Array.from({ length: 10 }, (_, k) =>
+          sendMail(app.svc, {
+            to: address,
+            subject: SUBJECT,
+            text: `Hi,\n\nyour code is ${codeOf(i + k + 1)}\n\nThanks`,
+          }),
+        ),
       );
     }
     await app.screen.press('r');

@@ -13,7 +13,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-
 describe('session lifetime', () => {
   it('counts down with the clock, stops polling when the service says expired, and n goes straight to the picker', async () => {
     let t = Date.UTC(2026, 10, 21, 12, 0, 0);
@@ -103,7 +102,9 @@ describe('hostile mail', () => {
   it('shows the visible words of every fixture and writes none of their control sequences', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);
-    const files = readdirSync(HOSTILE_DIR).filter((f) => f.endsWith('.eml')).sort();
+    const files = readdirSync(HOSTILE_DIR)
+      .filter((f) => f.endsWith('.eml'))
+      .sort();
     expect(files.length).toBeGreaterThanOrEqual(5);
     for (const f of files) {
       const raw = readFileSync(join(HOSTILE_DIR, f), 'utf8').replaceAll('{TO}', address);
@@ -111,7 +112,18 @@ describe('hostile mail', () => {
     }
     await h.screen.press('r');
     let frame = await h.screen.waitFor(`${files.length} messages`);
-    for (const words of ['Your code', 'RED', 'inside', 'evil', 'Bank', 'Invoice ready', 'Quoted printable', 'HTML with script', 'NUL', 'DEL']) {
+    for (const words of [
+      'Your code',
+      'RED',
+      'inside',
+      'evil',
+      'Bank',
+      'Invoice ready',
+      'Quoted printable',
+      'HTML with script',
+      'NUL',
+      'DEL',
+    ]) {
       expect(frame).toContain(words);
     }
     // Open each one; the list is newest first, all arrived together: walk it top to bottom.
@@ -124,7 +136,16 @@ describe('hostile mail', () => {
       await h.screen.waitFor('j/k move  Enter open');
     }
     const all = bodies.join('\n');
-    for (const words of ['Plain body with a CSI clear-screen:', 'here.', 'right-to-left override', 'blinking', 'a bell', 'Welcome', 'Confirm your account', 'XYZ']) {
+    for (const words of [
+      'Plain body with a CSI clear-screen:',
+      'here.',
+      'right-to-left override',
+      'blinking',
+      'a bell',
+      'Welcome',
+      'Confirm your account',
+      'XYZ',
+    ]) {
       expect(all).toContain(words);
     }
     expect(all).not.toContain('alert(1)');

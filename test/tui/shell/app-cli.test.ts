@@ -43,7 +43,8 @@ describe('app CLI', () => {
     expect(code).toBe(0);
     expect(err).toBe('');
     expect(out).toContain('tempmail-tui 9.9.9');
-    for (const flag of ['--base-url', '--poll-interval', '--no-bell', '--server-tz', '--help', '--version']) expect(out).toContain(flag);
+    for (const flag of ['--base-url', '--poll-interval', '--no-bell', '--server-tz', '--help', '--version'])
+      expect(out).toContain(flag);
     expect(out).toContain('TEMPMAIL_BASE_URL');
     expect((await run(['-h'])).code).toBe(0);
   });
@@ -58,7 +59,10 @@ describe('app CLI', () => {
       [['-x'], 'unknown option -x'],
       [['--base-url'], 'option --base-url needs a value'],
       [['--no-bell=yes'], 'option --no-bell takes no value'],
-      [['--server-tz', '-05:00'], 'option --server-tz needs a value; write one that starts with "-" as --server-tz=-VALUE'],
+      [
+        ['--server-tz', '-05:00'],
+        'option --server-tz needs a value; write one that starts with "-" as --server-tz=-VALUE',
+      ],
       [['inbox'], 'unexpected argument inbox'],
     ] as const) {
       const { code, out, err } = await run([...argv]);
@@ -96,12 +100,19 @@ describe('app CLI', () => {
       TEMPMAIL_POLL_INTERVAL: '9',
       TEMPMAIL_BASE_URL: 'http://127.0.0.1:8025/',
     });
-    expect(parsed.settings).toMatchObject({ pollIntervalMs: 2000, bell: false, serverTz: '+02:00', baseUrl: 'http://127.0.0.1:8025/' });
+    expect(parsed.settings).toMatchObject({
+      pollIntervalMs: 2000,
+      bell: false,
+      serverTz: '+02:00',
+      baseUrl: 'http://127.0.0.1:8025/',
+    });
   });
 
   it('--download-dir sets where attachments go; addresses are saved under the URL, or local: plus the data dir', async () => {
     const dir = home();
-    expect(parseAppArgs(['--download-dir', '/tmp/dl'], { TEMPMAIL_TUI_HOME: dir }).settings?.downloadDir).toBe('/tmp/dl');
+    expect(parseAppArgs(['--download-dir', '/tmp/dl'], { TEMPMAIL_TUI_HOME: dir }).settings?.downloadDir).toBe(
+      '/tmp/dl',
+    );
     expect(parseAppArgs([], { TEMPMAIL_TUI_HOME: dir }).settings?.downloadDir).toBe(join(dir, 'downloads'));
     expect((await run(['--download-dir'])).err).toContain('option --download-dir needs a value');
     expect((await run(['--help'])).out).toContain('--download-dir');
@@ -116,14 +127,27 @@ describe('app CLI', () => {
     const dir = home();
     const env = { TEMPMAIL_TUI_HOME: dir };
     expect(parseAppArgs(['--provider', 'mailtm'], env).settings).toMatchObject({ provider: 'mailtm' });
-    expect(startRef(parseAppArgs(['--provider', 'mailtm'], env).settings!, env)).toEqual({ provider: 'mailtm', baseUrl: 'https://api.mail.tm/' });
-    expect(startRef(parseAppArgs(['--provider', 'mailtm', '--base-url', 'https://api.mail.gw'], env).settings!, env)).toEqual({
+    expect(startRef(parseAppArgs(['--provider', 'mailtm'], env).settings!, env)).toEqual({
+      provider: 'mailtm',
+      baseUrl: 'https://api.mail.tm/',
+    });
+    expect(
+      startRef(parseAppArgs(['--provider', 'mailtm', '--base-url', 'https://api.mail.gw'], env).settings!, env),
+    ).toEqual({
       provider: 'mailtm',
       baseUrl: 'https://api.mail.gw/',
     });
-    expect(startRef(parseAppArgs(['--provider', 'tempmail'], env).settings!, env)).toEqual({ provider: 'tempmail', baseUrl: 'https://mailtemp.us/api/' });
-    expect(startRef(parseAppArgs([], { ...env, TEMPMAIL_PROVIDER: 'guerrilla' }).settings!, env).provider).toBe('guerrilla');
-    expect(startRef(parseAppArgs([], env).settings!, env)).toEqual({ provider: 'tempmail', baseUrl: `local:${join(dir, 'data')}` });
+    expect(startRef(parseAppArgs(['--provider', 'tempmail'], env).settings!, env)).toEqual({
+      provider: 'tempmail',
+      baseUrl: 'https://mailtemp.us/api/',
+    });
+    expect(startRef(parseAppArgs([], { ...env, TEMPMAIL_PROVIDER: 'guerrilla' }).settings!, env).provider).toBe(
+      'guerrilla',
+    );
+    expect(startRef(parseAppArgs([], env).settings!, env)).toEqual({
+      provider: 'tempmail',
+      baseUrl: `local:${join(dir, 'data')}`,
+    });
     const bad = await run(['--provider', 'nope'], env);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('--provider must be one of tempmail, mailtm, guerrilla, tempmaillol or auto, got "nope"');

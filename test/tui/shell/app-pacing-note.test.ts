@@ -30,7 +30,10 @@ it('a pacing wait of seconds is said on the status line, naming the provider', a
   const paths = appPaths(env);
   const settings = loadSettings({ env, paths, flags: { provider: 'mailtm', baseUrl: fake.baseUrl } });
   mkdirSync(join(paths.state, 'pacing'), { recursive: true, mode: 0o700 });
-  writeFileSync(join(paths.state, 'pacing', pacingName('mailtm', fake.baseUrl)), `${Date.now() + 3_000} ${Date.now()}\n`);
+  writeFileSync(
+    join(paths.state, 'pacing', pacingName('mailtm', fake.baseUrl)),
+    `${Date.now() + 3_000} ${Date.now()}\n`,
+  );
   const service = await connectService(settings, env);
   if ('error' in service) throw new Error(service.error);
   const said: string[] = [];

@@ -28,11 +28,14 @@ type Made = Parameters<Parameters<NonNullable<LocalServiceInfo['onCatchAll']>>[0
 describe('catch-all in local mode', () => {
   it('an inbox made by mail is saved, said, listed by s and opened with its mail', async () => {
     const listeners = new Set<(made: Made) => void>();
-    svc = await startTestService({ catchAll: true }, {
-      onCatchAll: (made) => {
-        for (const l of listeners) l(made);
+    svc = await startTestService(
+      { catchAll: true },
+      {
+        onCatchAll: (made) => {
+          for (const l of listeners) l(made);
+        },
       },
-    });
+    );
     const dir = mkdtempSync(join(tmpdir(), 'tui-catch-all-'));
     dirs.push(dir);
     const store = openSavedSessions({ dir });

@@ -21,7 +21,9 @@ describe('Ctrl-Z', () => {
     const calls: string[] = [];
     // Ink's suspendTerminal runs the stop without a terminal handoff here (no TTY): the real one is in
     // test/e2e/suspend.test.ts.
-    h = await startApp({ props: { jobControl: createJobControl({ resumable: () => true, stop: () => calls.push('suspend') }) } });
+    h = await startApp({
+      props: { jobControl: createJobControl({ resumable: () => true, stop: () => calls.push('suspend') }) },
+    });
     await h.screen.waitFor('Random address on');
     await h.screen.press(CTRL_Z);
     expect(calls).toEqual(['suspend']);

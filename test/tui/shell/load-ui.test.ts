@@ -16,7 +16,9 @@ describe('loadWithoutFetch', () => {
 
   it('puts it back when the load fails', async () => {
     const before = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
-    await expect(loadWithoutFetch(() => Promise.reject(new Error('files replaced under us')))).rejects.toThrow('files replaced');
+    await expect(loadWithoutFetch(() => Promise.reject(new Error('files replaced under us')))).rejects.toThrow(
+      'files replaced',
+    );
     expect(Object.getOwnPropertyDescriptor(globalThis, 'fetch')).toEqual(before);
   });
 

@@ -26,7 +26,12 @@ describe('startLocalService on a locked data dir', () => {
     const serve = cleanup.defer(await startServeProcess([], env), (p) => stopServe(p, 'SIGKILL'));
 
     const local = await startLocalService(env, [0]);
-    expect(local).toMatchObject({ httpUrl: serve.baseUrl, smtpHost: serve.smtpHost, smtpPort: serve.smtpPort, sharedPid: serve.child.pid });
+    expect(local).toMatchObject({
+      httpUrl: serve.baseUrl,
+      smtpHost: serve.smtpHost,
+      smtpPort: serve.smtpPort,
+      sharedPid: serve.child.pid,
+    });
     const api = createApi({ baseUrl: local.httpUrl });
     const session = await api.createSession({ prefix: 'shared-one' });
     await sendMail(local, { to: session.email, subject: 'through the shared service', text: 'hi' });
@@ -48,7 +53,13 @@ describe('startLocalService on a locked data dir', () => {
     await mkdir(join(home, 'data'), { recursive: true, mode: 0o700 });
     await writeFile(
       join(home, 'data', LOCK_FILE),
-      JSON.stringify({ pid: idle.pid, startedAt: new Date().toISOString(), httpUrl, smtpHost: '127.0.0.1', smtpPort: port }),
+      JSON.stringify({
+        pid: idle.pid,
+        startedAt: new Date().toISOString(),
+        httpUrl,
+        smtpHost: '127.0.0.1',
+        smtpPort: port,
+      }),
       { mode: 0o600 },
     );
     await expect(startLocalService({ TEMPMAIL_TUI_HOME: home }, [0])).rejects.toThrow(

@@ -44,7 +44,10 @@ describe('local mode when the service it borrowed goes away', () => {
     const { httpUrl, smtpPort } = second;
 
     await first.close();
-    await waitFor(() => second.sharedPid === undefined, { timeoutMs: 10_000, message: 'the borrower to take the service over' });
+    await waitFor(() => second.sharedPid === undefined, {
+      timeoutMs: 10_000,
+      message: 'the borrower to take the service over',
+    });
     expect(changes).toEqual([`own ${httpUrl} ${smtpPort}`]);
     expect(second).toMatchObject({ httpUrl, smtpPort });
     expect((await readDataDirLock(join(home, 'data')))?.httpUrl).toBe(httpUrl);
@@ -55,7 +58,10 @@ describe('local mode when the service it borrowed goes away', () => {
     expect(news).toEqual({ first: 1, second: 1, states: [false, true] });
     await sendMail(second, { to: box.email, subject: 'after the first quit', text: '2' });
     expect(news.second).toBe(2);
-    expect((await api.checkMail(box.token)).map((m) => m.subject)).toEqual(['after the first quit', 'before the first quit']);
+    expect((await api.checkMail(box.token)).map((m) => m.subject)).toEqual([
+      'after the first quit',
+      'before the first quit',
+    ]);
   });
 
   it('of three windows, exactly one takes over and the other borrows from it; and again when that one quits', async () => {
@@ -66,10 +72,16 @@ describe('local mode when the service it borrowed goes away', () => {
     await sendMail(first, { to: box.email, subject: 'kept through two handovers', text: '1' });
     const others = [await started(env), await started(env)];
     await first.close();
-    await waitFor(() => others.some((o) => o.sharedPid === undefined), { timeoutMs: 10_000, message: 'one to take over' });
+    await waitFor(() => others.some((o) => o.sharedPid === undefined), {
+      timeoutMs: 10_000,
+      message: 'one to take over',
+    });
     const owner = others.find((o) => o.sharedPid === undefined)!;
     const borrower = others.find((o) => o !== owner)!;
-    await waitFor(() => borrower.httpUrl === owner.httpUrl && borrower.sharedPid === process.pid, { timeoutMs: 10_000, message: 'the other to borrow from it' });
+    await waitFor(() => borrower.httpUrl === owner.httpUrl && borrower.sharedPid === process.pid, {
+      timeoutMs: 10_000,
+      message: 'the other to borrow from it',
+    });
     expect(borrower.smtpPort).toBe(owner.smtpPort);
 
     await owner.close();

@@ -42,7 +42,7 @@ describe('local service', () => {
     expect(list.map((m) => m.subject)).toEqual(['Local hello']);
   });
 
-  it('has no per-client limits: an app under test on this machine may create and mail past a public instance\'s limits', async () => {
+  it("has no per-client limits: an app under test on this machine may create and mail past a public instance's limits", async () => {
     const home = mkdtempSync(join(tmpdir(), 'tui-local-'));
     cleanups.push(() => rmSync(home, { recursive: true, force: true }));
     const local: LocalService = await startLocalService({ TEMPMAIL_TUI_HOME: home }, [0]);
@@ -53,7 +53,9 @@ describe('local service', () => {
     for (let i = 0; i < 35; i += 1) sessions.push(await api.createSession({}));
     const to = sessions[0]!.email;
     for (let i = 0; i < 320; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, k) => sendMail(local, { to, subject: `Load ${i + k}`, text: 'hi' })));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, k) => sendMail(local, { to, subject: `Load ${i + k}`, text: 'hi' })),
+      );
     }
     expect(await api.checkMail(sessions[0]!.token)).toHaveLength(320);
   }, 60_000);
@@ -75,6 +77,8 @@ describe('local service', () => {
     const list = await api.checkMail(made[0]!.token);
     expect(list.map((m) => m.subject).sort()).toEqual(['First', 'Second']);
     // Another domain is still refused.
-    await expect(sendMail(local, { to: 'someone@elsewhere.example', subject: 'x', text: 'x' })).rejects.toThrow(/550|recipient/i);
+    await expect(sendMail(local, { to: 'someone@elsewhere.example', subject: 'x', text: 'x' })).rejects.toThrow(
+      /550|recipient/i,
+    );
   });
 });

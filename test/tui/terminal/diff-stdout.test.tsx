@@ -68,12 +68,23 @@ interface Model {
 }
 
 function Screen({ controls }: { controls: Controls }) {
-  const [model, setModel] = useState<Model>({ countdown: 3599, selected: 0, status: '', extraRow: false, colour: undefined });
+  const [model, setModel] = useState<Model>({
+    countdown: 3599,
+    selected: 0,
+    status: '',
+    extraRow: false,
+    colour: undefined,
+  });
   const { write } = ink.useStdout();
   controls.set = (patch) => setModel((m) => ({ ...m, ...patch }));
   controls.write = write;
   const { Box, Text } = ink;
-  const rows = ['Alice  Order 1 shipped  09:12', 'Bob    Your code 482913 09:10', 'Carol  漢字 newsletter 👋  Nov 21', 'Dave   Meeting · notes…   08:01'];
+  const rows = [
+    'Alice  Order 1 shipped  09:12',
+    'Bob    Your code 482913 09:10',
+    'Carol  漢字 newsletter 👋  Nov 21',
+    'Dave   Meeting · notes…   08:01',
+  ];
   const mm = String(Math.floor(model.countdown / 60)).padStart(2, '0');
   const ss = String(model.countdown % 60).padStart(2, '0');
   return (
@@ -113,7 +124,12 @@ describe('diff writer under Ink', () => {
       return (inkWrite as (c: string, ...r: unknown[]) => boolean)(chunk, ...rest);
     };
     const controls = {} as Controls;
-    const app = ink.render(<Screen controls={controls} />, { stdout: screen, patchConsole: false, exitOnCtrlC: false, maxFps: 1000 });
+    const app = ink.render(<Screen controls={controls} />, {
+      stdout: screen,
+      patchConsole: false,
+      exitOnCtrlC: false,
+      maxFps: 1000,
+    });
 
     let outBytes = 0;
     const writesPerStep: number[] = [];
@@ -128,7 +144,9 @@ describe('diff writer under Ink', () => {
       await feed(viaDiff, passed);
       await feed(direct, written);
       // The cells; not the (hidden) cursor, which waits below the last line a diff changed.
-      expect(cells(viaDiff).slice(0, -1), `${what}\nvia the diff:\n${text(viaDiff)}\nwhole:\n${text(direct)}`).toEqual(cells(direct).slice(0, -1));
+      expect(cells(viaDiff).slice(0, -1), `${what}\nvia the diff:\n${text(viaDiff)}\nwhole:\n${text(direct)}`).toEqual(
+        cells(direct).slice(0, -1),
+      );
     };
     await settle('the first frame');
 
@@ -150,7 +168,7 @@ describe('diff writer under Ink', () => {
     await settle('a status line');
     controls.set({ status: 'Offline, retrying in 8 s', colour: 'red' });
     await settle('a red status line');
-    controls.set({ status: "ok", colour: undefined });
+    controls.set({ status: 'ok', colour: undefined });
     await settle('a shorter one');
     controls.set({ extraRow: true });
     await settle('a row more');
@@ -192,7 +210,13 @@ describe('diff writer under Ink', () => {
 
 /** A countdown above a row that is a hyperlink (as the viewer draws a link over SSH). */
 function LinkScreen({ controls }: { controls: Controls }) {
-  const [model, setModel] = useState<Model>({ countdown: 3599, selected: 0, status: '', extraRow: false, colour: undefined });
+  const [model, setModel] = useState<Model>({
+    countdown: 3599,
+    selected: 0,
+    status: '',
+    extraRow: false,
+    colour: undefined,
+  });
   controls.set = (patch) => setModel((m) => ({ ...m, ...patch }));
   const { Box, Text } = ink;
   return (
@@ -222,7 +246,12 @@ describe('diff writer with a hyperlink on screen', () => {
       return (inkWrite as (c: string, ...r: unknown[]) => boolean)(chunk, ...rest);
     };
     const controls = {} as Controls;
-    const app = ink.render(<LinkScreen controls={controls} />, { stdout: screen, patchConsole: false, exitOnCtrlC: false, maxFps: 1000 });
+    const app = ink.render(<LinkScreen controls={controls} />, {
+      stdout: screen,
+      patchConsole: false,
+      exitOnCtrlC: false,
+      maxFps: 1000,
+    });
     const settle = async (what: string) => {
       await waitFor(() => raw.join('').endsWith('\x1b[?2026l'), { message: `the frame after ${what}` });
       const passed = tty.chunks.splice(0).join('');
@@ -247,7 +276,9 @@ describe('diff writer with a hyperlink on screen', () => {
 describe('frame lines', () => {
   it("reads Ink's frame write: erased lines, then lines ended by a newline", () => {
     expect(frameLines('a\nb\n', null)).toEqual(['a', 'b']);
-    expect(frameLines('\x1b[2K\x1b[1A\x1b[2K\x1b[1A\x1b[2K\x1b[Ga\x1b[1mb\x1b[22m\n', 3)).toEqual(['a\x1b[1mb\x1b[22m']);
+    expect(frameLines('\x1b[2K\x1b[1A\x1b[2K\x1b[1A\x1b[2K\x1b[Ga\x1b[1mb\x1b[22m\n', 3)).toEqual([
+      'a\x1b[1mb\x1b[22m',
+    ]);
     // Not the number of lines the last frame had, not a frame's ending, not text a diff may place.
     expect(frameLines('\x1b[2K\x1b[Ga\n', 3)).toBeNull();
     expect(frameLines('a', null)).toBeNull();

@@ -46,7 +46,11 @@ const inverse = (s: string) => `\x1b[7m${s}\x1b[27m`;
 
 /** An inbox screen as Ink draws it (every line narrower than the terminal, as Ink cuts them). */
 function inbox(countdown: string, selected: number, extra = ''): string[] {
-  const rows = ['Alice   Order 1 shipped   09:12', 'Bob     Your code 482913  09:10', 'Carol   Newsletter        Nov 21'];
+  const rows = [
+    'Alice   Order 1 shipped   09:12',
+    'Bob     Your code 482913  09:10',
+    'Carol   Newsletter        Nov 21',
+  ];
   return [
     `${bold(cyan('quiet-otter@tempmail.test'))}${pad('', 3)}expires in ${countdown}`,
     gray(`last checked 09:15:02 · every 5 s${extra}`),
@@ -153,9 +157,16 @@ describe('frame diff', () => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
       return seed / 2 ** 31;
     };
-    const pick = <T,>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
     const words = ['a', 'bc', 'def', ' ', '  ', '·', '…', 'é', '漢', '😀', 'x\u0301', '12:34'];
-    const styles: ((s: string) => string)[] = [(s) => s, bold, cyan, gray, inverse, (s) => `\x1b[2m\x1b[41m${s}\x1b[49m\x1b[22m`];
+    const styles: ((s: string) => string)[] = [
+      (s) => s,
+      bold,
+      cyan,
+      gray,
+      inverse,
+      (s) => `\x1b[2m\x1b[41m${s}\x1b[49m\x1b[22m`,
+    ];
     const line = () => {
       let out = '';
       let width = 0;

@@ -37,15 +37,22 @@ afterEach(() => {
 });
 
 /** Runs the program; `reply` answers the question when it is seen. Resolves with what it printed. */
-async function ask(reply: string | null, deadlineMs = 5000): Promise<{ answer: unknown; out: () => string; keys: (k: string) => void }> {
+async function ask(
+  reply: string | null,
+  deadlineMs = 5000,
+): Promise<{ answer: unknown; out: () => string; keys: (k: string) => void }> {
   let out = '';
-  const spawned = pty.spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', PROGRAM, String(deadlineMs)], {
-    name: 'xterm-256color',
-    cols: 80,
-    rows: 24,
-    cwd: process.cwd(),
-    env: process.env as Record<string, string>,
-  });
+  const spawned = pty.spawn(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', PROGRAM, String(deadlineMs)],
+    {
+      name: 'xterm-256color',
+      cols: 80,
+      rows: 24,
+      cwd: process.cwd(),
+      env: process.env as Record<string, string>,
+    },
+  );
   child = spawned;
   let asked = false;
   spawned.onData((data) => {
@@ -55,7 +62,10 @@ async function ask(reply: string | null, deadlineMs = 5000): Promise<{ answer: u
       if (reply !== null) spawned.write(reply);
     }
   });
-  const line = await waitFor(() => /ANSWER (.*)\r?\n/.exec(out)?.[1], { timeoutMs: 20_000, message: `the answer; the program wrote ${JSON.stringify(out)}` });
+  const line = await waitFor(() => /ANSWER (.*)\r?\n/.exec(out)?.[1], {
+    timeoutMs: 20_000,
+    message: `the answer; the program wrote ${JSON.stringify(out)}`,
+  });
   return { answer: JSON.parse(line), out: () => out, keys: (k) => spawned.write(k) };
 }
 

@@ -22,7 +22,8 @@ const total = (frame: string) => Number(POSITION.exec(frame)?.[3] ?? 0);
 function newsletter(): string {
   const rows = Array.from(
     { length: 6000 },
-    (_, i) => `<tr><td><p>Item ${i}: <a href="https://shop.example/item/${i}">a very good offer on something</a> ${'and more words '.repeat(8)}</p></td></tr>`,
+    (_, i) =>
+      `<tr><td><p>Item ${i}: <a href="https://shop.example/item/${i}">a very good offer on something</a> ${'and more words '.repeat(8)}</p></td></tr>`,
   );
   return `<html><body><h1>Top story</h1><table>${rows.join('')}</table><p>The very end.</p></body></html>`;
 }
@@ -39,7 +40,10 @@ describe('a big message', () => {
     const first = await h.screen.waitFor((f) => f.includes('Top story') && POSITION.test(f), 20_000);
     // Keys work while the rest is converted: a line down.
     await h.screen.press('j');
-    const whole = await h.screen.waitFor((f) => total(f) > total(first) && !f.includes('Top story') && POSITION.exec(f)?.[1] === '2', 20_000);
+    const whole = await h.screen.waitFor(
+      (f) => total(f) > total(first) && !f.includes('Top story') && POSITION.exec(f)?.[1] === '2',
+      20_000,
+    );
     // The first screen counted only what was converted by then; the whole is far longer.
     expect(total(first)).toBeLessThan(total(whole) / 4);
     await h.screen.press('G');
@@ -47,7 +51,10 @@ describe('a big message', () => {
     // The note that the rest was coming is gone from the whole. The viewer drew two bodies, the partial
     // and then the whole, and never went back: no other length, no partial after the whole.
     expect(h.screen.frame()).not.toContain(PARTIAL_NOTE);
-    const totals = h.screen.frames.slice(before).map(total).filter((n) => n > 0);
+    const totals = h.screen.frames
+      .slice(before)
+      .map(total)
+      .filter((n) => n > 0);
     expect(new Set(totals)).toEqual(new Set([total(first), total(whole)]));
     expect(totals.slice(totals.indexOf(total(whole)))).not.toContain(total(first));
   });

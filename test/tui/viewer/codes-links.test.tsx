@@ -58,7 +58,10 @@ describe('codes and links', () => {
     }
     await h.screen.press('r');
     let frame = await h.screen.waitFor('7 messages');
-    frame = await h.screen.waitFor((f) => [1, 2, 3, 4, 5, 6, 7].every((i) => f.includes(`[code ${700000 + i}]`)), 15_000);
+    frame = await h.screen.waitFor(
+      (f) => [1, 2, 3, 4, 5, 6, 7].every((i) => f.includes(`[code ${700000 + i}]`)),
+      15_000,
+    );
     expect(frame).toMatch(/Sign-in 7 +\[code 700007\]/);
     // The newest unread first, then the rest of the screen.
     expect(stats.reads.slice(0, 5)).toEqual([7, 6, 5, 4, 3]);
@@ -93,7 +96,8 @@ describe('codes and links', () => {
     });
     const address = await pickFirstDomain(h);
     await sendMail(h.svc, { to: address, subject: 'Your Acme code is 615243', text: 'Use it within 10 minutes.' });
-    for (let i = 1; i <= 6; i += 1) await sendMail(h.svc, { to: address, subject: `Newsletter ${i}`, text: 'Nothing to see.' });
+    for (let i = 1; i <= 6; i += 1)
+      await sendMail(h.svc, { to: address, subject: `Newsletter ${i}`, text: 'Nothing to see.' });
     await h.screen.press('r');
     await h.screen.waitFor('7 messages');
     const frame = await h.screen.waitFor(/Your Acme code is 615243 +\[code 615243\]/);
@@ -156,7 +160,11 @@ describe('codes and links', () => {
   it('once o picked the link, the code says c copies it, since y copies the link', async () => {
     h = await startApp();
     const address = await pickFirstDomain(h);
-    await sendMail(h.svc, { to: address, subject: 'Code and link', html: `<p>Your verification code is 482913.</p>${LINK_HTML}` });
+    await sendMail(h.svc, {
+      to: address,
+      subject: 'Code and link',
+      html: `<p>Your verification code is 482913.</p>${LINK_HTML}`,
+    });
     await h.screen.press('r');
     await h.screen.waitFor('Code and link');
     await h.screen.press(KEY.ENTER);
@@ -195,9 +203,14 @@ describe('codes and links', () => {
     const dir = mkdtempSync(join(tmpdir(), 'tui-open-'));
     dirs.push(dir);
     const out = join(dir, 'args.json');
-    writeFileSync(join(dir, 'xdg-open'), `#!${process.execPath}\nrequire('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.argv.slice(2)));\n`);
+    writeFileSync(
+      join(dir, 'xdg-open'),
+      `#!${process.execPath}\nrequire('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.argv.slice(2)));\n`,
+    );
     chmodSync(join(dir, 'xdg-open'), 0o755);
-    h = await startApp({ props: { openLink: (url) => openInBrowser(url, { env: { PATH: dir, DISPLAY: ':0' }, platform: 'linux' }) } });
+    h = await startApp({
+      props: { openLink: (url) => openInBrowser(url, { env: { PATH: dir, DISPLAY: ':0' }, platform: 'linux' }) },
+    });
     const address = await pickFirstDomain(h);
     await sendMail(h.svc, { to: address, subject: 'Confirm your email', html: LINK_HTML });
     await h.screen.press('r');

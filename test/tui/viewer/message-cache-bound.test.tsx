@@ -17,7 +17,12 @@ import { cleanupAfterEach } from '../../harness/cleanup';
 
 const cleanup = cleanupAfterEach();
 
-function Probe(props: { api: MailProvider; session: Session; limits: CacheLimits; onCache: (cache: MessageCache) => void }) {
+function Probe(props: {
+  api: MailProvider;
+  session: Session;
+  limits: CacheLimits;
+  onCache: (cache: MessageCache) => void;
+}) {
   props.onCache(useMessageCache(props.api, props.session, props.limits));
   return <Text>cache</Text>;
 }
@@ -44,7 +49,9 @@ const kept = (cache: MessageCache, ids: string[]) => ids.filter((id) => cache.ge
 describe('the message cache is bounded', () => {
   it('keeps at most maxKept bodies: the longest-kept go first; one opened again is fetched again', async () => {
     const w = await world({ maxKept: 3, maxChars: 1_000_000 });
-    const ids = Array.from({ length: 8 }, (_, i) => w.fake.deliver(w.session.email, { subject: `m${i}`, text: `body ${i}` }));
+    const ids = Array.from({ length: 8 }, (_, i) =>
+      w.fake.deliver(w.session.email, { subject: `m${i}`, text: `body ${i}` }),
+    );
     for (const id of ids) await w.open(id);
     expect(kept(w.cache(), ids)).toEqual(ids.slice(5));
     await w.open(ids[0]!);
@@ -59,7 +66,9 @@ describe('the message cache is bounded', () => {
 
   it('keeps at most maxChars of bodies, but always the message opened last, however big', async () => {
     const w = await world({ maxKept: 100, maxChars: 50_000 });
-    const small = Array.from({ length: 4 }, (_, i) => w.fake.deliver(w.session.email, { subject: `s${i}`, text: 'x'.repeat(20_000) }));
+    const small = Array.from({ length: 4 }, (_, i) =>
+      w.fake.deliver(w.session.email, { subject: `s${i}`, text: 'x'.repeat(20_000) }),
+    );
     for (const id of small) await w.open(id);
     expect(kept(w.cache(), small)).toEqual(small.slice(2));
     const big = w.fake.deliver(w.session.email, { subject: 'big', text: 'y'.repeat(200_000) });

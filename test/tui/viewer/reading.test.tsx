@@ -29,9 +29,14 @@ afterEach(async () => {
 const subjectRow = (frame: string) => /^Subject: +(.*)$/m.exec(frame)?.[1]?.trim();
 
 /** An address with `subjects` sent in this order (so the last is on top), listed. */
-async function inboxWith(app: AppHarness, subjects: string[], extra: Partial<Parameters<typeof sendMail>[1]> = {}): Promise<string> {
+async function inboxWith(
+  app: AppHarness,
+  subjects: string[],
+  extra: Partial<Parameters<typeof sendMail>[1]> = {},
+): Promise<string> {
   const address = await pickFirstDomain(app);
-  for (const subject of subjects) await sendMail(app.svc, { to: address, subject, text: `Body of ${subject}.`, ...extra });
+  for (const subject of subjects)
+    await sendMail(app.svc, { to: address, subject, text: `Body of ${subject}.`, ...extra });
   await app.screen.press('r');
   await app.screen.waitFor(`${subjects.length} message${subjects.length === 1 ? '' : 's'} ·`);
   return address;
@@ -81,7 +86,12 @@ describe('t', () => {
     h = await startApp();
     const address = await pickFirstDomain(h);
     await sendMail(h.svc, { to: address, subject: 'Only text', text: 'Nothing but text here.' });
-    await sendMail(h.svc, { to: address, subject: 'Two parts', text: 'Words of the TEXT part.', html: '<p>Words of the <b>HTML</b> part.</p>' });
+    await sendMail(h.svc, {
+      to: address,
+      subject: 'Two parts',
+      text: 'Words of the TEXT part.',
+      html: '<p>Words of the <b>HTML</b> part.</p>',
+    });
     await h.screen.press('r');
     await h.screen.waitFor('2 messages');
     await h.screen.press(KEY.ENTER);
@@ -131,7 +141,11 @@ describe('R', () => {
     const front = await frontWithout(svc.baseUrl, '/raw-mail');
     cleanup.unshift(() => new Promise<void>((resolve) => front.close(() => resolve())));
     const api = createApi({ baseUrl: `http://127.0.0.1:${(front.address() as AddressInfo).port}/`, retries: 0 });
-    h = await startApp({ svc, wrapApi: () => api, props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: downloads() } } });
+    h = await startApp({
+      svc,
+      wrapApi: () => api,
+      props: { settings: { pollIntervalMs: 60_000, bell: false, downloadDir: downloads() } },
+    });
     await inboxWith(h, ['Routed']);
     await h.screen.press(KEY.ENTER, 'R');
     const frame = await h.screen.waitFor('[This service gives no raw message; below: every field it returned.]');
@@ -204,10 +218,13 @@ async function frontWithout(target: string, path: string): Promise<Server> {
       res.writeHead(404, { 'content-type': 'text/html' });
       return res.end('<html><body>Not Found</body></html>');
     }
-    const upstream = request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -56,7 +56,12 @@ describe('long headers in the viewer', () => {
     const block = headerBlock(frame, 'Subject');
     expect(block.length).toBeGreaterThan(1);
     expect(block.length).toBeLessThanOrEqual(3);
-    expect(block.join(' ').replace(/^Subject:\s+/, '').replace(/\s+/g, ' ')).toBe(subject.replace(/\s+/g, ' '));
+    expect(
+      block
+        .join(' ')
+        .replace(/^Subject:\s+/, '')
+        .replace(/\s+/g, ' '),
+    ).toBe(subject.replace(/\s+/g, ' '));
     expect(frame).not.toContain('…');
     expect(frame).toMatch(/^Date: +\d{4}-/m);
     expectFits(frame, address, 80, 24);

@@ -14,7 +14,10 @@ afterEach(async () => {
   h = undefined;
 });
 
-const WORDS = 'amber basil cedar dune ember fjord grove heath inlet juniper kelp lichen marsh nettle orchard pine quarry reed sorrel thicket'.split(' ');
+const WORDS =
+  'amber basil cedar dune ember fjord grove heath inlet juniper kelp lichen marsh nettle orchard pine quarry reed sorrel thicket'.split(
+    ' ',
+  );
 /** A paragraph of some 400 characters; only paragraph 9 holds the word Zanzibar, in its middle. */
 function paragraph(n: number): string {
   const words = Array.from({ length: 60 }, (_, i) => WORDS[(i * 7 + n * 3) % WORDS.length] as string);
@@ -69,7 +72,11 @@ describe('viewer resize', () => {
     const [top80] = position(h.screen.frame());
     expect(top80).toBeGreaterThan(40);
 
-    for (const [columns, rows] of [[60, 20], [120, 40], [80, 24]] as const) {
+    for (const [columns, rows] of [
+      [60, 20],
+      [120, 40],
+      [80, 24],
+    ] as const) {
       const frame = await resizeTo(h, columns, rows);
       // The old top line's text is now at most two lines, and it is at the top.
       expect(bodyLines(frame).slice(0, 2).join(' '), `at ${columns}x${rows}:\n${frame}`).toContain('Zanzibar');
@@ -91,7 +98,11 @@ describe('viewer resize', () => {
       const [, last, total] = position(f);
       return last !== undefined && last === total;
     });
-    for (const [columns, rows] of [[60, 20], [120, 40], [100, 18]] as const) {
+    for (const [columns, rows] of [
+      [60, 20],
+      [120, 40],
+      [100, 18],
+    ] as const) {
       const frame = await resizeTo(h, columns, rows);
       const [, last, total] = position(frame);
       expect(last, `at ${columns}x${rows}:\n${frame}`).toBe(total);
@@ -102,7 +113,9 @@ describe('viewer resize', () => {
   it('keeps the place through the re-render of a big message, which is wrapped anew in the background', async () => {
     h = await startApp({ columns: 80, rows: 24 });
     // ~100 KB: more than the viewer converts at once, so a resize shows "Rendering" before the new lines.
-    const big = Array.from({ length: 240 }, (_, i) => paragraph(i === 225 ? 9 : (i % 8) + 1).replace(/^Paragraph \d+/, `Part ${i + 1}`));
+    const big = Array.from({ length: 240 }, (_, i) =>
+      paragraph(i === 225 ? 9 : (i % 8) + 1).replace(/^Paragraph \d+/, `Part ${i + 1}`),
+    );
     await openLongMessage(h, big.join('\n\n'));
     await h.screen.press('G');
     // Page up until the word shows, then line down until it is on top.
@@ -112,7 +125,10 @@ describe('viewer resize', () => {
       await h.screen.waitFor((f) => position(f)[0] !== top);
     }
     await scrollUntilTopHas(h, 'Zanzibar');
-    for (const [columns, rows] of [[60, 20], [120, 40]] as const) {
+    for (const [columns, rows] of [
+      [60, 20],
+      [120, 40],
+    ] as const) {
       const frame = await resizeTo(h, columns, rows);
       expect(bodyLines(frame).slice(0, 2).join(' '), `at ${columns}x${rows}:\n${frame}`).toContain('Zanzibar');
     }

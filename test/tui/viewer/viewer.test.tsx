@@ -30,7 +30,10 @@ function counting(reads: number[]) {
   });
 }
 
-async function withMessage(h: AppHarness, input: Parameters<typeof sendMail>[1] extends infer T ? Omit<T & object, 'to'> : never) {
+async function withMessage(
+  h: AppHarness,
+  input: Parameters<typeof sendMail>[1] extends infer T ? Omit<T & object, 'to'> : never,
+) {
   const address = await pickFirstDomain(h);
   await sendMail(h.svc, { ...input, to: address });
   await h.screen.press('r');
@@ -162,7 +165,8 @@ describe('a 2 MB HTML message', () => {
   // How long the keyboard waits while it renders is the bench's figure (html2mb_max_stall_ms), not a test's.
   it('shows a 2 MB HTML message to its last sentence, and its keys answer', async () => {
     h = await startApp();
-    const paragraph = '<p>Lorem ipsum dolor sit amet, <b>consectetur</b> adipiscing elit, <a href="https://example.com/x">link</a>.</p>\n';
+    const paragraph =
+      '<p>Lorem ipsum dolor sit amet, <b>consectetur</b> adipiscing elit, <a href="https://example.com/x">link</a>.</p>\n';
     const html = `<html><body>${paragraph.repeat(Math.ceil((2 * 1024 * 1024) / paragraph.length))}<p>The very last sentence.</p></body></html>`;
     await withMessage(h, { subject: 'Huge newsletter', html });
     await h.screen.press(KEY.ENTER);
@@ -176,7 +180,8 @@ describe('a 2 MB HTML message', () => {
 
 describe('bodies past the 256 KB synchronous cap', () => {
   // One line per paragraph, numbered, so the end can be found and nothing is mistaken for it.
-  const lines = (n: number) => Array.from({ length: n }, (_, i) => `Line ${i + 1} of a long plain-text report, nothing more.`).join('\n');
+  const lines = (n: number) =>
+    Array.from({ length: n }, (_, i) => `Line ${i + 1} of a long plain-text report, nothing more.`).join('\n');
 
   /** Opens the message, goes to the end, and returns that frame: the last line must be there, no note. */
   async function bottom(app: AppHarness): Promise<string> {

@@ -7,7 +7,8 @@ const words = (lines: string[]) => lines.join(' ').replace(/\s+/g, ' ').trim();
 
 describe('confirmLines', () => {
   it('wraps a long question whole, with the answers spelled out, at 80 and at 40 columns', () => {
-    const question = 'Forget quiet-otter-4821@tempmail.test? It cannot be reopened, and it keeps receiving mail until it expires.';
+    const question =
+      'Forget quiet-otter-4821@tempmail.test? It cannot be reopened, and it keeps receiving mail until it expires.';
     for (const columns of [80, 40]) {
       const lines = confirmLines(question, columns);
       expect(lines.length).toBeGreaterThan(1);
@@ -25,10 +26,16 @@ describe('confirmLines', () => {
       for (let n = 1; n <= 40; n += 1) {
         const lines = confirmLines(`Delete "${'Weekly digest '.repeat(n).trim()}"?`, columns);
         expect(widest(lines)).toBeLessThanOrEqual(columns);
-        expect(lines.some((line) => line.includes('y = yes, any other key = no') || line.endsWith('(y/n)')), lines.join('|')).toBe(true);
+        expect(
+          lines.some((line) => line.includes('y = yes, any other key = no') || line.endsWith('(y/n)')),
+          lines.join('|'),
+        ).toBe(true);
       }
       // An answer led by the question's own "?" keeps it on the question's line.
-      const forget = confirmLines('Forget quiet-otter-4821@tempmail.test', columns, ['? y: here only · D: delete it there too · other key: no', '? y here · D there too']);
+      const forget = confirmLines('Forget quiet-otter-4821@tempmail.test', columns, [
+        '? y: here only · D: delete it there too · other key: no',
+        '? y here · D there too',
+      ]);
       expect(forget[0]).toMatch(/^Forget quiet-otter-4821@tempmail\.test\?/);
     }
   });
@@ -45,12 +52,20 @@ describe('confirmLines', () => {
   });
 
   it('takes other answers, longest first: the first that fits within the lines', () => {
-    const answers = [': o overwrite · k keep both (report (1).pdf) · other key cancels', ': o overwrite · k keep both · other key cancels', ': o overwrite · k keep both'];
+    const answers = [
+      ': o overwrite · k keep both (report (1).pdf) · other key cancels',
+      ': o overwrite · k keep both · other key cancels',
+      ': o overwrite · k keep both',
+    ];
     const ask = (where: string, columns: number) => confirmLines(`report.pdf exists in ${where}`, columns, answers);
-    expect(ask('~/Downloads', 100)).toEqual(['report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels']);
+    expect(ask('~/Downloads', 100)).toEqual([
+      'report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels',
+    ]);
     const at80 = ask('~/Downloads', 80);
     expect(at80).toHaveLength(2);
-    expect(words(at80)).toBe('report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels');
+    expect(words(at80)).toBe(
+      'report.pdf exists in ~/Downloads: o overwrite · k keep both (report (1).pdf) · other key cancels',
+    );
     const cut = ask(`/mnt/${'shared/'.repeat(40)}Downloads`, 80);
     expect(cut).toHaveLength(MAX_STATUS_LINES);
     expect(cut.at(-1)).toMatch(/…: o overwrite · k keep both$/);
@@ -59,7 +74,8 @@ describe('confirmLines', () => {
 });
 
 describe('statusLines', () => {
-  const error = "Could not load the domains: That address answered with a web page, not this service's API (HTTP 404): check the base URL";
+  const error =
+    "Could not load the domains: That address answered with a web page, not this service's API (HTTP 404): check the base URL";
 
   it('wraps an error at 80 and at 40 columns, losing no word', () => {
     for (const columns of [80, 40]) {

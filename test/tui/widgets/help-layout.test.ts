@@ -14,8 +14,12 @@ describe('help layout', () => {
           expect(textWidth(line.keys)).toBeLessThan(keyCols);
           expect(keyCols + textWidth(line.description)).toBeLessThanOrEqual(columns);
         }
-        const text = lines.map((l) => `${l.keys} ${l.description}`).join(' ').replace(/\s+/g, ' ');
-        for (const row of helpRows(screen)) expect(text).toContain(`${row.keys} ${row.description}`.replace(/\s+/g, ' '));
+        const text = lines
+          .map((l) => `${l.keys} ${l.description}`)
+          .join(' ')
+          .replace(/\s+/g, ' ');
+        for (const row of helpRows(screen))
+          expect(text).toContain(`${row.keys} ${row.description}`.replace(/\s+/g, ' '));
       }
     }
   });

@@ -17,7 +17,11 @@ afterEach(async () => {
   from = 0;
 });
 
-const TITLES = { inbox: 'Keys: inbox', viewer: 'Keys: reading a message', picker: 'Keys: choosing an address' } as const;
+const TITLES = {
+  inbox: 'Keys: inbox',
+  viewer: 'Keys: reading a message',
+  picker: 'Keys: choosing an address',
+} as const;
 
 // Frames before this one may be from before the test terminal got its size (the library draws first).
 let from = 0;

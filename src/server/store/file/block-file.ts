@@ -18,7 +18,13 @@ const MAX_BYTES = 64 * 1024 * 1024;
 
 function isBlock(v: unknown): v is Block {
   const b = v as Record<string, unknown> | null;
-  return !!b && typeof b.kind === 'string' && KINDS.includes(b.kind) && typeof b.value === 'string' && Number.isSafeInteger(b.createdAt);
+  return (
+    !!b &&
+    typeof b.kind === 'string' &&
+    KINDS.includes(b.kind) &&
+    typeof b.value === 'string' &&
+    Number.isSafeInteger(b.createdAt)
+  );
 }
 
 const keyOf = (kind: string, value: string) => `${kind} ${value}`;
@@ -45,7 +51,8 @@ export class BlockFile {
       log: this.log,
     });
     if (!list) return;
-    for (const b of list) this.blocks.set(keyOf(b.kind, b.value), { kind: b.kind, value: b.value, createdAt: b.createdAt });
+    for (const b of list)
+      this.blocks.set(keyOf(b.kind, b.value), { kind: b.kind, value: b.value, createdAt: b.createdAt });
   }
 
   list(): Block[] {
@@ -69,14 +76,16 @@ export class BlockFile {
 
   /** Applies `edit` to a copy of the blocks, writes the copy when it changed, then keeps it. */
   private change(edit: (next: Map<string, Block>) => boolean): Promise<boolean> {
-    const run = this.writing.catch(() => undefined).then(async () => {
-      const next = new Map(this.blocks);
-      if (!edit(next)) return false;
-      const body = JSON.stringify({ blocks: [...next.values()] });
-      await writeFileDurable(this.dataDir, NAME, [Buffer.from(body, 'utf8')]);
-      this.blocks = next;
-      return true;
-    });
+    const run = this.writing
+      .catch(() => undefined)
+      .then(async () => {
+        const next = new Map(this.blocks);
+        if (!edit(next)) return false;
+        const body = JSON.stringify({ blocks: [...next.values()] });
+        await writeFileDurable(this.dataDir, NAME, [Buffer.from(body, 'utf8')]);
+        this.blocks = next;
+        return true;
+      });
     this.writing = run;
     return run;
   }

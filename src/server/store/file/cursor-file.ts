@@ -37,12 +37,20 @@ interface StatusRecord extends FetchStatus {
 
 function isStatus(v: unknown): v is StatusRecord {
   const r = v as Record<string, unknown> | null;
-  return !!r && typeof r.account === 'string' && typeof r.active === 'boolean' && typeof r.reason === 'string' && Number.isSafeInteger(r.at);
+  return (
+    !!r &&
+    typeof r.account === 'string' &&
+    typeof r.active === 'boolean' &&
+    typeof r.reason === 'string' &&
+    Number.isSafeInteger(r.at)
+  );
 }
 
 /** A copy of the cursor's own fields (renumberedAt only when there is one). */
 function cursorOf(c: FetchCursor): FetchCursor {
-  return c.renumberedAt === undefined ? { uidValidity: c.uidValidity, lastUid: c.lastUid } : { uidValidity: c.uidValidity, lastUid: c.lastUid, renumberedAt: c.renumberedAt };
+  return c.renumberedAt === undefined
+    ? { uidValidity: c.uidValidity, lastUid: c.lastUid }
+    : { uidValidity: c.uidValidity, lastUid: c.lastUid, renumberedAt: c.renumberedAt };
 }
 
 const keyOf = (account: string, folder: string) => `${account}\n${folder}`;
@@ -64,7 +72,8 @@ export class CursorFile {
       maxBytes: MAX_BYTES,
       shape: (json) => {
         const { cursors: records, statuses = [] } = json as { cursors?: unknown; statuses?: unknown };
-        const whole = Array.isArray(records) && records.every(isRecord) && Array.isArray(statuses) && statuses.every(isStatus);
+        const whole =
+          Array.isArray(records) && records.every(isRecord) && Array.isArray(statuses) && statuses.every(isStatus);
         return whole ? { records, statuses } : undefined;
       },
       setAside: 'not a cursor file; external accounts are fetched from the start of the session lifetime',
@@ -100,10 +109,12 @@ export class CursorFile {
 
   private save(): Promise<void> {
     // Each write takes the maps as they are then, so a later write carries every earlier save too.
-    const write = this.writing.catch(() => undefined).then(() => {
-      const body = JSON.stringify({ cursors: [...this.cursors.values()], statuses: [...this.statuses.values()] });
-      return writeFileDurable(this.dataDir, NAME, [Buffer.from(body, 'utf8')]);
-    });
+    const write = this.writing
+      .catch(() => undefined)
+      .then(() => {
+        const body = JSON.stringify({ cursors: [...this.cursors.values()], statuses: [...this.statuses.values()] });
+        return writeFileDurable(this.dataDir, NAME, [Buffer.from(body, 'utf8')]);
+      });
     this.writing = write;
     return write;
   }

@@ -47,7 +47,17 @@ const MAX_ID_ATTEMPTS = 1000;
 
 /** A new entry for `session`, with no messages yet. */
 export function newInbox(session: StoredSession, messagesDir: string): InboxEntry {
-  return { session, dir: join(messagesDir, session.id), dirReady: false, loaded: false, messages: new Map(), version: 0, adding: 0, lastId: 0, hwmOnDisk: 0 };
+  return {
+    session,
+    dir: join(messagesDir, session.id),
+    dirReady: false,
+    loaded: false,
+    messages: new Map(),
+    version: 0,
+    adding: 0,
+    lastId: 0,
+    hwmOnDisk: 0,
+  };
 }
 
 /** Failures to read an inbox that pass (too many open files): the next use tries again. */
@@ -60,7 +70,10 @@ const PASSING = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM', 'EINTR']);
 export function cannotRead(entry: InboxEntry, err: unknown, logOnce: LogOnce): void {
   entry.loadError = err;
   entry.loaded = true;
-  logOnce(`inbox ${entry.session.id}`, `store: cannot read messages of session ${entry.session.id}: ${storageErrorText(err)}`);
+  logOnce(
+    `inbox ${entry.session.id}`,
+    `store: cannot read messages of session ${entry.session.id}: ${storageErrorText(err)}`,
+  );
 }
 
 /**
@@ -87,7 +100,10 @@ export async function loadInbox(entry: InboxEntry, logOnce: LogOnce): Promise<vo
         // Removed under us: an empty inbox, its directory made again by the next message.
         if (code === 'ENOENT') return void Object.assign(entry, { dirReady: false, loaded: true });
         if (code === undefined || !PASSING.has(code)) return cannotRead(entry, err, logOnce);
-        logOnce(`inbox ${entry.session.id} ${code}`, `store: cannot read messages of session ${entry.session.id} now: ${storageErrorText(err)}`);
+        logOnce(
+          `inbox ${entry.session.id} ${code}`,
+          `store: cannot read messages of session ${entry.session.id} now: ${storageErrorText(err)}`,
+        );
         throw err;
       },
     )
@@ -106,26 +122,56 @@ export function inboxCount(entry: InboxEntry): number {
  * Writes one message file under the next id and, once it is durable, indexes it (unless the session
  * went meanwhile) and resolves with a copy of its summary. A failed write burns its id.
  */
-export async function writeMessage(entry: InboxEntry, input: NewMessage, messagesDir: string, commit: GroupCommit): Promise<StoredMessageMeta> {
+export async function writeMessage(
+  entry: InboxEntry,
+  input: NewMessage,
+  messagesDir: string,
+  commit: GroupCommit,
+): Promise<StoredMessageMeta> {
   if (!entry.dirReady) {
     await mkdirDurable(entry.dir, messagesDir);
     entry.dirReady = true;
   }
-  const { raw, attachments, senderName, senderEmail, subject, receivedAt, to, cc, text, html, headers, parseOnRead, clientIp, envelopeFrom } = input;
+  const {
+    raw,
+    attachments,
+    senderName,
+    senderEmail,
+    subject,
+    receivedAt,
+    to,
+    cc,
+    text,
+    html,
+    headers,
+    parseOnRead,
+    clientIp,
+    envelopeFrom,
+  } = input;
   const base = {
     senderName,
     senderEmail,
     subject,
     receivedAt,
     size: raw.length,
-    attachments: attachments.map((a, i) => ({ id: i + 1, filename: a.filename, contentType: a.contentType, size: a.bytes.length })),
+    attachments: attachments.map((a, i) => ({
+      id: i + 1,
+      filename: a.filename,
+      contentType: a.contentType,
+      size: a.bytes.length,
+    })),
     ...(clientIp !== undefined ? { clientIp } : {}),
     ...(envelopeFrom !== undefined ? { envelopeFrom } : {}),
   };
   for (let attempt = 0; ; attempt++) {
     // Taken before the write's first await, so concurrent adds never share an id.
     const meta: StoredMessageMeta = { id: ++entry.lastId, ...base };
-    const chunks = encodeMessageFile(meta, { to, cc, text, html, headers, ...(parseOnRead ? { parseOnRead } : {}) }, raw, attachments.map((a) => a.bytes));
+    const chunks = encodeMessageFile(
+      meta,
+      { to, cc, text, html, headers, ...(parseOnRead ? { parseOnRead } : {}) },
+      raw,
+      attachments.map((a) => a.bytes),
+    );
     try {
       // Never over an existing file: another process on this data dir may have taken the id.
       await commit.write(entry.dir, `${meta.id}.msg`, chunks);
@@ -159,7 +205,9 @@ export async function appendToAll(
   const stored = new Map<string, StoredMessageMeta>();
   if (full.length > 0) return { stored, full };
   for (const e of entries) e.adding++;
-  const results = await Promise.allSettled(entries.map((e) => writeMessage(e, input, messagesDir, commit).finally(() => e.adding--)));
+  const results = await Promise.allSettled(
+    entries.map((e) => writeMessage(e, input, messagesDir, commit).finally(() => e.adding--)),
+  );
   for (const [i, r] of results.entries()) if (r.status === 'fulfilled') stored.set(entries[i]!.session.id, r.value);
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (!failed) return { stored, full };
@@ -167,7 +215,12 @@ export async function appendToAll(
     const meta = stored.get(e.session.id);
     if (!meta) continue;
     await removeMessage(e, meta.id).catch((err: unknown) => {
-      logEvent(log, { level: 'error', event: 'store.failed', text: `store: could not take back message ${meta.id} of session ${e.session.id}: ${storageErrorText(err)}`, jsonFields: { reason: storageErrorText(err) } });
+      logEvent(log, {
+        level: 'error',
+        event: 'store.failed',
+        text: `store: could not take back message ${meta.id} of session ${e.session.id}: ${storageErrorText(err)}`,
+        jsonFields: { reason: storageErrorText(err) },
+      });
     });
   }
   throw failed.reason;
@@ -201,7 +254,11 @@ function recordHwm(entry: InboxEntry, id: number): Promise<void> {
 }
 
 /** Section `index` of message `id` (0 body, 1 raw, 2.. attachments); undefined when there is none. */
-export async function readSection(entry: InboxEntry | undefined, id: number, index: number): Promise<Buffer | undefined> {
+export async function readSection(
+  entry: InboxEntry | undefined,
+  id: number,
+  index: number,
+): Promise<Buffer | undefined> {
   const layout = entry?.messages.get(id);
   const where = layout && sectionOf(layout, index);
   if (!entry || !where) return undefined;
@@ -225,7 +282,12 @@ export async function removeInboxDirs(entries: readonly InboxEntry[], log: (line
     await Promise.all(
       entries.slice(i, i + 8).map((e) =>
         rm(e.dir, { recursive: true, force: true }).catch((err: unknown) => {
-          logEvent(log, { level: 'error', event: 'store.failed', text: `store: could not remove messages of deleted session ${e.session.id}: ${storageErrorText(err)}`, jsonFields: { reason: storageErrorText(err) } });
+          logEvent(log, {
+            level: 'error',
+            event: 'store.failed',
+            text: `store: could not remove messages of deleted session ${e.session.id}: ${storageErrorText(err)}`,
+            jsonFields: { reason: storageErrorText(err) },
+          });
         }),
       ),
     );

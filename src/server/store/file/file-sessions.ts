@@ -20,7 +20,16 @@ import { CursorFile } from './cursor-file';
 import { BlockFile } from './block-file';
 import { LimitersByRule } from '../../limits/rate-limit';
 import { LocalClaims } from '../local-claims';
-import { StoreClosedError, type Block, type BlockKind, type FetchClaim, type FetchCursor, type FetchStatus, type RateRule, type StoredSession } from '../store';
+import {
+  StoreClosedError,
+  type Block,
+  type BlockKind,
+  type FetchClaim,
+  type FetchCursor,
+  type FetchStatus,
+  type RateRule,
+  type StoredSession,
+} from '../store';
 
 /** The file probe() writes and removes in messages/ (a leftover is removed at open: it is no session). */
 const PROBE_FILE = '.health-probe';
@@ -205,7 +214,10 @@ export abstract class FileSessions {
    */
   private async drop(entries: InboxEntry[]): Promise<InboxEntry[]> {
     if (entries.length === 0) return [];
-    const unlinked = await unlinkAllDurable(this.sessionsDir, entries.map((e) => `${e.session.id}.json`));
+    const unlinked = await unlinkAllDurable(
+      this.sessionsDir,
+      entries.map((e) => `${e.session.id}.json`),
+    );
     const gone = entries.filter((e, i) => unlinked[i]!.status === 'fulfilled' && this.sessions.get(e.session.id) === e);
     for (const e of gone) {
       this.sessions.remove(e);

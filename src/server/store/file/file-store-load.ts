@@ -109,7 +109,10 @@ export type InboxDirState = { kind: 'dir' } | { kind: 'bad'; error: NodeJS.Errno
  * are gone (a session deleted just before a crash, or a temp leftover) are removed, and an entry of a
  * live session that is not a directory is reported (that session's messages cannot be read).
  */
-export async function scanMessageDirs(dir: string, isSession: (id: string) => boolean): Promise<Map<string, InboxDirState>> {
+export async function scanMessageDirs(
+  dir: string,
+  isSession: (id: string) => boolean,
+): Promise<Map<string, InboxDirState>> {
   const found = new Map<string, InboxDirState>();
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (!isSession(entry.name)) {
@@ -135,10 +138,13 @@ export interface LoadedMessages {
 
 /** Reads the hwm file; 0 (named once) when it is not a whole number. */
 async function readHwm(path: string, logOnce: LogOnce): Promise<number> {
-  const text = await readOperatorFile(path, { maxBytes: HWM_MAX_BYTES }).then((bytes) => bytes.toString('utf8'), (err: unknown) => {
-    logOnce(path, `store: skipped ${path}: ${storageErrorText(err)}`);
-    return '';
-  });
+  const text = await readOperatorFile(path, { maxBytes: HWM_MAX_BYTES }).then(
+    (bytes) => bytes.toString('utf8'),
+    (err: unknown) => {
+      logOnce(path, `store: skipped ${path}: ${storageErrorText(err)}`);
+      return '';
+    },
+  );
   const n = Number(text.trim());
   return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
@@ -159,7 +165,12 @@ export async function loadMessageDir(dir: string, logOnce: LogOnce): Promise<Loa
     }
     if (entry.name === HWM) {
       if (entry.isFile()) loaded.hwmOnDisk = await readHwm(path, logOnce);
-      else await setAside(path, `the high-water mark is ${kindOf(entry)}, not a file; ids are known from the message files only`, logOnce);
+      else
+        await setAside(
+          path,
+          `the high-water mark is ${kindOf(entry)}, not a file; ids are known from the message files only`,
+          logOnce,
+        );
       continue;
     }
     const m = /^(\d{1,15})\.msg(\.corrupt)?$/.exec(entry.name);

@@ -20,13 +20,34 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendToAll, listInbox, loadInbox, readSection, removeMessage, writeMessage, type InboxEntry } from './file-inbox';
+import {
+  appendToAll,
+  listInbox,
+  loadInbox,
+  readSection,
+  removeMessage,
+  writeMessage,
+  type InboxEntry,
+} from './file-inbox';
 import { FileSessions, type FileStoreOptions } from './file-sessions';
 import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
 import { messageFilter } from '../match';
-import { joinedReads, UnknownSessionError, type Delivery, type FoundMessage, type MessageFilter, type NewMessage, type RecipientInbox, type SessionInbox, type Store, type StorageUsage, type StoredMessage, type StoredMessageMeta } from '../store';
+import {
+  joinedReads,
+  UnknownSessionError,
+  type Delivery,
+  type FoundMessage,
+  type MessageFilter,
+  type NewMessage,
+  type RecipientInbox,
+  type SessionInbox,
+  type Store,
+  type StorageUsage,
+  type StoredMessage,
+  type StoredMessageMeta,
+} from '../store';
 
 export type { FileStoreOptions } from './file-sessions';
 
@@ -134,7 +155,14 @@ export class FileStore extends FileSessions implements Store {
       if (!dir.isDirectory()) continue;
       const path = join(this.messagesDir, dir.name);
       const names = (await readdir(path).catch(() => [])).filter((n) => /^\d{1,15}\.msg$/.test(n));
-      const sizes = await Promise.all(names.map((n) => stat(join(path, n)).then((s) => s.size, () => -1)));
+      const sizes = await Promise.all(
+        names.map((n) =>
+          stat(join(path, n)).then(
+            (s) => s.size,
+            () => -1,
+          ),
+        ),
+      );
       for (const size of sizes) {
         if (size < 0) continue;
         messages++;
@@ -147,7 +175,8 @@ export class FileStore extends FileSessions implements Store {
   /** Every inbox with its messages read (those not read yet are read now, a few at a time). */
   private async allInboxes(): Promise<InboxEntry[]> {
     const entries = [...this.sessions.values()];
-    for (let i = 0; i < entries.length; i += 16) await Promise.all(entries.slice(i, i + 16).map((e) => this.inbox(e.session.id)));
+    for (let i = 0; i < entries.length; i += 16)
+      await Promise.all(entries.slice(i, i + 16).map((e) => this.inbox(e.session.id)));
     return entries.filter((e) => !e.removed);
   }
 
@@ -155,7 +184,8 @@ export class FileStore extends FileSessions implements Store {
     const matches = messageFilter(filter);
     const found: FoundMessage[] = [];
     for (const entry of await this.allInboxes()) {
-      for (const layout of entry.messages.values()) if (matches(layout.meta)) found.push({ session: { ...entry.session }, message: metaCopy(layout.meta) });
+      for (const layout of entry.messages.values())
+        if (matches(layout.meta)) found.push({ session: { ...entry.session }, message: metaCopy(layout.meta) });
     }
     return found.sort((a, b) => b.message.receivedAt - a.message.receivedAt).slice(0, limit);
   }

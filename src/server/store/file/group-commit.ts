@@ -143,7 +143,11 @@ function onLoop(slice: readonly Queued[]): boolean[] {
 }
 
 /** undefined when `p` resolves, else what it rejected with. */
-const failureOf = (p: Promise<unknown>): Promise<unknown> => p.then(() => undefined, (err: unknown) => err ?? new Error('fsync failed'));
+const failureOf = (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => undefined,
+    (err: unknown) => err ?? new Error('fsync failed'),
+  );
 
 /**
  * Makes up to FILES_AT_ONCE writes durable and settles each; returns how many directories it fsync'd.
@@ -184,7 +188,8 @@ async function commitSlice(slice: readonly Queued[]): Promise<number> {
 /** Makes one batch durable, FILES_AT_ONCE files at a time, and settles each of its writes. */
 async function commitBatch(batch: readonly Queued[]): Promise<BatchReport> {
   let dirSyncs = 0;
-  for (let at = 0; at < batch.length; at += FILES_AT_ONCE) dirSyncs += await commitSlice(batch.slice(at, at + FILES_AT_ONCE));
+  for (let at = 0; at < batch.length; at += FILES_AT_ONCE)
+    dirSyncs += await commitSlice(batch.slice(at, at + FILES_AT_ONCE));
   return { files: batch.length, dirSyncs };
 }
 

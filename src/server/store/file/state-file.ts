@@ -25,7 +25,8 @@ export async function readStateFile<T>(path: string, read: StateFileRead<T>): Pr
     text = (await readOperatorFile(path, { maxBytes: read.maxBytes })).toString('utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    if (!(error instanceof OperatorFileError && (error.code === 'not-regular' || error.code === 'too-large'))) throw error;
+    if (!(error instanceof OperatorFileError && (error.code === 'not-regular' || error.code === 'too-large')))
+      throw error;
   }
   let value: T | undefined;
   try {
@@ -34,8 +35,19 @@ export async function readStateFile<T>(path: string, read: StateFileRead<T>): Pr
     value = undefined;
   }
   if (value !== undefined) return value;
-  logEvent(read.log, { level: 'warn', event: 'store.set_aside', text: `store: set aside ${path}: ${read.setAside}`, jsonFields: { reason: read.setAside } });
-  const failed = (err: unknown) => logEvent(read.log, { level: 'error', event: 'store.failed', text: `store: could not set aside ${path}: ${storageErrorText(err)}`, jsonFields: { reason: storageErrorText(err) } });
+  logEvent(read.log, {
+    level: 'warn',
+    event: 'store.set_aside',
+    text: `store: set aside ${path}: ${read.setAside}`,
+    jsonFields: { reason: read.setAside },
+  });
+  const failed = (err: unknown) =>
+    logEvent(read.log, {
+      level: 'error',
+      event: 'store.failed',
+      text: `store: could not set aside ${path}: ${storageErrorText(err)}`,
+      jsonFields: { reason: storageErrorText(err) },
+    });
   await rename(path, `${path}.corrupt`).catch(failed);
   return undefined;
 }

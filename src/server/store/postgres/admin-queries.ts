@@ -23,7 +23,9 @@ export async function findMessages(pool: pg.Pool, filter: MessageFilter, limit: 
   const sender = filter.sender?.trim().toLowerCase();
   const byDomain = sender !== undefined && !sender.includes('@');
   const where = [
-    sender === undefined ? '$1::text IS NULL' : `(${senderTest('sender_email', byDomain)} OR ${senderTest('envelope_from', byDomain)})`,
+    sender === undefined
+      ? '$1::text IS NULL'
+      : `(${senderTest('sender_email', byDomain)} OR ${senderTest('envelope_from', byDomain)})`,
     filter.clientIp === undefined ? '$2::text IS NULL' : 'client_ip IS NOT NULL AND client_ip::inet <<= $2::inet',
   ].join(' AND ');
   const rows = await query<MetaRow & { session_id: string }>(
@@ -32,9 +34,11 @@ export async function findMessages(pool: pg.Pool, filter: MessageFilter, limit: 
     [sender ?? null, filter.clientIp ?? null, limit],
   );
   if (rows.length === 0) return [];
-  const sessions = await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions WHERE id = ANY($1::text[])`, [
-    [...new Set(rows.map((r) => r.session_id))],
-  ]);
+  const sessions = await query<SessionRow>(
+    pool,
+    `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions WHERE id = ANY($1::text[])`,
+    [[...new Set(rows.map((r) => r.session_id))]],
+  );
   const byId = new Map(sessions.map((s) => [s.id, sessionOf(s)]));
   // A session deleted between the two queries takes its messages with it.
   return rows.flatMap((r) => {

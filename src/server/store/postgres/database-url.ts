@@ -48,11 +48,16 @@ export function scrubSecrets(text: string, url: string | undefined, env: NodeJS.
  * scrubSecrets for one URL and environment, with the redacted form and the secrets worked out once: a
  * busy service scrubs every log line, and parsing the URL each time was some 13 µs a line.
  */
-export function secretScrubber(url: string | undefined, env: NodeJS.ProcessEnv = process.env): (text: string) => string {
+export function secretScrubber(
+  url: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): (text: string) => string {
   const redacted = url ? redactDatabaseUrl(url) : '';
   // Under 4 characters a password is not hunted for in free text: every "a" in a log line would go.
   // Longest first, so a password that contains a shorter one is replaced whole.
-  const secrets = [...(url ? passwordsIn(url) : []), env.PGPASSWORD ?? ''].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+  const secrets = [...(url ? passwordsIn(url) : []), env.PGPASSWORD ?? '']
+    .filter((s) => s.length >= 4)
+    .sort((a, b) => b.length - a.length);
   if (!url && secrets.length === 0) return (text) => text;
   return (text) => {
     let out = url && text.includes(url) ? text.split(url).join(redacted) : text;

@@ -69,7 +69,12 @@ function metaOf(message: NewMessage, id: number): StoredMessageMeta {
     subject: message.subject,
     receivedAt: message.receivedAt,
     size: message.raw.length,
-    attachments: message.attachments.map((a, i) => ({ id: i + 1, filename: a.filename, contentType: a.contentType, size: a.bytes.length })),
+    attachments: message.attachments.map((a, i) => ({
+      id: i + 1,
+      filename: a.filename,
+      contentType: a.contentType,
+      size: a.bytes.length,
+    })),
     ...(message.clientIp !== undefined ? { clientIp: message.clientIp } : {}),
     ...(message.envelopeFrom !== undefined ? { envelopeFrom: message.envelopeFrom } : {}),
   };
@@ -124,11 +129,17 @@ export async function deliverBatch(
         ...batch.flatMap((d) => messageValues(d.message)),
       ];
       state.commitSent = true;
-      const answer = await c.query<Decided & { locked_at: number }>(prepared(deliverBatchStatement(batch.length), values));
+      const answer = await c.query<Decided & { locked_at: number }>(
+        prepared(deliverBatchStatement(batch.length), values),
+      );
       const lockedAt = answer.rows[0]?.locked_at;
       if (lockedAt !== undefined) {
         const lockMs = performance.timeOrigin + performance.now() - lockedAt * 1000;
-        onReport?.({ deliveries: batch.length, rows: answer.rows.filter((r) => r.outcome === 'stored').length, lockMs });
+        onReport?.({
+          deliveries: batch.length,
+          rows: answer.rows.filter((r) => r.outcome === 'stored').length,
+          lockMs,
+        });
       }
       return answer.rows;
     });
@@ -174,7 +185,12 @@ function outcomes(batch: readonly QueuedDelivery[], rows: readonly Decided[]): D
  * What a batch whose answer was lost decided, once its backend has gone: its record's copy of the
  * decision when it committed, undefined when it did not (or the database would not say in time).
  */
-async function committed(pool: pg.Pool, batchId: string, backend: number | undefined, options: DeliverOptions): Promise<Decided[] | undefined> {
+async function committed(
+  pool: pg.Pool,
+  batchId: string,
+  backend: number | undefined,
+  options: DeliverOptions,
+): Promise<Decided[] | undefined> {
   const deadline = Date.now() + (options.commitCheckMs ?? 30_000);
   while (Date.now() < deadline) {
     try {

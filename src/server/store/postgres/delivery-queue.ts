@@ -112,7 +112,12 @@ export class DeliveryQueue {
   }
 
   /** Queues one delivery; resolves after the COMMIT of the batch it went in. */
-  deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number, caps?: StorageCaps): Promise<Delivery> {
+  deliver(
+    sessionIds: readonly string[],
+    message: NewMessage,
+    inboxLimit: number,
+    caps?: StorageCaps,
+  ): Promise<Delivery> {
     return new Promise<Delivery>((resolve, reject) => {
       this.queue.push({ sessionIds, message, inboxLimit, caps, resolve, reject, queuedAt: performance.now() });
       this.schedule();

@@ -33,13 +33,23 @@ export async function writeCursor(pool: pg.Pool, account: string, folder: string
     `INSERT INTO tempmail_fetch_cursors (account, folder, uid_validity, last_uid, renumbered_at) VALUES ($1, $2, $3, $4, $5)
       ON CONFLICT (account, folder) DO UPDATE
         SET uid_validity = EXCLUDED.uid_validity, last_uid = EXCLUDED.last_uid, renumbered_at = EXCLUDED.renumbered_at`,
-    [account, folder, cursor.uidValidity, cursor.lastUid, cursor.renumberedAt === undefined ? null : new Date(cursor.renumberedAt)],
+    [
+      account,
+      folder,
+      cursor.uidValidity,
+      cursor.lastUid,
+      cursor.renumberedAt === undefined ? null : new Date(cursor.renumberedAt),
+    ],
   );
 }
 
 /** The last status of an account, or undefined. */
 export async function readStatus(pool: pg.Pool, account: string): Promise<FetchStatus | undefined> {
-  const [row] = await query<{ active: boolean; reason: string; at: Date }>(pool, 'SELECT active, reason, at FROM tempmail_fetch_status WHERE account = $1', [account]);
+  const [row] = await query<{ active: boolean; reason: string; at: Date }>(
+    pool,
+    'SELECT active, reason, at FROM tempmail_fetch_status WHERE account = $1',
+    [account],
+  );
   return row && { active: row.active, reason: row.reason, at: row.at.getTime() };
 }
 
@@ -83,7 +93,11 @@ export class PgFetchClaims {
         if (h.broken) return;
         h.broken = true;
         if (this.holder === opening) this.holder = undefined;
-        if (h.held.size > 0 && !this.closed) this.log(`database connection of the fetch claims lost${error ? `: ${error.message}` : ''}; fetching stops until a claim is won again`, { level: 'warn', event: 'imap.claims_lost' });
+        if (h.held.size > 0 && !this.closed)
+          this.log(
+            `database connection of the fetch claims lost${error ? `: ${error.message}` : ''}; fetching stops until a claim is won again`,
+            { level: 'warn', event: 'imap.claims_lost' },
+          );
         for (const lose of h.held.values()) lose();
         h.held.clear();
         client.release(error ?? true);
@@ -109,7 +123,10 @@ export class PgFetchClaims {
     const marker = h.held.get(account);
     let got = false;
     try {
-      const { rows } = await h.client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS got', [FETCH_LOCK, account]);
+      const { rows } = await h.client.query<{ got: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS got', [
+        FETCH_LOCK,
+        account,
+      ]);
       got = rows[0]?.got === true && !h.broken; // a lock taken as the connection broke went with it
     } finally {
       if (!got && h.held.get(account) === marker) h.held.delete(account);
@@ -121,7 +138,9 @@ export class PgFetchClaims {
       release: async () => {
         if (h.broken || h.held.get(account) !== marker) return;
         h.held.delete(account);
-        await h.client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [FETCH_LOCK, account]).catch(() => undefined);
+        await h.client
+          .query('SELECT pg_advisory_unlock($1, hashtext($2))', [FETCH_LOCK, account])
+          .catch(() => undefined);
       },
     };
   }

@@ -30,15 +30,22 @@ export async function importSession(
 ): Promise<ImportedSession> {
   return transaction(pool, async (c) => {
     const sessionAdded = ((await c.query(INSERT_SESSION, sessionValues(session))).rowCount ?? 0) > 0;
-    const held = await c.query<{ token_hash: string }>('SELECT token_hash FROM tempmail_sessions WHERE id = $1 FOR UPDATE', [session.id]);
-    if (held.rows[0]?.token_hash !== session.tokenHash) throw new Error(`session ${session.id} is in the database under another token`);
+    const held = await c.query<{ token_hash: string }>(
+      'SELECT token_hash FROM tempmail_sessions WHERE id = $1 FOR UPDATE',
+      [session.id],
+    );
+    if (held.rows[0]?.token_hash !== session.tokenHash)
+      throw new Error(`session ${session.id} is in the database under another token`);
     let messagesAdded = 0;
     for (const { id, message } of messages) {
       messagesAdded += (await c.query(INSERT_MESSAGE, [session.id, id, ...messageValues(message)])).rowCount ?? 0;
     }
     // New mail takes ids above every id the data dir handed out (migration 8 takes them from the clock).
     const last = Math.max(0, ...messages.map((m) => m.id));
-    await c.query('UPDATE tempmail_sessions SET last_message_id = greatest(last_message_id, $2) WHERE id = $1', [session.id, last]);
+    await c.query('UPDATE tempmail_sessions SET last_message_id = greatest(last_message_id, $2) WHERE id = $1', [
+      session.id,
+      last,
+    ]);
     return { value: { sessionAdded, messagesAdded, messagesSkipped: messages.length - messagesAdded } };
   });
 }

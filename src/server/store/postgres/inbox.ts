@@ -13,7 +13,11 @@ const VERSION_COLUMNS = 'last_message_id AS last, message_count AS n';
 const versionOf = (row: { last: number; n: number }) => `${row.last}.${row.n}`;
 
 export async function listMessages(pool: pg.Pool, sessionId: string): Promise<StoredMessageMeta[]> {
-  return (await query<MetaRow>(pool, `SELECT ${META_COLUMNS} FROM tempmail_messages WHERE session_id = $1 ORDER BY id`, [sessionId])).map(metaOf);
+  return (
+    await query<MetaRow>(pool, `SELECT ${META_COLUMNS} FROM tempmail_messages WHERE session_id = $1 ORDER BY id`, [
+      sessionId,
+    ])
+  ).map(metaOf);
 }
 
 /**
@@ -23,7 +27,11 @@ export async function listMessages(pool: pg.Pool, sessionId: string): Promise<St
  * session share a pair. One row read, whatever the inbox holds.
  */
 export async function inboxVersion(pool: pg.Pool, sessionId: string): Promise<string | undefined> {
-  const [row] = await query<{ last: number; n: number }>(pool, `SELECT ${VERSION_COLUMNS} FROM tempmail_sessions WHERE id = $1`, [sessionId]);
+  const [row] = await query<{ last: number; n: number }>(
+    pool,
+    `SELECT ${VERSION_COLUMNS} FROM tempmail_sessions WHERE id = $1`,
+    [sessionId],
+  );
   return row && versionOf(row);
 }
 
@@ -31,7 +39,10 @@ export async function inboxVersion(pool: pg.Pool, sessionId: string): Promise<st
  * check-mail's one read, for every token asked together (postgres-store.ts groups them): the session of
  * each token found and its inbox's version, one indexed row each.
  */
-export async function inboxesByTokenHash(pool: pg.Pool, tokenHashes: readonly string[]): Promise<Map<string, SessionInbox>> {
+export async function inboxesByTokenHash(
+  pool: pg.Pool,
+  tokenHashes: readonly string[],
+): Promise<Map<string, SessionInbox>> {
   const rows = await query<SessionRow & { last: number; n: number }>(
     pool,
     `SELECT ${SESSION_COLUMNS}, ${VERSION_COLUMNS} FROM tempmail_sessions WHERE token_hash = ANY ($1::text[])`,
@@ -52,7 +63,10 @@ export async function getMessage(pool: pg.Pool, sessionId: string, id: number): 
 
 /** The session's count (migration 6): one row, not a count over its messages. */
 export async function countMessages(pool: pg.Pool, sessionId: string): Promise<number> {
-  return (await query<{ n: number }>(pool, 'SELECT message_count AS n FROM tempmail_sessions WHERE id = $1', [sessionId]))[0]?.n ?? 0;
+  return (
+    (await query<{ n: number }>(pool, 'SELECT message_count AS n FROM tempmail_sessions WHERE id = $1', [sessionId]))[0]
+      ?.n ?? 0
+  );
 }
 
 /**
@@ -63,21 +77,40 @@ export async function countMessages(pool: pg.Pool, sessionId: string): Promise<n
 export async function deleteMessage(pool: pg.Pool, sessionId: string, id: number): Promise<boolean> {
   if (!Number.isSafeInteger(id)) return false;
   return transaction(pool, async (c) => {
-    const held = await c.query(prepared('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR NO KEY UPDATE', [sessionId]));
+    const held = await c.query(
+      prepared('SELECT 1 FROM tempmail_sessions WHERE id = $1 FOR NO KEY UPDATE', [sessionId]),
+    );
     if (held.rowCount === 0) return { value: false, rollback: true };
-    const removed = (await c.query(prepared('DELETE FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id]))).rowCount! > 0;
+    const removed =
+      (await c.query(prepared('DELETE FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id])))
+        .rowCount! > 0;
     return { value: removed, rollback: !removed };
   });
 }
 
 export async function rawMessage(pool: pg.Pool, sessionId: string, id: number): Promise<Buffer | undefined> {
   if (!Number.isSafeInteger(id)) return undefined;
-  const rows = await query<{ raw: Buffer }>(pool, 'SELECT raw FROM tempmail_messages WHERE session_id = $1 AND id = $2', [sessionId, id]);
+  const rows = await query<{ raw: Buffer }>(
+    pool,
+    'SELECT raw FROM tempmail_messages WHERE session_id = $1 AND id = $2',
+    [sessionId, id],
+  );
   return rows[0]?.raw;
 }
 
-export async function attachmentBytes(pool: pg.Pool, sessionId: string, id: number, attachmentId: number): Promise<Buffer | undefined> {
-  if (!Number.isSafeInteger(id) || !Number.isSafeInteger(attachmentId) || attachmentId < 1 || attachmentId > 2 ** 31 - 1) return undefined;
+export async function attachmentBytes(
+  pool: pg.Pool,
+  sessionId: string,
+  id: number,
+  attachmentId: number,
+): Promise<Buffer | undefined> {
+  if (
+    !Number.isSafeInteger(id) ||
+    !Number.isSafeInteger(attachmentId) ||
+    attachmentId < 1 ||
+    attachmentId > 2 ** 31 - 1
+  )
+    return undefined;
   const rows = await query<{ bytes: Buffer | null }>(
     pool,
     'SELECT attachments[$3::int] AS bytes FROM tempmail_messages WHERE session_id = $1 AND id = $2',

@@ -138,7 +138,10 @@ export class PgMailNotices implements MailNotices {
       if (!releaseOnce(error)) return;
       this.hear(false);
       if (this.closed) return;
-      this.log(`database connection of the mail notices lost${error ? `: ${error.message}` : ''}; listening again`, { level: 'warn', event: 'push.lost' });
+      this.log(`database connection of the mail notices lost${error ? `: ${error.message}` : ''}; listening again`, {
+        level: 'warn',
+        event: 'push.lost',
+      });
       this.retry();
     };
     client.on('error', broke);

@@ -27,7 +27,8 @@ export function createPool(options: PoolOptions): pg.Pool {
   const fromEnv = process.env.PGPASSWORD;
   // pg calls a password function with the connection's parameters (defaults and PG* variables applied),
   // which its types do not say.
-  const fromFile = ((info: ConnInfo) => new Promise<string | undefined>((resolve) => pgpass(info, resolve))) as unknown as () => Promise<string>;
+  const fromFile = ((info: ConnInfo) =>
+    new Promise<string | undefined>((resolve) => pgpass(info, resolve))) as unknown as () => Promise<string>;
   const pool = new pg.Pool({
     ...(parsed as pg.PoolConfig),
     port: parsed.port ? Number(parsed.port) : undefined,
@@ -42,7 +43,12 @@ export function createPool(options: PoolOptions): pg.Pool {
   });
   // A connection that dies while idle (the database restarted) is dropped by the pool; without a
   // listener the 'error' event would end the process.
-  pool.on('error', (error) => options.log?.(`database connection lost while idle: ${error.message}`, { level: 'warn', event: 'storage.connection_lost' }));
+  pool.on('error', (error) =>
+    options.log?.(`database connection lost while idle: ${error.message}`, {
+      level: 'warn',
+      event: 'storage.connection_lost',
+    }),
+  );
   return pool;
 }
 
@@ -87,7 +93,11 @@ export function prepared(text: string, values: unknown[] = []): pg.QueryConfig {
 }
 
 /** A statement on any connection of the pool, prepared (see prepared()). */
-export async function query<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values: unknown[] = []): Promise<R[]> {
+export async function query<R extends pg.QueryResultRow>(
+  pool: pg.Pool,
+  text: string,
+  values: unknown[] = [],
+): Promise<R[]> {
   return (await pool.query<R>(prepared(text, values))).rows;
 }
 

@@ -18,7 +18,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { StoreClosedError, UnknownSessionError, type Block, type BlockKind, type Delivery, type FetchClaim, type FetchCursor, type FetchStatus, type FoundMessage, type MailNoticeEvents, type MailNotices, type MessageFilter, type NewMessage, type RateRule, type RecipientInbox, type SessionInbox, type StorageCaps, type StorageUsage, type Store, type StoredMessage, type StoredMessageMeta, type StoredSession } from '../store';
+import {
+  StoreClosedError,
+  UnknownSessionError,
+  type Block,
+  type BlockKind,
+  type Delivery,
+  type FetchClaim,
+  type FetchCursor,
+  type FetchStatus,
+  type FoundMessage,
+  type MailNoticeEvents,
+  type MailNotices,
+  type MessageFilter,
+  type NewMessage,
+  type RateRule,
+  type RecipientInbox,
+  type SessionInbox,
+  type StorageCaps,
+  type StorageUsage,
+  type Store,
+  type StoredMessage,
+  type StoredMessageMeta,
+  type StoredSession,
+} from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
 import { migrate } from './migrations';
 import { deliverBatch, type BatchReport } from './deliver';
@@ -73,7 +96,11 @@ export class PostgresStore implements Store {
   constructor(private readonly options: PostgresStoreOptions) {
     this.log = options.log ?? (() => undefined);
     this.recent = new RecentRecipients(options.recipientsRecentMs);
-    this.recipients = new RecipientReads((work) => this.run(work), this.recent, (n) => options.onRecipientRead?.(n));
+    this.recipients = new RecipientReads(
+      (work) => this.run(work),
+      this.recent,
+      (n) => options.onRecipientRead?.(n),
+    );
     this.inboxes = new GroupedReads({
       run: (work) => this.run(work),
       readAll: inbox.inboxesByTokenHash,
@@ -93,7 +120,8 @@ export class PostgresStore implements Store {
     const pool = createPool({ url: this.options.url, max: this.options.poolSize, log: this.log });
     try {
       const applied = await withClient(pool, migrate);
-      if (applied.length > 0) this.log(`database schema migrated to version ${applied.at(-1)}`, { level: 'info', event: 'storage.migrated' });
+      if (applied.length > 0)
+        this.log(`database schema migrated to version ${applied.at(-1)}`, { level: 'info', event: 'storage.migrated' });
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;
@@ -115,7 +143,9 @@ export class PostgresStore implements Store {
   /** The pool's connections now (the metrics): held by a query, idle, and queries waiting for one. */
   poolCounts(): { inUse: number; idle: number; waiting: number } {
     const pool = this.pool;
-    return pool ? { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount } : { inUse: 0, idle: 0, waiting: 0 };
+    return pool
+      ? { inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }
+      : { inUse: 0, idle: 0, waiting: 0 };
   }
 
   private run<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
@@ -187,7 +217,12 @@ export class PostgresStore implements Store {
     return meta;
   }
 
-  async deliver(sessionIds: readonly string[], message: NewMessage, inboxLimit: number, caps?: StorageCaps): Promise<Delivery> {
+  async deliver(
+    sessionIds: readonly string[],
+    message: NewMessage,
+    inboxLimit: number,
+    caps?: StorageCaps,
+  ): Promise<Delivery> {
     const delivery = await this.run(() => this.deliveries.deliver(sessionIds, message, inboxLimit, caps));
     this.recent.stored(delivery.stored.keys());
     if (delivery.full.length + delivery.gone.length > 0) this.recent.forget([...delivery.full, ...delivery.gone]);
@@ -274,7 +309,13 @@ export class PostgresStore implements Store {
   hitRateLimit(key: string, now: number, rule: RateRule, cost = 1): Promise<number> {
     return this.run(async (pool) => {
       if (rule.limit <= 0) return 0;
-      const rows = await query<{ wait: number }>(pool, 'SELECT tempmail_rate_hit($1, $2, $3, $4, $5) AS wait', [key, new Date(now), rule.windowMs, rule.limit, cost]);
+      const rows = await query<{ wait: number }>(pool, 'SELECT tempmail_rate_hit($1, $2, $3, $4, $5) AS wait', [
+        key,
+        new Date(now),
+        rule.windowMs,
+        rule.limit,
+        cost,
+      ]);
       return rows[0]?.wait ?? 0;
     });
   }

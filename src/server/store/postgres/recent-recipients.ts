@@ -84,7 +84,8 @@ export class RecentRecipients {
   keep(key: string, inbox: RecipientInbox, mark: ReadMark): void {
     if (this.listeners <= 0 || mark.moves !== this.moves) return;
     const { id, tokenHash } = inbox.session;
-    if ((this.changed.get(`i ${id}`) ?? 0) > mark.changes || (this.changed.get(`h ${tokenHash}`) ?? 0) > mark.changes) return;
+    if ((this.changed.get(`i ${id}`) ?? 0) > mark.changes || (this.changed.get(`h ${tokenHash}`) ?? 0) > mark.changes)
+      return;
     this.drop(key);
     while (this.byKey.size >= MAX_KEPT) this.drop(this.byKey.keys().next().value!);
     this.byKey.set(key, { at: this.now(), inbox: { session: { ...inbox.session }, messages: inbox.messages } });

@@ -40,11 +40,23 @@ export function sessionOf(row: SessionRow): StoredSession {
 
 /** The values of SESSION_COLUMNS for a record ($1..$10). */
 export function sessionValues(s: StoredSession): unknown[] {
-  return [s.id, s.tokenHash, s.email, s.addressKey, s.localPart, s.domain, s.kind, s.extmailAccountId, new Date(s.createdAt), new Date(s.expiresAt)];
+  return [
+    s.id,
+    s.tokenHash,
+    s.email,
+    s.addressKey,
+    s.localPart,
+    s.domain,
+    s.kind,
+    s.extmailAccountId,
+    new Date(s.createdAt),
+    new Date(s.expiresAt),
+  ];
 }
 
 /** The listing columns of tempmail_messages. */
-export const META_COLUMNS = 'id, received_at, size, sender_name, sender_email, subject, attachment_list, client_ip, envelope_from';
+export const META_COLUMNS =
+  'id, received_at, size, sender_name, sender_email, subject, attachment_list, client_ip, envelope_from';
 
 export interface MetaRow {
   /** bigint (migration 8): a string from pg. */
@@ -90,7 +102,14 @@ export function messageValues(m: NewMessage): unknown[] {
     contentType: a.contentType,
     size: a.bytes.length,
   }));
-  const body = { to: m.to, cc: m.cc, text: m.text, html: m.html, headers: m.headers, ...(m.parseOnRead ? { parseOnRead: true } : {}) };
+  const body = {
+    to: m.to,
+    cc: m.cc,
+    text: m.text,
+    html: m.html,
+    headers: m.headers,
+    ...(m.parseOnRead ? { parseOnRead: true } : {}),
+  };
   return [
     new Date(m.receivedAt),
     m.raw.length,

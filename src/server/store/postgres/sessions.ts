@@ -24,32 +24,56 @@ const SWEEP_BATCH = 500;
 const KEEP_MS = 60 * 60 * 1000;
 
 /** The first session `where` finds (a condition on tempmail_sessions, maybe with ORDER BY). */
-export async function sessionWhere(pool: pg.Pool, where: string, values: unknown[]): Promise<StoredSession | undefined> {
+export async function sessionWhere(
+  pool: pg.Pool,
+  where: string,
+  values: unknown[],
+): Promise<StoredSession | undefined> {
   const rows = await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions WHERE ${where}`, values);
   return rows[0] && sessionOf(rows[0]);
 }
 
 export async function putSession(pool: pg.Pool, session: StoredSession): Promise<void> {
-  const updates = SESSION_COLUMNS.split(', ').slice(1).map((c) => `${c} = EXCLUDED.${c}`).join(', ');
-  await query(pool, `INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-    ON CONFLICT (id) DO UPDATE SET ${updates}`, sessionValues(session));
+  const updates = SESSION_COLUMNS.split(', ')
+    .slice(1)
+    .map((c) => `${c} = EXCLUDED.${c}`)
+    .join(', ');
+  await query(
+    pool,
+    `INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+    ON CONFLICT (id) DO UPDATE SET ${updates}`,
+    sessionValues(session),
+  );
 }
 
 /** Claims the session's address under an advisory lock on it: an expired holder gives it up in the same step. */
 export function insertSession(pool: pg.Pool, session: StoredSession, now: number): Promise<'created' | 'taken'> {
   return transaction(pool, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ADDRESS_LOCK, session.addressKey]);
-    const holders = await c.query<{ expires_at: Date }>('SELECT expires_at FROM tempmail_sessions WHERE address_key = $1', [session.addressKey]);
+    const holders = await c.query<{ expires_at: Date }>(
+      'SELECT expires_at FROM tempmail_sessions WHERE address_key = $1',
+      [session.addressKey],
+    );
     if (holders.rows.some((h) => h.expires_at.getTime() > now)) return { value: 'taken' as const, rollback: true };
     // The expired holder's notice tells every instance it is gone (their RCPT answers kept, their watchers).
-    await c.query(prepared(`WITH gone AS (DELETE FROM tempmail_sessions WHERE address_key = $1 RETURNING token_hash) ${goneSql('SELECT token_hash FROM gone')}`, [session.addressKey]));
-    await c.query(`INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, sessionValues(session));
+    await c.query(
+      prepared(
+        `WITH gone AS (DELETE FROM tempmail_sessions WHERE address_key = $1 RETURNING token_hash) ${goneSql('SELECT token_hash FROM gone')}`,
+        [session.addressKey],
+      ),
+    );
+    await c.query(
+      `INSERT INTO tempmail_sessions (${SESSION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      sessionValues(session),
+    );
     return { value: 'created' as const };
   });
 }
 
 export async function listSessions(pool: pg.Pool): Promise<StoredSession[]> {
-  return (await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions ORDER BY created_at`)).map(sessionOf);
+  return (await query<SessionRow>(pool, `SELECT ${SESSION_COLUMNS} FROM tempmail_sessions ORDER BY created_at`)).map(
+    sessionOf,
+  );
 }
 
 export async function countSessions(pool: pg.Pool): Promise<number> {

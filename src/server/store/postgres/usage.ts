@@ -18,7 +18,10 @@ import type { StoreLog } from '../store-log';
 /** The kept totals. */
 export async function storageUsage(db: pg.Pool | pg.PoolClient): Promise<StorageUsage> {
   const { rows } = await db.query<{ n: string; bytes: string }>(
-    prepared('SELECT coalesce(sum(messages), 0)::bigint AS n, coalesce(sum(bytes), 0)::bigint AS bytes FROM tempmail_usage', []),
+    prepared(
+      'SELECT coalesce(sum(messages), 0)::bigint AS n, coalesce(sum(bytes), 0)::bigint AS bytes FROM tempmail_usage',
+      [],
+    ),
   );
   return { messages: Number(rows[0]?.n ?? 0), bytes: Number(rows[0]?.bytes ?? 0) };
 }
@@ -32,7 +35,9 @@ const RECOUNT_LOCK = '7238456004';
  */
 export function recountUsage(pool: pg.Pool, log: StoreLog): Promise<StorageUsage> {
   return transaction(pool, async (c) => {
-    const { rows: lock } = await c.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [RECOUNT_LOCK]);
+    const { rows: lock } = await c.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
+      RECOUNT_LOCK,
+    ]);
     if (!lock[0]?.got) return { value: await storageUsage(c) };
     const { rows } = await c.query<{ n: string; bytes: string; kept_n: string; kept_bytes: string }>(
       `SELECT c.n, c.bytes, k.n AS kept_n, k.bytes AS kept_bytes
@@ -44,11 +49,17 @@ export function recountUsage(pool: pg.Pool, log: StoreLog): Promise<StorageUsage
     const kept = { messages: Number(row?.kept_n ?? 0), bytes: Number(row?.kept_bytes ?? 0) };
     const off = { messages: counted.messages - kept.messages, bytes: counted.bytes - kept.bytes };
     if (off.messages === 0 && off.bytes === 0) return { value: counted };
-    await c.query('UPDATE tempmail_usage SET messages = messages + $1, bytes = bytes + $2 WHERE slot = 0', [off.messages, off.bytes]);
-    log(`the stored-mail totals were off by ${off.messages} messages and ${off.bytes} bytes (${kept.messages} and ${kept.bytes} kept, ${counted.messages} and ${counted.bytes} counted): corrected`, {
-      level: 'warn',
-      event: 'storage.totals_corrected',
-    });
+    await c.query('UPDATE tempmail_usage SET messages = messages + $1, bytes = bytes + $2 WHERE slot = 0', [
+      off.messages,
+      off.bytes,
+    ]);
+    log(
+      `the stored-mail totals were off by ${off.messages} messages and ${off.bytes} bytes (${kept.messages} and ${kept.bytes} kept, ${counted.messages} and ${counted.bytes} counted): corrected`,
+      {
+        level: 'warn',
+        event: 'storage.totals_corrected',
+      },
+    );
     return { value: counted };
   });
 }

@@ -44,10 +44,13 @@ describe('FileStore: one bad entry in an inbox costs that entry only', () => {
   for (const [kind, make] of [
     ['a dangling symlink', (path: string) => symlink(join(path, '..', 'nowhere.msg'), path)],
     ['a directory', (path: string) => mkdir(path)],
-    ['a symlink to a directory', async (path: string) => {
-      await mkdir(`${path}-target`);
-      await symlink(`${path}-target`, path);
-    }],
+    [
+      'a symlink to a directory',
+      async (path: string) => {
+        await mkdir(`${path}-target`);
+        await symlink(`${path}-target`, path);
+      },
+    ],
   ] as const) {
     it(`named like a message file, ${kind}: the rest is listed and read, logged once, its id never reused`, async () => {
       const { dataDir, session, inbox } = await storeWith(3);

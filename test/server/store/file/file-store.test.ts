@@ -201,9 +201,13 @@ describe('FileStore under kill -9', () => {
     const sessionId = 'crash-session';
     const acked = new Map<number, string>();
     for (let round = 0; round < 3; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'test/server/store/file/store-writer.ts', dataDir, sessionId], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'test/server/store/file/store-writer.ts', dataDir, sessionId],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();

@@ -30,13 +30,17 @@ describe('FileStore group commit', () => {
     const b = sessionRecord();
     await store.putSession(a);
     await store.putSession(b);
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => store.deliver([a.id, b.id], newMessage({ subject: `m${i}` }), 100)));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => store.deliver([a.id, b.id], newMessage({ subject: `m${i}` }), 100)),
+    );
     expect(batches).toEqual([{ files: 20, dirSyncs: 2 }]);
     for (const r of results) expect([...r.stored.keys()].sort()).toEqual([a.id, b.id].sort());
     const ids = results.map((r) => r.stored.get(a.id)!.id).sort((x, y) => x - y);
     expect(ids).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
     expect((await readdir(join(dataDir, 'messages', a.id))).sort()).toEqual(ids.map((id) => `${id}.msg`).sort());
-    expect((await store.listMessages(b.id)).map((m) => m.subject).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `m${i}`).sort());
+    expect((await store.listMessages(b.id)).map((m) => m.subject).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `m${i}`).sort(),
+    );
   });
 
   it('groups what arrives while a batch is on its way into the next one', async () => {
@@ -71,7 +75,8 @@ describe('FileStore group commit', () => {
     expect(batches).toEqual([{ files: 14, dirSyncs: 1 }]);
     expect((await store.rawMessage(s.id, big.id))!.equals(large)).toBe(true);
     expect((await store.rawMessage(s.id, small.id))!.equals(newMessage().raw)).toBe(true);
-    for (const [i, m] of others.entries()) expect((await store.rawMessage(s.id, m.id))!.equals(middling[i]!)).toBe(true);
+    for (const [i, m] of others.entries())
+      expect((await store.rawMessage(s.id, m.id))!.equals(middling[i]!)).toBe(true);
   });
 
   it('fails only the write that fails: the rest of its batch is stored and acknowledged', async () => {
