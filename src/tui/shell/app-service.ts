@@ -20,7 +20,7 @@ import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
 import { appPaths } from '../../state/paths';
-import { pacingWords, userProviderOptions } from '../../state/provider-options';
+import { pacingWords, userProviderOptions } from '../../client/provider-options';
 import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';

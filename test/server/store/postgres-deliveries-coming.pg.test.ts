@@ -6,10 +6,10 @@
  * that bound: a delivery that went sooner went because what it waited for arrived (or never was).
  */
 import { describe, expect, it } from 'vitest';
-import type { BatchReport } from '../../../src/server/store/postgres/deliver';
+import type { BatchReport } from '../../../src/server/store/postgres/delivery/deliver';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
-import { createMailService } from '../../../src/server/mail-service';
-import { defaultServerConfig, type ServerConfig } from '../../../src/server/server-config';
+import { createMailService } from '../../../src/server/service/mail-service';
+import { defaultServerConfig, type ServerConfig } from '../../../src/server/config/server-config';
 import { createSmtpFront } from '../../../src/server/smtp/smtp-intake';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { freshDatabase, inspect } from '../../harness/postgres/database';

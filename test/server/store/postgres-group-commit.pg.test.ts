@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { BatchReport } from '../../../src/server/store/postgres/deliver';
+import type { BatchReport } from '../../../src/server/store/postgres/delivery/deliver';
 import { MAIL_CHANNEL, readNotice } from '../../../src/server/store/postgres/mail-notices';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
 import { cleanupAfterEach } from '../../harness/cleanup';

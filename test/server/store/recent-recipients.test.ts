@@ -4,7 +4,7 @@
  * forgetting, counted on by this instance's deliveries, and bounded.
  */
 import { describe, expect, it } from 'vitest';
-import { RECENT_MS, RecentRecipients } from '../../../src/server/store/postgres/recent-recipients';
+import { RECENT_MS, RecentRecipients } from '../../../src/server/store/postgres/recipients/recent-recipients';
 import type { RecipientInbox } from '../../../src/server/store/store';
 import { sessionRecord } from './store-suite';
 

@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import type { NewMessage, StoredSession } from '../store';
-import { transaction } from './pool';
+import { transaction } from './connection/pool';
 import { messageValues, SESSION_COLUMNS, sessionValues } from './rows';
 
 /** What importing one session did. */

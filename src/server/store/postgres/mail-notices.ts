@@ -18,7 +18,7 @@
 import type pg from 'pg';
 import type { MailNoticeEvents, MailNotices } from '../store';
 import { BLOCKS_CHANNEL } from './admin-queries';
-import { createPool } from './pool';
+import { createPool } from './connection/pool';
 import type { StoreLog } from '../store-log';
 
 /** The channel of mail notices. */
