@@ -1,5 +1,5 @@
 /**
- * The contract between the mail service (src/server/mail-service.ts) and the protocol front ends
+ * The contract between the mail service (src/server/service/mail-service.ts) and the protocol front ends
  * (HTTP routes, SMTP intake, IMAP intake). The front ends depend only on this; the service depends only
  * on a Store.
  */

@@ -1,5 +1,5 @@
 /**
- * The pacing file shared by the user's processes (src/state/pacing-file.ts). Issue 36, point 5: a turn
+ * The pacing file shared by the user's processes (src/client/pacing/pacing-file.ts). Issue 36, point 5: a turn
  * stored further ahead than the rate can need (a clock that jumped back, a hand edit) counts as one
  * interval from now, and a wait of a second or more is said. Point 4: the file is read as the saved
  * sessions are: a FIFO at its path does not hang the call (it hung for ever, even for a provider that

@@ -1,5 +1,5 @@
 /**
- * Deliveries on their way (src/server/store/postgres/delivery-queue.ts, announce): while an SMTP client
+ * Deliveries on their way (src/server/store/postgres/delivery/delivery-queue.ts, announce): while an SMTP client
  * of this instance is sending a message's body, a batch that could start waits for it, at most
  * gatherMs after its oldest delivery was queued, so the deliveries of several connections share one
  * COMMIT. With nothing on its way nothing waits. The stores here wait a minute unless the test is about

@@ -1,5 +1,5 @@
 /**
- * Group commit on Postgres (src/server/store/postgres/delivery-queue.ts): deliveries that arrive together
+ * Group commit on Postgres (src/server/store/postgres/delivery/delivery-queue.ts): deliveries that arrive together
  * share one transaction and one COMMIT, each still decided on its own, in arrival order, against the
  * inbox limit as the batch leaves it. The message counts the limit and check-mail's version read are
  * kept by the database (migration 6), whoever writes. The other instances hear of a batch's mail by one

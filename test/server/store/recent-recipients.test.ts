@@ -1,5 +1,5 @@
 /**
- * RCPT's recent answers on Postgres (src/server/store/postgres/recent-recipients.ts), on their own with
+ * RCPT's recent answers on Postgres (src/server/store/postgres/recipients/recent-recipients.ts), on their own with
  * a clock the test moves: kept only while the mail notices are heard, for RECENT_MS, never across a
  * forgetting, counted on by this instance's deliveries, and bounded.
  */

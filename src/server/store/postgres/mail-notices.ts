@@ -45,7 +45,7 @@ function noticesSql(hashes: string, payload: (list: string) => string): string {
 }
 
 /**
- * The notices of a delivery (postgres/batch-sql.ts), `from` the SQL of this instance's name: the payload
+ * The notices of a delivery (postgres/delivery/batch-sql.ts), `from` the SQL of this instance's name: the payload
  * is what readNotice reads, {"from": ..., "t": [...]}.
  */
 export function notifySql(hashes: string, from: string): string {

@@ -1,5 +1,5 @@
 /**
- * The one statement of a batch of deliveries (postgres/deliver.ts): the decision, the record, the
+ * The one statement of a batch of deliveries (deliver.ts): the decision, the record, the
  * copies and the notices in one round trip, so one transaction and one COMMIT.
  */
 import { notifySql } from '../mail-notices';
@@ -10,7 +10,7 @@ const PER_MESSAGE = 11;
 const BEFORE_MESSAGES = 8;
 
 /**
- * One statement for a whole batch of deliveries (postgres/deliver.ts), its own transaction: the
+ * One statement for a whole batch of deliveries (deliver.ts), its own transaction: the
  * decision under the sessions' row locks (tempmail_deliver_batch, migration 6: $1 the copies' sessions,
  * $2 their deliveries, $3 the deliveries' limits; $6, $7 and $8 their storage caps of messages and
  * bytes and their sizes: migration 7), the batch's record ($4, with a copy of the decision
