@@ -20,11 +20,11 @@ enableCompileCache(join(appPaths().cache, 'compile'));
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'serve' && rest[0] === 'migrate') {
-    const { runMigrate } = await import('./server/migrate-cli');
+    const { runMigrate } = await import('./server/serve/migrate-cli');
     return runMigrate(rest.slice(1));
   }
   if (command === 'serve') {
-    const { runServe } = await import('./server/serve-cli');
+    const { runServe } = await import('./server/serve/serve-cli');
     return runServe(rest);
   }
   if (command === 'admin') {

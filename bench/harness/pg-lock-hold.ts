@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseMessage } from '../../src/server/mail/mime';
-import type { BatchReport } from '../../src/server/store/postgres/deliver';
+import type { BatchReport } from '../../src/server/store/postgres/delivery/deliver';
 import { PostgresStore } from '../../src/server/store/postgres/postgres-store';
 import { notification } from '../seed/mail-samples';
 

@@ -32,7 +32,7 @@ const CACHE = join(ROOT, 'bench', '.cache', 'datasets');
 const FORMAT_SOURCES = [
   'src/server/store',
   'src/server/mail',
-  'src/server/mail-service.ts',
+  'src/server/service',
   'bench/seed',
   'bench/html-fixture.ts',
   // The MIME parser decides the stored fields as much as our code does.

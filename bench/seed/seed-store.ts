@@ -7,8 +7,8 @@
  */
 import { FileStore } from '../../src/server/store/file/file-store';
 import type { Store } from '../../src/server/store/store';
-import { createMailService } from '../../src/server/mail-service';
-import { defaultServerConfig } from '../../src/server/server-config';
+import { createMailService } from '../../src/server/service/mail-service';
+import { defaultServerConfig } from '../../src/server/config/server-config';
 
 /** One batch of messages to an inbox; batches of an inbox are delivered in order. */
 export interface Batch {

@@ -38,7 +38,7 @@ export interface ApiOptions {
   maxResponseBytes?: number;
   /** Bounds on one listing as a whole, over every page (default LISTING_LIMITS, listing.ts). */
   listingLimits?: Partial<ListingLimits>;
-  /** Spaces request starts (shared with the user's other processes: state/pacing-file.ts). */
+  /** Spaces request starts (shared with the user's other processes: client/pacing/pacing-file.ts). */
   pacer?: Pacer;
   /** Waits out 429s within these bounds and asks again (the commands and the app); default: a 429 is the caller's. */
   rateLimitWait?: RateLimitWait;

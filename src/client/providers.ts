@@ -27,7 +27,7 @@ export const PROVIDER_INFO: Readonly<Record<ProviderId, ProviderInfo>> = {
 export type ProviderOptions = Partial<ApiOptions> & {
   /**
    * The pacer of a provider at a base URL, for its documented rate (0: none documented; a 429's wait is
-   * still shared): the commands and the app give one shared by every process (state/pacing-file.ts).
+   * still shared): the commands and the app give one shared by every process (client/pacing/pacing-file.ts).
    */
   pacerFor?: (provider: ProviderId, baseUrl: string, perSecond: number) => Pacer;
   /** A provider that signs in again (mail.tm) tells each new token, for the saved address. */

@@ -28,7 +28,8 @@ export async function holdYoungGeneration(): Promise<void> {
  *
  * The app passes youngBytes 0: its new space is held at the size it has after the first frame (a poll's
  * garbage is short-lived, yet a poll every few seconds for hours walked it up to 16 MB a semi-space).
- * node:v8 costs ~2.5 ms to load: the app calls this after its first frame, never before it.
+ * node:v8 takes a while to load (docs/performance.md, "Figures the code relies on"): the app calls this after its first frame,
+ * never before it.
  */
 export async function holdHeapNearLive(youngBytes: number, heapGrowingPercent: number): Promise<void> {
   const v8 = await import('node:v8');

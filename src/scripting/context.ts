@@ -7,7 +7,7 @@ import type { ApiOptions, MailProvider } from '../client/client-types';
 import { configuredRef, createProvider, PROVIDER_INFO, type ProviderRef } from '../client/providers';
 import { loadSettings, type Settings } from '../state/app-config';
 import { rateLimitWords } from '../client/pacing/rate-limit-wait';
-import { pacingWords, userProviderOptions } from '../state/provider-options';
+import { pacingWords, userProviderOptions } from '../client/provider-options';
 import { appPaths } from '../state/paths';
 import { displayBaseUrl } from '../state/base-url';
 import {

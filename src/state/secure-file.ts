@@ -22,7 +22,8 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { makeDirSync } from '../platform/make-dir';
 
-// node:crypto is loaded on the first write, not with the app (~2 ms of its start-up, before the first frame).
+// node:crypto is loaded on the first write, not with the app (its cost before the first frame:
+// docs/performance.md, "Figures the code relies on").
 const load = createRequire(import.meta.url);
 const randomBytes = (size: number): Buffer => (load('node:crypto') as typeof import('node:crypto')).randomBytes(size);
 

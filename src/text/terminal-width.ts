@@ -93,7 +93,7 @@ export function clusterWidth(cluster: string, ambiguousIsNarrow = true): number 
   if (first < 0x20) return 0;
   if (ALL_IGNORABLE.test(cluster)) return 0;
   if (clustering) {
-    // biome-ignore lint/complexity/useRegexLiterals: built when first needed; as a literal, V8 builds the RGI emoji set when the module is parsed (14% of the instructions to the first frame)
+    // biome-ignore lint/complexity/useRegexLiterals: built when first needed; as a literal, V8 builds the RGI emoji set when the module is parsed (its cost: docs/architecture.md, Cell widths)
     rgiEmoji ??= new RegExp('^\\p{RGI_Emoji}$', 'v');
     if (rgiEmoji.test(cluster) && !RECENT_EMOJI.test(cluster)) return 2;
   }

@@ -13,6 +13,23 @@ export type Edge = { from: string; to: string; line: number; text: string; typeO
 
 const EXTENSIONS = ['', '.ts', '.tsx', '/index.ts', '/index.tsx'];
 
+/** The most source files one folder of src/ may hold at one level (its sub-folders' files not counted). */
+export const MAX_FILES_AT_ONE_LEVEL = 14;
+
+/** Each folder under root (root too) holding more than `max` source files at one level, with its count. */
+export function crowdedFolders(root: string, max = MAX_FILES_AT_ONE_LEVEL): string[] {
+  const counts = new Map<string, number>();
+  for (const entry of readdirSync(root, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !/\.tsx?$/.test(entry.name)) continue;
+    const folder = relative(root, entry.parentPath) || '.';
+    counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  return [...counts]
+    .filter(([, count]) => count > max)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([folder, count]) => `src/${folder === '.' ? '' : `${folder}/`}: ${count} source files`);
+}
+
 export function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts'))

@@ -2,13 +2,26 @@
  * The layers of src/, as docs/architecture.md states them in its table of what each folder may import,
  * hold in the code: no import, type-only ones included, goes where its folder's row does not allow, and no
  * file imports itself round a circle. The table is read from the doc, so the doc and the rule cannot
- * disagree; each failure names the import that breaks it (file, line, statement).
+ * disagree; each failure names the import that breaks it (file, line, statement). And no folder of src/
+ * holds more than 14 source files at one level (a folder holds one idea: past that, it holds several).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/docs-gen/doc-files';
-import { allowed, circles, type Edge, importEdges, layerRows, sourceFiles, topFolder, where } from './import-graph';
+import {
+  allowed,
+  circles,
+  crowdedFolders,
+  type Edge,
+  importEdges,
+  layerRows,
+  MAX_FILES_AT_ONE_LEVEL,
+  sourceFiles,
+  topFolder,
+  where,
+} from './import-graph';
 
 const SRC = join(ROOT, 'src');
 
@@ -29,6 +42,10 @@ describe('the layers of src/ (docs/architecture.md, "Layers")', () => {
 
   it('no file imports itself round a circle, type-only imports included', () => {
     expect(circles(edges).map((circle) => circle.map(where))).toEqual([]);
+  });
+
+  it(`no folder holds more than ${MAX_FILES_AT_ONE_LEVEL} source files at one level`, () => {
+    expect(crowdedFolders(SRC)).toEqual([]);
   });
 });
 
@@ -56,6 +73,27 @@ describe('the checks themselves', () => {
     expect(allowed(rows, edge('server/a.ts', 'scripting/y.ts'))).toBe(false);
     expect(allowed(rows, edge('cli.tsx', 'server/a.ts'))).toBe(true);
     expect(allowed(rows, edge('server/a.ts', 'cli.tsx'))).toBe(false);
+  });
+
+  it('names each folder with more than 14 source files at one level, its sub-folders not counted', () => {
+    const root = mkdtempSync(join(tmpdir(), 'tempmail-layers-'));
+    try {
+      const files = (folder: string, count: number, ext = 'ts') => {
+        mkdirSync(join(root, folder), { recursive: true });
+        for (let i = 0; i < count; i++) writeFileSync(join(root, folder, `f${i}.${ext}`), '');
+      };
+      files('.', 14);
+      files('full', 14, 'tsx');
+      files('full/inner', 14);
+      files('crowded', 15);
+      files('crowded/inner', 15);
+      files('notes', 20, 'md');
+      expect(crowdedFolders(root)).toEqual(['src/crowded/: 15 source files', 'src/crowded/inner/: 15 source files']);
+      files('.', 15);
+      expect(crowdedFolders(root)[0]).toBe('src/: 15 source files');
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('names each import of a circle', () => {

@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
-import { UsageError } from '../../src/server/serve-config';
+import { UsageError } from '../../src/server/config/serve-config';
 
 /**
  * A writer of config files for this test file: each call writes `content` (text as it is, anything else

@@ -40,7 +40,7 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): ServeProc
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
-/** One listen line of `serve --log-format json` (src/server/serve-output.ts). */
+/** One listen line of `serve --log-format json` (src/server/serve/serve-output.ts). */
 interface ListenLine {
   event?: string;
   protocol?: string;

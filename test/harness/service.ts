@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
-import { startServer, type RunningServer, type ServerDeps } from '../../src/server/assemble';
-import { defaultServerConfig, type Clock, type ServerConfig } from '../../src/server/server-config';
-import type { MailService } from '../../src/server/service-types';
+import { startServer, type RunningServer, type ServerDeps } from '../../src/server/serve/assemble';
+import { defaultServerConfig, type Clock, type ServerConfig } from '../../src/server/config/server-config';
+import type { MailService } from '../../src/server/service/service-types';
 
 export interface TestService {
   /** e.g. "http://127.0.0.1:43211/" (trailing slash, ready for got's prefixUrl). */

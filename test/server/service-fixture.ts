@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
-import { defaultServerConfig, type ServerConfig } from '../../src/server/server-config';
+import { defaultServerConfig, type ServerConfig } from '../../src/server/config/server-config';
 import { openFileStore } from '../../src/server/store/file/file-store';
-import { createMailService } from '../../src/server/mail-service';
+import { createMailService } from '../../src/server/service/mail-service';
 import { MemoryStore } from '../../src/server/store/memory-store';
-import type { MailService } from '../../src/server/service-types';
+import type { MailService } from '../../src/server/service/service-types';
 import type { Store } from '../../src/server/store/store';
 import { cleanupAfterEach } from '../harness/cleanup';
 

@@ -2,6 +2,7 @@
  * Renders the real App against a real reference service (loopback, port 0) through the real client,
  * with the test in control of the clock, the bell and the clipboard.
  */
+import { afterEach } from 'vitest';
 import { createApi } from '../../src/client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../src/client/tempmail/tempmail-provider';
 import { createProviderSet, type ProviderSet } from '../../src/client/providers';
@@ -44,6 +45,21 @@ export interface HarnessOptions {
   push?: boolean;
   /** Builds the App's providers (default: the test's service alone, under `ref`). */
   providers?: (ref: { provider: 'tempmail'; baseUrl: string }, api: TempMailApi) => ProviderSet;
+}
+
+// The apps started by the running test file and not yet closed (closeAppsAfterEach closes them).
+const open = new Set<AppHarness>();
+
+/**
+ * After each test of the calling file, closes every app it started (startApp) that is still open, then
+ * runs `then`, the file's own cleanup (after the apps: they may still write to what it removes). Called
+ * once at the top of a test file, in place of an afterEach of its own.
+ */
+export function closeAppsAfterEach(then?: () => Promise<void> | void): void {
+  afterEach(async () => {
+    for (const app of [...open]) await app.close();
+    await then?.();
+  });
 }
 
 /** Starts a service (unless given) and renders the App against it. */
@@ -95,7 +111,7 @@ export async function startApp(options: HarnessOptions = {}): Promise<AppHarness
     options.columns ?? 80,
     options.rows ?? 24,
   );
-  return {
+  const app: AppHarness = {
     svc,
     api,
     screen,
@@ -105,10 +121,13 @@ export async function startApp(options: HarnessOptions = {}): Promise<AppHarness
     tokens,
     tokenNeverShown: () => tokens.length > 0 && !screen.frames.some((f) => tokens.some((t) => f.includes(t))),
     async close() {
+      open.delete(app);
       screen.unmount();
       if (!options.svc) await svc.close();
     },
   };
+  open.add(app);
+  return app;
 }
 
 /** Picks the first choice (a random address on the first domain) and returns the address shown. */

@@ -1,7 +1,8 @@
 /** Random account names and passwords for mail.tm, from the system's secure random source. */
 import { createRequire } from 'node:module';
 
-// node:crypto is loaded on the first name, not with the app (~2 ms of its start-up, before the first frame).
+// node:crypto is loaded on the first name, not with the app (its cost before the first frame:
+// docs/performance.md, "Figures the code relies on").
 const load = createRequire(import.meta.url);
 const crypto = (): typeof import('node:crypto') => load('node:crypto') as typeof import('node:crypto');
 

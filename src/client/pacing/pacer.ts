@@ -2,7 +2,7 @@
  * Spaces requests out to a provider's documented rate (mail.tm: 8 per second per address): each call
  * starts no sooner than `intervalMs` after the one before it. Requests still run concurrently once
  * started; only their starts are spaced. A 429 that comes anyway holds every start until the wait it
- * asked for is over (`holdUntil`). This one paces one process; state/pacing-file.ts paces every process
+ * asked for is over (`holdUntil`). This one paces one process; pacing-file.ts paces every process
  * of the same user with the same rule, through a small file in the state directory.
  */
 

@@ -6,7 +6,7 @@
  * Exit codes as the other scripting commands: 0 ok, 1 refused / not found / service error, 2 usage.
  */
 import { parseArgs } from 'node:util';
-import { OperatorFileError, readSecretFile } from '../../server/operator-file';
+import { OperatorFileError, readSecretFile } from '../../platform/operator-file';
 import { describeArgsError } from '../../text/args-error';
 import { safeLine } from '../../text/safe-text';
 import { fitHelp, HELP_WIDTH } from '../../text/help-wrap';

@@ -8,10 +8,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { OperatorFileError, readSecretFile } from '../operator-file';
+import { OperatorFileError, readSecretFile } from '../../platform/operator-file';
 import { HttpError } from '../http/params';
 import type { EventHub } from '../http/events';
-import type { ServerConfig } from '../server-config';
+import type { ServerConfig } from '../config/server-config';
 import { logEvent, type Logger } from '../observe/log';
 import { adminAudit, type AdminAudit } from './admin-audit';
 import type { AdminService } from './admin-service';

@@ -10,7 +10,7 @@
 import { createHttpFront, type HttpHooks } from '../http/http-server';
 import type { RouteExtras } from '../http/routes';
 import type { Logger } from '../observe/log';
-import type { MailService } from '../service-types';
+import type { MailService } from '../service/service-types';
 
 const MAX_ADMIN_CONNECTIONS = 16;
 

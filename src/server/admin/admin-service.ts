@@ -5,9 +5,9 @@
  * (admin-audit.ts), which know the actor. Store failures are ServiceError('storage_unavailable'), as everywhere.
  */
 import { recipientKey } from '../mail/addresses';
-import type { Clock, ServerConfig } from '../server-config';
-import { ServiceError } from '../service-types';
-import { ipRange, messageFilter } from '../store/match';
+import type { Clock, ServerConfig } from '../config/server-config';
+import { ServiceError } from '../service/service-types';
+import { ipRange, messageFilter } from '../mail/match';
 import {
   storageErrorText,
   type Block,

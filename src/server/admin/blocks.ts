@@ -15,7 +15,7 @@
 import { BlockList, isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
 import { plainIp } from '../limits/ip-address';
-import { domainOf, ipRange } from '../store/match';
+import { domainOf, ipRange } from '../mail/match';
 import type { Block, BlockKind } from '../store/store';
 import { BLOCK_KINDS } from '../store/store-admin';
 

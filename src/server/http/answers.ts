@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { CAPABILITIES, CAPABILITIES_HEADER } from './bearer';
 import { HttpError } from './params';
 import type { RouteResult } from './routes';
-import { ServiceError } from '../service-types';
+import { ServiceError } from '../service/service-types';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { formatWireTime } from '../../platform/time';
-import type { InboxView, MessageMeta } from '../service-types';
+import type { InboxView, MessageMeta } from '../service/service-types';
 
 /** What check-mail answers: the JSON bytes and their strong ETag (a hash of them). */
 export interface CheckMailAnswer {

@@ -21,9 +21,9 @@
  * stops reading is not buffered for: news it has not taken is one owed `mail` event, written on drain.
  */
 import type { ServerResponse } from 'node:http';
-import type { MailService } from '../service-types';
+import type { MailService } from '../service/service-types';
 import { ConnectionLimit } from '../limits/connection-limit';
-import { eventStreamsPerClient, type ServerConfig } from '../server-config';
+import { eventStreamsPerClient, type ServerConfig } from '../config/server-config';
 import { HttpError } from './params';
 
 /** The bounds and pace of the streams (the configuration's; defaults and reasons in server-config.ts). */

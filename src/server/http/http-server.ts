@@ -11,11 +11,11 @@ import { addBearerToken, bearerToken, CAPABILITIES, CAPABILITIES_HEADER } from '
 import { CheckMailCache } from './check-mail-cache';
 import { HttpError, parseParams, readBody } from './params';
 import { ROUTES, type RouteExtras } from './routes';
-import { ServiceError, type MailService } from '../service-types';
-import { hashToken } from '../mail-service';
+import { ServiceError, type MailService } from '../service/service-types';
+import { hashToken } from '../service/mail-service';
 import { asLogger, sessionField, type Logger } from '../observe/log';
 import { clientAddressOf, isLoopback, loggablePath, redact, unmapped } from './request-names';
-import { serverTimeouts } from './server-timeouts';
+import { serverTimeouts } from '../../platform/server-timeouts';
 import { errorAnswer, rawErrorAnswer, send, sendJson, withoutTrailingSlashes } from './answers';
 
 /** What the HTTP front end asks and tells the rest of the service (limits, metrics). All optional. */

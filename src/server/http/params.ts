@@ -3,8 +3,8 @@
  * (docs/server/http-api.md), merged into one flat map, then validated one by one. Nothing here knows routes.
  */
 import type { IncomingMessage } from 'node:http';
-import { ServiceError } from '../service-types';
-import { DuplicateKeyError, parseJsonStrict } from '../strict-json';
+import { ServiceError } from '../service/service-types';
+import { DuplicateKeyError, parseJsonStrict } from '../config/strict-json';
 
 /** An error of the HTTP layer itself (not of the mail service): bad framing, size, media type, route. */
 export class HttpError extends Error {

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { AdminApi } from '../admin/admin-api';
-import type { MailService } from '../service-types';
+import type { MailService } from '../service/service-types';
 import type { CheckMailCache } from './check-mail-cache';
 import type { EventHub } from './events';
 import type { Params } from './params';

@@ -6,9 +6,9 @@
  * `passwordFile` a file, both read again at each connection (so a rotated password needs no restart).
  */
 import { resolve } from 'node:path';
-import { parseExtmailAccount, parseIntIn, show, UsageError } from '../config-values';
-import { OperatorFileError, readOperatorFileSync } from '../operator-file';
-import type { ExtmailAccountConfig, ImapAccountConfig, ImapTls, PasswordSource } from '../server-config';
+import { parseExtmailAccount, parseIntIn, show, UsageError } from '../config/config-values';
+import { OperatorFileError, readOperatorFileSync } from '../../platform/operator-file';
+import type { ExtmailAccountConfig, ImapAccountConfig, ImapTls, PasswordSource } from '../config/server-config';
 import { PASSWORD_FILE_MAX_BYTES } from './password';
 
 const ACCOUNT_KEYS = ['email', 'dotInsensitive', 'imap'];

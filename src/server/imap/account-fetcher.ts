@@ -13,8 +13,8 @@
  * every instance behind a load balancer offers the account alike.
  */
 import type { ImapFlow } from 'imapflow';
-import type { ExtmailAccountConfig, ImapAccountConfig } from '../server-config';
-import { ServiceError, type ExternalIntake } from '../service-types';
+import type { ExtmailAccountConfig, ImapAccountConfig } from '../config/server-config';
+import { ServiceError, type ExternalIntake } from '../service/service-types';
 import type { FetchClaim, FetchStatus } from '../store/store';
 import { describeImapError } from './describe-error';
 import { foldersToFetch, newClient } from './imap-connection';

@@ -16,8 +16,8 @@
  * a message of the old numbering is alive.
  */
 import type { ImapFlow } from 'imapflow';
-import type { ExternalIntake } from '../service-types';
-import { ServiceError } from '../service-types';
+import type { ExternalIntake } from '../service/service-types';
+import { ServiceError } from '../service/service-types';
 import { FETCHED_HEADERS, recipientsOf, routingHead, senderOf } from './recipients';
 import { logEvent, type LogLevel } from '../observe/log';
 

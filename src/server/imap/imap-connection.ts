@@ -3,7 +3,7 @@
  * it fetches (the configured ones, checked to exist; or INBOX and the server's \Junk folder).
  */
 import { ImapFlow, type ListResponse } from 'imapflow';
-import type { ImapAccountConfig } from '../server-config';
+import type { ImapAccountConfig } from '../config/server-config';
 
 /** IDLE is ended and started again this often (servers drop an IDLE left alone for 30 min). */
 const IDLE_RESTART_MS = 4 * 60_000;

@@ -3,8 +3,8 @@
  * `imap` object, started with the service and closed with it. It depends only on the mail service
  * (ExternalIntake), as the SMTP and HTTP front ends do.
  */
-import type { ServerConfig } from '../server-config';
-import type { ExternalIntake } from '../service-types';
+import type { ServerConfig } from '../config/server-config';
+import type { ExternalIntake } from '../service/service-types';
 import { isLoopbackHost } from './account-config';
 import { AccountFetcher, type FetchedAccount } from './account-fetcher';
 

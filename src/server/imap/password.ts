@@ -3,8 +3,8 @@
  * so a password changed in the file or environment is used at the next reconnect without a restart.
  * Errors name the variable or the file, never any of its content.
  */
-import { OperatorFileError, readSecretFile } from '../operator-file';
-import type { PasswordSource } from '../server-config';
+import { OperatorFileError, readSecretFile } from '../../platform/operator-file';
+import type { PasswordSource } from '../config/server-config';
 
 /** A password is a line; a file of more than this is not a password file. */
 export const PASSWORD_FILE_MAX_BYTES = 64 * 1024;

@@ -18,7 +18,7 @@
  * The rules can change while running (`update`, for a reload of the configuration).
  */
 import { rateLimitKey } from './rate-limit';
-import type { ServerConfig } from '../server-config';
+import type { ServerConfig } from '../config/server-config';
 import type { RateRule, Store } from '../store/store';
 
 export type RateKind = 'create' | 'http' | 'smtp-message' | 'smtp-recipient';

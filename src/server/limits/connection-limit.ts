@@ -1,5 +1,5 @@
 /**
- * Connections at once (SMTP's, and HTTP's: src/server/operations.ts): at most `total` in all, and at most
+ * Connections at once (SMTP's, and HTTP's: src/server/serve/operations.ts): at most `total` in all, and at most
  * `perClient` from one client (rateLimitKey: an IPv4 address, an IPv6 /64). Without the second, one
  * client opening 200 idle connections locked every other sender out. Counted per instance: what is
  * protected is this instance's slots, and a connection lives and dies with it (nothing to clean up in a

@@ -1,6 +1,6 @@
 /**
  * The one reading of a client's IP address, for the per-client limits (rate-limit.ts) and for the admin
- * API's blocks and searches (store/match.ts): node:net tells an address from anything else (a unix
+ * API's blocks and searches (mail/match.ts): node:net tells an address from anything else (a unix
  * socket, "unknown"), an IPv6 zone is dropped, and an IPv4 address as a dual-stack socket reports it
  * (IPv4-mapped IPv6, ::ffff:a.b.c.d, in any spelling) is that IPv4 address.
  */

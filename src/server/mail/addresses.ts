@@ -8,7 +8,7 @@
  * dot-insensitive account the dots of the account part are dropped, as the provider does).
  */
 import { randomInt } from 'node:crypto';
-import type { ExtmailAccountConfig } from '../server-config';
+import type { ExtmailAccountConfig } from '../config/server-config';
 import { brokenPrefixRule, canonicalPrefix, PREFIX_MAX, type PrefixRule } from '../../model/prefix-rules';
 
 export { PREFIX_MAX, RESERVED_PREFIXES } from '../../model/prefix-rules';

@@ -1,8 +1,8 @@
 /** Where a new session's address goes (a domain or an external-mail account) and what it is. */
 import { domainAddressKey, extmailAlias } from './addresses';
-import type { CreateSessionInput } from '../service-types';
-import type { ExtmailAccountConfig } from '../server-config';
-import { ServiceError } from '../service-types';
+import type { CreateSessionInput } from '../service/service-types';
+import type { ExtmailAccountConfig } from '../config/server-config';
+import { ServiceError } from '../service/service-types';
 
 export type Target = { kind: 'domain'; domain: string } | { kind: 'extmail'; accountId: number };
 

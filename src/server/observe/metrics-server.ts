@@ -8,7 +8,7 @@
  * SMTP and the data dir need too.
  */
 import { nodeHttp } from '../../platform/node-http';
-import { serverTimeouts } from '../http/server-timeouts';
+import { serverTimeouts } from '../../platform/server-timeouts';
 
 export interface MetricsServer {
   url: string;

@@ -11,7 +11,7 @@
  * stay. To add a setting: give it a line in LIVE_KEYS (and a hook in LiveParts if a part keeps it), or
  * in RESTART_KEYS.
  */
-import type { ServerConfig } from '../server-config';
+import type { ServerConfig } from '../config/server-config';
 import { adminTokenFiles, type NamedToken, type NamedTokenFile } from '../admin/admin-api';
 
 /** What a running serve can change without a restart, and how to show a value of each in the log. */

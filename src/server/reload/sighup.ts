@@ -5,9 +5,9 @@
  * running configuration stays, and the log says why. With nothing to read again (no config file, no
  * certificate, no admin token file) SIGHUP keeps its meaning of "your terminal is gone": serve stops.
  */
-import { buildServerConfig, UsageError, type ServeFlags } from '../serve-config';
-import type { ServerConfig } from '../server-config';
-import type { RunningServer } from '../assemble';
+import { buildServerConfig, UsageError, type ServeFlags } from '../config/serve-config';
+import type { ServerConfig } from '../config/server-config';
+import type { RunningServer } from '../serve/assemble';
 import { ReloadError, type ReloadReport } from './apply-config';
 import type { Logger } from '../observe/log';
 

@@ -7,7 +7,7 @@
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import type { LogFields, LogLevel } from '../observe/log';
 import { messageIdOf } from '../observe/message-id';
-import { ServiceError, type Mailbox, type MailService, type RecipientVerdict } from '../service-types';
+import { ServiceError, type Mailbox, type MailService, type RecipientVerdict } from '../service/service-types';
 import { plainIp } from '../limits/ip-address';
 import { peerOf } from './connection-watch';
 import type { SmtpHooks } from './smtp-hooks';

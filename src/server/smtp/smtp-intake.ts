@@ -7,8 +7,8 @@
  */
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { asLogger, type LogFields, type Logger, type LogLevel } from '../observe/log';
-import type { ServerConfig } from '../server-config';
-import type { MailService } from '../service-types';
+import type { ServerConfig } from '../config/server-config';
+import type { MailService } from '../service/service-types';
 import { collectMessage, InflightBudget } from './collect-message';
 import { ConnectionWatch, peerOf } from './connection-watch';
 import { senderOf, smtpDelivery } from './smtp-delivery';

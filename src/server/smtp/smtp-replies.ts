@@ -2,7 +2,7 @@
  * The SMTP front end's wording: refusals as smtp-server takes them, recipient lists for a log line, the
  * re-worded size refusal, and which addresses are ours to receive (relay or not).
  */
-import type { ServerConfig } from '../server-config';
+import type { ServerConfig } from '../config/server-config';
 import type { SmtpConnection } from './time-limits';
 
 /**

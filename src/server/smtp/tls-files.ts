@@ -6,7 +6,7 @@
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
-import { OperatorFileError, readOperatorFile } from '../operator-file';
+import { OperatorFileError, readOperatorFile } from '../../platform/operator-file';
 
 export interface TlsFiles {
   certFile: string;

@@ -7,7 +7,7 @@
  */
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { utils } from 'ssh2';
-import { readOperatorFile } from '../operator-file';
+import { readOperatorFile } from '../../platform/operator-file';
 import type { SshKv } from './ssh-kv';
 
 export interface HostKey {

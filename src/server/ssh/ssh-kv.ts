@@ -8,7 +8,7 @@
 import { readFile, rename, writeFile, mkdir } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { ServerConfig } from '../server-config';
+import type { ServerConfig } from '../config/server-config';
 
 export interface SshKv {
   get(name: string): Promise<string | undefined>;
@@ -84,7 +84,7 @@ async function createTable(pool: { query(sql: string): Promise<unknown> }): Prom
 }
 
 export async function databaseKv(url: string, log: (line: string) => void): Promise<SshKv> {
-  const { createPool } = await import('../store/postgres/pool');
+  const { createPool } = await import('../store/postgres/connection/pool');
   const pool = createPool({ url, max: 2, log });
   try {
     await createTable(pool);

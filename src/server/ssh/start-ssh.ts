@@ -3,7 +3,7 @@
  * place (ssh-kv.ts), the host key, the listener. A start error is one line naming what to fix.
  */
 import type { Logger } from '../observe/log';
-import type { ServerConfig } from '../server-config';
+import type { ServerConfig } from '../config/server-config';
 import { loadHostKey } from './host-key';
 import { createSshFront, type SshFront } from './ssh-front';
 import { openSshKv } from './ssh-kv';

@@ -7,7 +7,7 @@
  * process without a lock.
  */
 import { append, copy, createMemoryData, metaOf, type MemoryData, type MemorySession } from './memory-data';
-import { messageFilter } from './match';
+import { messageFilter } from '../mail/match';
 import {
   StoreClosedError,
   type Block,

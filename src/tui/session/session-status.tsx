@@ -4,8 +4,7 @@
  * typed digits) and an error stay until something replaces them or the view they describe goes (moving
  * to another message, back to the list). The clock is the app's (injected), so tests move time.
  */
-import { memo, useCallback, useEffect, useRef, useState } from 'react';
-import { StatusLine } from '../widgets/chrome';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { StatusMessage } from '../wording/status-text';
 
 /** Long enough to read a line twice. */
@@ -68,14 +67,3 @@ export function useFaded(status: TimedStatus | null, clock: () => number): Timed
   }, [fadeAt, gone, clock]);
   return gone ? null : status;
 }
-
-/** The status line of the session: `status`, or (when it has nothing or it faded) the app's `notice`. */
-export const SessionStatus = memo(function SessionStatus(props: {
-  status: TimedStatus | null;
-  notice: StatusMessage | null;
-  clock: () => number;
-  columns: number;
-}) {
-  const shown = useFaded(props.status, props.clock);
-  return <StatusLine status={shown ?? props.notice} columns={props.columns} />;
-});

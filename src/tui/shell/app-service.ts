@@ -2,7 +2,7 @@
  * The providers the app talks to, made ready before the UI is loaded: the local service started when
  * nothing is configured, the configured provider's client built, the others (the picker's `p`) made when
  * first asked for, and the first provider's domains asked for at once, so the request travels while Ink
- * and React load (~100 ms) instead of after the first frame. No React or Ink here, and no HTTP client
+ * and React load (docs/performance.md, "Figures the code relies on") instead of after the first frame. No React or Ink here, and no HTTP client
  * code yet (the first request of a tempmail service goes without it: quick-domains.ts).
  */
 import type { MailProvider, TempMailApi } from '../../client/client-types';
@@ -20,7 +20,7 @@ import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
 import type { Settings } from '../../state/app-config';
 import { appPaths } from '../../state/paths';
-import { pacingWords, userProviderOptions } from '../../state/provider-options';
+import { pacingWords, userProviderOptions } from '../../client/provider-options';
 import { openSavedSessions } from '../../state/saved-sessions';
 import { safeLine } from '../../text/safe-text';
 import { parseZoneOffset } from '../../platform/time';

@@ -13,7 +13,7 @@
  */
 import { createServer } from 'node:net';
 import { safeLine } from '../../text/safe-text';
-import type { LockHolder } from '../../server/store/data-lock';
+import type { LockHolder } from '../../platform/data-lock';
 import { LOCAL_SETTINGS } from './local-settings';
 import { watchHolder, type HolderWatch } from './local-takeover';
 import type { LocalServiceInfo } from './shell-types';
@@ -101,7 +101,7 @@ async function startOrBorrow(
   httpPorts: number[],
   tell: CatchAllListener,
 ): Promise<Where> {
-  const { DataDirInUseError } = await import('../../server/store/data-lock');
+  const { DataDirInUseError } = await import('../../platform/data-lock');
   for (let attempt = 0; ; attempt++) {
     try {
       return await startOwn(env, smtpPorts, httpPorts, tell);
@@ -229,8 +229,8 @@ async function startOwn(
   tell: CatchAllListener,
 ): Promise<Where> {
   // Imported here, not at the top: a run against a remote service never loads the server code.
-  const { startServer } = await import('../../server/assemble');
-  const { defaultServerConfig } = await import('../../server/server-config');
+  const { startServer } = await import('../../server/serve/assemble');
+  const { defaultServerConfig } = await import('../../server/config/server-config');
   // No per-client limits, and a catch-all: what local mode is for (local-settings.ts).
   const base = { ...defaultServerConfig(env), ...LOCAL_SETTINGS, host: HOST };
   let lastError: unknown;
@@ -265,7 +265,7 @@ const HEALTH_TIMEOUT_MS = 3_000;
 
 /** The lock's holder once it lists its addresses; undefined when the lock went away or its process died. */
 async function whenListening(dataDir: string, first: LockHolder): Promise<LockHolder | undefined> {
-  const { holderAlive, readDataDirLock } = await import('../../server/store/data-lock');
+  const { holderAlive, readDataDirLock } = await import('../../platform/data-lock');
   const deadline = Date.now() + LISTEN_WAIT_MS;
   let holder: LockHolder | undefined = first;
   while (holder && holder.httpUrl === undefined && Date.now() < deadline) {

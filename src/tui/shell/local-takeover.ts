@@ -5,7 +5,7 @@
  * where fs.watch says nothing). Either way `takeOver` is called, and again while it answers false.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import type { LockHolder } from '../../server/store/data-lock';
+import type { LockHolder } from '../../platform/data-lock';
 
 export interface HolderWatch {
   stop(): void;
@@ -17,7 +17,7 @@ const LOCK_FILE = 'service.lock';
 /** True while the lock of `dataDir` still names `holder` and its process runs. */
 async function stillHeld(dataDir: string, holder: LockHolder): Promise<boolean> {
   // Imported here: the app's path to a configured service never loads the server code.
-  const { holderAlive, readDataDirLock } = await import('../../server/store/data-lock');
+  const { holderAlive, readDataDirLock } = await import('../../platform/data-lock');
   let lock: LockHolder | undefined;
   try {
     lock = await readDataDirLock(dataDir);

@@ -9,7 +9,7 @@ export interface RateWait {
   /** The provider's name for people ("mail.tm"). */
   label: string;
   seconds: number;
-  /** Other words than a 429's, for the same kind of wait (a pacing wait: state/provider-options.ts pacingWords). */
+  /** Other words than a 429's, for the same kind of wait (a pacing wait: client/provider-options.ts pacingWords). */
   text?: string;
 }
 

@@ -39,7 +39,7 @@ export async function startSshServe(
   return { ...serve, ...found, dir, stop: async () => void (await stopServe(serve)) };
 }
 
-/** With `--log-format json`, the SSH listen object (src/server/serve-output.ts) instead of the two plain lines. */
+/** With `--log-format json`, the SSH listen object (src/server/serve/serve-output.ts) instead of the two plain lines. */
 function sshListenJson(stdout: string): { sshPort: number; fingerprint: string } | undefined {
   for (const line of stdout.split('\n')) {
     if (!line.startsWith('{') || !line.endsWith('}')) continue;

@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
-import type { ExtmailAccountConfig, ImapAccountConfig } from '../../../src/server/server-config';
+import type { ExtmailAccountConfig, ImapAccountConfig } from '../../../src/server/config/server-config';
 import type { Cleanup } from '../cleanup';
 import type { Dovecot, DovecotUser } from './dovecot';
 

@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildServerConfig } from '../../../src/server/serve-config';
+import { buildServerConfig } from '../../../src/server/config/serve-config';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call, newSession } from '../../harness/http';
 import { startServeProcess, stopServe } from '../../harness/serve-process';

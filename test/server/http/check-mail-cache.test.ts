@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { createHttpFront, type HttpFront } from '../../../src/server/http/http-server';
 import { CheckMailCache } from '../../../src/server/http/check-mail-cache';
-import { createMailService } from '../../../src/server/mail-service';
-import { defaultServerConfig } from '../../../src/server/server-config';
-import type { MailService } from '../../../src/server/service-types';
+import { createMailService } from '../../../src/server/service/mail-service';
+import { defaultServerConfig } from '../../../src/server/config/server-config';
+import type { MailService } from '../../../src/server/service/service-types';
 import { createMemoryData, MemoryStore, type MemoryData } from '../../../src/server/store/memory-store';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call } from '../../harness/http';

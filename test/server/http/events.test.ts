@@ -10,7 +10,7 @@ import { openEvents } from '../../harness/event-stream';
 import { call, newSession } from '../../harness/http';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import type { ServerConfig } from '../../../src/server/server-config';
+import type { ServerConfig } from '../../../src/server/config/server-config';
 
 const cleanup = cleanupAfterEach();
 

@@ -27,7 +27,7 @@ function get(baseUrl: string, path: string, agent: http.Agent): Promise<number> 
 }
 
 describe('request paths', () => {
-  it('answers 200 paths of 16,000 slashes in turn, and /health after them, within 10 s', async () => {
+  it('answers 200 paths of 16,000 slashes in turn without freezing, and /health after them', async () => {
     const dir = await cleanup.tempDir('tempmail-http-slashes-');
     const proc = cleanup.defer(await startServeProcess(['--data-dir', dir]), (p) => stopServe(p, 'SIGKILL'));
     const agent = cleanup.defer(new http.Agent({ keepAlive: true, maxSockets: 4 }), (a) => a.destroy());

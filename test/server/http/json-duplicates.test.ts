@@ -5,8 +5,8 @@
  * any depth and however the key is escaped, over real HTTP; the --config file is read the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyConfigFile, UsageError } from '../../../src/server/serve-config';
-import { defaultServerConfig } from '../../../src/server/server-config';
+import { applyConfigFile, UsageError } from '../../../src/server/config/serve-config';
+import { defaultServerConfig } from '../../../src/server/config/server-config';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call, newSession } from '../../harness/http';
 import { startTestService, type TestService } from '../../harness/service';

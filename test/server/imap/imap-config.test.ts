@@ -11,7 +11,7 @@ import { isLoopbackHost } from '../../../src/server/imap/account-config';
 import { describeImapError, maskSecret } from '../../../src/server/imap/describe-error';
 import { readPassword } from '../../../src/server/imap/password';
 import { recipientsOf } from '../../../src/server/imap/recipients';
-import { buildServerConfig, UsageError } from '../../../src/server/serve-config';
+import { buildServerConfig, UsageError } from '../../../src/server/config/serve-config';
 
 const dirs: string[] = [];
 afterAll(async () => {

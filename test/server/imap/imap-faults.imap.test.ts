@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileStore } from '../../../src/server/store/file/file-store';
-import type { ExtmailAccountConfig, ServerConfig } from '../../../src/server/server-config';
+import type { ExtmailAccountConfig, ServerConfig } from '../../../src/server/config/server-config';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { startDovecot, type Dovecot, type DovecotUser } from '../../harness/dovecot/dovecot';
 import { accountOn, appendMail, message, withMailbox } from '../../harness/dovecot/mailbox';

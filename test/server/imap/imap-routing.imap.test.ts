@@ -12,7 +12,7 @@ import { accountOn, appendMail, listMailbox, message, withMailbox } from '../../
 import { call } from '../../harness/http';
 import { startTestService, type TestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import type { ExtmailAccountConfig, ServerConfig } from '../../../src/server/server-config';
+import type { ExtmailAccountConfig, ServerConfig } from '../../../src/server/config/server-config';
 
 const cleanup = cleanupAfterEach();
 const users: Record<string, DovecotUser> = Object.fromEntries(

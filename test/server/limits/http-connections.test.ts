@@ -11,7 +11,7 @@ import { cleanupAfterEach } from '../../harness/cleanup';
 import { callFrom } from '../../harness/http';
 import { startTestService, type TestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import type { ServerConfig } from '../../../src/server/server-config';
+import type { ServerConfig } from '../../../src/server/config/server-config';
 
 const cleanup = cleanupAfterEach();
 

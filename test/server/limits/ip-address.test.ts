@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientIp, plainIp } from '../../../src/server/limits/ip-address';
 import { rateLimitKey } from '../../../src/server/limits/rate-limit';
-import { ipRange } from '../../../src/server/store/match';
+import { ipRange } from '../../../src/server/mail/match';
 
 describe('clientIp and plainIp', () => {
   it('reads an IPv4-mapped IPv6 address, in every spelling, as its IPv4 address', () => {

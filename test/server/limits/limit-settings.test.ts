@@ -3,8 +3,8 @@
  * the values refused (exit 2 in `serve`, a UsageError here).
  */
 import { describe, expect, it } from 'vitest';
-import { buildServerConfig } from '../../../src/server/serve-config';
-import { connectionsPerClient } from '../../../src/server/server-config';
+import { buildServerConfig } from '../../../src/server/config/serve-config';
+import { connectionsPerClient } from '../../../src/server/config/server-config';
 import { configFiles, usageRefusal } from '../../harness/serve-config-files';
 
 const configFile = configFiles('tempmail-limit-config-');

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { rateLimitKey, SlidingWindowLimiter } from '../../../src/server/limits/rate-limit';
-import { buildServerConfig } from '../../../src/server/serve-config';
-import { ServiceError } from '../../../src/server/service-types';
+import { buildServerConfig } from '../../../src/server/config/serve-config';
+import { ServiceError } from '../../../src/server/service/service-types';
 import { serviceMaker } from '../service-fixture';
 
 const svc = serviceMaker();

@@ -13,7 +13,7 @@ import { freshDatabase, inspect } from '../../harness/postgres/database';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
 import { openSmtp } from '../../harness/smtp-dialog';
 import { waitFor } from '../../harness/wait';
-import type { ServerConfig } from '../../../src/server/server-config';
+import type { ServerConfig } from '../../../src/server/config/server-config';
 
 const cleanup = cleanupAfterEach();
 

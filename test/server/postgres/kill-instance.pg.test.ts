@@ -3,7 +3,7 @@
  * stored, none twice, and the other instance keeps serving SMTP and HTTP throughout. Each message gets
  * one try here, so "stored" and "acknowledged" can be compared one for one. The mail goes to three
  * addresses at once, so each instance has several batches in the database when the kill lands (one per
- * set of sessions, postgres/delivery-queue.ts), and each inbox must hold its mail in the order it was
+ * set of sessions, postgres/delivery/delivery-queue.ts), and each inbox must hold its mail in the order it was
  * acknowledged on each connection.
  */
 import { describe, expect, it } from 'vitest';

@@ -7,8 +7,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applyConfigFile } from '../../../src/server/serve-config';
-import { defaultServerConfig } from '../../../src/server/server-config';
+import { applyConfigFile } from '../../../src/server/config/serve-config';
+import { defaultServerConfig } from '../../../src/server/config/server-config';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call, newSession } from '../../harness/http';
 import { sendMail, startTestService } from '../../harness/service';

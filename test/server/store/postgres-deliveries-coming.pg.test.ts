@@ -1,15 +1,15 @@
 /**
- * Deliveries on their way (src/server/store/postgres/delivery-queue.ts, announce): while an SMTP client
+ * Deliveries on their way (src/server/store/postgres/delivery/delivery-queue.ts, announce): while an SMTP client
  * of this instance is sending a message's body, a batch that could start waits for it, at most
  * gatherMs after its oldest delivery was queued, so the deliveries of several connections share one
  * COMMIT. With nothing on its way nothing waits. The stores here wait a minute unless the test is about
  * that bound: a delivery that went sooner went because what it waited for arrived (or never was).
  */
 import { describe, expect, it } from 'vitest';
-import type { BatchReport } from '../../../src/server/store/postgres/deliver';
+import type { BatchReport } from '../../../src/server/store/postgres/delivery/deliver';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
-import { createMailService } from '../../../src/server/mail-service';
-import { defaultServerConfig, type ServerConfig } from '../../../src/server/server-config';
+import { createMailService } from '../../../src/server/service/mail-service';
+import { defaultServerConfig, type ServerConfig } from '../../../src/server/config/server-config';
 import { createSmtpFront } from '../../../src/server/smtp/smtp-intake';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { freshDatabase, inspect } from '../../harness/postgres/database';

@@ -1,5 +1,5 @@
 /**
- * Group commit on Postgres (src/server/store/postgres/delivery-queue.ts): deliveries that arrive together
+ * Group commit on Postgres (src/server/store/postgres/delivery/delivery-queue.ts): deliveries that arrive together
  * share one transaction and one COMMIT, each still decided on its own, in arrival order, against the
  * inbox limit as the batch leaves it. The message counts the limit and check-mail's version read are
  * kept by the database (migration 6), whoever writes. The other instances hear of a batch's mail by one
@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { BatchReport } from '../../../src/server/store/postgres/deliver';
+import type { BatchReport } from '../../../src/server/store/postgres/delivery/deliver';
 import { MAIL_CHANNEL, readNotice } from '../../../src/server/store/postgres/mail-notices';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
 import { cleanupAfterEach } from '../../harness/cleanup';

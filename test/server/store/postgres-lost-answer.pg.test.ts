@@ -1,5 +1,5 @@
 /**
- * A batch of deliveries whose answer never arrives (postgres/deliver.ts). The store reaches the database
+ * A batch of deliveries whose answer never arrives (postgres/delivery/deliver.ts). The store reaches the database
  * through a TCP relay in this test that passes everything until the batch's statement goes by, then
  * keeps the database's answers from the store and cuts both connections when told: the statement has
  * run (or not) as the database saw it, and the store must find out which before it answers. Committed:

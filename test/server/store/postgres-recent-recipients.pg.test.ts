@@ -1,5 +1,5 @@
 /**
- * RCPT's recent answers on Postgres (src/server/store/postgres/recent-recipients.ts) with the real
+ * RCPT's recent answers on Postgres (src/server/store/postgres/recipients/recent-recipients.ts) with the real
  * store, a second instance on the same database and the mail notices between them: an address found is
  * answered again without a query only while the store hears the notices, and forgotten as soon as a
  * notice says its session is gone (deleted, taken over, swept) or got mail elsewhere, or the store itself

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SchemaTooNewError, SWEEP_LOCK } from '../../../src/server/store/postgres/migrations';
-import { MIGRATIONS } from '../../../src/server/store/postgres/schema';
+import { SchemaTooNewError, SWEEP_LOCK } from '../../../src/server/store/postgres/schema/migrations';
+import { MIGRATIONS } from '../../../src/server/store/postgres/schema/schema';
 import { PostgresStore } from '../../../src/server/store/postgres/postgres-store';
 import type { Store } from '../../../src/server/store/store';
 import { cleanupAfterEach } from '../../harness/cleanup';

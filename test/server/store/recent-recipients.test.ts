@@ -1,10 +1,10 @@
 /**
- * RCPT's recent answers on Postgres (src/server/store/postgres/recent-recipients.ts), on their own with
+ * RCPT's recent answers on Postgres (src/server/store/postgres/recipients/recent-recipients.ts), on their own with
  * a clock the test moves: kept only while the mail notices are heard, for RECENT_MS, never across a
  * forgetting, counted on by this instance's deliveries, and bounded.
  */
 import { describe, expect, it } from 'vitest';
-import { RECENT_MS, RecentRecipients } from '../../../src/server/store/postgres/recent-recipients';
+import { RECENT_MS, RecentRecipients } from '../../../src/server/store/postgres/recipients/recent-recipients';
 import type { RecipientInbox } from '../../../src/server/store/store';
 import { sessionRecord } from './store-suite';
 

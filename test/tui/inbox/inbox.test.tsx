@@ -1,16 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { sendMail, startTestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import { startApp, pickFirstDomain, type AppHarness } from '../harness';
+import { startApp, pickFirstDomain, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const mail = (h: AppHarness, to: string, subject: string, from = 'Alice Example <alice@example.org>') =>
   sendMail(h.svc, { from, to, subject, text: `Body of ${subject}` });

@@ -4,16 +4,13 @@
  * service's event stream (GET /events) and lists once per message. The time from the SMTP 250 to the
  * row on screen is printed for the record (bench and the operations docs carry the figures).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 describe('push from a remote service', () => {
   it('shows each new message without a poll, one check per message', async () => {

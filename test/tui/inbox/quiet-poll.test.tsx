@@ -4,18 +4,15 @@
  * at all; the next one that brings new mail draws it. Against the real service, through the real client
  * (counted by a wrapper around it).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IDLE_POLL_STATUS, type PollStatus } from '../../../src/client/pacing/poller';
 import { CHECKING_SHOWN_AFTER_MS, sameShownStatus } from '../../../src/tui/inbox/use-inbox';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 describe('an unchanged poll', () => {
   it('draws no frame; new mail does', async () => {

@@ -9,7 +9,7 @@ import chalk from 'chalk';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { MailProvider } from '../../../src/client/client-types';
 import { createProviderSet } from '../../../src/client/providers';
@@ -18,14 +18,12 @@ import { openReadState, type ReadStateStore } from '../../../src/state/read-stat
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import { startApp, type AppHarness } from '../harness';
+import { startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
 const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(async () => {
   for (const f of cleanup.splice(0)) await f();
 });
 

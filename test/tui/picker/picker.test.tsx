@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { early } from '../../../src/tui/shell/early';
 import { helpRows } from '../../../src/tui/keymap/keymap';
 import { startTestService, type TestService } from '../../harness/service';
-import { startApp, type AppHarness } from '../harness';
+import { startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 import { collapsed, readWholeHelp } from '../widgets/help-pages';
 import { closedPort } from '../../harness/ports';
@@ -12,9 +12,7 @@ import { singleProvider } from '../../harness/providers';
 
 let h: AppHarness | undefined;
 const extra: TestService[] = [];
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(async () => {
   await Promise.all(extra.splice(0).map((s) => s.close()));
 });
 

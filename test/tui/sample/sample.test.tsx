@@ -9,20 +9,17 @@
 import { execFile } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pythonSendLines } from '../../../src/tui/inbox/empty-lines';
 import { sampleMessage } from '../../../src/tui/sample/sample-message';
 import { closedPort } from '../../harness/ports';
 import { startTestService } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { joined, KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const stored = (app: AppHarness) => app.svc.ops.stats().smtp.messagesStored;
 

@@ -7,17 +7,15 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { startTestService, type TestService } from '../../harness/service';
-import { startApp, type AppHarness } from '../harness';
+import { startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 
 let h: AppHarness | undefined;
 const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(async () => {
   for (const f of cleanup.splice(0)) await f();
 });
 

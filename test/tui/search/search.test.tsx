@@ -5,19 +5,16 @@
  * frame holds only the styling codes Ink draws with, never a payload's sequence.
  */
 import chalk from 'chalk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
 import { controlTokens, isInkVocabulary, showToken } from '../../e2e/terminal-bytes';
 import { CONTROL_PAYLOADS } from '../../safety/pty/pty-bytes';
 import { expectedMarkers, hostileValue } from '../../safety/payloads';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 const level = chalk.level;
 beforeAll(() => {
   // Tests write to a pipe, where chalk draws no styling at all; the marking is what is tested here.

@@ -17,17 +17,15 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { joined, KEY } from '../ui';
 
 let h: AppHarness | undefined;
 const cleanup: (() => void)[] = [];
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(() => {
   for (const f of cleanup.splice(0)) f();
 });
 

@@ -3,17 +3,14 @@
  * with them the end of the question or the advice. At 80 and 40 columns, the whole question shows with
  * its answer keys, the header and footer stay where they are, and no line is wider than the terminal.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { joined } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const SUBJECT = 'Your order of three long-sleeved shirts has shipped and arrives on Tuesday';
 

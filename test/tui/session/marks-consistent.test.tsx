@@ -8,17 +8,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import { sendMail } from '../../harness/service';
-import { countingReads, startApp, type AppHarness, type ReadStats } from '../harness';
+import { countingReads, startApp, type AppHarness, type ReadStats, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
 const dirs: string[] = [];
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 

@@ -1,17 +1,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../../src/text/safe-text';
 import { sendMail, sendRaw, startTestService } from '../../harness/service';
-import { startApp, pickFirstDomain, type AppHarness } from '../harness';
+import { startApp, pickFirstDomain, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 import { HOSTILE_DIR } from '../../harness/fixtures';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 describe('session lifetime', () => {
   it('counts down with the clock, stops polling when the service says expired, and n goes straight to the picker', async () => {

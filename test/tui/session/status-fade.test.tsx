@@ -3,17 +3,14 @@
  * by the app's clock (injected here, moved by the test, never slept on); an error stays until the state
  * it describes goes (another message opened, the list left) or another line replaces it.
  */
-import { afterEach, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { sendMail } from '../../harness/service';
 import { FADE_MS } from '../../../src/tui/session/session-status';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 describe('status line', () => {
   it('a transient line fades after FADE_MS of the app clock; a new one starts its own time', async () => {

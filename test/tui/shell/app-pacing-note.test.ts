@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadSettings } from '../../../src/state/app-config';
-import { pacingName } from '../../../src/state/pacing-file';
+import { pacingName } from '../../../src/client/pacing/pacing-file';
 import { appPaths } from '../../../src/state/paths';
 import { connectService } from '../../../src/tui/shell/app-service';
 import { rateWaitText } from '../../../src/tui/shell/rate-waits';

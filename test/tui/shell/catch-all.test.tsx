@@ -5,20 +5,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openSavedSessions } from '../../../src/state/saved-sessions';
 import type { LocalServiceInfo } from '../../../src/tui/shell/shell-types';
 import { sendMail, startTestService, type TestService } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
 let svc: TestService | undefined;
 const dirs: string[] = [];
-afterEach(async () => {
-  await h?.close();
+closeAppsAfterEach(async () => {
   await svc?.close();
-  h = undefined;
   svc = undefined;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });

@@ -3,18 +3,15 @@
  * test/e2e/suspend.test.ts): the picker, the inbox, the viewer, a text input (the text stays), and a
  * question, which Ctrl-Z does not answer. When nothing could resume the app, the status line says so.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createJobControl } from '../../../src/tui/shell/suspend';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 const CTRL_Z = '\x1a';
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 describe('Ctrl-Z', () => {
   it('suspends from every screen, redraws after, and answers no question', async () => {

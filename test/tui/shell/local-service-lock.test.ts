@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
-import { LOCK_FILE } from '../../../src/server/store/data-lock';
+import { LOCK_FILE } from '../../../src/platform/data-lock';
 import { startLocalService } from '../../../src/tui/shell/local-service';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call } from '../../harness/http';

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { startLocalService, type LocalService } from '../../../src/tui/shell/local-service';
-import { readDataDirLock } from '../../../src/server/store/data-lock';
+import { readDataDirLock } from '../../../src/platform/data-lock';
 import { cleanupAfterEach } from '../../harness/cleanup';
 import { call } from '../../harness/http';
 import { startServeProcess, stopServe } from '../../harness/serve-process';

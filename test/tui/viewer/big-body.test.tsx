@@ -3,17 +3,14 @@
  * there, with the lines converted so far counted, and the whole follows in place (the reader's place kept
  * if they moved meanwhile), ending in its list of links. Real service, real SMTP, the real App.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PARTIAL_NOTE } from '../../../src/content/html-text';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const POSITION = /lines (\d+)-(\d+) of (\d+)/;
 const total = (frame: string) => Number(POSITION.exec(frame)?.[3] ?? 0);

@@ -7,19 +7,24 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openInBrowser } from '../../../src/platform/browser';
 import { copyToClipboard } from '../../../src/platform/clipboard';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
-import { countingReads, pickFirstDomain, startApp, type AppHarness, type ReadStats } from '../harness';
+import {
+  countingReads,
+  pickFirstDomain,
+  startApp,
+  type AppHarness,
+  type ReadStats,
+  closeAppsAfterEach,
+} from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
 const dirs: string[] = [];
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 

@@ -4,16 +4,13 @@
  * a search that found nothing stays set, so the first Esc clears it and only the second goes back; `c`
  * copies the code, or says why there is none.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const subjectRow = (frame: string) => /^Subject: +(.*)$/m.exec(frame)?.[1]?.trim();
 const inInbox = (frame: string) => /Enter open/.test(frame);

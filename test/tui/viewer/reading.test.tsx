@@ -9,20 +9,18 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { MailProvider } from '../../../src/client/client-types';
 import { createProviderSet } from '../../../src/client/providers';
 import { tempmailProvider } from '../../../src/client/tempmail/tempmail-provider';
 import { createApi } from '../../../src/client/tempmail/tempmail-client';
 import { sendMail, sendRaw, startTestService } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
 const cleanup: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(async () => {
   for (const f of cleanup.splice(0)) await f();
 });
 

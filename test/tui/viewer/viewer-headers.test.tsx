@@ -2,17 +2,14 @@
  * Long headers in the viewer: Subject, From and To wrap under the value column over up to 3 lines (cut
  * with … past that), Date stays one line, and the body gives way so the frame never outgrows the terminal.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const BODY = Array.from({ length: 40 }, (_, i) => `Body row ${i + 1}`).join('\n');
 

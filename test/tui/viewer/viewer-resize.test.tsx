@@ -3,16 +3,13 @@
  * anew for the width, so line 52 at 80 columns is other text at 60. At the end of a message, the window
  * stays at the end. Real service, real SMTP, the real App; waits on frames.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const WORDS =
   'amber basil cedar dune ember fjord grove heath inlet juniper kelp lichen marsh nettle orchard pine quarry reed sorrel thicket'.split(

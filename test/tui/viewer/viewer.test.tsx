@@ -1,16 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TempMailApi } from '../../../src/client/client-types';
 import { helpRows } from '../../../src/tui/keymap/keymap';
 import { sendMail } from '../../harness/service';
-import { startApp, pickFirstDomain, type AppHarness } from '../harness';
+import { startApp, pickFirstDomain, type AppHarness, closeAppsAfterEach } from '../harness';
 import { collapsed, readWholeHelp } from '../widgets/help-pages';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 const HTML = `<html><head><style>p{color:red}</style><script>alert(1)</script></head><body>
 <h1>Welcome aboard</h1>

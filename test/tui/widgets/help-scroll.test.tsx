@@ -2,18 +2,16 @@
  * The `?` help on small and ordinary terminals: every binding reachable by scrolling, descriptions
  * wrapped whole under their column, nothing wider than the terminal, the scroll keys and the closing keys.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { textWidth } from '../../../src/text/text-width';
 import { helpRows, type Screen } from '../../../src/tui/keymap/keymap';
 import { sendMail } from '../../harness/service';
 import { collapsed, readWholeHelp } from './help-pages';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY, plain } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
+closeAppsAfterEach(() => {
   from = 0;
 });
 

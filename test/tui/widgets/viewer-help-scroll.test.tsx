@@ -2,16 +2,13 @@
  * The viewer's `?` at 80x24 (issue 37.10): its lines do not fit, so it says how many are below and
  * scrolls to the last of them with the keymap's keys.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
-import { pickFirstDomain, startApp, type AppHarness } from '../harness';
+import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 import { KEY } from '../ui';
 
 let h: AppHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+closeAppsAfterEach();
 
 describe("the viewer's help at 80x24", () => {
   it('shows where the rest is and scrolls to its last line', async () => {

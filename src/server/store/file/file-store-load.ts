@@ -11,7 +11,7 @@
  */
 import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { kindOf, readOperatorFile } from '../../operator-file';
+import { kindOf, readOperatorFile } from '../../../platform/operator-file';
 import { TEMP_PREFIX } from './durable-fs';
 import { CorruptFileError, readMessageLayout, type MessageLayout } from './message-file';
 import { storageErrorText, type StoredMessageMeta, type StoredSession } from '../store';

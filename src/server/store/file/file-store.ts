@@ -33,7 +33,7 @@ import { FileSessions, type FileStoreOptions } from './file-sessions';
 import { metaCopy } from './file-store-load';
 import { GroupCommit } from './group-commit';
 import { parseBody } from './message-file';
-import { messageFilter } from '../match';
+import { messageFilter } from '../../mail/match';
 import {
   joinedReads,
   UnknownSessionError,

@@ -11,9 +11,8 @@
  * the file system can commit the names and the data in one journal transaction.
  *
  * No temp name and no link: four file-system calls a message (open, write, fdatasync, close) where a
- * temp name took six (and link and unlink are the dearest of them in a busy directory): measured
- * in-process, 3,000 files of 6 KB from 10 writers, ~110-150 µs of CPU a file against ~190-330. Only the
- * fdatasync goes through the thread pool for a message of usual size (WRITE_ON_LOOP_MAX). What a
+ * temp name took six (and link and unlink are the dearest of them in a busy directory; the CPU a file
+ * each way: docs/performance.md, "Issue 28"). Only the fdatasync goes through the thread pool for a message of usual size (WRITE_ON_LOOP_MAX). What a
  * crash cuts short is a file whose size is not what its header says: never acknowledged, and never
  * served (file-store-load.ts sets it aside as *.corrupt when the inbox is read, its id kept used).
  *
@@ -31,11 +30,10 @@ const FILES_AT_ONCE = 64;
 
 /**
  * A message file of at most this many bytes is created and written on the loop itself (open, writev:
- * some 20 µs of CPU for a few KB); larger ones go through the thread pool. Each thread-pool call costs
- * more than the call itself (a hand-over, a wake-up, a promise): in-process, 3,000 files of 3.5 KB
- * created, written and closed took 21 µs of CPU a file on the loop against 59 through the pool, and under
- * the SMTP bench's load `serve` went from 377-383 to 302-355 µs of user CPU a message. The fdatasync,
- * which waits on the disk, always goes through the pool.
+ * a few KB cost the loop less than handing them to the pool); larger ones go through the thread pool.
+ * Each thread-pool call costs more than the call itself (a hand-over, a wake-up, a promise: the figures
+ * are in docs/performance.md, "A message file is written on the loop"). The fdatasync, which waits on
+ * the disk, always goes through the pool.
  */
 const WRITE_ON_LOOP_MAX = 64 * 1024;
 

@@ -5,7 +5,7 @@
  * set aside as `*.corrupt` with one line saying what that means, and the store goes on without it.
  */
 import { rename } from 'node:fs/promises';
-import { OperatorFileError, readOperatorFile } from '../../operator-file';
+import { OperatorFileError, readOperatorFile } from '../../../platform/operator-file';
 import { storageErrorText } from '../store';
 import { logEvent } from '../../observe/log';
 

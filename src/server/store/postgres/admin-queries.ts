@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { Block, BlockKind, FoundMessage, MessageFilter } from '../store';
-import { query } from './pool';
+import { query } from './connection/pool';
 import { META_COLUMNS, metaOf, SESSION_COLUMNS, sessionOf, type MetaRow, type SessionRow } from './rows';
 
 /** The channel that says "the blocks changed". */

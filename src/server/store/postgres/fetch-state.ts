@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import type { FetchClaim, FetchCursor, FetchStatus } from '../store';
-import { createPool, query } from './pool';
+import { createPool, query } from './connection/pool';
 import type { StoreLog } from '../store-log';
 
 /** The cursor of one folder, or undefined. */

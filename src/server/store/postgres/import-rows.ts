@@ -1,12 +1,12 @@
 /**
  * Writes a session and its messages, as another store holds them, into the Postgres store's tables
- * (`serve migrate`, src/server/migrate-cli.ts): the session keeps its id and token hash (its token goes
+ * (`serve migrate`, src/server/serve/migrate-cli.ts): the session keeps its id and token hash (its token goes
  * on working), each message its id. One transaction a session. What is there already (the same session
  * id, the same message id of that session) is left as it is, so a second run adds nothing twice.
  */
 import type pg from 'pg';
 import type { NewMessage, StoredSession } from '../store';
-import { transaction } from './pool';
+import { transaction } from './connection/pool';
 import { messageValues, SESSION_COLUMNS, sessionValues } from './rows';
 
 /** What importing one session did. */

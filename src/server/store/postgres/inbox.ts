@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { SessionInbox, StoredMessage, StoredMessageMeta } from '../store';
-import { prepared, query, transaction } from './pool';
+import { prepared, query, transaction } from './connection/pool';
 import { META_COLUMNS, messageOf, metaOf, SESSION_COLUMNS, sessionOf, type MetaRow, type SessionRow } from './rows';
 
 /** The columns of an inbox's version (see inboxVersion). */

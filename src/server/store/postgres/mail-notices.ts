@@ -18,7 +18,7 @@
 import type pg from 'pg';
 import type { MailNoticeEvents, MailNotices } from '../store';
 import { BLOCKS_CHANNEL } from './admin-queries';
-import { createPool } from './pool';
+import { createPool } from './connection/pool';
 import type { StoreLog } from '../store-log';
 
 /** The channel of mail notices. */
@@ -45,7 +45,7 @@ function noticesSql(hashes: string, payload: (list: string) => string): string {
 }
 
 /**
- * The notices of a delivery (postgres/batch-sql.ts), `from` the SQL of this instance's name: the payload
+ * The notices of a delivery (postgres/delivery/batch-sql.ts), `from` the SQL of this instance's name: the payload
  * is what readNotice reads, {"from": ..., "t": [...]}.
  */
 export function notifySql(hashes: string, from: string): string {

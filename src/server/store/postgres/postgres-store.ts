@@ -43,16 +43,16 @@ import {
   type StoredSession,
 } from '../store';
 import { PgFetchClaims, readCursor, readStatus, writeCursor, writeStatus } from './fetch-state';
-import { migrate } from './migrations';
-import { deliverBatch, type BatchReport } from './deliver';
-import { DeliveryQueue, type QueueLimits } from './delivery-queue';
+import { migrate } from './schema/migrations';
+import { deliverBatch, type BatchReport } from './delivery/deliver';
+import { DeliveryQueue, type QueueLimits } from './delivery/delivery-queue';
 import * as inbox from './inbox';
 import { PgMailNotices } from './mail-notices';
 import { deleteBlock, findMessages, listBlocks, putBlock } from './admin-queries';
 import { recountUsage, storageUsage } from './usage';
-import { createPool, prepared, query, withClient } from './pool';
-import { RecentRecipients } from './recent-recipients';
-import { RecipientReads } from './recipient-reads';
+import { createPool, prepared, query, withClient } from './connection/pool';
+import { RecentRecipients } from './recipients/recent-recipients';
+import { RecipientReads } from './recipients/recipient-reads';
 import { GroupedReads } from './grouped-reads';
 import * as sessions from './sessions';
 import type { StoreLog } from '../store-log';

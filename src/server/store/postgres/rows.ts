@@ -3,7 +3,7 @@
  * ms in a record); message text sits in json columns (see schema.ts), so each string is sent
  * JSON-encoded and pg hands it back parsed.
  */
-import { idOf } from './message-ids';
+import { idOf } from './schema/message-ids';
 import type { NewMessage, StoredAttachmentMeta, StoredMessage, StoredMessageMeta, StoredSession } from '../store';
 
 /** The columns of tempmail_sessions a record needs, in select order. */

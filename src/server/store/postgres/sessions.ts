@@ -12,8 +12,8 @@
 import type pg from 'pg';
 import { RATE_HITS_KEEP_MS, type StoredSession } from '../store';
 import { goneSql } from './mail-notices';
-import { SWEEP_LOCK } from './migrations';
-import { prepared, query, transaction, withClient } from './pool';
+import { SWEEP_LOCK } from './schema/migrations';
+import { prepared, query, transaction, withClient } from './connection/pool';
 import { SESSION_COLUMNS, sessionOf, sessionValues, type SessionRow } from './rows';
 
 /** Namespace of the two-key advisory lock on a name (the second key is hashtext of the address). */

@@ -12,7 +12,7 @@
  */
 import type pg from 'pg';
 import type { StorageUsage } from '../store';
-import { prepared, transaction } from './pool';
+import { prepared, transaction } from './connection/pool';
 import type { StoreLog } from '../store-log';
 
 /** The kept totals. */

@@ -175,23 +175,20 @@ describe('FileStore on disk', () => {
     await chmod(dataDir, 0o600);
   });
 
-  it('adds 1,000 messages in well under a minute and reopens them quickly', async () => {
+  // How long they take is the bench's figure (smtp_*), not a test's.
+  it('adds 1,000 messages ten at a time and, reopened, holds every one of them', async () => {
     const dataDir = await tempDir();
     let store = await openFileStore(dataDir);
     const s = sessionRecord();
     await store.putSession(s);
     const msg = newMessage();
-    const t0 = performance.now();
     // Ten at a time, as several SMTP connections would.
     for (let i = 0; i < 100; i++) await Promise.all(Array.from({ length: 10 }, () => store.addMessage(s.id, msg)));
-    const addMs = performance.now() - t0;
-    await store.close();
-    const t1 = performance.now();
-    store = await openFileStore(dataDir);
-    const openMs = performance.now() - t1;
     expect(await store.countMessages(s.id)).toBe(1000);
     await store.close();
-    console.log(`file store: 1000 adds in ${addMs.toFixed(0)} ms, reopen in ${openMs.toFixed(0)} ms`);
+    store = await openFileStore(dataDir);
+    expect(await store.countMessages(s.id)).toBe(1000);
+    await store.close();
   }, 120_000);
 });
 

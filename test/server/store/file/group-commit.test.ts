@@ -1,5 +1,5 @@
 /**
- * Group commit in the file store (src/server/store/group-commit.ts): messages asked for together go down
+ * Group commit in the file store (src/server/store/file/group-commit.ts): messages asked for together go down
  * in one batch, with one fsync per directory; a write that fails costs that write only; and nothing of a
  * batch resolves before the whole batch is durable. The fsync order itself, and kill -9 under grouped
  * load, are proven on the built serve by ack-after-fsync.test.ts and durability.test.ts.
