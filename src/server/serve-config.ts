@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../text/safe-text';
-import * as v from 'valibot';
+import { array, check, pipe, rawCheck, regex, string, transform } from 'valibot';
 import {
   ConfigFileError,
   jsonPath,
@@ -145,26 +145,26 @@ const FILE_KEYS: Record<string, Setter> = {
 const TOKEN_NAME = 'expected 1 to 64 letters, digits, dots, dashes or underscores';
 
 /** `[{"name": "alice", "file": "/etc/tempmail-tui/alice.token"}, ...]`: names unique, as the log shows them. */
-const namedTokenFiles = v.pipe(
-  v.array(
+const namedTokenFiles = pipe(
+  array(
     strictObject(
       {
-        name: v.pipe(
-          v.string((i) => `${TOKEN_NAME}, got ${show(i.input)}`),
-          v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, (i) => `${TOKEN_NAME}, got ${show(i.input)}`),
+        name: pipe(
+          string((i) => `${TOKEN_NAME}, got ${show(i.input)}`),
+          regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, (i) => `${TOKEN_NAME}, got ${show(i.input)}`),
         ),
         // Resolved as it was given, as the flags' paths are (filePath).
-        file: v.pipe(
-          v.string('expected a file path'),
-          v.check((path) => path.trim() !== '', 'expected a file path'),
-          v.transform((path) => resolve(path)),
+        file: pipe(
+          string('expected a file path'),
+          check((path) => path.trim() !== '', 'expected a file path'),
+          transform((path) => resolve(path)),
         ),
       },
       'expected {"name": ..., "file": ...}',
     ),
     'expected a list of {"name": ..., "file": ...}',
   ),
-  v.rawCheck(({ dataset, addIssue }) => {
+  rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const names = dataset.value.map((t) => t.name);
     const twice = names.find((n, i) => names.indexOf(n) !== i);
