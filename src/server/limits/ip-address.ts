@@ -14,7 +14,12 @@ export function normalIp(address: string): string | undefined {
   if (isIPv4(address)) return address;
   const bare = address.replace(/%.*$/, '');
   if (!isIPv6(bare)) return undefined;
-  const text = new SocketAddress({ address: bare, family: 'ipv6' }).address;
+  let text: string;
+  try {
+    text = new SocketAddress({ address: bare, family: 'ipv6' }).address;
+  } catch {
+    return undefined; // isIPv6's pattern took what the system's parser refuses: no address, not a throw
+  }
   return MAPPED.exec(text)?.[1] ?? text;
 }
 
