@@ -1,9 +1,10 @@
 /**
  * What the app loads before its first frame, read from esbuild's metafile of the shipped build options:
  * the static imports of the entry and of the chunks on the app's path (app-cli, app-service, run-app).
- * The message reader (html-to-text, its parser and entity tables, code and link detection), the server
- * and the HTTP client (got: the first frame's domains come over Node's own http) are loaded only when
- * needed; and no package is bundled twice.
+ * The message reader (html-to-text, its parser and entity tables, code and link detection), the server,
+ * the HTTP client (got: the first frame's domains come over Node's own http) and valibot (serve's config
+ * schemas; the app's settings are read by hand before its first frame) are loaded only when needed; and
+ * no package is bundled twice.
  */
 import { build, type Metafile } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -36,12 +37,12 @@ describe('start-up bundle', () => {
     meta = result.metafile!;
   }, 60_000);
 
-  it('loads neither the message reader, the server nor the HTTP client before the first frame', () => {
+  it('loads neither the message reader, the server, the HTTP client nor the config schemas before the first frame', () => {
     const inputs = [...loadedWith(meta, ['src/cli.tsx', ...APP_PATH])];
     expect(inputs.some((i) => i.includes('node_modules/ink/'))).toBe(true); // the walk found the UI
     expect(inputs).toContain('src/client/tempmail/quick-domains.ts'); // the first frame's domains
     const early = inputs.filter((i) =>
-      /node_modules\/(html-to-text|htmlparser2|entities|selderee|parseley|got|http2-wrapper|cacheable-request|keyv)\/|src\/content\/|src\/server\//.test(
+      /node_modules\/(html-to-text|htmlparser2|entities|selderee|parseley|got|http2-wrapper|cacheable-request|keyv|valibot)\/|src\/content\/|src\/server\//.test(
         i,
       ),
     );

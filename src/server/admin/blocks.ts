@@ -12,10 +12,10 @@
  * sender's domain is mapped as a resolver would (letter case, full-width forms, ideographic dots). A
  * quoted local part that needs no quotes ("spam"@example.com) is the same mailbox as without them.
  */
-import { BlockList, isIP } from 'node:net';
+import { BlockList } from 'node:net';
 import { domainToASCII } from 'node:url';
-import { plainIp } from '../limits/ip-address';
-import { domainOf, ipRange } from '../mail/match';
+import { ipPrefix, showPrefix } from '../limits/ip-address';
+import { addPrefix, domainOf, inList, ipRange } from '../mail/match';
 import type { Block, BlockKind } from '../store/store';
 import { BLOCK_KINDS } from '../store/store-admin';
 
@@ -49,8 +49,9 @@ export function parseBlock(kind: unknown, value: unknown): { kind: BlockKind; va
     return { error: 'value is required (at most 320 characters)' };
   const v = value.trim().toLowerCase();
   if (kind === 'ip') {
-    if (!ipRange(v)) return { error: 'value must be an IP address or a CIDR range such as 203.0.113.0/24' };
-    return { kind, value: plainIp(v) };
+    const prefix = ipPrefix(v);
+    if (!prefix) return { error: 'value must be an IP address or a CIDR range such as 203.0.113.0/24' };
+    return { kind, value: showPrefix(prefix) };
   }
   // A name may be given in Unicode (bücher.example) or ASCII (xn--bcher-kva.example): kept in ASCII.
   const name = (d: string) => asciiDomain(d.endsWith('.') ? d.slice(0, -1) : d);
@@ -89,10 +90,10 @@ export class BlockRules implements BlockCheck {
   replace(blocks: readonly Block[]): void {
     const anyIp = new BlockList();
     this.ips = blocks.flatMap((block) => {
-      const test = block.kind === 'ip' ? ipRange(block.value) : undefined;
-      if (!test) return [];
-      addRange(anyIp, block.value);
-      return [{ block, test }];
+      const prefix = block.kind === 'ip' ? ipPrefix(block.value) : undefined;
+      if (!prefix) return [];
+      addPrefix(anyIp, prefix);
+      return [{ block, test: ipRange(block.value)! }];
     });
     this.anyIp = anyIp;
     this.addresses = new Map();
@@ -113,11 +114,9 @@ export class BlockRules implements BlockCheck {
 
   refusal(clientIp: string | undefined, sender?: string): string | undefined {
     if (clientIp !== undefined) {
-      const plain = plainIp(clientIp);
-      const family = isIP(plain);
       // Which range it was is looked for only for a client that is in one (its refusal names it).
-      if (family !== 0 && this.anyIp.check(plain, family === 4 ? 'ipv4' : 'ipv6')) {
-        const ip = this.ips.find((r) => r.test(plain));
+      if (inList(this.anyIp, clientIp)) {
+        const ip = this.ips.find((r) => r.test(clientIp));
         if (ip) return `ip ${ip.block.value}`;
       }
     }
@@ -136,12 +135,4 @@ export class BlockRules implements BlockCheck {
     }
     return undefined;
   }
-}
-
-/** Adds an IP block's value (an address or a CIDR range, as ipRange reads it) to `list`. */
-function addRange(list: BlockList, value: string): void {
-  const [address = '', bits] = plainIp(value.trim()).split('/');
-  const type = isIP(address) === 4 ? 'ipv4' : 'ipv6';
-  if (bits === undefined) list.addAddress(address, type);
-  else list.addSubnet(address, Number(bits), type);
 }

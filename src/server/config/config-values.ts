@@ -3,6 +3,7 @@
  * accounts' `imap` objects (src/server/imap/account-config.ts): each refusal is a UsageError whose
  * message quotes the value terminal-safe.
  */
+import * as v from 'valibot';
 import { safeLine } from '../../text/safe-text';
 import type { ExtmailAccountConfig } from './server-config';
 
@@ -69,13 +70,14 @@ export function parseExtmailAccount(value: string, where: string): ExtmailAccoun
   return { email, dotInsensitive };
 }
 
-/** An integer in [min, max] from a flag string or a JSON number. */
+/** intIn's check of one value. */
 export function parseIntIn(value: unknown, min: number, max: number, where: string): number {
+  return readBy(intIn(min, max), value, where);
+}
+
+function isIntIn(value: unknown, min: number, max: number): boolean {
   const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${where}: expected a whole number from ${min} to ${max}, got ${show(value)}`);
-  }
-  return n;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= min && n <= max;
 }
 
 /** A positive number (fractions allowed) from a flag string or a JSON number. */
@@ -86,3 +88,60 @@ export function parsePositive(value: unknown, where: string): number {
   }
   return n;
 }
+
+/** How the path to the wrong part of a value is written after `where`: ` imap port`, or `[0].name`. */
+export type PathText = (path: readonly v.IssuePathItem[]) => string;
+
+/** Keys after spaces, list places left out: `extmailAccounts me@x.test imap folders`. */
+export const spacedPath: PathText = (path) => path.map((p) => (typeof p.key === 'string' ? ` ${p.key}` : '')).join('');
+
+/** As JSON would: `[0].name`. */
+export const jsonPath: PathText = (path) =>
+  path.map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('');
+
+/**
+ * `value` read by a valibot `schema` (the --config file's objects and lists). The first thing wrong is a
+ * UsageError in our words: `where`, the path to the wrong part, then the message the schema gives there
+ * (each schema here gives its own; valibot's default words never reach the user).
+ */
+export function readBy<S extends v.GenericSchema>(
+  schema: S,
+  value: unknown,
+  where: string,
+  pathText: PathText = spacedPath,
+): v.InferOutput<S> {
+  const result = v.safeParse(schema, value, { abortEarly: true });
+  if (result.success) return result.output;
+  const [issue] = result.issues;
+  // An unknown key's issue has the key as the last step of its path: the message names it instead.
+  const path = (issue.path ?? []).slice(0, issue.expected === 'never' ? -1 : undefined);
+  throw new UsageError(`${where}${pathText(path)}: ${issue.message}`);
+}
+
+/**
+ * An object with only the keys of `entries`: `what` when the value is no object, `unknown key "k" (known:
+ * ...)` for any other key (a misspelt key must not be ignored). A key that is missing gets the message its
+ * own schema gives for no value ("expected a file path"), as when it was given wrong.
+ */
+export function strictObject<E extends v.ObjectEntries>(entries: E, what: string) {
+  const known = Object.keys(entries).join(', ');
+  return v.strictObject(entries, (issue) => {
+    if (issue.expected === 'never') return `unknown key ${show(issue.path?.at(-1)?.key)} (known: ${known})`;
+    const key = issue.path?.at(-1)?.key;
+    if (typeof key !== 'string' || !Object.hasOwn(entries, key)) return what;
+    return v.safeParse(entries[key]!, undefined).issues?.[0].message ?? what;
+  });
+}
+
+/** A string with something in it, trimmed: `expected <what>` otherwise. */
+export const text = (what: string) => v.pipe(v.string(`expected ${what}`), v.trim(), v.nonEmpty(`expected ${what}`));
+
+/** An integer in [min, max] from a flag string or a JSON number. */
+export const intIn = (min: number, max: number) =>
+  v.pipe(
+    v.custom<number | string>(
+      (value) => isIntIn(value, min, max),
+      (issue) => `expected a whole number from ${min} to ${max}, got ${show(issue.input)}`,
+    ),
+    v.transform(Number),
+  );

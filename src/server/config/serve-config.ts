@@ -5,7 +5,18 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { safeLine } from '../../text/safe-text';
-import { ConfigFileError, parseDomain, parseIntIn, parsePositive, show, UsageError } from './config-values';
+import { array, check, pipe, rawCheck, regex, string, transform } from 'valibot';
+import {
+  ConfigFileError,
+  jsonPath,
+  parseDomain,
+  parseIntIn,
+  parsePositive,
+  readBy,
+  show,
+  strictObject,
+  UsageError,
+} from './config-values';
 import { parseAccountEntry } from '../imap/account-config';
 import { OperatorFileError, readOperatorFileSync } from '../../platform/operator-file';
 import { DuplicateKeyError, parseJsonStrict } from './strict-json';
@@ -120,7 +131,7 @@ const FILE_KEYS: Record<string, Setter> = {
   eventsHeartbeatMs: (c, v, w) => (c.eventsHeartbeatMs = parseIntIn(v, 1000, MAX_INT, w)),
   adminTokenFile: (c, v, w) => (c.adminTokenFile = filePath(v, w)),
   adminListen: (c, v, w) => (c.adminListen = listenAddress(v, w)),
-  adminTokens: (c, v, w) => (c.adminTokens = namedTokenFiles(v, w)),
+  adminTokens: (c, v, w) => (c.adminTokens = readBy(namedTokenFiles, v, w, jsonPath)),
   sshPort: (c, v, w) => (c.sshPort = parseIntIn(v, 0, 65535, w)),
   sshHost: (c, v, w) => (c.sshHost = hostName(v, w)),
   sshHostKey: (c, v, w) => (c.sshHostKeyFile = filePath(v, w)),
@@ -131,28 +142,35 @@ const FILE_KEYS: Record<string, Setter> = {
   sshAuthTimeoutMs: (c, v, w) => (c.sshAuthTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };
 
+const TOKEN_NAME = 'expected 1 to 64 letters, digits, dots, dashes or underscores';
+
 /** `[{"name": "alice", "file": "/etc/tempmail-tui/alice.token"}, ...]`: names unique, as the log shows them. */
-function namedTokenFiles(value: unknown, where: string): { name: string; file: string }[] {
-  if (!Array.isArray(value)) throw new UsageError(`${where}: expected a list of {"name": ..., "file": ...}`);
-  const out = value.map((item: unknown, i) => {
-    const at = `${where}[${i}]`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item))
-      throw new UsageError(`${at}: expected {"name": ..., "file": ...}`);
-    const { name, file, ...rest } = item as Record<string, unknown>;
-    const extra = Object.keys(rest)[0];
-    if (extra !== undefined) throw new UsageError(`${at}: unknown key ${show(extra)} (known: name, file)`);
-    if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) {
-      throw new UsageError(
-        `${at}.name: expected 1 to 64 letters, digits, dots, dashes or underscores, got ${show(name)}`,
-      );
-    }
-    return { name, file: filePath(file, `${at}.file`) };
-  });
-  const names = out.map((t) => t.name);
-  const twice = names.find((n, i) => names.indexOf(n) !== i);
-  if (twice !== undefined) throw new UsageError(`${where}: the name ${show(twice)} is given twice`);
-  return out;
-}
+const namedTokenFiles = pipe(
+  array(
+    strictObject(
+      {
+        name: pipe(
+          string((i) => `${TOKEN_NAME}, got ${show(i.input)}`),
+          regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, (i) => `${TOKEN_NAME}, got ${show(i.input)}`),
+        ),
+        // Resolved as it was given, as the flags' paths are (filePath).
+        file: pipe(
+          string('expected a file path'),
+          check((path) => path.trim() !== '', 'expected a file path'),
+          transform((path) => resolve(path)),
+        ),
+      },
+      'expected {"name": ..., "file": ...}',
+    ),
+    'expected a list of {"name": ..., "file": ...}',
+  ),
+  rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const names = dataset.value.map((t) => t.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice !== undefined) addIssue({ message: `the name ${show(twice)} is given twice` });
+  }),
+);
 
 /** "host:port" ("[::1]:9025" for IPv6) of a listener. */
 function listenAddress(value: unknown, where: string): { host: string; port: number } {

@@ -14,7 +14,8 @@ import { ROUTES, type RouteExtras } from './routes';
 import { ServiceError, type MailService } from '../service/service-types';
 import { hashToken } from '../service/mail-service';
 import { asLogger, sessionField, type Logger } from '../observe/log';
-import { clientAddressOf, isLoopback, loggablePath, redact, unmapped } from './request-names';
+import { plainIp } from '../limits/ip-address';
+import { clientAddressOf, isLoopback, loggablePath, redact } from './request-names';
 import { serverTimeouts } from '../../platform/server-timeouts';
 import { errorAnswer, rawErrorAnswer, send, sendJson, withoutTrailingSlashes } from './answers';
 
@@ -124,7 +125,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
   const bodyLimit = options.bodyLimit ?? 64 * 1024;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
   const trustProxy = options.trustProxy ?? false;
-  const listedProxies = new Set((options.trustedProxies ?? []).map(unmapped));
+  const listedProxies = new Set((options.trustedProxies ?? []).map(plainIp));
   const checkMail = new CheckMailCache(options.checkMailCacheBytes);
   const extras = options.extras ?? {};
 
@@ -341,7 +342,7 @@ function guardConnections(server: Server, hooks: HttpHooks, isProxy: (peer: stri
   let next = 0;
   server.on('connection', (socket: Socket) => {
     const id = String(++next);
-    const peer = unmapped(socket.remoteAddress ?? 'unknown');
+    const peer = plainIp(socket.remoteAddress ?? 'unknown');
     const refusal = connect(id, peer, isProxy(peer));
     if (!refusal) {
       socket.once('close', () => hooks.closed?.(id));

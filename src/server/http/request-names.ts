@@ -3,13 +3,8 @@
  * the access log may show it, with anything that may be a token redacted.
  */
 import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
+import { normalIp, plainIp } from '../limits/ip-address';
 import { ROUTES } from './routes';
-
-/** "::ffff:127.0.0.1" and "127.0.0.1" are one client for the rate limit. */
-export function unmapped(address: string): string {
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
-}
 
 export const isLoopback = (address: string) => address === '::1' || /^127\./.test(address);
 
@@ -22,13 +17,14 @@ export const isLoopback = (address: string) => address === '::1' || /^127\./.tes
  * else is not believed at all.
  */
 export function clientAddressOf(req: IncomingMessage, trustProxy: boolean, listed: ReadonlySet<string>): string {
-  const peer = unmapped(req.socket.remoteAddress ?? 'unknown');
+  const peer = plainIp(req.socket.remoteAddress ?? 'unknown');
   if (!listed.has(peer) && !(trustProxy && isLoopback(peer))) return peer;
   const header = req.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => unmapped(h.trim()));
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => normalIp(h.trim()));
   for (let i = hops.length - 1; i >= 0; i--) {
-    if (isIP(hops[i]!) === 0) return peer;
-    if (!listed.has(hops[i]!)) return hops[i]!;
+    const hop = hops[i];
+    if (hop === undefined) return peer;
+    if (!listed.has(hop)) return hop;
   }
   return peer;
 }

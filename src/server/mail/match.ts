@@ -7,27 +7,29 @@
  * is an IP address or a CIDR range; an IPv4-mapped address (`::ffff:192.0.2.1`, in any spelling) is its
  * IPv4 address (limits/ip-address.ts, as the per-client limits read it).
  */
-import { BlockList, isIP } from 'node:net';
-import { plainIp } from '../limits/ip-address';
+import { BlockList } from 'node:net';
+import { clientIp, type IpPrefix, ipPrefix } from '../limits/ip-address';
 import type { MessageFilter, StoredMessageMeta } from '../store/store';
 
 /** A test for an IP address or a CIDR range, or undefined when `value` is neither. */
 export function ipRange(value: string): ((ip: string) => boolean) | undefined {
-  const [address = '', bits, ...rest] = plainIp(value.trim()).split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return undefined;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
+  const prefix = ipPrefix(value);
+  if (prefix === undefined) return undefined;
   const list = new BlockList();
+  addPrefix(list, prefix);
+  return (ip) => inList(list, ip);
+}
+
+/** Adds an address or a range to `list`. */
+export function addPrefix(list: BlockList, { type, address, bits }: IpPrefix): void {
   if (bits === undefined) list.addAddress(address, type);
-  else {
-    if (!/^\d{1,3}$/.test(bits) || Number(bits) > (family === 4 ? 32 : 128)) return undefined;
-    list.addSubnet(address, Number(bits), type);
-  }
-  return (ip) => {
-    const plain = plainIp(ip);
-    const f = isIP(plain);
-    return f !== 0 && list.check(plain, f === 4 ? 'ipv4' : 'ipv6');
-  };
+  else list.addSubnet(address, bits, type);
+}
+
+/** Whether `ip` (any spelling; not an address: false) is in `list`. */
+export function inList(list: BlockList, ip: string): boolean {
+  const client = clientIp(ip);
+  return client !== undefined && list.check(client.address, client.family);
 }
 
 /** The domain of an address, lower case ('' when it has none). */

@@ -5,6 +5,7 @@
  * for v1; 16 + MAX_V2_BODY for v2), so a peer cannot make it keep anything unbounded.
  */
 import { isIP } from 'node:net';
+import { plainIp } from '../limits/ip-address';
 
 /** The longest v1 header, CRLF included (the spec's figure). */
 export const MAX_V1_BYTES = 107;
@@ -77,15 +78,9 @@ function parseV2(bytes: Buffer): ProxyHeader {
   return { kind: 'ok', length };
 }
 
-/**
- * The 16 bytes at `at` as a socket's remoteAddress would say them: the short IPv6 form (via the URL
- * parser), or an IPv4 address for an IPv4-mapped one (::ffff:a.b.c.d is that IPv4 client).
- */
+/** The 16 bytes at `at` as an address in normal form (limits/ip-address.ts): ::ffff:a.b.c.d is that IPv4 client. */
 function ipv6At(bytes: Buffer, at: number): string {
-  const raw = bytes.subarray(at, at + 16);
-  if (raw.subarray(0, 10).every((b) => b === 0) && raw[10] === 0xff && raw[11] === 0xff)
-    return [...raw.subarray(12)].join('.');
   const groups: string[] = [];
-  for (let i = 0; i < 8; i++) groups.push(raw.readUInt16BE(i * 2).toString(16));
-  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+  for (let i = 0; i < 8; i++) groups.push(bytes.readUInt16BE(at + i * 2).toString(16));
+  return plainIp(groups.join(':'));
 }

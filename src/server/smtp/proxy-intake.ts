@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { SMTPServer } from 'smtp-server';
-import { unmapped } from '../http/request-names';
+import { plainIp } from '../limits/ip-address';
 import type { Logger } from '../observe/log';
 import { MAX_V2_BODY, parseProxyHeader } from './proxy-header';
 
@@ -40,14 +40,14 @@ const sessionId = () =>
 
 /** Takes over `smtp`'s listener so trusted proxies' connections are read for a PROXY header first. */
 export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions): ProxyIntake {
-  const trusted = new Set(options.trustedProxies.map(unmapped));
+  const trusted = new Set(options.trustedProxies.map(plainIp));
   const waiting = new Set<Socket>();
   if (trusted.size === 0) return { close() {} };
   const listener = smtp.server;
   const handlers = listener.listeners('connection') as ((socket: Socket) => void)[];
   listener.removeAllListeners('connection');
   listener.on('connection', (socket: Socket) => {
-    const peer = unmapped(socket.remoteAddress ?? 'unknown');
+    const peer = plainIp(socket.remoteAddress ?? 'unknown');
     if (!trusted.has(peer)) {
       for (const handle of handlers) handle.call(listener, socket);
       return;
@@ -79,7 +79,7 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
       }
       // A LOCAL header (the proxy's health check) names no client: the proxy is the client.
       const client = outcome.client ?? { address: peer, port: socket.remotePort ?? 0 };
-      smtp.connect(socket, { id: sessionId(), remoteAddress: unmapped(client.address), remotePort: client.port });
+      smtp.connect(socket, { id: sessionId(), remoteAddress: plainIp(client.address), remotePort: client.port });
     });
   });
   return {

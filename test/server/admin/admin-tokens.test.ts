@@ -114,6 +114,30 @@ describe('named admin tokens', () => {
       /^--config adminTokens\[0\]: unknown key "token"/,
     );
     expect(await refusal([{ name: 'alice' }])).toMatch(/^--config adminTokens\[0\]\.file: expected a file path/);
+    // Each entry's type, and each value's, is named with where it is.
+    expect(await refusal('alice')).toMatch(
+      /^--config adminTokens: expected a list of \{"name": \.\.\., "file": \.\.\.\} \(in /,
+    );
+    expect(await refusal([files.alice])).toMatch(
+      /^--config adminTokens\[0\]: expected \{"name": \.\.\., "file": \.\.\.\} \(in /,
+    );
+    expect(
+      await refusal([
+        { name: 'alice', file: files.alice },
+        { name: 3, file: files.bob },
+      ]),
+    ).toMatch(
+      /^--config adminTokens\[1\]\.name: expected 1 to 64 letters, digits, dots, dashes or underscores, got 3 \(in /,
+    );
+    expect(await refusal([{ file: files.alice }])).toMatch(
+      /^--config adminTokens\[0\]\.name: expected 1 to 64 .*, got undefined \(in /,
+    );
+    expect(await refusal([{ name: 'alice', file: 5 }])).toMatch(
+      /^--config adminTokens\[0\]\.file: expected a file path \(in /,
+    );
+    expect(await refusal([{ name: 'alice', file: ' ' }])).toMatch(
+      /^--config adminTokens\[0\]\.file: expected a file path \(in /,
+    );
     expect(await refusal([{ name: 'admin', file: files.alice }], { 'admin-token-file': files.admin })).toMatch(
       /^adminTokens: the name "admin" is the token of --admin-token-file/,
     );

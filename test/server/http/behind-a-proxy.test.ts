@@ -57,6 +57,18 @@ describe('serve behind a reverse proxy', () => {
     expect((await create(svc.baseUrl, '2001:0:4136:e378:8000:ffff:3fff:fdd2')).status).toBe(429);
   });
 
+  it('knows a trusted proxy however trustedProxies spells its address', async () => {
+    // The test service's peer is 127.0.0.1; listed as its IPv4-mapped IPv6 form in capitals.
+    const svc = cleanup.defer(
+      await startTestService({ createPerMinute: 1, trustedProxies: ['::FFFF:127.0.0.1'] }),
+      (s) => s.close(),
+    );
+    expect((await create(svc.baseUrl, '203.0.113.7')).status).toBe(200);
+    expect((await create(svc.baseUrl, '198.51.100.20')).status).toBe(200);
+    // A forwarded address is read in the normal form too: one client however it is spelled.
+    expect((await create(svc.baseUrl, '::FFFF:203.0.113.7')).status).toBe(429);
+  });
+
   it('without trustProxy, X-Forwarded-For is ignored: a client cannot pick its own rate-limit bucket', async () => {
     const svc = cleanup.defer(await startTestService({ createPerMinute: 2 }), (s) => s.close());
     expect((await create(svc.baseUrl, '203.0.113.1')).status).toBe(200);

@@ -120,6 +120,41 @@ describe('extmailAccounts with imap in the config file', () => {
     );
   });
 
+  it('names the key and what is wanted for a missing key or a value of the wrong type, nested or not', async () => {
+    const at = '--config extmailAccounts k@ext.test imap';
+    expect(await refusal([{ email: 'k@ext.test', imap: { passwordEnv: 'KEEPER_IMAP_PASSWORD' } }])).toMatch(
+      new RegExp(`^${at} host: expected the IMAP server's host name or address \\(in `),
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ folders: ['INBOX', 3] }) }])).toMatch(
+      new RegExp(`^${at} folders: expected a list of folder names`),
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ folders: 'INBOX' }) }])).toMatch(
+      new RegExp(`^${at} folders: expected a list of folder names`),
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ tls: 5 }) }])).toMatch(
+      new RegExp(`^${at} tls: expected "tls", "starttls" or "none", got 5 `),
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ pollSeconds: '5s' }) }])).toMatch(
+      new RegExp(`^${at} pollSeconds: expected a whole number from 1 to 3600, got "5s" `),
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ user: 7 }) }])).toMatch(
+      new RegExp(`^${at} user: expected the login name `),
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: imap({ passwordEnv: ['X'] }) }])).toMatch(
+      new RegExp(`^${at} passwordEnv: expected the name of an environment variable `),
+    );
+    expect(await refusal([{ email: 'k@ext.test', imap: null }])).toMatch(new RegExp(`^${at}: expected an object `));
+    expect(await refusal([{ email: 'k@ext.test', dotInsensitive: 'yes' }])).toMatch(
+      /^--config extmailAccounts: each account is "name@provider" or \{"email"/,
+    );
+    expect(await refusal([3])).toMatch(/^--config extmailAccounts: each account is "name@provider"/);
+  });
+
+  it('takes a port and a poll interval given as strings of digits, as the flags give numbers', async () => {
+    const config = await load([{ email: 'k@ext.test', imap: imap({ port: '1993', pollSeconds: '9' }) }]);
+    expect(config.extmailAccounts[0]!.imap).toMatchObject({ port: 1993, pollSeconds: 9 });
+  });
+
   it('refuses a password given other than by exactly one of passwordEnv and passwordFile, or not there now', async () => {
     expect(await refusal([{ email: 'k@ext.test', imap: { host: 'h.test' } }])).toContain(
       'give the password by "passwordEnv"',

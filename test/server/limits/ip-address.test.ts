@@ -1,6 +1,7 @@
 /** The one reading of a client's IP address (src/server/limits/ip-address.ts), for the limits and the blocks alike. */
 import { describe, expect, it } from 'vitest';
-import { clientIp, plainIp } from '../../../src/server/limits/ip-address';
+import { parseBlock } from '../../../src/server/admin/blocks';
+import { clientIp, ipPrefix, normalIp, plainIp } from '../../../src/server/limits/ip-address';
 import { rateLimitKey } from '../../../src/server/limits/rate-limit';
 import { ipRange } from '../../../src/server/mail/match';
 
@@ -38,5 +39,32 @@ describe('clientIp and plainIp', () => {
     expect(ipRange('192.0.2.0/24')?.(spelled)).toBe(true);
     expect(ipRange('::ffff:192.0.2.1')?.('192.0.2.1')).toBe(true);
     expect(ipRange('192.0.2.0/24')?.('192.0.3.1')).toBe(false);
+  });
+
+  it('writes every IPv6 address in one normal form: lower case, zeros compressed, no zone', () => {
+    for (const spelled of ['2001:DB8::1', '2001:0db8:0:0:0:0:0:1', '2001:db8::0:1', '2001:db8::1%eth0']) {
+      expect(normalIp(spelled)).toBe('2001:db8::1');
+    }
+    expect(normalIp('203.0.113.5')).toBe('203.0.113.5');
+    expect(normalIp('2001:db8::1/64')).toBeUndefined();
+    expect(normalIp('unknown')).toBeUndefined();
+  });
+
+  it('reads a range as the blocks and searches keep it: an IPv4-mapped range of 96 bits or more is IPv4', () => {
+    expect(ipPrefix('2001:DB8:0::/32')).toEqual({ type: 'ipv6', address: '2001:db8::', bits: 32 });
+    expect(ipPrefix('::ffff:192.0.2.0/120')).toEqual({ type: 'ipv4', address: '192.0.2.0', bits: 24 });
+    expect(ipPrefix('::ffff:192.0.2.0/64')).toEqual({ type: 'ipv6', address: '::ffff:192.0.2.0', bits: 64 });
+    for (const bad of ['192.0.2.0/33', '2001:db8::/129', '::ffff:192.0.2.0/130', '192.0.2.0/x', '1/2/3', 'x/8']) {
+      expect(ipPrefix(bad), bad).toBeUndefined();
+    }
+    expect(ipRange('::ffff:192.0.2.0/120')?.('192.0.2.77')).toBe(true);
+    expect(ipRange('::ffff:192.0.2.0/120')?.('192.0.3.77')).toBe(false);
+    expect(ipRange('2001:DB8::/32')?.('2001:db8:0:0:1::1')).toBe(true);
+  });
+
+  it('keeps an IP block in the normal form, so one address is one block however it was spelled', () => {
+    expect(parseBlock('ip', '2001:0DB8:0:0::1')).toEqual({ kind: 'ip', value: '2001:db8::1' });
+    expect(parseBlock('ip', '::ffff:192.0.2.0/120')).toEqual({ kind: 'ip', value: '192.0.2.0/24' });
+    expect(parseBlock('ip', '::FFFF:192.0.2.1')).toEqual({ kind: 'ip', value: '192.0.2.1' });
   });
 });
