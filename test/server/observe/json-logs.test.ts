@@ -254,14 +254,14 @@ describe('serve --log-format json', () => {
       },
       { message: 'storage.back in the log' },
     );
-    const failing = lines.flatMap((l, i) => (l.event === 'storage.failing' ? [{ ...l, at: i }] : []));
+    const failing = lines.flatMap((l, i) => (l.event === 'storage.failing' ? [{ line: l, at: i }] : []));
     const back = lines.findIndex((l) => l.event === 'storage.back');
     expect(failing.length).toBeGreaterThan(0);
-    for (const line of failing)
+    for (const { line } of failing)
       expect(line).toMatchObject({ level: 'error', reason: expect.stringMatching(/ENOTDIR/) });
     // Every failure is written or counted in a repeats line, all before the line that ends them.
     expect(failing.every((l) => l.at < back)).toBe(true);
     expect(lines[back]).toMatchObject({ level: 'info', failures: expect.any(Number) });
-    expect(failing.reduce((n, l) => n + 1 + Number(l.repeats ?? 0), 0)).toBe(lines[back]!.failures);
+    expect(failing.reduce((n, f) => n + 1 + Number(f.line.repeats ?? 0), 0)).toBe(lines[back]!.failures);
   });
 });
