@@ -25,6 +25,14 @@ export type ProxyHeader =
 const startsLike = (bytes: Buffer, prefix: Buffer) =>
   bytes.subarray(0, prefix.length).equals(prefix.subarray(0, Math.min(bytes.length, prefix.length)));
 
+/** Whether the first bytes a peer sent open a PROXY header (v1's `PROXY ` or v2's whole signature). */
+export function opensProxyHeader(first: Buffer): boolean {
+  return startsWithAll(first, V2_SIGNATURE) || startsWithAll(first, V1_START);
+}
+
+const startsWithAll = (bytes: Buffer, prefix: Buffer) =>
+  bytes.length >= prefix.length && bytes.subarray(0, prefix.length).equals(prefix);
+
 /** Reads a header at the start of `bytes` (everything received so far). */
 export function parseProxyHeader(bytes: Buffer): ProxyHeader {
   if (bytes.length === 0) return { kind: 'more' };

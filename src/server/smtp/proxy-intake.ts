@@ -3,15 +3,16 @@
  * only from them. smtp-server's own `useProxy` reads v1 only, so its listener's `connection` handler is
  * taken over: a trusted peer's header is read (proxy-header.ts) with a byte limit and a deadline, and
  * the socket is handed to smtp-server with the header's client as its remote address, so limits, blocks,
- * logs and the stored client address see the real sender. Anyone else goes to smtp-server as before:
- * a header from them is not believed (smtp-server takes it for a bad command).
+ * logs and the stored client address see the real sender. Anyone else goes to smtp-server as before,
+ * but a connection of theirs that opens with a PROXY header (a balancer left out of `trustedProxies`)
+ * hears why it is refused, in one 421 line, and is closed: the header is never believed.
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { SMTPServer } from 'smtp-server';
 import { plainIp } from '../limits/ip-address';
 import type { Logger } from '../observe/log';
-import { MAX_V2_BODY, parseProxyHeader } from './proxy-header';
+import { MAX_V2_BODY, opensProxyHeader, parseProxyHeader } from './proxy-header';
 
 /** How long a trusted proxy has to send its header. */
 export const PROXY_HEADER_DEADLINE_MS = 5000;
@@ -38,10 +39,39 @@ const sessionId = () =>
     .toString(32)
     .padStart(16, '0');
 
+/**
+ * Makes smtp-server refuse a connection that is not a trusted proxy's and opens with a PROXY header:
+ * it hears one 421 line naming why, and is closed; the header is not read. Every other connection is
+ * smtp-server's as before. smtp-server hands every connection it accepts to `connect`; the first bytes
+ * are looked at before its parser sees them (whose own answer then finds the socket ended).
+ */
+function refuseUntrustedHeaders(smtp: SMTPServer, log: Logger): SMTPServer['connect'] {
+  const connect = smtp.connect.bind(smtp);
+  smtp.connect = (socket, socketOptions) => {
+    connect(socket, socketOptions);
+    socket.prependOnceListener('data', (first: Buffer) => {
+      if (!opensProxyHeader(first)) return;
+      const peer = plainIp(socket.remoteAddress ?? 'unknown');
+      log.event({
+        level: 'warn',
+        event: 'smtp.proxy_refused',
+        text: `smtp refused a PROXY header from ${peer}: not in trustedProxies, so not believed`,
+        fields: { client: peer, reason: 'untrusted_proxy' },
+        foldKey: `smtp.proxy_refused untrusted ${peer}`,
+      });
+      socket.end(`421 4.7.0 PROXY header refused: ${peer} is not a trusted proxy\r\n`);
+      // A peer that keeps its side open is not waited for.
+      setTimeout(() => socket.destroy(), 1000).unref();
+    });
+  };
+  return connect;
+}
+
 /** Takes over `smtp`'s listener so trusted proxies' connections are read for a PROXY header first. */
 export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions): ProxyIntake {
   const trusted = new Set(options.trustedProxies.map(plainIp));
   const waiting = new Set<Socket>();
+  const connect = refuseUntrustedHeaders(smtp, options.log);
   if (trusted.size === 0) return { close() {} };
   const listener = smtp.server;
   const handlers = listener.listeners('connection') as ((socket: Socket) => void)[];
@@ -79,7 +109,7 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
       }
       // A LOCAL header (the proxy's health check) names no client: the proxy is the client.
       const client = outcome.client ?? { address: peer, port: socket.remotePort ?? 0 };
-      smtp.connect(socket, { id: sessionId(), remoteAddress: plainIp(client.address), remotePort: client.port });
+      connect(socket, { id: sessionId(), remoteAddress: plainIp(client.address), remotePort: client.port });
     });
   });
   return {

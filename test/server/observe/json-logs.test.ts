@@ -2,9 +2,10 @@
  * `serve --log-format json` as a log collector reads it (the built program): every line it writes, on
  * stdout and stderr, is one JSON object, the listen lines and a fatal start-up error included; requests
  * and deliveries carry their facts as fields (method, route, status, duration_ms, size, request_id;
- * size and recipients), a refused reload is a warning, and a token rotation is logged by name.
+ * size and recipients), a refused reload is a warning, storage failing an error (then storage.back,
+ * after every failure and its repeats), and a token rotation is logged by name.
  */
-import { writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -215,5 +216,52 @@ describe('serve --log-format json', () => {
     expect(await hangup('reload.refused')).toMatchObject({ level: 'warn', part: 'admin token' });
     expect(serve.stderr()).not.toMatch(/first-admin-token|second-admin-token/);
     allJson(serve);
+  });
+
+  it('logs storage failing as an error, then storage.back at info counting every failure', async () => {
+    const dir = await cleanup.tempDir('tempmail-json-logs-');
+    const data = join(dir, 'data');
+    const serve = cleanup.defer(await startServeProcess(['--data-dir', data, '--log-format', 'json']), (p) =>
+      stopServe(p, 'SIGKILL'),
+    );
+    const box = await newSession(serve.baseUrl);
+    await sendMail(serve, { to: box.email, subject: 'before', text: 'x' });
+    // A real failure: the messages directory moved aside and a plain file in its place.
+    await rename(join(data, 'messages'), join(dir, 'aside'));
+    await writeFile(join(data, 'messages'), 'not a directory');
+    for (let i = 0; i < 3; i++) {
+      const refused = await sendMail(serve, { to: box.email, subject: `during ${i}`, text: 'x' }).catch(
+        (e: { responseCode?: number }) => e.responseCode,
+      );
+      // 451 at the end of DATA; once failing, 421 at EHLO (a health check must see it).
+      expect([421, 451]).toContain(refused);
+    }
+    await rm(join(data, 'messages'));
+    await rename(join(dir, 'aside'), join(data, 'messages'));
+    // The storage is seen back at the next look (at most a second old), then mail is taken again.
+    await waitFor(
+      () =>
+        sendMail(serve, { to: box.email, subject: 'after', text: 'x' }).then(
+          () => true,
+          () => undefined,
+        ),
+      { timeoutMs: 15_000, message: 'mail taken again' },
+    );
+    const lines = await waitFor(
+      () => {
+        const all = jsonLines(serve.stderr());
+        return all.some((l) => l.event === 'storage.back') ? all : undefined;
+      },
+      { message: 'storage.back in the log' },
+    );
+    const failing = lines.flatMap((l, i) => (l.event === 'storage.failing' ? [{ line: l, at: i }] : []));
+    const back = lines.findIndex((l) => l.event === 'storage.back');
+    expect(failing.length).toBeGreaterThan(0);
+    for (const { line } of failing)
+      expect(line).toMatchObject({ level: 'error', reason: expect.stringMatching(/ENOTDIR/) });
+    // Every failure is written or counted in a repeats line, all before the line that ends them.
+    expect(failing.every((l) => l.at < back)).toBe(true);
+    expect(lines[back]).toMatchObject({ level: 'info', failures: expect.any(Number) });
+    expect(failing.reduce((n, f) => n + 1 + Number(f.line.repeats ?? 0), 0)).toBe(lines[back]!.failures);
   });
 });

@@ -1,10 +1,12 @@
 /**
  * scripts/deploy/nginx-tempmail-tui-two.conf in a real nginx (Debian's nginx-light) in front of two built
  * `serve` on one Postgres database: requests go to both instances, GET /events passes through nginx and
- * hears of mail delivered through either instance, and with one instance stopped every request is still
- * answered (by the other).
+ * hears of mail delivered through either instance, with one instance stopped every request is still
+ * answered (by the other), and /admin/ is refused though both instances serve it on their HTTP port.
  */
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { readEvents } from '../../../src/client/push/sse';
@@ -51,10 +53,13 @@ describe.skipIf(!NGINX)('the nginx example with two upstreams', () => {
     const dir = await cleanup.tempDir('tempmail-nginx-two-');
     const ca = makeCa(dir);
     const { url } = await freshDatabase(cleanup);
-    const [a, b] = (await Promise.all([
-      startInstance(cleanup, url, ['--trust-proxy']),
-      startInstance(cleanup, url, ['--trust-proxy']),
-    ])) as [Awaited<ReturnType<typeof startInstance>>, Awaited<ReturnType<typeof startInstance>>];
+    const adminToken = 'nginx-two-admin-token-0123456789abcdef';
+    await writeFile(join(dir, 'admin-token'), `${adminToken}\n`, { mode: 0o600 });
+    const args = ['--trust-proxy', '--admin-token-file', join(dir, 'admin-token')];
+    const [a, b] = (await Promise.all([startInstance(cleanup, url, args), startInstance(cleanup, url, args)])) as [
+      Awaited<ReturnType<typeof startInstance>>,
+      Awaited<ReturnType<typeof startInstance>>,
+    ];
     const nginx = await startNginx(
       cleanup,
       dir,
@@ -62,6 +67,15 @@ describe.skipIf(!NGINX)('the nginx example with two upstreams', () => {
       [Number(new URL(a.baseUrl).port), Number(new URL(b.baseUrl).port)],
       ca,
     );
+
+    // The admin API: there on each instance's own port, refused (404) through the site, in any spelling.
+    const admin = { authorization: `Bearer ${adminToken}` };
+    expect((await fetch(new URL('admin/stats', a.baseUrl), { headers: admin })).status).toBe(200);
+    for (const path of ['/admin/stats', '/%61dmin/stats', '//admin/stats', '/x/../admin/stats']) {
+      const res = await nginxGet(nginx.port, ca, path, admin);
+      res.resume();
+      expect(res.statusCode, path).toBe(404);
+    }
 
     for (let i = 0; i < 10; i++) expect((await through(nginx.port, ca, '/domains')).status).toBe(200);
     // Each instance logs the requests it answered (a line may follow its answer by a moment).
@@ -99,6 +113,7 @@ describe.skipIf(!NGINX)('the nginx example with two upstreams', () => {
     }
     expect((await postForm(nginx.port, ca, '/create-session')).status).toBe(200);
     expect(nginx.logs()).not.toContain(token);
+    expect(nginx.logs()).not.toContain(adminToken);
   });
 });
 

@@ -63,18 +63,38 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
     );
   });
 
-  it('does not believe a header from a peer that is not a trusted proxy', async () => {
-    const svc = cleanup.defer(await startTestService({ trustedProxies: [PROXY] }), (s) => s.close());
-    const other = cleanup.defer(await openSmtp(svc, 10_000, '127.0.0.41'), (c) => c.destroy());
-    expect(other.greeting).toMatch(/^220 /);
-    // To smtp-server it is a command it does not know; the client stays the peer itself.
-    expect(await other.command(v1('203.0.113.7').toString().trimEnd())).toMatch(/^5\d\d /);
-    expect(await other.command('EHLO other.test')).toMatch(/^250/);
-    expect(await other.command('MAIL FROM:<a@x.org>')).toMatch(/^250/);
-    expect(await other.command('RCPT TO:<nobody@tempmail.test>')).toMatch(/^550/);
-    expect(svc.logs.find((l) => l.startsWith('smtp refused RCPT nobody@tempmail.test'))).toMatch(
-      / \| client=127\.0\.0\.41 tls=no /,
-    );
+  it.each([
+    ['v1 before the greeting', v1('203.0.113.7'), true],
+    ['v2 before the greeting', v2('203.0.113.7', 40_000), true],
+    ['v1 after the greeting', v1('203.0.113.7'), false],
+  ])(
+    'refuses in one line, and never believes, a %s header from a peer not in trustedProxies',
+    async (_, header, early) => {
+      const svc = cleanup.defer(await startTestService({ trustedProxies: [PROXY] }), (s) => s.close());
+      const other = net.connect({ port: svc.smtpPort, host: svc.smtpHost, localAddress: '127.0.0.41' });
+      const heard = heardUntilClosed(other);
+      await new Promise<void>((resolve) => other.once('connect', () => resolve()));
+      if (!early) await waitFor(() => other.bytesRead > 0, { message: 'the greeting' });
+      other.write(header);
+      const refusal = '421 4.7.0 PROXY header refused: 127.0.0.41 is not a trusted proxy\r\n';
+      expect(await heard).toBe(early ? refusal : `${(await heard).split('\r\n')[0]}\r\n${refusal}`);
+      expect(svc.logs.filter((l) => l.includes('PROXY header from'))).toEqual([
+        'smtp refused a PROXY header from 127.0.0.41: not in trustedProxies, so not believed | client=127.0.0.41 reason=untrusted_proxy',
+      ]);
+      expect(svc.logs.join('\n')).not.toContain('203.0.113.7');
+    },
+  );
+
+  it('refuses a header from anyone when trustedProxies is empty, and talks to everyone else as before', async () => {
+    const svc = cleanup.defer(await startTestService({ trustedProxies: [] }), (s) => s.close());
+    const proxied = net.connect({ port: svc.smtpPort, host: svc.smtpHost, localAddress: PROXY });
+    const heard = heardUntilClosed(proxied);
+    proxied.write(v2('203.0.113.7', 40_000));
+    expect(await heard).toBe('421 4.7.0 PROXY header refused: 127.0.0.40 is not a trusted proxy\r\n');
+    const plain = cleanup.defer(await openSmtp(svc, 10_000, PROXY), (c) => c.destroy());
+    expect(plain.greeting).toMatch(/^220 /);
+    expect(await plain.command('EHLO plain.test')).toMatch(/^250/);
+    expect(await plain.command('PROXY TCP4 203.0.113.7 127.0.0.1 40000 25')).toMatch(/^500 /);
   });
 
   it('closes, with a warning, a trusted proxy connection that does not start with a header, and passes on what follows one', async () => {

@@ -6,6 +6,10 @@
  *
  *   DATA/messages/<sessionId>/<n>.msg   one message (see message-file.ts)
  *   DATA/messages/<sessionId>/hwm       highest id ever handed out, written before deleting the newest
+ *
+ * Ids count up from 1 in a session made by this process. In a session found on disk at open, the first
+ * new id is at least the clock's (clockId below): a data dir restored from a copy has forgotten the ids handed
+ * out after the copy was taken, and those must never come back.
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,6 +36,8 @@ export interface InboxEntry {
   /** Messages being written now: they count against the inbox limit before they are on disk. */
   adding: number;
   lastId: number;
+  /** The lowest id the next message may take (clockId() at open, for a session found on disk; else 0). */
+  idFloor: number;
   /** What the hwm file on disk says (0 when absent). */
   hwmOnDisk: number;
   /** The hwm write in progress: writes go one after another, so the file never goes back to a lower id. */
@@ -56,8 +62,21 @@ export function newInbox(session: StoredSession, messagesDir: string): InboxEntr
     version: 0,
     adding: 0,
     lastId: 0,
+    idFloor: 0,
     hwmOnDisk: 0,
   };
+}
+
+const EPOCH_MS = Date.UTC(2025, 0, 1);
+
+/**
+ * The microseconds since 2025-01-01 UTC on this machine's clock, as the PostgreSQL store's ids
+ * (postgres/message-ids.ts): 14 digits until 2028, 15 until 2056, so within the interface's 15. A data
+ * dir restored from a copy cannot remember ids handed out after the copy; the clock has gone on past
+ * them (each message takes far more than a microsecond to store).
+ */
+export function clockId(now = Date.now()): number {
+  return Math.max(0, Math.floor((now - EPOCH_MS) * 1000));
 }
 
 /** Failures to read an inbox that pass (too many open files): the next use tries again. */
@@ -77,10 +96,12 @@ export function cannotRead(entry: InboxEntry, err: unknown, logOnce: LogOnce): v
 }
 
 /**
- * What open() found of `entry`'s directory. None: nothing to read (the first message makes it). Not a
+ * What open() found of `entry`'s directory (a session found on disk: its next id is at least the clock's).
+ * None: nothing to read (the first message makes it). Not a
  * directory: its messages cannot be known, so it takes none until a restart finds it fixed.
  */
 export function markInboxDir(entry: InboxEntry, found: InboxDirState | undefined, logOnce: LogOnce): void {
+  entry.idFloor = clockId();
   entry.dirReady = found?.kind === 'dir';
   entry.loaded = found?.kind !== 'dir';
   if (found?.kind === 'bad') cannotRead(entry, found.error, logOnce);
@@ -165,7 +186,8 @@ export async function writeMessage(
   };
   for (let attempt = 0; ; attempt++) {
     // Taken before the write's first await, so concurrent adds never share an id.
-    const meta: StoredMessageMeta = { id: ++entry.lastId, ...base };
+    entry.lastId = Math.max(entry.lastId + 1, entry.idFloor);
+    const meta: StoredMessageMeta = { id: entry.lastId, ...base };
     const chunks = encodeMessageFile(
       meta,
       { to, cc, text, html, headers, ...(parseOnRead ? { parseOnRead } : {}) },
