@@ -28,7 +28,7 @@ export interface ApiOptions {
   postEncoding?: PostEncoding;
   /** Per-request timeout in ms (default 10 000). */
   timeoutMs?: number;
-  /** Retries for GETs on network errors and 5xx (default 2). create-session is never retried blindly. */
+  /** Retries for GETs on network errors and 5xx (default 2), never after a timeout. create-session is never retried blindly. */
   retries?: number;
   /** The service's zone for wire times without one, in minutes east of UTC (default 0). */
   serverOffsetMinutes?: number;

@@ -120,6 +120,11 @@ export interface ProviderSet {
   readonly choices: readonly ProviderRef[];
   /** The provider of a ref; null when it cannot be reached from here (another run's in-process service). */
   get(ref: ProviderRef): MailProvider | null;
+  /**
+   * A client of `ref` of its own, whose every request ends when `signal` aborts (a try of `auto`:
+   * auto-try.ts); the shared one (`get`) where none can be made (a given provider not over http).
+   */
+  fresh(ref: ProviderRef, signal: AbortSignal): MailProvider | null;
 }
 
 /**
@@ -129,24 +134,27 @@ export interface ProviderSet {
 export function createProviderSet(input: {
   choices: readonly ProviderRef[];
   known?: readonly (readonly [ProviderRef, MailProvider])[];
-  make?: (ref: ProviderRef) => MailProvider | null;
+  make?: (ref: ProviderRef, signal?: AbortSignal) => MailProvider | null;
 }): ProviderSet {
   const cache = new Map<string, MailProvider | null>();
   for (const [ref, provider] of input.known ?? []) cache.set(refKey(ref), provider);
-  return {
+  const make = (ref: ProviderRef, signal?: AbortSignal): MailProvider | null => {
+    try {
+      return /^https?:\/\//i.test(ref.baseUrl) ? (input.make?.(ref, signal) ?? null) : null;
+    } catch {
+      return null;
+    }
+  };
+  const set: ProviderSet = {
     choices: input.choices,
     get(ref) {
       const key = refKey(ref);
-      if (!cache.has(key)) {
-        let made: MailProvider | null = null;
-        try {
-          made = /^https?:\/\//i.test(ref.baseUrl) ? (input.make?.(ref) ?? null) : null;
-        } catch {
-          made = null;
-        }
-        cache.set(key, made);
-      }
+      if (!cache.has(key)) cache.set(key, make(ref));
       return cache.get(key) ?? null;
     },
+    fresh(ref, signal) {
+      return make(ref, signal) ?? set.get(ref);
+    },
   };
+  return set;
 }

@@ -1,7 +1,7 @@
 /**
  * `new`: creates an address and saves it. With `--provider auto` (or "provider": "auto") it tries the
  * providers of `providerOrder` in turn and keeps the first that answers, saying on stderr which one it
- * fell back from and why (each has AUTO_TRY_MS: auto-try.ts); the address is saved with the provider it lives on. An account made before its
+ * fell back from and why (each has AUTO_TRY_MS: client/auto-try.ts); the address is saved with the provider it lives on. An account made before its
  * sign-in (mail.tm) is saved first, so a failed sign-in never leaves an account nobody can use.
  */
 import { ApiError, canFallBack, isApiError } from '../client/api-error';
@@ -11,7 +11,7 @@ import type { CreateSessionOptions, Domain, DomainList, Session } from '../model
 import { safeLine } from '../text/safe-text';
 import { formatCountdown, secondsLeft } from '../platform/time';
 import { flag, parseCommandArgs, show, str, type Parsed } from './args';
-import { AUTO_TRY_MS, withinDeadline } from './auto-try';
+import { AUTO_TRY_MS, withinDeadline } from '../client/auto-try';
 import { localTarget, makeContext, type Context } from './context';
 import { json, sessionJson } from './script-format';
 import { EXIT, ScriptError, UsageError, type ScriptIo } from './io';

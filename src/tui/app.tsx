@@ -105,13 +105,13 @@ export function App(props: AppProps) {
   // Where new addresses go: p moves along the order; auto moves on past a provider that fails.
   const {
     createOn,
+    provider: creating,
     next: nextChoice,
     nextProvider,
     unavailable,
-  } = useCreateOn(providers.choices, props.auto === true, setNotice);
+  } = useCreateOn(providers, props.auto === true, setNotice);
   useGlobalKeys(props, write, setNotice);
 
-  const creating = providers.get(createOn);
   const sessionProvider = current ? providers.get(current.ref) : null;
   const storeError = saved.error ? ({ text: saved.error, kind: 'error' } as const) : null;
   const parts: AppParts = {

@@ -25,7 +25,28 @@ export interface FixtureServer {
   requests: Recorded[];
   /** Replaces the handler (and forgets recorded requests). */
   handle(handler: Handler): void;
+  /**
+   * From now on, instead of the handler, every request is taken and left: `trickle` answers 200 and then
+   * one space every 200 ms, for ever; `hang` never answers at all. Undefined: the handler again.
+   */
+  stall(mode: 'trickle' | 'hang' | undefined): void;
+  /** Requests stalled so far whose connection is still open (a client that gave up closes it). */
+  stalled(): number;
   close(): Promise<void>;
+}
+
+/** Takes the request and leaves it: see FixtureServer.stall. */
+function stallAnswer(mode: 'trickle' | 'hang', res: ServerResponse, live: Set<ServerResponse>): void {
+  live.add(res);
+  let drip: NodeJS.Timeout | undefined;
+  if (mode === 'trickle') {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+    drip = setInterval(() => res.write(' '), 200);
+  }
+  res.on('close', () => {
+    clearInterval(drip);
+    live.delete(res);
+  });
 }
 
 /** Sends `value` as JSON with the given status and extra headers. */
@@ -43,6 +64,8 @@ export function sendJson(
 export async function startFixtureServer(initial?: Handler): Promise<FixtureServer> {
   let handler: Handler = initial ?? ((_req, res) => sendJson(res, 404, { status: 'error', error: 'not_found' }));
   const requests: Recorded[] = [];
+  let stalling: 'trickle' | 'hang' | undefined;
+  const live = new Set<ServerResponse>();
   const server = createServer((raw, res) => {
     const chunks: Buffer[] = [];
     raw.on('data', (c: Buffer) => chunks.push(c));
@@ -56,7 +79,8 @@ export async function startFixtureServer(initial?: Handler): Promise<FixtureServ
         contentType: String(raw.headers['content-type'] ?? ''),
       };
       requests.push(rec);
-      handler(rec, res, raw);
+      if (stalling) stallAnswer(stalling, res, live);
+      else handler(rec, res, raw);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -69,6 +93,10 @@ export async function startFixtureServer(initial?: Handler): Promise<FixtureServ
       handler = next;
       requests.length = 0;
     },
+    stall(mode) {
+      stalling = mode;
+    },
+    stalled: () => live.size,
     close() {
       // Requests a test left hanging (the "never answers" server) must not hold the close.
       server.closeAllConnections();

@@ -10,6 +10,10 @@ export interface Gate {
   url: string;
   open(): void;
   shut(): void;
+  /** From now on every new connection is taken and left (never passed on, never answered); those through are cut. */
+  hold(): void;
+  /** Connections taken while holding. */
+  held(): number;
   /** Connections reset while shut: proof that a client tried. */
   refused(): number;
   close(): Promise<void>;
@@ -19,12 +23,18 @@ export interface Gate {
 export async function startGate(target: string): Promise<Gate> {
   const { hostname, port } = new URL(target);
   let isOpen = false;
+  let holding = false;
   let refused = 0;
+  let held = 0;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => undefined);
+    if (holding) {
+      held += 1;
+      return;
+    }
     if (!isOpen) {
       refused += 1;
       client.resetAndDestroy();
@@ -43,10 +53,18 @@ export async function startGate(target: string): Promise<Gate> {
     url: `http://127.0.0.1:${address.port}/`,
     open: () => {
       isOpen = true;
+      holding = false;
     },
+    // Connections already through are cut, as by shut: a kept-alive one must not pass by the hold.
+    hold: () => {
+      holding = true;
+      for (const s of sockets) s.destroy();
+    },
+    held: () => held,
     // Connections already through (a kept-alive one) are cut too: shut means nothing gets through.
     shut: () => {
       isOpen = false;
+      holding = false;
       for (const s of sockets) s.destroy();
     },
     refused: () => refused,

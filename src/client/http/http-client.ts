@@ -1,8 +1,8 @@
 /**
  * The one got instance every provider talks through, and the rules it carries for all of them: a
- * timeout per request, GETs (only) retried on network errors and 5xx with exponential backoff and
- * jitter, redirects never followed (a token in a query string must not travel to a host nobody
- * configured), answers over a size cap refused, and every failure turned into an ApiError built from
+ * timeout per request (a call's whole wait: a try that timed out is not tried again), GETs (only)
+ * retried on network errors and 5xx with exponential backoff and jitter, redirects never followed (a
+ * token in a query string must not travel to a host nobody configured), answers over a size cap refused, and every failure turned into an ApiError built from
  * scratch, with every secret this client has seen redacted (got's own errors carry the URL).
  * Providers map their wire format on top of `request()`; none of them builds a got instance.
  * got (and the http2, TLS and cache code it brings) is loaded at the first request, not with this
@@ -38,13 +38,17 @@ const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_SECRETS = 1_024;
 // 5xx worth another try; 429 is deliberately absent (the poller waits out Retry-After instead).
 const RETRY_STATUS = [500, 502, 503, 504, 521, 522, 524];
+// Network errors worth another try: got's own list less ETIMEDOUT. A try that timed out has taken the
+// call's whole time, and its error says that time ("did not answer within 10 s"): tried again, a service
+// that takes requests and never answers held a GET three times as long as it said (issue 36).
+const RETRY_CODES = ['ECONNRESET', 'EADDRINUSE', 'ECONNREFUSED', 'EPIPE', 'ENOTFOUND', 'ENETUNREACH', 'EAI_AGAIN'];
 
 export interface HttpClientOptions {
   /** Base URL; paths of requests are relative to it (a path prefix is kept). */
   baseUrl: string;
   /** Per-request timeout in ms (default 10 000). */
   timeoutMs?: number;
-  /** Retries for GETs on network errors and 5xx (default 2). */
+  /** Retries for GETs on network errors and 5xx (default 2); never after a timeout. */
   retries?: number;
   /** First retry delay in ms, doubled per attempt with a little jitter (default 500). */
   retryBaseDelayMs?: number;
@@ -113,6 +117,7 @@ export function gotOptions(
       // repeated delete could hit a message that arrived since. got skips POST already; this says so.
       methods: ['GET'],
       statusCodes: RETRY_STATUS,
+      errorCodes: RETRY_CODES,
       maxRetryAfter: MAX_RETRY_AFTER_MS,
       enforceRetryRules: true,
       calculateDelay: ({ attemptCount, retryAfter, computedValue }: RetryObject) => {

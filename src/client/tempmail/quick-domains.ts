@@ -18,15 +18,18 @@ const TIMEOUT_MS = 3000;
 // A domain list is a few hundred bytes; a service sending more here is left to the real client.
 const MAX_BYTES = 256 * 1024;
 
-/** The service's domains, or a rejection that only says "ask the usual way". */
-export async function quickDomains(baseUrl: string): Promise<DomainList> {
+/**
+ * The service's domains, or a rejection that only says "ask the usual way"; `signal` ends the request
+ * sooner (a try of `auto` ran out of time).
+ */
+export async function quickDomains(baseUrl: string, signal?: AbortSignal): Promise<DomainList> {
   const url = new URL('domains', checkBaseUrl(baseUrl));
   const { get } = url.protocol === 'https:' ? nodeHttps() : nodeHttp();
   const body = await new Promise<string>((resolve, reject) => {
     const options = {
       headers: { accept: 'application/json', 'user-agent': USER_AGENT },
       timeout: TIMEOUT_MS,
-      signal: AbortSignal.timeout(TIMEOUT_MS),
+      signal: signal ? AbortSignal.any([AbortSignal.timeout(TIMEOUT_MS), signal]) : AbortSignal.timeout(TIMEOUT_MS),
     };
     const request = get(url, options, (response) => {
       if (response.statusCode !== 200) {

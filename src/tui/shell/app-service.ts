@@ -15,6 +15,7 @@ import {
   type ProviderRef,
   type ProviderSet,
 } from '../../client/providers';
+import { AUTO_TRY_MS, withinDeadline } from '../../client/auto-try';
 import { quickDomains } from '../../client/tempmail/quick-domains';
 import { createApi } from '../../client/tempmail/tempmail-client';
 import { tempmailProvider } from '../../client/tempmail/tempmail-provider';
@@ -119,15 +120,20 @@ export async function connectService(
   const providers = createProviderSet({
     choices: [...providerChoices(start, settings), ...(last ? [last.ref] : [])],
     known: [[start, first], ...(last ? [[last.ref, last.provider] as const] : [])],
-    make: (ref) => createProvider(ref.provider, { ...options(ref), baseUrl: ref.baseUrl }),
+    make: (ref, signal) =>
+      createProvider(ref.provider, { ...options(ref), baseUrl: ref.baseUrl, ...(signal ? { signal } : {}) }),
   });
+  // With auto, the first domains are the first provider's try: bounded as the picker's are (use-create-on.ts).
+  const domains = last
+    ? withinDeadline(AUTO_TRY_MS, (signal) => firstDomains(start, providers.fresh(start, signal) ?? first, signal))
+    : firstDomains(start, first);
   return {
     providers,
     start,
     baseUrl: local?.httpUrl ?? start.baseUrl,
     local,
     autoLocal: last,
-    domains: early(firstDomains(start, first)),
+    domains: early(domains),
     rateWaits,
   };
 }
@@ -137,9 +143,9 @@ export async function connectService(
  * own HTTP (the client's code is not loaded yet, and loading it first would hold the frame back); should
  * that fail in any way, asked again through the provider, whose answer or error the picker shows.
  */
-function firstDomains(start: ProviderRef, first: MailProvider): Promise<DomainList> {
+function firstDomains(start: ProviderRef, first: MailProvider, signal?: AbortSignal): Promise<DomainList> {
   if (start.provider !== 'tempmail') return first.listDomains();
-  return quickDomains(first.baseUrl).catch(() => first.listDomains());
+  return quickDomains(first.baseUrl, signal).catch(() => first.listDomains());
 }
 
 /**

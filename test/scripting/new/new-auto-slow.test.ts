@@ -77,8 +77,8 @@ it('passes two trickling providers within their deadlines, naming each as it is 
   expect(made.stdout.trim()).toMatch(/@guerrillamail\.com$/);
   const lines = made.stderr.trimEnd().split('\n');
   expect(lines[0]).toBe('trying mail.tm');
-  expect(lines[1]).toBe('mail.tm: no address within 8 s; trying TempMail.lol');
-  expect(lines[2]).toBe('TempMail.lol: no address within 8 s; trying Guerrilla Mail');
+  expect(lines[1]).toBe('mail.tm: did not answer in 8 s; trying TempMail.lol');
+  expect(lines[2]).toBe('TempMail.lol: did not answer in 8 s; trying Guerrilla Mail');
   expect(lines[3]).toMatch(/^Saved .* on Guerrilla Mail; expires in/);
   // Each slow provider was asked, and its requests were ended at its deadline (none left open).
   expect(slowMailtm.requests.length).toBeGreaterThan(0);
