@@ -16,16 +16,18 @@ export interface SshServe extends ServeReady {
   stop(): Promise<void>;
 }
 
-/** `serve --ssh-port 0` on a fresh data dir (or `args` naming a database), with `args` added. */
+/** `serve --ssh-port 0` on a fresh data dir (or `args` naming a database), with `args` and `env` added. */
 export async function startSshServe(
   args: string[] = [],
   dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-')),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<SshServe> {
   const storage = args.includes('--database-url') ? [] : ['--data-dir', join(dir, 'data')];
   // CI=true as CI sets it: the app drawn for an SSH client must not read the server's environment.
   const serve = await startServeProcess(['--ssh-port', '0', ...storage, ...args], {
     TEMPMAIL_TUI_HOME: join(dir, 'home'),
     CI: 'true',
+    ...env,
   });
   const found = await waitFor(
     () => {
