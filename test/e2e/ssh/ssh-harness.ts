@@ -78,13 +78,14 @@ export function sshArgs(port: number, key: string | undefined): string[] {
   return [...COMMON, ...who, '-p', String(port)];
 }
 
-/** Runs `ssh host COMMAND`; resolves with its output and exit status. */
+/** Runs `ssh host COMMAND` (host 127.0.0.1 unless given); resolves with its output and exit status. */
 export function sshExec(
   port: number,
   key: string | undefined,
   command: string[],
+  host = '127.0.0.1',
 ): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  const child = spawn('ssh', [...sshArgs(port, key), '127.0.0.1', ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('ssh', [...sshArgs(port, key), host, ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
