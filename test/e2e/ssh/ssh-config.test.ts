@@ -25,7 +25,10 @@ describe('serve and SSH', () => {
     const serve = await startServeProcess(['--data-dir', join(dir, 'data')], { TEMPMAIL_TUI_HOME: dir });
     running.push(serve);
     // The line that ends the start-up, printed after every listen line.
-    await waitFor(() => / serving /.test(serve.stdout()), { timeoutMs: 10_000, message: 'the serving line' });
+    await waitFor(() => / serving /.test(serve.stdout() + serve.stderr()), {
+      timeoutMs: 10_000,
+      message: 'the serving line',
+    });
     expect(serve.stdout()).toMatch(/^HTTP /m);
     expect(serve.stdout()).not.toMatch(/^SSH/m);
   });
