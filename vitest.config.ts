@@ -4,7 +4,7 @@ import { findDovecot } from './test/harness/dovecot/dovecot.ts';
 import { findDebianProgram } from './test/harness/debian-program.ts';
 import { findPostgresBin } from './test/harness/postgres/cluster.ts';
 // @ts-expect-error: a plain .mjs build script without types
-import { root, STRING_WIDTH } from './scripts/build-config.mjs';
+import { INK_STAND_INS, isInkFile, root, STRING_WIDTH } from './scripts/build-config.mjs';
 
 // The Postgres tests (*.pg.test.ts) need Debian's postgresql package (.ci/run installs it). Without it a
 // developer's run says loudly that they are left out; CI never leaves them out: it fails instead.
@@ -54,6 +54,17 @@ export default defineConfig({
   // As in the shipped build (scripts/build-config.mjs): Ink and its helpers measure text with our
   // src/text/terminal-width.ts. They are run through Vite (inlined) so that the alias reaches them.
   resolve: { alias: { 'string-width': resolve(root, STRING_WIDTH) } },
+  // And Ink's own imports of react-reconciler and quick-lru get their stand-ins (INK_STAND_INS there).
+  plugins: [
+    {
+      name: 'ink-stand-ins',
+      enforce: 'pre' as const,
+      resolveId(source: string, importer: string | undefined) {
+        const standIn = (INK_STAND_INS as Record<string, string>)[source];
+        return standIn && isInkFile(importer) ? resolve(root, standIn) : null;
+      },
+    },
+  ],
   test: {
     server: {
       deps: { inline: [/node_modules\/(ink|wrap-ansi|slice-ansi|cli-truncate|widest-line|ink-testing-library)\//] },

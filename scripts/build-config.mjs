@@ -7,6 +7,28 @@ export const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8'));
 /** What `string-width` resolves to, in the shipped build and in the tests. */
 export const STRING_WIDTH = './src/text/terminal-width.ts';
+/**
+ * What Ink's own imports of these packages resolve to (no other importer's): React's reconciler with a
+ * root's terminal widths entered at each of its renders, and Ink's text caches keyed by those widths as
+ * well as by text, so one process draws for terminals that measure differently (text/active-widths.ts).
+ */
+export const INK_STAND_INS = {
+  'react-reconciler': './src/tui/terminal/root-widths.ts',
+  'quick-lru': './src/text/width-keyed-lru.ts',
+};
+/** Whether `importer` (a file path) is one of Ink's own files. */
+export const isInkFile = (importer) => /[\\/]node_modules[\\/]ink[\\/]/.test(importer ?? '');
+
+/** An esbuild plugin giving Ink's imports their stand-ins (INK_STAND_INS). */
+const inkStandIns = {
+  name: 'ink-stand-ins',
+  setup(build) {
+    const filter = new RegExp(`^(${Object.keys(INK_STAND_INS).join('|')})$`);
+    build.onResolve({ filter }, (args) =>
+      isInkFile(args.importer) ? { path: `${root}/${INK_STAND_INS[args.path].slice(2)}` } : undefined,
+    );
+  },
+};
 
 /** esbuild options writing to `outdir` (relative to the repo root). */
 export function buildOptions(outdir = 'dist') {
@@ -44,6 +66,7 @@ export function buildOptions(outdir = 'dist') {
     // the widths the app cuts by, the widths no terminal draws wider (docs/architecture.md, "Cell
     // widths"). vitest.config.ts aliases it the same way.
     alias: { 'react-devtools-core': './scripts/devtools-stub.mjs', 'string-width': STRING_WIDTH },
+    plugins: [inkStandIns],
     // ssh2's native speed-ups (sshcrypto.node, cpu-features) are optional: each require() is in a
     // try, and ssh2 uses its JavaScript code when it fails, as it does from the bundle.
     external: ['*.node'],

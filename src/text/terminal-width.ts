@@ -11,10 +11,12 @@
  * WezTerm, foot, kitty, Windows Terminal, iTerm2) draw most clusters as one glyph. A cluster is
  * measured at the widest any of them draws it: where a terminal draws it narrower the row ends a few
  * columns early, and no row is ever pushed past the right edge. A terminal that says (DEC mode 2027)
- * that it clusters gets one of its emoji measured as it draws it: 2 (setGraphemeClustering).
+ * that it clusters gets one of its emoji measured as it draws it: 2. Which terminal is measured for is
+ * the running app's (active-widths.ts), never the process's: one service draws for many terminals.
  */
 import { stripVTControlCharacters } from 'node:util';
 import { eastAsianWidth } from 'get-east-asian-width';
+import { activeWidths } from './active-widths';
 import { graphemes, MAY_JOIN } from './graphemes';
 
 /** string-width's options, the ones its callers (Ink and its helpers) pass. */
@@ -51,19 +53,9 @@ const RECENT_EMOJI =
 /** The Unicode version RECENT_EMOJI was written for. */
 export const RECENT_EMOJI_UNICODE = '17.0';
 
-let clustering = false;
 // An RGI emoji sequence (a Unicode set of strings): built when first needed, in grapheme clustering
 // mode only, as it costs more to build than everything else here.
 let rgiEmoji: RegExp | undefined;
-
-/**
- * Tells the measure whether the terminal clusters graphemes (it answered DEC mode 2027 as set). In
- * that mode an RGI emoji cluster (👍🏽, a ZWJ family, a flag) is two columns, as such terminals draw it,
- * unless it holds one of the newest emoji; everything else keeps the widest measure.
- */
-export function setGraphemeClustering(on: boolean): void {
-  clustering = on;
-}
 
 /** Columns of one code point standing alone as a cluster (C0 and C1 controls: none). */
 export function codePointWidth(cp: number, ambiguousIsNarrow = true): number {
@@ -92,7 +84,9 @@ export function clusterWidth(cluster: string, ambiguousIsNarrow = true): number 
   // CR LF, the one cluster of controls.
   if (first < 0x20) return 0;
   if (ALL_IGNORABLE.test(cluster)) return 0;
-  if (clustering) {
+  // A terminal that clusters graphemes draws an RGI emoji cluster (👍🏽, a ZWJ family, a flag) as one
+  // two-column glyph, unless it holds one of the newest emoji; everything else keeps the widest measure.
+  if (activeWidths().clusters) {
     // biome-ignore lint/complexity/useRegexLiterals: built when first needed; as a literal, V8 builds the RGI emoji set when the module is parsed (its cost: docs/architecture.md, Cell widths)
     rgiEmoji ??= new RegExp('^\\p{RGI_Emoji}$', 'v');
     if (rgiEmoji.test(cluster) && !RECENT_EMOJI.test(cluster)) return 2;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusters, fitToWidth, textWidth, truncateToWidth } from '../../src/text/text-width';
-import { RECENT_EMOJI_UNICODE, setGraphemeClustering } from '../../src/text/terminal-width';
+import { CLUSTERED, withWidths } from '../../src/text/active-widths';
+import { RECENT_EMOJI_UNICODE } from '../../src/text/terminal-width';
 
 describe('textWidth', () => {
   it('counts ASCII one column each', () => {
@@ -42,8 +43,7 @@ describe('textWidth', () => {
   });
 
   it('counts an RGI emoji cluster two columns where the terminal clusters graphemes (mode 2027), but the newest emoji and other scripts as before', () => {
-    setGraphemeClustering(true);
-    try {
+    withWidths(CLUSTERED, () => {
       for (const emoji of ['👍🏽', '👩🏽‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '❤️', '1️⃣', '⛹🏻‍♂️'])
         expect(textWidth(emoji), emoji).toBe(2);
       // Emoji 17: foot 1.25 drew this five columns wide, its tables a version behind.
@@ -51,9 +51,7 @@ describe('textWidth', () => {
       expect(textWidth('ทำ'.repeat(40))).toBe(80);
       expect(textWidth('क्ष')).toBe(2);
       expect(textWidth('এ\u200cই')).toBe(3);
-    } finally {
-      setGraphemeClustering(false);
-    }
+    });
     expect(textWidth('👨‍👩‍👧‍👦')).toBe(11);
   });
 

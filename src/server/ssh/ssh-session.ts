@@ -23,7 +23,19 @@ export interface SessionContext {
 
 const TERM_OK = /^[A-Za-z0-9._+-]{1,64}$/;
 
+/**
+ * ssh2 tells a session that never became a shell or an exec (a refused SFTP, a client gone after its pty
+ * request) from a channel by its class's name (`constructor.name === 'Session'`, lib/utils.js) when the
+ * connection closes; the minified bundle renames the class, and that close threw in ssh2's socket
+ * handler and ended the whole service. The name is given back.
+ */
+function keepSessionName(session: SshSession): void {
+  const kind = session.constructor;
+  if (kind.name !== 'Session') Object.defineProperty(kind, 'name', { value: 'Session' });
+}
+
 export function handleSession(session: SshSession, ctx: SessionContext): void {
+  keepSessionName(session);
   let size = { columns: 80, rows: 24 };
   let term = 'xterm-256color';
   let noColor = false;

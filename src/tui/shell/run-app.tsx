@@ -23,7 +23,7 @@ import { diffingStdout } from '../terminal/diff-stdout';
 import { noColorRequested } from '../widgets/theme';
 import { openReadState } from '../../state/read-state';
 import { createJobControl } from './suspend';
-import { setGraphemeClustering } from '../../text/terminal-width';
+import { widthsFor, withWidths } from '../../text/active-widths';
 import type { GraphemeAnswer } from '../terminal/grapheme-query';
 
 export { serviceLabel };
@@ -52,11 +52,12 @@ export async function runApp({
   const { stdout, stderr, stdin, env } = io;
   const { providers, start, baseUrl, local } = service;
   // Emoji sequences are measured as the terminal draws them when it says it clusters graphemes; the
-  // first frame waits for the answer (a round trip, bounded by the query's deadline).
-  setGraphemeClustering((await graphemes)?.clustering ?? false);
+  // first frame waits for the answer (a round trip, bounded by the query's deadline). The answer is this
+  // app's: its root renders in these widths (terminal/root-widths.ts), as does its frame diff.
+  const widths = widthsFor((await graphemes)?.clustering ?? false);
 
   // Only the cells that changed reach the terminal (the countdown's second is a few bytes, not a screen).
-  const screen = stdout.isTTY ? diffingStdout(stdout) : undefined;
+  const screen = stdout.isTTY ? diffingStdout(stdout, widths) : undefined;
   // Job control needs a terminal to give back (and a key to ask for it).
   const jobControl = stdin.isTTY ? createJobControl() : undefined;
 
@@ -97,18 +98,20 @@ export async function runApp({
       auto={settings.provider === 'auto'}
     />
   );
-  const instance = render(app(), {
-    stdout: screen ?? stdout,
-    stdin: stdin.isTTY ? keyByKey(stdin) : stdin,
-    stderr: stderr as NodeJS.WriteStream,
-    exitOnCtrlC: true,
-    patchConsole: true,
-    // Entered now, left when Ink unmounts: on q, on a signal, and when the process exits any other way.
-    alternateScreen: true,
-    // Ink draws at most this often; a key that comes just after the countdown's frame waits for the next
-    // slot (33 ms at Ink's default 30). Frames cost a few changed cells now.
-    maxFps: 60,
-  });
+  const instance = withWidths(widths, () =>
+    render(app(), {
+      stdout: screen ?? stdout,
+      stdin: stdin.isTTY ? keyByKey(stdin, widths) : stdin,
+      stderr: stderr as NodeJS.WriteStream,
+      exitOnCtrlC: true,
+      patchConsole: true,
+      // Entered now, left when Ink unmounts: on q, on a signal, and when the process exits any other way.
+      alternateScreen: true,
+      // Ink draws at most this often; a key that comes just after the countdown's frame waits for the next
+      // slot (33 ms at Ink's default 30). Frames cost a few changed cells now.
+      maxFps: 60,
+    }),
+  );
   // Once the first frame is on the terminal (Ink 8 writes it on a later turn, not inside render()), the
   // HTTP client's code loads, before the first key needs it, and the young generation stops growing
   // (young-generation.ts). Any sooner, and loading got (with node:http2, tls and undici) delayed the
@@ -126,7 +129,7 @@ export async function runApp({
   // A closed terminal (SIGHUP), a polite kill (SIGTERM) or an interrupt sent from outside (SIGINT: Ctrl+C
   // itself reaches Ink as a key in raw mode) ends the app like `q` does, instead of the default action
   // that would leave the alternate screen up and the local service's lock behind.
-  const stop = () => instance.unmount();
+  const stop = () => withWidths(widths, () => instance.unmount());
   const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   for (const signal of SIGNALS) process.once(signal, stop);
 

@@ -14,6 +14,7 @@
  * have reflowed what it shows). So the worst a surprise can cost is one full frame, never a wrong screen.
  */
 import { EventEmitter } from 'node:events';
+import { activeWidths, type TerminalWidths, withWidths } from '../../text/active-widths';
 import { frameDiff, moveTo } from './frame-diff';
 
 const BSU = '\x1b[?2026h';
@@ -71,7 +72,14 @@ export type DiffingStdout = NodeJS.WriteStream & {
   dispose(): void;
 };
 
-/** A stdout for Ink that passes `real`'s size and resizes on and writes only changed cells to it. */
+/** `translate`, measuring in `widths` (the cells of a line are placed by its columns). */
+const translateIn = (widths: TerminalWidths, st: FrameState, stats: DiffStats, text: string): string =>
+  withWidths(widths, () => translate(st, stats, text));
+
+/**
+ * A stdout for Ink that passes `real`'s size and resizes on and writes only changed cells to it, measured
+ * in `widths`, its terminal's.
+ */
 /** What diffingStdout knows of the terminal between Ink's writes. */
 export interface FrameState {
   /** The lines of the frame on the terminal, when this knows them. */
@@ -120,7 +128,7 @@ export function translate(st: FrameState, stats: DiffStats, text: string): strin
   return back + text;
 }
 
-export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
+export function diffingStdout(real: NodeJS.WriteStream, widths: TerminalWidths = activeWidths()): DiffingStdout {
   const events = new EventEmitter();
   const stats: DiffStats = { diffed: 0, whole: 0 };
   const st: FrameState = { shown: null, row: 0, afterStart: false };
@@ -164,7 +172,7 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
       queueMicrotask(flush);
       return emit(text, done);
     }
-    return emit(translate(st, stats, text), done);
+    return emit(translateIn(widths, st, stats, text), done);
   };
 
   function park(): void {
@@ -180,7 +188,7 @@ export function diffingStdout(real: NodeJS.WriteStream): DiffingStdout {
     // The terminal may have reflowed or scrolled what it shows: the next frame goes whole.
     st.shown = null;
     st.row = 0;
-    events.emit('resize');
+    withWidths(widths, () => events.emit('resize')); // Ink lays out and draws again, in these widths
   };
   real.on('resize', onResize);
 

@@ -8,6 +8,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { RenderedBody } from '../../content/html-text';
+import { activeWidths, withWidths } from '../../text/active-widths';
 import type { Message } from '../../model/mail-types';
 import { describeError } from '../wording/error-text';
 import { useReader, type Reader } from './lazy-reader';
@@ -55,6 +56,8 @@ export function useRenderedBody(message: Message | undefined, width: number): Bo
   // shown, wrapped again for a new width, keeps its old lines (and the reader's place) until the whole.
   const shownOf = useRef<Message | undefined>(undefined);
   shownOf.current = big?.message;
+  // This app's terminal widths (a render is in its root's): the slices run later, from an effect.
+  const widths = activeWidths();
 
   useEffect(() => {
     if (!reader || !message || whole) return;
@@ -63,14 +66,14 @@ export function useRenderedBody(message: Message | undefined, width: number): Bo
       shownOf.current === message
         ? undefined
         : (body: RenderedBody) => !abort.signal.aborted && setBig({ message, width, body });
-    reader.renderBodyAsync(message, width, abort.signal, partial).then(
+    withWidths(widths, () => reader.renderBodyAsync(message, width, abort.signal, partial)).then(
       (body) => setBig({ message, width, body }),
       (error: unknown) => {
         if (!abort.signal.aborted) setBig({ message, width, body: fallback(error) });
       },
     );
     return () => abort.abort();
-  }, [reader, message, whole, width]);
+  }, [reader, message, whole, width, widths]);
 
   if (!message) return null;
   if (loaded instanceof Error) return { status: 'ready', body: fallback(loaded) };

@@ -7,6 +7,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import type { Link } from '../../content/html-text';
 import type { Message } from '../../model/mail-types';
+import { activeWidths, withWidths } from '../../text/active-widths';
 import {
   fieldText,
   isSmallSource,
@@ -83,15 +84,17 @@ export function useViewerLines(
     [rawText, small, columns, words],
   );
   const [big, setBig] = useState<{ text: string; columns: number; lines: string[] } | null>(null);
+  // This app's terminal widths (a render is in its root's): the long source is cut later, from an effect.
+  const widths = activeWidths();
   useEffect(() => {
     if (rawText === null || small) return;
     const abort = new AbortController();
-    sourceLinesAsync(rawText, columns, words, abort.signal).then(
+    withWidths(widths, () => sourceLinesAsync(rawText, columns, words, abort.signal)).then(
       (lines) => setBig({ text: rawText, columns, lines }),
       () => undefined,
     );
     return () => abort.abort();
-  }, [rawText, small, columns, words]);
+  }, [rawText, small, columns, words, widths]);
 
   const parts = partsOf(message);
   if (mode.source) {

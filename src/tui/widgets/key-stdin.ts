@@ -11,6 +11,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { unstable_IdlePriority as IdlePriority, unstable_scheduleCallback as scheduleCallback } from 'scheduler';
+import { activeWidths, type TerminalWidths, withWidths } from '../../text/active-widths';
 import { TERMINAL_REPORT } from '../terminal/grapheme-query';
 
 const ESC = '\x1b';
@@ -55,8 +56,12 @@ export function splitKeys(text: string): { keys: string[]; rest: string } {
   return { keys, rest: '' };
 }
 
-/** Wraps a terminal's stdin so that Ink reads one key at a time (only what Ink uses of it is passed on). */
-export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
+/**
+ * Wraps a terminal's stdin so that Ink reads one key at a time (only what Ink uses of it is passed on).
+ * Keys reach the app in `widths`, its terminal's: React's scheduler, which times them, serves every app
+ * of the process.
+ */
+export function keyByKey(real: NodeJS.ReadStream, widths: TerminalWidths = activeWidths()): NodeJS.ReadStream {
   const out = new EventEmitter() as EventEmitter & Record<string, unknown>;
   const queue: string[] = [];
   let rest = '';
@@ -69,7 +74,7 @@ export function keyByKey(real: NodeJS.ReadStream): NodeJS.ReadStream {
     scheduled = false;
     if (queue.length === 0) return;
     gave = false;
-    out.emit('readable');
+    withWidths(widths, () => out.emit('readable'));
   };
   // Idle priority puts the key behind the render the last key caused (a Normal task). The key itself is
   // given out on the next turn, outside the scheduler's loop: React queues the work of an update in a

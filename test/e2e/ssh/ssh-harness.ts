@@ -16,16 +16,18 @@ export interface SshServe extends ServeReady {
   stop(): Promise<void>;
 }
 
-/** `serve --ssh-port 0` on a fresh data dir (or `args` naming a database), with `args` added. */
+/** `serve --ssh-port 0` on a fresh data dir (or `args` naming a database), with `args` and `env` added. */
 export async function startSshServe(
   args: string[] = [],
   dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-')),
+  env: NodeJS.ProcessEnv = {},
 ): Promise<SshServe> {
   const storage = args.includes('--database-url') ? [] : ['--data-dir', join(dir, 'data')];
   // CI=true as CI sets it: the app drawn for an SSH client must not read the server's environment.
   const serve = await startServeProcess(['--ssh-port', '0', ...storage, ...args], {
     TEMPMAIL_TUI_HOME: join(dir, 'home'),
     CI: 'true',
+    ...env,
   });
   const found = await waitFor(
     () => {
@@ -76,13 +78,14 @@ export function sshArgs(port: number, key: string | undefined): string[] {
   return [...COMMON, ...who, '-p', String(port)];
 }
 
-/** Runs `ssh host COMMAND`; resolves with its output and exit status. */
+/** Runs `ssh host COMMAND` (host 127.0.0.1 unless given); resolves with its output and exit status. */
 export function sshExec(
   port: number,
   key: string | undefined,
   command: string[],
+  host = '127.0.0.1',
 ): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  const child = spawn('ssh', [...sshArgs(port, key), '127.0.0.1', ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('ssh', [...sshArgs(port, key), host, ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
