@@ -10,16 +10,7 @@ import { Box, useApp, useStdout } from 'ink';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { sameRef, type ProviderRef } from '../client/providers';
 import type { SavedSession } from '../state/saved-sessions';
-import type { Session } from '../model/mail-types';
-import {
-  type AddressDeps,
-  type AppMode,
-  type Current,
-  forgetAddress,
-  refOf,
-  resume,
-  sameAddress,
-} from './app-addresses';
+import { refOf } from './app-addresses';
 import { type AppParts, type AppProps, appPicker, appSession, appSwitcher } from './app-screens';
 import { ThemeProvider } from './widgets/theme';
 import { useTerminalSize } from './widgets/use-terminal-size';
@@ -29,12 +20,11 @@ import { useKeys } from './widgets/use-keys';
 import { useCatchAll } from './shell/use-catch-all';
 import { useJobControl } from './shell/use-job-control';
 import { rateWaitText, type RateWaits } from './shell/rate-waits';
+import { useAppAddress } from './use-app-address';
 import { useCreateOn } from './use-create-on';
 import type { StatusMessage } from './wording/status-text';
 
 export type { AppProps };
-
-type Mode = AppMode;
 
 /** The whole terminal app. */
 export function App(props: AppProps) {
@@ -53,11 +43,11 @@ export function App(props: AppProps) {
   const saved = useSaved(props.saved, clock, reachable);
   // The codes and links read so far, by address: they stay on their rows across n, s and back.
   const [markBook] = useState(() => new MarkBook());
-  const [current, setCurrent] = useState<Current | null>(
-    props.initialSession ? { session: props.initialSession, ref: start } : null,
+  const { current, mode, setMode, notice, setNotice, created, chooseSaved, forget, openSwitcher } = useAppAddress(
+    props,
+    saved,
+    start,
   );
-  const [mode, setMode] = useState<Mode>(props.initialSession === undefined ? 'picker' : 'session');
-  const [notice, setNotice] = useState<StatusMessage | null>(null);
   const quit = props.onQuit ?? (() => exit());
   const waiting = useRateWaitNotice(props.rateWaits, clock, setNotice);
   // The early domains serve the first picker only; a picker opened later asks again.
@@ -70,38 +60,9 @@ export function App(props: AppProps) {
   const localRef = props.local ? start : undefined;
   const isLocal = (ref: ProviderRef) => localRef !== undefined && sameRef(ref, localRef);
 
-  const { onSession } = props;
   const { save } = saved;
-  const created = useCallback(
-    (s: Session, ref: ProviderRef) => {
-      save(s, ref);
-      setCurrent({ session: s, ref });
-      setMode('session');
-      setNotice(null);
-      onSession?.(s);
-    },
-    [onSession, save],
-  );
-  const addresses: AddressDeps = {
-    providers,
-    saved,
-    current,
-    setCurrent,
-    setMode,
-    setNotice,
-    readMarks: props.readMarks,
-  };
-  const chooseSaved = (s: SavedSession) =>
-    sameAddress(current, s.email, refOf(s)) ? setMode('session') : resume(addresses, s);
-  /** Forgets an address; with `there`, deletes it at its provider first (and keeps it saved if that fails). */
-  const forget = (session: Session, ref: ProviderRef, there: boolean) => forgetAddress(addresses, session, ref, there);
   // Local mode's catch-all: an inbox made by mail to a new name is saved, listed by s (use-catch-all.ts).
   useCatchAll({ local: props.local, ref: start, save, reload: saved.reload, say: setNotice });
-  const openSwitcher = () => {
-    saved.reload();
-    setNotice(null);
-    setMode('switch');
-  };
   // Where new addresses go: p moves along the order; auto moves on past a provider that fails.
   const {
     createOn,

@@ -10,7 +10,7 @@ import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
 import type { CreateSessionOptions, DomainList, Session } from '../../model/mail-types';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpClient } from '../http/http-client';
-import { startMessageListing, withCut } from '../wire/listing';
+import { startMessageListing, withCut, type MessageList } from '../wire/listing';
 import { USER_AGENT } from '../http/user-agent';
 import { serviceText } from '../http/redact';
 import { badResponse, isObject, parseJson } from '../wire/wire-json';
@@ -161,13 +161,109 @@ async function newAddress(http: HttpClient, prefix: string | undefined): Promise
   return address;
 }
 
+/**
+ * The session token each address last got, and when it was last linked to the address: the service
+ * forgets idle sessions, so an address is linked again by name (set_email_user) when it may have.
+ */
+export interface SessionLinks {
+  /** Keeps the sid an answer carries (`linked`: the address was just linked with it). */
+  remember(session: Session, data: unknown, linked?: boolean): void;
+  /** A session token linked to the address: set_email_user with its name, unless done in the last minutes. */
+  linked(session: Session, force?: boolean): Promise<string>;
+  /** A new address, linked now with its own sid. */
+  created(session: Session, sid: string): void;
+  forget(session: Session): void;
+}
+
+/** The sids of the addresses one provider serves (SessionLinks). */
+export function sessionLinks(http: HttpClient, now: () => number): SessionLinks {
+  const sids = new Map<string, { sid: string; linkedAt: number }>();
+  const keyOf = (s: Session) => s.email.toLowerCase();
+  const links: SessionLinks = {
+    remember(session, data, linked = false) {
+      const sid = sidOf(data);
+      const old = sids.get(keyOf(session));
+      if (sid) http.addSecret(sid);
+      if (sid || linked)
+        sids.set(keyOf(session), {
+          sid: sid ?? old?.sid ?? session.token,
+          linkedAt: linked ? now() : (old?.linkedAt ?? 0),
+        });
+    },
+    async linked(session, force = false) {
+      checkLive(now, session);
+      http.addSecret(session.token);
+      const entry = sids.get(keyOf(session));
+      if (entry && !force && now() - entry.linkedAt < LINK_TTL_MS) return entry.sid;
+      const name = localPart(session.email);
+      if (!NAME_SHAPE.test(name)) throw new ApiError('bad_request', 'That is not a Guerrilla Mail address');
+      const sid = entry?.sid ?? session.token;
+      const { data } = await sized(http, 'set_email_user', { email_user: name, sid_token: sid }, 'POST', [sid]);
+      const answered = parseAddress(data);
+      if (localPart(answered.email) !== name) throw badResponse('Guerrilla Mail linked another address');
+      links.remember(session, data, true);
+      return answered.sid;
+    },
+    created(session, sid) {
+      sids.set(keyOf(session), { sid, linkedAt: now() });
+    },
+    forget(session) {
+      sids.delete(keyOf(session));
+    },
+  };
+  return links;
+}
+
+/** One page of the inbox at `offset`; a session that went stale (another address listed) is linked again, once. */
+async function listPage(
+  http: HttpClient,
+  links: SessionLinks,
+  session: Session,
+  offset: number,
+): Promise<ReturnType<typeof parseList> & { bytes: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const sid = await links.linked(session, attempt > 0);
+    const { data, bytes } = await sized(http, 'get_email_list', { offset, sid_token: sid }, 'GET', [sid]);
+    links.remember(session, data);
+    const list = { ...parseList(data), bytes };
+    // The session went stale and the service answered for a new, other address: link again, once.
+    if (list.email && localPart(list.email) !== localPart(session.email) && attempt === 0) continue;
+    if (list.email && localPart(list.email) !== localPart(session.email))
+      throw badResponse('Guerrilla Mail listed another address');
+    return list;
+  }
+}
+
+/** Every page until the listing's count (or its bounds), newest first, without the welcome mail. */
+async function listAll(
+  http: HttpClient,
+  links: SessionLinks,
+  session: Session,
+  limits: GuerrillaOptions['listingLimits'],
+): Promise<MessageList> {
+  const listing = startMessageListing({ maxPages: MAX_PAGES, ...limits });
+  let offset = 0;
+  for (;;) {
+    const { entries, count, bytes } = await listPage(http, links, session, offset);
+    listing.page(bytes, entries, parseSummary);
+    offset += entries.length;
+    // Without a count, one page is all there is to know.
+    if (entries.length === 0 || count === undefined || offset >= count || !listing.more()) break;
+  }
+  const { items, cut } = listing.finish();
+  const mail = items
+    .filter((m) => !isWelcome(m))
+    .sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
+  return withCut(mail, cut);
+}
+
 /** The Guerrilla Mail provider at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider {
   const http = createHttpClient(options);
   const now = options.now ?? Date.now;
   let files: HttpClient | undefined;
-  // The session token each address last got, and when it was last linked to the address.
-  const sids = new Map<string, { sid: string; linkedAt: number }>();
+  const links = sessionLinks(http, now);
+  const { linked, remember } = links;
 
   const call = async (
     f: string,
@@ -175,49 +271,6 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     method: 'GET' | 'POST' = 'GET',
     secrets: string[] = [],
   ): Promise<unknown> => (await sized(http, f, params, method, secrets)).data;
-
-  const keyOf = (s: Session) => s.email.toLowerCase();
-
-  function remember(session: Session, data: unknown, linked = false): void {
-    const sid = sidOf(data);
-    const old = sids.get(keyOf(session));
-    if (sid) http.addSecret(sid);
-    if (sid || linked)
-      sids.set(keyOf(session), {
-        sid: sid ?? old?.sid ?? session.token,
-        linkedAt: linked ? now() : (old?.linkedAt ?? 0),
-      });
-  }
-
-  /** A session token linked to the address: set_email_user with its name, unless done in the last minutes. */
-  async function linked(session: Session, force = false): Promise<string> {
-    checkLive(now, session);
-    http.addSecret(session.token);
-    const entry = sids.get(keyOf(session));
-    if (entry && !force && now() - entry.linkedAt < LINK_TTL_MS) return entry.sid;
-    const name = localPart(session.email);
-    if (!NAME_SHAPE.test(name)) throw new ApiError('bad_request', 'That is not a Guerrilla Mail address');
-    const sid = entry?.sid ?? session.token;
-    const data = await call('set_email_user', { email_user: name, sid_token: sid }, 'POST', [sid]);
-    const answered = parseAddress(data);
-    if (localPart(answered.email) !== name) throw badResponse('Guerrilla Mail linked another address');
-    remember(session, data, true);
-    return answered.sid;
-  }
-
-  async function page(session: Session, offset: number): Promise<ReturnType<typeof parseList> & { bytes: number }> {
-    for (let attempt = 0; ; attempt++) {
-      const sid = await linked(session, attempt > 0);
-      const { data, bytes } = await sized(http, 'get_email_list', { offset, sid_token: sid }, 'GET', [sid]);
-      remember(session, data);
-      const list = { ...parseList(data), bytes };
-      // The session went stale and the service answered for a new, other address: link again, once.
-      if (list.email && localPart(list.email) !== localPart(session.email) && attempt === 0) continue;
-      if (list.email && localPart(list.email) !== localPart(session.email))
-        throw badResponse('Guerrilla Mail listed another address');
-      return list;
-    }
-  }
 
   return {
     info: GUERRILLA_INFO,
@@ -238,25 +291,10 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
         token: address.sid,
         expiresAt: new Date(created + LIFETIME_MS),
       };
-      sids.set(keyOf(session), { sid: address.sid, linkedAt: now() });
+      links.created(session, address.sid);
       return session;
     },
-    async listMessages(session) {
-      const listing = startMessageListing({ maxPages: MAX_PAGES, ...options.listingLimits });
-      let offset = 0;
-      for (;;) {
-        const { entries, count, bytes } = await page(session, offset);
-        listing.page(bytes, entries, parseSummary);
-        offset += entries.length;
-        // Without a count, one page is all there is to know.
-        if (entries.length === 0 || count === undefined || offset >= count || !listing.more()) break;
-      }
-      const { items, cut } = listing.finish();
-      const mail = items
-        .filter((m) => !isWelcome(m))
-        .sort((a, b) => (b.receivedAt?.getTime() ?? 0) - (a.receivedAt?.getTime() ?? 0) || Number(b.id) - Number(a.id));
-      return withCut(mail, cut);
-    },
+    listMessages: (session) => listAll(http, links, session, options.listingLimits),
     async readMessage(session, id) {
       const sid = await linked(session);
       const data = await call('fetch_email', { email_id: checkMessageId(id), sid_token: sid }, 'GET', [sid]);
@@ -288,7 +326,7 @@ export function createGuerrillaProvider(options: GuerrillaOptions): MailProvider
     async deleteAddress(session) {
       const sid = await linked(session);
       await call('forget_me', { email_addr: session.email, sid_token: sid }, 'POST', [sid]);
-      sids.delete(keyOf(session));
+      links.forget(session);
     },
   };
 }

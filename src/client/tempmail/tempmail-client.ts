@@ -30,7 +30,6 @@ const EVENTS_WAIT_MS = 15_000;
 /** Inboxes whose last answer is kept for a conditional check (an app watches one, a script a few). */
 const KEPT_INBOXES = 8;
 
-/** Creates the client for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
 /**
  * Sends a call that carries `token`: in an Authorization header where the service said it takes one,
  * as a parameter where it said nothing of it. Before it has said anything, in the header: a service
@@ -73,25 +72,35 @@ export function dataOf(
   return data;
 }
 
-export function createApi(options: ApiOptions): TempMailApi {
-  // What the service offers (capabilities.ts): a token goes in an Authorization header where it may.
-  const capabilities = new Capabilities();
-  const http = createHttpClient({
-    ...options,
-    // An error answer that names what the service offers says so too (the reference service names it on
-    // every answer): a refused token is then not sent again in a URL. One that names nothing may be a
-    // proxy's error page, and says nothing of the service behind it.
-    onHeaders: (headers) => {
-      if (headers[CAPABILITIES_HEADER] !== undefined) capabilities.learn({ headers });
-    },
-  });
-  const encoding: PostEncoding = options.postEncoding ?? 'form';
-  const offset = options.serverOffsetMinutes ?? 0;
+/**
+ * The last check-mail answer of each inbox with its ETag, by token: sent back as If-None-Match, so a
+ * service that tags its answers (the reference service does) can say 304 and send no list at all. Only
+ * the `max` inboxes answered last are kept.
+ */
+export class KeptListings {
+  private readonly kept = new Map<string, { etag: string; summaries: MessageList }>();
+  constructor(private readonly max = KEPT_INBOXES) {}
 
-  // The last check-mail answer of each inbox with its ETag, by token: sent back as If-None-Match, so a
-  // service that tags its answers (the reference service does) can say 304 and send no list at all.
-  const kept = new Map<string, { etag: string; summaries: MessageList }>();
+  get(token: string): { etag: string; summaries: MessageList } | undefined {
+    return this.kept.get(token);
+  }
 
+  /** The answer just read: kept when it carries an ETag (the oldest inbox forgotten past the bound), else forgotten. */
+  keep(token: string, etag: unknown, summaries: MessageList): void {
+    this.kept.delete(token);
+    if (typeof etag === 'string' && etag !== '') {
+      this.kept.set(token, { etag, summaries });
+      for (const oldest of this.kept.keys()) if (this.kept.size > this.max) this.kept.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.kept.size;
+  }
+}
+
+/** The two ways the client asks: a JSON call (its token carried as the service takes it), and a GET of bytes. */
+function requests(capabilities: Capabilities, http: HttpClient, encoding: PostEncoding) {
   async function call(
     method: 'GET' | 'POST',
     path: string,
@@ -127,6 +136,26 @@ export function createApi(options: ApiOptions): TempMailApi {
       return answer;
     });
   }
+  return { call, bytes };
+}
+
+/** Creates the client for the service at `options.baseUrl`. Throws ApiError('bad_request') for a bad URL. */
+export function createApi(options: ApiOptions): TempMailApi {
+  // What the service offers (capabilities.ts): a token goes in an Authorization header where it may.
+  const capabilities = new Capabilities();
+  const http = createHttpClient({
+    ...options,
+    // An error answer that names what the service offers says so too (the reference service names it on
+    // every answer): a refused token is then not sent again in a URL. One that names nothing may be a
+    // proxy's error page, and says nothing of the service behind it.
+    onHeaders: (headers) => {
+      if (headers[CAPABILITIES_HEADER] !== undefined) capabilities.learn({ headers });
+    },
+  });
+  const encoding: PostEncoding = options.postEncoding ?? 'form';
+  const offset = options.serverOffsetMinutes ?? 0;
+  const kept = new KeptListings();
+  const { call, bytes } = requests(capabilities, http, encoding);
 
   return {
     async listDomains(): Promise<DomainList> {
@@ -154,12 +183,7 @@ export function createApi(options: ApiOptions): TempMailApi {
         Buffer.byteLength(answer.body),
         options.listingLimits,
       );
-      kept.delete(token);
-      const etag = answer.headers.etag;
-      if (typeof etag === 'string' && etag !== '') {
-        kept.set(token, { etag, summaries });
-        for (const oldest of kept.keys()) if (kept.size > KEPT_INBOXES) kept.delete(oldest);
-      }
+      kept.keep(token, answer.headers.etag, summaries);
       return summaries;
     },
     async readMail(token: string, id: number | string): Promise<Message> {

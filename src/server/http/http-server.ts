@@ -96,164 +96,245 @@ interface AccessFields {
 /** The client closed its connection while its request waited: it is logged, not answered. */
 class ClientLeft extends Error {}
 
+/** What every request of one front shares: its settings, its cache and its counters. */
+interface Front {
+  service: MailService;
+  options: HttpFrontOptions;
+  log: Logger;
+  hooks: HttpHooks;
+  idPrefix: string;
+  requests: number;
+  bodyLimit: number;
+  trustProxy: boolean;
+  listedProxies: Set<string>;
+  checkMail: CheckMailCache;
+  extras: RouteExtras;
+  /** close() was called: long answers (event streams) end. */
+  draining: boolean;
+}
+
+/** One request, as its log line and its metrics name it; route, path and token are learnt as it is read. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  started: number;
+  id: string;
+  client: string;
+  /** The route's name for the metrics and the log's folding: a closed set whatever the path. */
+  route: string;
+  /** What the log says: the path with anything that may be a token in it redacted. */
+  logPath: string;
+  token: string | undefined;
+}
+
+/**
+ * The access-log line of a request: info, or folded (one a second) for a limit or our own trouble. Its
+ * fields say everything the sentence does (method, route, status, duration_ms, size, request_id), so
+ * an alert or a dashboard never parses `msg`.
+ */
+function logAccess(log: Logger, text: string, a: AccessFields, code?: string): void {
+  const level = a.status >= 500 || a.status === 429 ? 'warn' : 'info';
+  const session = a.token && a.token.length <= 512 ? sessionField(hashToken(a.token)) : undefined;
+  const fields = { client: a.client, session, status: a.status, reason: code };
+  const jsonFields = { method: a.method, route: a.route, duration_ms: a.ms, size: a.size, request_id: a.id };
+  log.event({
+    level,
+    event: 'http.request',
+    text,
+    fields,
+    jsonFields,
+    foldKey: `${a.route} ${a.status} ${code ?? ''}`,
+  });
+}
+
+/** The access line's fields now (the answer's size: its content-length, when it has one). */
+function accessFields(x: Exchange, status: number): AccessFields {
+  const length = Number(x.res.getHeader('content-length'));
+  const size = Number.isFinite(length) && length >= 0 && x.res.headersSent ? length : undefined;
+  const { client, token, route, id } = x;
+  return { status, client, token, route, method: x.req.method ?? '?', ms: Date.now() - x.started, size, id };
+}
+
+/** Tells the hooks (metrics) a request was answered. */
+function answered(front: Front, x: Exchange, status: number): void {
+  front.hooks.answered?.(x.route, status, Date.now() - x.started);
+}
+
+/**
+ * After each wait (the rate, the body, the store), a client that left is not served: nothing more is
+ * taken for it (an event stream's place was kept for ever), and its request still ends in the log.
+ */
+function stillThere(req: IncomingMessage): void {
+  if (req.socket.destroyed) throw new ClientLeft();
+}
+
+/** Answers one request, every failure as JSON (errorAnswer), and logs it once answered. */
+async function handleRequest(front: Front, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const x: Exchange = {
+    req,
+    res,
+    started: Date.now(),
+    id: `${front.idPrefix}-${(++front.requests).toString(36)}`,
+    client: clientAddressOf(req, front.trustProxy, front.listedProxies),
+    route: 'other',
+    logPath: '?',
+    token: undefined,
+  };
+  // Every answer, errors included, says what the service offers beyond the interface.
+  res.setHeader(CAPABILITIES_HEADER, CAPABILITIES);
+  try {
+    await serveRequest(front, x);
+  } catch (error) {
+    answerFailure(front, x, error);
+  }
+}
+
+/** Routes a request: the per-client limit, a plain GET (metrics), then the JSON routes. */
+async function serveRequest(front: Front, x: Exchange): Promise<void> {
+  const { req, res } = x;
+  const { hooks, extras } = front;
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://service.invalid');
+  } catch {
+    throw new HttpError(400, 'bad_request', 'Malformed request URL');
+  }
+  const path = withoutTrailingSlashes(url.pathname);
+  x.logPath = loggablePath(path);
+  const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
+  const found =
+    Object.hasOwn(ROUTES, path) && (!front.options.adminOnly || path.startsWith('/admin/')) ? ROUTES[path] : undefined;
+  if (plain || found) x.route = path.slice(1);
+  // Counted first: a flood of anything, unknown routes included, meets the per-client limit.
+  const wait = hooks.admit ? await hooks.admit(x.client).catch(() => 0) : 0;
+  stillThere(req);
+  if (wait > 0)
+    throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
+  if (plain && (req.method === 'GET' || req.method === 'HEAD')) {
+    const { contentType, body } = await plain();
+    stillThere(req);
+    res.writeHead(200, {
+      'content-type': contentType,
+      'content-length': String(Buffer.byteLength(body)),
+      'cache-control': 'no-store',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return answered(front, x, 200);
+  }
+  // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
+  if (!found || (path.startsWith('/admin/') && !extras.admin)) throw new HttpError(404, 'not_found', 'No such route');
+  // The admin token before anything else: a caller without it learns nothing of a route, not even
+  // the method or media type it takes (405, 415).
+  if (path.startsWith('/admin/')) extras.admin!.authorize(bearerToken(req));
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  if (method !== found.method) {
+    throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {
+      allow: found.method === 'GET' ? 'GET, HEAD' : 'POST',
+    });
+  }
+  const body = await readBody(req, front.bodyLimit);
+  stillThere(req);
+  const params = parseParams(req, url, body);
+  const bearer = bearerToken(req);
+  // On /admin/ routes the header carries the admin token, which is no session's.
+  if (!path.startsWith('/admin/')) addBearerToken(params, bearer);
+  const t = params.get('token');
+  x.token = typeof t === 'string' ? t : undefined;
+  const ifNoneMatch = req.headers['if-none-match'];
+  const result = await found.handle(front.service, {
+    params,
+    clientAddress: x.client,
+    ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
+    checkMail: front.checkMail,
+    draining: () => front.draining,
+    bearer,
+    extras,
+  });
+  stillThere(req);
+  send(res, result, req.method === 'HEAD');
+  const line = `http ${req.method} ${x.logPath} ${res.statusCode} ${Date.now() - x.started}ms`;
+  logAccess(front.log, redact(line, x.token), accessFields(x, res.statusCode));
+  answered(front, x, res.statusCode);
+}
+
+/** A failed request: a client that left is logged as 499; anything else is answered in JSON, then logged. */
+function answerFailure(front: Front, x: Exchange, error: unknown): void {
+  const { req, res, logPath, token } = x;
+  if (error instanceof ClientLeft || req.socket.destroyed) {
+    // nginx's 499: the client closed the connection before its answer.
+    logAccess(
+      front.log,
+      redact(`http ${req.method} ${logPath} 499 client_left`, token),
+      accessFields(x, 499),
+      'client_left',
+    );
+    answered(front, x, 499);
+    res.destroy();
+    return;
+  }
+  const answer = errorAnswer(error);
+  const unexpected = answer.status >= 500 && !(error instanceof ServiceError);
+  // Logged once answered, so the line has the answer's size.
+  const logged = () => {
+    if (!unexpected)
+      return logAccess(
+        front.log,
+        redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token),
+        accessFields(x, answer.status),
+        answer.code,
+      );
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    logAccess(
+      front.log,
+      redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token),
+      accessFields(x, 500),
+      'internal',
+    );
+  };
+  answered(front, x, answer.status);
+  if (res.headersSent) {
+    logged();
+    res.destroy();
+    return;
+  }
+  if (answer.headers.connection === 'close') res.shouldKeepAlive = false;
+  sendJson(res, answer.status, { status: 'error', error: answer.code, message: answer.message }, answer.headers);
+  logged();
+}
+
+/** Malformed HTTP never reaches a handler: it is answered in JSON too, then the connection dropped. */
+function answerMalformed(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'too_large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'timeout']
+        : [400, 'Bad Request', 'bad_request'];
+  socket.end(rawErrorAnswer(status, reason, code, reason));
+}
+
 /** Builds the HTTP front end over a MailService. */
 export function createHttpFront(service: MailService, options: HttpFrontOptions = {}): HttpFront {
-  const log = asLogger(options.log);
-  const hooks = options.hooks ?? {};
-  let draining = false;
-  /**
-   * The access-log line of a request: info, or folded (one a second) for a limit or our own trouble. Its
-   * fields say everything the sentence does (method, route, status, duration_ms, size, request_id), so
-   * an alert or a dashboard never parses `msg`.
-   */
-  const access = (text: string, a: AccessFields, code?: string) => {
-    const level = a.status >= 500 || a.status === 429 ? 'warn' : 'info';
-    const session = a.token && a.token.length <= 512 ? sessionField(hashToken(a.token)) : undefined;
-    const fields = { client: a.client, session, status: a.status, reason: code };
-    const jsonFields = { method: a.method, route: a.route, duration_ms: a.ms, size: a.size, request_id: a.id };
-    log.event({
-      level,
-      event: 'http.request',
-      text,
-      fields,
-      jsonFields,
-      foldKey: `${a.route} ${a.status} ${code ?? ''}`,
-    });
+  const front: Front = {
+    service,
+    options,
+    log: asLogger(options.log),
+    hooks: options.hooks ?? {},
+    idPrefix: randomBytes(3).toString('hex'),
+    requests: 0,
+    bodyLimit: options.bodyLimit ?? 64 * 1024,
+    trustProxy: options.trustProxy ?? false,
+    listedProxies: new Set((options.trustedProxies ?? []).map(plainIp)),
+    checkMail: new CheckMailCache(options.checkMailCacheBytes),
+    extras: options.extras ?? {},
+    draining: false,
   };
-  let requests = 0;
-  const idPrefix = randomBytes(3).toString('hex');
-  const bodyLimit = options.bodyLimit ?? 64 * 1024;
+  const { hooks, trustProxy, listedProxies, extras } = front;
   const closeGraceMs = options.closeGraceMs ?? 10_000;
-  const trustProxy = options.trustProxy ?? false;
-  const listedProxies = new Set((options.trustedProxies ?? []).map(plainIp));
-  const checkMail = new CheckMailCache(options.checkMailCacheBytes);
-  const extras = options.extras ?? {};
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = Date.now();
-    const requestId = `${idPrefix}-${(++requests).toString(36)}`;
-    /** The access line's fields now (the answer's size: its content-length, when it has one). */
-    const now = (status: number): AccessFields => {
-      const length = Number(res.getHeader('content-length'));
-      const size = Number.isFinite(length) && length >= 0 && res.headersSent ? length : undefined;
-      return { status, client, token, route, method: req.method ?? '?', ms: Date.now() - started, size, id: requestId };
-    };
-    // After each wait (the rate, the body, the store), a client that left is not served: nothing more is
-    // taken for it (an event stream's place was kept for ever), and its request still ends in the log.
-    const stillThere = () => {
-      if (req.socket.destroyed) throw new ClientLeft();
-    };
-    let path = '?';
-    // What the log says: the path with anything that may be a token in it redacted.
-    let logPath = '?';
-    let route = 'other';
-    let token: string | undefined;
-    const client = clientAddressOf(req, trustProxy, listedProxies);
-    // Every answer, errors included, says what the service offers beyond the interface.
-    res.setHeader(CAPABILITIES_HEADER, CAPABILITIES);
-    try {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://service.invalid');
-      } catch {
-        throw new HttpError(400, 'bad_request', 'Malformed request URL');
-      }
-      path = withoutTrailingSlashes(url.pathname);
-      logPath = loggablePath(path);
-      const plain = hooks.plain && Object.hasOwn(hooks.plain, path) ? hooks.plain[path] : undefined;
-      const found =
-        Object.hasOwn(ROUTES, path) && (!options.adminOnly || path.startsWith('/admin/')) ? ROUTES[path] : undefined;
-      // The route's name for the metrics and the log's folding: a closed set whatever the path.
-      if (plain || found) route = path.slice(1);
-      // Counted first: a flood of anything, unknown routes included, meets the per-client limit.
-      const wait = hooks.admit ? await hooks.admit(client).catch(() => 0) : 0;
-      stillThere();
-      if (wait > 0)
-        throw new ServiceError('rate_limited', `Too many requests from this client; try again in ${wait} s`, wait);
-      if (plain && (req.method === 'GET' || req.method === 'HEAD')) {
-        const { contentType, body } = await plain();
-        stillThere();
-        res.writeHead(200, {
-          'content-type': contentType,
-          'content-length': String(Buffer.byteLength(body)),
-          'cache-control': 'no-store',
-        });
-        res.end(req.method === 'HEAD' ? undefined : body);
-        return done(200);
-      }
-      // Without an admin token the admin routes are not there at all (not even a 405 says otherwise).
-      if (!found || (path.startsWith('/admin/') && !extras.admin))
-        throw new HttpError(404, 'not_found', 'No such route');
-      // The admin token before anything else: a caller without it learns nothing of a route, not even
-      // the method or media type it takes (405, 415).
-      if (path.startsWith('/admin/')) extras.admin!.authorize(bearerToken(req));
-      const method = req.method === 'HEAD' ? 'GET' : req.method;
-      if (method !== found.method) {
-        throw new HttpError(405, 'method_not_allowed', `Use ${found.method} for ${path}`, {
-          allow: found.method === 'GET' ? 'GET, HEAD' : 'POST',
-        });
-      }
-      const body = await readBody(req, bodyLimit);
-      stillThere();
-      const params = parseParams(req, url, body);
-      const bearer = bearerToken(req);
-      // On /admin/ routes the header carries the admin token, which is no session's.
-      if (!path.startsWith('/admin/')) addBearerToken(params, bearer);
-      const t = params.get('token');
-      token = typeof t === 'string' ? t : undefined;
-      const ifNoneMatch = req.headers['if-none-match'];
-      const result = await found.handle(service, {
-        params,
-        clientAddress: client,
-        ifNoneMatch: Array.isArray(ifNoneMatch) ? ifNoneMatch.join(', ') : ifNoneMatch,
-        checkMail,
-        draining: () => draining,
-        bearer,
-        extras,
-      });
-      stillThere();
-      send(res, result, req.method === 'HEAD');
-      access(
-        redact(`http ${req.method} ${logPath} ${res.statusCode} ${Date.now() - started}ms`, token),
-        now(res.statusCode),
-      );
-      done(res.statusCode);
-    } catch (error) {
-      if (error instanceof ClientLeft || req.socket.destroyed) {
-        // nginx's 499: the client closed the connection before its answer.
-        access(redact(`http ${req.method} ${logPath} 499 client_left`, token), now(499), 'client_left');
-        done(499);
-        res.destroy();
-        return;
-      }
-      const answer = errorAnswer(error);
-      const unexpected = answer.status >= 500 && !(error instanceof ServiceError);
-      // Logged once answered, so the line has the answer's size.
-      const logged = () => {
-        if (!unexpected)
-          return access(
-            redact(`http ${req.method} ${logPath} ${answer.status} ${answer.code}`, token),
-            now(answer.status),
-            answer.code,
-          );
-        const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-        access(redact(`http ${req.method} ${logPath} 500 unexpected ${what}`, token), now(500), 'internal');
-      };
-      done(answer.status);
-      if (res.headersSent) {
-        logged();
-        res.destroy();
-        return;
-      }
-      if (answer.headers.connection === 'close') res.shouldKeepAlive = false;
-      sendJson(res, answer.status, { status: 'error', error: answer.code, message: answer.message }, answer.headers);
-      logged();
-    }
-
-    function done(status: number): void {
-      hooks.answered?.(route, status, Date.now() - started);
-    }
-  }
 
   const server = nodeHttp().createServer(
     {
@@ -263,7 +344,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     },
     (req, res) => {
       res.on('error', () => res.destroy());
-      handle(req, res).catch(() => res.destroy());
+      handleRequest(front, req, res).catch(() => res.destroy());
     },
   );
 
@@ -273,20 +354,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
     (peer) => listedProxies.has(peer) || peer === '127.0.0.1' || peer === '::1' || (trustProxy && isLoopback(peer)),
   );
 
-  // Malformed HTTP never reaches a handler: answer it in JSON too, then drop the connection.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || error.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const [status, reason, code] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request Header Fields Too Large', 'too_large']
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'Request Timeout', 'timeout']
-          : [400, 'Bad Request', 'bad_request'];
-    socket.end(rawErrorAnswer(status, reason, code, reason));
-  });
+  server.on('clientError', answerMalformed);
 
   let closing: Promise<void> | undefined;
   return {
@@ -307,7 +375,7 @@ export function createHttpFront(service: MailService, options: HttpFrontOptions 
       server.requestTimeout = limits.requestTimeout;
     },
     close() {
-      draining = true;
+      front.draining = true;
       closing ??= new Promise<void>((resolve) => {
         // Event streams never finish by themselves: they end now, so their connections can close.
         extras.events?.close();

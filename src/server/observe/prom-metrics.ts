@@ -16,10 +16,8 @@ export interface PromMetrics {
   render(): Promise<string>;
 }
 
-/** Registers the metrics of `observer` and makes it their sink. */
-export function createPromMetrics(observer: Observer, scope: AlertMetricsScope): PromMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'tempmail_' });
+/** The counters of the Observer's events, as the sink's calls that count them. */
+function eventCounters(registry: Registry): Omit<MetricsSink, keyof ReturnType<typeof registerAlertMetrics>> {
   const stored = new Counter({
     name: 'tempmail_messages_stored_total',
     help: 'Messages stored, by SMTP or fetched over IMAP (one per message, whatever its recipients)',
@@ -42,14 +40,6 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
     help: 'HTTP connections answered and closed at once, by reason (per-client, total)',
     labelNames: ['reason'],
     registers: [registry],
-  });
-  new Gauge({
-    name: 'tempmail_http_connections_open',
-    help: 'HTTP connections open now (event streams included)',
-    registers: [registry],
-    collect() {
-      this.set(observer.gauge('httpConnections')?.() ?? 0);
-    },
   });
   const tls = new Counter({
     name: 'tempmail_tls_handshakes_total',
@@ -76,6 +66,30 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
     registers: [registry],
   });
 
+  return {
+    messageStored: () => stored.inc(),
+    messageRefused: (reason) => refused.inc({ reason }),
+    smtpConnectionRefused: (reason) => connectionsRefused.inc({ reason }),
+    httpConnectionRefused: (reason) => httpConnectionsRefused.inc({ reason }),
+    tlsHandshake: (result) => tls.inc({ result }),
+    httpRequest(route, status, seconds) {
+      requests.inc({ route, status: String(status) });
+      latency.observe({ route }, seconds);
+    },
+    storageError: () => storageErrors.inc(),
+  };
+}
+
+/** The gauges of what is open and stored now, read from the Observer's providers when scraped. */
+function stateGauges(registry: Registry, observer: Observer): void {
+  new Gauge({
+    name: 'tempmail_http_connections_open',
+    help: 'HTTP connections open now (event streams included)',
+    registers: [registry],
+    collect() {
+      this.set(observer.gauge('httpConnections')?.() ?? 0);
+    },
+  });
   new Gauge({
     name: 'tempmail_smtp_connections_open',
     help: 'SMTP connections open now',
@@ -129,7 +143,10 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
       for (const [state, n] of Object.entries(observer.gauge('imapAccounts')?.() ?? {})) this.set({ state }, n);
     },
   });
+}
 
+/** The SSH front's sessions, logins and refusals: counted by the front itself, read when scraped. */
+function sshMetrics(registry: Registry, observer: Observer): void {
   new Gauge({
     name: 'tempmail_ssh_sessions_open',
     help: 'SSH app sessions open',
@@ -138,7 +155,6 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
       this.set(observer.gauge('ssh')?.().sessionsOpen ?? 0);
     },
   });
-  // Counted by the SSH front itself; read when scraped.
   new Counter({
     name: 'tempmail_ssh_logins_total',
     help: 'SSH logins, by kind: key or anonymous',
@@ -160,20 +176,16 @@ export function createPromMetrics(observer: Observer, scope: AlertMetricsScope):
         if (n > 0) this.inc({ reason }, n);
     },
   });
+}
 
-  const sink: MetricsSink = {
-    ...registerAlertMetrics(registry, observer, scope),
-    messageStored: () => stored.inc(),
-    messageRefused: (reason) => refused.inc({ reason }),
-    smtpConnectionRefused: (reason) => connectionsRefused.inc({ reason }),
-    httpConnectionRefused: (reason) => httpConnectionsRefused.inc({ reason }),
-    tlsHandshake: (result) => tls.inc({ result }),
-    httpRequest(route, status, seconds) {
-      requests.inc({ route, status: String(status) });
-      latency.observe({ route }, seconds);
-    },
-    storageError: () => storageErrors.inc(),
-  };
+/** Registers the metrics of `observer` and makes it their sink. */
+export function createPromMetrics(observer: Observer, scope: AlertMetricsScope): PromMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'tempmail_' });
+  const counted = eventCounters(registry);
+  stateGauges(registry, observer);
+  sshMetrics(registry, observer);
+  const sink: MetricsSink = { ...registerAlertMetrics(registry, observer, scope), ...counted };
   observer.sink = sink;
   return { contentType: registry.contentType, render: () => registry.metrics() };
 }

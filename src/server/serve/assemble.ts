@@ -8,22 +8,23 @@ import { blockHooks } from '../admin/block-hooks';
 import { joinSmtpHooks } from '../smtp/smtp-hooks';
 import { asLogger, type Logger } from '../observe/log';
 import { createOperations, limitsOf, type Operations } from './operations';
-import { openStorage } from './open-storage';
+import { openStorage, type OpenedStorage } from './open-storage';
 import { secretScrubber } from '../store/postgres/connection/database-url';
-import { createHttpFront } from '../http/http-server';
+import { createHttpFront, type HttpFront } from '../http/http-server';
 import { createMailService } from '../service/mail-service';
 import type { CreatedSession, MailService } from '../service/service-types';
-import { createSmtpFront } from '../smtp/smtp-intake';
-import { loadTls, type TlsFiles } from '../smtp/tls-files';
+import { createSmtpFront, type SmtpFront } from '../smtp/smtp-intake';
+import { loadTls, type LoadedTls, type TlsFiles } from '../smtp/tls-files';
 import type { ImapIntake } from '../imap/imap-intake';
-import { adminTokenFiles, createAdminApi, readAdminTokens, type AdminApi } from '../admin/admin-api';
-import { createAdminService } from '../admin/admin-service';
+import { adminTokenFiles, createAdminApi, readAdminTokens, type AdminApi, type NamedToken } from '../admin/admin-api';
+import { createAdminService, type AdminService } from '../admin/admin-service';
 import { startAdminListener, type AdminListener } from '../admin/admin-listener';
 import { EventHub, eventHubBounds } from '../http/events';
 import type { RouteExtras } from '../http/routes';
 import { applyConfig, type LiveParts, type ReloadReport } from '../reload/apply-config';
 import type { RunningSsh } from '../ssh/start-ssh';
 import { timedStore } from '../observe/timed-store';
+import type { Store } from '../store/store';
 import { logTokenChange } from '../admin/token-rotation';
 
 export interface RunningServer {
@@ -92,23 +93,49 @@ function listenError(what: 'HTTP' | 'SMTP', host: string, port: number, error: u
   return Object.assign(new Error(message), { code, which: what });
 }
 
-/** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
-export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
-  const clock = deps.clock ?? systemClock;
-  // Whatever a line says (a driver's error included), the database password never reaches the log.
-  const log = asLogger(deps.log, secretScrubber(config.databaseUrl));
+/** The parts startServer wires, as listening, reloading and closing need them. */
+interface Parts {
+  config: ServerConfig;
+  log: Logger;
+  storage: OpenedStorage;
+  store: Store;
+  ops: Operations;
+  admin: AdminService;
+  service: MailService;
+  events: EventHub;
+  /** The admin API's routes (on adminListen's listener, or the HTTP port's own extras). */
+  adminExtras: RouteExtras;
+  http: HttpFront;
+  smtp: SmtpFront;
+  imap?: ImapIntake;
+  ssh?: RunningSsh;
+  adminListener?: AdminListener;
+}
+
+/** The certificate and key STARTTLS offers, read and checked before anything is opened. */
+async function startTls(config: ServerConfig): Promise<LoadedTls | undefined> {
   const tlsFiles: TlsFiles | undefined =
     config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
       ? { certFile: config.tlsCertFile, keyFile: config.tlsKeyFile }
       : undefined;
   // Before anything is opened: a certificate that does not check out is a start error, not a late surprise.
-  const tls = tlsFiles ? await loadTls(tlsFiles) : undefined;
-  const adminTokens = await readAdminTokens(adminTokenFiles(config), log);
-  const storage = await openStorage(config, log);
+  return tlsFiles ? await loadTls(tlsFiles) : undefined;
+}
+
+/**
+ * The operations (limits, health, metrics) on the opened storage, and the store they time; the storage is
+ * closed again when they cannot start.
+ */
+async function startOperations(
+  config: ServerConfig,
+  storage: OpenedStorage,
+  log: Logger,
+  clock: Clock,
+  tls: LoadedTls | undefined,
+): Promise<{ store: Store; ops: Operations }> {
   // With metrics, each store operation is timed (the storage latency histogram); told once ops is made.
   let timed: ((op: string, ms: number) => void) | undefined;
   const store = config.metrics ? timedStore(storage.store, (op, ms) => timed?.(op, ms)) : storage.store;
-  let imap: ImapIntake | undefined;
   let ops: Operations;
   try {
     ops = await createOperations({ config, store, log, clock, probesCheaply: storage.purgeInBackground });
@@ -122,13 +149,26 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   observer.provide('sessionsActive', () => store.countSessions());
   if (storage.poolCounts) observer.provide('databasePool', storage.poolCounts);
   if (tls) observer.provide('tlsNotAfter', () => tls.notAfter);
+  return { store, ops };
+}
+
+/** The admin service and the mail service on the store, told of the operations' limits and counters. */
+function createServices(
+  config: ServerConfig,
+  deps: ServerDeps & { clock: Clock; log: Logger },
+  store: Store,
+  ops: Operations,
+  imapActive: (accountId: number) => boolean,
+): { admin: AdminService; service: MailService } {
+  const { clock, log } = deps;
+  const observer = ops.observer;
   const admin = createAdminService({ store, config, clock, log, onFreed: () => ops.freed() });
   const service = createMailService({
     store,
     config,
     clock,
     log,
-    accountActive: (id) => imap?.isActive(id) ?? true,
+    accountActive: imapActive,
     limits: ops.clientLimits,
     health: ops.health,
     onStored: (copies, bytes) => ops.stored(copies, bytes),
@@ -140,11 +180,16 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     onCreated: () => observer.sessionCreated(),
     onListening: (up) => observer.provide('pushUp', () => up),
   });
-  // In effect before the first connection is taken.
-  await admin.refreshBlocks();
+  return { admin, service };
+}
 
+/**
+ * Purges expired sessions and logs how many went (or why it failed); a call while one is running does
+ * nothing, so a slow purge does not pile up behind itself.
+ */
+export function expiredSessionsPurge(service: Pick<MailService, 'purgeExpired'>, log: Logger): () => Promise<void> {
   let purging = false;
-  const purge = async () => {
+  return async () => {
     if (purging) return; // a slow purge must not pile up behind itself
     purging = true;
     try {
@@ -167,19 +212,31 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       purging = false;
     }
   };
-  // A database's start does not wait on its sweep: start-up time must not grow with what is stored.
-  if (storage.purgeInBackground) void purge();
-  else await purge();
+}
 
-  let tokensInUse = adminTokens;
-  const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
-  observer.provide('eventStreams', () => events.size);
-  const adminApi: AdminApi | undefined =
-    adminTokens.length > 0 ? createAdminApi(adminTokens, admin, { log, events }) : undefined;
-  // The routes read it at each request: a reload may turn the admin API on or off. With adminListen it
-  // is on that listener only (adminExtras), and the HTTP port has none.
+/**
+ * The route extras: the event streams, and the admin API on the HTTP port, or with adminListen on that
+ * listener only (adminExtras). The routes read them at each request: a reload may turn the admin API on
+ * or off.
+ */
+function routeExtras(
+  config: ServerConfig,
+  adminApi: AdminApi | undefined,
+  events: EventHub,
+): { extras: RouteExtras; adminExtras: RouteExtras } {
   const extras: RouteExtras = { events, admin: config.adminListen ? undefined : adminApi };
   const adminExtras: RouteExtras = config.adminListen ? { admin: adminApi } : extras;
+  return { extras, adminExtras };
+}
+
+/** The HTTP and SMTP fronts on the mail service (not listening yet). */
+function createFronts(
+  config: ServerConfig,
+  parts: Pick<Parts, 'service' | 'log' | 'ops' | 'admin'>,
+  extras: RouteExtras,
+  tls: LoadedTls | undefined,
+): { http: HttpFront; smtp: SmtpFront } {
+  const { service, log, ops, admin } = parts;
   const http = createHttpFront(service, {
     log,
     extras,
@@ -192,29 +249,40 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   // smtp-server's own cap is only an outer guard: the operations' connection limit refuses (and logs) first.
   // The blocks are asked first: a blocked client is not counted against any limit.
   const hooks = joinSmtpHooks(
-    blockHooks(admin.rules, log, (kind) => observer.blocked(kind)),
+    blockHooks(admin.rules, log, (kind) => ops.observer.blocked(kind)),
     ops.smtpHooks,
   );
   const smtp = createSmtpFront(service, config, { log, tls, hooks, maxClients: config.smtpMaxConnections + 50 });
+  return { http, smtp };
+}
+
+/** Closes every front, then the operations, the service, the store and the storage's lock. */
+async function closeParts(parts: Parts): Promise<void> {
+  const { http, smtp, imap, ssh, adminListener, ops, log, service, store, storage } = parts;
+  await Promise.allSettled([http.close(), smtp.close(), imap?.close(), ssh?.front.close(), adminListener?.close()]);
+  await ops.close();
+  const failed = (text: string) => (error: unknown) =>
+    log.event({
+      level: 'error',
+      event: 'serve.close_failed',
+      text: `${text} failed: ${describe(error)}`,
+      jsonFields: { reason: describe(error) },
+    });
+  await service.close().catch(failed('service close'));
+  await store.close().catch(failed('store close'));
+  await storage.release().catch(failed(`removing ${storage.lockFile}`));
+}
+
+/**
+ * Listens on HTTP, SMTP and adminListen, tells the storage where (its lock file), then starts SSH when
+ * configured; on a failure everything is closed and the error thrown.
+ */
+async function listenAll(
+  parts: Parts,
+): Promise<{ httpUrl: string; httpPort: number; smtpHost: string; smtpPort: number }> {
+  const { config, http, smtp, log, ops, storage } = parts;
   const httpHost = config.httpHost ?? config.host;
   const smtpHost = config.smtpHost ?? config.host;
-  let ssh: RunningSsh | undefined;
-  let adminListener: AdminListener | undefined;
-  const shutdown = async () => {
-    await Promise.allSettled([http.close(), smtp.close(), imap?.close(), ssh?.front.close(), adminListener?.close()]);
-    await ops.close();
-    const failed = (text: string) => (error: unknown) =>
-      log.event({
-        level: 'error',
-        event: 'serve.close_failed',
-        text: `${text} failed: ${describe(error)}`,
-        jsonFields: { reason: describe(error) },
-      });
-    await service.close().catch(failed('service close'));
-    await store.close().catch(failed('store close'));
-    await storage.release().catch(failed(`removing ${storage.lockFile}`));
-  };
-
   let httpPort: number;
   let smtpPort: number;
   try {
@@ -226,38 +294,45 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     });
     if (config.adminListen) {
       const timeouts = { headersTimeoutMs: config.httpHeadersTimeoutMs, requestTimeoutMs: config.httpRequestTimeoutMs };
-      adminListener = await startAdminListener(service, {
+      parts.adminListener = await startAdminListener(parts.service, {
         where: config.adminListen,
-        extras: adminExtras,
+        extras: parts.adminExtras,
         log,
         answered: ops.httpHooks.answered,
         ...timeouts,
       });
     }
   } catch (error) {
-    await shutdown();
+    await closeParts(parts);
     throw error;
   }
   const httpUrl = `http://${urlHost(httpHost)}:${httpPort}/`;
   try {
     await storage.listening({ httpUrl, smtpHost, smtpPort });
   } catch (error) {
-    await shutdown();
+    await closeParts(parts);
     throw new Error(`cannot write ${storage.lockFile}: ${describe(error)}`);
   }
-
   if (config.sshPort !== undefined) {
     try {
       // ssh2 and the app's code are loaded only when SSH is on.
       const { startSsh } = await import('../ssh/start-ssh');
-      ssh = await startSsh(config, { host: httpHost, port: httpPort }, log, (ip) => admin.rules.refusal(ip));
-      const front = ssh.front;
-      ops.observer.provide('ssh', () => front.stats());
+      const ssh = await startSsh(config, { host: httpHost, port: httpPort }, log, (ip) =>
+        parts.admin.rules.refusal(ip),
+      );
+      parts.ssh = ssh;
+      ops.observer.provide('ssh', () => ssh.front.stats());
     } catch (error) {
-      await shutdown();
+      await closeParts(parts);
       throw error;
     }
   }
+  return { httpUrl, httpPort, smtpHost, smtpPort };
+}
+
+/** The start's lines: STARTTLS's certificate, and where the admin API and the metrics listen. */
+function logStarted(parts: Parts, tls: LoadedTls | undefined, httpUrl: string): void {
+  const { log, ops, config, adminListener } = parts;
   if (tls)
     log.event({
       level: 'info',
@@ -270,34 +345,63 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
   if (adminListener) listen('admin', adminListener.url, 'admin API');
   if (ops.metricsUrl) listen('metrics', ops.metricsUrl, 'metrics');
   else if (config.metrics) listen('metrics', `${httpUrl}metrics`, 'metrics');
-  // The IMAP code (and imapflow with it) is loaded only when an account is fetched over IMAP.
-  const startImap = async () => {
-    if (!config.extmailAccounts.some((a) => a.imap)) return;
-    const { startImapIntake } = await import('../imap/imap-intake');
-    imap = startImapIntake(service, config, log, deps.env);
-    const intake = imap;
-    ops.observer.provide('imapAccounts', () => intake.states());
-  };
-  await startImap();
-  ops.start();
+}
+
+/** Starts fetching the accounts configured with IMAP; the IMAP code (and imapflow) is loaded only then. */
+async function startImap(parts: Parts, env: NodeJS.ProcessEnv | undefined): Promise<void> {
+  if (!parts.config.extmailAccounts.some((a) => a.imap)) return;
+  const { startImapIntake } = await import('../imap/imap-intake');
+  const intake = startImapIntake(parts.service, parts.config, parts.log, env);
+  parts.imap = intake;
+  parts.ops.observer.provide('imapAccounts', () => intake.states());
+}
+
+/** The purge timer (at the configured interval, restarted by a reload) and the blocks' re-read timer. */
+interface Timers {
+  purge: NodeJS.Timeout;
+  blocks?: NodeJS.Timeout;
+  restartPurge(): void;
+}
+
+function startTimers(parts: Parts, purge: () => Promise<void>): Timers {
   const purgeEvery = () => {
-    const t = setInterval(() => void purge(), Math.max(1000, config.purgeIntervalMs));
+    const t = setInterval(() => void purge(), Math.max(1000, parts.config.purgeIntervalMs));
     t.unref();
     return t;
   };
-  let timer = purgeEvery();
   // Instances on a database hear of changed blocks at once (mail-notices.ts); this reads them again
   // now and then in case a notice was lost.
-  const blockTimer = storage.purgeInBackground ? setInterval(() => void admin.refreshBlocks(), 60_000) : undefined;
-  blockTimer?.unref();
+  const blocks = parts.storage.purgeInBackground
+    ? setInterval(() => void parts.admin.refreshBlocks(), 60_000)
+    : undefined;
+  blocks?.unref();
+  const timers: Timers = {
+    purge: purgeEvery(),
+    blocks,
+    restartPurge() {
+      clearInterval(timers.purge);
+      timers.purge = purgeEvery();
+    },
+  };
+  return timers;
+}
 
-  const live: LiveParts = {
+/** What a reload (SIGHUP, reload/apply-config.ts) changes in the running parts. */
+function liveParts(
+  parts: Parts,
+  adminTokens: NamedToken[],
+  timers: Timers,
+  env: NodeJS.ProcessEnv | undefined,
+): LiveParts {
+  const { config, log, smtp, http, ops, events, admin, adminExtras } = parts;
+  let tokensInUse = adminTokens;
+  return {
     config,
     async loadTls(files) {
       const fresh = await loadTls(files);
       const put = () => {
         smtp.reloadTls(fresh);
-        observer.provide('tlsNotAfter', () => fresh.notAfter);
+        ops.observer.provide('tlsNotAfter', () => fresh.notAfter);
       };
       return { summary: fresh.summary, put };
     },
@@ -314,16 +418,51 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
       smtp.applyConfig(config);
       http.setTimeouts(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
       events.configure(eventHubBounds(config));
-      clearInterval(timer);
-      timer = purgeEvery();
+      timers.restartPurge();
     },
     async restartImap() {
-      const old = imap;
-      imap = undefined;
+      const old = parts.imap;
+      parts.imap = undefined;
       await old?.close();
-      await startImap();
+      await startImap(parts, env);
     },
   };
+}
+
+/** Opens the store, starts HTTP and SMTP on the configured host and ports (0 = any free port). */
+export async function startServer(config: ServerConfig, deps: ServerDeps = {}): Promise<RunningServer> {
+  const clock = deps.clock ?? systemClock;
+  // Whatever a line says (a driver's error included), the database password never reaches the log.
+  const log = asLogger(deps.log, secretScrubber(config.databaseUrl));
+  const tls = await startTls(config);
+  const adminTokens = await readAdminTokens(adminTokenFiles(config), log);
+  const storage = await openStorage(config, log);
+  const { store, ops } = await startOperations(config, storage, log, clock, tls);
+  // The mail service asks whether an IMAP account is fetched; the intake starts once the fronts listen.
+  let imapNow: () => ImapIntake | undefined = () => undefined;
+  const imapActive = (id: number) => imapNow()?.isActive(id) ?? true;
+  const { admin, service } = createServices(config, { ...deps, clock, log }, store, ops, imapActive);
+  // In effect before the first connection is taken.
+  await admin.refreshBlocks();
+
+  const purge = expiredSessionsPurge(service, log);
+  // A database's start does not wait on its sweep: start-up time must not grow with what is stored.
+  if (storage.purgeInBackground) void purge();
+  else await purge();
+
+  const events = new EventHub(service, { ...eventHubBounds(config), now: clock });
+  ops.observer.provide('eventStreams', () => events.size);
+  const adminApi = adminTokens.length > 0 ? createAdminApi(adminTokens, admin, { log, events }) : undefined;
+  const { extras, adminExtras } = routeExtras(config, adminApi, events);
+  const fronts = createFronts(config, { service, log, ops, admin }, extras, tls);
+  const parts: Parts = { config, log, storage, store, ops, admin, service, events, adminExtras, ...fronts };
+  imapNow = () => parts.imap;
+  const { httpUrl, httpPort, smtpHost, smtpPort } = await listenAll(parts);
+  logStarted(parts, tls, httpUrl);
+  await startImap(parts, deps.env);
+  ops.start();
+  const timers = startTimers(parts, purge);
+  const live = liveParts(parts, adminTokens, timers, deps.env);
   let reloading: Promise<unknown> = Promise.resolve();
 
   let closing: Promise<void> | undefined;
@@ -334,8 +473,8 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     smtpPort,
     service,
     ops,
-    ssh,
-    adminUrl: adminListener?.url,
+    ssh: parts.ssh,
+    adminUrl: parts.adminListener?.url,
     storage: storage.where,
     get config() {
       return { ...config, httpPort, smtpPort };
@@ -348,9 +487,9 @@ export async function startServer(config: ServerConfig, deps: ServerDeps = {}): 
     },
     close() {
       closing ??= (async () => {
-        clearInterval(timer);
-        clearInterval(blockTimer);
-        await shutdown();
+        clearInterval(timers.purge);
+        clearInterval(timers.blocks);
+        await closeParts(parts);
       })();
       return closing;
     },

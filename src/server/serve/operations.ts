@@ -207,6 +207,67 @@ function httpHooksOf(p: HookParts): HttpHooks {
   };
 }
 
+/** A per-client rate: 0, or the seconds to wait; a store that cannot count lets the client through. */
+function rateAsker(clientLimits: ClientLimits, log: Logger): HookParts['rate'] {
+  return (kind, client) =>
+    clientLimits.hit(kind, client).catch((error: unknown) => {
+      const why = error instanceof Error ? error.message : String(error);
+      log.event({
+        level: 'warn',
+        event: 'limits.check_failed',
+        text: `a per-client limit could not be counted (let through): ${why}`,
+        fields: { reason: why },
+      });
+      return 0;
+    });
+}
+
+/** A connection refused for its client's share: one line a minute per client, with the count since. */
+function logPerClientRefusal(
+  log: Logger,
+  limit: ConnectionLimit,
+  front: 'smtp' | 'http',
+  client: string,
+  said: string,
+): void {
+  const before = limit.shouldLog(client);
+  if (before === undefined) return;
+  const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
+  log.event({
+    level: 'warn',
+    event: `${front}.connection_refused`,
+    text: `${front} refused a connection from ${client}: ${said}${more}`,
+    fields: { client, reason: 'per-client' },
+    fold: false,
+  });
+}
+
+/**
+ * With --metrics: the Prometheus metrics, on their own listener (metricsListen, returned) or as GET
+ * /metrics of the HTTP front. prom-client is loaded here only: without --metrics, serve never parses it.
+ */
+async function startMetrics(
+  config: ServerConfig,
+  observer: Observer,
+  httpHooks: HttpHooks,
+): Promise<MetricsServer | undefined> {
+  if (!config.metrics) return undefined;
+  const { createPromMetrics } = await import('../observe/prom-metrics');
+  const metrics = createPromMetrics(observer, {
+    database: config.databaseUrl !== undefined,
+    tls: config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined,
+  });
+  const render = async () => ({ contentType: metrics.contentType, body: await metrics.render() });
+  if (config.metricsListen) {
+    return startMetricsServer(config.metricsListen, render, {
+      headersTimeoutMs: config.httpHeadersTimeoutMs,
+      requestTimeoutMs: config.httpRequestTimeoutMs,
+    });
+  }
+  httpHooks.plain = { [METRICS_PATH]: render };
+  return undefined;
+}
+
 /** Builds the operations of a service on `store`; loads prom-client only with metrics on. */
 export async function createOperations({
   config,
@@ -239,33 +300,6 @@ export async function createOperations({
   observer.provide('storageUp', () => health.ok());
   observer.provide('storage', () => cap.gauge());
 
-  /** A per-client rate: 0, or the seconds to wait; a store that cannot count lets the client through. */
-  const rate = (kind: 'http' | 'smtp-message' | 'smtp-recipient', client: string) =>
-    clientLimits.hit(kind, client).catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
-      log.event({
-        level: 'warn',
-        event: 'limits.check_failed',
-        text: `a per-client limit could not be counted (let through): ${why}`,
-        fields: { reason: why },
-      });
-      return 0;
-    });
-
-  /** A connection refused for its client's share: one line a minute per client, with the count since. */
-  const perClientRefused = (limit: ConnectionLimit, front: 'smtp' | 'http', client: string, said: string) => {
-    const before = limit.shouldLog(client);
-    if (before === undefined) return;
-    const more = before > 0 ? ` (${before} more refused since the last line about it)` : '';
-    log.event({
-      level: 'warn',
-      event: `${front}.connection_refused`,
-      text: `${front} refused a connection from ${client}: ${said}${more}`,
-      fields: { client, reason: 'per-client' },
-      fold: false,
-    });
-  };
-
   const parts: HookParts = {
     observer,
     log,
@@ -275,28 +309,13 @@ export async function createOperations({
     connections,
     httpConnections,
     keepsUsage: store.keepsUsage === true,
-    rate,
-    perClientRefused,
+    rate: rateAsker(clientLimits, log),
+    perClientRefused: (limit, front, client, said) => logPerClientRefusal(log, limit, front, client, said),
   };
   const smtpHooks = smtpHooksOf(parts);
   const httpHooks = httpHooksOf(parts);
 
-  let metricsServer: MetricsServer | undefined;
-  if (config.metrics) {
-    // Loaded here only: without --metrics, serve never parses prom-client.
-    const { createPromMetrics } = await import('../observe/prom-metrics');
-    const metrics = createPromMetrics(observer, {
-      database: config.databaseUrl !== undefined,
-      tls: config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined,
-    });
-    const render = async () => ({ contentType: metrics.contentType, body: await metrics.render() });
-    if (config.metricsListen) {
-      metricsServer = await startMetricsServer(config.metricsListen, render, {
-        headersTimeoutMs: config.httpHeadersTimeoutMs,
-        requestTimeoutMs: config.httpRequestTimeoutMs,
-      });
-    } else httpHooks.plain = { [METRICS_PATH]: render };
-  }
+  const metricsServer = await startMetrics(config, observer, httpHooks);
 
   return {
     log,

@@ -22,7 +22,7 @@ import { ClientLimits, ratesOf } from '../limits/client-limits';
 import { asLogger } from '../observe/log';
 import { StorageHealth } from '../observe/storage-health';
 import { addressFor, chooseTarget, roundRobin } from '../mail/session-target';
-import { createInboxWatch } from './inbox-watch';
+import { createInboxWatch, type InboxWatch } from './inbox-watch';
 import {
   ServiceError,
   type CreatedSession,
@@ -74,75 +74,47 @@ const RANDOM_ATTEMPTS = 20;
 
 export { hashToken } from './token-hash';
 
-/** Builds the MailService on an opened store. */
-export function createMailService(deps: MailServiceDeps): MailService {
-  const { store, config } = deps;
-  const clock = deps.clock ?? systemClock;
-  const log = asLogger(deps.log);
-  // Read from `config` at each use: a reload (SIGHUP, src/server/reload/) changes it in place.
-  let domainsOf: string[] | undefined;
+/** What a store operation runs under (MailService's guard): failures become storage_unavailable. */
+export type Guarded = <T>(work: () => Promise<T>, isWrite?: boolean) => Promise<T>;
+
+/** Parses a message and stores it for its targets (session id -> the recipient it came for). */
+type StoreFor = (
+  targets: Map<string, string>,
+  raw: Buffer,
+  envelopeFrom: string,
+  now: number,
+  sessions?: Map<string, StoredSession>,
+  clientIp?: string,
+) => Promise<DeliverOutcome>;
+
+/** Our domains in lower case, read from `config` at each use: a reload (SIGHUP, src/server/reload/) changes it in place. */
+export function domainsOf(config: Pick<ServerConfig, 'domains'>): () => string[] {
+  let readFrom: string[] | undefined;
   let lowered: string[] = [];
-  const ourDomains = () => {
-    if (config.domains !== domainsOf) {
-      domainsOf = config.domains;
-      lowered = domainsOf.map((d) => d.toLowerCase());
+  return () => {
+    if (config.domains !== readFrom) {
+      readFrom = config.domains;
+      lowered = readFrom.map((d) => d.toLowerCase());
     }
     return lowered;
   };
-  const limits = deps.limits ?? new ClientLimits(store, ratesOf(config), clock);
-  const storage = deps.health ?? new StorageHealth({ probe: () => store.probe(), log });
-  let sessionCount = 0;
-  const pickAccount = roundRobin();
-  const inboxWatch = createInboxWatch();
-  // Mail other services on the same store deliver (Postgres) reaches this one's watchers too.
-  const notices = store.listenForMail?.({
-    onMail: (hashes) => inboxWatch.announce(hashes),
-    onGap: () => {
-      inboxWatch.announceAll();
-      void endDeletedWatches();
-    },
-    onGone: (hashes) => inboxWatch.gone(hashes),
-    onBlocks: () => deps.onBlocksChanged?.(),
-    onListening: (up) => deps.onListening?.(up),
-  });
+}
 
-  /**
-   * After a gap in the notices a deletion's may have been missed too: each watched session is looked up
-   * once, and the watchers of one that is gone are told (their event streams end). One read per watched
-   * session, only after the listening connection came back; a failed read leaves that watch as it is.
-   */
-  async function endDeletedWatches(): Promise<void> {
-    for (const hash of inboxWatch.watched()) {
-      const session = await store.getSessionByTokenHash(hash).catch(() => null);
-      if (session === undefined) inboxWatch.gone([hash]);
-    }
-  }
-
-  const refreshCount = () =>
-    store.countSessions().then(
-      (n) => {
-        sessionCount = n;
-      },
-      () => undefined,
-    );
-  void refreshCount();
-
-  /**
-   * Turns a store failure into the answer the front ends give, and tells the storage health. The answer
-   * never carries the reason (an errno, a database's address): that goes to the log.
-   */
-  function storageError(err: unknown): ServiceError {
+/**
+ * Runs store operations for the service: a rejection becomes storage_unavailable and tells the storage
+ * health (its reason goes to the log, never into the answer); a success of a write clears it. Shutting
+ * down (StoreClosedError) is not a storage fault: "try later" without marking health failing.
+ */
+export function storageGuard(storage: Pick<StorageHealth, 'failed' | 'succeeded'>): Guarded {
+  const storageError = (err: unknown): ServiceError => {
     if (err instanceof ServiceError) return err;
-    // Shutting down is not a storage fault: answer "try later" without marking health failing.
     if (err instanceof StoreClosedError) {
       return new ServiceError('storage_unavailable', 'The service is shutting down; try again later');
     }
     storage.failed(err);
     return new ServiceError('storage_unavailable', 'Mail storage is unavailable; try again later');
-  }
-
-  /** Runs a store operation; a rejection becomes storage_unavailable, a success of a write clears it. */
-  async function guarded<T>(work: () => Promise<T>, isWrite = false): Promise<T> {
+  };
+  return async (work, isWrite = false) => {
     try {
       const result = await work();
       if (isWrite) storage.succeeded();
@@ -150,20 +122,42 @@ export function createMailService(deps: MailServiceDeps): MailService {
     } catch (err) {
       throw storageError(err);
     }
-  }
+  };
+}
 
-  /**
-   * Parses `raw` and stores it for `targets` (session id -> the recipient it came for) under the inbox
-   * limit: the one parse and store path of mail, whether it came by SMTP or was fetched over IMAP.
-   */
-  async function storeFor(
-    targets: Map<string, string>,
-    raw: Buffer,
-    envelopeFrom: string,
-    now: number,
-    sessions?: Map<string, StoredSession>,
-    clientIp?: string,
-  ): Promise<DeliverOutcome> {
+/**
+ * After a gap in the notices a deletion's may have been missed too: each watched session is looked up
+ * once, and the watchers of one that is gone are told (their event streams end). One read per watched
+ * session, only after the listening connection came back; a failed read leaves that watch as it is.
+ */
+async function endDeletedWatches(store: Store, inboxWatch: InboxWatch): Promise<void> {
+  for (const hash of inboxWatch.watched()) {
+    const session = await store.getSessionByTokenHash(hash).catch(() => null);
+    if (session === undefined) inboxWatch.gone([hash]);
+  }
+}
+
+/** Mail other services on the same store deliver (Postgres) reaches this one's watchers too. */
+function listenToOtherServices(store: Store, inboxWatch: InboxWatch, deps: MailServiceDeps) {
+  return store.listenForMail?.({
+    onMail: (hashes) => inboxWatch.announce(hashes),
+    onGap: () => {
+      inboxWatch.announceAll();
+      void endDeletedWatches(store, inboxWatch);
+    },
+    onGone: (hashes) => inboxWatch.gone(hashes),
+    onBlocks: () => deps.onBlocksChanged?.(),
+    onListening: (up) => deps.onListening?.(up),
+  });
+}
+
+/**
+ * Parses `raw` and stores it for `targets` (session id -> the recipient it came for) under the inbox
+ * limit: the one parse and store path of mail, whether it came by SMTP or was fetched over IMAP.
+ */
+function mailStorer(deps: MailServiceDeps, guarded: Guarded, inboxWatch: InboxWatch): StoreFor {
+  const { store, config } = deps;
+  return async (targets, raw, envelopeFrom, now, sessions, clientIp) => {
     if (targets.size === 0) return { delivered: 0 };
     const fields = await fieldsToStore(raw, envelopeFrom);
     // Where it came from (SMTP only; not for mail fetched over IMAP), for the admin API.
@@ -182,11 +176,116 @@ export function createMailService(deps: MailServiceDeps): MailService {
     if (result.stored.size > 0) deps.onStored?.(result.stored.size, raw.length);
     if (sessions) inboxWatch.announce([...result.stored.keys()].flatMap((id) => sessions.get(id)?.tokenHash ?? []));
     return { delivered: result.stored.size };
-  }
+  };
+}
 
+/** What createSession needs beside the service's deps. */
+interface SessionMaking {
+  clock: Clock;
+  limits: ClientLimits;
+  guarded: Guarded;
+  ourDomains: () => string[];
+  accountActive: (id: number) => boolean;
+  /** A session was stored (the count is read again, the metrics told). */
+  created: () => void;
+}
+
+/**
+ * create-session: the per-client rate, a custom name checked (or random names tried until one is free),
+ * the address at a domain or an external account, stored by one atomic insert.
+ */
+function sessionMaker(deps: MailServiceDeps, m: SessionMaking): MailService['createSession'] {
+  const { store, config } = deps;
+  const { clock, limits, guarded, ourDomains, accountActive } = m;
+  const pickAccount = roundRobin();
+  return async (input) => {
+    const now = clock();
+    const wait = await guarded(() => limits.hit('create', input.clientAddress));
+    if (wait > 0) {
+      throw new ServiceError('rate_limited', `Too many new addresses from this client; try again in ${wait} s`, wait);
+    }
+    let custom: string | undefined;
+    if (input.prefix !== undefined && input.prefix.trim() !== '') {
+      const checked = checkPrefix(input.prefix);
+      if (!checked.ok) throw new ServiceError('bad_request', checked.message);
+      custom = checked.prefix;
+    }
+    const target = chooseTarget(input, ourDomains(), config.extmailAccounts, pickAccount, accountActive);
+    for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
+      const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
+      const token = randomBytes(32).toString('base64url');
+      const session: StoredSession = {
+        id: randomBytes(16).toString('hex'),
+        tokenHash: hashToken(token),
+        ...address,
+        kind: target.kind,
+        extmailAccountId: target.kind === 'extmail' ? target.accountId : null,
+        createdAt: now,
+        expiresAt: now + config.lifetimeSeconds * 1000,
+      };
+      // An expired holder gives its address up now rather than at the next purge (in the same step).
+      if ((await guarded(() => store.insertSession(session, now), true)) === 'taken') {
+        if (custom) throw new ServiceError('prefix_taken', `The address ${address.email} is already in use`);
+        continue;
+      }
+      m.created();
+      return { email: session.email, token, expiresAt: new Date(session.expiresAt) } satisfies CreatedSession;
+    }
+    throw new ServiceError('internal', 'Could not find a free random address; try again');
+  };
+}
+
+/** Catch-all: the inbox of `key` (a name at one of our domains), made now; false when it cannot be. */
+function catchAllInbox(
+  ourDomains: () => string[],
+  createSession: MailService['createSession'],
+  onCatchAll: MailServiceDeps['onCatchAll'],
+): (key: string) => Promise<boolean> {
+  return async (key) => {
+    const at = key.lastIndexOf('@');
+    const domainId = ourDomains().indexOf(key.slice(at + 1)) + 1;
+    if (domainId === 0 || !checkPrefix(key.slice(0, at)).ok) return false;
+    try {
+      const created = await createSession({ prefix: key.slice(0, at), domainId, clientAddress: 'catch-all' });
+      onCatchAll?.(created);
+      return true;
+    } catch (error) {
+      // Made meanwhile by another message's RCPT: it is there all the same.
+      return error instanceof ServiceError && error.code === 'prefix_taken';
+    }
+  };
+}
+
+/** Builds the MailService on an opened store. */
+export function createMailService(deps: MailServiceDeps): MailService {
+  const { store, config } = deps;
+  const clock = deps.clock ?? systemClock;
+  const log = asLogger(deps.log);
+  const ourDomains = domainsOf(config);
+  const limits = deps.limits ?? new ClientLimits(store, ratesOf(config), clock);
+  const storage = deps.health ?? new StorageHealth({ probe: () => store.probe(), log });
+  const guarded = storageGuard(storage);
+  let sessionCount = 0;
+  const inboxWatch = createInboxWatch();
+  const notices = listenToOtherServices(store, inboxWatch, deps);
+  const refreshCount = () =>
+    store.countSessions().then(
+      (n) => {
+        sessionCount = n;
+      },
+      () => undefined,
+    );
+  void refreshCount();
+  const storeFor = mailStorer(deps, guarded, inboxWatch);
   const accountActive = deps.accountActive ?? (() => true);
+  const created = () => {
+    void refreshCount();
+    deps.onCreated?.();
+  };
+  const createSession = sessionMaker(deps, { clock, limits, guarded, ourDomains, accountActive, created });
+  const makeInbox = config.catchAll ? catchAllInbox(ourDomains, createSession, deps.onCatchAll) : undefined;
 
-  const service: MailService = {
+  return {
     listDomains() {
       return {
         domains: ourDomains().map((domain, i) => ({ id: i + 1, domain })),
@@ -196,55 +295,9 @@ export function createMailService(deps: MailServiceDeps): MailService {
           .filter((a) => accountActive(a.id)),
       };
     },
-
-    async createSession(input) {
-      const now = clock();
-      const wait = await guarded(() => limits.hit('create', input.clientAddress));
-      if (wait > 0) {
-        throw new ServiceError('rate_limited', `Too many new addresses from this client; try again in ${wait} s`, wait);
-      }
-      let custom: string | undefined;
-      if (input.prefix !== undefined && input.prefix.trim() !== '') {
-        const checked = checkPrefix(input.prefix);
-        if (!checked.ok) throw new ServiceError('bad_request', checked.message);
-        custom = checked.prefix;
-      }
-      const target = chooseTarget(input, ourDomains(), config.extmailAccounts, pickAccount, accountActive);
-      for (let attempt = 0; attempt < (custom ? 1 : RANDOM_ATTEMPTS); attempt++) {
-        const address = addressFor(target, custom ?? randomLocalPart(), config.extmailAccounts);
-        const token = randomBytes(32).toString('base64url');
-        const session: StoredSession = {
-          id: randomBytes(16).toString('hex'),
-          tokenHash: hashToken(token),
-          ...address,
-          kind: target.kind,
-          extmailAccountId: target.kind === 'extmail' ? target.accountId : null,
-          createdAt: now,
-          expiresAt: now + config.lifetimeSeconds * 1000,
-        };
-        // An expired holder gives its address up now rather than at the next purge (in the same step).
-        if ((await guarded(() => store.insertSession(session, now), true)) === 'taken') {
-          if (custom) throw new ServiceError('prefix_taken', `The address ${address.email} is already in use`);
-          continue;
-        }
-        void refreshCount();
-        deps.onCreated?.();
-        return { email: session.email, token, expiresAt: new Date(session.expiresAt) } satisfies CreatedSession;
-      }
-      throw new ServiceError('internal', 'Could not find a free random address; try again');
-    },
-
+    createSession,
     ...inboxReads({ store, clock, guarded, onFreed: deps.onFreed }),
-
-    ...smtpRecipients({
-      store,
-      config,
-      clock,
-      guarded,
-      storeFor,
-      ourDomains,
-      makeInbox: config.catchAll ? (key) => makeInbox(key) : undefined,
-    }),
+    ...smtpRecipients({ store, config, clock, guarded, storeFor, ourDomains, makeInbox }),
     ...externalIntake({ store, config, clock, guarded, storeFor, storageFull: deps.storageFull }),
 
     watchInbox(token, onMail, onGone) {
@@ -279,21 +332,4 @@ export function createMailService(deps: MailServiceDeps): MailService {
       await store.close();
     },
   };
-
-  /** Catch-all: the inbox of `key` (a name at one of our domains), made now; false when it cannot be. */
-  async function makeInbox(key: string): Promise<boolean> {
-    const at = key.lastIndexOf('@');
-    const domainId = ourDomains().indexOf(key.slice(at + 1)) + 1;
-    if (domainId === 0 || !checkPrefix(key.slice(0, at)).ok) return false;
-    try {
-      const created = await service.createSession({ prefix: key.slice(0, at), domainId, clientAddress: 'catch-all' });
-      deps.onCatchAll?.(created);
-      return true;
-    } catch (error) {
-      // Made meanwhile by another message's RCPT: it is there all the same.
-      return error instanceof ServiceError && error.code === 'prefix_taken';
-    }
-  }
-
-  return service;
 }

@@ -41,6 +41,47 @@ const REFUSALS: Record<string, string> = {
   blocked: 'connections from your address are refused',
 };
 
+/**
+ * A client is in: its login counted and logged, its user data read (the addresses a key keeps), and its
+ * channels handled: a session runs the app or a command; forwarding of every kind is refused.
+ */
+function serveLogin(options: SshFrontOptions, counts: SshCounts, client: Connection, ip: string, who: Identity): void {
+  const { log } = options;
+  counts.stats.logins[who.kind]++;
+  const name = who.kind === 'key' ? `key ${who.fingerprint}` : undefined;
+  log.event({
+    level: 'info',
+    event: 'ssh.login',
+    text: `ssh login from ${ip}: ${who.kind === 'key' ? who.fingerprint : 'anonymous'}`,
+    fields: { client: ip, login: who.kind },
+  });
+  // Read while the client opens its session: the handlers below must be there before its first request.
+  const user: Promise<UserData> = openUserData(options.kv, name, log);
+  user.catch((error: unknown) => {
+    const why = error instanceof Error ? error.message : String(error);
+    log.event({
+      level: 'error',
+      event: 'ssh.read_failed',
+      text: `ssh: reading a user's addresses failed: ${why}`,
+      jsonFields: { reason: why },
+    });
+    client.end();
+  });
+  client.on('request', (_accept, reject) => reject?.());
+  client.on('tcpip', (_accept, reject) => reject());
+  client.on('openssh.streamlocal', (_accept, reject) => reject());
+  client.on('session', (accept) => {
+    handleSession(accept(), {
+      apiUrl: options.apiUrl,
+      user,
+      idleTimeoutMs: options.idleTimeoutMs,
+      log,
+      openApp: () => counts.openSession(name),
+      closedApp: () => counts.closeSession(name),
+    });
+  });
+}
+
 export function createSshFront(options: SshFrontOptions): SshFront {
   const counts = new SshCounts(options.limits);
   const { log } = options;
@@ -58,42 +99,7 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     client.on('ready', () => {
       clearTimeout(deadlines.get(peer));
       deadlines.delete(peer);
-      ready(client, plainIp(ip), who ?? { kind: 'anonymous' });
-    });
-  };
-  const ready = (client: Connection, ip: string, who: Identity) => {
-    counts.stats.logins[who.kind]++;
-    const name = who.kind === 'key' ? `key ${who.fingerprint}` : undefined;
-    log.event({
-      level: 'info',
-      event: 'ssh.login',
-      text: `ssh login from ${ip}: ${who.kind === 'key' ? who.fingerprint : 'anonymous'}`,
-      fields: { client: ip, login: who.kind },
-    });
-    // Read while the client opens its session: the handlers below must be there before its first request.
-    const user: Promise<UserData> = openUserData(options.kv, name, log);
-    user.catch((error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error);
-      log.event({
-        level: 'error',
-        event: 'ssh.read_failed',
-        text: `ssh: reading a user's addresses failed: ${why}`,
-        jsonFields: { reason: why },
-      });
-      client.end();
-    });
-    client.on('request', (_accept, reject) => reject?.());
-    client.on('tcpip', (_accept, reject) => reject());
-    client.on('openssh.streamlocal', (_accept, reject) => reject());
-    client.on('session', (accept) => {
-      handleSession(accept(), {
-        apiUrl: options.apiUrl,
-        user,
-        idleTimeoutMs: options.idleTimeoutMs,
-        log,
-        openApp: () => counts.openSession(name),
-        closedApp: () => counts.closeSession(name),
-      });
+      serveLogin(options, counts, client, plainIp(ip), who ?? { kind: 'anonymous' });
     });
   };
   const tcp = createServer({ pauseOnConnect: false }, (socket) => admit(socket));

@@ -11,13 +11,12 @@ import { Box, Text } from 'ink';
 import type React from 'react';
 import { useReducer } from 'react';
 import type { MailProvider } from '../../client/client-types';
-import { PROVIDER_INFO, type ProviderRef } from '../../client/providers';
+import type { ProviderRef } from '../../client/providers';
 import { fitToWidth } from '../../text/text-width';
 import type { SavedSession } from '../../state/saved-sessions';
 import type { DomainList, Session } from '../../model/mail-types';
 import { Footer, StatusLine, statusLines } from '../widgets/chrome';
 import { HelpScreen } from '../widgets/help-screen';
-import { TextInput } from '../widgets/text-input';
 import { useTheme } from '../widgets/theme';
 import { type CommandHandlers, useKeys } from '../widgets/use-keys';
 import { useNow } from '../widgets/use-now';
@@ -27,15 +26,8 @@ import type { StatusMessage } from '../wording/status-text';
 import { DomainsNote, domainsNote } from './domains-note';
 import { providerLine, providerName, providerNote } from '../wording/provider-text';
 import { forgetLines, ForgetLine, forgetScreen, useForgetAnswer } from '../saved/forget-question';
-import { isCurrent, type CurrentAddress } from '../saved/switch-screen';
-import {
-  isAnyDomain,
-  pickerItems,
-  savedItems,
-  sessionOptions,
-  type PickerChoice,
-  type PickerItem,
-} from './picker-items';
+import type { CurrentAddress } from '../saved/switch-screen';
+import type { PickerChoice, PickerItem } from './picker-items';
 import { listLayout, PickerList } from './picker-list';
 import {
   initialPickerState,
@@ -45,8 +37,9 @@ import {
   pickerWindow,
   type PickerMove,
 } from './picker-state';
-import { startKey } from './picker-start';
-import { normalizePrefix, prefixProblem } from './prefix-feedback';
+import { CustomName } from './custom-name';
+import { normalizePrefix } from './prefix-feedback';
+import { chooseCommand, customNameCommands, pickerChoices } from './picker-commands';
 import { type PickerHandle, usePicker } from './use-picker';
 
 export interface PickerScreenProps {
@@ -162,9 +155,34 @@ function pickerKeyHandlers(props: PickerScreenProps, picker: PickerHandle, k: Pi
   };
 }
 
+/**
+ * The picker's rows: title, service line, provider note, blank (or the way back) on top; the status (or
+ * a question, wrapped) and the footer at the bottom; the body between, the domains' note under the list.
+ */
+function pickerRows(
+  props: PickerScreenProps,
+  picker: PickerHandle,
+  at: { forgetting: SavedSession | null; status: StatusMessage | null; canGoBack: boolean; now: number },
+) {
+  const { columns, rows } = props;
+  const { forgetting, status } = at;
+  const bottomRows = forgetting
+    ? forgetLines(forgetting.email, forgetting.provider, columns).length
+    : statusLines(status?.text ?? '', columns).length;
+  const bodyRows = Math.max(3, rows - 5 - bottomRows);
+  const loadNote = domainsNote(
+    picker.domains,
+    { canGoBack: at.canGoBack, next: props.next ? providerName(props.next) : undefined },
+    at.now,
+    columns,
+  );
+  const listRows = Math.max(1, bodyRows - (loadNote?.rows ?? 0));
+  return { bodyRows, loadNote, listRows };
+}
+
 /** The picker with its keys. */
 export function PickerScreen(props: PickerScreenProps) {
-  const { columns, rows, isActive } = props;
+  const { columns, isActive } = props;
   const theme = useTheme();
   const picker = usePicker(
     props.provider,
@@ -185,53 +203,20 @@ export function PickerScreen(props: PickerScreenProps) {
   // q and ? still work: a slow service must not hold the keyboard.
   const pickerKeys = isActive && !help && !custom && !forgetting;
 
-  // The current address is not offered: Esc goes back to it.
-  const here = providerName(props.where);
-  const resumable = savedItems(
-    (props.saved ?? []).filter((s) => !isCurrent(s, props.current ?? null)),
-    now,
-    here,
-  );
-  const offered = picker.domains.status === 'ready' ? pickerItems(picker.domains.list, providerName(props.where)) : [];
-  // The saved addresses first, as the docs say; opened by `n` the highlight starts on a new choice.
-  const items = [...resumable, ...offered];
-  const itemsKey = items.map((item) => item.key).join('\n');
-  const start = startKey(resumable, offered, Boolean(props.current));
+  const { resumable, items, itemsKey, start } = pickerChoices(props, picker, now);
 
   // The picker opened over a live address (n, or a lost service): Esc goes back to it, and says so.
   const canGoBack = Boolean(props.onCancel && props.current);
   const local = props.local;
   const { serviceLine, note, status } = pickerLines(props, picker, { said, typing: custom !== null, now });
-  // Title, service line, provider note, blank (or the way back); status (or a question, wrapped) and
-  // footer at the bottom.
-  const bottomRows = forgetting
-    ? forgetLines(forgetting.email, forgetting.provider, columns).length
-    : statusLines(status?.text ?? '', columns).length;
-  const bodyRows = Math.max(3, rows - 5 - bottomRows);
-  const loadNote = domainsNote(
-    picker.domains,
-    { canGoBack, next: props.next ? providerName(props.next) : undefined },
-    now,
-    columns,
-  );
-  const listRows = Math.max(1, bodyRows - (loadNote?.rows ?? 0));
+  const { bodyRows, loadNote, listRows } = pickerRows(props, picker, { forgetting, status, canGoBack, now });
   const { shown } = listLayout(items.length, listRows);
   const { index, top } = pickerWindow(state, itemsKey, items.length, shown, start);
   const highlighted = items[index];
   const move = (to: PickerMove) =>
     dispatch({ type: 'move', items: itemsKey, count: items.length, rows: shown, to, start });
 
-  const choose = (choice: PickerChoice) => {
-    dispatch({ type: 'chose' });
-    if (choice.kind === 'saved') {
-      props.onResume?.(choice.session);
-    } else if (choice.kind === 'custom') {
-      picker.clearError();
-      dispatch({ type: 'custom', domain: choice.domain });
-    } else {
-      picker.create(sessionOptions(choice));
-    }
-  };
+  const choose = chooseCommand(props, picker, dispatch);
   const keys = pickerKeyHandlers(props, picker, { items, highlighted, move, choose, dispatch });
   useKeys('picker', keys, { isActive: pickerKeys });
   useKeys(
@@ -244,42 +229,23 @@ export function PickerScreen(props: PickerScreenProps) {
     dispatch({ type: 'answered-forget', confirmed: choice !== 'no' });
   });
 
-  // The provider's own name rules where it has them (mail.tm, Guerrilla Mail), else the interface's.
-  const info = local ? undefined : PROVIDER_INFO[props.where.provider];
-  const problemOf = (value: string) => prefixProblem(value, info?.limits.names, info?.label);
-  // The input passes what was typed: keys that came in the same burst as Enter may not be rendered yet.
-  const submitCustom = (typed: string) => {
-    const value = normalizePrefix(typed);
-    if (!custom || problemOf(value) !== null) return;
-    picker.create(sessionOptions({ kind: 'custom', domain: custom.domain }, value), () => dispatch({ type: 'taken' }));
-  };
+  const { problemOf, submitCustom } = customNameCommands(props, picker, dispatch, custom);
 
   let body: React.ReactNode;
   if (custom) {
-    const problem = problemOf(custom.value);
-    // A provider that picks the domain (TempMail.lol) also adds characters of its own after the name.
-    const any = isAnyDomain(custom.domain);
-    const at = any ? `@${providerName(props.where)}'s domain` : `@${custom.domain.domain}`;
-    const address = `${custom.value || 'name'}${any ? '…' : ''}${at}`;
-    let verdict = problem ? `✗ ${problem}` : `✓ ${address}`;
-    if (custom.taken && !problem) verdict = `✗ ${address} is taken, try another`;
     body = (
-      <Box flexDirection="column">
-        <Text>{any ? 'Custom name' : `Custom name on ${custom.domain.domain}`} (Enter creates it, Esc goes back):</Text>
-        <Box>
-          <TextInput
-            value={custom.value}
-            focus={isActive && !help && !picker.creating}
-            placeholder="your-name"
-            onChange={(typed) => dispatch({ type: 'typed', value: normalizePrefix(typed) })}
-            onSubmit={submitCustom}
-          />
-          <Text color={theme.color('muted')}>{at}</Text>
-        </Box>
-        <Text wrap="truncate" color={problem || custom.taken ? theme.color('error') : theme.color('ok')}>
-          {fitToWidth(picker.creating ? 'Creating the address…' : verdict, columns)}
-        </Text>
-      </Box>
+      <CustomName
+        value={custom.value}
+        domain={custom.domain}
+        who={providerName(props.where)}
+        problem={problemOf(custom.value)}
+        taken={custom.taken}
+        creating={picker.creating}
+        focus={isActive && !help && !picker.creating}
+        columns={columns}
+        onTyped={(typed) => dispatch({ type: 'typed', value: normalizePrefix(typed) })}
+        onSubmit={submitCustom}
+      />
     );
   } else {
     body = (

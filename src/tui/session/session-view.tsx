@@ -9,12 +9,8 @@
 import { Box } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import { Footer } from '../widgets/chrome';
-import { headerHeight } from '../inbox/session-header';
-import { useInbox } from '../inbox/use-inbox';
-import { useReadMarks } from '../inbox/use-read-marks';
-import type { Screen } from '../keymap/keymap';
 import { sessionActions } from './session-actions';
-import { bottomHeight, questionScreen, type Question } from './session-bottom';
+import type { Question } from './session-bottom';
 import {
   type SessionParts,
   type SessionViewProps,
@@ -28,11 +24,9 @@ import { useFaded, useStatus } from './session-status';
 import { useReading } from './use-reading';
 import { removeMessage, useSessionKeys } from './use-session-keys';
 import { useSessionEffects } from './use-session-effects';
+import { newAddressCommand, sessionScreen, useContentHeight, useFilter, useSessionData } from './use-session-view';
 import { useSample } from '../sample/use-sample';
 import { preloadReader } from '../viewer/lazy-reader';
-import { useMessageCache } from '../viewer/use-message-cache';
-import { useMessageSources } from '../source/use-message-source';
-import { keepsWorking } from '../wording/expiry-text';
 
 export type { SessionViewProps };
 
@@ -41,23 +35,11 @@ const NO_ATTACHMENTS = ['save'] as const;
 
 /** The session screens. */
 export function SessionView(props: SessionViewProps) {
-  const { provider: api, session, columns, rows, active } = props;
-  const marks = useReadMarks(props.readMarks, session);
-  const inbox = useInbox({
-    api,
-    session,
-    intervalMs: props.intervalMs,
-    clock: props.clock,
-    onTokenAnswer: props.onTokenAnswer,
-    read: marks.initial,
-  });
-  const kept = props.marks;
-  const cache = useMessageCache(api, session, undefined, kept.set);
-  const sources = useMessageSources(api, session);
+  const { provider: api, session, columns, active } = props;
+  const { marks, inbox, kept, cache, sources } = useSessionData(props);
   const [help, setHelp] = useState(false);
   const [question, setQuestion] = useState<Question | null>(null);
-  const [filtering, setFiltering] = useState(false);
-  const [filterText, setFilterText] = useState('');
+  const { filtering, setFiltering, filterText, setFilterText, clearFilter } = useFilter(inbox);
   const { status, info, note, fail, clear } = useStatus(props.clock);
   const { actions, mounted } = useActions(props, { info, note, fail }, setQuestion);
   const reading = useReading({ api, session, inbox, cache, sources, status: { info, clear } });
@@ -83,31 +65,16 @@ export function SessionView(props: SessionViewProps) {
   // Above the footer: a question, the filter or search input, or the status (fading; a long one wraps).
   const shownStatus = useFaded(status, props.clock) ?? props.notice ?? null;
   const typingSearch = Boolean(reading.search?.typing && view.kind === 'viewer');
-  const bottomRows = bottomHeight({
+  const height = useContentHeight(props, inbox, { question, input: filtering || typingSearch, status: shownStatus });
+
+  const { screen, asking, searchScreen } = sessionScreen({
     question,
-    email: session.email,
-    input: filtering || typingSearch,
-    status: shownStatus,
-    columns,
+    help,
+    filtering,
+    viewing: view.kind === 'viewer',
+    search: reading.search,
   });
-  const height = Math.max(1, rows - headerHeight(session.email, columns, props.local) - bottomRows - 1);
-  useEffect(() => {
-    inbox.dispatch({ type: 'viewport', rows: Math.max(1, height - 1) });
-  }, [height, inbox.dispatch]);
 
-  // The service decides what is live (our countdown may be in the wrong zone): until it says expired, ask.
-  const { live } = inbox;
-  const asking: Screen | null = question ? questionScreen(question) : null;
-  const searchScreen: Screen | null = reading.search ? (reading.search.typing ? 'search' : 'found') : null;
-  const screen: Screen =
-    asking ?? (help ? 'help' : filtering ? 'filter' : view.kind === 'viewer' ? (searchScreen ?? 'viewer') : 'inbox');
-
-  // Esc in the filter input, or in the list while a filter is set.
-  const clearFilter = () => {
-    setFiltering(false);
-    setFilterText('');
-    inbox.dispatch({ type: 'filter', text: '' });
-  };
   const saveFrom = useSessionKeys({
     active,
     screen,
@@ -128,10 +95,7 @@ export function SessionView(props: SessionViewProps) {
 
   if (!active) return null;
 
-  const newAddress = () =>
-    live
-      ? setQuestion({ kind: 'leave', lasts: keepsWorking(api.info, session.expiresAt !== null) })
-      : props.onNewAddress();
+  const newAddress = newAddressCommand(props, inbox.live, setQuestion);
 
   // A message without attachments has nothing for `a` to save: its footer leaves it out.
   const opened = view.kind === 'viewer' ? cache.get(view.message.id) : undefined;
