@@ -2,7 +2,9 @@
  * idle_bytes_per_s_80x24 and idle_cpu_pct: what the app costs while nothing happens.
  *
  * The app runs in an 80x24 pty against a remote `serve`, on an inbox holding one message, with the
- * default 5 s poll interval. Once the message is listed and a 2 s settling time has passed, windows open:
+ * default 5 s poll interval (the app checks once a minute while `serve`'s push is live, and its countdown
+ * says whole minutes an hour from expiry). Once the message is listed and a 2 s settling time has passed,
+ * windows open:
  * - bytes: everything the app writes to its terminal over 20 s (4 s with --quick), per second;
  * - CPU: the app process's utime + stime (/proc/<pid>/stat), as % of one core, over two windows of 60 s
  *   each (6 s with --quick), one after the other. `idle_cpu_pct` is the second: the app left idle, as it

@@ -24,7 +24,7 @@ export const KEY_TABLE: readonly KeyInfo[] = [
   },
   {
     key: 'idle_cpu_pct',
-    what: 'CPU of the idle app, 5 s poll, over its second idle minute (the first: idle_cpu_pct_first_minute)',
+    what: 'CPU of the idle app, push live, over its second idle minute (the first: idle_cpu_pct_first_minute)',
     goal: '<= 0.5',
   },
   { key: 'key_p95_ms_20', what: '`j` to its frame written, 20 messages listed (p95)', goal: '<= 10' },

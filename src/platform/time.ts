@@ -86,6 +86,22 @@ export function secondsLeft(expiresAt: Date, now: Date, maxSeconds = 7 * 24 * 36
   return Math.min(left, maxSeconds);
 }
 
+/**
+ * The time left to an expiry is shown to the second only below this (seconds): far from it, whole minutes
+ * read as well, and a countdown in minutes changes the screen once a minute instead of every second
+ * (the idle app's CPU is that frame: docs/performance.md, "Idle CPU").
+ */
+export const SECONDS_SHOWN_UNDER = 600;
+
+/** "9:59" below SECONDS_SHOWN_UNDER, else whole minutes, floored: "59 min", "5 h 29 min". */
+export function formatTimeLeft(seconds: number): string {
+  const s = Number.isFinite(seconds) ? Math.max(0, Math.floor(seconds)) : 0;
+  if (s < SECONDS_SHOWN_UNDER) return formatCountdown(s);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h > 0 ? `${h} h ${m} min` : `${m} min`;
+}
+
 /** "59:07", "1:02:03", "0:00". */
 export function formatCountdown(seconds: number): string {
   // NaN or Infinity (a broken expiry) shows as 0:00, never "NaN:NaN".

@@ -59,7 +59,8 @@ async function inboxOfScripts(): Promise<{ email: string; args: string[]; env: N
   const saved = {
     email: session.email,
     token: session.token,
-    expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`),
+    // Nine minutes left, whatever the service gave: the countdown says seconds (and ticks) below ten.
+    expiresAt: new Date(Math.min(Date.parse(`${session.expires_at.replace(' ', 'T')}Z`), Date.now() + 9 * 60_000)),
   };
   openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
   return {

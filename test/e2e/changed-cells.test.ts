@@ -71,7 +71,8 @@ async function savedInboxWithMail(): Promise<{ email: string; start: (cols: numb
   const saved = {
     email: session.email,
     token: session.token,
-    expiresAt: new Date(`${session.expires_at.replace(' ', 'T')}Z`),
+    // Nine minutes left, whatever the service gave: the countdown says seconds (and ticks) below ten.
+    expiresAt: new Date(Math.min(Date.parse(`${session.expires_at.replace(' ', 'T')}Z`), Date.now() + 9 * 60_000)),
   };
   openSavedSessions({ dir: join(home, 'state') }).save(saved, serve.baseUrl);
   const start = (cols: number, rows: number) =>

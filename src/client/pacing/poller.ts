@@ -79,6 +79,11 @@ export interface Poller {
   start(): void;
   /** Checks now unless a check is pending, a Retry-After wait runs or it stopped. True when it started one. */
   refresh(): boolean;
+  /**
+   * Time between checks from now on (while all is well). A wait under way that would end later than the
+   * new interval from now is cut to it; a longer interval starts with the next wait.
+   */
+  setInterval(ms: number): void;
   /** Stops for good; a pending check's result is dropped. */
   stop(reason?: string): void;
   /** The current status. */
@@ -120,6 +125,7 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
   const baseBackoff = options.baseBackoffMs ?? 2_000;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
+  let intervalMs = options.intervalMs;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let inFlight = false;
   let started = false;
@@ -147,7 +153,7 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
     } catch {
       // The consumer's bug must not kill polling; the next result gets another chance.
     }
-    schedule(options.intervalMs, {
+    schedule(intervalMs, {
       phase: 'waiting',
       lastSuccessAt: now(),
       failures: 0,
@@ -214,6 +220,10 @@ export function createPoller<T>(options: PollerOptions<T>): Poller {
       clearTimer();
       run();
       return true;
+    },
+    setInterval(ms) {
+      intervalMs = ms;
+      if (state.phase === 'waiting' && (state.nextAt ?? 0) > now() + ms) schedule(ms, {});
     },
     stop(reason = 'stopped') {
       if (state.phase === 'stopped') return;

@@ -10,7 +10,7 @@ import type { PollStatus } from '../../client/pacing/poller';
 import type { PushState } from '../../client/client-types';
 import { fitToWidth, textWidth, truncateToWidth } from '../../text/text-width';
 import { wrapText } from '../../text/text-wrap';
-import { formatCountdown, secondsLeft } from '../../platform/time';
+import { formatTimeLeft, SECONDS_SHOWN_UNDER, secondsLeft } from '../../platform/time';
 import type { Session } from '../../model/mail-types';
 import { useTheme } from '../widgets/theme';
 import { useNow } from '../widgets/use-now';
@@ -46,14 +46,14 @@ const MAX_COUNTDOWN_SECONDS = 24 * 3600;
 export function expiryText(left: number, poll: PollStatus, expires = true): string {
   if (poll.phase === 'stopped' && poll.stopReason !== 'left') return expires ? 'expired' : 'refused';
   if (!expires) return 'no expiry';
-  if (left > 0) return `expires in ${formatCountdown(left)}`;
+  if (left > 0) return `expires in ${formatTimeLeft(left)}`;
   if (poll.lastSuccessAt === null) return 'expired';
   return 'expiry unclear (service zone? see --server-tz)';
 }
 
-// Room kept beside the address for the countdown ("expires in 23:59:59"); with less, the address
+// Room kept beside the address for the countdown (at its widest, "expires in 23 h 59 min"); with less, the address
 // takes lines of its own and the countdown the next one, so the address is always shown whole.
-const COUNTDOWN_ROOM = 1 + textWidth('expires in 23:59:59');
+const COUNTDOWN_ROOM = 1 + textWidth('expires in 23 h 59 min');
 
 /** The address lines: the address whole (cut into pieces of the width only when wider than it). */
 export function addressLines(address: string, columns: number): { lines: string[]; besideCountdown: boolean } {
@@ -99,7 +99,8 @@ export function pollLine(poll: string, where: string | undefined, columns: numbe
 
 /**
  * The countdown, right-aligned in `cols` columns (or on a line of its own): the only part of the header
- * that changes every second, so it alone ticks. It is a Text of its own, so a tick re-renders this
+ * that changes by itself, so it alone ticks: once a minute on the expiry's minutes while it says whole
+ * minutes, every second below SECONDS_SHOWN_UNDER. It is a Text of its own, so a tick re-renders this
  * component only and Ink lays out and cuts into cells its few characters, not the address beside it.
  */
 function Countdown({
@@ -117,11 +118,13 @@ function Countdown({
   cols?: number;
 }) {
   const theme = useTheme();
-  const now = useNow(clock);
   const expires = session.expiresAt !== null;
-  const left = expires
-    ? secondsLeft(new Date(session.expiresAt!.getTime() - zoneErrorMs), new Date(now), MAX_COUNTDOWN_SECONDS)
-    : 1;
+  const expiresAt = expires ? session.expiresAt!.getTime() - zoneErrorMs : 0;
+  const leftAt = (at: number) => secondsLeft(new Date(expiresAt), new Date(at), MAX_COUNTDOWN_SECONDS);
+  // Whole minutes now: the next change is on a minute of the expiry (the clock is read here only for that).
+  const byMinute = expires && leftAt(clock()) >= SECONDS_SHOWN_UNDER;
+  const now = useNow(clock, byMinute ? 60_000 : 1000, expiresAt);
+  const left = expires ? leftAt(now) : 1;
   const countdown = expiryText(left, poll, expires);
   const refused = !expires && poll.phase === 'stopped' && poll.stopReason !== 'left';
   const color = left > 0 && !refused ? undefined : theme.color('error');

@@ -1,7 +1,8 @@
 /**
  * The live inbox of one session: a poller (one check in flight, backoff, Retry-After, stop on expiry)
  * feeding the inbox reducer, and, where the provider pushes new mail (mail.tm, the in-process service),
- * its news asking the poller to check at once. The only place the inbox does I/O; the screens render its
+ * its news asking the poller to check at once; while that push is live the poller checks only every
+ * minute (PUSHED_POLL_MS), since news comes without it. The only place the inbox does I/O; the screens render its
  * state. A check that brings the same listing as the last one costs nothing: no action, no render. The
  * poller's status is a store of its own, read by the header (and by the session for whether it still
  * polls), so a check redraws the header's line alone, and only where what it says changed ("checking…"
@@ -56,6 +57,23 @@ export interface InboxHandle {
   zoneErrorMs: number;
   /** The provider's new-mail push, where it has one: null where it has none. */
   push: PushState | null;
+  /** Time between checks as the poller keeps it now: longer while the push is live. */
+  intervalMs: number;
+}
+
+/**
+ * Time between checks while the provider's push is live (the user's interval where that is longer). The
+ * push brings news of mail at once, so a check every few seconds would find nothing it did not: each
+ * cost a request and a frame of the idle app (docs/performance.md, "Idle CPU"). Still checked now and
+ * then: a stream that went silent without a word is found only after three missed heartbeats (mail.tm's
+ * hub sends none), and the checks are what notices an address the service dropped. When the push goes
+ * down, the user's interval is back at once (a wait under way is cut to it).
+ */
+export const PUSHED_POLL_MS = 60_000;
+
+/** The poller's interval for the push's state. */
+export function pollIntervalFor(intervalMs: number, push: PushState | null): number {
+  return push === 'live' ? Math.max(intervalMs, PUSHED_POLL_MS) : intervalMs;
 }
 
 // Arrivals teach the zone only when the two listings around them were close: the receive time must be
@@ -149,7 +167,9 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
         if (!cancelled && !poller.refresh() && poller.status().phase === 'checking') again = true;
       },
       onState: (state) => {
-        if (!cancelled) setPush(state);
+        if (cancelled) return;
+        setPush(state);
+        poller.setInterval(pollIntervalFor(intervalMs, state));
       },
     });
     return () => {
@@ -169,6 +189,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     refresh: () => pollerRef.current?.refresh() ?? false,
     zoneErrorMs: state.zoneErrorMs,
     push,
+    intervalMs: pollIntervalFor(intervalMs, push),
   };
 }
 

@@ -134,7 +134,7 @@ export function sessionInbox(p: SessionParts): React.ReactNode {
       address={session.email}
       columns={props.columns}
       rows={p.height}
-      intervalMs={inbox.live ? props.intervalMs : null}
+      intervalMs={inbox.live ? inbox.intervalMs : null}
       clock={props.clock}
       local={props.local}
       nearHost={props.local ? undefined : thisMachineHost(api)}
@@ -212,7 +212,7 @@ export function sessionHeader(p: SessionParts, unread: number | undefined): Reac
       session={props.session}
       zoneErrorMs={inbox.zoneErrorMs}
       poll={inbox.poll}
-      intervalMs={props.intervalMs}
+      intervalMs={inbox.intervalMs}
       clock={props.clock}
       columns={props.columns}
       local={props.local}

@@ -1,5 +1,6 @@
 /**
- * Countdowns floor, everywhere, and change on the second: the header is drawn from an injected clock
+ * Countdowns floor, everywhere, and change on the second (on the expiry's minute while they say whole
+ * minutes, ten minutes or more before it, and then draw nothing in between): the header is drawn from an injected clock
  * standing at x.999 s, and only timers are faked (the clock is the test's, so nothing else needs to be).
  * A shown value that is one second high for most of each second is what this guards against.
  */
@@ -81,11 +82,35 @@ describe('countdowns', () => {
     };
     const s = await header(retrying);
     expect(s.frame()).toContain('Offline, retrying in 7 s: The service is unreachable');
-    expect(s.frame()).toContain('expires in 10:00');
+    expect(s.frame()).toContain('expires in 10 min');
     await advance(25);
     expect(s.frame()).toContain('Offline, retrying in 7 s');
     expect(s.frame()).toContain('expires in 9:59');
     await advance(1000);
     expect(s.frame()).toContain('Offline, retrying in 6 s');
+  });
+
+  it('far from the expiry it says whole minutes, turns on the minutes of the expiry and draws nothing in between', async () => {
+    now = EXPIRES - 660_001; // 11:00.001 left
+    const s = await header(idle);
+    expect(s.frame()).toContain('expires in 11 min');
+    await advance(25); // 10:59.976 left
+    expect(s.frame()).toContain('expires in 10 min');
+    const frames = s.frames.length;
+    await advance(59_975); // 10:00.001 left: a minute of no change, so no frame
+    expect(s.frame()).toContain('expires in 10 min');
+    expect(s.frames.length).toBe(frames);
+    await advance(1000); // 9:59.001 left: to the second from here
+    expect(s.frame()).toContain('expires in 9:59');
+    // The ticker takes its new period in an effect, which React runs on a later turn.
+    await flush();
+    await advance(500); // 9:58.501 left
+    expect(s.frame()).toContain('expires in 9:58');
+  });
+
+  it('an hour or more says hours and minutes', async () => {
+    now = EXPIRES - (5 * 3600 + 29 * 60 + 59) * 1000;
+    const s = await header(idle);
+    expect(s.frame()).toContain('expires in 5 h 29 min');
   });
 });
