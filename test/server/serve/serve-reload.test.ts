@@ -17,15 +17,17 @@ import { waitFor } from '../../harness/wait';
 const cleanup = cleanupAfterEach();
 
 /** Sends SIGHUP and resolves with the SIGHUP lines logged after it, once `until` is among them. */
-async function hangup(proc: ServeReady, until: RegExp): Promise<string> {
+/** Sends SIGHUP and waits until every pattern is in what serve wrote since (its lines may come in several reads). */
+async function hangup(proc: ServeReady, until: RegExp | RegExp[]): Promise<string> {
   const before = proc.stderr().length;
+  const all = Array.isArray(until) ? until : [until];
   proc.child.kill('SIGHUP');
   return waitFor(
     () => {
       const said = proc.stderr().slice(before);
-      return until.test(said) ? said : undefined;
+      return all.every((p) => p.test(said)) ? said : undefined;
     },
-    { message: `the reload to log ${until}` },
+    { message: `the reload to log ${all.join(' and ')}` },
   );
 }
 
@@ -63,7 +65,7 @@ describe('serve reloads its config file on SIGHUP', () => {
         trustProxy: true,
       }),
     );
-    const said = await hangup(proc, /SIGHUP: config reloaded: /);
+    const said = await hangup(proc, [/SIGHUP: config reloaded: .*\n/, /SIGHUP: trustProxy changed.*\n/]);
     expect(said).toMatch(
       /SIGHUP: config reloaded: domains one\.test -> one\.test, two\.test; extmailAccounts \(none\) -> me@corp\.example; maxMessageBytes 100000 -> 50000; inboxLimit 1 -> 2\n/,
     );
