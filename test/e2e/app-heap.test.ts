@@ -10,7 +10,8 @@
  *   old generation before they die; the old space's largest size meanwhile, and what is left after a
  *   full collection at the end.
  * - maglev: a function made hot between timer turns; whether V8's status of it ever showed Maglev code,
- *   and whether it was ever optimized at all (by Turbofan, where Maglev is off).
+ *   and whether it was ever optimized at all (by Turbofan, where Maglev is off). Node 22's V8 (12.4) has
+ *   Maglev off by default: there the control shows none either.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -139,9 +140,9 @@ describe('the app heap', () => {
     expect(peak / (live + WINDOW)).toBeLessThan(3);
   }, 90_000);
 
-  it('Maglev: the control makes Maglev code of a hot function', async () => {
+  it("Maglev: the control makes Maglev code of a hot function on Node 24 (Node 22's V8 has Maglev off)", async () => {
     const seen = await inBareNode<MaglevResult>('maglev');
-    expect(seen.maglev).toBe(true);
+    expect(seen.maglev).toBe(Number(process.versions.node.split('.')[0]) >= 24);
   }, 60_000);
 
   it('Maglev: the app makes none once its first frame is out, and still optimizes hot code', async () => {
