@@ -9,6 +9,7 @@
  * - old: 3,000 batches of objects kept in a window of 300 (~15 MB), so they outlive scavenges and reach the
  *   old generation before they die; the old space's largest size meanwhile, and what is left after a
  *   full collection at the end.
+ * - gc (no signal): a full collection starts within 5 s after the app sets its flags.
  * - maglev: a function made hot between timer turns; whether V8's status of it ever showed Maglev code,
  *   and whether it was ever optimized at all (by Turbofan, where Maglev is off). Node 22's V8 (12.4) has
  *   Maglev off by default: there the control shows none either.
@@ -55,6 +56,27 @@ async function maglevLoad() {
   }
   // V8's status bits: 16 optimized, 32 Maglev code.
   return { optimized: (seen & 16) !== 0, maglev: (seen & 32) !== 0 };
+}
+// gc: notes when the app sets its heap flags (node:v8's function wrapped before the app loads it), and
+// reports the first full collection that starts within 5 s after.
+if (process.env.PROBE_LOAD === 'gc') {
+  const { createRequire, syncBuiltinESMExports } = await import('node:module');
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const shared = createRequire(import.meta.url)('node:v8');
+  const set = shared.setFlagsFromString;
+  let flagsAt;
+  shared.setFlagsFromString = (flags) => {
+    if (flagsAt === undefined && flags.includes('--heap-growing-percent')) flagsAt = performance.now();
+    return set(flags);
+  };
+  syncBuiltinESMExports();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (flagsAt === undefined || entry.detail.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      const after = entry.startTime - flagsAt;
+      if (after >= 0 && after < 5000) writeFileSync(process.env.PROBE_OUT, JSON.stringify({ after }));
+    }
+  }).observe({ entryTypes: ['gc'] });
 }
 process.on('SIGUSR2', async () => {
   const result = process.env.PROBE_LOAD === 'old' ? oldLoad() : await maglevLoad();
@@ -139,6 +161,26 @@ describe('the app heap', () => {
     // 1.25x, and what is allocated while a collection's concurrent marking runs: ~2.2 on a busy machine.
     expect(peak / (live + WINDOW)).toBeLessThan(3);
   }, 90_000);
+
+  it('old generation: a full collection starts right after the flags, so its next limit is set with them', async () => {
+    const { probe, out } = await probeFiles();
+    app = spawnApp({
+      command: { file: process.execPath, args: ['--import', pathToFileURL(probe).href, CLI] },
+      env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home, PROBE_OUT: out, PROBE_LOAD: 'gc' },
+      cols: 100,
+      rows: 30,
+    });
+    await app.waitForScreen(/Random address on/);
+    // Without it, the limit set during start-up stands until the old generation reaches it (V8's memory
+    // reducer, the other way to a full collection, waits 8 s after the last one).
+    const seen = await waitFor(() => readOut<{ after: number }>(out), {
+      timeoutMs: 10_000,
+      message: 'a full collection within 5 s after the flags',
+    });
+    expect(seen.after).toBeLessThan(5000);
+    await app.press('q');
+    expect(await app.exited()).toBe(0);
+  }, 60_000);
 
   it("Maglev: the control makes Maglev code of a hot function on Node 24 (Node 22's V8 has Maglev off)", async () => {
     const seen = await inBareNode<MaglevResult>('maglev');
