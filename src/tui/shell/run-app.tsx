@@ -8,7 +8,7 @@
  */
 import { render } from 'ink';
 import { preloadHttp } from '../../client/http/http-client';
-import { holdYoungGeneration } from '../../platform/young-generation';
+import { holdAppMemory } from '../../platform/young-generation';
 import { openInBrowser } from '../../platform/browser';
 import { copyToClipboard } from '../../platform/clipboard';
 import type { Settings } from '../../state/app-config';
@@ -113,13 +113,13 @@ export async function runApp({
     }),
   );
   // Once the first frame is on the terminal (Ink 8 writes it on a later turn, not inside render()), the
-  // HTTP client's code loads, before the first key needs it, and the young generation stops growing
+  // HTTP client's code loads, before the first key needs it, and the heap is held near what it keeps
   // (young-generation.ts). Any sooner, and loading got (with node:http2, tls and undici) delayed the
   // first frame.
   void (screen?.firstFrame ?? Promise.resolve()).then(() =>
     setImmediate(() => {
       preloadHttp();
-      void holdYoungGeneration();
+      void holdAppMemory();
     }),
   );
 

@@ -1,0 +1,194 @@
+/**
+ * The V8 flags the app sets once its first frame is out (APP_V8_FLAGS, src/platform/young-generation.ts)
+ * take effect in the built program: its old generation is collected near what survives, and V8's
+ * Maglev tier makes no more code (its compiler threads' malloc arenas stayed resident, ~10 MB).
+ *
+ * A probe loaded with `--import` into the built program (the app itself is not touched) answers SIGUSR2
+ * with one of two loads, as PROBE_LOAD says, and writes what it saw. The same probe in a bare Node
+ * process is the control: there V8's defaults show, so the app's answer means something.
+ * - old: 3,000 batches of objects kept in a window of 300 (~15 MB), so they outlive scavenges and reach the
+ *   old generation before they die; the old space's largest size meanwhile, and what is left after a
+ *   full collection at the end.
+ * - gc (no signal): a full collection starts within 5 s after the app sets its flags.
+ * - maglev: a function made hot between timer turns; whether V8's status of it ever showed Maglev code,
+ *   and whether it was ever optimized at all (by Turbofan, where Maglev is off). Node 22's V8 (12.4) has
+ *   Maglev off by default: there the control shows none either.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../harness/wait';
+import { neutralEnv } from './flow';
+import { CLI, spawnApp, type PtyApp } from './pty-harness';
+
+const PROBE = `
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { writeFileSync } from 'node:fs';
+const oldSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
+function oldLoad() {
+  let peak = 0;
+  const window = [];
+  for (let round = 0; round < 3000; round++) {
+    window.push(Array.from({ length: 1000 }, (_, i) => ({ i, s: 'y' + i })));
+    if (window.length > 300) window.shift();
+    peak = Math.max(peak, oldSpace().space_size);
+  }
+  window.length = 0;
+  v8.setFlagsFromString('--expose-gc');
+  vm.runInNewContext('gc')();
+  return { peak, live: oldSpace().space_used_size };
+}
+async function maglevLoad() {
+  v8.setFlagsFromString('--allow-natives-syntax');
+  const status = new Function('f', 'return %GetOptimizationStatus(f)');
+  const hot = new Function('a', 'let s = 0; for (let i = 0; i < a.length; i++) s += a[i] * 2; return s;');
+  const input = Array.from({ length: 50 }, (_, i) => i);
+  let seen = 0;
+  for (let round = 0; round < 300; round++) {
+    for (let i = 0; i < 50; i++) hot(input);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    seen |= status(hot);
+  }
+  // V8's status bits: 16 optimized, 32 Maglev code.
+  return { optimized: (seen & 16) !== 0, maglev: (seen & 32) !== 0 };
+}
+// gc: notes when the app sets its heap flags (node:v8's function wrapped before the app loads it), and
+// reports the first full collection that starts within 5 s after.
+if (process.env.PROBE_LOAD === 'gc') {
+  const { createRequire, syncBuiltinESMExports } = await import('node:module');
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const shared = createRequire(import.meta.url)('node:v8');
+  const set = shared.setFlagsFromString;
+  let flagsAt;
+  shared.setFlagsFromString = (flags) => {
+    if (flagsAt === undefined && flags.includes('--heap-growing-percent')) flagsAt = performance.now();
+    return set(flags);
+  };
+  syncBuiltinESMExports();
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (flagsAt === undefined || entry.detail.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+      const after = entry.startTime - flagsAt;
+      if (after >= 0 && after < 5000) writeFileSync(process.env.PROBE_OUT, JSON.stringify({ after }));
+    }
+  }).observe({ entryTypes: ['gc'] });
+}
+process.on('SIGUSR2', async () => {
+  const result = process.env.PROBE_LOAD === 'old' ? oldLoad() : await maglevLoad();
+  writeFileSync(process.env.PROBE_OUT, JSON.stringify(result));
+});
+if (process.env.PROBE_SELF) process.kill(process.pid, 'SIGUSR2');
+`;
+
+let app: PtyApp | undefined;
+let home: string | undefined;
+afterEach(async () => {
+  app?.kill();
+  if (home) await rm(home, { recursive: true, force: true });
+  app = undefined;
+  home = undefined;
+});
+
+async function probeFiles(): Promise<{ probe: string; out: string }> {
+  home = await mkdtemp(join(tmpdir(), 'tempmail-e2e-heap-'));
+  const probe = join(home, 'probe.mjs');
+  writeFileSync(probe, PROBE);
+  return { probe, out: join(home, 'out.json') };
+}
+
+const readOut = <T>(out: string): T | undefined =>
+  existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as T) : undefined;
+
+/** The probe's load in a bare Node process, flags at V8's defaults. */
+async function inBareNode<T>(load: string): Promise<T> {
+  const { probe, out } = await probeFiles();
+  const child = spawn(process.execPath, ['--import', pathToFileURL(probe).href, '-e', 'setTimeout(() => {}, 2000)'], {
+    env: { ...neutralEnv(), PROBE_OUT: out, PROBE_SELF: '1', PROBE_LOAD: load },
+    stdio: 'ignore',
+  });
+  return waitFor(() => readOut<T>(out), { timeoutMs: 60_000, message: 'the bare probe to report' }).finally(() =>
+    child.kill(),
+  );
+}
+
+/** The probe's load in the app, once its first frame is out. */
+async function inApp<T>(load: string): Promise<T> {
+  const { probe, out } = await probeFiles();
+  app = spawnApp({
+    command: { file: process.execPath, args: ['--import', pathToFileURL(probe).href, CLI] },
+    env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home, PROBE_OUT: out, PROBE_LOAD: load },
+    cols: 100,
+    rows: 30,
+  });
+  await app.waitForScreen(/Random address on/);
+  await app.settle(100);
+  process.kill(app.pid(), 'SIGUSR2');
+  const result = await waitFor(() => readOut<T>(out), { timeoutMs: 60_000, message: 'the probe to report' });
+  // Still the app: it answers a key after the probe's work.
+  await app.press('q');
+  expect(await app.exited()).toBe(0);
+  return result;
+}
+
+interface OldResult {
+  peak: number;
+  live: number;
+}
+
+interface MaglevResult {
+  optimized: boolean;
+  maglev: boolean;
+}
+
+/** What the old load keeps alive at a time: 300 batches of 1,000 small objects. */
+const WINDOW = 15 * 1024 * 1024;
+
+describe('the app heap', () => {
+  it('old generation: the control lets it grow far past what is kept', async () => {
+    const { peak, live } = await inBareNode<OldResult>('old');
+    // Kept at most: what is live at the end plus the window (~15 MB). Measured: ~5.6 (the app before its
+    // flags: ~6.4).
+    expect(peak / (live + WINDOW)).toBeGreaterThan(3);
+  }, 90_000);
+
+  it('old generation: the app collects it near what is kept', async () => {
+    const { peak, live } = await inApp<OldResult>('old');
+    // 1.25x, and what is allocated while a collection's concurrent marking runs: ~2.2 on a busy machine.
+    expect(peak / (live + WINDOW)).toBeLessThan(3);
+  }, 90_000);
+
+  it('old generation: a full collection starts right after the flags, so its next limit is set with them', async () => {
+    const { probe, out } = await probeFiles();
+    app = spawnApp({
+      command: { file: process.execPath, args: ['--import', pathToFileURL(probe).href, CLI] },
+      env: { ...neutralEnv(), TEMPMAIL_TUI_HOME: home, PROBE_OUT: out, PROBE_LOAD: 'gc' },
+      cols: 100,
+      rows: 30,
+    });
+    await app.waitForScreen(/Random address on/);
+    // Without it, the limit set during start-up stands until the old generation reaches it (V8's memory
+    // reducer, the other way to a full collection, waits 8 s after the last one).
+    const seen = await waitFor(() => readOut<{ after: number }>(out), {
+      timeoutMs: 10_000,
+      message: 'a full collection within 5 s after the flags',
+    });
+    expect(seen.after).toBeLessThan(5000);
+    await app.press('q');
+    expect(await app.exited()).toBe(0);
+  }, 60_000);
+
+  it("Maglev: the control makes Maglev code of a hot function on Node 24 (Node 22's V8 has Maglev off)", async () => {
+    const seen = await inBareNode<MaglevResult>('maglev');
+    expect(seen.maglev).toBe(Number(process.versions.node.split('.')[0]) >= 24);
+  }, 60_000);
+
+  it('Maglev: the app makes none once its first frame is out, and still optimizes hot code', async () => {
+    const seen = await inApp<MaglevResult>('maglev');
+    expect(seen).toEqual({ optimized: true, maglev: false });
+  }, 60_000);
+});
