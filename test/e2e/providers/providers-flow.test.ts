@@ -73,7 +73,7 @@ describe('the app on the public providers, in a pseudo-terminal', () => {
     const { app, home } = await appOn('guerrilla', fake.baseUrl, ['--poll-interval', '1']);
     const picker = await app.waitForScreen(/Random address on guerrillamail\.com/);
     expect(picker).toContain('anyone who types the same name reads the inbox');
-    await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in (59|60):/.test(s) && /Guerrilla Mail/.test(s));
+    await app.press(KEYS.ENTER, (s) => isInbox(s) && /expires in (59|60) min/.test(s) && /Guerrilla Mail/.test(s));
     const address = addressOnScreen(app);
     expect(address).toMatch(/@guerrillamail\.com$/);
     fake.deliver(address, {
