@@ -1,15 +1,15 @@
 /**
  * The V8 flags the app sets once its first frame is out (APP_V8_FLAGS, src/platform/young-generation.ts)
- * take effect in the built program: its old generation is collected near what survives, and V8's
- * Maglev tier makes no more code (its compiler threads' malloc arenas stayed resident, ~10 MB).
+ * take effect in the built program: all of them are set, a full collection follows at once (so the old
+ * generation's next limit is set with them), and V8's Maglev tier makes no more code (its compiler
+ * threads' malloc arenas stayed resident, ~10 MB). What they save is a memory figure, so it is the
+ * bench's (`appmem`, docs/performance.md), not asserted here: how far the old generation overshoots its
+ * limit depends on how busy the machine is (a collection's marking runs beside the allocation).
  *
- * A probe loaded with `--import` into the built program (the app itself is not touched) answers SIGUSR2
- * with one of two loads, as PROBE_LOAD says, and writes what it saw. The same probe in a bare Node
- * process is the control: there V8's defaults show, so the app's answer means something.
- * - old: 3,000 batches of objects kept in a window of 300 (~15 MB), so they outlive scavenges and reach the
- *   old generation before they die; the old space's largest size meanwhile, and what is left after a
- *   full collection at the end.
- * - gc (no signal): a full collection starts within 5 s after the app sets its flags.
+ * A probe loaded with `--import` into the built program (the app itself is not touched) writes what it
+ * saw, as PROBE_LOAD says. The same probe in a bare Node process is the control: there V8's defaults
+ * show, so the app's answer means something.
+ * - gc (no signal): the flags the app sets, and a full collection that starts within 5 s after them.
  * - maglev: a function made hot between timer turns; whether V8's status of it ever showed Maglev code,
  *   and whether it was ever optimized at all (by Turbofan, where Maglev is off). Node 22's V8 (12.4) has
  *   Maglev off by default: there the control shows none either.
@@ -21,28 +21,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { APP_V8_FLAGS } from '../../src/platform/young-generation';
 import { waitFor } from '../harness/wait';
 import { neutralEnv } from './flow';
 import { CLI, spawnApp, type PtyApp } from './pty-harness';
 
 const PROBE = `
 import v8 from 'node:v8';
-import vm from 'node:vm';
 import { writeFileSync } from 'node:fs';
-const oldSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space');
-function oldLoad() {
-  let peak = 0;
-  const window = [];
-  for (let round = 0; round < 3000; round++) {
-    window.push(Array.from({ length: 1000 }, (_, i) => ({ i, s: 'y' + i })));
-    if (window.length > 300) window.shift();
-    peak = Math.max(peak, oldSpace().space_size);
-  }
-  window.length = 0;
-  v8.setFlagsFromString('--expose-gc');
-  vm.runInNewContext('gc')();
-  return { peak, live: oldSpace().space_used_size };
-}
 async function maglevLoad() {
   v8.setFlagsFromString('--allow-natives-syntax');
   const status = new Function('f', 'return %GetOptimizationStatus(f)');
@@ -65,7 +51,9 @@ if (process.env.PROBE_LOAD === 'gc') {
   const shared = createRequire(import.meta.url)('node:v8');
   const set = shared.setFlagsFromString;
   let flagsAt;
+  const flagsSet = [];
   shared.setFlagsFromString = (flags) => {
+    flagsSet.push(...flags.split(' '));
     if (flagsAt === undefined && flags.includes('--heap-growing-percent')) flagsAt = performance.now();
     return set(flags);
   };
@@ -74,12 +62,12 @@ if (process.env.PROBE_LOAD === 'gc') {
     for (const entry of list.getEntries()) {
       if (flagsAt === undefined || entry.detail.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
       const after = entry.startTime - flagsAt;
-      if (after >= 0 && after < 5000) writeFileSync(process.env.PROBE_OUT, JSON.stringify({ after }));
+      if (after >= 0 && after < 5000) writeFileSync(process.env.PROBE_OUT, JSON.stringify({ after, flags: flagsSet }));
     }
   }).observe({ entryTypes: ['gc'] });
 }
 process.on('SIGUSR2', async () => {
-  const result = process.env.PROBE_LOAD === 'old' ? oldLoad() : await maglevLoad();
+  const result = await maglevLoad();
   writeFileSync(process.env.PROBE_OUT, JSON.stringify(result));
 });
 if (process.env.PROBE_SELF) process.kill(process.pid, 'SIGUSR2');
@@ -135,34 +123,13 @@ async function inApp<T>(load: string): Promise<T> {
   return result;
 }
 
-interface OldResult {
-  peak: number;
-  live: number;
-}
-
 interface MaglevResult {
   optimized: boolean;
   maglev: boolean;
 }
 
-/** What the old load keeps alive at a time: 300 batches of 1,000 small objects. */
-const WINDOW = 15 * 1024 * 1024;
-
 describe('the app heap', () => {
-  it('old generation: the control lets it grow far past what is kept', async () => {
-    const { peak, live } = await inBareNode<OldResult>('old');
-    // Kept at most: what is live at the end plus the window (~15 MB). Measured: ~5.6 (the app before its
-    // flags: ~6.4).
-    expect(peak / (live + WINDOW)).toBeGreaterThan(3);
-  }, 90_000);
-
-  it('old generation: the app collects it near what is kept', async () => {
-    const { peak, live } = await inApp<OldResult>('old');
-    // 1.25x, and what is allocated while a collection's concurrent marking runs: ~2.2 on a busy machine.
-    expect(peak / (live + WINDOW)).toBeLessThan(3);
-  }, 90_000);
-
-  it('old generation: a full collection starts right after the flags, so its next limit is set with them', async () => {
+  it('sets every one of its heap flags once its first frame is out, and a full collection starts right after them', async () => {
     const { probe, out } = await probeFiles();
     app = spawnApp({
       command: { file: process.execPath, args: ['--import', pathToFileURL(probe).href, CLI] },
@@ -173,11 +140,12 @@ describe('the app heap', () => {
     await app.waitForScreen(/Random address on/);
     // Without it, the limit set during start-up stands until the old generation reaches it (V8's memory
     // reducer, the other way to a full collection, waits 8 s after the last one).
-    const seen = await waitFor(() => readOut<{ after: number }>(out), {
+    const seen = await waitFor(() => readOut<{ after: number; flags: string[] }>(out), {
       timeoutMs: 10_000,
       message: 'a full collection within 5 s after the flags',
     });
     expect(seen.after).toBeLessThan(5000);
+    expect(seen.flags).toEqual(expect.arrayContaining(APP_V8_FLAGS));
     await app.press('q');
     expect(await app.exited()).toBe(0);
   }, 60_000);
