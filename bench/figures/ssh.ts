@@ -23,6 +23,8 @@ import { tempDir } from '../harness/temp';
 
 const require = createRequire(import.meta.url);
 const pty = require('@lydell/node-pty') as typeof import('@lydell/node-pty');
+// @xterm/headless names an ESM build it does not ship; its CommonJS main is the one that exists.
+const { Terminal } = require('@xterm/headless') as typeof import('@xterm/headless');
 const FRAME_END = '\x1b[?2026l';
 
 function freePort(): Promise<number> {
@@ -59,15 +61,21 @@ function sshFirstFrame(port: number, key: string): Promise<number> {
     rows: 24,
     env: { ...process.env, TERM: 'xterm-256color' } as Record<string, string>,
   });
+  // The terminal answers what the app asks (device attributes, modes), as a real one does and as the
+  // installed app's terminal in appFirstFrame does: without it each session waits out the app's question.
+  const term = new Terminal({ cols: 80, rows: 24, allowProposedApi: true, scrollback: 0 });
+  term.onData((reply) => child.write(reply));
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('no first frame over ssh within 30 s')), 30_000);
     child.onData((d) => {
+      term.write(d);
       out += d;
       if (!out.includes(FRAME_END)) return;
       clearTimeout(timer);
       resolve(performance.now() - start);
       child.kill();
+      term.dispose();
     });
   });
 }
