@@ -50,6 +50,19 @@ export interface ApiOptions {
   signal?: AbortSignal;
 }
 
+/** What every public provider's client takes of ApiOptions (mail.tm, Guerrilla Mail, TempMail.lol). */
+export type PublicProviderOptions = Pick<
+  ApiOptions,
+  | 'baseUrl'
+  | 'timeoutMs'
+  | 'retries'
+  | 'retryBaseDelayMs'
+  | 'maxResponseBytes'
+  | 'listingLimits'
+  | 'pacer'
+  | 'rateLimitWait'
+>;
+
 /** The tempmail provider's wire client: the interface's calls. All results are terminal-safe project types. */
 export interface TempMailApi {
   listDomains(): Promise<DomainList>;

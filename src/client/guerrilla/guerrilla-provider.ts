@@ -6,7 +6,7 @@
  * Every new inbox holds a welcome message from Guerrilla Mail, left out of listings here. Addresses are
  * given 60 minutes, Guerrilla Mail's own lifetime for mail. Wire mapping only, on the shared HTTP client.
  */
-import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
+import type { MailProvider, ProviderInfo, PublicProviderOptions } from '../client-types';
 import type { CreateSessionOptions, DomainList, Session } from '../../model/mail-types';
 import { ApiError } from '../api-error';
 import { createHttpClient, type HttpClient } from '../http/http-client';
@@ -61,17 +61,7 @@ const IDENTITY = { ip: '127.0.0.1', agent: USER_AGENT, lang: 'en' };
 // A local part Guerrilla Mail accepts; anything else is refused before it is sent.
 const NAME_SHAPE = /^[a-z0-9._+-]{1,64}$/;
 
-export type GuerrillaOptions = Pick<
-  ApiOptions,
-  | 'baseUrl'
-  | 'timeoutMs'
-  | 'retries'
-  | 'retryBaseDelayMs'
-  | 'maxResponseBytes'
-  | 'listingLimits'
-  | 'pacer'
-  | 'rateLimitWait'
-> & {
+export type GuerrillaOptions = PublicProviderOptions & {
   /** Clock for the 60-minute lifetime and for relinking (tests). */
   now?: () => number;
 };

@@ -3,7 +3,7 @@
  * the address, and a new token from the saved password when one is refused (one sign-in per address
  * however many calls were refused at once).
  */
-import type { ApiOptions } from '../client-types';
+import type { PublicProviderOptions } from '../client-types';
 import type { Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../http/error-map';
@@ -14,18 +14,7 @@ import { parseToken } from './mailtm-parse';
 
 const ACCEPT = 'application/ld+json, application/json;q=0.9';
 
-export interface MailtmOptions
-  extends Pick<
-    ApiOptions,
-    | 'baseUrl'
-    | 'timeoutMs'
-    | 'retries'
-    | 'retryBaseDelayMs'
-    | 'maxResponseBytes'
-    | 'listingLimits'
-    | 'pacer'
-    | 'rateLimitWait'
-  > {
+export interface MailtmOptions extends PublicProviderOptions {
   /** Requests started per second when no `pacer` is given (default 8, the documented limit; 0: no spacing). */
   requestsPerSecond?: number;
   /** The new-mail event stream (default: mercure.<domain> for an api.<domain> base, else <base>.well-known/mercure). */

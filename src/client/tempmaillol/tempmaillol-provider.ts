@@ -7,7 +7,7 @@
  * Plus/Ultra) is sent as `Authorization: Bearer`. Some countries and networks are asked for a captcha
  * (403 captcha_required), which a terminal cannot solve: said in words, with "try another provider".
  */
-import type { ApiOptions, MailProvider, ProviderInfo } from '../client-types';
+import type { MailProvider, ProviderInfo, PublicProviderOptions } from '../client-types';
 import type { DomainList, Message, Session } from '../../model/mail-types';
 import { ApiError, isApiError } from '../api-error';
 import { asKind } from '../http/error-map';
@@ -38,17 +38,7 @@ const LIFETIME_MS = 60 * 60_000;
 // The emails of one inbox read at most (it holds a few; a hostile one sends more).
 const MAX_EMAILS = 1_000;
 
-export type TempmaillolOptions = Pick<
-  ApiOptions,
-  | 'baseUrl'
-  | 'timeoutMs'
-  | 'retries'
-  | 'retryBaseDelayMs'
-  | 'maxResponseBytes'
-  | 'listingLimits'
-  | 'pacer'
-  | 'rateLimitWait'
-> & {
+export type TempmaillolOptions = PublicProviderOptions & {
   /** TempMail Plus/Ultra API key (TEMPMAIL_TEMPMAILLOL_KEY, or the config file). Secret. */
   apiKey?: string;
   now?: () => number;
