@@ -4,24 +4,11 @@
  * SMTP, and the store's cursors and claims. The IMAP front end (src/server/imap/) depends only on this.
  */
 import { aliasKey } from '../mail/addresses';
-import type { Clock, ServerConfig } from '../config/server-config';
-import { ServiceError, type DeliverOutcome, type ExternalIntake } from './service-types';
-import type { Store, StoredSession } from '../store/store';
+import { ServiceError, type ExternalIntake } from './service-types';
+import type { MailStoringDeps } from './smtp-recipients';
+import type { StoredSession } from '../store/store';
 
-export interface ExternalIntakeDeps {
-  store: Store;
-  config: ServerConfig;
-  clock: Clock;
-  /** The service's wrapper of a store call (a failure becomes storage_unavailable). */
-  guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
-  /** The service's parse and store path (session id -> alias); the sessions' watchers hear of what is stored. */
-  storeFor(
-    targets: Map<string, string>,
-    raw: Buffer,
-    envelopeFrom: string,
-    now: number,
-    sessions: Map<string, StoredSession>,
-  ): Promise<DeliverOutcome>;
+export interface ExternalIntakeDeps extends MailStoringDeps {
   /** Whether the storage cap is reached: fetched mail then stays in its account (the fetcher tries again). */
   storageFull?: () => boolean;
 }

@@ -18,7 +18,11 @@ import {
 } from './service-types';
 import type { RecipientInbox, Store, StoredSession } from '../store/store';
 
-export interface SmtpRecipientsDeps {
+/**
+ * What a path into the inboxes takes of the mail service (SMTP's recipients here, fetched mail in
+ * external-intake.ts): the store, the config, the clock, its guarded store call, and its parse and store.
+ */
+export interface MailStoringDeps {
   store: Store;
   config: ServerConfig;
   clock: Clock;
@@ -26,7 +30,7 @@ export interface SmtpRecipientsDeps {
   guarded<T>(work: () => Promise<T>, isWrite?: boolean): Promise<T>;
   /**
    * The service's parse and store path (session id -> recipient); the sessions' watchers hear of what
-   * is stored, and `clientIp` is kept with the message (with the envelope sender) for the admin API.
+   * is stored, and `clientIp` (SMTP's) is kept with the message (with the envelope sender) for the admin API.
    */
   storeFor(
     targets: Map<string, string>,
@@ -36,6 +40,9 @@ export interface SmtpRecipientsDeps {
     sessions: Map<string, StoredSession>,
     clientIp?: string,
   ): Promise<DeliverOutcome>;
+}
+
+export interface SmtpRecipientsDeps extends MailStoringDeps {
   /** Our domains, lower case, as the config says now (a reload changes it in place). */
   ourDomains(): string[];
   /** Catch-all (config.catchAll): makes the inbox of an unknown name at our domains; false when it cannot. */
