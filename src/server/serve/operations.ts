@@ -94,9 +94,28 @@ interface HookParts {
   perClientRefused: (limit: ConnectionLimit, front: 'smtp' | 'http', client: string, said: string) => void;
 }
 
+/** The answer to a transaction that would pass the storage cap. */
+const storageFull = () => refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
+
 /** The SMTP front's hooks: connections counted, storage and rates asked, refusals logged and counted. */
 function smtpHooksOf(p: HookParts): SmtpHooks {
   const { connections, observer, log, health, cap, rate, clientLimits, perClientRefused } = p;
+  /** Undefined while `client` is within its per-minute `key` limit, else 451 saying the limit and the wait. */
+  const perMinute = async (
+    key: 'smtp-message' | 'smtp-recipient',
+    client: string,
+    noun: string,
+    reason: 'rate_limit_messages' | 'rate_limit_recipients',
+  ) => {
+    const wait = await rate(key, client);
+    if (wait === 0) return undefined;
+    const limit = clientLimits.limits()[key];
+    return refusal(
+      451,
+      `4.7.1 Too many ${noun} from your address (at most ${limit} a minute), try again in ${wait} s`,
+      reason,
+    );
+  };
   return {
     connect(peer) {
       const verdict = connections.admit(peer.id, peer.client);
@@ -133,29 +152,13 @@ function smtpHooksOf(p: HookParts): SmtpHooks {
       return refusal(421, text, 'storage_unavailable');
     },
     async mailFrom(peer) {
-      if (!(await cap.roomFor(1, 0)))
-        return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
-      const wait = await rate('smtp-message', peer.client);
-      if (wait === 0) return undefined;
-      const limit = clientLimits.limits()['smtp-message'];
-      return refusal(
-        451,
-        `4.7.1 Too many messages from your address (at most ${limit} a minute), try again in ${wait} s`,
-        'rate_limit_messages',
-      );
+      if (!(await cap.roomFor(1, 0))) return storageFull();
+      return perMinute('smtp-message', peer.client, 'messages', 'rate_limit_messages');
     },
     async rcpt(peer, _recipient, earlier, size) {
       // Past the cap with this recipient's copy (the transaction's earlier ones counted): 452 for it.
-      if (!(await cap.roomFor(earlier + 1, size)))
-        return refusal(452, '4.3.1 Insufficient system storage, try again later', 'storage_full');
-      const wait = await rate('smtp-recipient', peer.client);
-      if (wait === 0) return undefined;
-      const limit = clientLimits.limits()['smtp-recipient'];
-      return refusal(
-        451,
-        `4.7.1 Too many recipients from your address (at most ${limit} a minute), try again in ${wait} s`,
-        'rate_limit_recipients',
-      );
+      if (!(await cap.roomFor(earlier + 1, size))) return storageFull();
+      return perMinute('smtp-recipient', peer.client, 'recipients', 'rate_limit_recipients');
     },
     async hold(_peer, copies, bytes) {
       const release = await cap.hold(copies, bytes);
