@@ -31,7 +31,7 @@ function eventCounters(registry: Registry): Omit<MetricsSink, keyof ReturnType<t
   });
   const connectionsRefused = new Counter({
     name: 'tempmail_smtp_connections_refused_total',
-    help: 'SMTP connections answered 421 at once, by reason (per-client, total, storage)',
+    help: 'SMTP connections answered 421 or closed at once, by reason (limits, storage, PROXY header)',
     labelNames: ['reason'],
     registers: [registry],
   });

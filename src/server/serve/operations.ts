@@ -139,6 +139,7 @@ function smtpHooksOf(p: HookParts): SmtpHooks {
       return refusal(421, text, 'per-client');
     },
     closed: (peer) => connections.closed(peer.id),
+    proxyRefused: (_client, reason) => observer.smtpConnectionRefused(reason),
     greet(peer) {
       if (health.ok()) return undefined;
       observer.smtpConnectionRefused('storage_unavailable');

@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import type { SMTPServer } from 'smtp-server';
 import { plainIp } from '../limits/ip-address';
 import type { Logger } from '../observe/log';
+import type { ProxyRefusal } from './smtp-hooks';
 import { MAX_V2_BODY, opensProxyHeader, parseProxyHeader } from './proxy-header';
 
 /** How long a trusted proxy has to send its header. */
@@ -23,6 +24,8 @@ export interface ProxyIntakeOptions {
   /** Peers whose header is read (IP addresses, as in `trustedProxies`). */
   trustedProxies: readonly string[];
   log: Logger;
+  /** Hears of each connection refused over its header (counted in the metrics). */
+  refused?: (client: string, reason: ProxyRefusal) => void;
   /** Sockets waiting for their header at once; past it a new one is closed. */
   maxWaiting: number;
   deadlineMs?: number;
@@ -45,7 +48,10 @@ const sessionId = () =>
  * smtp-server's as before. smtp-server hands every connection it accepts to `connect`; the first bytes
  * are looked at before its parser sees them (whose own answer then finds the socket ended).
  */
-function refuseUntrustedHeaders(smtp: SMTPServer, log: Logger): SMTPServer['connect'] {
+function refuseUntrustedHeaders(
+  smtp: SMTPServer,
+  { log, refused }: Pick<ProxyIntakeOptions, 'log' | 'refused'>,
+): SMTPServer['connect'] {
   const connect = smtp.connect.bind(smtp);
   smtp.connect = (socket, socketOptions) => {
     connect(socket, socketOptions);
@@ -59,6 +65,7 @@ function refuseUntrustedHeaders(smtp: SMTPServer, log: Logger): SMTPServer['conn
         fields: { client: peer, reason: 'untrusted_proxy' },
         foldKey: `smtp.proxy_refused untrusted ${peer}`,
       });
+      refused?.(peer, 'untrusted_proxy');
       socket.end(`421 4.7.0 PROXY header refused: ${peer} is not a trusted proxy\r\n`);
       // A peer that keeps its side open is not waited for.
       setTimeout(() => socket.destroy(), 1000).unref();
@@ -71,7 +78,7 @@ function refuseUntrustedHeaders(smtp: SMTPServer, log: Logger): SMTPServer['conn
 export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions): ProxyIntake {
   const trusted = new Set(options.trustedProxies.map(plainIp));
   const waiting = new Set<Socket>();
-  const connect = refuseUntrustedHeaders(smtp, options.log);
+  const connect = refuseUntrustedHeaders(smtp, options);
   if (trusted.size === 0) return { close() {} };
   const listener = smtp.server;
   const handlers = listener.listeners('connection') as ((socket: Socket) => void)[];
@@ -89,6 +96,7 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
         text: `smtp closed a connection from proxy ${peer}: ${waiting.size} already wait for their PROXY header`,
         fields: { client: peer, reason: 'too_many_waiting' },
       });
+      options.refused?.(peer, 'proxy_waiting');
       socket.destroy();
       return;
     }
@@ -104,6 +112,7 @@ export function acceptProxyHeaders(smtp: SMTPServer, options: ProxyIntakeOptions
           fields: { client: peer, reason: 'bad_proxy_header' },
           foldKey: `smtp.proxy_refused ${peer}`,
         });
+        options.refused?.(peer, 'bad_proxy_header');
         socket.destroy();
         return;
       }

@@ -19,11 +19,19 @@ export interface SmtpPeer {
   tls: boolean;
 }
 
+/** Why a connection was refused over its PROXY header. */
+export type ProxyRefusal = 'untrusted_proxy' | 'bad_proxy_header' | 'proxy_waiting';
+
 export interface SmtpHooks {
   /** A connection arrived; a refusal (421) is said instead of the greeting and the connection closed. */
   connect?(peer: SmtpPeer): SmtpRefusal | undefined;
   /** The connection is gone (admitted or refused). */
   closed?(peer: SmtpPeer): void;
+  /**
+   * A connection was refused over its PROXY header (proxy-intake.ts): `client` is the peer, `reason`
+   * `untrusted_proxy` (a header from a peer not in trustedProxies), `bad_proxy_header` or `proxy_waiting`.
+   */
+  proxyRefused?(client: string, reason: ProxyRefusal): void;
   /** EHLO or HELO; a refusal (421, storage down) closes the connection. */
   greet?(peer: SmtpPeer): SmtpRefusal | undefined;
   /** MAIL FROM `sender` ('' for a bounce). */
@@ -73,6 +81,9 @@ export function joinSmtpHooks(...sets: SmtpHooks[]): SmtpHooks {
     connect: first((h) => h.connect),
     closed: (peer) => {
       for (const h of sets) h.closed?.(peer);
+    },
+    proxyRefused: (client, reason) => {
+      for (const h of sets) h.proxyRefused?.(client, reason);
     },
     greet: first((h) => h.greet),
     mailFrom: firstAsync((h) => h.mailFrom),

@@ -343,6 +343,7 @@ export function createSmtpFront(service: MailService, config: ServerConfig, opti
   const proxies = acceptProxyHeaders(server, {
     trustedProxies: config.trustedProxies,
     log,
+    refused: (client, reason) => hooks.proxyRefused?.(client, reason),
     maxWaiting: options.maxClients ?? 200,
   });
 

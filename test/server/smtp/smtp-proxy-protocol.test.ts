@@ -82,6 +82,7 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
         'smtp refused a PROXY header from 127.0.0.41: not in trustedProxies, so not believed | client=127.0.0.41 reason=untrusted_proxy',
       ]);
       expect(svc.logs.join('\n')).not.toContain('203.0.113.7');
+      expect(svc.ops.stats().smtp.connectionsRefused).toEqual({ untrusted_proxy: 1 });
     },
   );
 
@@ -123,6 +124,26 @@ describe('SMTP behind a load balancer speaking the PROXY protocol', () => {
     expect(svc.logs.find((l) => l.includes('closed a connection from proxy'))).toMatch(
       /^smtp closed a connection from proxy 127\.0\.0\.40: no PROXY header within 5 s \| client=127\.0\.0\.40 reason=bad_proxy_header$/,
     );
+    expect(svc.ops.stats().smtp.connectionsRefused).toEqual({ bad_proxy_header: 1 });
+  });
+
+  it('closes, counted and with a warning, a proxy connection past the number that may wait for a header', async () => {
+    // smtp-server takes smtpMaxConnections + 50 connections: as many may wait for their header at once.
+    const svc = cleanup.defer(await startTestService({ trustedProxies: [PROXY], smtpMaxConnections: 1 }), (s) =>
+      s.close(),
+    );
+    const open = () =>
+      cleanup.defer(net.connect({ port: svc.smtpPort, host: svc.smtpHost, localAddress: PROXY }), (s) => s.destroy());
+    const waiting = Array.from({ length: 51 }, open);
+    for (const socket of waiting) socket.on('error', () => {});
+    await Promise.all(waiting.map((s) => new Promise<void>((resolve) => s.once('connect', () => resolve()))));
+    const extra = open();
+    expect(await heardUntilClosed(extra)).toBe('');
+    expect(svc.logs.filter((l) => l.includes('already wait'))).toEqual([
+      'smtp closed a connection from proxy 127.0.0.40: 51 already wait for their PROXY header | client=127.0.0.40 reason=too_many_waiting',
+    ]);
+    expect(svc.ops.stats().smtp.connectionsRefused).toEqual({ proxy_waiting: 1 });
+    expect(waiting.every((s) => !s.destroyed)).toBe(true);
   });
 
   it('closes the connections still waiting for a header when the service stops', async () => {
