@@ -22,6 +22,7 @@ import { RemoteProvider } from '../../tui/widgets/remote';
 import type { ChannelTerminal } from './channel-terminal';
 import type { UserData } from './user-data';
 import { SSH_SERVICE_KEY } from './ssh-service-key';
+import { SessionBoundary } from './session-boundary';
 
 export interface RemoteAppOptions {
   terminal: ChannelTerminal;
@@ -57,17 +58,17 @@ async function askWidths(terminal: ChannelTerminal): Promise<TerminalWidths> {
   return widthsFor(answer.clustering);
 }
 
-/** Runs the app until the user quits (or `stop` is called); resolves with its exit status. */
+/**
+ * Runs the app until the user quits (or `stop` is called); resolves with its exit status, or rejects with
+ * the error that ended it (caught by SessionBoundary: nothing of it was drawn).
+ */
 export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>; stop: () => void } {
   let stopped = false;
   let drawn: { instance: Instance; widths: TerminalWidths } | undefined;
   const done = askWidths(options.terminal).then((widths) => {
     if (stopped) return 0;
     drawn = { instance: drawApp(options, widths), widths };
-    return drawn.instance.waitUntilExit().then(
-      () => 0,
-      () => 1,
-    );
+    return drawn.instance.waitUntilExit().then(() => 0);
   });
   const stop = () => {
     stopped = true;
@@ -90,19 +91,21 @@ function drawApp(options: RemoteAppOptions, widths: TerminalWidths): Instance {
   };
   const instance = withWidths(widths, () =>
     render(
-      <RemoteProvider value>
-        <App
-          providers={providers}
-          settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
-          serviceLabel="Service: this SSH host"
-          saved={{ store: user.sessions, serviceKey: SSH_SERVICE_KEY }}
-          readMarks={user.readMarks}
-          clearScreen={() => terminal.stdout.write('\x1b[H\x1b[2J')}
-          ringBell={() => terminal.stdout.write('\x07')}
-          copy={copy}
-          noColor={options.noColor}
-        />
-      </RemoteProvider>,
+      <SessionBoundary>
+        <RemoteProvider value>
+          <App
+            providers={providers}
+            settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
+            serviceLabel="Service: this SSH host"
+            saved={{ store: user.sessions, serviceKey: SSH_SERVICE_KEY }}
+            readMarks={user.readMarks}
+            clearScreen={() => terminal.stdout.write('\x1b[H\x1b[2J')}
+            ringBell={() => terminal.stdout.write('\x07')}
+            copy={copy}
+            noColor={options.noColor}
+          />
+        </RemoteProvider>
+      </SessionBoundary>,
       {
         stdout: screen,
         stdin: keyByKey(terminal.stdin, widths),

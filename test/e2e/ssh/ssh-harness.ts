@@ -107,12 +107,21 @@ export interface TmuxSsh {
 
 /**
  * `ssh -t` to the app in a tmux window of `cols` x `rows` with `term` as TERM; with `record`, what ssh
- * writes is also kept as it comes, before tmux reads it (escape sequences tmux does not draw included).
+ * writes is also kept as it comes, before tmux reads it (escape sequences tmux does not draw included);
+ * with `showExit`, ssh's exit status is printed when it ends.
  */
 export function tmuxSsh(
   port: number,
   key: string | undefined,
-  options: { cols?: number; rows?: number; term?: string; env?: Record<string, string>; record?: boolean } = {},
+  options: {
+    cols?: number;
+    rows?: number;
+    term?: string;
+    env?: Record<string, string>;
+    record?: boolean;
+    /** Print `ssh exit N` (its exit status) once ssh ends. */
+    showExit?: boolean;
+  } = {},
 ): TmuxSsh {
   const dir = mkdtempSync(join(tmpdir(), 'tempmail-tmux-ssh-'));
   const socket = join(dir, 'sock');
@@ -142,7 +151,7 @@ export function tmuxSsh(
     String(options.rows ?? 24),
     '-s',
     'app',
-    `${command}; sleep 60`,
+    `${command}; ${options.showExit ? 'echo "ssh exit $?"; ' : ''}sleep 60`,
   );
   tmux('set-option', '-g', 'window-size', 'manual');
   const rawFile = join(dir, 'raw');
