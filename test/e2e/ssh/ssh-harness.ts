@@ -70,10 +70,13 @@ const COMMON = [
   '/dev/null',
 ];
 
-/** ssh's options for `key` (BatchMode), or for no key (keyboard-interactive, which BatchMode turns off). */
-export function sshArgs(port: number, key: string | undefined): string[] {
+/**
+ * ssh's options for `key` (BatchMode, unless `batch` is false: a key with a passphrase asks for it), or
+ * for no key (keyboard-interactive, which BatchMode turns off).
+ */
+export function sshArgs(port: number, key: string | undefined, batch = true): string[] {
   const who = key
-    ? ['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-i', key]
+    ? [...(batch ? ['-o', 'BatchMode=yes'] : []), '-o', 'IdentitiesOnly=yes', '-i', key]
     : ['-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=keyboard-interactive'];
   return [...COMMON, ...who, '-p', String(port)];
 }
@@ -121,6 +124,8 @@ export function tmuxSsh(
     record?: boolean;
     /** Print `ssh exit N` (its exit status) once ssh ends. */
     showExit?: boolean;
+    /** false: no BatchMode (ssh may ask for the key's passphrase in the window). */
+    batch?: boolean;
   } = {},
 ): TmuxSsh {
   const dir = mkdtempSync(join(tmpdir(), 'tempmail-tmux-ssh-'));
@@ -133,7 +138,7 @@ export function tmuxSsh(
     'env',
     `TERM=${options.term ?? 'xterm-256color'}`,
     'ssh',
-    ...sshArgs(port, key),
+    ...sshArgs(port, key, options.batch),
     ...sendEnv,
     '-t',
     '127.0.0.1',

@@ -98,15 +98,19 @@ describe('ssh limits and hostile clients', () => {
     await stillServes();
   });
 
-  it('closes a connection that says nothing at the handshake deadline', async () => {
+  it('closes a connection that says nothing at the handshake deadline, and logs why', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ sshAuthTimeoutMs: 2000 }));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ sshHandshakeTimeoutMs: 2000 }));
     const quick = await startSshServe(['--config', join(dir, 'config.json')], dir);
     try {
       const socket = connect(quick.sshPort, '127.0.0.1');
       socket.on('error', () => undefined);
       socket.resume();
       await new Promise((r) => socket.once('close', r));
+      await waitFor(() => /ssh refused 127\.0\.0\.1: handshake-timeout/.test(quick.stderr()) || undefined, {
+        timeoutMs: 5000,
+        message: 'the handshake-timeout refusal in the log',
+      });
     } finally {
       await quick.stop();
     }
