@@ -45,6 +45,16 @@ const REFUSALS: Record<string, string> = {
   blocked: 'connections from your address are refused',
 };
 
+/** Logs a client refused (or cut before it was in) for `why`. */
+function logRefused(log: Logger, ip: string, why: string): void {
+  log.event({
+    level: 'info',
+    event: 'ssh.refused',
+    text: `ssh refused ${ip}: ${why}`,
+    fields: { client: ip, reason: why },
+  });
+}
+
 /**
  * A client is in: its login counted and logged, its user data read (the addresses a key keeps), and its
  * channels handled: a session runs the app or a command; forwarding of every kind is refused.
@@ -80,19 +90,13 @@ function serveLogin(options: SshFrontOptions, counts: SshCounts, client: Connect
       user,
       idleTimeoutMs: options.idleTimeoutMs,
       log,
-      openApp: () => counts.openSession(name),
+      openApp: () => {
+        const open = counts.openSession(name);
+        if (!open) logRefused(log, ip, 'too-many-sessions-for-key');
+        return open;
+      },
       closedApp: () => counts.closeSession(name),
     });
-  });
-}
-
-/** Logs a client refused (or cut before it was in) for `why`. */
-function logRefused(log: Logger, ip: string, why: string): void {
-  log.event({
-    level: 'info',
-    event: 'ssh.refused',
-    text: `ssh refused ${ip}: ${why}`,
-    fields: { client: ip, reason: why },
   });
 }
 
