@@ -60,15 +60,25 @@ async function askWidths(terminal: ChannelTerminal): Promise<TerminalWidths> {
 
 /**
  * Runs the app until the user quits (or `stop` is called); resolves with its exit status, or rejects with
- * the error that ended it (caught by SessionBoundary: nothing of it was drawn).
+ * the error that ended it (thrown while rendering, caught by SessionBoundary, or by a key's handler):
+ * nothing of it is drawn.
  */
 export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>; stop: () => void } {
   let stopped = false;
+  let failure: Error | undefined;
   let drawn: { instance: Instance; widths: TerminalWidths } | undefined;
   const done = askWidths(options.terminal).then((widths) => {
     if (stopped) return 0;
-    drawn = { instance: drawApp(options, widths), widths };
-    return drawn.instance.waitUntilExit().then(() => 0);
+    // A key handler that threw ends the app with its error, as an error while rendering does.
+    const keyFailed = (error: Error) => {
+      failure ??= error;
+      stop();
+    };
+    drawn = { instance: drawApp(options, widths, keyFailed), widths };
+    return drawn.instance.waitUntilExit().then(() => {
+      if (failure) throw failure;
+      return 0;
+    });
   });
   const stop = () => {
     stopped = true;
@@ -78,7 +88,7 @@ export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>
 }
 
 /** The app on the session's terminal, its root rendering in `widths`. */
-function drawApp(options: RemoteAppOptions, widths: TerminalWidths): Instance {
+function drawApp(options: RemoteAppOptions, widths: TerminalWidths, keyFailed: (error: Error) => void): Instance {
   const { terminal, apiUrl, user } = options;
   colorsForClients();
   const start: ProviderRef = { provider: 'tempmail', baseUrl: SSH_SERVICE_KEY };
@@ -108,7 +118,7 @@ function drawApp(options: RemoteAppOptions, widths: TerminalWidths): Instance {
       </SessionBoundary>,
       {
         stdout: screen,
-        stdin: keyByKey(terminal.stdin, widths),
+        stdin: keyByKey(terminal.stdin, widths, keyFailed),
         stderr: screen,
         exitOnCtrlC: true,
         patchConsole: false,
