@@ -72,14 +72,19 @@ describe('ssh limits and hostile clients', () => {
     });
   });
 
-  it('counts refusals by reason, key logins and open sessions in /metrics', async () => {
+  it('counts refusals by reason, key and anonymous logins and open sessions in /metrics and the log', async () => {
+    expect((await sshExec(serve.sshPort, undefined, ['domains'])).code).toBe(0);
     const held = tmuxSsh(serve.sshPort, key);
     try {
       await held.waitForScreen('choose an address');
       const text = await (await fetch(`${serve.baseUrl}metrics`)).text();
       expect(text).toMatch(/^tempmail_ssh_refused_total\{reason="too-many-from-client"\} [1-9]/m);
       expect(text).toMatch(/^tempmail_ssh_logins_total\{kind="key"\} [1-9]/m);
+      expect(text).toMatch(/^tempmail_ssh_logins_total\{kind="anonymous"\} [1-9]/m);
       expect(text).toMatch(/^tempmail_ssh_sessions_open 1$/m);
+      expect(serve.stderr()).toMatch(/ssh login from 127\.0\.0\.1: anonymous/);
+      expect(serve.stderr()).toMatch(/ssh login from 127\.0\.0\.1: SHA256:/);
+      expect(serve.stderr()).toMatch(/ssh refused 127\.0\.0\.1: too-many-from-client/);
     } finally {
       held.close();
     }
