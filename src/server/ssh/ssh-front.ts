@@ -103,34 +103,34 @@ function serveLogin(options: SshFrontOptions, counts: SshCounts, client: Connect
 type Phase = 'handshake-timeout' | 'auth-timeout';
 
 /**
- * Each connection's deadline until its client is in, by "address port": the handshake's from accept,
- * then, once the first key exchange is done, the authentication's. Past one, the socket is closed and
- * the refusal counted and logged by its reason.
+ * Each connection's deadline until its client is in: the handshake's from accept, then, once the first
+ * key exchange is done, the authentication's. Past one, the socket is closed and the refusal counted
+ * and logged by its reason.
  */
 function connectionDeadlines(options: SshFrontOptions, counts: SshCounts) {
-  const pending = new Map<string, { timer: NodeJS.Timeout; phase: Phase }>();
-  const arm = (peer: string, socket: Socket, ip: string, phase: Phase) => {
+  const pending = new Map<Socket, { timer: NodeJS.Timeout; phase: Phase }>();
+  const arm = (socket: Socket, ip: string, phase: Phase) => {
     const ms =
       phase === 'handshake-timeout' ? (options.handshakeTimeoutMs ?? 10_000) : (options.authTimeoutMs ?? 20_000);
     const timer = setTimeout(() => {
-      pending.delete(peer);
+      pending.delete(socket);
       logRefused(options.log, ip, counts.refuse(phase));
       socket.destroy();
     }, ms);
-    pending.set(peer, { timer, phase });
+    pending.set(socket, { timer, phase });
   };
-  const clear = (peer: string) => {
-    clearTimeout(pending.get(peer)?.timer);
-    pending.delete(peer);
+  const clear = (socket: Socket) => {
+    clearTimeout(pending.get(socket)?.timer);
+    pending.delete(socket);
   };
   return {
     /** A socket accepted: its handshake deadline starts. */
-    accepted: (peer: string, socket: Socket, ip: string) => arm(peer, socket, ip, 'handshake-timeout'),
+    accepted: (socket: Socket, ip: string) => arm(socket, ip, 'handshake-timeout'),
     /** A key exchange done: the first one ends the handshake deadline and starts the authentication's. */
-    exchanged(peer: string, socket: Socket, ip: string) {
-      if (pending.get(peer)?.phase !== 'handshake-timeout') return;
-      clear(peer);
-      arm(peer, socket, ip, 'auth-timeout');
+    exchanged(socket: Socket, ip: string) {
+      if (pending.get(socket)?.phase !== 'handshake-timeout') return;
+      clear(socket);
+      arm(socket, ip, 'auth-timeout');
     },
     /** Logged in, or gone. */
     clear,
@@ -140,6 +140,7 @@ function connectionDeadlines(options: SshFrontOptions, counts: SshCounts) {
 export function createSshFront(options: SshFrontOptions): SshFront {
   const counts = new SshCounts(options.limits);
   const { log } = options;
+  // Open sockets by "address port": how ssh2's connection (which names only those) finds its socket.
   const sockets = new Map<string, Socket>();
   const deadlines = connectionDeadlines(options, counts);
   const peerKey = (ip: string | undefined, port: number | undefined) => `${ip} ${port}`;
@@ -149,13 +150,11 @@ export function createSshFront(options: SshFrontOptions): SshFront {
   const onClient = (client: Connection, ip: string, peer: string) => {
     let who: Identity | undefined;
     client.on('error', () => undefined);
-    client.on('handshake', () => {
-      const socket = sockets.get(peer);
-      if (socket) deadlines.exchanged(peer, socket, ip);
-    });
+    const socket = sockets.get(peer);
+    client.on('handshake', () => socket && deadlines.exchanged(socket, ip));
     client.on('authentication', (ctx) => authenticate(ctx, (identity) => (who = identity)));
     client.on('ready', () => {
-      deadlines.clear(peer);
+      if (socket) deadlines.clear(socket);
       serveLogin(options, counts, client, ip, who ?? { kind: 'anonymous' });
     });
   };
@@ -175,10 +174,10 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     // A key's frame goes out at once: with Nagle's algorithm a small write waits for the client's
     // delayed ACK of the one before (~40 ms on Linux, more under load), as OpenSSH's own server avoids.
     socket.setNoDelay(true);
-    deadlines.accepted(peer, socket, ip);
+    deadlines.accepted(socket, ip);
     socket.on('close', () => {
-      deadlines.clear(peer);
-      sockets.delete(peer);
+      deadlines.clear(socket);
+      if (sockets.get(peer) === socket) sockets.delete(peer);
       counts.disconnect(ip);
     });
     ssh.injectSocket(socket);
