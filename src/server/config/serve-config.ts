@@ -139,6 +139,7 @@ const FILE_KEYS: Record<string, Setter> = {
   sshConnectionsPerClient: (c, v, w) => (c.sshConnectionsPerClient = parseIntIn(v, 1, 100_000, w)),
   sshSessionsPerKey: (c, v, w) => (c.sshSessionsPerKey = parseIntIn(v, 1, 1000, w)),
   sshIdleTimeoutMs: (c, v, w) => (c.sshIdleTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
+  sshHandshakeTimeoutMs: (c, v, w) => (c.sshHandshakeTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
   sshAuthTimeoutMs: (c, v, w) => (c.sshAuthTimeoutMs = parseIntIn(v, 1000, MAX_INT, w)),
 };
 

@@ -150,7 +150,9 @@ export interface ServerConfig {
   sshSessionsPerKey?: number;
   /** A session with no key pressed this long is closed (ms; default 30 minutes). */
   sshIdleTimeoutMs?: number;
-  /** The handshake and authentication must be done this soon after connecting (ms; default 20 s). */
+  /** The key exchange must be done this soon after connecting (ms; default 10 s). */
+  sshHandshakeTimeoutMs?: number;
+  /** Authentication must be done this soon after the key exchange (ms; default 20 s). */
   sshAuthTimeoutMs?: number;
 }
 

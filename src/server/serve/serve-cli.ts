@@ -91,7 +91,7 @@ SSH (docs/server/ssh.md; off unless --ssh-port is given):
   --ssh-host-key FILE         the host key (OpenSSH format); default: an ed25519 key made on
                               first start and kept with the data (printed: SSH-FINGERPRINT)
   Config file only: sshMaxConnections (100), sshConnectionsPerClient (10), sshSessionsPerKey
-  (5), sshIdleTimeoutMs (1800000), sshAuthTimeoutMs (20000)
+  (5), sshIdleTimeoutMs (1800000), sshHandshakeTimeoutMs (10000), sshAuthTimeoutMs (20000)
 
 Storage: flags beat TEMPMAIL_DATABASE_URL, which beats the config file.
   tempmail-tui serve migrate --from-data-dir DIR --database-url URL

@@ -22,6 +22,7 @@ import { RemoteProvider } from '../../tui/widgets/remote';
 import type { ChannelTerminal } from './channel-terminal';
 import type { UserData } from './user-data';
 import { SSH_SERVICE_KEY } from './ssh-service-key';
+import { SessionBoundary } from './session-boundary';
 
 export interface RemoteAppOptions {
   terminal: ChannelTerminal;
@@ -57,17 +58,27 @@ async function askWidths(terminal: ChannelTerminal): Promise<TerminalWidths> {
   return widthsFor(answer.clustering);
 }
 
-/** Runs the app until the user quits (or `stop` is called); resolves with its exit status. */
+/**
+ * Runs the app until the user quits (or `stop` is called); resolves with its exit status, or rejects with
+ * the error that ended it (thrown while rendering, caught by SessionBoundary, or by a key's handler):
+ * nothing of it is drawn.
+ */
 export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>; stop: () => void } {
   let stopped = false;
+  let failure: Error | undefined;
   let drawn: { instance: Instance; widths: TerminalWidths } | undefined;
   const done = askWidths(options.terminal).then((widths) => {
     if (stopped) return 0;
-    drawn = { instance: drawApp(options, widths), widths };
-    return drawn.instance.waitUntilExit().then(
-      () => 0,
-      () => 1,
-    );
+    // A key handler that threw ends the app with its error, as an error while rendering does.
+    const keyFailed = (error: Error) => {
+      failure ??= error;
+      stop();
+    };
+    drawn = { instance: drawApp(options, widths, keyFailed), widths };
+    return drawn.instance.waitUntilExit().then(() => {
+      if (failure) throw failure;
+      return 0;
+    });
   });
   const stop = () => {
     stopped = true;
@@ -77,7 +88,7 @@ export function runRemoteApp(options: RemoteAppOptions): { done: Promise<number>
 }
 
 /** The app on the session's terminal, its root rendering in `widths`. */
-function drawApp(options: RemoteAppOptions, widths: TerminalWidths): Instance {
+function drawApp(options: RemoteAppOptions, widths: TerminalWidths, keyFailed: (error: Error) => void): Instance {
   const { terminal, apiUrl, user } = options;
   colorsForClients();
   const start: ProviderRef = { provider: 'tempmail', baseUrl: SSH_SERVICE_KEY };
@@ -90,22 +101,24 @@ function drawApp(options: RemoteAppOptions, widths: TerminalWidths): Instance {
   };
   const instance = withWidths(widths, () =>
     render(
-      <RemoteProvider value>
-        <App
-          providers={providers}
-          settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
-          serviceLabel="Service: this SSH host"
-          saved={{ store: user.sessions, serviceKey: SSH_SERVICE_KEY }}
-          readMarks={user.readMarks}
-          clearScreen={() => terminal.stdout.write('\x1b[H\x1b[2J')}
-          ringBell={() => terminal.stdout.write('\x07')}
-          copy={copy}
-          noColor={options.noColor}
-        />
-      </RemoteProvider>,
+      <SessionBoundary>
+        <RemoteProvider value>
+          <App
+            providers={providers}
+            settings={{ pollIntervalMs: 5000, bell: true, noDownload: NO_DOWNLOAD }}
+            serviceLabel="Service: this SSH host"
+            saved={{ store: user.sessions, serviceKey: SSH_SERVICE_KEY }}
+            readMarks={user.readMarks}
+            clearScreen={() => terminal.stdout.write('\x1b[H\x1b[2J')}
+            ringBell={() => terminal.stdout.write('\x07')}
+            copy={copy}
+            noColor={options.noColor}
+          />
+        </RemoteProvider>
+      </SessionBoundary>,
       {
         stdout: screen,
-        stdin: keyByKey(terminal.stdin, widths),
+        stdin: keyByKey(terminal.stdin, widths, keyFailed),
         stderr: screen,
         exitOnCtrlC: true,
         patchConsole: false,

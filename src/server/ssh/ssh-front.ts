@@ -1,8 +1,9 @@
 /**
  * The SSH front door (docs/server/ssh.md): `ssh host` opens the app, `ssh host COMMAND` runs a scripting
  * command, on this service. Its own TCP listener counts connections and asks the admin blocks before
- * ssh2 sees a byte: a refused client reads one line and is closed, before any key exchange. Deadlines:
- * the handshake and authentication must be done within `authTimeoutMs`.
+ * ssh2 sees a byte: a refused client reads one line and is closed, before any key exchange. Two
+ * deadlines before a client is in: the handshake's (`handshakeTimeoutMs`, from accept to the end of the
+ * first key exchange) and then the authentication's (`authTimeoutMs`, from there to logged in).
  */
 import { createServer, type Socket } from 'node:net';
 import { Server, type Connection } from 'ssh2';
@@ -24,6 +25,9 @@ export interface SshFrontOptions {
   log: Logger;
   limits: SshLimits;
   idleTimeoutMs: number;
+  /** From accept to the end of the first key exchange (default 10 s). */
+  handshakeTimeoutMs?: number;
+  /** From the end of the key exchange to logged in (default 20 s). */
   authTimeoutMs?: number;
   /** Why a client address is blocked (the admin API's blocks), or undefined. */
   blocked(ip: string): string | undefined;
@@ -40,6 +44,16 @@ const REFUSALS: Record<string, string> = {
   'too-many-from-client': 'too many SSH connections from your address; close one and try again',
   blocked: 'connections from your address are refused',
 };
+
+/** Logs a client refused (or cut before it was in) for `why`. */
+function logRefused(log: Logger, ip: string, why: string): void {
+  log.event({
+    level: 'info',
+    event: 'ssh.refused',
+    text: `ssh refused ${ip}: ${why}`,
+    fields: { client: ip, reason: why },
+  });
+}
 
 /**
  * A client is in: its login counted and logged, its user data read (the addresses a key keeps), and its
@@ -76,30 +90,72 @@ function serveLogin(options: SshFrontOptions, counts: SshCounts, client: Connect
       user,
       idleTimeoutMs: options.idleTimeoutMs,
       log,
-      openApp: () => counts.openSession(name),
+      openApp: () => {
+        const open = counts.openSession(name);
+        if (!open) logRefused(log, ip, 'too-many-sessions-for-key');
+        return open;
+      },
       closedApp: () => counts.closeSession(name),
     });
   });
 }
 
+type Phase = 'handshake-timeout' | 'auth-timeout';
+
+/**
+ * Each connection's deadline until its client is in: the handshake's from accept, then, once the first
+ * key exchange is done, the authentication's. Past one, the socket is closed and the refusal counted
+ * and logged by its reason.
+ */
+function connectionDeadlines(options: SshFrontOptions, counts: SshCounts) {
+  const pending = new Map<Socket, { timer: NodeJS.Timeout; phase: Phase }>();
+  const arm = (socket: Socket, ip: string, phase: Phase) => {
+    const ms =
+      phase === 'handshake-timeout' ? (options.handshakeTimeoutMs ?? 10_000) : (options.authTimeoutMs ?? 20_000);
+    const timer = setTimeout(() => {
+      pending.delete(socket);
+      logRefused(options.log, ip, counts.refuse(phase));
+      socket.destroy();
+    }, ms);
+    pending.set(socket, { timer, phase });
+  };
+  const clear = (socket: Socket) => {
+    clearTimeout(pending.get(socket)?.timer);
+    pending.delete(socket);
+  };
+  return {
+    /** A socket accepted: its handshake deadline starts. */
+    accepted: (socket: Socket, ip: string) => arm(socket, ip, 'handshake-timeout'),
+    /** A key exchange done: the first one ends the handshake deadline and starts the authentication's. */
+    exchanged(socket: Socket, ip: string) {
+      if (pending.get(socket)?.phase !== 'handshake-timeout') return;
+      clear(socket);
+      arm(socket, ip, 'auth-timeout');
+    },
+    /** Logged in, or gone. */
+    clear,
+  };
+}
+
 export function createSshFront(options: SshFrontOptions): SshFront {
   const counts = new SshCounts(options.limits);
   const { log } = options;
-  const sockets = new Set<Socket>();
-  // Each socket's handshake and authentication deadline, by "address port", until the client is in.
-  const deadlines = new Map<string, NodeJS.Timeout>();
+  // Open sockets by "address port": how ssh2's connection (which names only those) finds its socket.
+  const sockets = new Map<string, Socket>();
+  const deadlines = connectionDeadlines(options, counts);
   const peerKey = (ip: string | undefined, port: number | undefined) => `${ip} ${port}`;
   const ssh = new Server({ hostKeys: [options.hostKey.pem], ident: 'tempmail-tui' }, (client, info) =>
-    onClient(client, info.ip, peerKey(info.ip, info.port)),
+    onClient(client, plainIp(info.ip), peerKey(info.ip, info.port)),
   );
   const onClient = (client: Connection, ip: string, peer: string) => {
     let who: Identity | undefined;
     client.on('error', () => undefined);
+    const socket = sockets.get(peer);
+    client.on('handshake', () => socket && deadlines.exchanged(socket, ip));
     client.on('authentication', (ctx) => authenticate(ctx, (identity) => (who = identity)));
     client.on('ready', () => {
-      clearTimeout(deadlines.get(peer));
-      deadlines.delete(peer);
-      serveLogin(options, counts, client, plainIp(ip), who ?? { kind: 'anonymous' });
+      if (socket) deadlines.clear(socket);
+      serveLogin(options, counts, client, ip, who ?? { kind: 'anonymous' });
     });
   };
   const tcp = createServer({ pauseOnConnect: false }, (socket) => admit(socket));
@@ -108,30 +164,20 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     socket.on('error', () => undefined);
     const why = options.blocked(ip) !== undefined ? counts.refuse('blocked') : counts.connect(ip);
     if (why !== undefined) {
-      log.event({
-        level: 'info',
-        event: 'ssh.refused',
-        text: `ssh refused ${ip}: ${why}`,
-        fields: { client: ip, reason: why },
-      });
+      logRefused(log, ip, why);
       socket.end(refusalBytes(REFUSALS[why]!));
       socket.setTimeout(5000, () => socket.destroy());
       return;
     }
-    sockets.add(socket);
+    const peer = peerKey(socket.remoteAddress, socket.remotePort);
+    sockets.set(peer, socket);
     // A key's frame goes out at once: with Nagle's algorithm a small write waits for the client's
     // delayed ACK of the one before (~40 ms on Linux, more under load), as OpenSSH's own server avoids.
     socket.setNoDelay(true);
-    const peer = peerKey(socket.remoteAddress, socket.remotePort);
-    const deadline = setTimeout(() => {
-      counts.refuse('handshake-timeout');
-      socket.destroy();
-    }, options.authTimeoutMs ?? 20_000);
-    deadlines.set(peer, deadline);
+    deadlines.accepted(socket, ip);
     socket.on('close', () => {
-      clearTimeout(deadline);
-      deadlines.delete(peer);
-      sockets.delete(socket);
+      deadlines.clear(socket);
+      if (sockets.get(peer) === socket) sockets.delete(peer);
       counts.disconnect(ip);
     });
     ssh.injectSocket(socket);
@@ -149,7 +195,7 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     stats: () => counts.stats,
     close: async () => {
       const closed = new Promise<void>((resolve) => tcp.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
+      for (const socket of sockets.values()) socket.destroy();
       await closed;
       await options.kv.close();
     },

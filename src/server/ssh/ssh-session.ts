@@ -120,12 +120,13 @@ function startApp(
     .catch((error: unknown) => {
       const why = safeLine(error instanceof Error ? error.message : String(error), 200);
       logEvent(ctx.log, {
-        level: 'warn',
+        level: 'error',
         event: 'ssh.session_error',
         text: `ssh: a session ended on an error: ${why}`,
         jsonFields: { reason: why },
       });
-      end(`tempmail-tui: this session ended on an error: ${why}`, 1);
+      // The client gets one line; what went wrong (never a stack) is for the service's log only.
+      end('tempmail-tui: this session ended on an error (the service logged it); connect again to start over', 1);
     });
   return terminal.resize;
 }

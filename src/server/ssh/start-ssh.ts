@@ -44,6 +44,7 @@ export async function startSsh(
       log,
       blocked,
       idleTimeoutMs: config.sshIdleTimeoutMs ?? 30 * 60_000,
+      handshakeTimeoutMs: config.sshHandshakeTimeoutMs,
       authTimeoutMs: config.sshAuthTimeoutMs,
       limits: {
         maxConnections: config.sshMaxConnections ?? 100,

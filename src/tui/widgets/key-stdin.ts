@@ -59,9 +59,14 @@ export function splitKeys(text: string): { keys: string[]; rest: string } {
 /**
  * Wraps a terminal's stdin so that Ink reads one key at a time (only what Ink uses of it is passed on).
  * Keys reach the app in `widths`, its terminal's: React's scheduler, which times them, serves every app
- * of the process.
+ * of the process. A key is handed over on a turn of its own, so what a key handler throws would reach
+ * the process: with `onError` it goes there instead (an SSH session ends alone, not the service).
  */
-export function keyByKey(real: NodeJS.ReadStream, widths: TerminalWidths = activeWidths()): NodeJS.ReadStream {
+export function keyByKey(
+  real: NodeJS.ReadStream,
+  widths: TerminalWidths = activeWidths(),
+  onError?: (error: Error) => void,
+): NodeJS.ReadStream {
   const out = new EventEmitter() as EventEmitter & Record<string, unknown>;
   const queue: string[] = [];
   let rest = '';
@@ -74,7 +79,12 @@ export function keyByKey(real: NodeJS.ReadStream, widths: TerminalWidths = activ
     scheduled = false;
     if (queue.length === 0) return;
     gave = false;
-    withWidths(widths, () => out.emit('readable'));
+    try {
+      withWidths(widths, () => out.emit('readable'));
+    } catch (error) {
+      if (!onError) throw error;
+      onError(error instanceof Error ? error : new Error(String(error)));
+    }
   };
   // Idle priority puts the key behind the render the last key caused (a Normal task). The key itself is
   // given out on the next turn, outside the scheduler's loop: React queues the work of an update in a

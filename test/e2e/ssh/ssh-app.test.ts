@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
+import { waitFor } from '../../harness/wait';
 import { newKey, startSshServe, tmuxSsh, type SshServe, type TmuxSsh } from './ssh-harness';
 
 let serve: SshServe;
@@ -145,11 +146,15 @@ describe('ssh opens the app', () => {
     expect(Buffer.from(copied ?? '', 'base64').toString('utf8')).toBe(shown);
   });
 
-  it('refuses a sixth app session of one key with a line, and takes it once one closes', async () => {
+  it('refuses a sixth app session of one key with a line (and logs it), and takes it once one closes', async () => {
     const five = [1, 2, 3, 4, 5].map(() => connect(bob));
     for (const t of five) await t.waitForScreen('choose an address');
     const sixth = connect(bob);
     await sixth.waitForScreen('too many sessions open with this key');
+    await waitFor(() => /ssh refused 127\.0\.0\.1: too-many-sessions-for-key/.test(serve.stderr()) || undefined, {
+      timeoutMs: 5000,
+      message: 'the refusal in the log',
+    });
     five[0]!.close();
     await connect(bob).waitForScreen('choose an address');
   });

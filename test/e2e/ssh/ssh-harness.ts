@@ -70,10 +70,13 @@ const COMMON = [
   '/dev/null',
 ];
 
-/** ssh's options for `key` (BatchMode), or for no key (keyboard-interactive, which BatchMode turns off). */
-export function sshArgs(port: number, key: string | undefined): string[] {
+/**
+ * ssh's options for `key` (BatchMode, unless `batch` is false: a key with a passphrase asks for it), or
+ * for no key (keyboard-interactive, which BatchMode turns off).
+ */
+export function sshArgs(port: number, key: string | undefined, batch = true): string[] {
   const who = key
-    ? ['-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-i', key]
+    ? [...(batch ? ['-o', 'BatchMode=yes'] : []), '-o', 'IdentitiesOnly=yes', '-i', key]
     : ['-o', 'PubkeyAuthentication=no', '-o', 'PreferredAuthentications=keyboard-interactive'];
   return [...COMMON, ...who, '-p', String(port)];
 }
@@ -107,12 +110,23 @@ export interface TmuxSsh {
 
 /**
  * `ssh -t` to the app in a tmux window of `cols` x `rows` with `term` as TERM; with `record`, what ssh
- * writes is also kept as it comes, before tmux reads it (escape sequences tmux does not draw included).
+ * writes is also kept as it comes, before tmux reads it (escape sequences tmux does not draw included);
+ * with `showExit`, ssh's exit status is printed when it ends.
  */
 export function tmuxSsh(
   port: number,
   key: string | undefined,
-  options: { cols?: number; rows?: number; term?: string; env?: Record<string, string>; record?: boolean } = {},
+  options: {
+    cols?: number;
+    rows?: number;
+    term?: string;
+    env?: Record<string, string>;
+    record?: boolean;
+    /** Print `ssh exit N` (its exit status) once ssh ends. */
+    showExit?: boolean;
+    /** false: no BatchMode (ssh may ask for the key's passphrase in the window). */
+    batch?: boolean;
+  } = {},
 ): TmuxSsh {
   const dir = mkdtempSync(join(tmpdir(), 'tempmail-tmux-ssh-'));
   const socket = join(dir, 'sock');
@@ -124,7 +138,7 @@ export function tmuxSsh(
     'env',
     `TERM=${options.term ?? 'xterm-256color'}`,
     'ssh',
-    ...sshArgs(port, key),
+    ...sshArgs(port, key, options.batch),
     ...sendEnv,
     '-t',
     '127.0.0.1',
@@ -142,7 +156,7 @@ export function tmuxSsh(
     String(options.rows ?? 24),
     '-s',
     'app',
-    `${command}; sleep 60`,
+    `${command}; ${options.showExit ? 'echo "ssh exit $?"; ' : ''}sleep 60`,
   );
   tmux('set-option', '-g', 'window-size', 'manual');
   const rawFile = join(dir, 'raw');

@@ -72,14 +72,19 @@ describe('ssh limits and hostile clients', () => {
     });
   });
 
-  it('counts refusals by reason, key logins and open sessions in /metrics', async () => {
+  it('counts refusals by reason, key and anonymous logins and open sessions in /metrics and the log', async () => {
+    expect((await sshExec(serve.sshPort, undefined, ['domains'])).code).toBe(0);
     const held = tmuxSsh(serve.sshPort, key);
     try {
       await held.waitForScreen('choose an address');
       const text = await (await fetch(`${serve.baseUrl}metrics`)).text();
       expect(text).toMatch(/^tempmail_ssh_refused_total\{reason="too-many-from-client"\} [1-9]/m);
       expect(text).toMatch(/^tempmail_ssh_logins_total\{kind="key"\} [1-9]/m);
+      expect(text).toMatch(/^tempmail_ssh_logins_total\{kind="anonymous"\} [1-9]/m);
       expect(text).toMatch(/^tempmail_ssh_sessions_open 1$/m);
+      expect(serve.stderr()).toMatch(/ssh login from 127\.0\.0\.1: anonymous/);
+      expect(serve.stderr()).toMatch(/ssh login from 127\.0\.0\.1: SHA256:/);
+      expect(serve.stderr()).toMatch(/ssh refused 127\.0\.0\.1: too-many-from-client/);
     } finally {
       held.close();
     }
@@ -98,15 +103,19 @@ describe('ssh limits and hostile clients', () => {
     await stillServes();
   });
 
-  it('closes a connection that says nothing at the handshake deadline', async () => {
+  it('closes a connection that says nothing at the handshake deadline, and logs why', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'));
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ sshAuthTimeoutMs: 2000 }));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ sshHandshakeTimeoutMs: 2000 }));
     const quick = await startSshServe(['--config', join(dir, 'config.json')], dir);
     try {
       const socket = connect(quick.sshPort, '127.0.0.1');
       socket.on('error', () => undefined);
       socket.resume();
       await new Promise((r) => socket.once('close', r));
+      await waitFor(() => /ssh refused 127\.0\.0\.1: handshake-timeout/.test(quick.stderr()) || undefined, {
+        timeoutMs: 5000,
+        message: 'the handshake-timeout refusal in the log',
+      });
     } finally {
       await quick.stop();
     }
