@@ -107,18 +107,22 @@ export function readBy<S extends v.GenericSchema>(
 }
 
 /**
- * An object with only the keys of `entries`: `what` when the value is no object, `unknown key "k" (known:
- * ...)` for any other key (a misspelt key must not be ignored). A key that is missing gets the message its
- * own schema gives for no value ("expected a file path"), as when it was given wrong.
+ * An object with only the keys of `entries`: `what` when the value is no object (a list is none, though
+ * valibot's object takes one), `unknown key "k" (known: ...)` for any other key (a misspelt key must not be
+ * ignored). A key that is missing gets the message its own schema gives for no value ("expected a file
+ * path"), as when it was given wrong.
  */
 export function strictObject<E extends v.ObjectEntries>(entries: E, what: string) {
   const known = Object.keys(entries).join(', ');
-  return v.strictObject(entries, (issue) => {
-    if (issue.expected === 'never') return `unknown key ${show(issue.path?.at(-1)?.key)} (known: ${known})`;
-    const key = issue.path?.at(-1)?.key;
-    if (typeof key !== 'string' || !Object.hasOwn(entries, key)) return what;
-    return v.safeParse(entries[key]!, undefined).issues?.[0].message ?? what;
-  });
+  return v.pipe(
+    v.custom<object>((o) => typeof o === 'object' && o !== null && !Array.isArray(o), what),
+    v.strictObject(entries, (issue) => {
+      if (issue.expected === 'never') return `unknown key ${show(issue.path?.at(-1)?.key)} (known: ${known})`;
+      const key = issue.path?.at(-1)?.key;
+      if (typeof key !== 'string' || !Object.hasOwn(entries, key)) return what;
+      return v.safeParse(entries[key]!, undefined).issues?.[0].message ?? what;
+    }),
+  );
 }
 
 /** A path as given (not trimmed), resolved: `expected <what>` when it is blank. */
