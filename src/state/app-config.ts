@@ -6,20 +6,27 @@
 import { chmodSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import {
-  DEFAULT_PROVIDER_ORDER,
-  isProviderId,
-  PROVIDER_IDS,
-  type PostEncoding,
-  type ProviderId,
-} from '../model/mail-types';
+import { boolean, custom, type GenericSchema, type InferOutput, number, pipe, check, transform } from 'valibot';
+import { DEFAULT_PROVIDER_ORDER, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
 import type { AppPaths } from './paths';
 import { safeLine } from '../text/safe-text';
-import { ConfigError, expectString, parseBaseUrl, parseBool, parseDir, parseZone, show } from './setting-values';
 import {
-  checkKey,
-  parseOrder,
-  parseProvidersKey,
+  baseUrlText,
+  boolText,
+  choiceText,
+  ConfigError,
+  dirText,
+  expandHome,
+  fileString,
+  must,
+  readSetting,
+  show,
+  zoneText,
+} from './setting-values';
+import {
+  apiKeyText,
+  orderSchema,
+  providersSchema,
   TEMPMAILLOL_KEY_ENV,
   type ProvidersSettings,
 } from './provider-settings';
@@ -71,18 +78,47 @@ export const MIN_POLL_INTERVAL_MS = 1000;
 export const MAX_POLL_INTERVAL_MS = 3_600_000;
 const ENCODINGS: readonly PostEncoding[] = ['form', 'json', 'query'];
 
-type Key = 'provider' | 'baseUrl' | 'pollIntervalSeconds' | 'bell' | 'serverTz' | 'postEncoding' | 'downloadDir';
-const FILE_KEYS: readonly string[] = [
-  'provider',
-  'baseUrl',
-  'pollIntervalSeconds',
-  'bell',
-  'serverTz',
-  'postEncoding',
-  'downloadDir',
-  'providers',
-  'providerOrder',
-];
+const CHOICES = [...PROVIDER_IDS, 'auto'] as const;
+const provider = choiceText<ProviderChoice>(CHOICES, `${PROVIDER_IDS.join(', ')} or auto`);
+const postEncoding = choiceText(ENCODINGS, ENCODINGS.join(', '));
+
+/** Seconds (fractions allowed) to whole milliseconds, from 1 s to an hour. */
+const seconds = (s: string | number) =>
+  typeof s === 'number' ? s : /^\s*\d+(\.\d+)?\s*$/.test(s) ? Number(s) : Number.NaN;
+const pollInterval = (input: GenericSchema<unknown, string | number>) =>
+  pipe(
+    input,
+    check((s) => Math.round(seconds(s) * 1000) >= MIN_POLL_INTERVAL_MS, must('a number of seconds >= 1')),
+    check((s) => Math.round(seconds(s) * 1000) <= MAX_POLL_INTERVAL_MS, must('at most 3600 seconds')),
+    transform((s) => Math.round(seconds(s) * 1000)),
+  );
+
+/** Each setting the environment and flags give, as their text reads. */
+const TEXT = {
+  provider,
+  baseUrl: baseUrlText,
+  pollIntervalSeconds: pollInterval(custom<string | number>((s) => typeof s === 'string' || typeof s === 'number')),
+  bell: boolText,
+  serverTz: zoneText,
+  postEncoding,
+  downloadDir: dirText,
+};
+type Key = keyof typeof TEXT;
+
+/** Every key of the config file, in the order `unknown key` lists them. */
+const FILE_KEYS = {
+  provider: fileString(CHOICES.join(', '), provider),
+  baseUrl: fileString('an http(s) URL', baseUrlText),
+  pollIntervalSeconds: pollInterval(number(must('a number of seconds >= 1'))),
+  bell: boolean(must('true or false')),
+  serverTz: fileString('a time zone', zoneText),
+  postEncoding: fileString(ENCODINGS.join(', '), postEncoding),
+  downloadDir: fileString('a directory path', dirText),
+  providers: providersSchema,
+  providerOrder: orderSchema,
+};
+type Values = { -readonly [K in keyof typeof FILE_KEYS]?: InferOutput<(typeof FILE_KEYS)[K]> };
+
 const ENV_NAMES: Record<Key, string> = {
   provider: 'TEMPMAIL_PROVIDER',
   baseUrl: 'TEMPMAIL_BASE_URL',
@@ -134,7 +170,8 @@ export function loadSettings({ flags = {}, env = process.env, paths }: LoadSetti
   // TempMail.lol's key: the variable beats the file.
   const providers: ProvidersSettings = { ...fromFile.providers };
   const key = env[TEMPMAILLOL_KEY_ENV]?.trim();
-  if (key) providers.tempmaillol = { ...providers.tempmaillol, apiKey: checkKey(TEMPMAILLOL_KEY_ENV, key) };
+  if (key)
+    providers.tempmaillol = { ...providers.tempmaillol, apiKey: readSetting(apiKeyText, key, TEMPMAILLOL_KEY_ENV) };
   return {
     providers,
     providerOrder: fromFile.providerOrder ?? [...DEFAULT_PROVIDER_ORDER],
@@ -172,46 +209,22 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new ConfigError(`${file}: must be a JSON object such as {"baseUrl": "https://..."}`);
   }
-  const out: SettingsLayer = {};
+  const values: Values = {};
   for (const [key, value] of Object.entries(data)) {
-    if (!FILE_KEYS.includes(key)) {
-      throw new ConfigError(`${file}: unknown key ${show(key)} (known keys: ${FILE_KEYS.join(', ')})`);
+    if (!Object.hasOwn(FILE_KEYS, key)) {
+      throw new ConfigError(`${file}: unknown key ${show(key)} (known keys: ${Object.keys(FILE_KEYS).join(', ')})`);
     }
-    const where = `${file}: ${key}`;
-    if (key === 'providers') {
-      out.providers = parseProvidersKey(where, value);
-      continue;
-    }
-    if (key === 'providerOrder') {
-      out.providerOrder = parseOrder(where, value);
-      continue;
-    }
-    switch (key as Key) {
-      case 'provider':
-        out.provider = parseProvider(where, expectString(where, value, [...PROVIDER_IDS, 'auto'].join(', ')));
-        break;
-      case 'baseUrl':
-        out.baseUrl = parseBaseUrl(where, expectString(where, value, 'an http(s) URL'));
-        break;
-      case 'pollIntervalSeconds':
-        if (typeof value !== 'number') throw badInterval(where, value);
-        out.pollIntervalMs = parseInterval(where, value);
-        break;
-      case 'bell':
-        if (typeof value !== 'boolean') throw new ConfigError(`${where} must be true or false, got ${show(value)}`);
-        out.bell = value;
-        break;
-      case 'serverTz':
-        out.serverTz = parseZone(where, expectString(where, value, 'a time zone'));
-        break;
-      case 'postEncoding':
-        out.postEncoding = parseEncoding(where, expectString(where, value, ENCODINGS.join(', ')));
-        break;
-      case 'downloadDir':
-        out.downloadDir = parseDir(where, expectString(where, value, 'a directory path'), home);
-        break;
-    }
+    const k = key as keyof typeof FILE_KEYS;
+    (values as Record<string, unknown>)[k] = readSetting(FILE_KEYS[k], value, `${file}: ${key}`);
   }
+  return layerOf(values, home);
+}
+
+/** What a source gave, as settings: the interval in milliseconds, the download dir absolute. */
+function layerOf({ pollIntervalSeconds, downloadDir, ...rest }: Values, home: string): SettingsLayer {
+  const out: SettingsLayer = rest;
+  if (pollIntervalSeconds !== undefined) out.pollIntervalMs = pollIntervalSeconds;
+  if (downloadDir !== undefined) out.downloadDir = expandHome(downloadDir, home);
   return out;
 }
 
@@ -247,67 +260,31 @@ function keepPrivate(file: string): void {
 }
 
 function readEnv(env: NodeJS.ProcessEnv, home: string): SettingsLayer {
-  const out: SettingsLayer = {};
   // An empty variable (`TEMPMAIL_BASE_URL= cmd`) is the shell's way of unsetting: it is ignored.
-  const get = (key: Key): string | undefined => {
-    const v = env[ENV_NAMES[key]];
-    return v === undefined || v.trim() === '' ? undefined : v.trim();
-  };
-  const where = (key: Key) => ENV_NAMES[key];
-  const provider = get('provider');
-  if (provider !== undefined) out.provider = parseProvider(where('provider'), provider);
-  const baseUrl = get('baseUrl');
-  if (baseUrl !== undefined) out.baseUrl = parseBaseUrl(where('baseUrl'), baseUrl);
-  const poll = get('pollIntervalSeconds');
-  if (poll !== undefined) out.pollIntervalMs = parseInterval(where('pollIntervalSeconds'), poll);
-  const bell = get('bell');
-  if (bell !== undefined) out.bell = parseBool(where('bell'), bell);
-  const tz = get('serverTz');
-  if (tz !== undefined) out.serverTz = parseZone(where('serverTz'), tz);
-  const enc = get('postEncoding');
-  if (enc !== undefined) out.postEncoding = parseEncoding(where('postEncoding'), enc);
-  const dir = get('downloadDir');
-  if (dir !== undefined) out.downloadDir = parseDir(where('downloadDir'), dir, home);
-  return out;
+  const given = Object.entries(ENV_NAMES).map(([key, name]) => [key, env[name]?.trim() || undefined]);
+  return readTexts(Object.fromEntries(given), ENV_NAMES, home);
 }
 
-function readFlags(flags: SettingsFlags, home: string): SettingsLayer {
-  const out: SettingsLayer = {};
-  const where = (key: Key) => FLAG_NAMES[key];
-  if (flags.provider !== undefined) out.provider = parseProvider(where('provider'), flags.provider);
-  if (flags.baseUrl !== undefined) out.baseUrl = parseBaseUrl(where('baseUrl'), flags.baseUrl);
-  if (flags.pollInterval !== undefined)
-    out.pollIntervalMs = parseInterval(where('pollIntervalSeconds'), flags.pollInterval);
-  if (flags.bell !== undefined) out.bell = flags.bell;
-  if (flags.serverTz !== undefined) out.serverTz = parseZone(where('serverTz'), flags.serverTz);
-  if (flags.postEncoding !== undefined) out.postEncoding = parseEncoding(where('postEncoding'), flags.postEncoding);
-  if (flags.downloadDir !== undefined) out.downloadDir = parseDir(where('downloadDir'), flags.downloadDir, home);
-  return out;
+function readFlags({ pollInterval, bell, ...flags }: SettingsFlags, home: string): SettingsLayer {
+  // --no-bell is no text: it is false or not given.
+  return readTexts(
+    { ...flags, pollIntervalSeconds: pollInterval },
+    FLAG_NAMES,
+    home,
+    bell === undefined ? {} : { bell },
+  );
 }
 
-function parseProvider(where: string, value: string): ProviderChoice {
-  const v = value.trim().toLowerCase();
-  if (v === 'auto') return v;
-  if (!isProviderId(v))
-    throw new ConfigError(`${where} must be one of ${PROVIDER_IDS.join(', ')} or auto, got ${show(value)}`);
-  return v;
-}
-
-function parseInterval(where: string, value: string | number): number {
-  const seconds = typeof value === 'number' ? value : /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : Number.NaN;
-  const ms = Math.round(seconds * 1000);
-  if (!Number.isFinite(seconds) || ms < MIN_POLL_INTERVAL_MS) throw badInterval(where, value);
-  if (ms > MAX_POLL_INTERVAL_MS) throw new ConfigError(`${where} must be at most 3600 seconds, got ${show(value)}`);
-  return ms;
-}
-
-function badInterval(where: string, value: unknown): ConfigError {
-  return new ConfigError(`${where} must be a number of seconds >= 1, got ${show(value)}`);
-}
-
-function parseEncoding(where: string, value: string): PostEncoding {
-  const v = value.trim().toLowerCase();
-  const found = ENCODINGS.find((e) => e === v);
-  if (!found) throw new ConfigError(`${where} must be one of ${ENCODINGS.join(', ')}, got ${show(value)}`);
-  return found;
+/** One source's settings (`values` and what it gives as text, read by TEXT); a refusal names the key `names` says. */
+function readTexts(
+  given: Partial<Record<Key, unknown>>,
+  names: Record<Key, string>,
+  home: string,
+  values: Values = {},
+): SettingsLayer {
+  for (const key of Object.keys(TEXT) as Key[]) {
+    const value = given[key];
+    if (value !== undefined) (values as Record<string, unknown>)[key] = readSetting(TEXT[key], value, names[key]);
+  }
+  return layerOf(values, home);
 }

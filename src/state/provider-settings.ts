@@ -4,8 +4,9 @@
  *   "providerOrder": ["mailtm", "tempmaillol", "guerrilla", "tempmail"]
  * plus TEMPMAIL_TEMPMAILLOL_KEY for TempMail.lol's key. A bad value is a ConfigError naming the key.
  */
+import { array, check, custom, type ObjectEntries, optional, pipe, strictObject, string, transform } from 'valibot';
 import { DEFAULT_PROVIDER_ORDER, isProviderId, PROVIDER_IDS, type ProviderId } from '../model/mail-types';
-import { ConfigError, parseBaseUrl, show } from './setting-values';
+import { aString, baseUrlText, show } from './setting-values';
 
 /** One provider's settings: its base URL, and TempMail.lol's API key (secret: never shown). */
 export interface ProviderSettings {
@@ -18,59 +19,67 @@ export type ProvidersSettings = Partial<Record<ProviderId, ProviderSettings>>;
 /** The variable TempMail.lol's API key may come from (beats the config file). */
 export const TEMPMAILLOL_KEY_ENV = 'TEMPMAIL_TEMPMAILLOL_KEY';
 
+/** An API key from the environment or the file: one line of printable ASCII (it travels in a header). */
+export const apiKeyText = pipe(
+  aString,
+  transform((key) => key.trim()),
+  // Said without the key itself: it is a secret.
+  check((key) => /^[\x21-\x7e]{1,512}$/.test(key), 'must be an API key (one line of printable characters, no spaces)'),
+);
+
+const NON_EMPTY = 'must be a non-empty string';
+const nonEmpty = pipe(
+  string(NON_EMPTY),
+  check((s) => s.trim() !== '', NON_EMPTY),
+);
+
+/** An object (not a list) with only the keys of `entries`: `unknown <what> "k" (known...)` for any other key. */
+const only = <E extends ObjectEntries>(entries: E, unknown: string, known: string, notObject: string) =>
+  pipe(
+    custom<object>((o) => typeof o === 'object' && o !== null && !Array.isArray(o), notObject),
+    strictObject(entries, (issue) =>
+      issue.expected === 'never'
+        ? `unknown ${unknown} ${show(issue.path?.at(-1)?.key)} (${known}: ${Object.keys(entries).join(', ')})`
+        : notObject,
+    ),
+  );
+
 // The keys each provider's object takes: an API key only where the provider has one.
-const KEYS: Record<ProviderId, readonly (keyof ProviderSettings)[]> = {
-  tempmail: ['baseUrl'],
-  mailtm: ['baseUrl'],
-  guerrilla: ['baseUrl'],
-  tempmaillol: ['baseUrl', 'apiKey'],
-};
+const baseUrl = optional(pipe(nonEmpty, baseUrlText));
+const settingsOf = <E extends ObjectEntries>(entries: E) =>
+  optional(only(entries, 'key', 'known keys', 'must be an object such as {"baseUrl": "https://..."}'));
 
 /** `providers` from the config file; a base URL is checked as the top-level one is. */
-export function parseProvidersKey(where: string, value: unknown): ProvidersSettings {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError(`${where} must be an object such as {"mailtm": {"baseUrl": "https://api.mail.tm/"}}`);
-  }
-  const out: ProvidersSettings = {};
-  for (const [id, entry] of Object.entries(value)) {
-    if (!isProviderId(id))
-      throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
-    const at = `${where}.${id}`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
-      throw new ConfigError(`${at} must be an object such as {"baseUrl": "https://..."}`);
-    const settings: ProviderSettings = {};
-    for (const [key, v] of Object.entries(entry)) {
-      if (!(KEYS[id] as readonly string[]).includes(key))
-        throw new ConfigError(`${at}: unknown key ${show(key)} (known keys: ${KEYS[id].join(', ')})`);
-      if (typeof v !== 'string' || !v.trim()) throw new ConfigError(`${at}.${key} must be a non-empty string`);
-      if (key === 'baseUrl') settings.baseUrl = parseBaseUrl(`${at}.baseUrl`, v);
-      else settings.apiKey = checkKey(`${at}.apiKey`, v);
-    }
-    out[id] = settings;
-  }
-  return out;
-}
+export const providersSchema = only(
+  {
+    tempmail: settingsOf({ baseUrl }),
+    mailtm: settingsOf({ baseUrl }),
+    guerrilla: settingsOf({ baseUrl }),
+    tempmaillol: settingsOf({ baseUrl, apiKey: optional(pipe(nonEmpty, apiKeyText)) }),
+  } satisfies Record<ProviderId, unknown>,
+  'provider',
+  'known',
+  'must be an object such as {"mailtm": {"baseUrl": "https://api.mail.tm/"}}',
+);
+
+const unknownProvider = (issue: { input: unknown }) =>
+  `unknown provider ${show(issue.input)} (known: ${PROVIDER_IDS.join(', ')})`;
+const ORDER = `must be a list of providers such as ${JSON.stringify(DEFAULT_PROVIDER_ORDER)}`;
+const twice = (list: string[]) => list.find((id, i) => list.indexOf(id) !== i);
 
 /** `providerOrder`: known providers, each once, at least one. */
-export function parseOrder(where: string, value: unknown): ProviderId[] {
-  if (!Array.isArray(value) || value.length === 0)
-    throw new ConfigError(`${where} must be a list of providers such as ${JSON.stringify(DEFAULT_PROVIDER_ORDER)}`);
-  const out: ProviderId[] = [];
-  for (const id of value) {
-    if (typeof id !== 'string' || !isProviderId(id.trim().toLowerCase()))
-      throw new ConfigError(`${where}: unknown provider ${show(id)} (known: ${PROVIDER_IDS.join(', ')})`);
-    const known = id.trim().toLowerCase() as ProviderId;
-    if (out.includes(known)) throw new ConfigError(`${where} names ${known} twice`);
-    out.push(known);
-  }
-  return out;
-}
-
-/** An API key from the environment or the file: one line of printable ASCII (it travels in a header). */
-export function checkKey(where: string, value: string): string {
-  const key = value.trim();
-  // Said without the key itself: it is a secret.
-  if (!/^[\x21-\x7e]{1,512}$/.test(key))
-    throw new ConfigError(`${where} must be an API key (one line of printable characters, no spaces)`);
-  return key;
-}
+export const orderSchema = pipe(
+  array(
+    pipe(
+      string(unknownProvider),
+      check((id) => isProviderId(id.trim().toLowerCase()), unknownProvider),
+      transform((id) => id.trim().toLowerCase() as ProviderId),
+    ),
+    ORDER,
+  ),
+  check((list) => list.length > 0, ORDER),
+  check(
+    (list) => twice(list) === undefined,
+    (issue) => `names ${twice(issue.input)} twice`,
+  ),
+);

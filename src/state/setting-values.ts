@@ -1,8 +1,11 @@
 /**
- * The values a setting may take, checked the same way wherever it comes from (the config file, the
- * environment, a flag): each refusal a ConfigError that names where the value came from.
+ * The values a setting may take, as valibot schemas read the same way wherever the value comes from (the
+ * config file, the environment, a flag): each refusal a ConfigError that names where it came from, in our
+ * words (valibot's own never reach the user). Only the functions used are imported: they are on the way
+ * to the app's first frame (docs/performance.md, "What valibot costs the app's start").
  */
 import { join, resolve } from 'node:path';
+import { check, type GenericSchema, type InferOutput, pipe, safeParse, string, transform } from 'valibot';
 import { parseZoneOffset } from '../platform/time';
 import { displayBaseUrl } from './base-url';
 import { safeLine } from '../text/safe-text';
@@ -12,54 +15,89 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-export function parseBool(where: string, value: string): boolean {
-  const v = value.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  throw new ConfigError(`${where} must be true or false (1/0, yes/no, on/off), got ${show(value)}`);
-}
-
-export function parseZone(where: string, value: string): string {
-  const zone = value.trim();
-  if (zone === '' || parseZoneOffset(zone) === null) {
-    throw new ConfigError(`${where} must be a time zone such as UTC, +02:00 or Europe/Berlin, got ${show(value)}`);
-  }
-  return zone;
-}
-
-export function parseDir(where: string, value: string, home: string): string {
-  const v = value.trim();
-  if (v === '' || v.includes('\0')) throw new ConfigError(`${where} must be a directory path, got ${show(value)}`);
-  // A shell would have expanded "~" on the command line, but not inside JSON or a quoted variable.
-  const expanded = v === '~' ? home : v.startsWith('~/') ? join(home, v.slice(2)) : v;
-  return resolve(expanded);
-}
-
-export function expectString(where: string, value: unknown, what: string): string {
-  if (typeof value !== 'string') throw new ConfigError(`${where} must be a string (${what}), got ${show(value)}`);
-  return value;
-}
-
-/** Validates a service base URL: absolute http(s), nothing else (no file:, no javascript:). */
-export function parseBaseUrl(where: string, value: string): string {
-  const text = value.trim();
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    // Said without user:password@: a mistyped URL can still carry a real password.
-    throw new ConfigError(
-      `${where} must be an http(s) URL such as https://mail.example/api/, got ${show(displayBaseUrl(value))}`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ConfigError(`${where} must be an http(s) URL, got ${show(displayBaseUrl(value))}`);
-  }
-  return text;
-}
-
 // Values are the user's own, but they end up on a terminal: quoted, escaped, made safe, kept short.
 export function show(value: unknown): string {
   const json = JSON.stringify(value) ?? String(value);
   return safeLine(json, 80);
 }
+
+/**
+ * `value` read by `schema`. The first thing wrong is a ConfigError: `where`, the path to the wrong part
+ * (`.mailtm.baseUrl`; places in a list are not said), then the schema's message: after a colon when it
+ * names something unknown (`: unknown key "x" (known keys: ...)`), else after a space (` must be ...`).
+ */
+export function readSetting<S extends GenericSchema>(schema: S, value: unknown, where: string): InferOutput<S> {
+  const result = safeParse(schema, value, { abortEarly: true });
+  if (result.success) return result.output;
+  const [issue] = result.issues;
+  // An unknown key's issue has the key as the last step of its path: the message names it instead.
+  const path = (issue.path ?? []).slice(0, issue.expected === 'never' ? -1 : undefined);
+  const at = path.map((step) => (typeof step.key === 'string' ? `.${step.key}` : '')).join('');
+  throw new ConfigError(`${where}${at}${issue.message.startsWith('unknown ') ? ':' : ''} ${issue.message}`);
+}
+
+/** A refusal that shows the value: `must be <what>, got <the value>`. */
+export const must =
+  (what: string) =>
+  (issue: { input: unknown }): string =>
+    `must be ${what}, got ${show(issue.input)}`;
+
+/** The start of a setting given as text (a variable's, a flag's). */
+export const aString = string(must('a string'));
+
+/** The config file's string of a setting that the environment and flags give as text (`schema`). */
+export const fileString = <T>(what: string, schema: GenericSchema<string, T>) =>
+  pipe(string(must(`a string (${what})`)), schema);
+
+const YES = ['1', 'true', 'yes', 'on'];
+const YES_OR_NO = [...YES, '0', 'false', 'no', 'off'];
+
+export const boolText = pipe(
+  aString,
+  check((b) => YES_OR_NO.includes(b.toLowerCase()), must('true or false (1/0, yes/no, on/off)')),
+  transform((b) => YES.includes(b.toLowerCase())),
+);
+
+export const zoneText = pipe(
+  aString,
+  check(
+    (z) => z.trim() !== '' && parseZoneOffset(z.trim()) !== null,
+    must('a time zone such as UTC, +02:00 or Europe/Berlin'),
+  ),
+  transform((z) => z.trim()),
+);
+
+/** A directory; a leading `~` is left for expandHome. */
+export const dirText = pipe(
+  aString,
+  check((d) => d.trim() !== '' && !d.includes('\0'), must('a directory path')),
+  transform((d) => d.trim()),
+);
+
+/** `dir` from dirText, absolute: a shell expands "~" on the command line, but not inside JSON or a quoted variable. */
+export function expandHome(dir: string, home: string): string {
+  return resolve(dir === '~' ? home : dir.startsWith('~/') ? join(home, dir.slice(2)) : dir);
+}
+
+/** A service base URL: absolute http(s), nothing else (no file:, no javascript:). */
+export const baseUrlText = pipe(
+  aString,
+  // Said without user:password@: a mistyped URL can still carry a real password.
+  check(
+    (url) => URL.canParse(url.trim()),
+    (i) => `must be an http(s) URL such as https://mail.example/api/, got ${show(displayBaseUrl(i.input))}`,
+  ),
+  check(
+    (url) => /^https?:$/.test(new URL(url.trim()).protocol),
+    (i) => `must be an http(s) URL, got ${show(displayBaseUrl(i.input))}`,
+  ),
+  transform((url) => url.trim()),
+);
+
+/** One of `choices`, in any case, spaces around it allowed; `said` lists them in the refusal. */
+export const choiceText = <T extends string>(choices: readonly T[], said: string) =>
+  pipe(
+    aString,
+    check((c) => (choices as readonly string[]).includes(c.trim().toLowerCase()), must(`one of ${said}`)),
+    transform((c) => c.trim().toLowerCase() as T),
+  );

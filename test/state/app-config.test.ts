@@ -212,6 +212,38 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
     );
   });
 
+  it('says what each key takes, in its own words', () => {
+    const cases: [object, string][] = [
+      [{ pollIntervalSeconds: 3601 }, 'pollIntervalSeconds must be at most 3600 seconds, got 3601'],
+      [{ downloadDir: ' ' }, 'downloadDir must be a directory path, got " "'],
+      [{ downloadDir: 7 }, 'downloadDir must be a string (a directory path), got 7'],
+      [{ serverTz: true }, 'serverTz must be a string (a time zone), got true'],
+      [{ postEncoding: null }, 'postEncoding must be a string (form, json, query), got null'],
+      [
+        { provider: ['mailtm'] },
+        'provider must be a string (tempmail, mailtm, guerrilla, tempmaillol, auto), got ["mailtm"]',
+      ],
+    ];
+    for (const [content, said] of cases) {
+      const file = writeConfig(content);
+      expect(errorOf(() => loadSettings({ env: {}, paths })).message).toBe(`${file}: ${said}`);
+    }
+    clearConfig();
+    expect(errorOf(() => loadSettings({ env: { TEMPMAIL_BELL: 'maybe' }, paths })).message).toBe(
+      'TEMPMAIL_BELL must be true or false (1/0, yes/no, on/off), got "maybe"',
+    );
+    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { pollInterval: '7200' } })).message).toBe(
+      '--poll-interval must be at most 3600 seconds, got "7200"',
+    );
+    expect(errorOf(() => loadSettings({ env: {}, paths, flags: { downloadDir: 'a\0b' } })).message).toBe(
+      '--download-dir must be a directory path, got "a\\u0000b"',
+    );
+    expect(loadSettings({ env: { TEMPMAIL_BELL: ' OFF ', TEMPMAIL_PROVIDER: ' AUTO ' }, paths })).toMatchObject({
+      bell: false,
+      provider: 'auto',
+    });
+  });
+
   it('a hostile value is shown without control characters', () => {
     writeConfig({ postEncoding: 'x\u001b]0;pwned\u0007\u202e' });
     const message = errorOf(() => loadSettings({ env: {}, paths })).message;

@@ -90,6 +90,14 @@ describe('providers and providerOrder', () => {
     [{ providerOrder: ['mailtm', 'mailtm'] }, /providerOrder names mailtm twice/],
     [{ providerOrder: ['mailtm', 'nope'] }, /providerOrder: unknown provider "nope"/],
     [{ provider: 'auto', baseUrl: 'https://x.example/' }, /with provider auto, give each its own in config\.json/],
+    [{ providers: { mailtm: [] } }, /: providers\.mailtm must be an object such as \{"baseUrl": "https:\/\/\.\.\."\}$/],
+    [{ providers: { mailtm: { baseUrl: 5 } } }, /: providers\.mailtm\.baseUrl must be a non-empty string$/],
+    [{ providers: { tempmaillol: { apiKey: ' ' } } }, /: providers\.tempmaillol\.apiKey must be a non-empty string$/],
+    [{ providerOrder: 'mailtm' }, /: providerOrder must be a list of providers such as \["mailtm",/],
+    [
+      { providerOrder: ['mailtm', 3] },
+      /: providerOrder: unknown provider 3 \(known: tempmail, mailtm, guerrilla, tempmaillol\)$/,
+    ],
   ])('refuses %j', (config, said) => {
     writeConfig(config);
     expect(() => loadSettings({ env: {}, paths })).toThrow(said);

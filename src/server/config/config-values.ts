@@ -3,6 +3,7 @@
  * accounts' `imap` objects (src/server/imap/account-config.ts): each refusal is a UsageError whose
  * message quotes the value terminal-safe.
  */
+import { resolve } from 'node:path';
 import * as v from 'valibot';
 import { safeLine } from '../../text/safe-text';
 import type { ExtmailAccountConfig } from './server-config';
@@ -38,15 +39,8 @@ export function show(value: unknown): string {
 /** Providers known to ignore dots in the local part (j.ohn@ and john@ are one mailbox). */
 const DOT_INSENSITIVE_PROVIDERS = new Set(['gmail.com', 'googlemail.com']);
 
-const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+export const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const EMAIL_LOCAL = /^[a-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
-
-/** Checks and lower-cases a domain name. */
-export function parseDomain(value: string, where: string): string {
-  const d = value.trim().toLowerCase();
-  if (!DOMAIN.test(d)) throw new UsageError(`${where}: ${show(value)} is not a domain name`);
-  return d;
-}
 
 /**
  * `name@provider` (dot-insensitive inferred for gmail.com/googlemail.com), `name@provider:dots` (force
@@ -70,23 +64,9 @@ export function parseExtmailAccount(value: string, where: string): ExtmailAccoun
   return { email, dotInsensitive };
 }
 
-/** intIn's check of one value. */
-export function parseIntIn(value: unknown, min: number, max: number, where: string): number {
-  return readBy(intIn(min, max), value, where);
-}
-
 function isIntIn(value: unknown, min: number, max: number): boolean {
   const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
   return typeof n === 'number' && Number.isSafeInteger(n) && n >= min && n <= max;
-}
-
-/** A positive number (fractions allowed) from a flag string or a JSON number. */
-export function parsePositive(value: unknown, where: string): number {
-  const n = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) {
-    throw new UsageError(`${where}: expected a positive number, got ${show(value)}`);
-  }
-  return n;
 }
 
 /** How the path to the wrong part of a value is written after `where`: ` imap port`, or `[0].name`. */
@@ -100,9 +80,11 @@ export const jsonPath: PathText = (path) =>
   path.map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('');
 
 /**
- * `value` read by a valibot `schema` (the --config file's objects and lists). The first thing wrong is a
- * UsageError in our words: `where`, the path to the wrong part, then the message the schema gives there
- * (each schema here gives its own; valibot's default words never reach the user).
+ * `value` read by a valibot `schema` (a setting, from a flag or the --config file). The first thing wrong
+ * is a UsageError in our words: `where`, the path to the wrong part, then the message the schema gives
+ * there (each schema here gives its own; valibot's default words never reach the user). A part that reads
+ * itself by hand (an account entry, named by its address) throws a UsageError saying what follows `where`
+ * (`: ...`, ` me@x.test imap: ...`): `where` is put in front of it.
  */
 export function readBy<S extends v.GenericSchema>(
   schema: S,
@@ -110,7 +92,13 @@ export function readBy<S extends v.GenericSchema>(
   where: string,
   pathText: PathText = spacedPath,
 ): v.InferOutput<S> {
-  const result = v.safeParse(schema, value, { abortEarly: true });
+  let result: v.SafeParseResult<S>;
+  try {
+    result = v.safeParse(schema, value, { abortEarly: true });
+  } catch (error) {
+    if (error instanceof UsageError) throw new UsageError(`${where}${error.message}`);
+    throw error;
+  }
   if (result.success) return result.output;
   const [issue] = result.issues;
   // An unknown key's issue has the key as the last step of its path: the message names it instead.
@@ -119,19 +107,31 @@ export function readBy<S extends v.GenericSchema>(
 }
 
 /**
- * An object with only the keys of `entries`: `what` when the value is no object, `unknown key "k" (known:
- * ...)` for any other key (a misspelt key must not be ignored). A key that is missing gets the message its
- * own schema gives for no value ("expected a file path"), as when it was given wrong.
+ * An object with only the keys of `entries`: `what` when the value is no object (a list is none, though
+ * valibot's object takes one), `unknown key "k" (known: ...)` for any other key (a misspelt key must not be
+ * ignored). A key that is missing gets the message its own schema gives for no value ("expected a file
+ * path"), as when it was given wrong.
  */
 export function strictObject<E extends v.ObjectEntries>(entries: E, what: string) {
   const known = Object.keys(entries).join(', ');
-  return v.strictObject(entries, (issue) => {
-    if (issue.expected === 'never') return `unknown key ${show(issue.path?.at(-1)?.key)} (known: ${known})`;
-    const key = issue.path?.at(-1)?.key;
-    if (typeof key !== 'string' || !Object.hasOwn(entries, key)) return what;
-    return v.safeParse(entries[key]!, undefined).issues?.[0].message ?? what;
-  });
+  return v.pipe(
+    v.custom<object>((o) => typeof o === 'object' && o !== null && !Array.isArray(o), what),
+    v.strictObject(entries, (issue) => {
+      if (issue.expected === 'never') return `unknown key ${show(issue.path?.at(-1)?.key)} (known: ${known})`;
+      const key = issue.path?.at(-1)?.key;
+      if (typeof key !== 'string' || !Object.hasOwn(entries, key)) return what;
+      return v.safeParse(entries[key]!, undefined).issues?.[0].message ?? what;
+    }),
+  );
 }
+
+/** A path as given (not trimmed), resolved: `expected <what>` when it is blank. */
+export const pathTo = (what: string) =>
+  v.pipe(
+    v.string(`expected ${what}`),
+    v.check((path) => path.trim() !== '', `expected ${what}`),
+    v.transform((path) => resolve(path)),
+  );
 
 /** A string with something in it, trimmed: `expected <what>` otherwise. */
 export const text = (what: string) => v.pipe(v.string(`expected ${what}`), v.trim(), v.nonEmpty(`expected ${what}`));

@@ -95,15 +95,13 @@ export function parseImap(value: unknown, email: string, where: string, env: Nod
   };
 }
 
-const ACCOUNT = strictObject(
-  { email: v.string(), dotInsensitive: v.optional(v.boolean()), imap: v.optional(v.unknown()) },
-  'expected an object',
-);
+const ACCOUNT_KEYS = { email: v.string(), dotInsensitive: v.optional(v.boolean()), imap: v.optional(v.unknown()) };
+const ACCOUNT = strictObject(ACCOUNT_KEYS, 'expected an object');
 
 /** One entry of `extmailAccounts`: a string, or an object with only the known keys. */
 export function parseAccountEntry(item: unknown, where: string, env: NodeJS.ProcessEnv): ExtmailAccountConfig {
   if (typeof item === 'string') return parseExtmailAccount(item, where);
-  if (!v.is(v.looseObject(ACCOUNT.entries), item)) {
+  if (!v.is(v.looseObject(ACCOUNT_KEYS), item)) {
     throw new UsageError(
       `${where}: each account is "name@provider" or {"email": "...", "dotInsensitive": true|false, "imap": {...}}`,
     );

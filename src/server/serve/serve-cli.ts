@@ -10,7 +10,9 @@ import { fitHelp, helpWidth } from '../../text/help-wrap';
 import { startServer, type RunningServer } from './assemble';
 import { createLogger, type Logger } from '../observe/log';
 import { secretScrubber, urlHasPassword } from '../store/postgres/connection/database-url';
-import { buildServerConfig, ConfigFileError, UsageError, type ServeFlags } from '../config/serve-config';
+import { buildServerConfig, ConfigFileError, SERVE_OPTIONS, UsageError, type ServeFlags } from '../config/serve-config';
+
+export { SERVE_OPTIONS } from '../config/serve-config';
 import { hangupReloads, reloadConfig } from '../reload/sighup';
 import type { ServerConfig } from '../config/server-config';
 import { holdHeapNearLive } from '../../platform/young-generation';
@@ -121,46 +123,6 @@ Exit codes: 0 stopped normally (or --help, --version); 1 could not start (port i
 data dir, database unreachable, certificate or admin token unreadable); 2 bad usage or config file.
 `;
 
-/** The options of `serve`, as node:util parseArgs takes them (the scripts/deploy/ files are tested against them). */
-export const SERVE_OPTIONS = {
-  host: { type: 'string' },
-  'http-host': { type: 'string' },
-  'smtp-host': { type: 'string' },
-  'trust-proxy': { type: 'boolean' },
-  'http-port': { type: 'string' },
-  'smtp-port': { type: 'string' },
-  'data-dir': { type: 'string' },
-  'database-url': { type: 'string' },
-  domain: { type: 'string', multiple: true },
-  'extmail-account': { type: 'string', multiple: true },
-  'lifetime-minutes': { type: 'string' },
-  'lifetime-seconds': { type: 'string' },
-  'max-message-bytes': { type: 'string' },
-  'max-recipients': { type: 'string' },
-  'inbox-limit': { type: 'string' },
-  'create-per-minute': { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  'admin-token-file': { type: 'string' },
-  'admin-listen': { type: 'string' },
-  config: { type: 'string' },
-  'smtp-max-connections': { type: 'string' },
-  'smtp-connections-per-client': { type: 'string' },
-  'smtp-messages-per-minute': { type: 'string' },
-  'smtp-recipients-per-minute': { type: 'string' },
-  'http-requests-per-minute': { type: 'string' },
-  'max-stored-messages': { type: 'string' },
-  'max-stored-bytes': { type: 'string' },
-  metrics: { type: 'boolean' },
-  'metrics-listen': { type: 'string' },
-  'log-format': { type: 'string' },
-  'ssh-port': { type: 'string' },
-  'ssh-host': { type: 'string' },
-  'ssh-host-key': { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'V' },
-} as const;
-
 // Messages can carry what the user typed or a config file held (an option name, a path, a value with a
 // `\u001b` in it): like every line bound for a terminal, they pass the terminal-safe boundary.
 // A config file's mistake ends with the file's path instead of the --help hint: the fix is in the file.
@@ -181,14 +143,14 @@ function textLine(line: string): void {
 const SERVE_YOUNG_GENERATION_BYTES = 16 * 1024 * 1024;
 const SERVE_HEAP_GROWING_PERCENT = 25;
 
-type RunFlags = ServeFlags & { help?: boolean; version?: boolean };
-
 /**
  * The command line and the settings it names, read: the flags and the config to run with, or the exit
  * code when there is nothing to run (`--help`, `--version`, a usage error said on stderr).
  */
-function readServeArgs(args: string[]): { code: number } | { flags: RunFlags; config: ServerConfig; notes: string[] } {
-  let flags: RunFlags;
+function readServeArgs(
+  args: string[],
+): { code: number } | { flags: ServeFlags; config: ServerConfig; notes: string[] } {
+  let flags: ServeFlags;
   try {
     flags = parseArgs({ args, options: SERVE_OPTIONS, allowPositionals: false, strict: true }).values;
   } catch (error) {

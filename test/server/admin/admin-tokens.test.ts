@@ -121,6 +121,9 @@ describe('named admin tokens', () => {
     expect(await refusal([files.alice])).toMatch(
       /^--config adminTokens\[0\]: expected \{"name": \.\.\., "file": \.\.\.\} \(in /,
     );
+    expect(await refusal([[files.alice]])).toMatch(
+      /^--config adminTokens\[0\]: expected \{"name": \.\.\., "file": \.\.\.\} \(in /,
+    );
     expect(
       await refusal([
         { name: 'alice', file: files.alice },

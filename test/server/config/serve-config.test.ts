@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isTerminalSafe } from '../../../src/text/safe-text';
-import { applyConfigFile, buildServerConfig } from '../../../src/server/config/serve-config';
+import { applyConfigFile, buildServerConfig, SERVE_OPTIONS } from '../../../src/server/config/serve-config';
 import { defaultServerConfig } from '../../../src/server/config/server-config';
 import { configFiles, usageRefusal } from '../../harness/serve-config-files';
 import { spawnCli } from '../../harness/serve-process';
@@ -54,6 +54,47 @@ describe('refused values are echoed terminal-safe', () => {
     expect(usageRefusal(() => buildServerConfig({ domain: ['not a domain'] }, {}))).toBe(
       '--domain: "not a domain" is not a domain name',
     );
+  });
+});
+
+describe('one schema a key, for the flag and the config file alike', () => {
+  it('reads every flag of serve by the schema of the setting it names', () => {
+    const settings = Object.entries(SERVE_OPTIONS).filter(([flag]) => !['help', 'version', 'config'].includes(flag));
+    for (const [flag, option] of settings) {
+      if (option.type === 'boolean') {
+        const key = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) as 'metrics' | 'trustProxy';
+        expect(buildServerConfig({ [flag]: true }, {})[key], flag).toBe(true);
+      } else {
+        // A value no flag takes: refused in the flag's own name, so the flag was read, not dropped.
+        expect(
+          usageRefusal(() => buildServerConfig({ [flag]: {} as string }, {})),
+          flag,
+        ).toMatch(`--${flag}: expected`);
+      }
+    }
+  });
+
+  it('reads the keys that set a setting of another name, and says a refusal in the key the file used', async () => {
+    const file = await configFile({ tlsCert: 'c.pem', tlsKey: '/k.pem', sshHostKey: '/h', lifetimeMinutes: 1.5 });
+    const config = buildServerConfig({ config: file }, {});
+    expect(config).toMatchObject({ tlsKeyFile: '/k.pem', sshHostKeyFile: '/h', lifetimeSeconds: 90 });
+    expect(config.tlsCertFile).toMatch(/\/c\.pem$/);
+    const bad = await configFile({ lifetimeMinutes: 0 });
+    expect(usageRefusal(() => buildServerConfig({ config: bad }, {}))).toMatch(
+      /^--config lifetimeMinutes: expected a positive number, got 0 \(in /,
+    );
+    expect(usageRefusal(() => buildServerConfig({ 'lifetime-minutes': '600000' }, {}))).toBe(
+      '--lifetime-minutes: lifetime must be from 1 second to a year',
+    );
+  });
+
+  it('serves metrics wherever metricsListen is given, whatever the order of the keys', async () => {
+    for (const content of [
+      { metricsListen: '127.0.0.1:0', metrics: false },
+      { metrics: false, metricsListen: '127.0.0.1:0' },
+    ]) {
+      expect(buildServerConfig({ config: await configFile(content) }, {}).metrics).toBe(true);
+    }
   });
 });
 

@@ -144,6 +144,8 @@ describe('extmailAccounts with imap in the config file', () => {
       new RegExp(`^${at} passwordEnv: expected the name of an environment variable `),
     );
     expect(await refusal([{ email: 'k@ext.test', imap: null }])).toMatch(new RegExp(`^${at}: expected an object `));
+    // A list is no object, though JavaScript's typeof says so.
+    expect(await refusal([{ email: 'k@ext.test', imap: [] }])).toMatch(new RegExp(`^${at}: expected an object `));
     expect(await refusal([{ email: 'k@ext.test', dotInsensitive: 'yes' }])).toMatch(
       /^--config extmailAccounts: each account is "name@provider" or \{"email"/,
     );
