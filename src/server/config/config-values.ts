@@ -5,8 +5,11 @@
  */
 import { resolve } from 'node:path';
 import * as v from 'valibot';
-import { safeLine } from '../../text/safe-text';
 import type { ExtmailAccountConfig } from './server-config';
+import { show } from './show';
+import { unknownKey } from './unknown-key';
+
+export { show };
 
 /** A value the user gave that we refuse; the CLI prints it and exits 2. */
 export class UsageError extends Error {
@@ -25,15 +28,6 @@ export class ConfigFileError extends UsageError {
   ) {
     super(message);
   }
-}
-
-/**
- * A value from the command line or a config file, quoted for an error message. JSON quoting escapes C0
- * controls but not C1 or bidi controls, and a config file's `\u001b` is a real ESC once parsed: the
- * result goes through the terminal-safe boundary too, as everything written to a terminal does.
- */
-export function show(value: unknown): string {
-  return safeLine(JSON.stringify(value) ?? String(value), 120);
 }
 
 /** Providers known to ignore dots in the local part (j.ohn@ and john@ are one mailbox). */
@@ -108,16 +102,16 @@ export function readBy<S extends v.GenericSchema>(
 
 /**
  * An object with only the keys of `entries`: `what` when the value is no object (a list is none, though
- * valibot's object takes one), `unknown key "k" (known: ...)` for any other key (a misspelt key must not be
+ * valibot's object takes one), `unknown key "k" (did you mean ...?)` (unknown-key.ts) for any other key (a misspelt key must not be
  * ignored). A key that is missing gets the message its own schema gives for no value ("expected a file
  * path"), as when it was given wrong.
  */
 export function strictObject<E extends v.ObjectEntries>(entries: E, what: string) {
-  const known = Object.keys(entries).join(', ');
+  const known = Object.keys(entries);
   return v.pipe(
     v.custom<object>((o) => typeof o === 'object' && o !== null && !Array.isArray(o), what),
     v.strictObject(entries, (issue) => {
-      if (issue.expected === 'never') return `unknown key ${show(issue.path?.at(-1)?.key)} (known: ${known})`;
+      if (issue.expected === 'never') return unknownKey(issue.path?.at(-1)?.key, known, 'docs/server/README.md');
       const key = issue.path?.at(-1)?.key;
       if (typeof key !== 'string' || !Object.hasOwn(entries, key)) return what;
       return v.safeParse(entries[key]!, undefined).issues?.[0].message ?? what;

@@ -8,6 +8,7 @@ import { safeLine } from '../../text/safe-text';
 import { ConfigFileError, readBy, show, UsageError } from './config-values';
 import { OperatorFileError, readOperatorFileSync } from '../../platform/operator-file';
 import { DuplicateKeyError, parseJsonStrict } from './strict-json';
+import { unknownKey } from './unknown-key';
 import { defaultServerConfig, type ServerConfig } from './server-config';
 import { databaseUrl, RENAMED, settingSchemas } from './setting-schemas';
 
@@ -58,7 +59,7 @@ export function applyConfigFile(config: ServerConfig, path: string, env: NodeJS.
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     keys.add(key);
     if (!Object.hasOwn(schemas, key))
-      refuse(`--config: unknown key ${show(key)} (known: ${Object.keys(schemas).join(', ')})`);
+      refuse(`--config: ${unknownKey(key, Object.keys(schemas), 'docs/server/README.md, "Settings"')}`);
     try {
       put(config, schemas, key as keyof Schemas, value, `--config ${key}`);
     } catch (error) {

@@ -113,10 +113,14 @@ describe('extmailAccounts with imap in the config file', () => {
 
   it('refuses unknown keys inside an account and inside its imap object', async () => {
     expect(await refusal([{ email: 'keeper@ext.test', dotInsensitve: true }])).toMatch(
-      /extmailAccounts keeper@ext\.test: unknown key "dotInsensitve" \(known: email, dotInsensitive, imap\) \(in .*serve\.json\)$/,
+      /extmailAccounts keeper@ext\.test: unknown key "dotInsensitve" \(did you mean "dotInsensitive"\?\) \(in .*serve\.json\)$/,
     );
     expect(await refusal([{ email: 'keeper@ext.test', imap: imap({ password_env: 'X' }) }])).toMatch(
-      /keeper@ext\.test imap: unknown key "password_env" \(known: host, port, tls, user, passwordEnv, passwordFile, folders, pollSeconds\)/,
+      /keeper@ext\.test imap: unknown key "password_env" \(did you mean "passwordEnv"\?\)/,
+    );
+    // Nothing close: the keys, listed (an object of a few keys).
+    expect(await refusal([{ email: 'keeper@ext.test', imap: imap({ mailbox: 'INBOX' }) }])).toMatch(
+      /keeper@ext\.test imap: unknown key "mailbox" \(known: host, port, tls, user, passwordEnv, passwordFile, folders, pollSeconds\)/,
     );
   });
 

@@ -51,7 +51,8 @@ describe('serve refusing to start', () => {
     const cases: [unknown, string][] = [
       [{ httpPort: 'abc' }, '--config httpPort: expected a whole number from 0 to 65535, got "abc"'],
       [{ domains: ['not a domain'] }, '--config domains: "not a domain" is not a domain name'],
-      [{ domians: ['x.test'] }, '--config: unknown key "domians" (known: '],
+      [{ domians: ['x.test'] }, '--config: unknown key "domians" (did you mean "domains"?)'],
+      [{ colour: 'blue' }, '--config: unknown key "colour" (the keys: docs/server/README.md, "Settings")'],
       [[1, 2], '--config: the file must hold a JSON object'],
     ];
     for (const [content, message] of cases) {
