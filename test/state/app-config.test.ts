@@ -160,10 +160,14 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
     expect(errorOf(() => loadSettings({ env: {}, paths })).message).toContain('config.json: must be a JSON object');
   });
 
-  it('unknown key, listing the known ones', () => {
+  it('unknown key: the one meant when it is close, else the known ones listed', () => {
     writeConfig({ baseURL: 'http://x.example/' });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(
+      /config\.json: unknown key "baseURL" \(did you mean "baseUrl"\?\)$/,
+    );
+    writeConfig({ colour: 'blue' });
     const message = errorOf(() => loadSettings({ env: {}, paths })).message;
-    expect(message).toContain('config.json: unknown key "baseURL"');
+    expect(message).toContain('config.json: unknown key "colour" (known keys: ');
     expect(message).toContain('baseUrl, pollIntervalSeconds, bell, serverTz, postEncoding, downloadDir');
   });
 

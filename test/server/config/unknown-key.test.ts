@@ -4,7 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { closestKey, unknownKey } from '../../../src/server/config/unknown-key';
+import { unknownKey } from '../../../src/server/config/unknown-key';
+import { closestKey } from '../../../src/text/closest-key';
 import { settingSchemas } from '../../../src/server/config/setting-schemas';
 
 const serveKeys = Object.keys(settingSchemas({}));

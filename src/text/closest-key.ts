@@ -1,0 +1,34 @@
+/**
+ * The word someone most likely meant when they typed one that is not known: a config key spelt with a
+ * letter left out, two swapped, another case or the flag's dashes. Used for the app's and serve's
+ * config files ("unknown key "domians" (did you mean "domains"?)").
+ */
+
+/** The Damerau-Levenshtein distance of `a` and `b` (adjacent swaps count one), capped past `cap`. */
+function distance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/** The known key `key` most likely meant: the same but for case, `-` and `_`, or at most 2 edits away. */
+export function closestKey(key: string, known: readonly string[]): string | undefined {
+  // Keys are short; a long unknown key (up to a file's 1 MiB) is compared by its first 64 characters.
+  const plain = (k: string) => k.slice(0, 64).toLowerCase().replace(/[-_]/g, '');
+  const wanted = plain(key);
+  let best: { key: string; d: number } | undefined;
+  for (const k of known) {
+    const d = distance(wanted, plain(k), 2);
+    if (d <= 2 && (best === undefined || d < best.d)) best = { key: k, d };
+  }
+  return best?.key;
+}
