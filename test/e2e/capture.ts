@@ -118,7 +118,15 @@ export async function captureScreens(): Promise<Screens> {
       );
     }
     await app.press('g', (s) => isInbox(s) && selectedRow(app).includes(OPEN));
-    const inbox = grab(app, await app.waitForScreen((s) => isInbox(s) && settledHeader(s) && /1 new message/.test(s)));
+    // The badges come once the app has read each message's body (the code, the sign-in link): waited for,
+    // or the capture shows the selected row with or without its [link] depending on the machine's speed.
+    const inbox = grab(
+      app,
+      await app.waitForScreen(
+        (s) =>
+          isInbox(s) && settledHeader(s) && /1 new message/.test(s) && /\[code 482913\]/.test(s) && /\[link\]/.test(s),
+      ),
+    );
 
     await app.press(
       KEYS.ENTER,
