@@ -6,14 +6,14 @@
  * The stalled client is the real `ssh` waiting in its window for a key's passphrase: the key exchange is
  * done and the service has said the key would do, and nothing more comes until it is typed.
  */
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../harness/wait';
-import { startSshServe, tmuxSsh, type SshServe } from './ssh-harness';
+import { newKey, sshArgs, startSshServe, tmuxSsh, type SshServe } from './ssh-harness';
 
 const PASSPHRASE = 'correct horse';
 
@@ -87,6 +87,35 @@ describe('ssh handshake and authentication deadlines', () => {
       expect(refusals(serve)).toEqual(['handshake-timeout']);
     } finally {
       t.close();
+      await serve.stop();
+    }
+  });
+
+  it('closes a logged-in connection that opens no session at the deadline; a session running alongside goes on', async () => {
+    const serve = await serveWith({ sshHandshakeTimeoutMs: 120_000, sshAuthTimeoutMs: 5000 });
+    const app = tmuxSsh(serve.sshPort, newKey(serve.dir, 'key'));
+    let held: ChildProcess | undefined;
+    try {
+      await app.waitForScreen('choose an address');
+      // `ssh -N`, anonymous: logged in, no shell and no command, holding its connection.
+      held = spawn('ssh', [...sshArgs(serve.sshPort, undefined), '-N', '127.0.0.1'], { stdio: 'ignore' });
+      let code: number | null | undefined;
+      held.on('close', (c) => (code = c));
+      await waitFor(() => code !== undefined || undefined, { timeoutMs: 20_000, message: 'ssh -N to be cut' });
+      expect(code).toBe(255);
+      expect(refusals(serve)).toEqual(['no-session']);
+      expect(serve.stderr()).toMatch(/"event":"ssh\.login"[^\n]*"login":"anonymous"/);
+      // The app session, in since before `ssh -N` logged in, still takes a key and draws.
+      const line = app
+        .screen()
+        .split('\n')
+        .find((l) => l.includes('Random address on tempmail.test'))!;
+      app.keys(/(\d) Random/.exec(line)![1]!);
+      await app.waitForScreen(/^\S+@tempmail\.test\s+expires in/m);
+      expect(refusals(serve)).toEqual(['no-session']);
+    } finally {
+      held?.kill();
+      app.close();
       await serve.stop();
     }
   });
