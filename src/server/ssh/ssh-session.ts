@@ -110,9 +110,13 @@ function startApp(
   channel.on('close', () => end());
   channel.on('error', () => end());
   let running: { stop: () => void } | undefined;
-  Promise.all([import('./remote-app'), ctx.user])
+  // A user whose addresses could not be read was logged (ssh.read_failed) and cut where they were read
+  // (ssh-front.ts): this session ends without a second line.
+  const user = ctx.user.catch(() => undefined);
+  Promise.all([import('./remote-app'), user])
     .then(([{ runRemoteApp }, user]) => {
       if (ended) return;
+      if (!user) return end(undefined, 1);
       const app = runRemoteApp({ terminal, apiUrl: ctx.apiUrl, user, noColor });
       running = app;
       return app.done.then((code) => end(undefined, code));
