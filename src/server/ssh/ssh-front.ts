@@ -47,13 +47,18 @@ const REFUSALS: Record<string, string> = {
   blocked: 'connections from your address are refused',
 };
 
-/** Logs a client refused (or cut before it was in) for `why`. */
+/**
+ * Logs a client refused (or cut) for `why`: the first of each reason and client a second, then the count
+ * of its repeats (observe/log.ts), so a client looping refused connections writes no more than that.
+ */
 function logRefused(log: Logger, ip: string, why: string): void {
   log.event({
     level: 'info',
     event: 'ssh.refused',
     text: `ssh refused ${ip}: ${why}`,
     fields: { client: ip, reason: why },
+    fold: true,
+    foldKey: `${why} ${ip}`,
   });
 }
 
