@@ -3,7 +3,9 @@
  * command, on this service. Its own TCP listener counts connections and asks the admin blocks before
  * ssh2 sees a byte: a refused client reads one line and is closed, before any key exchange. Two
  * deadlines before a client is in: the handshake's (`handshakeTimeoutMs`, from accept to the end of the
- * first key exchange) and then the authentication's (`authTimeoutMs`, from there to logged in).
+ * first key exchange) and then the authentication's (`authTimeoutMs`, from there to logged in). Once in,
+ * a connection with no shell or command running is closed after `authTimeoutMs` as well (`ssh -N` held a
+ * connection slot for ever); an app session's own idle deadline covers it while one runs.
  */
 import { createServer, type Socket } from 'node:net';
 import { Server, type Connection } from 'ssh2';
@@ -45,13 +47,18 @@ const REFUSALS: Record<string, string> = {
   blocked: 'connections from your address are refused',
 };
 
-/** Logs a client refused (or cut before it was in) for `why`. */
+/**
+ * Logs a client refused (or cut) for `why`: the first of each reason and client a second, then the count
+ * of its repeats (observe/log.ts), so a client looping refused connections writes no more than that.
+ */
 function logRefused(log: Logger, ip: string, why: string): void {
   log.event({
     level: 'info',
     event: 'ssh.refused',
     text: `ssh refused ${ip}: ${why}`,
     fields: { client: ip, reason: why },
+    fold: true,
+    foldKey: `${why} ${ip}`,
   });
 }
 
@@ -59,7 +66,14 @@ function logRefused(log: Logger, ip: string, why: string): void {
  * A client is in: its login counted and logged, its user data read (the addresses a key keeps), and its
  * channels handled: a session runs the app or a command; forwarding of every kind is refused.
  */
-function serveLogin(options: SshFrontOptions, counts: SshCounts, client: Connection, ip: string, who: Identity): void {
+function serveLogin(
+  options: SshFrontOptions,
+  counts: SshCounts,
+  client: Connection,
+  ip: string,
+  who: Identity,
+  running: { busy(): void; idle(): void },
+): void {
   const { log } = options;
   counts.stats.logins[who.kind]++;
   const name = who.kind === 'key' ? `key ${who.fingerprint}` : undefined;
@@ -84,8 +98,22 @@ function serveLogin(options: SshFrontOptions, counts: SshCounts, client: Connect
   client.on('request', (_accept, reject) => reject?.());
   client.on('tcpip', (_accept, reject) => reject());
   client.on('openssh.streamlocal', (_accept, reject) => reject());
+  let runs = 0;
   client.on('session', (accept) => {
-    handleSession(accept(), {
+    const session = accept();
+    // A shell or a command started ends the no-session deadline; the last one closed starts it again.
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      if (runs++ === 0) running.busy();
+    };
+    session.prependListener('shell', start);
+    session.prependListener('exec', start);
+    session.once('close', () => {
+      if (started && --runs === 0) running.idle();
+    });
+    handleSession(session, {
       apiUrl: options.apiUrl,
       user,
       idleTimeoutMs: options.idleTimeoutMs,
@@ -100,12 +128,12 @@ function serveLogin(options: SshFrontOptions, counts: SshCounts, client: Connect
   });
 }
 
-type Phase = 'handshake-timeout' | 'auth-timeout';
+type Phase = 'handshake-timeout' | 'auth-timeout' | 'no-session';
 
 /**
  * Each connection's deadline until its client is in: the handshake's from accept, then, once the first
- * key exchange is done, the authentication's. Past one, the socket is closed and the refusal counted
- * and logged by its reason.
+ * key exchange is done, the authentication's; once in, the no-session one while no shell or command
+ * runs. Past one, the socket is closed and the refusal counted and logged by its reason.
  */
 function connectionDeadlines(options: SshFrontOptions, counts: SshCounts) {
   const pending = new Map<Socket, { timer: NodeJS.Timeout; phase: Phase }>();
@@ -132,7 +160,12 @@ function connectionDeadlines(options: SshFrontOptions, counts: SshCounts) {
       clear(socket);
       arm(socket, ip, 'auth-timeout');
     },
-    /** Logged in, or gone. */
+    /** Logged in with nothing running, or the last shell or command closed: its no-session deadline starts. */
+    idle(socket: Socket, ip: string) {
+      clear(socket);
+      arm(socket, ip, 'no-session');
+    },
+    /** A shell or command running, or gone. */
     clear,
   };
 }
@@ -154,8 +187,12 @@ export function createSshFront(options: SshFrontOptions): SshFront {
     client.on('handshake', () => socket && deadlines.exchanged(socket, ip));
     client.on('authentication', (ctx) => authenticate(ctx, (identity) => (who = identity)));
     client.on('ready', () => {
-      if (socket) deadlines.clear(socket);
-      serveLogin(options, counts, client, ip, who ?? { kind: 'anonymous' });
+      const running = {
+        busy: () => socket && deadlines.clear(socket),
+        idle: () => socket && deadlines.idle(socket, ip),
+      };
+      running.idle();
+      serveLogin(options, counts, client, ip, who ?? { kind: 'anonymous' }, running);
     });
   };
   const tcp = createServer({ pauseOnConnect: false }, (socket) => admit(socket));

@@ -1,7 +1,9 @@
 /**
  * One SSH session channel: a pty request (size, TERM), environment (NO_COLOR only), window changes, then
  * either a shell (the app, remote-app.tsx) or an exec (ssh-exec.ts). No subsystem (SFTP), no X11, no
- * agent. An error in the app ends this session with a line, never the service.
+ * agent. An error thrown while the app draws or in its key handlers ends this session with a line; one
+ * thrown in a timer's or a promise's callback of the app is not caught here and ends the service
+ * (docs/server/ssh.md, Limits).
  */
 import type { Session as SshSession, ServerChannel } from 'ssh2';
 import { safeLine } from '../../text/safe-text';
@@ -110,9 +112,13 @@ function startApp(
   channel.on('close', () => end());
   channel.on('error', () => end());
   let running: { stop: () => void } | undefined;
-  Promise.all([import('./remote-app'), ctx.user])
+  // A user whose addresses could not be read was logged (ssh.read_failed) and cut where they were read
+  // (ssh-front.ts): this session ends without a second line.
+  const user = ctx.user.catch(() => undefined);
+  Promise.all([import('./remote-app'), user])
     .then(([{ runRemoteApp }, user]) => {
       if (ended) return;
+      if (!user) return end(undefined, 1);
       const app = runRemoteApp({ terminal, apiUrl: ctx.apiUrl, user, noColor });
       running = app;
       return app.done.then((code) => end(undefined, code));

@@ -5,7 +5,7 @@
  * others (an `ssh host new` answers after each).
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, type ClientChannel } from 'ssh2';
@@ -119,6 +119,42 @@ describe('ssh limits and hostile clients', () => {
     } finally {
       await quick.stop();
     }
+  });
+
+  it('logs a client looping refused connections in one line and the count of its repeats', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tempmail-ssh-'));
+    const config = { sshConnectionsPerClient: 1, sshHandshakeTimeoutMs: 120_000 };
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+    const own = await startSshServe(['--config', join(dir, 'config.json'), '--log-format', 'json'], dir);
+    const closed = (socket: Socket) => new Promise((r) => socket.once('close', r));
+    const open = () => {
+      const socket = connect(own.sshPort, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.resume();
+      return socket;
+    };
+    // One connection, silent, holds this address's one slot; 30 more are refused at once.
+    const holder = open();
+    try {
+      // Its slot is taken once the service has said its version.
+      await new Promise((r) => holder.once('data', r));
+      await Promise.all(Array.from({ length: 30 }, () => closed(open())));
+    } finally {
+      holder.destroy();
+      // Stopped, serve has written the repeats it folded.
+      await own.stop();
+    }
+    const lines = own
+      .stderr()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { event?: string; reason?: string; client?: string; repeats?: number })
+      .filter((l) => l.event === 'ssh.refused' && l.reason === 'too-many-from-client');
+    expect(lines[0]).toMatchObject({ client: '127.0.0.1' });
+    expect(lines[0]!.repeats).toBeUndefined();
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines.slice(1)) expect(line.repeats).toBeGreaterThan(0);
+    expect(lines.reduce((n, l) => n + (l.repeats ?? 1), 0)).toBe(30);
   });
 
   it('draws for a 0x0 window, a 10000x10000 one, a flood of resizes, and an escape in TERM and the login name', async () => {

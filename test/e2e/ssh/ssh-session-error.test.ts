@@ -5,13 +5,13 @@
  * exits non-zero; a session open at the same time still draws on a key; `serve` stays up and logs the
  * error once.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../harness/wait';
-import { newKey, sshExec, startSshServe, tmuxSsh, type SshServe } from './ssh-harness';
+import { newKey, sshArgs, sshExec, startSshServe, tmuxSsh, type SshServe } from './ssh-harness';
 
 let serve: SshServe;
 
@@ -23,10 +23,15 @@ afterAll(async () => {
   await serve?.stop();
 });
 
+/** The path of `key`'s kept record in the data dir of the serve in `dir` (its folder made). */
+function recordPath(key: string, dir = serve.dir): string {
+  const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${key}.pub`], { encoding: 'utf8' }).split(' ')[1]!;
+  mkdirSync(join(dir, 'data', 'ssh'), { recursive: true });
+  return join(dir, 'data', 'ssh', createHash('sha256').update(`key ${fingerprint}`).digest('hex'));
+}
+
 /** Keeps for `key` a record whose one address is the number 5 (as a bad write or another version might). */
 function keepBrokenRecord(key: string): void {
-  const fingerprint = execFileSync('ssh-keygen', ['-l', '-f', `${key}.pub`], { encoding: 'utf8' }).split(' ')[1]!;
-  const file = createHash('sha256').update(`key ${fingerprint}`).digest('hex');
   const record = {
     sessions: [
       {
@@ -40,8 +45,7 @@ function keepBrokenRecord(key: string): void {
     ],
     read: {},
   };
-  mkdirSync(join(serve.dir, 'data', 'ssh'), { recursive: true });
-  writeFileSync(join(serve.dir, 'data', 'ssh', file), JSON.stringify(record), { mode: 0o600 });
+  writeFileSync(recordPath(key), JSON.stringify(record), { mode: 0o600 });
 }
 
 /** The JSON log lines of `event` serve has written so far (on stderr, as --log-format json puts them). */
@@ -49,6 +53,16 @@ const logged = (event: string) =>
   `${serve.stdout()}\n${serve.stderr()}`
     .split('\n')
     .filter((line) => line.startsWith('{') && (JSON.parse(line) as { event?: string }).event === event);
+
+/** How many times `s` logged `event`: its lines, a folded one counting as its repeats. */
+const events = (s: SshServe, event: string) =>
+  s
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { event?: string; repeats?: number })
+    .filter((l) => l.event === event)
+    .reduce((n, l) => n + (l.repeats ?? 1), 0);
 
 describe('an error in one ssh session', () => {
   it('ends that session with a line and a non-zero status; the others and serve go on', async () => {
@@ -72,7 +86,7 @@ describe('an error in one ssh session', () => {
       other.keys(/(\d) Random/.exec(line)![1]!);
       await other.waitForScreen(/^\S+@tempmail\.test\s+expires in/m);
 
-      // serve is up, and said it once.
+      // serve is up, and said it.
       expect((await sshExec(serve.sshPort, undefined, ['new'])).code).toBe(0);
       const lines = await waitFor(
         () => (logged('ssh.session_error').length > 0 ? logged('ssh.session_error') : undefined),
@@ -81,12 +95,42 @@ describe('an error in one ssh session', () => {
           message: 'the session error in the log',
         },
       );
-      expect(lines).toHaveLength(1);
       expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', event: 'ssh.session_error' });
       expect(lines[0]).not.toMatch(/\\n\s*at /);
     } finally {
       failing.close();
       other.close();
     }
+    // Once: counted when serve has stopped, and so written any repeat it folded.
+    await serve.stop();
+    expect(events(serve, 'ssh.session_error')).toBe(1);
+  });
+
+  it('logs a user whose addresses cannot be read once, as ssh.read_failed, not again as a session error', async () => {
+    const own = await startSshServe(['--log-format', 'json']);
+    const unreadable = newKey(own.dir, 'unreadable');
+    // A directory where the record's file is: reading it fails (EISDIR), even for root.
+    mkdirSync(recordPath(unreadable, own.dir));
+    try {
+      // Whether the shell request is in before the connection is cut is a race: five logins, each asking
+      // for the app at once (`ssh -tt`), so that some of them are.
+      for (let i = 0; i < 5; i++) {
+        const ssh = spawn('ssh', [...sshArgs(own.sshPort, unreadable), '-tt', '127.0.0.1'], { stdio: 'pipe' });
+        let out = '';
+        let code: number | null | undefined;
+        ssh.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
+        ssh.on('close', (c) => (code = c));
+        await waitFor(() => code !== undefined || undefined, { timeoutMs: 10_000, message: 'ssh to end' }).finally(() =>
+          ssh.kill(),
+        );
+        expect(code).not.toBe(0);
+        expect(out).not.toContain('choose an address');
+      }
+    } finally {
+      // Stopped, serve has written the repeats it folded.
+      await own.stop();
+    }
+    expect(events(own, 'ssh.read_failed')).toBe(5);
+    expect(events(own, 'ssh.session_error')).toBe(0);
   });
 });
