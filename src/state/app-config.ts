@@ -9,7 +9,6 @@ import { dirname, join, resolve } from 'node:path';
 import { boolean, custom, type GenericSchema, type InferOutput, number, pipe, check, transform } from 'valibot';
 import { DEFAULT_PROVIDER_ORDER, PROVIDER_IDS, type PostEncoding, type ProviderId } from '../model/mail-types';
 import type { AppPaths } from './paths';
-import { closestKey } from '../text/closest-key';
 import { safeLine } from '../text/safe-text';
 import {
   baseUrlText,
@@ -21,7 +20,7 @@ import {
   fileString,
   must,
   readSetting,
-  show,
+  unknownText,
   zoneText,
 } from './setting-values';
 import {
@@ -213,9 +212,7 @@ export function readConfigFile(file: string, home = homedir()): SettingsLayer {
   const values: Values = {};
   for (const [key, value] of Object.entries(data)) {
     if (!Object.hasOwn(FILE_KEYS, key)) {
-      const near = closestKey(key, Object.keys(FILE_KEYS));
-      const hint = near ? `did you mean ${show(near)}?` : `known keys: ${Object.keys(FILE_KEYS).join(', ')}`;
-      throw new ConfigError(`${file}: unknown key ${show(key)} (${hint})`);
+      throw new ConfigError(`${file}: ${unknownText('key', key, Object.keys(FILE_KEYS))}`);
     }
     const k = key as keyof typeof FILE_KEYS;
     (values as Record<string, unknown>)[k] = readSetting(FILE_KEYS[k], value, `${file}: ${key}`);

@@ -6,7 +6,7 @@
  */
 import { array, check, custom, type ObjectEntries, optional, pipe, strictObject, string, transform } from 'valibot';
 import { DEFAULT_PROVIDER_ORDER, isProviderId, PROVIDER_IDS, type ProviderId } from '../model/mail-types';
-import { aString, baseUrlText, show } from './setting-values';
+import { aString, baseUrlText, show, unknownText } from './setting-values';
 
 /** One provider's settings: its base URL, and TempMail.lol's API key (secret: never shown). */
 export interface ProviderSettings {
@@ -33,13 +33,16 @@ const nonEmpty = pipe(
   check((s) => s.trim() !== '', NON_EMPTY),
 );
 
-/** An object (not a list) with only the keys of `entries`: `unknown <what> "k" (known...)` for any other key. */
+/**
+ * An object (not a list) with only the keys of `entries`: `unknown <what> "k" (did you mean ...? / known: ...)`
+ * for any other key.
+ */
 const only = <E extends ObjectEntries>(entries: E, unknown: string, known: string, notObject: string) =>
   pipe(
     custom<object>((o) => typeof o === 'object' && o !== null && !Array.isArray(o), notObject),
     strictObject(entries, (issue) =>
       issue.expected === 'never'
-        ? `unknown ${unknown} ${show(issue.path?.at(-1)?.key)} (${known}: ${Object.keys(entries).join(', ')})`
+        ? unknownText(unknown, issue.path?.at(-1)?.key, Object.keys(entries), known)
         : notObject,
     ),
   );

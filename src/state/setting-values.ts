@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { check, type GenericSchema, type InferOutput, pipe, safeParse, string, transform } from 'valibot';
 import { parseZoneOffset } from '../platform/time';
 import { displayBaseUrl } from './base-url';
+import { meantKey } from '../text/closest-key';
 import { safeLine } from '../text/safe-text';
 
 /** A bad setting: the message names the source (file, variable or flag) and the key. */
@@ -34,6 +35,14 @@ export function readSetting<S extends GenericSchema>(schema: S, value: unknown, 
   const path = (issue.path ?? []).slice(0, issue.expected === 'never' ? -1 : undefined);
   const at = path.map((step) => (typeof step.key === 'string' ? `.${step.key}` : '')).join('');
   throw new ConfigError(`${where}${at}${issue.message.startsWith('unknown ') ? ':' : ''} ${issue.message}`);
+}
+
+/**
+ * `unknown <what> "k" (did you mean "key"?)` when a known one is close, else the known ones listed
+ * (`known keys: a, b`, as `knownWord` names them).
+ */
+export function unknownText(what: string, typed: unknown, known: readonly string[], knownWord = 'known keys'): string {
+  return `unknown ${what} ${show(typed)} (${meantKey(typed, known) ?? `${knownWord}: ${known.join(', ')}`})`;
 }
 
 /** A refusal that shows the value: `must be <what>, got <the value>`. */

@@ -20,15 +20,30 @@ function distance(a: string, b: string, cap: number): number {
   return rows[a.length]![b.length]!;
 }
 
-/** The known key `key` most likely meant: the same but for case, `-` and `_`, or at most 2 edits away. */
+/**
+ * The known key `key` most likely meant: the same but for case, `-` and `_`; one that starts with it (4
+ * characters at least, and only one such key); else the nearest within 2 edits, or 1 when either is
+ * 5 characters or fewer (`port` is 2 edits from `host`, and a short key is no evidence of a typo).
+ */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   // Keys are short; a long unknown key (up to a file's 1 MiB) is compared by its first 64 characters.
   const plain = (k: string) => k.slice(0, 64).toLowerCase().replace(/[-_]/g, '');
   const wanted = plain(key);
+  const starting = wanted.length >= 4 ? known.filter((k) => plain(k).startsWith(wanted)) : [];
+  if (starting.length === 1) return starting[0];
   let best: { key: string; d: number } | undefined;
   for (const k of known) {
-    const d = distance(wanted, plain(k), 2);
-    if (d <= 2 && (best === undefined || d < best.d)) best = { key: k, d };
+    const other = plain(k);
+    const cap = Math.min(wanted.length, other.length) <= 5 ? 1 : 2;
+    const d = distance(wanted, other, cap);
+    if (d <= cap && (best === undefined || d < best.d)) best = { key: k, d };
   }
   return best?.key;
+}
+
+/** `did you mean "key"?` for the known key `typed` most likely meant, when one is close. */
+export function meantKey(typed: unknown, known: readonly string[]): string | undefined {
+  const near = typeof typed === 'string' ? closestKey(typed, known) : undefined;
+  // A known key is ours (plain ASCII): quoted as it is.
+  return near === undefined ? undefined : `did you mean ${JSON.stringify(near)}?`;
 }

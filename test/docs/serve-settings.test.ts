@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SERVE_OPTIONS } from '../../src/server/serve/serve-cli';
+import { SERVE_OPTIONS } from '../../src/server/config/serve-config';
 
 const page = readFileSync(new URL('../../docs/server/README.md', import.meta.url), 'utf8');
 

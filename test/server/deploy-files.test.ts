@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { SERVE_OPTIONS } from '../../src/server/serve/serve-cli';
+import { SERVE_OPTIONS } from '../../src/server/config/serve-config';
 import { buildServerConfig, type ServeFlags } from '../../src/server/config/serve-config';
 import { cleanupAfterEach } from '../harness/cleanup';
 import { startServeProcess, stopServe } from '../harness/serve-process';

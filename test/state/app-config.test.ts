@@ -165,6 +165,10 @@ describe('bad settings name the file (or variable, or flag) and the key', () => 
     expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(
       /config\.json: unknown key "baseURL" \(did you mean "baseUrl"\?\)$/,
     );
+    writeConfig({ poll: 5 });
+    expect(errorOf(() => loadSettings({ env: {}, paths })).message).toMatch(
+      /unknown key "poll" \(did you mean "pollIntervalSeconds"\?\)$/,
+    );
     writeConfig({ colour: 'blue' });
     const message = errorOf(() => loadSettings({ env: {}, paths })).message;
     expect(message).toContain('config.json: unknown key "colour" (known keys: ');

@@ -84,6 +84,11 @@ describe('providers and providerOrder', () => {
     [{ providers: [] }, /providers must be an object/],
     [{ providers: { yopmail: {} } }, /providers: unknown provider "yopmail"/],
     [{ providers: { mailtm: { apiKey: 'x' } } }, /providers\.mailtm: unknown key "apiKey" \(known keys: baseUrl\)/],
+    [
+      { providers: { mailtm: { baseURL: 'x' } } },
+      /providers\.mailtm: unknown key "baseURL" \(did you mean "baseUrl"\?\)$/,
+    ],
+    [{ providers: { mailTM: {} } }, /providers: unknown provider "mailTM" \(did you mean "mailtm"\?\)$/],
     [{ providers: { guerrilla: { baseUrl: 'ftp://x' } } }, /providers\.guerrilla\.baseUrl must be an http\(s\) URL/],
     [{ providers: { tempmaillol: { apiKey: 'has a space' } } }, /providers\.tempmaillol\.apiKey must be an API key/],
     [{ providerOrder: [] }, /providerOrder must be a list of providers/],

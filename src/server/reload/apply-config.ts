@@ -15,7 +15,7 @@ import type { ServerConfig } from '../config/server-config';
 import { adminTokenFiles, type NamedToken, type NamedTokenFile } from '../admin/admin-api';
 
 /** What a running serve can change without a restart, and how to show a value of each in the log. */
-const LIVE_KEYS = [
+export const LIVE_KEYS = [
   'domains',
   'extmailAccounts',
   'lifetimeSeconds',
@@ -50,7 +50,7 @@ const LIVE_KEYS = [
 ] as const satisfies readonly (keyof ServerConfig)[];
 
 /** What only a restart changes: the running value stays. */
-const RESTART_KEYS = [
+export const RESTART_KEYS = [
   'host',
   'httpHost',
   'smtpHost',
@@ -66,6 +66,16 @@ const RESTART_KEYS = [
   'metricsListen',
   'adminListen',
   'logFormat',
+  // The SSH front's listener, host key and limits are read when it starts.
+  'sshPort',
+  'sshHost',
+  'sshHostKeyFile',
+  'sshMaxConnections',
+  'sshConnectionsPerClient',
+  'sshSessionsPerKey',
+  'sshIdleTimeoutMs',
+  'sshHandshakeTimeoutMs',
+  'sshAuthTimeoutMs',
 ] as const satisfies readonly (keyof ServerConfig)[];
 
 type LiveKey = (typeof LIVE_KEYS)[number];

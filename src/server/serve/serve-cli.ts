@@ -11,8 +11,6 @@ import { startServer, type RunningServer } from './assemble';
 import { createLogger, type Logger } from '../observe/log';
 import { secretScrubber, urlHasPassword } from '../store/postgres/connection/database-url';
 import { buildServerConfig, ConfigFileError, SERVE_OPTIONS, UsageError, type ServeFlags } from '../config/serve-config';
-
-export { SERVE_OPTIONS } from '../config/serve-config';
 import { hangupReloads, reloadConfig } from '../reload/sighup';
 import type { ServerConfig } from '../config/server-config';
 import { holdHeapNearLive } from '../../platform/young-generation';

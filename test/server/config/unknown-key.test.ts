@@ -18,12 +18,20 @@ describe('an unknown config key', () => {
     ['http-port', 'httpPort'], // the flag's spelling
     ['smtpPrt', 'smtpPort'], // one left out
     ['sshAuthTimeoutMS', 'sshAuthTimeoutMs'],
+    ['inbox', 'inboxLimit'], // the only key that starts so
   ])('%s is taken for %s', (typed, meant) => {
     expect(closestKey(typed, serveKeys)).toBe(meant);
   });
 
-  it('names no key when none is within two edits', () => {
+  it('names no key when none is within two edits, or one for a key of five characters or fewer', () => {
     expect(closestKey('colour', serveKeys)).toBeUndefined();
+    // Two edits from a short key are no sign of a typo: "port" is not "host", "tz" not "tls".
+    expect(closestKey('port', serveKeys)).toBeUndefined();
+    expect(closestKey('tz', ['host', 'port', 'tls', 'user'])).toBeUndefined();
+    expect(closestKey('cert', ['host', 'port', 'tls', 'user'])).toBeUndefined();
+    expect(closestKey('hots', serveKeys)).toBe('host');
+    // A start shared by several keys names none of them.
+    expect(closestKey('smtp', serveKeys)).toBeUndefined();
     expect(closestKey('x'.repeat(100_000), serveKeys)).toBeUndefined();
   });
 
