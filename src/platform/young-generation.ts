@@ -1,3 +1,5 @@
+import { givePoolBack } from './page-pool';
+
 /**
  * The V8 flags the app sets for itself once its first frame is out (run-app.tsx), each read by V8 at
  * run time (docs/performance.md, "Where the app's memory goes"):
@@ -9,6 +11,7 @@
  *   Maglev compiles on up to two background threads, and glibc gives each its own malloc arena, whose
  *   pages it keeps: ~10 MB more resident after the first few hundred polls, for good. Code Maglev made
  *   before the flag stays in use.
+ * Then V8's pool of freed pages is given back whenever it has grown (givePoolBack, page-pool.ts).
  * Set before the first frame, they would cost start-up: node:v8 takes a while to load (docs/performance.md, "Figures the code relies on").
  */
 export const APP_V8_FLAGS = ['--semi-space-growth-factor=1', '--heap-growing-percent=25', '--no-maglev'];
@@ -27,7 +30,11 @@ export async function holdAppMemory(): Promise<void> {
   const gc = vm.runInNewContext('gc') as (options: { type: 'major'; execution: 'async' }) => void;
   v8.setFlagsFromString('--no-expose-gc');
   gc({ type: 'major', execution: 'async' });
+  await givePoolBack(v8, POOL_GROWN_BYTES);
 }
+
+/** RSS grown since the last collection that reduced memory that makes the next one reduce it. */
+const POOL_GROWN_BYTES = 4 * 1024 * 1024;
 
 /**
  * A long-running process's heap held near what it keeps alive (`serve` once it listens, the app once its

@@ -66,8 +66,40 @@ if (process.env.PROBE_LOAD === 'gc') {
     }
   }).observe({ entryTypes: ['gc'] });
 }
+// pool: ~90 MB of objects held, then let go, then garbage that lives a little (so it is promoted and the
+// old generation's own full collections come, as under polls), until three of those have finished after
+// the let-go (or 8 s). RSS before, at the peak, and after. V8 keeps the pages of a shrunk heap in a pool
+// until a collection that reduces memory; without one, RSS stays near the peak.
+async function poolLoad() {
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const before = process.memoryUsage().rss;
+  let held = [];
+  for (let i = 0; i < 600000; i++) held.push({ a: i, b: 'x' + i, c: [i] });
+  const peak = process.memoryUsage().rss;
+  held = null;
+  // Collections made while the objects were held are reported late: only those started after count.
+  const droppedAt = performance.now();
+  let majors = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (entry.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR && entry.startTime > droppedAt) majors++;
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const kept = [];
+  const start = performance.now();
+  while (majors < 3 && performance.now() - start < 8000) {
+    const batch = [];
+    for (let i = 0; i < 20000; i++) batch.push({ n: i, s: 'y' + i });
+    kept.push(batch);
+    if (kept.length > 10) kept.shift();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  kept.length = 0;
+  observer.disconnect();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return { before, peak, after: process.memoryUsage().rss, majors };
+}
 process.on('SIGUSR2', async () => {
-  const result = await maglevLoad();
+  const result = process.env.PROBE_LOAD === 'pool' ? await poolLoad() : await maglevLoad();
   writeFileSync(process.env.PROBE_OUT, JSON.stringify(result));
 });
 if (process.env.PROBE_SELF) process.kill(process.pid, 'SIGUSR2');
@@ -95,7 +127,7 @@ const readOut = <T>(out: string): T | undefined =>
 /** The probe's load in a bare Node process, flags at V8's defaults. */
 async function inBareNode<T>(load: string): Promise<T> {
   const { probe, out } = await probeFiles();
-  const child = spawn(process.execPath, ['--import', pathToFileURL(probe).href, '-e', 'setTimeout(() => {}, 2000)'], {
+  const child = spawn(process.execPath, ['--import', pathToFileURL(probe).href, '-e', 'setTimeout(() => {}, 20000)'], {
     env: { ...neutralEnv(), PROBE_OUT: out, PROBE_SELF: '1', PROBE_LOAD: load },
     stdio: 'ignore',
   });
@@ -123,6 +155,15 @@ async function inApp<T>(load: string): Promise<T> {
   return result;
 }
 
+interface PoolResult {
+  before: number;
+  peak: number;
+  after: number;
+  majors: number;
+}
+
+const MiB = 1024 * 1024;
+
 interface MaglevResult {
   optimized: boolean;
   maglev: boolean;
@@ -149,6 +190,17 @@ describe('the app heap', () => {
     await app.press('q');
     expect(await app.exited()).toBe(0);
   }, 60_000);
+
+  it('gives back the pages of a heap that shrank at its next full collections; the control keeps them', async () => {
+    const grown = (r: PoolResult) => r.after - r.before;
+    const control = await inBareNode<PoolResult>('pool');
+    expect(control.peak - control.before).toBeGreaterThan(50 * MiB);
+    expect(grown(control)).toBeGreaterThan((control.peak - control.before) / 2);
+    const seen = await inApp<PoolResult>('pool');
+    expect(seen.peak - seen.before).toBeGreaterThan(40 * MiB);
+    expect(seen.majors).toBeGreaterThanOrEqual(3);
+    expect(grown(seen)).toBeLessThan((seen.peak - seen.before) / 2);
+  }, 90_000);
 
   it("Maglev: the control makes Maglev code of a hot function on Node 24 (Node 22's V8 has Maglev off)", async () => {
     const seen = await inBareNode<MaglevResult>('maglev');
