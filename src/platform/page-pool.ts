@@ -8,11 +8,8 @@
  * highest point: +5-17 MB over 5,000 new messages, back down 8 s after they stopped. `--optimize-for-size`
  * makes every full collection V8 starts reduce memory, but left on it made `j` ~50% slower at p50 (its
  * young generation shrinks to 2 MB, and more). So it is set for one or two collections only: after a full
- * collection, when the memory outside V8's heap (RSS minus the heap's committed total: the pool, and
- * what is native) has grown by `grownBytes` since the last one that reduced memory, the next ones reduce
- * it; then the flag goes, and the young generation grows back to the size it had here. Measured on RSS
- * alone, the young generation growing back after a reduction (+6 MB) set off the next one: under steady
- * mail every other full collection reduced memory, and keys paid for the small young generation.
+ * collection, when RSS has grown by `grownBytes` since the last one that reduced memory, the next ones
+ * reduce it; then the flag goes, and the young generation grows back to the size it had here.
  */
 import type { PerformanceEntry, PerformanceObserver as Observer } from 'node:perf_hooks';
 
@@ -24,17 +21,15 @@ const newSpaceOf = (v8: V8): number =>
 const kindOf = (entry: PerformanceEntry): number | undefined =>
   (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
 
-/** Resident memory that is not V8's committed heap: its pooled pages, and native memory. */
-function outsideHeap(): number {
-  const { rss, heapTotal } = process.memoryUsage();
-  return rss - heapTotal;
-}
-
 /** Watches full collections for as long as the process runs (the observer keeps nothing alive). */
-export async function givePoolBack(v8: V8, grownBytes: number, outside = outsideHeap): Promise<Observer> {
+export async function givePoolBack(
+  v8: V8,
+  grownBytes: number,
+  rss = () => process.memoryUsage.rss(),
+): Promise<Observer> {
   const { PerformanceObserver, constants } = await import('node:perf_hooks');
   const youngBytes = newSpaceOf(v8);
-  let floor = outside();
+  let floor = rss();
   let reducing = false;
   let regrowing = false;
   let reduced = 0;
@@ -48,15 +43,15 @@ export async function givePoolBack(v8: V8, grownBytes: number, outside = outside
     if (reducing) {
       // The first full collection may have started before the flag: the second one surely reduced.
       reduced += 1;
-      if (outside() - floor >= grownBytes && reduced < 2) return;
+      if (rss() - floor >= grownBytes && reduced < 2) return;
       v8.setFlagsFromString('--no-optimize-for-size');
       reducing = false;
-      floor = outside();
+      floor = rss();
       if (newSpaceOf(v8) < youngBytes) {
         v8.setFlagsFromString('--semi-space-growth-factor=2');
         regrowing = true;
       }
-    } else if (outside() - floor >= grownBytes) {
+    } else if (rss() - floor >= grownBytes) {
       v8.setFlagsFromString('--optimize-for-size');
       reducing = true;
       reduced = 0;

@@ -33,7 +33,7 @@ export async function holdAppMemory(): Promise<void> {
   await givePoolBack(v8, POOL_GROWN_BYTES);
 }
 
-/** Memory outside V8's heap grown since the last collection that reduced memory that makes the next one reduce it. */
+/** RSS grown since the last collection that reduced memory that makes the next one reduce it. */
 const POOL_GROWN_BYTES = 4 * 1024 * 1024;
 
 /**
