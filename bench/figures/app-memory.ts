@@ -9,12 +9,15 @@
  * - app_rss_over_ink_10k: the app on the seeded 10,000-message inbox (2,000 with --quick) after 100 polls
  *   (10), over the peer's.
  * - growth, on the 1,000-message app, each phase after the one before, each its RSS at the end minus at
- *   its first tenth. RSS is a sawtooth (the old generation fills to 1.25x what survived, V8's page pool
- *   fills and empties), so each end is the median of the readings after each of the last five steps up
- *   to it, and each reading the median of five reads 100 ms apart after the app went quiet: one reading
- *   at each end put the same build's growth anywhere from 1.7 to 7 MB (docs/performance.md):
- *   - app_rss_growth_mb_3000_polls: `r` pressed 3,000 times (300), each counted once `serve` logged it; its
- *     first tenth is the 300 polls (30) before app_rss_over_ink_1000's reading, its start;
+ *   its first tenth. RSS is a sawtooth (the old generation fills to 1.25x what survived and is collected,
+ *   V8's page pool fills and is given back, the young generation shrinks then and grows again): readings
+ *   of one phase, each taken once the app had gone quiet, spread over 20 MB, and a median of five of them
+ *   at each end put the same build's growth anywhere from -0.3 to 8.7 MB (docs/performance.md). So RSS
+ *   is read every SAMPLE_MS while the phase runs, and each end is the mean over a twentieth of the steps
+ *   (the one that ends the first tenth, and the last one), or over the 3 s up to there when those steps
+ *   were quicker (3,000 polls take ~20 s).
+ *   - app_rss_growth_mb_3000_polls: `r` pressed 3,000 times (300), each counted once `serve` logged it; the
+ *     1,000 figure is read after its first tenth (300 polls; 30 with --quick);
  *   - app_rss_growth_mb_5000_new: 5,000 new messages (500), in batches of 50 over SMTP, each batch
  *     followed by a poll that lists it and by deleting the 50 oldest, so the list stays at 1,000 and what
  *     is measured is the churn, not a longer list;
@@ -28,7 +31,8 @@ import { PtyApp } from '../harness/pty-app';
 import { createInbox } from '../harness/service-calls';
 import { startServe, type RunningServe } from '../harness/serve-proc';
 import { dataPayload, SmtpConnection } from '../harness/smtp-client';
-import { median, round, sleep } from '../harness/stats';
+import { rssMb } from '../harness/proc';
+import { round, sleep } from '../harness/stats';
 import { steadyRss } from './memory';
 import { tempDir } from '../harness/temp';
 import { dataset } from '../seed/datasets';
@@ -37,14 +41,11 @@ import { notification } from '../seed/mail-samples';
 import type { SeededInbox } from '../seed/seed-store';
 
 const BATCH = 50;
-// Steps whose readings make each end of a growth phase (their median).
-const WINDOW = 5;
-
-/** The app's steady RSS once it has gone quiet. */
-async function quietRss(app: PtyApp): Promise<number> {
-  await app.settle(50);
-  return steadyRss(app.pid);
-}
+// How often the app's RSS is read while a growth phase runs.
+const SAMPLE_MS = 50;
+// The shortest time each end of a phase is averaged over: a few of the sawtooth's teeth (a full
+// collection every 0.5-3 s under this load).
+const MIN_WINDOW_MS = 3_000;
 
 /** The app and the peer, each a steady reading, taken together. */
 async function both(app: PtyApp, peer: PtyApp): Promise<{ app: number; peer: number }> {
@@ -96,26 +97,74 @@ async function deleteOldest(serve: RunningServe, inbox: SeededInbox, count: numb
 }
 
 /**
- * Runs `steps` steps of a phase; its growth: RSS after the last steps minus after the first tenth of them
- * (issue 38: "growth <= 5 MB after the first 10 %"), each end the median of the readings after each of its
- * last WINDOW steps. `atTenth`: the first tenth was run and read before (its readings).
+ * Runs `steps` steps of a phase, the app's RSS sampled every SAMPLE_MS meanwhile; its growth: the mean
+ * RSS over the last twentieth of the steps minus over the twentieth that ends the first tenth, each at
+ * least MIN_WINDOW_MS long (issue 38: "growth <= 5 MB after the first 10 %"). `atTenth` runs once the
+ * first tenth is done, unsampled.
  */
 async function phase(
   app: PtyApp,
   steps: number,
   step: (i: number) => Promise<void>,
-  atTenth?: number[],
-): Promise<number> {
+  atTenth?: () => Promise<void>,
+): Promise<Growth> {
   const tenth = Math.ceil(steps / 10);
-  const start = atTenth ?? [];
-  const end: number[] = [];
-  for (let i = atTenth === undefined ? 0 : tenth; i < steps; i++) {
-    await step(i);
-    if (i + 1 > tenth - WINDOW && i + 1 <= tenth) start.push(await quietRss(app));
-    if (i + 1 > steps - WINDOW) end.push(await quietRss(app));
+  const width = Math.max(1, Math.round(steps / 20));
+  const samples: { at: number; step: number; mb: number }[] = [];
+  let current = 0;
+  let paused = false;
+  const timer = setInterval(() => {
+    if (!paused) samples.push({ at: performance.now(), step: current, mb: rssMb(app.pid) });
+  }, SAMPLE_MS);
+  try {
+    for (let i = 0; i < steps; i++) {
+      current = i;
+      await step(i);
+      if (i + 1 === tenth && atTenth) {
+        paused = true;
+        await atTenth();
+        paused = false;
+      }
+    }
+  } finally {
+    clearInterval(timer);
   }
-  return median(end) - median(start);
+  // The samples of the `width` steps up to `to`, or of the MIN_WINDOW_MS up to there if those were quicker.
+  const upTo = (to: number) => {
+    const inSteps = samples.filter((s) => s.step >= to - width && s.step < to);
+    if (inSteps.length === 0) throw new Error('no RSS sample in a window of the phase');
+    const from = Math.min(inSteps[0]!.at, inSteps.at(-1)!.at - MIN_WINDOW_MS);
+    return spread(samples.filter((s) => s.step < to && s.at >= from).map((s) => s.mb));
+  };
+  const start = upTo(tenth);
+  const end = upTo(steps);
+  return { mb: end.mean - start.mean, start, end };
 }
+
+interface Spread {
+  mean: number;
+  min: number;
+  max: number;
+  n: number;
+}
+
+interface Growth {
+  mb: number;
+  start: Spread;
+  end: Spread;
+}
+
+function spread(values: number[]): Spread {
+  return {
+    mean: values.reduce((a, b) => a + b, 0) / values.length,
+    min: Math.min(...values),
+    max: Math.max(...values),
+    n: values.length,
+  };
+}
+
+const shown = (name: string, g: Growth): string =>
+  `${name} ${g.mb.toFixed(1)} MB (${g.start.mean.toFixed(1)} [${g.start.min.toFixed(1)}-${g.start.max.toFixed(1)}, ${g.start.n}] -> ${g.end.mean.toFixed(1)} [${g.end.min.toFixed(1)}-${g.end.max.toFixed(1)}, ${g.end.n}])`;
 
 /** Enter on the selected message to a screen that is not the list, Esc back to the list, `j`. */
 async function openAndClose(app: PtyApp): Promise<void> {
@@ -143,18 +192,17 @@ async function thousand(ctx: RunContext, peerPath: string) {
   });
   ctx.defer(() => app.stop());
   await sleep(2_000);
-  // The first tenth of the polls; its last WINDOW are read (the last with the peer: the 1,000 figure).
-  await poll(app, serve, polls / 10 - WINDOW);
-  const atTenth: number[] = [];
-  for (let k = 1; k < WINDOW; k++) {
-    await poll(app, serve, 1);
-    atTenth.push(await quietRss(app));
-  }
-  await poll(app, serve, 1);
-  const level = await both(app, peer);
-  atTenth.push(level.app);
+  // The 1,000 figure is read once the first tenth of the polls is done, the app and the peer together.
+  let level = { app: 0, peer: 0 };
+  const pollGrowth = await phase(
+    app,
+    polls,
+    () => poll(app, serve, 1),
+    async () => {
+      level = await both(app, peer);
+    },
+  );
   ctx.log(`app memory: ${messages} listed, ${level.app.toFixed(1)} MB, Ink peer ${level.peer.toFixed(1)} MB`);
-  const pollGrowth = await phase(app, polls, () => poll(app, serve, 1), atTenth);
   const newGrowth = await phase(app, fresh / BATCH, async (i) => {
     await deliver(serve, inbox.email, messages + i * BATCH, BATCH);
     await poll(app, serve, 1);
@@ -163,16 +211,16 @@ async function thousand(ctx: RunContext, peerPath: string) {
   await poll(app, serve, 1);
   const openGrowth = await phase(app, opens, () => openAndClose(app));
   ctx.log(
-    `app memory: growth ${pollGrowth.toFixed(1)} MB over polls, ${newGrowth.toFixed(1)} over new mail, ${openGrowth.toFixed(1)} over opens`,
+    `app memory: growth, mean RSS [min-max, samples] at the first tenth -> at the end: ${shown('polls', pollGrowth)}; ${shown('new mail', newGrowth)}; ${shown('opens', openGrowth)}`,
   );
   await Promise.all([app.stop(), peer.stop(), serve.stop()]);
   return {
     app_rss_over_ink_1000: round(level.app / level.peer),
     app_rss_mb_1000: round(level.app),
     app_ink_peer_rss_mb: round(level.peer),
-    app_rss_growth_mb_3000_polls: round(pollGrowth),
-    app_rss_growth_mb_5000_new: round(newGrowth),
-    app_rss_growth_mb_1000_opens: round(openGrowth),
+    app_rss_growth_mb_3000_polls: round(pollGrowth.mb),
+    app_rss_growth_mb_5000_new: round(newGrowth.mb),
+    app_rss_growth_mb_1000_opens: round(openGrowth.mb),
     app_rss_messages_small: messages,
   };
 }
