@@ -4,6 +4,16 @@
  * address (`n`, `s`) and comes back (a new session view, a new body cache). One book per App, so each
  * app a process runs (the SSH front door runs one per connection) keeps its own. Bounded: the addresses
  * used last, and the marks read last of each.
+ *
+ * Pruned to the listing: when a whole listing of the address arrives whose ids differ from the last one
+ * (the inbox reducer's `listedIds`), the address's marks of messages no longer listed go (`prune`,
+ * O(marks kept)), so a long session of mail arriving and going keeps the marks of what is listed, not
+ * 5,000. Only that address's marks: the handle of one address cannot reach another's. A provider that
+ * lists only its newest N: a message scrolled off its list is gone for the user too, so is its mark. A
+ * listing that comes back empty (the inbox expired and the service lists nothing) empties the address's
+ * marks; switching address is a new session view listing the new address, which leaves the old one's
+ * marks as they were. A listing that stopped at the app's own bound (`cut.stoppedAt`: the service has
+ * more) prunes nothing: what it left out is still there.
  */
 import type { MessageId } from '../../model/mail-types';
 import type { Mark } from '../viewer/mark';
@@ -21,6 +31,8 @@ const LIMITS: Readonly<MarkBookLimits> = Object.freeze({ addresses: 16, marks: 5
 export interface AddressMarks {
   get(id: MessageId): Mark | undefined;
   set(id: MessageId, mark: Mark): void;
+  /** Forgets the marks of messages not in `listed` (a whole listing of this address). */
+  prune(listed: ReadonlySet<MessageId>): void;
 }
 
 export class MarkBook {
@@ -47,6 +59,12 @@ export class MarkBook {
         marks.set(id, mark);
         if (marks.size > max) marks.delete(marks.keys().next().value as MessageId);
       },
+      prune: (listed) => pruneMarks(marks, listed),
     };
   }
+}
+
+/** Deletes the marks whose ids are not in `listed`: O(marks), nothing allocated. */
+function pruneMarks(marks: Map<MessageId, Mark>, listed: ReadonlySet<MessageId>): void {
+  for (const id of marks.keys()) if (!listed.has(id)) marks.delete(id);
 }
