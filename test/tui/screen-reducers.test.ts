@@ -150,6 +150,33 @@ describe('inbox reducer', () => {
     for (let i = 0; i < 100; i += 1) s = run(s, { type: 'move', delta: 1 });
     expect(Number(selectedMessage(s)?.id)).toBe(9_900);
   });
+
+  it('listedIds: a new set only when a whole listing brings other ids; the same one for rows, keys, a bound', () => {
+    const cut = { unreadable: 0, stoppedAt: { bound: 'items' as const, limit: 3 } };
+    let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) });
+    const first = s.listedIds;
+    expect([...(first ?? [])].map(Number).sort()).toEqual([1, 2, 3]);
+    // The same ids (a row changed, keys, the filter): the very same set, so nothing is pruned.
+    s = run(
+      s,
+      { type: 'listed', messages: [msg(1, 'Changed'), msg(2), msg(3)] },
+      { type: 'move', delta: 1 },
+      { type: 'filter', text: 'Subject' },
+    );
+    expect(s.listedIds).toBe(first);
+    // A listing that stopped at the bound while the service had more: not a whole one.
+    s = run(s, { type: 'listed', messages: [msg(3), msg(4), msg(5)], cut });
+    expect(s.listedIds).toBe(first);
+    // Deleted on the server: the next whole listing's ids.
+    s = run(s, { type: 'listed', messages: [msg(3), msg(4)] });
+    expect([...(s.listedIds ?? [])].map(Number).sort()).toEqual([3, 4]);
+    // Deleted here, then a listing still on its way with it: the id is not listed again.
+    s = run(s, { type: 'removed', id: '4' }, { type: 'listed', messages: [msg(3), msg(4)] });
+    expect([...(s.listedIds ?? [])].map(Number)).toEqual([3]);
+    // An expired inbox the service lists as empty: empty.
+    s = run(s, { type: 'listed', messages: [] });
+    expect(s.listedIds?.size).toBe(0);
+  });
 });
 
 describe('viewer reducer', () => {

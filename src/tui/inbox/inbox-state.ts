@@ -4,7 +4,9 @@
  * scroll window (offset + rows), which the view slices so only visible rows are drawn. A key costs the
  * same with 10 messages or 10,000: the selection's index is kept beside its id, so moving it looks at no
  * other row. A listing keeps the row objects of the messages it already had, so rows drawn before are
- * the same objects and their memoized views are not drawn again.
+ * the same objects and their memoized views are not drawn again. `listedIds` is the set of ids of the last
+ * whole listing, a new set only when they changed: what the session prunes the bodies and marks it keeps
+ * to (use-session-view.ts), so polls that bring the same ids, and keys, prune nothing.
  */
 import type { ListingCut } from '../../client/wire/listing';
 import type { MessageId, MessageSummary } from '../../model/mail-types';
@@ -45,6 +47,13 @@ export interface InboxState {
   zoneErrorMs: number;
   /** What the last listing left out (its bounds, unreadable entries), null when it was whole. */
   cut: ListingCut | null;
+  /**
+   * The ids of the last whole listing, less those deleted here (null before one): a new set only when
+   * they changed. A listing that stopped at the app's bound while the service had more
+   * (`cut.stoppedAt`) leaves it as it was: what that listing left out is still there. Unreadable entries
+   * (no usable id) cannot be an id we know, so they do not make a listing partial.
+   */
+  listedIds: ReadonlySet<MessageId> | null;
 }
 
 export type InboxAction =
@@ -79,6 +88,7 @@ export function initialInboxState(rows = 10, read: ReadonlySet<MessageId> = new 
     lastArrived: 0,
     zoneErrorMs: 0,
     cut: null,
+    listedIds: null,
   };
 }
 
@@ -202,16 +212,20 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const deleted = state.deleted.size === 0 ? state.deleted : pruneDeleted(state.deleted, action.messages);
       // Idle polling brings the same list back every few seconds: keep the state as is, draw nothing.
       if (state.loaded && sameListing(state.all, incoming) && zoneErrorMs === state.zoneErrorMs) {
-        return deleted === state.deleted && cut === state.cut ? state : { ...state, deleted, cut };
+        const listedIds = listedIdsOf(state.listedIds, incoming, action.cut);
+        return deleted === state.deleted && cut === state.cut && listedIds === state.listedIds
+          ? state
+          : { ...state, deleted, cut, listedIds };
       }
       const known = new Set(state.all.map((m) => m.id));
       const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
       const ids = new Set(incoming.map((m) => m.id));
+      const listedIds = listedIdsOf(state.listedIds, incoming, action.cut, ids);
       const unread = new Set(incoming.filter((m) => !state.read.has(m.id) && m.seen !== true).map((m) => m.id));
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
       for (const id of arrived) if (unread.has(id)) fresh.add(id);
       const next = revisit(
-        { ...state, unread, fresh, deleted, zoneErrorMs, cut, loaded: true },
+        { ...state, unread, fresh, deleted, zoneErrorMs, cut, listedIds, loaded: true },
         merged(state.all, incoming),
         state.filter,
       );
@@ -264,6 +278,21 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
 function pruneDeleted(deleted: ReadonlySet<MessageId>, listed: readonly MessageSummary[]): ReadonlySet<MessageId> {
   const kept = new Set(listed.filter((m) => deleted.has(m.id)).map((m) => m.id));
   return kept.size === deleted.size ? deleted : kept;
+}
+
+/**
+ * The ids of a listing for `listedIds`: the set before when they are the same (O(listing), nothing
+ * allocated), `ids` (or a new set) when they changed; the set before when the listing stopped at a bound.
+ */
+export function listedIdsOf(
+  before: ReadonlySet<MessageId> | null,
+  incoming: readonly MessageSummary[],
+  cut: ListingCut | undefined,
+  ids?: ReadonlySet<MessageId>,
+): ReadonlySet<MessageId> | null {
+  if (cut?.stoppedAt) return before;
+  if (before && before.size === incoming.length && incoming.every((m) => before.has(m.id))) return before;
+  return ids ?? new Set(incoming.map((m) => m.id));
 }
 
 // A page moves the window and the selection together, like a pager.
