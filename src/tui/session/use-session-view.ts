@@ -30,6 +30,17 @@ export function useSessionData(props: SessionViewProps) {
   const kept = props.marks;
   const cache = useMessageCache(api, session, undefined, kept.set);
   const sources = useMessageSources(api, session);
+  // A whole listing with other ids than the last (the reducer's listedIds): the bodies and marks of the
+  // messages it no longer lists go (mark-book.ts, use-message-cache.ts say what stays). Polls that bring
+  // the same ids, and keys, leave the set as it was: nothing runs.
+  const listedIds = inbox.state.listedIds;
+  const prune = cache.prune;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: kept is a new handle each render (the same address's marks, this view is keyed by its address); the listing's ids are the trigger
+  useEffect(() => {
+    if (!listedIds) return;
+    kept.prune(listedIds);
+    prune(listedIds);
+  }, [listedIds, prune]);
   return { marks, inbox, kept, cache, sources };
 }
 
