@@ -5,15 +5,17 @@
  * app a process runs (the SSH front door runs one per connection) keeps its own. Bounded: the addresses
  * used last, and the marks read last of each.
  *
- * Pruned to the listing: when a whole listing of the address arrives whose ids differ from the last one
- * (the inbox reducer's `listedIds`), the address's marks of messages no longer listed go (`prune`,
- * O(marks kept)), so a long session of mail arriving and going keeps the marks of what is listed, not
- * 5,000. Only that address's marks: the handle of one address cannot reach another's. A provider that
- * lists only its newest N: a message scrolled off its list is gone for the user too, so is its mark. A
- * listing that comes back empty (the inbox expired and the service lists nothing) empties the address's
- * marks; switching address is a new session view listing the new address, which leaves the old one's
- * marks as they were. A listing that stopped at the app's own bound (`cut.stoppedAt`: the service has
- * more) prunes nothing: what it left out is still there.
+ * Pruned to the listing: when a whole listing of the address leaves out messages listed before (the inbox
+ * reducer's `dropped`; the first listing of a session view too), the address's marks of messages no
+ * longer listed go (`prune`, O(marks kept)), so a long session of mail arriving and going keeps the marks
+ * of what is listed, not 5,000. Only that address's marks: the handle of one address cannot reach
+ * another's. A provider that lists only its newest N: a message scrolled off its list is gone for the
+ * user too, so is its mark (listed again, its body is fetched again). A listing that comes back empty
+ * (an expired inbox the service lists as empty) empties this address's marks; switching address is a new
+ * session view listing the new address, which leaves the old one's marks as they were (pruned when it is
+ * listed again). A listing that stopped at the app's own bound (`cut.stoppedAt`: the service has more)
+ * prunes nothing, what it left out is still there; the next whole one does. The viewer open on a message
+ * deleted meanwhile loses its mark with the row; the body it shows stays (use-message-cache.ts).
  */
 import type { MessageId } from '../../model/mail-types';
 import type { Mark } from '../viewer/mark';

@@ -30,17 +30,18 @@ export function useSessionData(props: SessionViewProps) {
   const kept = props.marks;
   const cache = useMessageCache(api, session, undefined, kept.set);
   const sources = useMessageSources(api, session);
-  // A whole listing with other ids than the last (the reducer's listedIds): the bodies and marks of the
-  // messages it no longer lists go (mark-book.ts, use-message-cache.ts say what stays). Polls that bring
-  // the same ids, and keys, leave the set as it was: nothing runs.
-  const listedIds = inbox.state.listedIds;
+  // A whole listing left out messages listed before (the reducer counts them in `dropped`): the bodies
+  // and marks of what is no longer listed go (mark-book.ts, use-message-cache.ts say what stays). New mail
+  // alone, polls that bring the same ids, and keys leave the count as it was: nothing runs.
+  const { dropped, all } = inbox.state;
   const prune = cache.prune;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: kept is a new handle each render (the same address's marks, this view is keyed by its address); the listing's ids are the trigger
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the count is the trigger; `all` is this render's list, `kept` a new handle each render (this view is keyed by its address)
   useEffect(() => {
-    if (!listedIds) return;
-    kept.prune(listedIds);
-    prune(listedIds);
-  }, [listedIds, prune]);
+    if (dropped === 0) return;
+    const listed = new Set(all.map((m) => m.id));
+    kept.prune(listed);
+    prune(listed);
+  }, [dropped, prune]);
   return { marks, inbox, kept, cache, sources };
 }
 

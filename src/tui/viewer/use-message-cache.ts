@@ -9,14 +9,14 @@
  * messages and body characters): past it the longest-kept bodies go, never the one last opened, and a
  * message whose body went is fetched again when opened.
  *
- * Pruned to the listing (`prune`, called by the session view when a whole listing brings other ids than
- * the last: inbox-state's `listedIds`): the bodies (ready) and failures (error) of messages no longer
+ * Pruned to the listing (`prune`, called by the session view when a whole listing left out messages
+ * listed before: inbox-state's `dropped`): the bodies (ready) and failures (error) of messages no longer
  * listed go, deleted on the server or by another client, or scrolled off a provider that lists only its
  * newest N (gone for the user too). Never a body on its way (`loading`: a background one that lands for a
  * message gone is pruned at the next change, or pushed out by the bound), and never the message opened
  * last, which the viewer may be showing: a message deleted while open stays readable until the user
- * leaves it (the list no longer has it; J/K say so). O(bodies kept); polls that bring the same ids cost
- * nothing, a key press never prunes.
+ * leaves it (the list no longer has it; J/K say so). O(bodies kept); new mail alone and polls that bring
+ * the same ids cost nothing, a key press never prunes.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../client/api-error';
