@@ -72,6 +72,8 @@ export interface AppProps {
    * to the next of `providers.choices`, and the status line says which one and why.
    */
   auto?: boolean;
+  /** The codes and links read, by address (default: a book of this app's own; a test reads it). */
+  markBook?: MarkBook;
 }
 
 const noCopy = async () => 'No clipboard here: select the address with the mouse';

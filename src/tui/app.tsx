@@ -42,7 +42,7 @@ export function App(props: AppProps) {
   );
   const saved = useSaved(props.saved, clock, reachable);
   // The codes and links read so far, by address: they stay on their rows across n, s and back.
-  const [markBook] = useState(() => new MarkBook());
+  const [markBook] = useState(() => props.markBook ?? new MarkBook());
   const { current, mode, setMode, notice, setNotice, created, chooseSaved, forget, openSwitcher } = useAppAddress(
     props,
     saved,

@@ -150,6 +150,41 @@ describe('inbox reducer', () => {
     for (let i = 0; i < 100; i += 1) s = run(s, { type: 'move', delta: 1 });
     expect(Number(selectedMessage(s)?.id)).toBe(9_900);
   });
+
+  it('dropped: counts the whole listings that leave out what was listed, not new mail, rows, keys or a cut one', () => {
+    const cut = { unreadable: 0, stoppedAt: { bound: 'items' as const, limit: 3 } };
+    let s = run(initialInboxState(5), { type: 'listed', messages: ids(3) });
+    // The first listing: what was kept of this address before may be gone.
+    expect(s.dropped).toBe(1);
+    // New mail, a row changed, keys, the filter: nothing left out.
+    s = run(
+      s,
+      { type: 'listed', messages: [...ids(3), msg(4)] },
+      { type: 'listed', messages: [msg(1, 'Changed'), msg(2), msg(3), msg(4)] },
+      { type: 'move', delta: 1 },
+      { type: 'filter', text: 'Subject' },
+    );
+    expect(s.dropped).toBe(1);
+    // Deleted on the service (and one arrived at the same time): counted.
+    s = run(s, { type: 'listed', messages: [msg(2), msg(3), msg(4), msg(5)] });
+    expect(s.dropped).toBe(2);
+    // A listing that stopped at the bound while the service had more: not counted; the next whole one is,
+    // though it lists the same.
+    s = run(s, { type: 'listed', messages: [msg(3), msg(4), msg(5)], cut });
+    expect(s.dropped).toBe(2);
+    s = run(s, { type: 'listed', messages: [msg(3), msg(4), msg(5)] });
+    expect(s.dropped).toBe(3);
+    // Deleted here: counted once a listing no longer carries it (one on its way with it is not).
+    s = run(s, { type: 'removed', id: '4' }, { type: 'listed', messages: [msg(3), msg(4), msg(5)] });
+    expect(s.dropped).toBe(3);
+    s = run(s, { type: 'listed', messages: [msg(3), msg(5)] });
+    expect(s.dropped).toBe(4);
+    // The same again, and an expired inbox listed empty.
+    s = run(s, { type: 'listed', messages: [msg(3), msg(5)] });
+    expect(s.dropped).toBe(4);
+    s = run(s, { type: 'listed', messages: [] });
+    expect(s.dropped).toBe(5);
+  });
 });
 
 describe('viewer reducer', () => {

@@ -4,7 +4,9 @@
  * scroll window (offset + rows), which the view slices so only visible rows are drawn. A key costs the
  * same with 10 messages or 10,000: the selection's index is kept beside its id, so moving it looks at no
  * other row. A listing keeps the row objects of the messages it already had, so rows drawn before are
- * the same objects and their memoized views are not drawn again.
+ * the same objects and their memoized views are not drawn again. `dropped` counts the whole listings that
+ * left out messages listed before: when it changes the session prunes the bodies and marks it keeps to
+ * the list (use-session-view.ts), so new mail alone, polls that bring the same ids, and keys prune nothing.
  */
 import type { ListingCut } from '../../client/wire/listing';
 import type { MessageId, MessageSummary } from '../../model/mail-types';
@@ -45,6 +47,14 @@ export interface InboxState {
   zoneErrorMs: number;
   /** What the last listing left out (its bounds, unreadable entries), null when it was whole. */
   cut: ListingCut | null;
+  /**
+   * Counts the whole listings that may have left out messages kept before (the first listing too): a
+   * message deleted on the service, here, or past a provider's newest N. The session prunes what it keeps
+   * of messages (bodies, marks) to `all` when it changes. A listing that stopped at the app's bound while
+   * the service had more (`cut.stoppedAt`) is not counted, what it left out is still there; the next
+   * whole one is. Unreadable entries (no usable id) cannot be an id we know: they leave a listing whole.
+   */
+  dropped: number;
 }
 
 export type InboxAction =
@@ -79,6 +89,7 @@ export function initialInboxState(rows = 10, read: ReadonlySet<MessageId> = new 
     lastArrived: 0,
     zoneErrorMs: 0,
     cut: null,
+    dropped: 0,
   };
 }
 
@@ -202,16 +213,23 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
       const deleted = state.deleted.size === 0 ? state.deleted : pruneDeleted(state.deleted, action.messages);
       // Idle polling brings the same list back every few seconds: keep the state as is, draw nothing.
       if (state.loaded && sameListing(state.all, incoming) && zoneErrorMs === state.zoneErrorMs) {
-        return deleted === state.deleted && cut === state.cut ? state : { ...state, deleted, cut };
+        const dropped = droppedAfter(state, action.cut, deleted !== state.deleted);
+        return deleted === state.deleted && cut === state.cut && dropped === state.dropped
+          ? state
+          : { ...state, deleted, cut, dropped };
       }
       const known = new Set(state.all.map((m) => m.id));
       const arrived = state.loaded ? incoming.filter((m) => !known.has(m.id)).map((m) => m.id) : [];
       const ids = new Set(incoming.map((m) => m.id));
+      // Every listed id is in `known` or `arrived` (ids are unique): fewer known ones than listed before
+      // means some went.
+      const gone = incoming.length - arrived.length < state.all.length || !state.loaded;
+      const dropped = droppedAfter(state, action.cut, gone || deleted !== state.deleted);
       const unread = new Set(incoming.filter((m) => !state.read.has(m.id) && m.seen !== true).map((m) => m.id));
       const fresh = new Set([...state.fresh].filter((id) => ids.has(id)));
       for (const id of arrived) if (unread.has(id)) fresh.add(id);
       const next = revisit(
-        { ...state, unread, fresh, deleted, zoneErrorMs, cut, loaded: true },
+        { ...state, unread, fresh, deleted, zoneErrorMs, cut, dropped, loaded: true },
         merged(state.all, incoming),
         state.filter,
       );
@@ -264,6 +282,16 @@ export function inboxReducer(state: InboxState, action: InboxAction): InboxState
 function pruneDeleted(deleted: ReadonlySet<MessageId>, listed: readonly MessageSummary[]): ReadonlySet<MessageId> {
   const kept = new Set(listed.filter((m) => deleted.has(m.id)).map((m) => m.id));
   return kept.size === deleted.size ? deleted : kept;
+}
+
+/**
+ * `dropped` after a listing that left out ids listed before (`gone`: some of `all`, or an id deleted here
+ * that the listing no longer carries): counted when the listing is whole, and whenever a whole one follows
+ * one cut at a bound (what that one left out was not pruned). O(1).
+ */
+function droppedAfter(state: InboxState, cut: ListingCut | undefined, gone: boolean): number {
+  if (cut?.stoppedAt) return state.dropped;
+  return gone || state.cut?.stoppedAt ? state.dropped + 1 : state.dropped;
 }
 
 // A page moves the window and the selection together, like a pager.

@@ -4,6 +4,18 @@
  * address (`n`, `s`) and comes back (a new session view, a new body cache). One book per App, so each
  * app a process runs (the SSH front door runs one per connection) keeps its own. Bounded: the addresses
  * used last, and the marks read last of each.
+ *
+ * Pruned to the listing: when a whole listing of the address leaves out messages listed before (the inbox
+ * reducer's `dropped`; the first listing of a session view too), the address's marks of messages no
+ * longer listed go (`prune`, O(marks kept)), so a long session of mail arriving and going keeps the marks
+ * of what is listed, not 5,000. Only that address's marks: the handle of one address cannot reach
+ * another's. A provider that lists only its newest N: a message scrolled off its list is gone for the
+ * user too, so is its mark (listed again, its body is fetched again). A listing that comes back empty
+ * (an expired inbox the service lists as empty) empties this address's marks; switching address is a new
+ * session view listing the new address, which leaves the old one's marks as they were (pruned when it is
+ * listed again). A listing that stopped at the app's own bound (`cut.stoppedAt`: the service has more)
+ * prunes nothing, what it left out is still there; the next whole one does. The viewer open on a message
+ * deleted meanwhile loses its mark with the row; the body it shows stays (use-message-cache.ts).
  */
 import type { MessageId } from '../../model/mail-types';
 import type { Mark } from '../viewer/mark';
@@ -21,6 +33,8 @@ const LIMITS: Readonly<MarkBookLimits> = Object.freeze({ addresses: 16, marks: 5
 export interface AddressMarks {
   get(id: MessageId): Mark | undefined;
   set(id: MessageId, mark: Mark): void;
+  /** Forgets the marks of messages not in `listed` (a whole listing of this address). */
+  prune(listed: ReadonlySet<MessageId>): void;
 }
 
 export class MarkBook {
@@ -47,6 +61,12 @@ export class MarkBook {
         marks.set(id, mark);
         if (marks.size > max) marks.delete(marks.keys().next().value as MessageId);
       },
+      prune: (listed) => pruneMarks(marks, listed),
     };
   }
+}
+
+/** Deletes the marks whose ids are not in `listed`: O(marks), nothing allocated. */
+function pruneMarks(marks: Map<MessageId, Mark>, listed: ReadonlySet<MessageId>): void {
+  for (const id of marks.keys()) if (!listed.has(id)) marks.delete(id);
 }

@@ -30,6 +30,18 @@ export function useSessionData(props: SessionViewProps) {
   const kept = props.marks;
   const cache = useMessageCache(api, session, undefined, kept.set);
   const sources = useMessageSources(api, session);
+  // A whole listing left out messages listed before (the reducer counts them in `dropped`): the bodies
+  // and marks of what is no longer listed go (mark-book.ts, use-message-cache.ts say what stays). New mail
+  // alone, polls that bring the same ids, and keys leave the count as it was: nothing runs.
+  const { dropped, all } = inbox.state;
+  const prune = cache.prune;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the count is the trigger; `all` is this render's list, `kept` a new handle each render (this view is keyed by its address)
+  useEffect(() => {
+    if (dropped === 0) return;
+    const listed = new Set(all.map((m) => m.id));
+    kept.prune(listed);
+    prune(listed);
+  }, [dropped, prune]);
   return { marks, inbox, kept, cache, sources };
 }
 

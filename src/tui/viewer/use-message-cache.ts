@@ -8,6 +8,15 @@
  * fetch is forgotten quietly (opening the message tries again). What is kept is bounded (CACHE_LIMITS:
  * messages and body characters): past it the longest-kept bodies go, never the one last opened, and a
  * message whose body went is fetched again when opened.
+ *
+ * Pruned to the listing (`prune`, called by the session view when a whole listing left out messages
+ * listed before: inbox-state's `dropped`): the bodies (ready) and failures (error) of messages no longer
+ * listed go, deleted on the server or by another client, or scrolled off a provider that lists only its
+ * newest N (gone for the user too). Never a body on its way (`loading`: a background one that lands for a
+ * message gone is pruned at the next change, or pushed out by the bound), and never the message opened
+ * last, which the viewer may be showing: a message deleted while open stays readable while it is open
+ * (the list no longer has it; J/K say so), and goes at the first pruning after another is opened. O(bodies kept); new mail alone and polls that bring
+ * the same ids cost nothing, a key press never prunes.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../client/api-error';
@@ -35,6 +44,8 @@ export interface MessageCache {
   prefetch(ids: readonly MessageId[]): void;
   /** Forgets a message (after delete). */
   evict(id: MessageId): void;
+  /** Forgets the bodies and failures of messages not in `listed` (a whole listing), but the one opened last. */
+  prune(listed: ReadonlySet<MessageId>): void;
 }
 
 export interface CacheLimits {
@@ -65,6 +76,20 @@ function trim(map: Map<MessageId, BodyEntry>, limits: CacheLimits, keep: Readonl
     map.delete(id);
     kept -= 1;
     chars -= bodyChars(entry.message);
+  }
+}
+
+/**
+ * Deletes the settled entries (ready, error) whose ids are not in `listed`, but `keep` (the message
+ * opened last): an entry on its way stays. O(entries), nothing allocated.
+ */
+export function pruneEntries(
+  map: Map<MessageId, BodyEntry>,
+  listed: ReadonlySet<MessageId>,
+  keep: MessageId | null,
+): void {
+  for (const [id, entry] of map) {
+    if (entry.status !== 'loading' && id !== keep && !listed.has(id)) map.delete(id);
   }
 }
 
@@ -247,5 +272,11 @@ export function useMessageCache(
     queue.current = queue.current.filter((q) => q !== id);
   }, []);
 
-  return { get, load, prefetch, evict };
+  const prune = useCallback((listed: ReadonlySet<MessageId>) => {
+    const keep = lastOpened.current;
+    pruneEntries(entries.current, listed, keep);
+    for (const id of opened.current) if (id !== keep && !listed.has(id)) opened.current.delete(id);
+  }, []);
+
+  return { get, load, prefetch, evict, prune };
 }
