@@ -15,8 +15,8 @@
  * newest N (gone for the user too). Never a body on its way (`loading`: a background one that lands for a
  * message gone is pruned at the next change, or pushed out by the bound), and never the message opened
  * last, which the viewer may be showing: a message deleted while open stays readable while it is open
- * (the list no longer has it; J/K say so), and goes at the first pruning after another is opened. O(bodies kept); new mail alone and polls that bring
- * the same ids cost nothing, a key press never prunes.
+ * (the list no longer has it; J/K say so), and goes at the first pruning after another is opened.
+ * O(bodies kept); new mail alone and polls that bring the same ids cost nothing, a key press never prunes.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { isApiError } from '../../client/api-error';
