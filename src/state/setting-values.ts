@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { check, type GenericSchema, type InferOutput, pipe, safeParse, string, transform } from 'valibot';
 import { parseZoneOffset } from '../platform/time';
 import { displayBaseUrl } from './base-url';
-import { meantKey } from '../text/closest-key';
+import { unknownName } from '../text/closest-key';
 import { safeLine } from '../text/safe-text';
 
 /** A bad setting: the message names the source (file, variable or flag) and the key. */
@@ -42,7 +42,7 @@ export function readSetting<S extends GenericSchema>(schema: S, value: unknown, 
  * (`known keys: a, b`, as `knownWord` names them).
  */
 export function unknownText(what: string, typed: unknown, known: readonly string[], knownWord = 'known keys'): string {
-  return `unknown ${what} ${show(typed)} (${meantKey(typed, known) ?? `${knownWord}: ${known.join(', ')}`})`;
+  return unknownName(what, typed, show(typed), known, `${knownWord}: ${known.join(', ')}`);
 }
 
 /** A refusal that shows the value: `must be <what>, got <the value>`. */

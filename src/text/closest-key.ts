@@ -41,9 +41,19 @@ export function closestKey(key: string, known: readonly string[]): string | unde
   return best?.key;
 }
 
-/** `did you mean "key"?` for the known key `typed` most likely meant, when one is close. */
-export function meantKey(typed: unknown, known: readonly string[]): string | undefined {
+/**
+ * The line for a name that is not known: `unknown <what> <shown> (did you mean "key"?)` when a known key
+ * is close to `typed`, else `unknown <what> <shown> (<otherwise>)`. `shown` is `typed` quoted and made
+ * terminal-safe by the caller (each caller bounds it for its own line).
+ */
+export function unknownName(
+  what: string,
+  typed: unknown,
+  shown: string,
+  known: readonly string[],
+  otherwise: string,
+): string {
   const near = typeof typed === 'string' ? closestKey(typed, known) : undefined;
   // A known key is ours (plain ASCII): quoted as it is.
-  return near === undefined ? undefined : `did you mean ${JSON.stringify(near)}?`;
+  return `unknown ${what} ${shown} (${near === undefined ? otherwise : `did you mean ${JSON.stringify(near)}?`})`;
 }

@@ -5,7 +5,7 @@
  * it is written down, since a line of a thousand characters is read by nobody (and the start-up error's
  * line is cut at 1,000).
  */
-import { meantKey } from '../../text/closest-key';
+import { unknownName } from '../../text/closest-key';
 import { show } from './show';
 
 /** Past this many keys the list is not written into the line. */
@@ -13,8 +13,6 @@ const LISTED_KEYS = 12;
 
 /** `unknown key "k" (did you mean "key"?)`, `(known: a, b)` or `(the keys: <where>)`. */
 export function unknownKey(key: unknown, known: readonly string[], where: string): string {
-  const meant = meantKey(key, known);
-  if (meant !== undefined) return `unknown key ${show(key)} (${meant})`;
-  if (known.length <= LISTED_KEYS) return `unknown key ${show(key)} (known: ${known.join(', ')})`;
-  return `unknown key ${show(key)} (the keys: ${where})`;
+  const otherwise = known.length <= LISTED_KEYS ? `known: ${known.join(', ')}` : `the keys: ${where}`;
+  return unknownName('key', key, show(key), known, otherwise);
 }
