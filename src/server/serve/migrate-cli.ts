@@ -3,7 +3,8 @@
  * live sessions, their tokens and messages) into a Postgres database, whose schema it creates or
  * migrates first. The data dir is locked meanwhile, as serve locks it, so it refuses a dir a running serve
  * holds; it changes nothing in the dir. Safe to run again: what is in the database already is skipped and
- * counted. One summary line on stdout; a failure is one line on stderr and exit 1.
+ * counted, and a message deleted from the database since is not brought back (import-rows.ts). One summary
+ * line on stdout; a failure is one line on stderr and exit 1.
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -15,7 +16,8 @@ import { redactDatabaseUrl, secretScrubber } from '../store/postgres/connection/
 const HELP = `Usage: tempmail-tui serve migrate --from-data-dir DIR --database-url URL
 
 Copies the live sessions of a data dir (their tokens keep working) and their messages into a PostgreSQL
-database. Stop the serve that uses the data dir first. Running it again adds nothing twice.
+database. Stop the serve that uses the data dir first. Running it again adds nothing twice, and
+brings back no message deleted from the database since.
 `;
 
 interface Totals {
@@ -23,6 +25,7 @@ interface Totals {
   sessionsSkipped: number;
   messagesAdded: number;
   messagesSkipped: number;
+  messagesGone: number;
   expired: number;
 }
 
@@ -70,7 +73,7 @@ function summary(dir: string, where: string, t: Totals): string {
   return (
     `migrated ${dir} to ${where}: ${t.sessionsAdded} session(s) and ${t.messagesAdded} message(s) added; ` +
     `skipped, already in the database: ${t.sessionsSkipped} session(s), ${t.messagesSkipped} message(s); ` +
-    `left out, expired: ${t.expired} session(s)`
+    `left out, expired: ${t.expired} session(s); not brought back, deleted from the database: ${t.messagesGone} message(s)`
   );
 }
 
@@ -125,7 +128,14 @@ async function copyAll(source: Store, url: string): Promise<Totals> {
     import('../store/postgres/import-rows'),
   ]);
   const pool = createPool({ url, max: 1 });
-  const totals: Totals = { sessionsAdded: 0, sessionsSkipped: 0, messagesAdded: 0, messagesSkipped: 0, expired: 0 };
+  const totals: Totals = {
+    sessionsAdded: 0,
+    sessionsSkipped: 0,
+    messagesAdded: 0,
+    messagesSkipped: 0,
+    messagesGone: 0,
+    expired: 0,
+  };
   try {
     const now = Date.now();
     for (const session of await source.listSessions()) {
@@ -137,6 +147,7 @@ async function copyAll(source: Store, url: string): Promise<Totals> {
       totals[done.sessionAdded ? 'sessionsAdded' : 'sessionsSkipped']++;
       totals.messagesAdded += done.messagesAdded;
       totals.messagesSkipped += done.messagesSkipped;
+      totals.messagesGone += done.messagesGone;
     }
   } finally {
     await pool.end().catch(() => undefined);

@@ -1,7 +1,8 @@
 /**
  * `serve migrate --from-data-dir DIR --database-url URL`: a data dir filled by a real serve (sessions made
  * over HTTP, mail delivered over SMTP) is moved into Postgres; a serve on the database then answers the
- * old tokens with the same messages, by the same ids; a second run adds nothing and says what it skipped.
+ * old tokens with the same messages, by the same ids; a second run adds nothing and says what it skipped,
+ * and one after the data dir took more mail adds that mail and brings back none deleted from the database.
  * It refuses a data dir a running serve holds, and says so; an unreachable database is one line too.
  */
 import { describe, expect, it } from 'vitest';
@@ -81,6 +82,29 @@ describe('serve migrate from a data dir to Postgres', () => {
       /: 0 session\(s\) and 0 message\(s\) added; skipped, already in the database: 2 session\(s\), 3 message\(s\)/,
     );
     expect(await count()).toEqual(counted);
+  });
+
+  it('a second run adds the mail the data dir took since and brings back none deleted from the database', async () => {
+    const { dir, one, before, list } = await filledDataDir();
+    const { url } = await freshDatabase(cleanup);
+    expect((await runMigrate(dir, url)).code).toBe(0);
+    const served = await startInstance(cleanup, url);
+    const gone = before.one.find((m) => m.subject === 'first for one')!;
+    expect((await call(served.baseUrl, '/delete-mail', { form: { token: one.token, id: gone.id } })).status).toBe(200);
+    // The data dir, serving again, takes one more message for the same address.
+    const again = cleanup.defer(await startServeProcess(['--data-dir', dir]), (p) => stopServe(p));
+    await sendMail(again, { to: one.email, subject: 'late for one' });
+    expect((await stopServe(again)).code).toBe(0);
+
+    const rerun = await runMigrate(dir, url);
+    expect(rerun.stderr).toBe('');
+    expect(rerun.code).toBe(0);
+    expect(rerun.stdout).toMatch(
+      /: 0 session\(s\) and 1 message\(s\) added; skipped, already in the database: 2 session\(s\), 2 message\(s\); left out, expired: 0 session\(s\); not brought back, deleted from the database: 1 message\(s\)\n$/,
+    );
+    const now = await list(served.baseUrl, one.token);
+    expect(now.map((m) => m.subject)).toEqual(['late for one', 'for both']);
+    expect(now.map((m) => m.id)).not.toContain(gone.id);
   });
 
   it('refuses a data dir a running serve holds, an unreachable database and a missing dir, each in one line', async () => {
