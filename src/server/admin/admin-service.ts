@@ -191,9 +191,29 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
     async unblock(kind, value) {
       const parsed = parseBlock(kind, value);
       if ('error' in parsed) throw bad(parsed.error);
-      const removed = await guarded(() => store.deleteBlock(parsed.kind as BlockKind, parsed.value));
+      const removed = await guarded(() => deleteBlock(store, parsed));
       await refreshBlocks();
       return removed;
     },
   };
+}
+
+/**
+ * Deletes the block `wanted`, and a block kept in another spelling of the same value (written by hand, or
+ * by a version that kept what it was given: ::ffff:203.0.113.5, Bücher.example); whether any went.
+ */
+async function deleteBlock(store: AdminServiceDeps['store'], wanted: { kind: BlockKind; value: string }) {
+  if (await store.deleteBlock(wanted.kind, wanted.value)) return true;
+  let any = false;
+  for (const b of sameBlocks(await store.listBlocks(), wanted)) any = (await store.deleteBlock(b.kind, b.value)) || any;
+  return any;
+}
+
+/** The blocks kept in another spelling of `wanted` (the same kind and, read again, the same value). */
+function sameBlocks(blocks: readonly Block[], wanted: { kind: BlockKind; value: string }): Block[] {
+  return blocks.filter((b) => {
+    if (b.kind !== wanted.kind || b.value === wanted.value) return false;
+    const read = parseBlock(b.kind, b.value);
+    return !('error' in read) && read.value === wanted.value;
+  });
 }

@@ -269,4 +269,33 @@ describe('the admin API', () => {
     );
     expect(await mailFrom('x@bücher.example')).toMatch(/^250 /);
   });
+
+  it('unblocks a block kept in another spelling of the value asked for (a blocks.json written by hand)', async () => {
+    // parseBlock keeps a value in one form; a file written by hand (or by a version that kept what it
+    // was given) may hold another. Unblock said 404 to each, so such a block could not be lifted.
+    const dataDir = await cleanup.tempDir('tempmail-admin-data-');
+    const legacy = [
+      { kind: 'ip', value: '::FFFF:127.0.0.1', createdAt: 1 },
+      { kind: 'ip', value: '::ffff:7f00:1', createdAt: 2 },
+      { kind: 'domain', value: 'Bücher.example', createdAt: 3 },
+      { kind: 'sender', value: 'Spam@Evil.Example', createdAt: 4 },
+    ];
+    await writeFile(join(dataDir, 'blocks.json'), JSON.stringify({ blocks: legacy }));
+    const svc = await withAdmin(dataDir);
+    const box = await newSession(svc.baseUrl);
+    const refused = await openSmtp(svc);
+    expect(refused.greeting).toMatch(/^554 5\.7\.1 /);
+    refused.destroy();
+    const unblock = (kind: string, value: string) => admin(svc, '/admin/unblock', { form: { kind, value } });
+    // Both spellings of 127.0.0.1 (IPv4-mapped) go with one unblock; an unrelated value still finds nothing.
+    expect((await unblock('ip', '10.0.0.1')).status).toBe(404);
+    expect((await unblock('ip', '127.0.0.1')).status).toBe(200);
+    expect((await unblock('domain', 'xn--bcher-kva.example')).status).toBe(200);
+    expect((await unblock('sender', 'spam@evil.example')).status).toBe(200);
+    expect((await admin(svc, '/admin/blocks')).json!.blocks).toEqual([]);
+    expect((await unblock('ip', '127.0.0.1')).status).toBe(404);
+    expect((await sendMail(svc, { from: 'spam@evil.example', to: box.email, subject: 'let in' })).response).toMatch(
+      /^250 /,
+    );
+  });
 });
