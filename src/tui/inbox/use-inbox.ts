@@ -25,6 +25,7 @@ import {
   type InboxAction,
   type InboxState,
 } from './inbox-state';
+import { pushedChecks, type PushedChecks } from './pushed-checks';
 
 export interface UseInboxOptions {
   api: MailProvider;
@@ -103,8 +104,8 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     let votes = NO_ZONE_VOTES;
     let answered = false;
     let showChecking: ReturnType<typeof setTimeout> | undefined;
-    // Mail pushed while a check was already on its way: that check may have missed it, so one more after.
-    let again = false;
+    // What pushed mail asks for: a check now, or one after the check on its way (pushed-checks.ts).
+    let pushed: PushedChecks | undefined;
     const poller = createPoller({
       intervalMs,
       now: clock,
@@ -134,11 +135,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
           answered = true;
           answerRef.current?.(true);
         }
-        if (again) {
-          again = false;
-          // After the poller has scheduled its next check: refresh() then replaces it with one now.
-          setTimeout(() => !cancelled && poller.refresh(), 0);
-        }
+        pushed?.checked();
       },
       onStatus: (status) => {
         if (cancelled) return;
@@ -161,11 +158,9 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     });
     pollerRef.current = poller;
     poller.start();
-    // Pushed mail: a check now. One in flight (or a Retry-After wait) lets the next scheduled one find it.
+    pushed = pushedChecks(poller);
     const watch = api.watchMail?.(session, {
-      onMail: () => {
-        if (!cancelled && !poller.refresh() && poller.status().phase === 'checking') again = true;
-      },
+      onMail: () => pushed?.mail(),
       onState: (state) => {
         if (cancelled) return;
         setPush(state);
@@ -175,6 +170,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     return () => {
       cancelled = true;
       clearTimeout(showChecking);
+      pushed?.stop();
       watch?.stop();
       poller.stop('left');
       pollerRef.current = null;

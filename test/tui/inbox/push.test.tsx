@@ -2,11 +2,13 @@
  * New mail from a remote service shows in the inbox without polling: the app against the real reference
  * service over real HTTP, with a poll interval of ten minutes, hears of each message through the
  * service's event stream (GET /events) and lists once per message. The time from the SMTP 250 to the
- * row on screen is printed for the record (bench and the operations docs carry the figures).
+ * row on screen is printed for the record (bench and the operations docs carry the figures). A burst of
+ * mail is checked at a pace (pushed-checks.ts), not once per message.
  */
 import { describe, expect, it } from 'vitest';
 import { sendMail } from '../../harness/service';
 import { waitFor } from '../../harness/wait';
+import { PUSH_FOLLOW_UP_MS } from '../../../src/tui/inbox/pushed-checks';
 import { pickFirstDomain, startApp, type AppHarness, closeAppsAfterEach } from '../harness';
 
 let h: AppHarness | undefined;
@@ -46,5 +48,47 @@ describe('push from a remote service', () => {
     console.log(
       `push to the app (in-process render): ms from the SMTP 250 to the row on screen: ${latencies.join(', ')}`,
     );
+  });
+
+  it('checks a burst of pushed mail at most once every PUSH_FOLLOW_UP_MS, and shows all of it', async () => {
+    let checks = 0;
+    let listed = 0;
+    h = await startApp({
+      push: true,
+      pollIntervalMs: 600_000,
+      wrapApi: (api) => ({
+        ...api,
+        checkMail: async (token) => {
+          checks += 1;
+          const answer = await api.checkMail(token);
+          listed = answer.length;
+          return answer;
+        },
+      }),
+    });
+    const address = await pickFirstDomain(h);
+    await h.screen.waitFor(/ · instant/);
+    await waitFor(() => checks === 2, { message: 'the check the open stream asked for' });
+    const burst = 30;
+    const before = checks;
+    const started = performance.now();
+    // Ten at a time: the service takes 20 connections from one address at once.
+    for (let wave = 0; wave < burst / 10; wave++) {
+      const sent = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          sendMail(h!.svc, { to: address, subject: `Burst ${wave * 10 + i}`, text: 'x' }),
+        ),
+      );
+      for (const info of sent) expect(info.response).toMatch(/^250 /);
+    }
+    await waitFor(() => listed === burst, { message: `a listing of all ${burst} messages`, timeoutMs: 10_000 });
+    const elapsed = performance.now() - started;
+    const made = checks - before;
+    // Each check after the first starts at least PUSH_FOLLOW_UP_MS after the one before ended. One per
+    // message (30 here) is what the app did before.
+    expect(made).toBeGreaterThanOrEqual(1);
+    expect(made).toBeLessThanOrEqual(1 + Math.floor(elapsed / PUSH_FOLLOW_UP_MS));
+    await h.screen.waitFor(/Burst \d+/);
+    console.log(`a burst of ${burst} pushed messages: ${made} checks in ${Math.round(elapsed)} ms`);
   });
 });

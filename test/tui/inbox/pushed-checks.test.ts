@@ -1,0 +1,113 @@
+/**
+ * The checks pushed mail asks for, against the real poller with a task the test settles by hand and
+ * fake timers: at once after a quiet spell, one more after a check that was on its way, never two
+ * within PUSH_FOLLOW_UP_MS, none once stopped.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createPoller, type Poller } from '../../../src/client/pacing/poller';
+import { PUSH_FOLLOW_UP_MS, pushedChecks, type PushedChecks } from '../../../src/tui/inbox/pushed-checks';
+
+function setUp() {
+  const pending: (() => void)[] = [];
+  let calls = 0;
+  let pushed: PushedChecks | undefined;
+  const poller: Poller = createPoller({
+    intervalMs: 600_000,
+    now: () => Date.now(),
+    task: () =>
+      new Promise<number>((resolve) => {
+        calls += 1;
+        pending.push(() => resolve(calls));
+      }),
+    onResult: () => pushed?.checked(),
+    classify: () => ({ message: 'boom' }),
+  });
+  pushed = pushedChecks(poller, PUSH_FOLLOW_UP_MS, () => Date.now());
+  return {
+    poller,
+    pushed,
+    calls: () => calls,
+    async answer() {
+      pending.shift()!();
+      await vi.advanceTimersByTimeAsync(0);
+    },
+  };
+}
+
+describe('pushed checks', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('checks at once when no check ended within PUSH_FOLLOW_UP_MS', async () => {
+    const t = setUp();
+    t.poller.start();
+    await t.answer();
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
+    t.pushed.mail();
+    expect(t.calls()).toBe(2);
+    t.poller.stop();
+  });
+
+  it('mail during a check: one more check PUSH_FOLLOW_UP_MS after it ends, whatever comes meanwhile', async () => {
+    const t = setUp();
+    t.poller.start();
+    for (let i = 0; i < 5; i++) t.pushed.mail();
+    await t.answer();
+    for (let i = 0; i < 5; i++) t.pushed.mail();
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS - 1);
+    expect(t.calls()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.calls()).toBe(2);
+    await t.answer();
+    // Nothing came during the second check: no third.
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS * 4);
+    expect(t.calls()).toBe(2);
+    t.poller.stop();
+  });
+
+  it('mail right after a check ended waits out the rest of PUSH_FOLLOW_UP_MS', async () => {
+    const t = setUp();
+    t.poller.start();
+    await t.answer();
+    await vi.advanceTimersByTimeAsync(100);
+    t.pushed.mail();
+    t.pushed.mail();
+    expect(t.calls()).toBe(1);
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS - 101);
+    expect(t.calls()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.calls()).toBe(2);
+    t.poller.stop();
+  });
+
+  it('a due check that meets a check on its way asks for one more after it', async () => {
+    const t = setUp();
+    t.poller.start();
+    await t.answer();
+    t.pushed.mail(); // due in PUSH_FOLLOW_UP_MS
+    t.poller.refresh(); // r pressed: a check on its way when the due one comes
+    expect(t.calls()).toBe(2);
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
+    expect(t.calls()).toBe(2);
+    await t.answer();
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
+    expect(t.calls()).toBe(3);
+    t.poller.stop();
+  });
+
+  it('asks for nothing once stopped, a due check included', async () => {
+    const t = setUp();
+    t.poller.start();
+    await t.answer();
+    t.pushed.mail();
+    t.pushed.stop();
+    t.pushed.mail();
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS * 4);
+    expect(t.calls()).toBe(1);
+    t.poller.stop();
+  });
+});
