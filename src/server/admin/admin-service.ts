@@ -199,12 +199,12 @@ export function createAdminService(deps: AdminServiceDeps): AdminService {
 }
 
 /**
- * Deletes the block `wanted`, and a block kept in another spelling of the same value (written by hand, or
- * by a version that kept what it was given: ::ffff:203.0.113.5, Bücher.example); whether any went.
+ * Deletes the block `wanted`, and every block kept in another spelling of the same value (written by hand,
+ * or by a version that kept what it was given: ::ffff:203.0.113.5, Bücher.example), each of which blocks
+ * the same; whether any went.
  */
 async function deleteBlock(store: AdminServiceDeps['store'], wanted: { kind: BlockKind; value: string }) {
-  if (await store.deleteBlock(wanted.kind, wanted.value)) return true;
-  let any = false;
+  let any = await store.deleteBlock(wanted.kind, wanted.value);
   for (const b of sameBlocks(await store.listBlocks(), wanted)) any = (await store.deleteBlock(b.kind, b.value)) || any;
   return any;
 }

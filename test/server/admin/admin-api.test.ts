@@ -277,6 +277,7 @@ describe('the admin API', () => {
     const legacy = [
       { kind: 'ip', value: '::FFFF:127.0.0.1', createdAt: 1 },
       { kind: 'ip', value: '::ffff:7f00:1', createdAt: 2 },
+      { kind: 'ip', value: '127.0.0.1', createdAt: 5 },
       { kind: 'domain', value: 'Bücher.example', createdAt: 3 },
       { kind: 'sender', value: 'Spam@Evil.Example', createdAt: 4 },
     ];
@@ -287,7 +288,8 @@ describe('the admin API', () => {
     expect(refused.greeting).toMatch(/^554 5\.7\.1 /);
     refused.destroy();
     const unblock = (kind: string, value: string) => admin(svc, '/admin/unblock', { form: { kind, value } });
-    // Both spellings of 127.0.0.1 (IPv4-mapped) go with one unblock; an unrelated value still finds nothing.
+    // All three spellings of 127.0.0.1 go with one unblock (the plain one alone left the others
+    // blocking); an unrelated value still finds nothing.
     expect((await unblock('ip', '10.0.0.1')).status).toBe(404);
     expect((await unblock('ip', '127.0.0.1')).status).toBe(200);
     expect((await unblock('domain', 'xn--bcher-kva.example')).status).toBe(200);
