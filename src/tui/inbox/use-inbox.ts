@@ -135,10 +135,10 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
           answered = true;
           answerRef.current?.(true);
         }
-        pushed?.checked();
       },
       onStatus: (status) => {
         if (cancelled) return;
+        pushed?.phase(status.phase);
         clearTimeout(showChecking);
         // The first check, and retries, say so at once; the usual round only when it takes long.
         if (status.phase === 'checking' && status.failures === 0 && status.lastSuccessAt !== null) {

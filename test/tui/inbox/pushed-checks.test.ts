@@ -1,25 +1,26 @@
 /**
  * The checks pushed mail asks for, against the real poller with a task the test settles by hand and
- * fake timers: at once after a quiet spell, one more after a check that was on its way, never two
- * within PUSH_FOLLOW_UP_MS, none once stopped.
+ * fake timers: at once after a quiet spell, one more after a check that was on its way (one that failed
+ * too), never two within PUSH_FOLLOW_UP_MS, none once stopped.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPoller, type Poller } from '../../../src/client/pacing/poller';
 import { PUSH_FOLLOW_UP_MS, pushedChecks, type PushedChecks } from '../../../src/tui/inbox/pushed-checks';
 
 function setUp() {
-  const pending: (() => void)[] = [];
+  const pending: { resolve: () => void; reject: () => void }[] = [];
   let calls = 0;
   let pushed: PushedChecks | undefined;
   const poller: Poller = createPoller({
     intervalMs: 600_000,
     now: () => Date.now(),
     task: () =>
-      new Promise<number>((resolve) => {
+      new Promise<number>((resolve, reject) => {
         calls += 1;
-        pending.push(() => resolve(calls));
+        pending.push({ resolve: () => resolve(calls), reject: () => reject(new Error('down')) });
       }),
-    onResult: () => pushed?.checked(),
+    onResult: () => undefined,
+    onStatus: (status) => pushed?.phase(status.phase),
     classify: () => ({ message: 'boom' }),
   });
   pushed = pushedChecks(poller, PUSH_FOLLOW_UP_MS, () => Date.now());
@@ -28,7 +29,11 @@ function setUp() {
     pushed,
     calls: () => calls,
     async answer() {
-      pending.shift()!();
+      pending.shift()!.resolve();
+      await vi.advanceTimersByTimeAsync(0);
+    },
+    async fail() {
+      pending.shift()!.reject();
       await vi.advanceTimersByTimeAsync(0);
     },
   };
@@ -84,18 +89,39 @@ describe('pushed checks', () => {
     t.poller.stop();
   });
 
-  it('a due check that meets a check on its way asks for one more after it', async () => {
+  it('a check that starts while one is due takes its place: none more within PUSH_FOLLOW_UP_MS', async () => {
     const t = setUp();
     t.poller.start();
     await t.answer();
     t.pushed.mail(); // due in PUSH_FOLLOW_UP_MS
-    t.poller.refresh(); // r pressed: a check on its way when the due one comes
-    expect(t.calls()).toBe(2);
-    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
+    t.poller.refresh(); // r pressed: this check finds the mail
     expect(t.calls()).toBe(2);
     await t.answer();
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS * 4);
+    expect(t.calls()).toBe(2);
+    t.poller.stop();
+  });
+
+  it('a check that failed ends too: mail during it gets one more PUSH_FOLLOW_UP_MS after, not at the backoff', async () => {
+    const t = setUp();
+    t.poller.start();
+    await t.answer();
     await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
+    t.pushed.mail();
+    expect(t.calls()).toBe(2);
+    t.pushed.mail(); // during the check, which then fails
+    await t.fail();
+    expect(t.poller.status().phase).toBe('retrying');
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS - 1);
+    expect(t.calls()).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
     expect(t.calls()).toBe(3);
+    // Mail right after the failure waits its turn like any other.
+    await t.fail();
+    t.pushed.mail();
+    expect(t.calls()).toBe(3);
+    await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
+    expect(t.calls()).toBe(4);
     t.poller.stop();
   });
 
