@@ -3,7 +3,8 @@
  * live sessions, their tokens and messages) into a Postgres database, whose schema it creates or
  * migrates first. The data dir is locked meanwhile, as serve locks it, so it refuses a dir a running serve
  * holds; it changes nothing in the dir. Safe to run again: what is in the database already is skipped and
- * counted, and a message deleted from the database since is not brought back (import-rows.ts). One summary
+ * counted, and a session or message deleted from the database since is not brought back (import-rows.ts,
+ * which keeps a record of what each run copied in a table of this command's own). One summary
  * line on stdout; a failure is one line on stderr and exit 1.
  */
 import { existsSync } from 'node:fs';
@@ -17,7 +18,7 @@ const HELP = `Usage: tempmail-tui serve migrate --from-data-dir DIR --database-u
 
 Copies the live sessions of a data dir (their tokens keep working) and their messages into a PostgreSQL
 database. Stop the serve that uses the data dir first. Running it again adds nothing twice, and
-brings back no message deleted from the database since.
+brings back no session or message deleted from the database since.
 `;
 
 interface Totals {
@@ -25,6 +26,7 @@ interface Totals {
   sessionsSkipped: number;
   messagesAdded: number;
   messagesSkipped: number;
+  sessionsGone: number;
   messagesGone: number;
   expired: number;
 }
@@ -73,7 +75,7 @@ function summary(dir: string, where: string, t: Totals): string {
   return (
     `migrated ${dir} to ${where}: ${t.sessionsAdded} session(s) and ${t.messagesAdded} message(s) added; ` +
     `skipped, already in the database: ${t.sessionsSkipped} session(s), ${t.messagesSkipped} message(s); ` +
-    `left out, expired: ${t.expired} session(s); not brought back, deleted from the database: ${t.messagesGone} message(s)`
+    `left out, expired: ${t.expired} session(s); not brought back, deleted from the database: ${t.sessionsGone} session(s), ${t.messagesGone} message(s)`
   );
 }
 
@@ -123,7 +125,7 @@ async function migrate(dir: string, url: string): Promise<Totals> {
 }
 
 async function copyAll(source: Store, url: string): Promise<Totals> {
-  const [{ createPool }, { importSession }] = await Promise.all([
+  const [{ createPool }, { importSession, prepareImports }] = await Promise.all([
     import('../store/postgres/connection/pool'),
     import('../store/postgres/import-rows'),
   ]);
@@ -133,10 +135,12 @@ async function copyAll(source: Store, url: string): Promise<Totals> {
     sessionsSkipped: 0,
     messagesAdded: 0,
     messagesSkipped: 0,
+    sessionsGone: 0,
     messagesGone: 0,
     expired: 0,
   };
   try {
+    await prepareImports(pool);
     const now = Date.now();
     for (const session of await source.listSessions()) {
       if (session.expiresAt <= now) {
@@ -144,7 +148,7 @@ async function copyAll(source: Store, url: string): Promise<Totals> {
         continue;
       }
       const done = await importSession(pool, session, await messagesOf(source, session));
-      totals[done.sessionAdded ? 'sessionsAdded' : 'sessionsSkipped']++;
+      totals[done.sessionGone ? 'sessionsGone' : done.sessionAdded ? 'sessionsAdded' : 'sessionsSkipped']++;
       totals.messagesAdded += done.messagesAdded;
       totals.messagesSkipped += done.messagesSkipped;
       totals.messagesGone += done.messagesGone;

@@ -84,15 +84,21 @@ describe('serve migrate from a data dir to Postgres', () => {
     expect(await count()).toEqual(counted);
   });
 
-  it('a second run adds the mail the data dir took since and brings back none deleted from the database', async () => {
-    const { dir, one, before, list } = await filledDataDir();
+  it('a second run adds the mail the data dir took since and brings back nothing deleted from the database', async () => {
+    const { dir, one, two, before, list } = await filledDataDir();
     const { url } = await freshDatabase(cleanup);
     expect((await runMigrate(dir, url)).code).toBe(0);
     const served = await startInstance(cleanup, url);
     const gone = before.one.find((m) => m.subject === 'first for one')!;
     expect((await call(served.baseUrl, '/delete-mail', { form: { token: one.token, id: gone.id } })).status).toBe(200);
+    // The second session goes whole, as the admin API's delete-session takes it (its messages cascade).
+    const db = inspect(cleanup, url);
+    expect((await db.query('DELETE FROM tempmail_sessions WHERE email = $1', [two.email])).rowCount).toBe(1);
     // The data dir, serving again, takes one more message for the same address.
     const again = cleanup.defer(await startServeProcess(['--data-dir', dir]), (p) => stopServe(p));
+    // Both take mail meanwhile (a cut-over overlap): the database's id, from a later clock, is above the
+    // data dir's; the data dir's must still move, and not be taken for one deleted.
+    await sendMail(served, { to: one.email, subject: 'in the database' });
     await sendMail(again, { to: one.email, subject: 'late for one' });
     expect((await stopServe(again)).code).toBe(0);
 
@@ -100,11 +106,22 @@ describe('serve migrate from a data dir to Postgres', () => {
     expect(rerun.stderr).toBe('');
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).toMatch(
-      /: 0 session\(s\) and 1 message\(s\) added; skipped, already in the database: 2 session\(s\), 2 message\(s\); left out, expired: 0 session\(s\); not brought back, deleted from the database: 1 message\(s\)\n$/,
+      /: 0 session\(s\) and 1 message\(s\) added; skipped, already in the database: 1 session\(s\), 1 message\(s\); left out, expired: 0 session\(s\); not brought back, deleted from the database: 1 session\(s\), 2 message\(s\)\n$/,
     );
     const now = await list(served.baseUrl, one.token);
-    expect(now.map((m) => m.subject)).toEqual(['late for one', 'for both']);
+    expect(now.map((m) => m.subject).sort()).toEqual(['for both', 'in the database', 'late for one']);
     expect(now.map((m) => m.id)).not.toContain(gone.id);
+    expect((await call(served.baseUrl, '/check-mail', { query: { token: two.token } })).status).not.toBe(200);
+    // A third run, nothing new in the data dir: nothing added, nothing brought back.
+    const third = await runMigrate(dir, url);
+    expect(third.stdout).toMatch(
+      /: 0 session\(s\) and 0 message\(s\) added; skipped, already in the database: 1 session\(s\), 2 message\(s\);/,
+    );
+    expect((await list(served.baseUrl, one.token)).map((m) => m.subject).sort()).toEqual([
+      'for both',
+      'in the database',
+      'late for one',
+    ]);
   });
 
   it('refuses a data dir a running serve holds, an unreachable database and a missing dir, each in one line', async () => {
