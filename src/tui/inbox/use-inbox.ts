@@ -25,7 +25,7 @@ import {
   type InboxAction,
   type InboxState,
 } from './inbox-state';
-import { pushedChecks, type PushedChecks } from './pushed-checks';
+import { pushedChecks } from './pushed-checks';
 
 export interface UseInboxOptions {
   api: MailProvider;
@@ -104,8 +104,6 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     let votes = NO_ZONE_VOTES;
     let answered = false;
     let showChecking: ReturnType<typeof setTimeout> | undefined;
-    // What pushed mail asks for: a check now, or one after the check on its way (pushed-checks.ts).
-    let pushed: PushedChecks | undefined;
     const poller = createPoller({
       intervalMs,
       now: clock,
@@ -138,7 +136,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
       },
       onStatus: (status) => {
         if (cancelled) return;
-        pushed?.phase(status.phase);
+        pushed.phase(status.phase);
         clearTimeout(showChecking);
         // The first check, and retries, say so at once; the usual round only when it takes long.
         if (status.phase === 'checking' && status.failures === 0 && status.lastSuccessAt !== null) {
@@ -156,11 +154,13 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
         return verdict;
       },
     });
+    // What pushed mail asks for (pushed-checks.ts): made before the first check starts, so that it knows
+    // of that one too (mail pushed during it gets one more after it).
+    const pushed = pushedChecks(poller);
     pollerRef.current = poller;
     poller.start();
-    pushed = pushedChecks(poller);
     const watch = api.watchMail?.(session, {
-      onMail: () => pushed?.mail(),
+      onMail: () => pushed.mail(),
       onState: (state) => {
         if (cancelled) return;
         setPush(state);
@@ -170,7 +170,7 @@ export function useInbox({ api, session, intervalMs, clock, onTokenAnswer, read 
     return () => {
       cancelled = true;
       clearTimeout(showChecking);
-      pushed?.stop();
+      pushed.stop();
       watch?.stop();
       poller.stop('left');
       pollerRef.current = null;

@@ -24,6 +24,7 @@ function setUp() {
     classify: () => ({ message: 'boom' }),
   });
   pushed = pushedChecks(poller, PUSH_FOLLOW_UP_MS, () => Date.now());
+  started.push(poller);
   return {
     poller,
     pushed,
@@ -39,22 +40,31 @@ function setUp() {
   };
 }
 
+/** setUp, its poller started and its first check answered. */
+async function afterFirstCheck() {
+  const t = setUp();
+  t.poller.start();
+  await t.answer();
+  return t;
+}
+
+// The pollers of the test that ran, stopped after it.
+const started: Poller[] = [];
+
 describe('pushed checks', () => {
   beforeEach(() => {
     vi.useFakeTimers();
   });
   afterEach(() => {
+    for (const poller of started.splice(0)) poller.stop();
     vi.useRealTimers();
   });
 
   it('checks at once when no check ended within PUSH_FOLLOW_UP_MS', async () => {
-    const t = setUp();
-    t.poller.start();
-    await t.answer();
+    const t = await afterFirstCheck();
     await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
     t.pushed.mail();
     expect(t.calls()).toBe(2);
-    t.poller.stop();
   });
 
   it('mail during a check: one more check PUSH_FOLLOW_UP_MS after it ends, whatever comes meanwhile', async () => {
@@ -71,13 +81,10 @@ describe('pushed checks', () => {
     // Nothing came during the second check: no third.
     await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS * 4);
     expect(t.calls()).toBe(2);
-    t.poller.stop();
   });
 
   it('mail right after a check ended waits out the rest of PUSH_FOLLOW_UP_MS', async () => {
-    const t = setUp();
-    t.poller.start();
-    await t.answer();
+    const t = await afterFirstCheck();
     await vi.advanceTimersByTimeAsync(100);
     t.pushed.mail();
     t.pushed.mail();
@@ -86,26 +93,20 @@ describe('pushed checks', () => {
     expect(t.calls()).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(t.calls()).toBe(2);
-    t.poller.stop();
   });
 
   it('a check that starts while one is due takes its place: none more within PUSH_FOLLOW_UP_MS', async () => {
-    const t = setUp();
-    t.poller.start();
-    await t.answer();
+    const t = await afterFirstCheck();
     t.pushed.mail(); // due in PUSH_FOLLOW_UP_MS
     t.poller.refresh(); // r pressed: this check finds the mail
     expect(t.calls()).toBe(2);
     await t.answer();
     await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS * 4);
     expect(t.calls()).toBe(2);
-    t.poller.stop();
   });
 
   it('a check that failed ends too: mail during it gets one more PUSH_FOLLOW_UP_MS after, not at the backoff', async () => {
-    const t = setUp();
-    t.poller.start();
-    await t.answer();
+    const t = await afterFirstCheck();
     await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
     t.pushed.mail();
     expect(t.calls()).toBe(2);
@@ -122,18 +123,14 @@ describe('pushed checks', () => {
     expect(t.calls()).toBe(3);
     await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS);
     expect(t.calls()).toBe(4);
-    t.poller.stop();
   });
 
   it('asks for nothing once stopped, a due check included', async () => {
-    const t = setUp();
-    t.poller.start();
-    await t.answer();
+    const t = await afterFirstCheck();
     t.pushed.mail();
     t.pushed.stop();
     t.pushed.mail();
     await vi.advanceTimersByTimeAsync(PUSH_FOLLOW_UP_MS * 4);
     expect(t.calls()).toBe(1);
-    t.poller.stop();
   });
 });
